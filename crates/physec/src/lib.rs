@@ -1,0 +1,4 @@
+pub mod mac;
+pub mod time;
+pub mod wire;
+pub mod pcs;
