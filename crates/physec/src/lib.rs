@@ -1,3 +1,6 @@
+pub mod channel;
+pub mod compress;
+pub mod keys;
 pub mod mac;
 pub mod time;
 pub mod wire;
