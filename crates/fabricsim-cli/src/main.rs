@@ -1,0 +1,309 @@
+//! The `fabricsim` command line: run, check, list, bench.
+//!
+//! Exit status: 0 on success, 1 when a run stalled or did not finish its flows, 2 on bad
+//! input (the message names the file, the field and what is allowed).
+
+use clap::{Parser, Subcommand};
+use fabricsim::runner::{self, RunError, RunOptions};
+use fabricsim::sim::Outcome;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+mod list;
+
+#[derive(Parser)]
+#[command(
+    name = "fabricsim",
+    version,
+    about = "Fast, deterministic packet-level simulator of AI/HPC datacenter networks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario (all its variants) and write results.
+    Run {
+        /// Scenario file (TOML).
+        file: PathBuf,
+        /// Results folder.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Seed (overrides the scenario's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override a field: --set path=value (repeatable), e.g. --set cc.algorithm=none.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+        /// Worker threads (default: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Validate a scenario without running it.
+    Check {
+        /// Scenario file.
+        file: PathBuf,
+        /// Overrides, as for run.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+    },
+    /// List every model with its parameters and defaults.
+    List,
+    /// Run the fixed benchmarks and print packet-hops/s, events/s, wall time, peak RSS.
+    Bench {
+        /// Only this fat-tree radix (8 or 16); default both.
+        #[arg(long)]
+        k: Option<u32>,
+        /// Internal: run one case in this process and print one line of JSON.
+        #[arg(long, hide = true)]
+        child: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Run {
+            file,
+            out,
+            seed,
+            set,
+            threads,
+            quiet,
+        } => cmd_run(file, out, seed, set, threads, quiet),
+        Cmd::Check { file, set } => cmd_check(file, set),
+        Cmd::List => {
+            print!("{}", list::text());
+            ExitCode::SUCCESS
+        }
+        Cmd::Bench { k, child } => cmd_bench(k, child),
+    }
+}
+
+fn input_error(e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(2)
+}
+
+fn cmd_check(file: PathBuf, set: Vec<String>) -> ExitCode {
+    let loaded = match fabricsim::load_file(&file, &set) {
+        Ok(l) => l,
+        Err(e) => return input_error(e),
+    };
+    match runner::build_all(&loaded, None) {
+        Ok(sims) => {
+            for (name, sim) in &sims {
+                println!(
+                    "{}: ok: variant {name}: {} hosts, {} switches, {} links, {} flows",
+                    file.display(),
+                    sim.hosts.len(),
+                    sim.switches.len(),
+                    sim.ports.len() / 2,
+                    sim.flows.len()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => input_error(e),
+    }
+}
+
+fn cmd_run(
+    file: PathBuf,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    set: Vec<String>,
+    threads: usize,
+    quiet: bool,
+) -> ExitCode {
+    let loaded = match fabricsim::load_file(&file, &set) {
+        Ok(l) => l,
+        Err(e) => return input_error(e),
+    };
+    let variants = match loaded.expand_variants() {
+        Ok(v) => v,
+        Err(e) => return input_error(e),
+    };
+    let show = !quiet && std::io::stderr().is_terminal();
+    let multi = MultiProgress::new();
+    let bars: Vec<ProgressBar> = variants
+        .iter()
+        .map(|(name, sc)| {
+            let b = if show {
+                multi.add(ProgressBar::new(sc.max_time / 1000))
+            } else {
+                ProgressBar::hidden()
+            };
+            b.set_style(
+                ProgressStyle::with_template("{prefix:>14} [{bar:30}] {msg} ETA {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            b.set_prefix(name.clone());
+            b
+        })
+        .collect();
+    let started: Mutex<Vec<Option<Instant>>> = Mutex::new(vec![None; bars.len()]);
+    let progress = |i: usize, p: &fabricsim::sim::Progress| {
+        let b = &bars[i];
+        let t0 = {
+            let mut s = started.lock().expect("progress lock");
+            *s[i].get_or_insert_with(Instant::now)
+        };
+        let el = t0.elapsed().as_secs_f64().max(1e-9);
+        // Progress is the larger of simulated time and flows finished, as a fraction.
+        let frac_t = p.now as f64 / p.max_time as f64;
+        let frac_f = p.flows_done as f64 / p.flows_total.max(1) as f64;
+        let frac = frac_t.max(frac_f).min(1.0);
+        b.set_position((frac * b.length().unwrap_or(1) as f64) as u64);
+        b.set_message(format!(
+            "sim {} | {:.2} M events/s | flows {}/{}",
+            fabricsim::units::fmt_time(p.now),
+            p.events as f64 / el / 1e6,
+            p.flows_done,
+            p.flows_total
+        ));
+    };
+    let opts = RunOptions {
+        out: out.clone(),
+        seed,
+        threads,
+    };
+    let results = match runner::run(&loaded, &opts, &progress) {
+        Ok(r) => r,
+        Err(RunError::Input(e)) => return input_error(e),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    for b in &bars {
+        b.finish_and_clear();
+    }
+    let rows: Vec<_> = results.iter().map(|r| r.summary.clone()).collect();
+    println!("{}", fabricsim::results::table(&rows));
+    let mut bad = false;
+    for r in &results {
+        match &r.outcome {
+            Outcome::Completed => {}
+            Outcome::Stalled(rep) => {
+                bad = true;
+                eprintln!("{}: {rep}", r.variant);
+            }
+            Outcome::MaxTime => {
+                bad = true;
+                eprintln!(
+                    "{}: reached max_time with {} of {} flows unfinished",
+                    r.variant,
+                    r.summary.flows - r.summary.flows_completed,
+                    r.summary.flows
+                );
+            }
+            Outcome::Starved => {
+                bad = true;
+                eprintln!("{}: no events left but flows unfinished", r.variant);
+            }
+        }
+        let s = &r.summary;
+        eprintln!(
+            "{}: {} events, {} packet-hops in {:.2} s wall ({:.2} M packet-hops/s)",
+            r.variant,
+            s.events,
+            s.packet_hops,
+            s.wall_seconds,
+            s.packet_hops_per_sec / 1e6
+        );
+    }
+    if let Some(o) = &out {
+        eprintln!("results in {}", o.display());
+    }
+    if bad {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn peak_rss_mb() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn cmd_bench(k: Option<u32>, child: bool) -> ExitCode {
+    if child {
+        let k = k.unwrap_or(8);
+        let r = fabricsim::bench::run(k);
+        let j = serde_json::json!({
+            "name": r.name, "hosts": r.hosts, "wall_seconds": r.wall_seconds,
+            "build_seconds": r.build_seconds, "packet_hops": r.packet_hops, "events": r.events,
+            "sim_ps": r.sim_ps, "flows_done": r.flows.0, "flows": r.flows.1,
+            "peak_rss_mb": peak_rss_mb(),
+        });
+        println!("{j}");
+        return ExitCode::SUCCESS;
+    }
+    let ks: Vec<u32> = match k {
+        Some(k) => vec![k],
+        None => vec![8, 16],
+    };
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: cannot find own executable: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    println!(
+        "{:<34} {:>6} {:>10} {:>14} {:>12} {:>10} {:>10}",
+        "case", "hosts", "flows", "packet-hops/s", "events/s", "wall s", "peak RSS"
+    );
+    for k in ks {
+        // Each case runs in its own process so its peak RSS is its own.
+        let out = std::process::Command::new(&exe)
+            .args(["bench", "--child", "--k", &k.to_string()])
+            .output();
+        let out = match out {
+            Ok(o) if o.status.success() => o,
+            Ok(o) => {
+                eprintln!("bench k={k} failed: {}", String::from_utf8_lossy(&o.stderr));
+                return ExitCode::from(1);
+            }
+            Err(e) => {
+                eprintln!("bench k={k} failed to start: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("bench k={k}: bad output: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let wall = v["wall_seconds"].as_f64().unwrap_or(f64::NAN);
+        let hops = v["packet_hops"].as_f64().unwrap_or(f64::NAN);
+        let events = v["events"].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "{:<34} {:>6} {:>10} {:>12.2} M {:>10.2} M {:>10.2} {:>7.1} MB",
+            v["name"].as_str().unwrap_or("?"),
+            v["hosts"],
+            format!("{}/{}", v["flows_done"], v["flows"]),
+            hops / wall / 1e6,
+            events / wall / 1e6,
+            wall,
+            v["peak_rss_mb"].as_f64().unwrap_or(f64::NAN)
+        );
+    }
+    ExitCode::SUCCESS
+}

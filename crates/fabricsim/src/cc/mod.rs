@@ -1,0 +1,92 @@
+//! Congestion control at the sending NIC.
+//!
+//! Each algorithm is one file implementing [`CongestionControl`], whose hooks default to
+//! doing nothing, and is selected through the [`AnyCc`] enum (no boxing, so the call on
+//! every packet is a match the compiler can inline). A controller exposes a sending rate
+//! (the NIC paces packets at it) and optionally a window of bytes in flight.
+//!
+//! Adding an algorithm: a new file with a config type that builds the controller, a
+//! variant of [`AnyCc`] and of `CcAlgorithm` in the scenario schema.
+
+pub mod dcqcn;
+pub mod line_rate;
+
+use crate::units::Time;
+
+/// What an ACK tells the sender.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo {
+    /// Bytes newly acknowledged.
+    pub newly_acked: u64,
+    /// Cumulative ack point.
+    pub ack_seq: u64,
+    /// The acked packet's ECN echo (1 if it was CE-marked).
+    pub ecn_echo: u8,
+    /// Round-trip time sample (send of the acked packet to arrival of this ACK).
+    pub rtt: Time,
+}
+
+/// The hooks a congestion controller implements.
+pub trait CongestionControl {
+    /// Current sending rate in bits per second.
+    fn rate_bps(&self) -> f64;
+    /// Maximum bytes in flight, if the algorithm is window-based.
+    fn window(&self) -> Option<u64> {
+        None
+    }
+    /// A data packet of `bytes` (wire) is being sent at `now`.
+    fn on_send(&mut self, _now: Time, _bytes: u64) {}
+    /// An ACK arrived.
+    fn on_ack(&mut self, _now: Time, _ack: &AckInfo) {}
+    /// A congestion notification packet arrived.
+    fn on_cnp(&mut self, _now: Time) {}
+    /// Whether receivers should return CNPs for CE-marked packets of this flow.
+    fn wants_cnp(&self) -> bool {
+        false
+    }
+}
+
+/// Any congestion controller.
+#[derive(Clone, Debug)]
+pub enum AnyCc {
+    /// Line rate, no reaction.
+    LineRate(line_rate::LineRate),
+    /// DCQCN.
+    Dcqcn(dcqcn::Dcqcn),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::LineRate($c) => $e,
+            AnyCc::Dcqcn($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for AnyCc {
+    #[inline]
+    fn rate_bps(&self) -> f64 {
+        dispatch!(self, c => c.rate_bps())
+    }
+    #[inline]
+    fn window(&self) -> Option<u64> {
+        dispatch!(self, c => c.window())
+    }
+    #[inline]
+    fn on_send(&mut self, now: Time, bytes: u64) {
+        dispatch!(self, c => c.on_send(now, bytes))
+    }
+    #[inline]
+    fn on_ack(&mut self, now: Time, ack: &AckInfo) {
+        dispatch!(self, c => c.on_ack(now, ack))
+    }
+    #[inline]
+    fn on_cnp(&mut self, now: Time) {
+        dispatch!(self, c => c.on_cnp(now))
+    }
+    #[inline]
+    fn wants_cnp(&self) -> bool {
+        dispatch!(self, c => c.wants_cnp())
+    }
+}

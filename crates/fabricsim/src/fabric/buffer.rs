@@ -1,0 +1,300 @@
+//! A switch's shared packet buffer with ingress accounting for PFC.
+//!
+//! The model follows the Broadcom-style MMU that the HPCC ns-3 module implements and
+//! ALGORITHMS.md describes. Every byte in the switch is charged to the (ingress port,
+//! priority) it arrived on, in three pools:
+//! - a small guaranteed *reserve* per (port, priority),
+//! - the *shared* pool, bounded by a dynamic threshold
+//!   `Th = alpha * (Buffer - headroom total - reserve total - shared used)`
+//!   (Choudhury and Hahne's dynamic threshold) or by a static XOFF threshold,
+//! - per-port *headroom*, which absorbs the bytes still in flight after XOFF is sent
+//!   (3 * rate * delay / 8 covers the frame in flight, the pause frame's trip and the
+//!   peer's reaction).
+//!
+//! A (port, priority) asks its upstream to pause (XOFF) when it uses headroom or reaches
+//! the threshold, and to resume (XON) when its headroom is empty and it is `xon_delta`
+//! under the threshold. With PFC the only drops are headroom overflows, which a correct
+//! headroom never sees. Without PFC (lossy) the buffer is drop-tail with a dynamic
+//! threshold per egress queue.
+
+use super::port::N_PRIO;
+use crate::scenario::config::{PfcCfg, PfcThreshold};
+
+/// Bytes charged to one (ingress port, priority).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IngressCounter {
+    /// All bytes charged here.
+    pub bytes: u64,
+    /// Of which in the shared pool.
+    pub shared: u64,
+    /// Of which in headroom.
+    pub headroom: u64,
+    /// XOFF sent and not yet resumed.
+    pub paused_upstream: bool,
+}
+
+/// Result of offering a packet to the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Stored.
+    Admitted,
+    /// No room: the packet is dropped.
+    Dropped,
+}
+
+/// The shared buffer of one switch.
+#[derive(Clone, Debug)]
+pub struct SharedBuffer {
+    /// Total bytes.
+    pub size: u64,
+    /// Lossless (PFC) or lossy.
+    pub lossless: bool,
+    mode: PfcThreshold,
+    alpha: f64,
+    xoff: u64,
+    xon_delta: u64,
+    reserve: u64,
+    headroom: Vec<u64>,
+    headroom_total: u64,
+    reserve_total: u64,
+    /// Bytes in the shared pool.
+    pub shared_used: u64,
+    /// Bytes stored.
+    pub used: u64,
+    /// Most bytes ever stored.
+    pub peak: u64,
+    ing: Vec<IngressCounter>,
+}
+
+impl SharedBuffer {
+    /// A buffer for a switch whose ports have the given headroom sizes.
+    pub fn new(size: u64, cfg: &PfcCfg, headroom: Vec<u64>) -> SharedBuffer {
+        let n = headroom.len();
+        let headroom_total: u64 = if cfg.enabled {
+            headroom.iter().sum()
+        } else {
+            0
+        };
+        let reserve_total = if cfg.enabled {
+            cfg.reserve * (n * N_PRIO) as u64
+        } else {
+            0
+        };
+        SharedBuffer {
+            size,
+            lossless: cfg.enabled,
+            mode: cfg.threshold,
+            alpha: cfg.alpha,
+            xoff: cfg.xoff,
+            xon_delta: cfg.xon_delta,
+            reserve: cfg.reserve,
+            headroom,
+            headroom_total,
+            reserve_total,
+            shared_used: 0,
+            used: 0,
+            peak: 0,
+            ing: vec![IngressCounter::default(); n * N_PRIO],
+        }
+    }
+
+    /// Bytes the buffer must set aside before sharing (headroom plus reserve).
+    pub fn set_aside(&self) -> u64 {
+        self.headroom_total + self.reserve_total
+    }
+
+    /// The dynamic threshold on one (port, priority)'s shared usage.
+    #[inline]
+    pub fn threshold(&self) -> u64 {
+        let free = self
+            .size
+            .saturating_sub(self.headroom_total + self.reserve_total + self.shared_used);
+        (free as f64 * self.alpha) as u64
+    }
+
+    /// Counters of (port, priority).
+    #[inline]
+    pub fn counter(&self, port: usize, prio: usize) -> &IngressCounter {
+        &self.ing[port * N_PRIO + prio]
+    }
+
+    /// Offers `size` bytes arriving on (`port`, `prio`).
+    #[inline]
+    pub fn admit(&mut self, port: usize, prio: usize, size: u64) -> Admission {
+        if self.used + size > self.size {
+            return Admission::Dropped;
+        }
+        if !self.lossless {
+            // Drop-tail on the shared buffer: a packet is dropped only when the buffer
+            // is full (checked above).
+            self.used += size;
+            self.peak = self.peak.max(self.used);
+            self.ing[port * N_PRIO + prio].bytes += size;
+            return Admission::Admitted;
+        }
+        let th = self.threshold();
+        let c = &mut self.ing[port * N_PRIO + prio];
+        let in_reserve = c.bytes - c.shared - c.headroom;
+        if in_reserve + size <= self.reserve {
+            // guaranteed
+        } else if match self.mode {
+            PfcThreshold::Dynamic => c.shared + size <= th,
+            PfcThreshold::Static => c.bytes + size <= self.xoff,
+        } && self.shared_used + size + self.headroom_total + self.reserve_total
+            <= self.size
+        {
+            c.shared += size;
+            self.shared_used += size;
+        } else if c.headroom + size <= self.headroom[port] {
+            c.headroom += size;
+        } else {
+            return Admission::Dropped;
+        }
+        c.bytes += size;
+        self.used += size;
+        self.peak = self.peak.max(self.used);
+        Admission::Admitted
+    }
+
+    /// Frees `size` bytes charged to (`port`, `prio`): headroom first, then shared, then
+    /// reserve (so a paused port drains its headroom before anything else).
+    #[inline]
+    pub fn release(&mut self, port: usize, prio: usize, size: u64) {
+        let c = &mut self.ing[port * N_PRIO + prio];
+        debug_assert!(c.bytes >= size);
+        c.bytes -= size;
+        self.used -= size;
+        if !self.lossless {
+            return;
+        }
+        let mut left = size;
+        let h = left.min(c.headroom);
+        c.headroom -= h;
+        left -= h;
+        let s = left.min(c.shared);
+        c.shared -= s;
+        self.shared_used -= s;
+    }
+
+    /// Should (port, prio) send XOFF now? True once, until [`Self::should_resume`].
+    #[inline]
+    pub fn should_pause(&mut self, port: usize, prio: usize) -> bool {
+        if !self.lossless {
+            return false;
+        }
+        let th = self.threshold();
+        let c = &mut self.ing[port * N_PRIO + prio];
+        if c.paused_upstream {
+            return false;
+        }
+        let over = c.headroom > 0
+            || match self.mode {
+                PfcThreshold::Dynamic => c.shared > 0 && c.shared >= th,
+                PfcThreshold::Static => c.bytes >= self.xoff,
+            };
+        if over {
+            c.paused_upstream = true;
+        }
+        over
+    }
+
+    /// Should (port, prio) send XON now? True once per pause.
+    #[inline]
+    pub fn should_resume(&mut self, port: usize, prio: usize) -> bool {
+        let th = self.threshold();
+        let c = &mut self.ing[port * N_PRIO + prio];
+        if !c.paused_upstream || c.headroom > 0 {
+            return false;
+        }
+        let under = match self.mode {
+            PfcThreshold::Dynamic => c.shared + self.xon_delta <= th,
+            PfcThreshold::Static => c.bytes + self.xon_delta <= self.xoff,
+        };
+        if under {
+            c.paused_upstream = false;
+        }
+        under
+    }
+
+    /// True if (port, prio) currently holds its upstream paused.
+    pub fn is_pausing(&self, port: usize, prio: usize) -> bool {
+        self.ing[port * N_PRIO + prio].paused_upstream
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(mode: PfcThreshold) -> PfcCfg {
+        PfcCfg {
+            threshold: mode,
+            reserve: 1000,
+            xoff: 10_000,
+            xon_delta: 1000,
+            ..PfcCfg::default()
+        }
+    }
+
+    #[test]
+    fn static_threshold_pauses_and_resumes() {
+        let mut b = SharedBuffer::new(1_000_000, &cfg(PfcThreshold::Static), vec![5000; 2]);
+        let mut paused = false;
+        for _ in 0..10 {
+            assert_eq!(b.admit(0, 3, 1000), Admission::Admitted);
+            paused |= b.should_pause(0, 3);
+        }
+        assert!(
+            paused,
+            "10 KB on one ingress reaches the 10 KB XOFF threshold"
+        );
+        assert!(!b.should_pause(0, 3), "XOFF is sent once");
+        // Headroom absorbs in-flight bytes, then drops.
+        for _ in 0..5 {
+            assert_eq!(b.admit(0, 3, 1000), Admission::Admitted);
+        }
+        assert_eq!(b.admit(0, 3, 1000), Admission::Dropped);
+        for _ in 0..5 {
+            b.release(0, 3, 1000);
+            assert!(
+                !b.should_resume(0, 3),
+                "headroom still occupied or above XON"
+            );
+        }
+        b.release(0, 3, 1000);
+        assert!(b.should_resume(0, 3));
+        assert_eq!(b.used, 9000);
+    }
+
+    #[test]
+    fn dynamic_threshold_shrinks_as_buffer_fills() {
+        let mut b = SharedBuffer::new(100_000, &cfg(PfcThreshold::Dynamic), vec![0; 1]);
+        let t0 = b.threshold();
+        for _ in 0..20 {
+            b.admit(0, 0, 1000);
+        }
+        assert!(b.threshold() < t0);
+        assert!(b.used <= b.size);
+    }
+
+    #[test]
+    fn conservation_of_bytes() {
+        let mut b = SharedBuffer::new(50_000, &cfg(PfcThreshold::Dynamic), vec![4000; 4]);
+        let mut stored = 0u64;
+        for i in 0..200usize {
+            if b.admit(i % 4, i % 8, 700) == Admission::Admitted {
+                stored += 700;
+            }
+        }
+        assert_eq!(b.used, stored);
+        for i in 0..200usize {
+            let (p, q) = (i % 4, i % 8);
+            if b.counter(p, q).bytes >= 700 {
+                b.release(p, q, 700);
+                stored -= 700;
+            }
+        }
+        assert_eq!(b.used, stored);
+        assert!(b.shared_used <= b.used);
+    }
+}

@@ -1,0 +1,86 @@
+//! RED-style ECN marking as DCQCN switches do it (Zhu et al., SIGCOMM 2015, section 3.1;
+//! RFC 3168 for the codepoints): at dequeue, with q bytes queued at the egress
+//! (port, priority), mark with probability 0 below Kmin, rising linearly to Pmax at Kmax,
+//! and 1 above Kmax.
+
+use crate::scenario::config::{EcnCfg, EcnProfile};
+use crate::units::Rate;
+
+/// Marking thresholds of one egress port.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedMarker {
+    /// No marking at or below this many bytes.
+    pub kmin: u64,
+    /// Certain marking above this many bytes.
+    pub kmax: u64,
+    /// Probability at Kmax.
+    pub pmax: f64,
+    /// Marking enabled.
+    pub enabled: bool,
+}
+
+impl RedMarker {
+    /// Thresholds for a port of rate `rate` under `cfg`. The ns-3 profile's thresholds are
+    /// given for 100 Gbit/s and scale with the rate, so a 25G port marks at a quarter of the
+    /// queue a 100G port does (same queueing delay).
+    pub fn from_cfg(cfg: &EcnCfg, rate: Rate) -> RedMarker {
+        let (kmin, kmax, pmax) = match cfg.profile {
+            EcnProfile::Ns3 => {
+                let s = rate.0 as f64 / 100e9;
+                ((400_000.0 * s) as u64, (1_600_000.0 * s) as u64, 0.2)
+            }
+            EcnProfile::Paper => (5_000, 200_000, 0.01),
+        };
+        RedMarker {
+            kmin: cfg.kmin.unwrap_or(kmin),
+            kmax: cfg.kmax.unwrap_or(kmax),
+            pmax: cfg.pmax.unwrap_or(pmax),
+            enabled: cfg.enabled,
+        }
+    }
+
+    /// Marking probability with `q` bytes queued.
+    #[inline]
+    pub fn probability(&self, q: u64) -> f64 {
+        if !self.enabled || q <= self.kmin {
+            0.0
+        } else if q <= self.kmax {
+            if self.kmax == self.kmin {
+                1.0
+            } else {
+                self.pmax * (q - self.kmin) as f64 / (self.kmax - self.kmin) as f64
+            }
+        } else {
+            1.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probability_is_piecewise_linear() {
+        let m = RedMarker {
+            kmin: 100,
+            kmax: 300,
+            pmax: 0.2,
+            enabled: true,
+        };
+        assert_eq!(m.probability(50), 0.0);
+        assert_eq!(m.probability(100), 0.0);
+        assert!((m.probability(200) - 0.1).abs() < 1e-12);
+        assert!((m.probability(300) - 0.2).abs() < 1e-12);
+        assert_eq!(m.probability(301), 1.0);
+    }
+
+    #[test]
+    fn ns3_profile_scales_with_rate() {
+        let cfg = EcnCfg::default();
+        let m25 = RedMarker::from_cfg(&cfg, Rate::gbps(25));
+        let m100 = RedMarker::from_cfg(&cfg, Rate::gbps(100));
+        assert_eq!(m25.kmin * 4, m100.kmin);
+        assert_eq!(m100.kmax, 1_600_000);
+    }
+}

@@ -1,0 +1,31 @@
+//! A unidirectional link: a propagation delay and a ring of packets in flight.
+//!
+//! The link keeps at most one pending event (the arrival of its head packet), as htsim
+//! does: packets enter the ring in transmission order and, since every packet on one link
+//! has the same delay, they leave it in the same order.
+
+use crate::packet::PktId;
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// One direction of a cable.
+#[derive(Clone, Debug)]
+pub struct Link {
+    /// Propagation delay plus the receiving node's processing latency.
+    pub delay: Time,
+    /// Packets in flight with their arrival times, oldest first.
+    pub ring: VecDeque<(Time, PktId)>,
+    /// True while the link is up.
+    pub up: bool,
+}
+
+impl Link {
+    /// A link with the given total delay.
+    pub fn new(delay: Time) -> Link {
+        Link {
+            delay,
+            ring: VecDeque::new(),
+            up: true,
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! The fabric: ports, links, switches and their shared buffers.
+//!
+//! A full-duplex cable is two [`Link`]s; each link is fed by exactly one egress [`Port`],
+//! so a link's id equals the id of the port that transmits on it, and the port at the
+//! other end of the cable (its `peer`) is where the packets arrive (their ingress port).
+//! Switches ([`switch::Switch`]) own a [`buffer::SharedBuffer`] and route packets among
+//! their ports; hosts (NICs) are the transport's business.
+
+pub mod buffer;
+pub mod ecn;
+pub mod link;
+pub mod pfc;
+pub mod port;
+pub mod switch;
+
+pub use link::Link;
+pub use port::Port;
+
+/// Index of a port (and of the link it transmits on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PortId(pub u32);
+
+/// Index of a node (host or switch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// A NIC, with its host id.
+    Host(u32),
+    /// A switch, with its index in the switch table.
+    Switch(u32),
+}
+
+/// A node: its name, kind and its ports (contiguous ids).
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Name from the topology (`leaf0`, `host3`).
+    pub name: String,
+    /// Host or switch.
+    pub kind: NodeKind,
+    /// First port id.
+    pub first_port: u32,
+    /// Number of ports.
+    pub n_ports: u32,
+}

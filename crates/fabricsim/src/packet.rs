@@ -1,0 +1,144 @@
+//! Packets and the arena that recycles them.
+//!
+//! A packet is a small plain struct; the simulator never allocates one per hop. Packets
+//! live in a [`PacketArena`] (a `Vec` plus a free list) and are referred to by [`PktId`].
+//! A packet's bytes on the wire are its payload plus the RoCEv2 headers (14 B Ethernet,
+//! 20 B IPv4, 8 B UDP, 12 B BTH, 4 B ICRC/FCS = 58 B, document 002), or a fixed size for
+//! control frames.
+
+use crate::units::Time;
+
+/// Index of a packet in the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PktId(pub u32);
+
+/// What a frame is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// RDMA payload.
+    Data,
+    /// Cumulative acknowledgement (`seq` = next byte expected).
+    Ack,
+    /// Negative acknowledgement: go back to `seq`.
+    Nack,
+    /// DCQCN congestion notification packet.
+    Cnp,
+    /// IEEE 802.1Qbb priority flow control frame (MAC control, EtherType 0x8808).
+    Pause,
+}
+
+impl PacketKind {
+    /// True for frames the transport generates as feedback (ACK, NACK, CNP).
+    pub fn is_feedback(self) -> bool {
+        matches!(self, PacketKind::Ack | PacketKind::Nack | PacketKind::Cnp)
+    }
+}
+
+/// ECN codepoint: not ECN-capable, capable, congestion experienced.
+pub const ECN_CE: u8 = 0b11;
+/// ECN-capable transport.
+pub const ECN_ECT: u8 = 0b10;
+
+/// One frame in flight or queued.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// What it is.
+    pub kind: PacketKind,
+    /// 802.1p priority (0..8) used for queueing and PFC.
+    pub prio: u8,
+    /// ECN bits of the IP header.
+    pub ecn: u8,
+    /// For ACKs: the ECN echo of the acknowledged data packet (CE seen).
+    pub echo: u8,
+    /// Source host.
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Flow (queue pair) this packet belongs to; for pause frames, the priority-enable mask.
+    pub flow: u32,
+    /// Byte offset of the payload (data), cumulative ack point (ACK/NACK), or pause quanta.
+    pub seq: u64,
+    /// Payload bytes.
+    pub payload: u32,
+    /// Bytes on the wire.
+    pub wire: u32,
+    /// ECMP hash of the flow's 5-tuple.
+    pub hash: u32,
+    /// Ingress port at the switch currently holding the packet (buffer accounting).
+    pub in_port: u32,
+    /// When the sender put the packet on the wire (echoed in ACKs for RTT samples).
+    pub sent_at: Time,
+}
+
+impl Packet {
+    /// A blank frame of the given kind.
+    pub fn new(kind: PacketKind) -> Packet {
+        Packet {
+            kind,
+            prio: 0,
+            ecn: 0,
+            echo: 0,
+            src: 0,
+            dst: 0,
+            flow: 0,
+            seq: 0,
+            payload: 0,
+            wire: 0,
+            hash: 0,
+            in_port: u32::MAX,
+            sent_at: 0,
+        }
+    }
+}
+
+/// A recycling store of packets: allocation pops the free list, release pushes on it.
+#[derive(Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: usize,
+    peak: usize,
+}
+
+impl PacketArena {
+    /// Puts `p` in a slot and returns its id.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PktId {
+        self.live += 1;
+        if self.live > self.peak {
+            self.peak = self.live;
+        }
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            PktId(i)
+        } else {
+            self.slots.push(p);
+            PktId(self.slots.len() as u32 - 1)
+        }
+    }
+    /// Returns the slot to the free list.
+    #[inline]
+    pub fn release(&mut self, id: PktId) {
+        self.live -= 1;
+        self.free.push(id.0);
+    }
+    /// The packet behind `id`.
+    #[inline]
+    pub fn get(&self, id: PktId) -> &Packet {
+        &self.slots[id.0 as usize]
+    }
+    /// Mutable access.
+    #[inline]
+    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
+    /// Packets currently allocated.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+    /// Most packets ever allocated at once.
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
+}

@@ -1,0 +1,326 @@
+//! Results of a run: the summary and the tables written under `--out DIR`.
+//!
+//! - `summary.json`: scenario, seed, outcome, simulated end time, wall time, events,
+//!   packet-hops and the headline metrics;
+//! - `flows.csv`: `flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown`;
+//! - `ports.csv`: per port bytes, packets, drops, PFC frames, paused time, max queue, marks;
+//! - `queues.csv`, `rates.csv`: time series when `[record]` asks for them.
+//!
+//! Times in tables are nanoseconds written with three decimals, so the picosecond value
+//! is exact. Everything but `wall_seconds` and the rates derived from it is a pure
+//! function of (scenario, seed).
+
+use crate::sim::{Outcome, Simulation};
+use crate::stall::StallReport;
+use crate::units::Time;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+/// Headline numbers of one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Scenario name.
+    pub scenario: String,
+    /// Variant name (the scenario name when it has no variants).
+    pub variant: String,
+    /// Seed.
+    pub seed: u64,
+    /// How the run ended.
+    pub outcome: String,
+    /// Stall diagnosis, when it stalled.
+    pub stall: Option<StallReport>,
+    /// Simulated time at the end (ns).
+    pub sim_end_ns: f64,
+    /// Wall-clock seconds.
+    pub wall_seconds: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Packets that crossed a link.
+    pub packet_hops: u64,
+    /// Packet-hops per wall second.
+    pub packet_hops_per_sec: f64,
+    /// Flows in the workload.
+    pub flows: usize,
+    /// Flows finished.
+    pub flows_completed: usize,
+    /// Median FCT (ns) of finished flows.
+    pub fct_p50_ns: f64,
+    /// 99th percentile FCT (ns).
+    pub fct_p99_ns: f64,
+    /// Median slowdown (FCT / ideal FCT).
+    pub slowdown_p50: f64,
+    /// 99th percentile slowdown.
+    pub slowdown_p99: f64,
+    /// Largest slowdown.
+    pub slowdown_max: f64,
+    /// Smallest slowdown (never below 1 in a correct model).
+    pub slowdown_min: f64,
+    /// Packets dropped.
+    pub drops: u64,
+    /// PFC XOFF frames sent.
+    pub pause_frames: u64,
+    /// Total time ports spent paused (ns, summed over ports).
+    pub paused_ns: f64,
+    /// CE marks.
+    pub ecn_marks: u64,
+    /// CNPs sent.
+    pub cnps: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Payload bytes retransmitted.
+    pub retx_bytes: u64,
+    /// Longest switch egress queue (bytes).
+    pub max_queue_bytes: u64,
+    /// Most packets alive at once.
+    pub peak_packets: usize,
+}
+
+fn ns(t: Time) -> f64 {
+    t as f64 / 1000.0
+}
+
+fn fmt_ns(t: Time) -> String {
+    format!("{}.{:03}", t / 1000, t % 1000)
+}
+
+/// Value at quantile q (0..=1) of sorted data, by nearest rank.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// FCT of flow i, if it finished.
+pub fn fct(sim: &Simulation, i: usize) -> Option<Time> {
+    let f = &sim.flows[i];
+    f.finish.map(|t| t - f.spec.start)
+}
+
+/// Builds the summary of a finished run.
+pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_seconds: f64) -> Summary {
+    let mut fcts = Vec::new();
+    let mut slow = Vec::new();
+    for i in 0..sim.flows.len() {
+        if let Some(t) = fct(sim, i) {
+            fcts.push(t as f64);
+            slow.push(t as f64 / sim.ideal[i] as f64);
+        }
+    }
+    fcts.sort_by(f64::total_cmp);
+    slow.sort_by(f64::total_cmp);
+    let ports = &sim.ports;
+    let sw_ports = ports.iter().filter(|p| sim.is_switch(p.node));
+    Summary {
+        scenario: sim.name.clone(),
+        variant: variant.to_string(),
+        seed: sim.seed,
+        outcome: outcome.name().to_string(),
+        stall: match outcome {
+            Outcome::Stalled(r) => Some(r.clone()),
+            _ => None,
+        },
+        sim_end_ns: ns(sim.now),
+        wall_seconds,
+        events: sim.events(),
+        packet_hops: sim.counters.packet_hops,
+        packet_hops_per_sec: if wall_seconds > 0.0 {
+            sim.counters.packet_hops as f64 / wall_seconds
+        } else {
+            0.0
+        },
+        flows: sim.flows.len(),
+        flows_completed: sim.flows_done(),
+        fct_p50_ns: quantile(&fcts, 0.5) / 1000.0,
+        fct_p99_ns: quantile(&fcts, 0.99) / 1000.0,
+        slowdown_p50: quantile(&slow, 0.5),
+        slowdown_p99: quantile(&slow, 0.99),
+        slowdown_max: slow.last().copied().unwrap_or(f64::NAN),
+        slowdown_min: slow.first().copied().unwrap_or(f64::NAN),
+        drops: sim.counters.drops,
+        pause_frames: ports.iter().map(|p| p.stats.pause_frames_sent).sum(),
+        paused_ns: ns(ports.iter().map(|p| p.stats.paused_ps).sum()),
+        ecn_marks: sim.counters.ecn_marks,
+        cnps: sim.counters.cnps,
+        timeouts: sim.flows.iter().map(|f| f.timeouts as u64).sum(),
+        retx_bytes: sim.flows.iter().map(|f| f.retx_bytes).sum(),
+        max_queue_bytes: sw_ports.map(|p| p.stats.max_queue_bytes).max().unwrap_or(0),
+        peak_packets: sim.arena.peak(),
+    }
+}
+
+/// `flows.csv` as a string.
+pub fn flows_csv(sim: &Simulation) -> String {
+    let mut s = String::from(
+        "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown\n",
+    );
+    for (i, f) in sim.flows.iter().enumerate() {
+        let ideal = sim.ideal[i];
+        let (fin, fc, sl) = match f.finish {
+            Some(t) => {
+                let fct = t - f.spec.start;
+                (
+                    fmt_ns(t),
+                    fmt_ns(fct),
+                    format!("{:.6}", fct as f64 / ideal as f64),
+                )
+            }
+            None => (String::new(), String::new(), String::new()),
+        };
+        let _ = writeln!(
+            s,
+            "{i},{},{},{},{},{fin},{fc},{},{sl}",
+            f.spec.src,
+            f.spec.dst,
+            f.spec.size,
+            fmt_ns(f.spec.start),
+            fmt_ns(ideal)
+        );
+    }
+    s
+}
+
+/// `ports.csv` as a string.
+pub fn ports_csv(sim: &Simulation) -> String {
+    let mut s = String::from("node,port,tx_bytes,tx_packets,drops,pause_frames_sent,paused_ns,max_queue_bytes,ecn_marked,pause_frames_received,resume_frames_sent\n");
+    for (i, p) in sim.ports.iter().enumerate() {
+        let st = &p.stats;
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            sim.port_node_name(i as u32),
+            p.local,
+            st.tx_bytes,
+            st.tx_packets,
+            st.drops,
+            st.pause_frames_sent,
+            fmt_ns(st.paused_ps),
+            st.max_queue_bytes,
+            st.ecn_marked,
+            st.pause_frames_received,
+            st.resume_frames_sent
+        );
+    }
+    s
+}
+
+fn write_file(dir: &Path, name: &str, body: &str) -> std::io::Result<()> {
+    // Write then rename, so a reader never sees half a file.
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(body.as_bytes())?;
+    f.sync_all().ok();
+    std::fs::rename(tmp, dir.join(name))
+}
+
+/// Writes every table of a run into `dir` (created if needed).
+pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    write_file(dir, "flows.csv", &flows_csv(sim))?;
+    write_file(dir, "ports.csv", &ports_csv(sim))?;
+    if !sim.queue_samples.is_empty() || sim.params.queue_interval.is_some() {
+        let mut s = String::from("time_ns,node,port,bytes\n");
+        for q in &sim.queue_samples {
+            let p = &sim.ports[q.port as usize];
+            let _ = writeln!(
+                s,
+                "{},{},{},{}",
+                fmt_ns(q.t),
+                sim.port_node_name(q.port),
+                p.local,
+                q.bytes
+            );
+        }
+        write_file(dir, "queues.csv", &s)?;
+    }
+    if sim.params.rate_interval.is_some() {
+        let mut s = String::from("time_ns,flow_id,rate_gbps,goodput_gbps\n");
+        for r in &sim.rate_samples {
+            let _ = writeln!(
+                s,
+                "{},{},{:.4},{:.4}",
+                fmt_ns(r.t),
+                r.flow,
+                r.rate_bps / 1e9,
+                r.goodput_bps / 1e9
+            );
+        }
+        write_file(dir, "rates.csv", &s)?;
+    }
+    let json = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
+    write_file(dir, "summary.json", &(json + "\n"))
+}
+
+/// A fixed-width table of summaries, for the terminal.
+pub fn table(rows: &[Summary]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<18} {:>10} {:>11} {:>12} {:>12} {:>9} {:>9} {:>8} {:>8} {:>12}",
+        "variant",
+        "outcome",
+        "flows",
+        "FCT p50",
+        "FCT p99",
+        "slow p50",
+        "slow p99",
+        "drops",
+        "pauses",
+        "sim time"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<18} {:>10} {:>11} {:>12} {:>12} {:>9.2} {:>9.2} {:>8} {:>8} {:>12}",
+            r.variant,
+            r.outcome,
+            format!("{}/{}", r.flows_completed, r.flows),
+            crate::units::fmt_time((r.fct_p50_ns * 1000.0) as Time),
+            crate::units::fmt_time((r.fct_p99_ns * 1000.0) as Time),
+            r.slowdown_p50,
+            r.slowdown_p99,
+            r.drops,
+            r.pause_frames,
+            crate::units::fmt_time((r.sim_end_ns * 1000.0) as Time),
+        );
+    }
+    s
+}
+
+/// `comparison.csv` across variants.
+pub fn comparison_csv(rows: &[Summary]) -> String {
+    let mut s = String::from("variant,outcome,flows,flows_completed,fct_p50_ns,fct_p99_ns,slowdown_p50,slowdown_p99,slowdown_max,drops,pause_frames,paused_ns,ecn_marks,cnps,timeouts,max_queue_bytes,sim_end_ns\n");
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{:.3},{:.3},{:.6},{:.6},{:.6},{},{},{:.3},{},{},{},{},{:.3}",
+            r.variant,
+            r.outcome,
+            r.flows,
+            r.flows_completed,
+            r.fct_p50_ns,
+            r.fct_p99_ns,
+            r.slowdown_p50,
+            r.slowdown_p99,
+            r.slowdown_max,
+            r.drops,
+            r.pause_frames,
+            r.paused_ns,
+            r.ecn_marks,
+            r.cnps,
+            r.timeouts,
+            r.max_queue_bytes,
+            r.sim_end_ns
+        );
+    }
+    s
+}
+
+/// Writes `comparison.csv` into `dir`.
+pub fn write_comparison(rows: &[Summary], dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    write_file(dir, "comparison.csv", &comparison_csv(rows))
+}

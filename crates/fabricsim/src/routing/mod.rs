@@ -1,0 +1,153 @@
+//! Routing tables and load balancing.
+//!
+//! Tables are built once from the switch graph: for every switch and every *edge switch*
+//! (a switch with hosts attached) the set of ports on shortest paths toward it. A packet
+//! for host h at switch s uses the port to h if h hangs off s, else the next hops toward
+//! h's edge switch. Memory grows with switches x edge switches, not hosts squared, and the
+//! same code serves leaf-spine, fat-tree and hand-written topologies. Static routes of a
+//! custom topology override single (switch, host) entries.
+//!
+//! Choosing among the candidates is the load balancer's job ([`ecmp`], [`spray`]).
+
+pub mod ecmp;
+pub mod spray;
+
+use crate::fabric::{Node, NodeKind, Port};
+use std::collections::{HashMap, VecDeque};
+
+/// Next-hop candidates for every (switch, destination host).
+#[derive(Clone, Debug, Default)]
+pub struct RoutingTable {
+    n_edges: usize,
+    /// Edge index of each host's switch.
+    edge_of_host: Vec<u32>,
+    /// Switch index of each edge index.
+    pub edge_switch: Vec<u32>,
+    /// Range in `flat` of the port from the edge switch to each host.
+    host_range: Vec<(u32, u32)>,
+    /// Range in `flat` per (switch * n_edges + edge).
+    ranges: Vec<(u32, u32)>,
+    flat: Vec<u32>,
+    overrides: HashMap<(u32, u32), (u32, u32)>,
+}
+
+/// What went wrong building tables.
+#[derive(Debug)]
+pub struct RoutingError(pub String);
+
+impl RoutingTable {
+    /// Builds tables for `nodes`/`ports`; `switch_nodes[i]` is the node of switch i and
+    /// `host_nodes[h]` the node of host h. `statics` are (switch index, host, ports).
+    pub fn build(
+        nodes: &[Node],
+        ports: &[Port],
+        switch_nodes: &[u32],
+        host_nodes: &[u32],
+        statics: &[(u32, u32, Vec<u32>)],
+    ) -> Result<RoutingTable, RoutingError> {
+        let n_sw = switch_nodes.len();
+        let mut t = RoutingTable::default();
+        let mut edge_index: HashMap<u32, u32> = HashMap::new();
+        for (h, &hn) in host_nodes.iter().enumerate() {
+            let node = &nodes[hn as usize];
+            let port = &ports[node.first_port as usize];
+            let leaf_port = port.peer;
+            let leaf_node = ports[leaf_port as usize].node;
+            let sw = match nodes[leaf_node as usize].kind {
+                NodeKind::Switch(s) => s,
+                NodeKind::Host(_) => {
+                    return Err(RoutingError(format!(
+                        "host {h} is not attached to a switch"
+                    )))
+                }
+            };
+            let next = edge_index.len() as u32;
+            let e = *edge_index.entry(sw).or_insert_with(|| {
+                t.edge_switch.push(sw);
+                next
+            });
+            t.edge_of_host.push(e);
+            t.host_range.push((t.flat.len() as u32, 1));
+            t.flat.push(leaf_port);
+        }
+        t.n_edges = t.edge_switch.len();
+        // Switch adjacency through ports whose peer is a switch.
+        let sw_of_node = |n: u32| match nodes[n as usize].kind {
+            NodeKind::Switch(s) => Some(s),
+            NodeKind::Host(_) => None,
+        };
+        let mut dist = vec![u32::MAX; n_sw];
+        let mut queue = VecDeque::new();
+        t.ranges = vec![(0, 0); n_sw * t.n_edges];
+        for e in 0..t.n_edges {
+            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            let root = t.edge_switch[e];
+            dist[root as usize] = 0;
+            queue.push_back(root);
+            while let Some(s) = queue.pop_front() {
+                let node = &nodes[switch_nodes[s as usize] as usize];
+                for p in node.first_port..node.first_port + node.n_ports {
+                    let peer_node = ports[ports[p as usize].peer as usize].node;
+                    if let Some(t2) = sw_of_node(peer_node) {
+                        if dist[t2 as usize] == u32::MAX {
+                            dist[t2 as usize] = dist[s as usize] + 1;
+                            queue.push_back(t2);
+                        }
+                    }
+                }
+            }
+            for s in 0..n_sw {
+                if s as u32 == root || dist[s] == u32::MAX {
+                    continue;
+                }
+                let node = &nodes[switch_nodes[s] as usize];
+                let start = t.flat.len() as u32;
+                for p in node.first_port..node.first_port + node.n_ports {
+                    let peer_node = ports[ports[p as usize].peer as usize].node;
+                    if let Some(t2) = sw_of_node(peer_node) {
+                        if dist[t2 as usize] + 1 == dist[s] {
+                            t.flat.push(p);
+                        }
+                    }
+                }
+                t.ranges[s * t.n_edges + e] = (start, t.flat.len() as u32 - start);
+            }
+        }
+        for (sw, host, ps) in statics {
+            let start = t.flat.len() as u32;
+            t.flat.extend_from_slice(ps);
+            t.overrides.insert((*sw, *host), (start, ps.len() as u32));
+        }
+        Ok(t)
+    }
+
+    /// Ports of switch `sw` that lead toward host `dst` (empty if unreachable).
+    #[inline]
+    pub fn candidates(&self, sw: u32, dst: u32) -> &[u32] {
+        if !self.overrides.is_empty() {
+            if let Some(&(s, n)) = self.overrides.get(&(sw, dst)) {
+                return &self.flat[s as usize..(s + n) as usize];
+            }
+        }
+        let e = self.edge_of_host[dst as usize];
+        let (s, n) = if self.edge_switch[e as usize] == sw {
+            self.host_range[dst as usize]
+        } else {
+            self.ranges[sw as usize * self.n_edges + e as usize]
+        };
+        &self.flat[s as usize..(s + n) as usize]
+    }
+
+    /// Switch index that host `h` hangs off.
+    pub fn edge_switch_of(&self, h: u32) -> u32 {
+        self.edge_switch[self.edge_of_host[h as usize] as usize]
+    }
+
+    /// Bytes of memory the tables take (for reports and the scaling claim).
+    pub fn memory_bytes(&self) -> usize {
+        self.flat.len() * 4
+            + self.ranges.len() * 8
+            + self.host_range.len() * 8
+            + self.edge_of_host.len() * 4
+    }
+}

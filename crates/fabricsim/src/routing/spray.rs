@@ -1,0 +1,20 @@
+//! Per-packet spraying: every packet independently takes a random candidate, or the
+//! next one in round-robin order. Spraying balances load perfectly in expectation but
+//! reorders packets; with go-back-N transport every reordering costs a retransmission,
+//! which is the weakness document 000 names.
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// Uniformly random candidate.
+#[inline]
+pub fn pick_random(rng: &mut ChaCha8Rng, n: usize) -> usize {
+    rng.gen_range(0..n)
+}
+
+/// Next candidate in round-robin order.
+#[inline]
+pub fn pick_rr(cursor: &mut u32, n: usize) -> usize {
+    *cursor = cursor.wrapping_add(1);
+    *cursor as usize % n
+}

@@ -1,0 +1,138 @@
+//! Running a scenario: every variant is built first (so input errors appear before any
+//! simulated time passes), then the runs share the machine's cores, one run per thread.
+//! Each run writes its results as soon as it ends, so a later failure or interruption
+//! never loses what earlier runs produced.
+
+use crate::results::{self, Summary};
+use crate::scenario::{LoadedScenario, ScenarioError};
+use crate::sim::{Outcome, Progress, Simulation};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Options of a run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Results folder; none writes nothing.
+    pub out: Option<PathBuf>,
+    /// Overrides the scenario's seed.
+    pub seed: Option<u64>,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+}
+
+/// What went wrong.
+#[derive(Debug)]
+pub enum RunError {
+    /// Bad input.
+    Input(ScenarioError),
+    /// Could not write results.
+    Io(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Input(e) => write!(f, "{e}"),
+            RunError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// One finished run.
+pub struct RunResult {
+    /// Variant name.
+    pub variant: String,
+    /// Its summary.
+    pub summary: Summary,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+/// Builds every variant of a loaded scenario.
+pub fn build_all(
+    loaded: &LoadedScenario,
+    seed: Option<u64>,
+) -> Result<Vec<(String, Simulation)>, ScenarioError> {
+    let mut out = Vec::new();
+    for (name, mut sc) in loaded.expand_variants()? {
+        if let Some(s) = seed {
+            sc.seed = s;
+        }
+        let sim = Simulation::build(&sc, &loaded.file, &loaded.base_dir)?;
+        out.push((name, sim));
+    }
+    Ok(out)
+}
+
+/// Runs every variant; `progress(i, p)` reports run i's progress.
+pub fn run(
+    loaded: &LoadedScenario,
+    opts: &RunOptions,
+    progress: &(dyn Fn(usize, &Progress) + Sync),
+) -> Result<Vec<RunResult>, RunError> {
+    let sims = build_all(loaded, opts.seed).map_err(RunError::Input)?;
+    let multi = sims.len() > 1;
+    let n = sims.len();
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism()
+            .map(|p| p.get())
+            .unwrap_or(1)
+    } else {
+        opts.threads
+    }
+    .min(n)
+    .max(1);
+    let work: Vec<Mutex<Option<(String, Simulation)>>> =
+        sims.into_iter().map(|s| Mutex::new(Some(s))).collect();
+    let results: Vec<Mutex<Option<Result<RunResult, RunError>>>> =
+        (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let (name, mut sim) = work[i]
+                    .lock()
+                    .expect("work lock")
+                    .take()
+                    .expect("each run taken once");
+                let t0 = Instant::now();
+                let outcome = sim.run(&mut |p| progress(i, p));
+                let wall = t0.elapsed().as_secs_f64();
+                let summary = results::summarize(&sim, &name, &outcome, wall);
+                let mut res = Ok(());
+                if let Some(out) = &opts.out {
+                    let dir = if multi { out.join(&name) } else { out.clone() };
+                    res = results::write_all(&sim, &summary, &dir).map_err(|e| {
+                        RunError::Io(format!("writing results to {}: {e}", dir.display()))
+                    });
+                }
+                *results[i].lock().expect("result lock") = Some(res.map(|_| RunResult {
+                    variant: name,
+                    summary,
+                    outcome,
+                }));
+            });
+        }
+    });
+    let mut out = Vec::new();
+    for r in results {
+        out.push(
+            r.into_inner()
+                .expect("result lock")
+                .expect("every run finished")?,
+        );
+    }
+    if multi {
+        if let Some(dir) = &opts.out {
+            let rows: Vec<Summary> = out.iter().map(|r| r.summary.clone()).collect();
+            results::write_comparison(&rows, dir).map_err(|e| RunError::Io(e.to_string()))?;
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,672 @@
+//! The scenario file's schema.
+//!
+//! Every struct denies unknown fields, so a misspelt key is an error that names it rather
+//! than a silently ignored setting. Quantities are strings with units (see
+//! [`crate::units`]). Defaults are the values of ALGORITHMS.md; `fabricsim list` prints them.
+
+use crate::units::serde_units as su;
+use crate::units::{Rate, Time, MS, NS, US};
+use serde::Deserialize;
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name used in result folders and tables.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free text: which document and experiment this reproduces.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Seed of every random choice of the run.
+    #[serde(default = "d_seed")]
+    pub seed: u64,
+    /// Simulated time after which the run stops, finished or not.
+    #[serde(default = "d_max_time", deserialize_with = "su::time")]
+    pub max_time: Time,
+    /// A run with unfinished flows and no delivered byte for this long is a stall.
+    #[serde(default = "d_stall", deserialize_with = "su::time")]
+    pub stall_timeout: Time,
+    /// The network.
+    pub topology: TopologyCfg,
+    /// Switch and link behaviour.
+    #[serde(default)]
+    pub fabric: FabricCfg,
+    /// NIC transport.
+    #[serde(default)]
+    pub transport: TransportCfg,
+    /// Congestion control.
+    #[serde(default)]
+    pub cc: CcCfg,
+    /// Traffic: one or more generators whose flows are merged.
+    #[serde(default)]
+    pub workload: Vec<WorkloadCfg>,
+    /// What to record beyond the standard tables.
+    #[serde(default)]
+    pub record: RecordCfg,
+    /// Named variants: each is the base scenario with some fields overridden.
+    #[serde(default)]
+    pub variants: Vec<VariantCfg>,
+}
+
+fn d_seed() -> u64 {
+    1
+}
+fn d_max_time() -> Time {
+    1_000 * MS
+}
+fn d_stall() -> Time {
+    20 * MS
+}
+
+/// One variant of a scenario.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantCfg {
+    /// Name used for its result folder.
+    pub name: String,
+    /// Overrides: dotted field path -> value, applied like `--set`.
+    #[serde(default)]
+    pub set: toml::Table,
+}
+
+/// The network's shape.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologyCfg {
+    /// Two-tier leaf-spine.
+    LeafSpine(LeafSpineCfg),
+    /// Three-tier k-ary fat-tree.
+    FatTree(FatTreeCfg),
+    /// Nodes, links and optional static routes listed by hand.
+    Custom(CustomTopoCfg),
+}
+
+/// Two-tier leaf-spine (a Clos of leaves and spines).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineCfg {
+    /// Leaf switches.
+    pub leaves: u32,
+    /// Spine switches; omit and give `speedup` to derive it.
+    #[serde(default)]
+    pub spines: Option<u32>,
+    /// Servers below each leaf.
+    pub servers_per_leaf: u32,
+    /// NICs per server (all on the server's leaf); each NIC is a host of the simulation.
+    #[serde(default = "one")]
+    pub nics_per_server: u32,
+    /// Rate of NIC-leaf links.
+    #[serde(deserialize_with = "su::rate")]
+    pub host_rate: Rate,
+    /// Rate of each leaf-spine link.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub uplink_rate: Option<Rate>,
+    /// Parallel links between each leaf and each spine.
+    #[serde(default = "one")]
+    pub uplinks_per_pair: u32,
+    /// Uplink:downlink capacity ratio of a leaf (e.g. 1.5 or 2.0); sets the spine count.
+    #[serde(default)]
+    pub speedup: Option<f64>,
+    /// Delay of every link (or give `link_length`).
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub link_delay: Option<Time>,
+    /// Cable length of every link, at 5 ns per metre.
+    #[serde(default, deserialize_with = "su::opt_length")]
+    pub link_length: Option<f64>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Three-tier k-ary fat-tree (k pods of k/2 edge and k/2 aggregation switches,
+/// (k/2)^2 cores).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeCfg {
+    /// Switch radix (even, >= 2).
+    pub k: u32,
+    /// Rate of every link (unless the tier rates below are given).
+    #[serde(deserialize_with = "su::rate")]
+    pub rate: Rate,
+    /// Rate of aggregation-core links (default: `rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub core_rate: Option<Rate>,
+    /// Rate of edge-aggregation links (default: `rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub agg_rate: Option<Rate>,
+    /// Hosts per edge switch divided by k/2: 1 is non-blocking, 2 is 2:1 oversubscribed.
+    #[serde(default = "one")]
+    pub oversubscription: u32,
+    /// Delay of every link.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub link_delay: Option<Time>,
+    /// Cable length of every link, at 5 ns per metre.
+    #[serde(default, deserialize_with = "su::opt_length")]
+    pub link_length: Option<f64>,
+}
+
+/// A topology listed by hand.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomTopoCfg {
+    /// Host names; a host's id is its index here.
+    pub hosts: Vec<String>,
+    /// Switch names.
+    pub switches: Vec<String>,
+    /// Full-duplex links.
+    pub links: Vec<CustomLinkCfg>,
+    /// Static routes that replace the shortest-path next hops.
+    #[serde(default)]
+    pub routes: Vec<CustomRouteCfg>,
+}
+
+/// One full-duplex link of a custom topology.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomLinkCfg {
+    /// One end (host or switch name).
+    pub a: String,
+    /// Other end.
+    pub b: String,
+    /// Rate.
+    #[serde(deserialize_with = "su::rate")]
+    pub rate: Rate,
+    /// Propagation delay.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub delay: Option<Time>,
+    /// Cable length, at 5 ns per metre.
+    #[serde(default, deserialize_with = "su::opt_length")]
+    pub length: Option<f64>,
+}
+
+/// A static route: at switch `at`, packets for host `to` go to the neighbour(s) `via`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomRouteCfg {
+    /// Switch name.
+    pub at: String,
+    /// Destination host name.
+    pub to: String,
+    /// Next-hop neighbour names (ECMP among them).
+    pub via: Vec<String>,
+}
+
+/// Switch and link behaviour.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FabricCfg {
+    /// Shared packet buffer per switch.
+    #[serde(default = "d_buffer", deserialize_with = "su::bytes")]
+    pub buffer: u64,
+    /// Ingress-to-egress forwarding latency of a switch.
+    #[serde(default = "d_sw_lat", deserialize_with = "su::time")]
+    pub switch_latency: Time,
+    /// Priority flow control; off makes the fabric lossy (drop-tail).
+    #[serde(default)]
+    pub pfc: PfcCfg,
+    /// ECN marking.
+    #[serde(default)]
+    pub ecn: EcnCfg,
+    /// Load balancing of switches among equal-cost next hops.
+    #[serde(default)]
+    pub load_balance: LoadBalanceCfg,
+}
+
+fn d_buffer() -> u64 {
+    32_000_000
+}
+fn d_sw_lat() -> Time {
+    300 * NS
+}
+
+impl Default for FabricCfg {
+    fn default() -> Self {
+        FabricCfg {
+            buffer: d_buffer(),
+            switch_latency: d_sw_lat(),
+            pfc: PfcCfg::default(),
+            ecn: EcnCfg::default(),
+            load_balance: LoadBalanceCfg::default(),
+        }
+    }
+}
+
+/// How the PFC pause threshold is computed.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PfcThreshold {
+    /// Dynamic threshold on the free shared buffer (alpha).
+    Dynamic,
+    /// A fixed XOFF threshold per (ingress port, priority).
+    Static,
+}
+
+/// Priority flow control (IEEE 802.1Qbb) and buffer admission.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcCfg {
+    /// Lossless (PFC) when true, lossy drop-tail when false.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Dynamic or static XOFF threshold.
+    #[serde(default = "d_pfc_thr")]
+    pub threshold: PfcThreshold,
+    /// Dynamic-threshold factor alpha.
+    #[serde(default = "d_alpha")]
+    pub alpha: f64,
+    /// Static XOFF threshold per (ingress port, priority).
+    #[serde(default = "d_xoff", deserialize_with = "su::bytes")]
+    pub xoff: u64,
+    /// XON hysteresis below the threshold.
+    #[serde(default = "d_xon_delta", deserialize_with = "su::bytes")]
+    pub xon_delta: u64,
+    /// Guaranteed buffer per (ingress port, priority).
+    #[serde(default = "d_reserve", deserialize_with = "su::bytes")]
+    pub reserve: u64,
+    /// Headroom per ingress port; default 3 * rate * link delay / 8 plus two MTUs.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub headroom: Option<u64>,
+    /// Pause time carried by XOFF frames, in quanta of 512 bit times.
+    #[serde(default = "d_quanta")]
+    pub pause_quanta: u16,
+}
+
+fn yes() -> bool {
+    true
+}
+fn d_pfc_thr() -> PfcThreshold {
+    PfcThreshold::Dynamic
+}
+fn d_alpha() -> f64 {
+    0.125
+}
+fn d_xoff() -> u64 {
+    512_000
+}
+fn d_xon_delta() -> u64 {
+    3_000
+}
+fn d_reserve() -> u64 {
+    4_000
+}
+fn d_quanta() -> u16 {
+    0xffff
+}
+
+impl Default for PfcCfg {
+    fn default() -> Self {
+        PfcCfg {
+            enabled: true,
+            threshold: d_pfc_thr(),
+            alpha: d_alpha(),
+            xoff: d_xoff(),
+            xon_delta: d_xon_delta(),
+            reserve: d_reserve(),
+            headroom: None,
+            pause_quanta: d_quanta(),
+        }
+    }
+}
+
+/// RED-style ECN marking at egress dequeue.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnCfg {
+    /// Marking on or off.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Parameter profile: "ns3" (Kmin 400 KB, Kmax 1600 KB, Pmax 0.2 at 100G, scaled by
+    /// rate) or "paper" (Kmin 5 KB, Kmax 200 KB, Pmax 0.01).
+    #[serde(default = "d_ecn_profile")]
+    pub profile: EcnProfile,
+    /// Below this queue length nothing is marked (overrides the profile).
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub kmin: Option<u64>,
+    /// Above this everything is marked (overrides the profile).
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub kmax: Option<u64>,
+    /// Marking probability at Kmax (overrides the profile).
+    #[serde(default)]
+    pub pmax: Option<f64>,
+}
+
+/// ECN parameter profile.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnProfile {
+    /// The HPCC ns-3 module's values, scaled with the port rate.
+    Ns3,
+    /// The DCQCN paper's values.
+    Paper,
+}
+
+fn d_ecn_profile() -> EcnProfile {
+    EcnProfile::Ns3
+}
+
+impl Default for EcnCfg {
+    fn default() -> Self {
+        EcnCfg {
+            enabled: true,
+            profile: d_ecn_profile(),
+            kmin: None,
+            kmax: None,
+            pmax: None,
+        }
+    }
+}
+
+/// Load balancing among equal-cost next hops.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadBalanceCfg {
+    /// `ecmp`, `spray_random` or `spray_rr`.
+    #[serde(default = "d_lb")]
+    pub algorithm: LbAlgorithm,
+}
+
+/// Load-balancing algorithm names.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LbAlgorithm {
+    /// Per-flow 5-tuple hash with a per-switch salt.
+    Ecmp,
+    /// Per-packet uniformly random next hop.
+    SprayRandom,
+    /// Per-packet round robin among next hops.
+    SprayRr,
+}
+
+fn d_lb() -> LbAlgorithm {
+    LbAlgorithm::Ecmp
+}
+
+impl Default for LoadBalanceCfg {
+    fn default() -> Self {
+        LoadBalanceCfg { algorithm: d_lb() }
+    }
+}
+
+/// RDMA reliable-connection transport at the NIC.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportCfg {
+    /// Payload bytes per packet.
+    #[serde(default = "d_mtu", deserialize_with = "su::bytes")]
+    pub mtu: u64,
+    /// Header bytes per packet (RoCEv2: 14 MAC + 20 IP + 8 UDP + 12 BTH + 4 CRC).
+    #[serde(default = "d_header", deserialize_with = "su::bytes")]
+    pub header: u64,
+    /// Wire size of ACK, NACK and CNP frames.
+    #[serde(default = "d_ctrl", deserialize_with = "su::bytes")]
+    pub ack_size: u64,
+    /// Acknowledge every n-th in-order packet (1 = every packet).
+    #[serde(default = "d_ack_every")]
+    pub ack_every: u32,
+    /// Retransmission timeout (go back to the last acknowledged byte).
+    #[serde(default = "d_rto", deserialize_with = "su::time")]
+    pub rto: Time,
+    /// Priority of data packets.
+    #[serde(default = "d_data_prio")]
+    pub data_priority: u8,
+    /// Priority of ACK, NACK and CNP (strictly above data).
+    #[serde(default = "d_ctrl_prio")]
+    pub control_priority: u8,
+}
+
+fn d_mtu() -> u64 {
+    4096
+}
+fn d_header() -> u64 {
+    58
+}
+fn d_ctrl() -> u64 {
+    64
+}
+fn d_ack_every() -> u32 {
+    1
+}
+fn d_rto() -> Time {
+    4 * MS
+}
+fn d_data_prio() -> u8 {
+    3
+}
+fn d_ctrl_prio() -> u8 {
+    7
+}
+
+impl Default for TransportCfg {
+    fn default() -> Self {
+        TransportCfg {
+            mtu: d_mtu(),
+            header: d_header(),
+            ack_size: d_ctrl(),
+            ack_every: d_ack_every(),
+            rto: d_rto(),
+            data_priority: d_data_prio(),
+            control_priority: d_ctrl_prio(),
+        }
+    }
+}
+
+/// Congestion control selection and parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcCfg {
+    /// `none` (line rate) or `dcqcn`.
+    #[serde(default = "d_cc")]
+    pub algorithm: CcAlgorithm,
+    /// DCQCN parameters.
+    #[serde(default)]
+    pub dcqcn: DcqcnCfg,
+}
+
+/// Congestion-control algorithm names.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CcAlgorithm {
+    /// Send at line rate.
+    None,
+    /// DCQCN (Zhu et al., SIGCOMM 2015).
+    Dcqcn,
+}
+
+fn d_cc() -> CcAlgorithm {
+    CcAlgorithm::Dcqcn
+}
+
+impl Default for CcCfg {
+    fn default() -> Self {
+        CcCfg {
+            algorithm: d_cc(),
+            dcqcn: DcqcnCfg::default(),
+        }
+    }
+}
+
+/// DCQCN parameter profile.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DcqcnProfile {
+    /// The HPCC ns-3 module's defaults (R_AI 40 Mbps... scaled; see ALGORITHMS.md).
+    Ns3,
+    /// The DCQCN paper's values.
+    Paper,
+}
+
+/// DCQCN sender (RP) and receiver (NP) parameters. Unset fields take the profile's value.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DcqcnCfg {
+    /// Parameter profile.
+    #[serde(default = "d_dcqcn_profile")]
+    pub profile: DcqcnProfile,
+    /// EWMA gain of alpha.
+    #[serde(default)]
+    pub g: Option<f64>,
+    /// Initial alpha.
+    #[serde(default)]
+    pub alpha0: Option<f64>,
+    /// Additive increase step.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub rai: Option<Rate>,
+    /// Hyper increase step.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub rhai: Option<Rate>,
+    /// Minimum rate.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub rmin: Option<Rate>,
+    /// Rate-increase and alpha-decay timer period.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub timer: Option<Time>,
+    /// Byte counter threshold.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub byte_counter: Option<u64>,
+    /// Fast-recovery stage count F.
+    #[serde(default)]
+    pub f: Option<u32>,
+    /// Minimum interval between CNPs of one flow at the receiver.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub cnp_interval: Option<Time>,
+}
+
+fn d_dcqcn_profile() -> DcqcnProfile {
+    DcqcnProfile::Ns3
+}
+
+impl Default for DcqcnCfg {
+    fn default() -> Self {
+        DcqcnCfg {
+            profile: d_dcqcn_profile(),
+            g: None,
+            alpha0: None,
+            rai: None,
+            rhai: None,
+            rmin: None,
+            timer: None,
+            byte_counter: None,
+            f: None,
+            cnp_interval: None,
+        }
+    }
+}
+
+/// A host reference: an index, or a name of a custom topology.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum HostRef {
+    /// Host id.
+    Index(i64),
+    /// Host name.
+    Name(String),
+}
+
+/// A list of hosts: `"all"`, a count (the first n hosts), or explicit references.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum HostSet {
+    /// `"all"`.
+    Word(String),
+    /// The first n hosts (skipping an incast's receiver).
+    Count(i64),
+    /// Explicit hosts.
+    List(Vec<HostRef>),
+}
+
+/// One traffic generator.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WorkloadCfg {
+    /// Flows listed in the scenario.
+    Flows {
+        /// The flows.
+        flows: Vec<FlowCfg>,
+    },
+    /// Flows from a CSV file with the header `src,dst,size,start`.
+    Csv {
+        /// Path, relative to the scenario file.
+        file: String,
+    },
+    /// The ns-3 HPCC flow file (`count`, then `src dst pg dport size start_seconds`).
+    HpccFlowFile {
+        /// Path, relative to the scenario file.
+        file: String,
+    },
+    /// N senders to one receiver.
+    Incast {
+        /// Sending hosts.
+        senders: HostSet,
+        /// Receiving host.
+        receiver: HostRef,
+        /// Bytes per sender.
+        #[serde(deserialize_with = "su::bytes")]
+        size: u64,
+        /// Start time.
+        #[serde(default, deserialize_with = "su::opt_time")]
+        start: Option<Time>,
+    },
+    /// Every host sends one flow to a distinct host (a random derangement).
+    Permutation {
+        /// Hosts taking part.
+        #[serde(default = "all_hosts")]
+        hosts: HostSet,
+        /// Bytes per flow.
+        #[serde(deserialize_with = "su::bytes")]
+        size: u64,
+        /// Start time.
+        #[serde(default, deserialize_with = "su::opt_time")]
+        start: Option<Time>,
+    },
+    /// Every host sends a flow to every other host.
+    AllToAll {
+        /// Hosts taking part.
+        #[serde(default = "all_hosts")]
+        hosts: HostSet,
+        /// Bytes per (source, destination) pair.
+        #[serde(deserialize_with = "su::bytes")]
+        size: u64,
+        /// Start time.
+        #[serde(default, deserialize_with = "su::opt_time")]
+        start: Option<Time>,
+    },
+}
+
+fn all_hosts() -> HostSet {
+    HostSet::Word("all".into())
+}
+
+/// One explicit flow.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowCfg {
+    /// Source host.
+    pub src: HostRef,
+    /// Destination host.
+    pub dst: HostRef,
+    /// Bytes to send.
+    #[serde(deserialize_with = "su::bytes")]
+    pub size: u64,
+    /// Start time.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub start: Option<Time>,
+}
+
+/// Optional time series.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordCfg {
+    /// Sample every switch egress queue this often (`queues.csv`, non-empty queues only).
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub queue_interval: Option<Time>,
+    /// Sample every active flow's sending rate and goodput this often (`rates.csv`).
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub rate_interval: Option<Time>,
+}
+
+/// Default time for `start` fields.
+pub const DEFAULT_START: Time = 0;
+/// Default link delay when neither delay nor length is given.
+pub const DEFAULT_LINK_DELAY: Time = US;

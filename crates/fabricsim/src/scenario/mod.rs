@@ -1,0 +1,366 @@
+//! Scenario files: loading, overrides, variants and errors.
+//!
+//! Loading happens in three steps, each with its own kind of error:
+//! 1. TOML syntax (reported with file:line:col),
+//! 2. overrides (`--set path=value` and a variant's `set` table) patched into the TOML tree,
+//! 3. the schema ([`config`]), deserialized with the path of the failing field.
+//!
+//! Semantic checks (a disconnected topology, a flow to a host that does not exist) happen
+//! when the scenario is built into a simulation ([`crate::sim::Simulation::build`]) and are
+//! reported the same way: file, field path, what is allowed.
+
+pub mod config;
+
+pub use config::Scenario;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A problem with user input: which file, which field, what is wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioError {
+    /// The file (or `<string>`).
+    pub file: String,
+    /// Line and column (1-based) when known.
+    pub pos: Option<(usize, usize)>,
+    /// Dotted path of the field, when known.
+    pub field: Option<String>,
+    /// What is wrong and what is allowed.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some((l, c)) = self.pos {
+            write!(f, ":{l}:{c}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl ScenarioError {
+    /// An error about a field.
+    pub fn field(file: &str, field: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            file: file.to_string(),
+            pos: None,
+            field: Some(field.into()),
+            message: message.into(),
+        }
+    }
+}
+
+/// A scenario ready to build, with where it came from.
+#[derive(Clone, Debug)]
+pub struct LoadedScenario {
+    /// The parsed scenario (overrides applied).
+    pub scenario: Scenario,
+    /// The file name used in messages.
+    pub file: String,
+    /// Directory that relative paths in the scenario are resolved against.
+    pub base_dir: PathBuf,
+    /// The patched TOML tree (kept so variants can be derived from it).
+    pub table: toml::Table,
+}
+
+fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let before = &src[..offset.min(src.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before
+        .rsplit('\n')
+        .next()
+        .map(|s| s.chars().count())
+        .unwrap_or(0)
+        + 1;
+    (line, col)
+}
+
+/// Parses TOML text into a table, reporting syntax errors with line and column.
+pub fn parse_toml(src: &str, file: &str) -> Result<toml::Table, ScenarioError> {
+    src.parse::<toml::Table>().map_err(|e| {
+        let pos = e.span().map(|s| line_col(src, s.start));
+        ScenarioError {
+            file: file.to_string(),
+            pos,
+            field: None,
+            message: format!("TOML syntax error: {}", e.message().trim()),
+        }
+    })
+}
+
+/// Parses the value half of `--set path=value`: TOML syntax if it parses (numbers, booleans,
+/// arrays, quoted strings), a bare string otherwise.
+pub fn parse_override_value(v: &str) -> toml::Value {
+    let wrapped = format!("v = {v}");
+    match wrapped.parse::<toml::Table>() {
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| toml::Value::String(v.into())),
+        Err(_) => toml::Value::String(v.to_string()),
+    }
+}
+
+/// Sets `path` (dotted, with `[i]` for array elements, e.g. `workload[0].size`) in `table`.
+pub fn apply_override(
+    table: &mut toml::Table,
+    path: &str,
+    value: toml::Value,
+    file: &str,
+) -> Result<(), ScenarioError> {
+    let err = |m: String| ScenarioError::field(file, path, m);
+    let mut parts: Vec<(String, Option<usize>)> = Vec::new();
+    for seg in path.split('.') {
+        if seg.is_empty() {
+            return Err(err("empty segment in field path".into()));
+        }
+        if let Some(open) = seg.find('[') {
+            let name = &seg[..open];
+            let idx = seg[open + 1..]
+                .strip_suffix(']')
+                .and_then(|s| s.parse::<usize>().ok())
+                .ok_or_else(|| err(format!("bad index in `{seg}`: expected name[number]")))?;
+            parts.push((name.to_string(), Some(idx)));
+        } else {
+            parts.push((seg.to_string(), None));
+        }
+    }
+    let mut cur: &mut toml::Table = table;
+    for (i, (name, idx)) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        match idx {
+            None if last => {
+                cur.insert(name.clone(), value);
+                return Ok(());
+            }
+            None => {
+                let entry = cur
+                    .entry(name.clone())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                cur = entry
+                    .as_table_mut()
+                    .ok_or_else(|| err(format!("`{name}` is not a table")))?;
+            }
+            Some(k) => {
+                let arr = cur
+                    .get_mut(name)
+                    .and_then(|v| v.as_array_mut())
+                    .ok_or_else(|| err(format!("`{name}` is not an array in this scenario")))?;
+                let n = arr.len();
+                let elem = arr.get_mut(*k).ok_or_else(|| {
+                    err(format!("index {k} out of range: `{name}` has {n} elements"))
+                })?;
+                if last {
+                    *elem = value;
+                    return Ok(());
+                }
+                cur = elem
+                    .as_table_mut()
+                    .ok_or_else(|| err(format!("`{name}[{k}]` is not a table")))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Deserializes a (patched) table into the schema, naming the failing field.
+pub fn from_table(table: &toml::Table, file: &str) -> Result<Scenario, ScenarioError> {
+    let value = toml::Value::Table(table.clone());
+    serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let mut message = inner.message().trim().to_string();
+        // toml's own errors on a Value sometimes repeat "for key ..."; keep them short.
+        if let Some(stripped) = message.strip_prefix("invalid type: ") {
+            message = format!("wrong type: {stripped}");
+        }
+        ScenarioError {
+            file: file.to_string(),
+            pos: None,
+            field: if path == "." || path.is_empty() {
+                None
+            } else {
+                Some(path)
+            },
+            message,
+        }
+    })
+}
+
+/// Loads a scenario from text, applying `overrides` (`path=value` strings).
+pub fn load_str(
+    src: &str,
+    file: &str,
+    base_dir: &Path,
+    overrides: &[String],
+) -> Result<LoadedScenario, ScenarioError> {
+    let mut table = parse_toml(src, file)?;
+    for o in overrides {
+        let (path, value) = o.split_once('=').ok_or_else(|| ScenarioError {
+            file: "--set".into(),
+            pos: None,
+            field: Some(o.clone()),
+            message: "expected path=value, e.g. --set cc.algorithm=none".into(),
+        })?;
+        apply_override(
+            &mut table,
+            path.trim(),
+            parse_override_value(value.trim()),
+            file,
+        )?;
+    }
+    let scenario = from_table(&table, file)?;
+    Ok(LoadedScenario {
+        scenario,
+        file: file.to_string(),
+        base_dir: base_dir.to_path_buf(),
+        table,
+    })
+}
+
+/// Loads a scenario file.
+pub fn load_file(path: &Path, overrides: &[String]) -> Result<LoadedScenario, ScenarioError> {
+    let file = path.display().to_string();
+    let src = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        pos: None,
+        field: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    load_str(&src, &file, &base, overrides)
+}
+
+impl LoadedScenario {
+    /// The runs this scenario stands for: itself, or one per variant (name, scenario).
+    pub fn expand_variants(&self) -> Result<Vec<(String, Scenario)>, ScenarioError> {
+        let base_name = self.scenario.name.clone().unwrap_or_else(|| "run".into());
+        if self.scenario.variants.is_empty() {
+            return Ok(vec![(base_name, self.scenario.clone())]);
+        }
+        let mut out = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, v) in self.scenario.variants.iter().enumerate() {
+            if !seen.insert(v.name.clone()) {
+                return Err(ScenarioError::field(
+                    &self.file,
+                    format!("variants[{i}].name"),
+                    format!("duplicate variant name `{}`", v.name),
+                ));
+            }
+            if v.name.is_empty()
+                || !v
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                return Err(ScenarioError::field(
+                    &self.file,
+                    format!("variants[{i}].name"),
+                    "a variant name is letters, digits, '-' and '_' (it names a folder)",
+                ));
+            }
+            let mut t = self.table.clone();
+            t.remove("variants");
+            for (path, value) in &v.set {
+                apply_override(&mut t, path, value.clone(), &self.file).map_err(|mut e| {
+                    e.field = Some(format!("variants[{i}].set.\"{path}\""));
+                    e
+                })?;
+            }
+            let s = from_table(&t, &self.file).map_err(|mut e| {
+                e.message = format!("in variant `{}`: {}", v.name, e.message);
+                e
+            })?;
+            out.push((v.name.clone(), s));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: &str = r#"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 2
+host_rate = "100Gbps"
+
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 3, size = "1MB" }]
+"#;
+
+    #[test]
+    fn minimal_loads_with_defaults() {
+        let l = load_str(MIN, "t.toml", Path::new("."), &[]).unwrap();
+        assert_eq!(l.scenario.transport.mtu, 4096);
+        assert!(l.scenario.fabric.pfc.enabled);
+    }
+
+    #[test]
+    fn syntax_error_has_line_and_col() {
+        let e = load_str("a = 1\nb = = 2\n", "bad.toml", Path::new("."), &[]).unwrap_err();
+        assert_eq!(e.pos.map(|p| p.0), Some(2));
+        assert!(e.to_string().starts_with("bad.toml:2:"), "{e}");
+    }
+
+    #[test]
+    fn unknown_field_is_named() {
+        let src = MIN.replace("leaves = 2", "leaves = 2\nleafs = 3");
+        let e = load_str(&src, "t.toml", Path::new("."), &[]).unwrap_err();
+        assert!(e.to_string().contains("leafs"), "{e}");
+        assert_eq!(e.field.as_deref(), Some("topology"));
+    }
+
+    #[test]
+    fn overrides_apply() {
+        let l = load_str(
+            MIN,
+            "t.toml",
+            Path::new("."),
+            &[
+                "cc.algorithm=none".into(),
+                "workload[0].flows[0].size=\"2MB\"".into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(l.scenario.cc.algorithm, config::CcAlgorithm::None);
+        match &l.scenario.workload[0] {
+            config::WorkloadCfg::Flows { flows } => assert_eq!(flows[0].size, 2_000_000),
+            _ => panic!("wrong workload"),
+        }
+        let e = load_str(
+            MIN,
+            "t.toml",
+            Path::new("."),
+            &["cc.algorithm=cubic".into()],
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("cubic") && e.to_string().contains("dcqcn"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn variants_expand() {
+        let src = format!(
+            "{MIN}\n[[variants]]\nname = \"a\"\nset = {{ \"cc.algorithm\" = \"none\" }}\n[[variants]]\nname = \"b\"\n"
+        );
+        let l = load_str(&src, "t.toml", Path::new("."), &[]).unwrap();
+        let v = l.expand_variants().unwrap();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].1.cc.algorithm, config::CcAlgorithm::None);
+        assert_eq!(v[1].1.cc.algorithm, config::CcAlgorithm::Dcqcn);
+    }
+}

@@ -1,0 +1,1304 @@
+//! The simulation: a scenario built into typed tables, and the event loop that runs it.
+//!
+//! Build once, then run: [`Simulation::build`] validates the scenario and turns it into
+//! nodes, ports, links, switches, hosts, flows and routing tables; the loop never
+//! re-validates. Components refer to each other by index. An event names the component it
+//! wakes ([`Event`]); the handlers below are the only code that moves packets.
+//!
+//! Per packet and hop the work is: the link's arrival event, routing (a table slice and a
+//! hash), buffer admission, a queue push, and, when the egress port is idle, the
+//! transmission, which pushes the packet on the next link. A busy port schedules a single
+//! wakeup for the end of its current frame. Nothing here allocates per packet: packets
+//! live in the arena, queues and link rings reuse their capacity.
+
+use crate::cc::{dcqcn, line_rate, AckInfo, AnyCc, CongestionControl};
+use crate::engine::{Event, EventQueue, MAX_INDEX};
+use crate::fabric::buffer::{Admission, SharedBuffer};
+use crate::fabric::ecn::RedMarker;
+use crate::fabric::pfc::{pause_duration, PFC_FRAME_BYTES};
+use crate::fabric::port::N_PRIO;
+use crate::fabric::switch::Switch;
+use crate::fabric::{Link, Node, NodeKind, Port};
+use crate::packet::{Packet, PacketArena, PacketKind, PktId, ECN_CE, ECN_ECT};
+use crate::routing::{ecmp, spray, RoutingTable};
+use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario};
+use crate::scenario::ScenarioError;
+use crate::seed::{component_rng, component_seed};
+use crate::stall::StallReport;
+use crate::topology::{self, TopoGraph};
+use crate::transport::rdma::ideal_fct;
+use crate::transport::{Flow, FlowSpec, Host};
+use crate::units::{ser_time_f, Rate, Time};
+use rand::Rng;
+use std::path::Path;
+
+/// Transport and fabric settings resolved for the run.
+#[derive(Clone, Debug)]
+pub struct RunParams {
+    /// Payload per packet.
+    pub mtu: u64,
+    /// Header bytes per data packet.
+    pub header: u64,
+    /// Wire size of ACK/NACK/CNP.
+    pub ack_size: u32,
+    /// ACK coalescing.
+    pub ack_every: u32,
+    /// Retransmission timeout.
+    pub rto: Time,
+    /// Data priority.
+    pub data_prio: u8,
+    /// Control priority.
+    pub ctrl_prio: u8,
+    /// Lossless fabric.
+    pub pfc: bool,
+    /// XOFF pause time in quanta.
+    pub pause_quanta: u16,
+    /// Load balancer.
+    pub lb: LbAlgorithm,
+    /// Receivers send CNPs at most this often per flow.
+    pub cnp_interval: Time,
+    /// Stop time.
+    pub max_time: Time,
+    /// Stall timeout.
+    pub stall_timeout: Time,
+    /// Queue sampling interval.
+    pub queue_interval: Option<Time>,
+    /// Rate sampling interval.
+    pub rate_interval: Option<Time>,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Every flow finished.
+    Completed,
+    /// `max_time` came first.
+    MaxTime,
+    /// No progress for `stall_timeout` with flows unfinished.
+    Stalled(StallReport),
+    /// Nothing left to do but some flows never finished.
+    Starved,
+}
+
+impl Outcome {
+    /// Short name for tables.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::MaxTime => "max_time",
+            Outcome::Stalled(_) => "stalled",
+            Outcome::Starved => "starved",
+        }
+    }
+}
+
+/// Progress of a running simulation, for progress bars.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Simulated time.
+    pub now: Time,
+    /// Events processed.
+    pub events: u64,
+    /// Flows finished.
+    pub flows_done: usize,
+    /// Flows in total.
+    pub flows_total: usize,
+    /// The run's `max_time`.
+    pub max_time: Time,
+}
+
+/// Global counters.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    /// Packets that crossed a link (one per hop).
+    pub packet_hops: u64,
+    /// Packets dropped anywhere.
+    pub drops: u64,
+    /// PFC frames sent (XOFF and XON).
+    pub pfc_frames: u64,
+    /// CE marks.
+    pub ecn_marks: u64,
+    /// CNPs sent.
+    pub cnps: u64,
+    /// ACKs sent.
+    pub acks: u64,
+    /// NACKs sent.
+    pub nacks: u64,
+    /// Data packets sent by NICs.
+    pub data_sent: u64,
+    /// Data packets delivered to receiving NICs.
+    pub data_arrived: u64,
+}
+
+/// One row of a queue-length time series.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueSample {
+    /// Time.
+    pub t: Time,
+    /// Port id.
+    pub port: u32,
+    /// Bytes queued.
+    pub bytes: u64,
+}
+
+/// One row of a flow-rate time series.
+#[derive(Clone, Copy, Debug)]
+pub struct RateSample {
+    /// Time.
+    pub t: Time,
+    /// Flow id.
+    pub flow: u32,
+    /// Congestion controller's rate (bps).
+    pub rate_bps: f64,
+    /// Bytes delivered in order per second over the last interval.
+    pub goodput_bps: f64,
+}
+
+/// A built scenario, ready to run (and, after running, holding its results).
+pub struct Simulation {
+    /// Current simulated time.
+    pub now: Time,
+    queue: EventQueue,
+    /// Packets.
+    pub arena: PacketArena,
+    /// All nodes.
+    pub nodes: Vec<Node>,
+    /// All ports (port i transmits on link i).
+    pub ports: Vec<Port>,
+    /// All links.
+    pub links: Vec<Link>,
+    /// Switches.
+    pub switches: Vec<Switch>,
+    /// Hosts (NICs).
+    pub hosts: Vec<Host>,
+    /// Flows.
+    pub flows: Vec<Flow>,
+    /// Ideal FCT of each flow.
+    pub ideal: Vec<Time>,
+    /// Routing tables.
+    pub routing: RoutingTable,
+    /// Resolved parameters.
+    pub params: RunParams,
+    /// Server of each host.
+    pub server_of_host: Vec<u32>,
+    /// Global counters.
+    pub counters: Counters,
+    /// Queue samples.
+    pub queue_samples: Vec<QueueSample>,
+    /// Rate samples.
+    pub rate_samples: Vec<RateSample>,
+    arrival_order: Vec<u32>,
+    next_arrival: usize,
+    flows_done: usize,
+    flows_started: usize,
+    last_progress: Time,
+    pfc_refresh_pending: Vec<bool>,
+    node_is_switch: Vec<bool>,
+    /// Scenario name.
+    pub name: String,
+    /// Seed of the run.
+    pub seed: u64,
+}
+
+fn err(file: &str, field: &str, m: impl Into<String>) -> ScenarioError {
+    ScenarioError::field(file, field, m)
+}
+
+impl Simulation {
+    /// Validates `sc` and builds the runtime model. `file` names the scenario in errors and
+    /// `base_dir` resolves workload files.
+    pub fn build(sc: &Scenario, file: &str, base_dir: &Path) -> Result<Simulation, ScenarioError> {
+        let g = topology::build(&sc.topology, file)?;
+        let t = &sc.transport;
+        if t.mtu == 0 {
+            return Err(err(file, "transport.mtu", "must be at least 1 byte"));
+        }
+        if t.mtu > 65_536 {
+            return Err(err(
+                file,
+                "transport.mtu",
+                format!("{} bytes: at most 64 KiB is allowed", t.mtu),
+            ));
+        }
+        if t.ack_every == 0 {
+            return Err(err(file, "transport.ack_every", "must be at least 1"));
+        }
+        if t.rto == 0 {
+            return Err(err(file, "transport.rto", "must be positive"));
+        }
+        if t.ack_size < 1 {
+            return Err(err(file, "transport.ack_size", "must be positive"));
+        }
+        if t.data_priority as usize >= N_PRIO || t.control_priority as usize >= N_PRIO {
+            return Err(err(file, "transport.data_priority", "priorities are 0..7"));
+        }
+        if t.control_priority <= t.data_priority {
+            return Err(err(
+                file,
+                "transport.control_priority",
+                format!(
+                    "must be above data_priority ({}): ACKs and CNPs are served strictly first",
+                    t.data_priority
+                ),
+            ));
+        }
+        let f = &sc.fabric;
+        let pkt_max = t.mtu + t.header;
+        if f.buffer < 4 * pkt_max {
+            return Err(err(
+                file,
+                "fabric.buffer",
+                format!(
+                    "{} bytes cannot hold even 4 packets of {} bytes (mtu + header)",
+                    f.buffer, pkt_max
+                ),
+            ));
+        }
+        if !(f.pfc.alpha > 0.0 && f.pfc.alpha.is_finite()) {
+            return Err(err(file, "fabric.pfc.alpha", "must be a positive number"));
+        }
+        if f.pfc.threshold == crate::scenario::config::PfcThreshold::Static && f.pfc.xoff < pkt_max
+        {
+            return Err(err(
+                file,
+                "fabric.pfc.xoff",
+                "the static XOFF threshold must hold at least one packet",
+            ));
+        }
+        if let Some(p) = f.ecn.pmax {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(err(
+                    file,
+                    "fabric.ecn.pmax",
+                    "a probability between 0 and 1",
+                ));
+            }
+        }
+        if let (Some(a), Some(b)) = (f.ecn.kmin, f.ecn.kmax) {
+            if a > b {
+                return Err(err(file, "fabric.ecn.kmin", "must not exceed kmax"));
+            }
+        }
+        let d = &sc.cc.dcqcn;
+        if let Some(g) = d.g {
+            if !(g > 0.0 && g <= 1.0) {
+                return Err(err(
+                    file,
+                    "cc.dcqcn.g",
+                    "a gain between 0 (exclusive) and 1",
+                ));
+            }
+        }
+        if d.timer == Some(0) {
+            return Err(err(file, "cc.dcqcn.timer", "must be positive"));
+        }
+        if d.byte_counter == Some(0) {
+            return Err(err(file, "cc.dcqcn.byte_counter", "must be positive"));
+        }
+        for (field, r) in [
+            ("cc.dcqcn.rai", d.rai),
+            ("cc.dcqcn.rhai", d.rhai),
+            ("cc.dcqcn.rmin", d.rmin),
+        ] {
+            if r == Some(Rate(0)) {
+                return Err(err(file, field, "must be positive"));
+            }
+        }
+        if sc.stall_timeout == 0 {
+            return Err(err(file, "stall_timeout", "must be positive"));
+        }
+        if sc.max_time == 0 {
+            return Err(err(file, "max_time", "must be positive"));
+        }
+        for (fld, v) in [
+            ("record.queue_interval", sc.record.queue_interval),
+            ("record.rate_interval", sc.record.rate_interval),
+        ] {
+            if v == Some(0) {
+                return Err(err(file, fld, "must be positive"));
+            }
+        }
+        let specs = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir, file)?;
+        if specs.len() > MAX_INDEX as usize {
+            return Err(err(
+                file,
+                "workload",
+                format!("{} flows: at most {} per run", specs.len(), MAX_INDEX),
+            ));
+        }
+        let params = RunParams {
+            mtu: t.mtu,
+            header: t.header,
+            ack_size: t.ack_size as u32,
+            ack_every: t.ack_every,
+            rto: t.rto,
+            data_prio: t.data_priority,
+            ctrl_prio: t.control_priority,
+            pfc: f.pfc.enabled,
+            pause_quanta: f.pfc.pause_quanta.max(1),
+            lb: f.load_balance.algorithm,
+            cnp_interval: dcqcn::DcqcnParams::resolve(&sc.cc.dcqcn, Rate::gbps(100)).cnp_interval,
+            max_time: sc.max_time,
+            stall_timeout: sc.stall_timeout,
+            queue_interval: sc.record.queue_interval,
+            rate_interval: sc.record.rate_interval,
+        };
+        Self::assemble(sc, &g, specs, params, file)
+    }
+
+    fn assemble(
+        sc: &Scenario,
+        g: &TopoGraph,
+        specs: Vec<FlowSpec>,
+        params: RunParams,
+        file: &str,
+    ) -> Result<Simulation, ScenarioError> {
+        let n = g.nodes.len();
+        // Ports: node by node, in link order.
+        let mut node_links: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
+        for (i, l) in g.links.iter().enumerate() {
+            node_links[l.a].push((i, true));
+            node_links[l.b].push((i, false));
+        }
+        let mut port_of: Vec<[u32; 2]> = vec![[0, 0]; g.links.len()];
+        let mut nodes = Vec::with_capacity(n);
+        let mut next_port = 0u32;
+        let mut n_sw = 0u32;
+        let mut switch_nodes = Vec::new();
+        for (i, ns) in g.nodes.iter().enumerate() {
+            let kind = if ns.is_switch {
+                n_sw += 1;
+                switch_nodes.push(i as u32);
+                NodeKind::Switch(n_sw - 1)
+            } else {
+                NodeKind::Host(g.hosts.iter().position(|&h| h == i).unwrap_or(0) as u32)
+            };
+            nodes.push(Node {
+                name: ns.name.clone(),
+                kind,
+                first_port: next_port,
+                n_ports: node_links[i].len() as u32,
+            });
+            for &(li, is_a) in &node_links[i] {
+                port_of[li][if is_a { 0 } else { 1 }] = next_port;
+                next_port += 1;
+            }
+        }
+        if next_port > MAX_INDEX {
+            return Err(err(
+                file,
+                "topology",
+                format!("{next_port} ports: at most {MAX_INDEX} are supported"),
+            ));
+        }
+        let mut ports: Vec<Port> = Vec::with_capacity(next_port as usize);
+        let mut links: Vec<Link> = Vec::with_capacity(next_port as usize);
+        // Fill ports in id order.
+        let mut by_id: Vec<Option<(u32, u32, u32, Rate, Time)>> = vec![None; next_port as usize];
+        for (li, l) in g.links.iter().enumerate() {
+            let [pa, pb] = port_of[li];
+            let la = pa - nodes[l.a].first_port;
+            let lb = pb - nodes[l.b].first_port;
+            by_id[pa as usize] = Some((l.a as u32, la, pb, l.rate, l.delay));
+            by_id[pb as usize] = Some((l.b as u32, lb, pa, l.rate, l.delay));
+        }
+        let node_is_switch: Vec<bool> = g.nodes.iter().map(|x| x.is_switch).collect();
+        let sw_lat = sc.fabric.switch_latency;
+        for e in by_id.into_iter() {
+            let (node, local, peer, rate, delay) = e.expect("every port belongs to a link");
+            ports.push(Port::new(node, local, peer, rate));
+            links.push(Link::new(delay));
+        }
+        // The receiving node's forwarding latency is added to the link's delay (packets
+        // reach the egress queue that much after their last bit arrives).
+        for p in 0..ports.len() {
+            let peer_node = ports[ports[p].peer as usize].node as usize;
+            if node_is_switch[peer_node] {
+                links[p].delay += sw_lat;
+            }
+        }
+        // Switches.
+        let mut switches = Vec::with_capacity(n_sw as usize);
+        for &sn in &switch_nodes {
+            let node = &nodes[sn as usize];
+            let mut headroom = Vec::new();
+            let mut ecn = Vec::new();
+            for p in node.first_port..node.first_port + node.n_ports {
+                let port = &ports[p as usize];
+                // Bytes arrive on this port over the peer's link.
+                let delay = links[port.peer as usize].delay;
+                let h = sc.fabric.pfc.headroom.unwrap_or_else(|| {
+                    // 3 * C * delay / 8: the bytes in flight on the cable while XOFF
+                    // travels and takes effect, plus two maximum frames being serialized.
+                    let bdp = (3.0 * port.rate.0 as f64 * delay as f64 / 8e12) as u64;
+                    bdp + 2 * (params.mtu + params.header) + PFC_FRAME_BYTES as u64
+                });
+                headroom.push(h);
+                ecn.push(RedMarker::from_cfg(&sc.fabric.ecn, port.rate));
+            }
+            let buffer = SharedBuffer::new(sc.fabric.buffer, &sc.fabric.pfc, headroom);
+            if params.pfc && buffer.set_aside() >= sc.fabric.buffer {
+                return Err(err(
+                    file,
+                    "fabric.buffer",
+                    format!(
+                        "{} bytes at switch {} is less than its PFC headroom and reserve ({} bytes); raise the buffer or lower fabric.pfc.headroom/reserve",
+                        sc.fabric.buffer,
+                        node.name,
+                        buffer.set_aside()
+                    ),
+                ));
+            }
+            switches.push(Switch {
+                node: sn,
+                first_port: node.first_port,
+                n_ports: node.n_ports,
+                buffer,
+                ecn,
+                rng: component_rng(sc.seed, &node.name),
+                salt: component_seed(sc.seed, &format!("{}/ecmp", node.name)) as u32,
+                rr: 0,
+                drops: 0,
+            });
+        }
+        let host_nodes: Vec<u32> = g.hosts.iter().map(|&h| h as u32).collect();
+        let statics: Vec<(u32, u32, Vec<u32>)> = g
+            .routes
+            .iter()
+            .map(|r| {
+                let sw = match nodes[r.at].kind {
+                    NodeKind::Switch(s) => s,
+                    NodeKind::Host(_) => 0,
+                };
+                let node = &nodes[r.at];
+                let ps = r
+                    .via
+                    .iter()
+                    .filter_map(|&v| {
+                        (node.first_port..node.first_port + node.n_ports)
+                            .find(|&p| ports[ports[p as usize].peer as usize].node as usize == v)
+                    })
+                    .collect();
+                (sw, r.to_host as u32, ps)
+            })
+            .collect();
+        let routing = RoutingTable::build(&nodes, &ports, &switch_nodes, &host_nodes, &statics)
+            .map_err(|e| err(file, "topology", e.0))?;
+        let hosts: Vec<Host> = host_nodes
+            .iter()
+            .map(|&hn| Host {
+                node: hn,
+                port: nodes[hn as usize].first_port,
+                active: Vec::new(),
+                rr: 0,
+            })
+            .collect();
+        // Flows.
+        let mut flows = Vec::with_capacity(specs.len());
+        for (i, s) in specs.into_iter().enumerate() {
+            let line = ports[hosts[s.src as usize].port as usize].rate;
+            let cc = match sc.cc.algorithm {
+                CcAlgorithm::None => AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 }),
+                CcAlgorithm::Dcqcn => AnyCc::Dcqcn(dcqcn::Dcqcn::new(
+                    dcqcn::DcqcnParams::resolve(&sc.cc.dcqcn, line),
+                    line,
+                    s.start,
+                )),
+            };
+            // RoCE NICs derive the UDP source port from the queue pair; here it is drawn
+            // from the seed so that a different seed gives different ECMP paths.
+            let sport = (component_seed(sc.seed, &format!("flow{i}")) & 0xffff) as u16 | 0xc000;
+            let hash = ecmp::five_tuple_hash(s.src, s.dst, sport);
+            flows.push(Flow::new(s, hash, sport, cc));
+        }
+        let mut order: Vec<u32> = (0..flows.len() as u32).collect();
+        order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
+        let n_ports = ports.len();
+        let mut sim = Simulation {
+            now: 0,
+            queue: EventQueue::with_capacity(4 * n_ports + 1024),
+            arena: PacketArena::default(),
+            nodes,
+            ports,
+            links,
+            switches,
+            hosts,
+            flows,
+            ideal: Vec::new(),
+            routing,
+            params,
+            server_of_host: g.server_of_host.clone(),
+            counters: Counters::default(),
+            queue_samples: Vec::new(),
+            rate_samples: Vec::new(),
+            arrival_order: order,
+            next_arrival: 0,
+            flows_done: 0,
+            flows_started: 0,
+            last_progress: 0,
+            pfc_refresh_pending: vec![false; n_ports],
+            node_is_switch,
+            name: sc.name.clone().unwrap_or_else(|| "run".into()),
+            seed: sc.seed,
+        };
+        sim.ideal = (0..sim.flows.len()).map(|i| sim.ideal_fct_of(i)).collect();
+        for (i, &ideal) in sim.ideal.iter().enumerate() {
+            if ideal == 0 {
+                let s = &sim.flows[i].spec;
+                return Err(err(
+                    file,
+                    "workload",
+                    format!("flow {i} ({} -> {}) has no route", s.src, s.dst),
+                ));
+            }
+        }
+        Ok(sim)
+    }
+
+    /// Hops (rate, delay after) of the path flow `i` takes, following the routing the
+    /// switches apply (ECMP with the flow's hash; the first candidate under spraying).
+    pub fn path_of(&self, i: usize) -> Vec<(u64, Time)> {
+        let f = &self.flows[i];
+        let mut hops = Vec::new();
+        let mut port = self.hosts[f.spec.src as usize].port;
+        for _ in 0..64 {
+            hops.push((
+                self.ports[port as usize].rate.0,
+                self.links[port as usize].delay,
+            ));
+            let next_node = self.ports[self.ports[port as usize].peer as usize].node;
+            match self.nodes[next_node as usize].kind {
+                NodeKind::Host(h) => {
+                    return if h == f.spec.dst { hops } else { Vec::new() };
+                }
+                NodeKind::Switch(s) => {
+                    let c = self.routing.candidates(s, f.spec.dst);
+                    if c.is_empty() {
+                        return Vec::new();
+                    }
+                    let k = match self.params.lb {
+                        LbAlgorithm::Ecmp => {
+                            ecmp::pick(f.hash, self.switches[s as usize].salt, c.len())
+                        }
+                        _ => 0,
+                    };
+                    port = c[k];
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    fn ideal_fct_of(&self, i: usize) -> Time {
+        let hops = self.path_of(i);
+        ideal_fct(
+            self.flows[i].spec.size,
+            self.params.mtu,
+            self.params.header,
+            &hops,
+        )
+    }
+
+    /// Flows finished so far.
+    pub fn flows_done(&self) -> usize {
+        self.flows_done
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.queue.popped()
+    }
+
+    /// Runs to completion, `max_time`, or a stall. `progress` is called every ~2^20 events.
+    pub fn run(&mut self, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+        if !self.arrival_order.is_empty() {
+            let t0 = self.flows[self.arrival_order[0] as usize].spec.start;
+            self.queue.push(t0, Event::FlowArrivals);
+        }
+        if self.params.queue_interval.is_some() || self.params.rate_interval.is_some() {
+            self.queue.push(0, Event::Sample);
+        }
+        let total = self.flows.len();
+        let mut tick = 0u32;
+        let outcome = loop {
+            if self.flows_done == total {
+                break Outcome::Completed;
+            }
+            let Some((t, ev)) = self.queue.pop() else {
+                break Outcome::Starved;
+            };
+            if t > self.params.max_time {
+                self.now = self.params.max_time;
+                break Outcome::MaxTime;
+            }
+            if self.flows_started > self.flows_done
+                && t.saturating_sub(self.last_progress) > self.params.stall_timeout
+            {
+                self.now = self.last_progress + self.params.stall_timeout;
+                break Outcome::Stalled(crate::stall::diagnose(self));
+            }
+            self.now = t;
+            match ev {
+                Event::LinkArrive(l) => self.on_link_arrive(l),
+                Event::PortWake(p) => {
+                    if self.ports[p as usize].wake_at == t {
+                        self.ports[p as usize].wake_at = Time::MAX;
+                    }
+                    self.try_transmit(p);
+                }
+                Event::FlowArrivals => self.on_flow_arrivals(),
+                Event::Rto(f) => self.on_rto(f),
+                Event::CnpTimer(f) => self.on_cnp_timer(f),
+                Event::PfcRefresh(p) => self.on_pfc_refresh(p),
+                Event::Sample => self.on_sample(),
+                Event::CcTimer(_) => {}
+            }
+            tick = tick.wrapping_add(1);
+            if tick & 0xf_ffff == 0 {
+                progress(&self.progress());
+            }
+        };
+        self.finish_accounting();
+        progress(&self.progress());
+        outcome
+    }
+
+    /// Current progress.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            now: self.now,
+            events: self.queue.popped(),
+            flows_done: self.flows_done,
+            flows_total: self.flows.len(),
+            max_time: self.params.max_time,
+        }
+    }
+
+    fn finish_accounting(&mut self) {
+        let now = self.now;
+        for p in &mut self.ports {
+            if let Some(s) = p.pause_started.take() {
+                let end = p.paused_until.iter().copied().max().unwrap_or(now).min(now);
+                p.stats.paused_ps += end.saturating_sub(s);
+            }
+        }
+    }
+
+    // ---- flows -------------------------------------------------------------------
+
+    fn on_flow_arrivals(&mut self) {
+        while self.next_arrival < self.arrival_order.len() {
+            let fid = self.arrival_order[self.next_arrival];
+            let f = &mut self.flows[fid as usize];
+            if f.spec.start > self.now {
+                self.queue.push(f.spec.start, Event::FlowArrivals);
+                return;
+            }
+            self.next_arrival += 1;
+            f.started = true;
+            f.next_send = self.now;
+            self.flows_started += 1;
+            self.last_progress = self.now;
+            let h = f.spec.src as usize;
+            self.hosts[h].active.push(fid);
+            let port = self.hosts[h].port;
+            self.schedule_wake(port, self.now);
+        }
+    }
+
+    fn on_rto(&mut self, fid: u32) {
+        let now = self.now;
+        let rto = self.params.rto;
+        let f = &mut self.flows[fid as usize];
+        if f.sender_done.is_some() {
+            f.rto_pending = false;
+            return;
+        }
+        if now < f.rto_deadline {
+            self.queue.push(f.rto_deadline, Event::Rto(fid));
+            return;
+        }
+        if f.snd_una < f.snd_nxt || f.snd_una < f.spec.size {
+            f.snd_nxt = f.snd_una;
+            f.timeouts += 1;
+            f.rto_deadline = now + rto;
+            self.queue.push(f.rto_deadline, Event::Rto(fid));
+            let port = self.hosts[f.spec.src as usize].port;
+            self.schedule_wake(port, now);
+        } else {
+            f.rto_pending = false;
+        }
+    }
+
+    // ---- ports and links -------------------------------------------------------
+
+    #[inline]
+    fn schedule_wake(&mut self, port: u32, t: Time) {
+        let p = &mut self.ports[port as usize];
+        if p.wake_at <= t && p.wake_at >= self.now {
+            return;
+        }
+        p.wake_at = t;
+        self.queue.push(t, Event::PortWake(port));
+    }
+
+    fn try_transmit(&mut self, port: u32) {
+        let now = self.now;
+        let pi = port as usize;
+        if self.ports[pi].busy_until > now {
+            let b = self.ports[pi].busy_until;
+            self.schedule_wake(port, b);
+            return;
+        }
+        let pkt = if let Some(p) = self.ports[pi].mac_ctrl.pop_front() {
+            p
+        } else if let Some(prio) = self.ports[pi].next_queue(now) {
+            let p = self.ports[pi].queues[prio]
+                .pop_front()
+                .expect("non-empty queue");
+            let wire = self.arena.get(p).wire as u64;
+            self.ports[pi].qbytes[prio] -= wire;
+            if self.node_is_switch[self.ports[pi].node as usize] {
+                self.on_switch_dequeue(port, p);
+            }
+            p
+        } else if let NodeKind::Host(h) = self.nodes[self.ports[pi].node as usize].kind {
+            match self.pull_data(h) {
+                Some(p) => p,
+                None => {
+                    if let Some(t) = self.ports[pi].earliest_unpause(now) {
+                        self.schedule_wake(port, t);
+                    }
+                    return;
+                }
+            }
+        } else {
+            if let Some(t) = self.ports[pi].earliest_unpause(now) {
+                self.schedule_wake(port, t);
+            }
+            return;
+        };
+        self.transmit(port, pkt);
+    }
+
+    #[inline]
+    fn transmit(&mut self, port: u32, pkt: PktId) {
+        let now = self.now;
+        let pi = port as usize;
+        let (wire, is_data) = {
+            let p = self.arena.get(pkt);
+            (p.wire as u64, p.kind == PacketKind::Data)
+        };
+        let port_ref = &mut self.ports[pi];
+        let d = port_ref.rate.tx_time(wire);
+        port_ref.busy_until = now + d;
+        port_ref.stats.tx_bytes += wire;
+        port_ref.stats.tx_packets += 1;
+        if is_data {
+            port_ref.stats.tx_data_packets += 1;
+        }
+        let link = &mut self.links[pi];
+        let arrival = now + d + link.delay;
+        let was_empty = link.ring.is_empty();
+        link.ring.push_back((arrival, pkt));
+        if was_empty {
+            self.queue.push(arrival, Event::LinkArrive(port));
+        }
+        let p = &self.ports[pi];
+        let more = !p.mac_ctrl.is_empty()
+            || p.qbytes.iter().any(|&b| b > 0)
+            || matches!(self.nodes[p.node as usize].kind, NodeKind::Host(h) if !self.hosts[h as usize].active.is_empty());
+        if more {
+            let b = p.busy_until;
+            self.schedule_wake(port, b);
+        }
+    }
+
+    fn on_link_arrive(&mut self, l: u32) {
+        let li = l as usize;
+        let (_, pkt) = self.links[li]
+            .ring
+            .pop_front()
+            .expect("arrival on an empty link");
+        if let Some(&(t2, _)) = self.links[li].ring.front() {
+            self.queue.push(t2, Event::LinkArrive(l));
+        }
+        self.counters.packet_hops += 1;
+        let in_port = self.ports[li].peer;
+        self.ports[in_port as usize].stats.rx_packets += 1;
+        if self.arena.get(pkt).kind == PacketKind::Pause {
+            self.apply_pause(in_port, pkt);
+            return;
+        }
+        match self.nodes[self.ports[in_port as usize].node as usize].kind {
+            NodeKind::Switch(s) => self.switch_receive(s, in_port, pkt),
+            NodeKind::Host(h) => self.host_receive(h, pkt),
+        }
+    }
+
+    // ---- PFC -------------------------------------------------------------------
+
+    fn apply_pause(&mut self, port: u32, pkt: PktId) {
+        let (prio, quanta) = {
+            let p = self.arena.get(pkt);
+            (p.flow as usize, p.seq as u16)
+        };
+        self.arena.release(pkt);
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if quanta == 0 {
+            if let Some(s) = p.pause_started.take() {
+                p.stats.paused_ps += now.saturating_sub(s);
+            }
+            p.paused_until[prio] = 0;
+            self.schedule_wake(port, now);
+        } else {
+            p.stats.pause_frames_received += 1;
+            match p.pause_started {
+                Some(s) if p.paused_until[prio] <= now => {
+                    // The previous pause expired without a resume frame.
+                    p.stats.paused_ps += p.paused_until[prio].saturating_sub(s);
+                    p.pause_started = Some(now);
+                }
+                None => p.pause_started = Some(now),
+                _ => {}
+            }
+            p.paused_until[prio] = now + pause_duration(quanta, p.rate);
+        }
+    }
+
+    fn send_pfc(&mut self, port: u32, prio: u8, quanta: u16) {
+        let mut p = Packet::new(PacketKind::Pause);
+        p.flow = prio as u32;
+        p.seq = quanta as u64;
+        p.wire = PFC_FRAME_BYTES;
+        p.prio = 7;
+        let id = self.arena.alloc(p);
+        let port_ref = &mut self.ports[port as usize];
+        port_ref.mac_ctrl.push_back(id);
+        if quanta > 0 {
+            port_ref.stats.pause_frames_sent += 1;
+        } else {
+            port_ref.stats.resume_frames_sent += 1;
+        }
+        self.counters.pfc_frames += 1;
+        if quanta > 0 && !self.pfc_refresh_pending[port as usize] {
+            self.pfc_refresh_pending[port as usize] = true;
+            let half = pause_duration(quanta, port_ref.rate) / 2;
+            self.queue
+                .push(self.now + half.max(1), Event::PfcRefresh(port));
+        }
+        self.try_transmit(port);
+    }
+
+    fn on_pfc_refresh(&mut self, port: u32) {
+        self.pfc_refresh_pending[port as usize] = false;
+        let node = self.ports[port as usize].node;
+        let NodeKind::Switch(s) = self.nodes[node as usize].kind else {
+            return;
+        };
+        let local = (port - self.switches[s as usize].first_port) as usize;
+        for prio in 0..N_PRIO {
+            if self.switches[s as usize].buffer.is_pausing(local, prio) {
+                self.send_pfc(port, prio as u8, self.params.pause_quanta);
+            }
+        }
+    }
+
+    // ---- switches --------------------------------------------------------------
+
+    fn switch_receive(&mut self, s: u32, in_port: u32, pkt: PktId) {
+        let (dst, hash, prio, wire) = {
+            let p = self.arena.get(pkt);
+            (p.dst, p.hash, p.prio as usize, p.wire as u64)
+        };
+        let sw = &mut self.switches[s as usize];
+        let cands = self.routing.candidates(s, dst);
+        if cands.is_empty() {
+            self.drop_packet(pkt, in_port, s);
+            return;
+        }
+        let k = if cands.len() == 1 {
+            0
+        } else {
+            match self.params.lb {
+                LbAlgorithm::Ecmp => ecmp::pick(hash, sw.salt, cands.len()),
+                LbAlgorithm::SprayRandom => spray::pick_random(&mut sw.rng, cands.len()),
+                LbAlgorithm::SprayRr => spray::pick_rr(&mut sw.rr, cands.len()),
+            }
+        };
+        let egress = cands[k];
+        let local_in = (in_port - sw.first_port) as usize;
+        if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
+            self.ports[egress as usize].stats.drops += 1;
+            self.drop_packet(pkt, in_port, s);
+            return;
+        }
+        self.arena.get_mut(pkt).in_port = local_in as u32;
+        let e = &mut self.ports[egress as usize];
+        e.queues[prio].push_back(pkt);
+        e.qbytes[prio] += wire;
+        let q = e.queued_bytes();
+        if q > e.stats.max_queue_bytes {
+            e.stats.max_queue_bytes = q;
+        }
+        if self.params.pfc
+            && prio as u8 != self.params.ctrl_prio
+            && self.switches[s as usize]
+                .buffer
+                .should_pause(local_in, prio)
+        {
+            self.send_pfc(in_port, prio as u8, self.params.pause_quanta);
+        }
+        self.try_transmit(egress);
+    }
+
+    fn drop_packet(&mut self, pkt: PktId, _in_port: u32, s: u32) {
+        let p = *self.arena.get(pkt);
+        if p.kind == PacketKind::Data {
+            self.flows[p.flow as usize].data_pkts_dropped += 1;
+        }
+        self.switches[s as usize].drops += 1;
+        self.counters.drops += 1;
+        self.arena.release(pkt);
+    }
+
+    fn on_switch_dequeue(&mut self, port: u32, pkt: PktId) {
+        let node = self.ports[port as usize].node;
+        let NodeKind::Switch(s) = self.nodes[node as usize].kind else {
+            return;
+        };
+        let (local_in, prio, wire, ecn, kind) = {
+            let p = self.arena.get(pkt);
+            (
+                p.in_port as usize,
+                p.prio as usize,
+                p.wire as u64,
+                p.ecn,
+                p.kind,
+            )
+        };
+        let sw = &mut self.switches[s as usize];
+        sw.buffer.release(local_in, prio, wire);
+        if kind == PacketKind::Data && ecn == ECN_ECT {
+            let local_out = (port - sw.first_port) as usize;
+            let q = self.ports[port as usize].qbytes[prio];
+            let prob = sw.ecn[local_out].probability(q);
+            if prob > 0.0 && (prob >= 1.0 || sw.rng.gen::<f64>() < prob) {
+                self.arena.get_mut(pkt).ecn = ECN_CE;
+                self.ports[port as usize].stats.ecn_marked += 1;
+                self.counters.ecn_marks += 1;
+            }
+        }
+        if self.params.pfc
+            && self.switches[s as usize]
+                .buffer
+                .should_resume(local_in, prio)
+        {
+            let in_port = self.switches[s as usize].first_port + local_in as u32;
+            self.send_pfc(in_port, prio as u8, 0);
+        }
+    }
+
+    // ---- hosts: sending ----------------------------------------------------------
+
+    /// The NIC picks the next data packet, round robin over flows whose pacer allows.
+    fn pull_data(&mut self, h: u32) -> Option<PktId> {
+        let now = self.now;
+        let host = &self.hosts[h as usize];
+        let port = host.port;
+        let dp = self.params.data_prio as usize;
+        if self.ports[port as usize].is_paused(dp, now) {
+            let t = self.ports[port as usize].paused_until[dp];
+            if !host.active.is_empty() {
+                self.schedule_wake(port, t);
+            }
+            return None;
+        }
+        let n = host.active.len();
+        let mut earliest = Time::MAX;
+        for k in 0..n {
+            let i = (self.hosts[h as usize].rr + k) % n;
+            let fid = self.hosts[h as usize].active[i];
+            let f = &self.flows[fid as usize];
+            if f.snd_nxt >= f.spec.size {
+                continue;
+            }
+            if let Some(w) = f.cc.window() {
+                if f.snd_nxt - f.snd_una >= w {
+                    continue;
+                }
+            }
+            if f.next_send > now {
+                earliest = earliest.min(f.next_send);
+                continue;
+            }
+            self.hosts[h as usize].rr = i + 1;
+            return Some(self.make_data(fid, port));
+        }
+        if earliest != Time::MAX {
+            self.schedule_wake(port, earliest);
+        }
+        None
+    }
+
+    fn make_data(&mut self, fid: u32, port: u32) -> PktId {
+        let now = self.now;
+        let rp = &self.params;
+        let line = self.ports[port as usize].rate;
+        let f = &mut self.flows[fid as usize];
+        let payload = rp.mtu.min(f.spec.size - f.snd_nxt);
+        let wire = payload + rp.header;
+        let pkt = Packet {
+            kind: PacketKind::Data,
+            prio: rp.data_prio,
+            ecn: ECN_ECT,
+            echo: 0,
+            src: f.spec.src,
+            dst: f.spec.dst,
+            flow: fid,
+            seq: f.snd_nxt,
+            payload: payload as u32,
+            wire: wire as u32,
+            hash: f.hash,
+            in_port: u32::MAX,
+            sent_at: now,
+        };
+        if f.snd_nxt < f.high_sent {
+            f.retx_bytes += payload;
+        }
+        f.snd_nxt += payload;
+        f.high_sent = f.high_sent.max(f.snd_nxt);
+        f.data_pkts_sent += 1;
+        f.cc.on_send(now, wire);
+        let rate = f.cc.rate_bps();
+        f.next_send = if rate >= line.0 as f64 {
+            now + line.tx_time(wire)
+        } else {
+            now + ser_time_f(wire, rate)
+        };
+        if !f.rto_pending {
+            f.rto_pending = true;
+            f.rto_deadline = now + rp.rto;
+            self.queue.push(f.rto_deadline, Event::Rto(fid));
+        }
+        self.counters.data_sent += 1;
+        self.arena.alloc(pkt)
+    }
+
+    fn send_feedback(&mut self, from_host: u32, kind: PacketKind, data: &Packet, seq: u64) {
+        let mut p = Packet::new(kind);
+        p.prio = self.params.ctrl_prio;
+        p.src = data.dst;
+        p.dst = data.src;
+        p.flow = data.flow;
+        p.seq = seq;
+        p.wire = self.params.ack_size;
+        p.hash = ecmp::mix32(data.hash ^ 0x5bd1_e995);
+        p.echo = (data.ecn == ECN_CE) as u8;
+        p.sent_at = data.sent_at;
+        let id = self.arena.alloc(p);
+        let port = self.hosts[from_host as usize].port;
+        let pr = &mut self.ports[port as usize];
+        let prio = self.params.ctrl_prio as usize;
+        pr.queues[prio].push_back(id);
+        pr.qbytes[prio] += p.wire as u64;
+        match kind {
+            PacketKind::Ack => self.counters.acks += 1,
+            PacketKind::Nack => self.counters.nacks += 1,
+            PacketKind::Cnp => self.counters.cnps += 1,
+            _ => {}
+        }
+        self.try_transmit(port);
+    }
+
+    // ---- hosts: receiving --------------------------------------------------------
+
+    fn host_receive(&mut self, h: u32, pkt: PktId) {
+        let p = *self.arena.get(pkt);
+        self.arena.release(pkt);
+        match p.kind {
+            PacketKind::Data => self.on_data(h, &p),
+            PacketKind::Ack | PacketKind::Nack => self.on_ack(&p),
+            PacketKind::Cnp => {
+                let f = &mut self.flows[p.flow as usize];
+                f.cc.on_cnp(self.now);
+            }
+            PacketKind::Pause => {}
+        }
+    }
+
+    fn on_data(&mut self, h: u32, p: &Packet) {
+        let now = self.now;
+        self.counters.data_arrived += 1;
+        let fid = p.flow;
+        let ack_every = self.params.ack_every;
+        let interval = self.params.cnp_interval;
+        let f = &mut self.flows[fid as usize];
+        f.data_pkts_arrived += 1;
+        if p.ecn == ECN_CE && f.cc.wants_cnp() {
+            if now >= f.next_cnp {
+                f.next_cnp = now + interval;
+                f.cnps_sent += 1;
+                self.send_feedback(h, PacketKind::Cnp, p, 0);
+            } else if !f.cnp_pending {
+                f.cnp_pending = true;
+                let t = f.next_cnp;
+                self.queue.push(t, Event::CnpTimer(fid));
+            }
+        }
+        let f = &mut self.flows[fid as usize];
+        if p.seq == f.rcv_nxt {
+            f.rcv_nxt += p.payload as u64;
+            f.nacked_at = u64::MAX;
+            f.unacked_pkts += 1;
+            self.last_progress = now;
+            let done = f.rcv_nxt >= f.spec.size;
+            if f.unacked_pkts >= ack_every || done {
+                f.unacked_pkts = 0;
+                let seq = f.rcv_nxt;
+                self.send_feedback(h, PacketKind::Ack, p, seq);
+            }
+            let f = &mut self.flows[fid as usize];
+            if done && f.finish.is_none() {
+                f.finish = Some(now);
+                self.flows_done += 1;
+            }
+        } else if p.seq > f.rcv_nxt {
+            if f.nacked_at != f.rcv_nxt {
+                f.nacked_at = f.rcv_nxt;
+                let seq = f.rcv_nxt;
+                self.send_feedback(h, PacketKind::Nack, p, seq);
+            }
+        } else {
+            let seq = f.rcv_nxt;
+            self.send_feedback(h, PacketKind::Ack, p, seq);
+        }
+    }
+
+    fn on_cnp_timer(&mut self, fid: u32) {
+        let now = self.now;
+        let interval = self.params.cnp_interval;
+        let f = &mut self.flows[fid as usize];
+        if !f.cnp_pending {
+            return;
+        }
+        f.cnp_pending = false;
+        f.next_cnp = now + interval;
+        f.cnps_sent += 1;
+        // A CNP carries only the flow; build it from a template of the flow's data.
+        let mut tmpl = Packet::new(PacketKind::Data);
+        tmpl.src = f.spec.src;
+        tmpl.dst = f.spec.dst;
+        tmpl.flow = fid;
+        tmpl.hash = f.hash;
+        let h = f.spec.dst;
+        self.send_feedback(h, PacketKind::Cnp, &tmpl, 0);
+    }
+
+    fn on_ack(&mut self, p: &Packet) {
+        let now = self.now;
+        let rto = self.params.rto;
+        let fid = p.flow;
+        let f = &mut self.flows[fid as usize];
+        let mut wake = false;
+        if p.seq > f.snd_una {
+            let newly = p.seq - f.snd_una;
+            f.snd_una = p.seq;
+            if f.snd_nxt < f.snd_una {
+                f.snd_nxt = f.snd_una;
+            }
+            let info = AckInfo {
+                newly_acked: newly,
+                ack_seq: p.seq,
+                ecn_echo: p.echo,
+                rtt: now.saturating_sub(p.sent_at),
+            };
+            f.cc.on_ack(now, &info);
+            f.rto_deadline = now + rto;
+            wake = f.cc.window().is_some();
+        }
+        if p.kind == PacketKind::Nack {
+            f.nacks += 1;
+            if p.seq < f.snd_nxt {
+                f.snd_nxt = p.seq.max(f.snd_una);
+                wake = true;
+            }
+        }
+        if f.snd_una >= f.spec.size && f.sender_done.is_none() {
+            f.sender_done = Some(now);
+            let h = f.spec.src as usize;
+            self.hosts[h].active.retain(|&x| x != fid);
+        }
+        if wake {
+            let port = self.hosts[self.flows[fid as usize].spec.src as usize].port;
+            self.schedule_wake(port, now);
+        }
+    }
+
+    // ---- time series -------------------------------------------------------------
+
+    fn on_sample(&mut self) {
+        let now = self.now;
+        if let Some(iv) = self.params.queue_interval {
+            if now % iv == 0 {
+                for (i, p) in self.ports.iter().enumerate() {
+                    if self.node_is_switch[p.node as usize] {
+                        let b = p.queued_bytes();
+                        if b > 0 {
+                            self.queue_samples.push(QueueSample {
+                                t: now,
+                                port: i as u32,
+                                bytes: b,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(iv) = self.params.rate_interval {
+            if now % iv == 0 {
+                for (i, f) in self.flows.iter_mut().enumerate() {
+                    if f.started && f.finish.is_none() || f.finish == Some(now) {
+                        let delivered = f.rcv_nxt - f.delivered_at_last_sample;
+                        f.delivered_at_last_sample = f.rcv_nxt;
+                        self.rate_samples.push(RateSample {
+                            t: now,
+                            flow: i as u32,
+                            rate_bps: f.cc.rate_bps(),
+                            goodput_bps: delivered as f64 * 8.0 * 1e12 / iv as f64,
+                        });
+                    } else if f.finish.is_some() {
+                        f.delivered_at_last_sample = f.rcv_nxt;
+                    }
+                }
+            }
+        }
+        let q = self.params.queue_interval.unwrap_or(Time::MAX);
+        let r = self.params.rate_interval.unwrap_or(Time::MAX);
+        let next_q = if q == Time::MAX {
+            Time::MAX
+        } else {
+            (now / q + 1) * q
+        };
+        let next_r = if r == Time::MAX {
+            Time::MAX
+        } else {
+            (now / r + 1) * r
+        };
+        let next = next_q.min(next_r);
+        if next != Time::MAX && self.flows_done < self.flows.len() {
+            self.queue.push(next, Event::Sample);
+        }
+    }
+
+    /// Node name of a port's owner.
+    pub fn port_node_name(&self, port: u32) -> &str {
+        &self.nodes[self.ports[port as usize].node as usize].name
+    }
+
+    /// True if node `n` is a switch.
+    pub fn is_switch(&self, n: u32) -> bool {
+        self.node_is_switch[n as usize]
+    }
+}

@@ -1,0 +1,89 @@
+//! Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods, each with k/2 edge
+//! and k/2 aggregation switches; (k/2)^2 core switches; edge switch e of a pod links to
+//! every aggregation switch of its pod; aggregation switch a links to cores
+//! a*(k/2) .. a*(k/2)+k/2. With oversubscription m, each edge switch has m*k/2 hosts.
+//! Host ids run pod by pod, edge by edge.
+
+use super::{link_delay, TopoGraph};
+use crate::scenario::config::FatTreeCfg;
+use crate::scenario::ScenarioError;
+
+/// Builds the fat-tree graph.
+pub fn build(c: &FatTreeCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
+    if c.k < 2 || c.k % 2 != 0 || c.k > 128 {
+        return Err(ScenarioError::field(
+            file,
+            "topology.k",
+            format!(
+                "k = {} is not allowed: k must be even, between 2 and 128",
+                c.k
+            ),
+        ));
+    }
+    if c.oversubscription == 0 || c.oversubscription > 64 {
+        return Err(ScenarioError::field(
+            file,
+            "topology.oversubscription",
+            "must be between 1 and 64",
+        ));
+    }
+    if c.rate.0 == 0 {
+        return Err(ScenarioError::field(
+            file,
+            "topology.rate",
+            "must be positive",
+        ));
+    }
+    let delay = link_delay(c.link_delay, c.link_length, file, "topology.link_delay")?;
+    let half = c.k / 2;
+    let hosts_per_edge = half * c.oversubscription;
+    let mut g = TopoGraph::default();
+    let nh = c.k * half * hosts_per_edge;
+    for h in 0..nh {
+        g.add_host(format!("host{h}"), h);
+    }
+    let mut edges = Vec::new();
+    let mut aggs = Vec::new();
+    for p in 0..c.k {
+        for e in 0..half {
+            edges.push(g.add_node(format!("edge{p}.{e}"), true));
+        }
+        for a in 0..half {
+            aggs.push(g.add_node(format!("agg{p}.{a}"), true));
+        }
+    }
+    let cores: Vec<usize> = (0..half * half)
+        .map(|i| g.add_node(format!("core{i}"), true))
+        .collect();
+    let agg_rate = c.agg_rate.unwrap_or(c.rate);
+    let core_rate = c.core_rate.unwrap_or(c.rate);
+    for (i, &e) in edges.iter().enumerate() {
+        for j in 0..hosts_per_edge {
+            let h = g.hosts[i * hosts_per_edge as usize + j as usize];
+            g.link(h, e, c.rate, delay);
+        }
+    }
+    for p in 0..c.k as usize {
+        for e in 0..half as usize {
+            for a in 0..half as usize {
+                g.link(
+                    edges[p * half as usize + e],
+                    aggs[p * half as usize + a],
+                    agg_rate,
+                    delay,
+                );
+            }
+        }
+        for a in 0..half as usize {
+            for j in 0..half as usize {
+                g.link(
+                    aggs[p * half as usize + a],
+                    cores[a * half as usize + j],
+                    core_rate,
+                    delay,
+                );
+            }
+        }
+    }
+    Ok(g)
+}

@@ -1,0 +1,174 @@
+//! Topologies: the graph of hosts (NICs), switches and full-duplex links a scenario asks
+//! for, before it is turned into ports and links of the runtime model.
+//!
+//! Each generator (leaf-spine, fat-tree, custom) produces a [`TopoGraph`]; validation common
+//! to all of them (connectivity, positive rates, one link per host) lives here so every
+//! generator gets the same clear errors.
+
+pub mod custom;
+pub mod fat_tree;
+pub mod leaf_spine;
+
+use crate::scenario::config::TopologyCfg;
+use crate::scenario::ScenarioError;
+use crate::units::{Rate, Time, PS_PER_METRE};
+
+/// One node of the graph.
+#[derive(Clone, Debug)]
+pub struct NodeSpec {
+    /// Human-readable name (`host12`, `leaf3`, `spine0`, ...).
+    pub name: String,
+    /// Switch or host.
+    pub is_switch: bool,
+}
+
+/// One full-duplex link.
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    /// Node index of one end.
+    pub a: usize,
+    /// Node index of the other end.
+    pub b: usize,
+    /// Rate in each direction.
+    pub rate: Rate,
+    /// Propagation delay.
+    pub delay: Time,
+}
+
+/// A static route of a custom topology.
+#[derive(Clone, Debug)]
+pub struct StaticRoute {
+    /// Switch node.
+    pub at: usize,
+    /// Destination host id.
+    pub to_host: usize,
+    /// Neighbour nodes to forward to.
+    pub via: Vec<usize>,
+}
+
+/// The generated network.
+#[derive(Clone, Debug, Default)]
+pub struct TopoGraph {
+    /// All nodes.
+    pub nodes: Vec<NodeSpec>,
+    /// All links.
+    pub links: Vec<LinkSpec>,
+    /// Node index of each host id.
+    pub hosts: Vec<usize>,
+    /// Server index of each host (NICs of one server share it).
+    pub server_of_host: Vec<u32>,
+    /// Static routes (custom topologies only).
+    pub routes: Vec<StaticRoute>,
+}
+
+impl TopoGraph {
+    /// Adds a node and returns its index.
+    pub fn add_node(&mut self, name: String, is_switch: bool) -> usize {
+        self.nodes.push(NodeSpec { name, is_switch });
+        self.nodes.len() - 1
+    }
+    /// Adds a host (a node plus a host id) and returns the node index.
+    pub fn add_host(&mut self, name: String, server: u32) -> usize {
+        let n = self.add_node(name, false);
+        self.hosts.push(n);
+        self.server_of_host.push(server);
+        n
+    }
+    /// Adds a full-duplex link.
+    pub fn link(&mut self, a: usize, b: usize, rate: Rate, delay: Time) {
+        self.links.push(LinkSpec { a, b, rate, delay });
+    }
+
+    /// Checks what every topology must satisfy.
+    pub fn validate(&self, file: &str) -> Result<(), ScenarioError> {
+        let f = |m: String| ScenarioError::field(file, "topology", m);
+        if self.hosts.len() < 2 {
+            return Err(f(format!(
+                "a topology needs at least 2 hosts, this one has {}",
+                self.hosts.len()
+            )));
+        }
+        let mut degree = vec![0usize; self.nodes.len()];
+        for l in &self.links {
+            if l.rate.0 == 0 {
+                return Err(f(format!(
+                    "link {} - {} has rate 0; rates must be positive",
+                    self.nodes[l.a].name, self.nodes[l.b].name
+                )));
+            }
+            if l.a == l.b {
+                return Err(f(format!("link from {} to itself", self.nodes[l.a].name)));
+            }
+            if !self.nodes[l.a].is_switch && !self.nodes[l.b].is_switch {
+                return Err(f(format!(
+                    "link {} - {} joins two hosts; hosts attach to switches",
+                    self.nodes[l.a].name, self.nodes[l.b].name
+                )));
+            }
+            degree[l.a] += 1;
+            degree[l.b] += 1;
+        }
+        for &h in &self.hosts {
+            if degree[h] != 1 {
+                return Err(f(format!(
+                    "host {} has {} links; each host (NIC) has exactly one",
+                    self.nodes[h].name, degree[h]
+                )));
+            }
+        }
+        // Connectivity: a breadth-first search from host 0 must reach every node.
+        let mut adj = vec![Vec::new(); self.nodes.len()];
+        for l in &self.links {
+            adj[l.a].push(l.b);
+            adj[l.b].push(l.a);
+        }
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![self.hosts[0]];
+        seen[self.hosts[0]] = true;
+        while let Some(n) = stack.pop() {
+            for &m in &adj[n] {
+                if !seen[m] {
+                    seen[m] = true;
+                    stack.push(m);
+                }
+            }
+        }
+        if let Some(n) = seen.iter().position(|s| !s) {
+            return Err(f(format!(
+                "the topology is disconnected: {} cannot be reached from {}",
+                self.nodes[n].name, self.nodes[self.hosts[0]].name
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Resolves a link's delay from an explicit delay or a cable length.
+pub fn link_delay(
+    delay: Option<Time>,
+    length_m: Option<f64>,
+    file: &str,
+    field: &str,
+) -> Result<Time, ScenarioError> {
+    match (delay, length_m) {
+        (Some(_), Some(_)) => Err(ScenarioError::field(
+            file,
+            field,
+            "give either a delay or a length, not both",
+        )),
+        (Some(d), None) => Ok(d),
+        (None, Some(m)) => Ok((m * PS_PER_METRE as f64).round() as Time),
+        (None, None) => Ok(crate::scenario::config::DEFAULT_LINK_DELAY),
+    }
+}
+
+/// Builds the graph a scenario's topology section describes.
+pub fn build(cfg: &TopologyCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
+    let g = match cfg {
+        TopologyCfg::LeafSpine(c) => leaf_spine::build(c, file)?,
+        TopologyCfg::FatTree(c) => fat_tree::build(c, file)?,
+        TopologyCfg::Custom(c) => custom::build(c, file)?,
+    };
+    g.validate(file)?;
+    Ok(g)
+}

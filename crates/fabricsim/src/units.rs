@@ -1,0 +1,358 @@
+//! Physical quantities and their textual units.
+//!
+//! Simulated time is an integer count of picoseconds ([`Time`]). Picoseconds are fine
+//! enough that a byte at 400 Gbit/s (20 ps) and at 1.6 Tbit/s (5 ps) is a whole number,
+//! and a `u64` of them still covers 213 days of simulated time. Rates are integer bits per
+//! second ([`Rate`]), sizes integer bytes. Serialization time is rounded up to the next
+//! picosecond so that a link can never carry more than its rate.
+//!
+//! Scenario files write quantities as strings with units (`"100Gbps"`, `"2us"`, `"16KiB"`,
+//! `"120km"`); the parsers here accept a number, optional spaces and a unit, and reject
+//! anything else with a message that lists the units allowed.
+
+use std::fmt;
+
+/// Simulated time in picoseconds.
+pub type Time = u64;
+
+/// Picoseconds per nanosecond.
+pub const NS: Time = 1_000;
+/// Picoseconds per microsecond.
+pub const US: Time = 1_000_000;
+/// Picoseconds per millisecond.
+pub const MS: Time = 1_000_000_000;
+/// Picoseconds per second.
+pub const SEC: Time = 1_000_000_000_000;
+
+/// Propagation delay of light in fibre: 5 ns per metre.
+pub const PS_PER_METRE: Time = 5_000;
+
+/// A link or sending rate in bits per second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    /// Gigabits per second.
+    pub const fn gbps(g: u64) -> Rate {
+        Rate(g * 1_000_000_000)
+    }
+    /// Bits per second.
+    pub fn bps(self) -> u64 {
+        self.0
+    }
+    /// Time to serialize `bytes` at this rate, rounded up to the picosecond.
+    #[inline]
+    pub fn tx_time(self, bytes: u64) -> Time {
+        ser_time(bytes, self.0)
+    }
+}
+
+/// Time to put `bytes` on a wire of `bps` bits per second, rounded up to the picosecond.
+#[inline]
+pub fn ser_time(bytes: u64, bps: u64) -> Time {
+    let num = bytes as u128 * 8 * SEC as u128;
+    num.div_ceil(bps as u128) as Time
+}
+
+/// Time to send `bytes` at a fractional rate `bps` (used for paced senders whose rate
+/// is a real number), rounded up to the picosecond.
+#[inline]
+pub fn ser_time_f(bytes: u64, bps: f64) -> Time {
+    ((bytes as f64 * 8.0 * SEC as f64) / bps).ceil() as Time
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        if b % 1_000_000_000 == 0 {
+            write!(f, "{}Gbps", b / 1_000_000_000)
+        } else if b % 1_000_000 == 0 {
+            write!(f, "{}Mbps", b / 1_000_000)
+        } else {
+            write!(f, "{}bps", b)
+        }
+    }
+}
+
+/// Formats a time in the largest unit that keeps it readable.
+pub fn fmt_time(t: Time) -> String {
+    if t >= SEC {
+        format!("{:.3}s", t as f64 / SEC as f64)
+    } else if t >= MS {
+        format!("{:.3}ms", t as f64 / MS as f64)
+    } else if t >= US {
+        format!("{:.3}us", t as f64 / US as f64)
+    } else {
+        format!("{:.3}ns", t as f64 / NS as f64)
+    }
+}
+
+/// Formats a byte count with binary prefixes.
+pub fn fmt_bytes(b: u64) -> String {
+    const K: u64 = 1024;
+    if b >= K * K * K && b % (K * K * K) == 0 {
+        format!("{}GiB", b / (K * K * K))
+    } else if b >= K * K && b % (K * K) == 0 {
+        format!("{}MiB", b / (K * K))
+    } else if b >= K && b % K == 0 {
+        format!("{}KiB", b / K)
+    } else {
+        format!("{}B", b)
+    }
+}
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|(_, c)| {
+            !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+')
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    // "1e3" is a number but "1Gbps" must not eat the 'e' of a unit: back off while the
+    // numeric prefix does not parse.
+    let mut end = end;
+    while end > 0 {
+        if let Ok(v) = s[..end].parse::<f64>() {
+            return Some((v, s[end..].trim()));
+        }
+        end -= 1;
+    }
+    None
+}
+
+fn scaled(v: f64, mult: f64, what: &str, s: &str, allowed: &str) -> Result<u64, String> {
+    if !v.is_finite() {
+        return Err(format!("`{s}` is not a finite {what}"));
+    }
+    if v < 0.0 {
+        return Err(format!("`{s}`: a {what} cannot be negative"));
+    }
+    let x = v * mult;
+    if x > u64::MAX as f64 / 2.0 {
+        return Err(format!("`{s}` is too large a {what}"));
+    }
+    let r = x.round();
+    if (x - r).abs() > 1e-6 * x.max(1.0) {
+        return Err(format!(
+            "`{s}` is not a whole number of the {what}'s base unit ({allowed})"
+        ));
+    }
+    Ok(r as u64)
+}
+
+/// Parses a rate such as `"100Gbps"`, `"400 Gbps"`, `"25G"`, `"40Mbps"`.
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    const ALLOWED: &str = "a number with bps, Kbps, Mbps, Gbps or Tbps, e.g. \"100Gbps\"";
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("`{s}` is not a rate: expected {ALLOWED}"))?;
+    let mult = match unit.to_ascii_lowercase().as_str() {
+        "bps" | "b/s" => 1.0,
+        "kbps" | "k" | "kb/s" => 1e3,
+        "mbps" | "m" | "mb/s" => 1e6,
+        "gbps" | "g" | "gb/s" => 1e9,
+        "tbps" | "t" | "tb/s" => 1e12,
+        _ => {
+            return Err(format!(
+                "`{s}` has unknown rate unit `{unit}`: expected {ALLOWED}"
+            ))
+        }
+    };
+    scaled(v, mult, "rate", s, "bits per second").map(Rate)
+}
+
+/// Parses a duration such as `"2us"`, `"1.5 ms"`, `"300ns"`, `"10ps"`, `"1s"`.
+pub fn parse_time(s: &str) -> Result<Time, String> {
+    const ALLOWED: &str = "a number with ps, ns, us, ms or s, e.g. \"2us\"";
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("`{s}` is not a duration: expected {ALLOWED}"))?;
+    let mult = match unit {
+        "ps" => 1.0,
+        "ns" => NS as f64,
+        "us" | "µs" => US as f64,
+        "ms" => MS as f64,
+        "s" => SEC as f64,
+        _ => {
+            return Err(format!(
+                "`{s}` has unknown time unit `{unit}`: expected {ALLOWED}"
+            ))
+        }
+    };
+    scaled(v, mult, "duration", s, "picoseconds")
+}
+
+/// Parses a size such as `"16KiB"`, `"4096B"`, `"32MB"`, `"1.5 MiB"`. Decimal prefixes
+/// (KB, MB, GB) are powers of ten, binary ones (KiB, MiB, GiB) powers of two.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    const ALLOWED: &str =
+        "a number with B, KB, MB, GB (x1000) or KiB, MiB, GiB (x1024), e.g. \"16KiB\"";
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("`{s}` is not a size: expected {ALLOWED}"))?;
+    let mult = match unit {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => {
+            return Err(format!(
+                "`{s}` has unknown size unit `{unit}`: expected {ALLOWED}"
+            ))
+        }
+    };
+    scaled(v, mult, "size", s, "bytes")
+}
+
+/// Parses a length such as `"120km"`, `"3m"`, `"50 cm"`, returning metres (fractional).
+pub fn parse_length_m(s: &str) -> Result<f64, String> {
+    const ALLOWED: &str = "a number with m, km or cm, e.g. \"120km\"";
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("`{s}` is not a length: expected {ALLOWED}"))?;
+    let mult = match unit {
+        "m" => 1.0,
+        "km" => 1000.0,
+        "cm" => 0.01,
+        _ => {
+            return Err(format!(
+                "`{s}` has unknown length unit `{unit}`: expected {ALLOWED}"
+            ))
+        }
+    };
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("`{s}`: a length must be a non-negative number"));
+    }
+    Ok(v * mult)
+}
+
+/// Serde helpers: fields of scenario structs are written with units.
+pub mod serde_units {
+    use super::*;
+    use serde::de::{self, Deserializer, Visitor};
+
+    struct StrOrNum<F>(F, &'static str);
+
+    impl<'de, T, F: Fn(&str) -> Result<T, String>> Visitor<'de> for StrOrNum<F> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(self.1)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            (self.0)(v).map_err(E::custom)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+            if v < 0 {
+                return Err(E::custom(format!("{v} is negative; expected {}", self.1)));
+            }
+            Err(E::custom(format!(
+                "{v} has no unit; expected {} (write it as a string with a unit)",
+                self.1
+            )))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+            self.visit_i64(v as i64)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+            Err(E::custom(format!(
+                "{v} has no unit; expected {} (write it as a string with a unit)",
+                self.1
+            )))
+        }
+    }
+
+    /// A rate string.
+    pub fn rate<'de, D: Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
+        d.deserialize_any(StrOrNum(parse_rate, "a rate such as \"100Gbps\""))
+    }
+    /// A duration string.
+    pub fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
+        d.deserialize_any(StrOrNum(parse_time, "a duration such as \"2us\""))
+    }
+    /// A size string; bare integers are bytes.
+    pub fn bytes<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = u64;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a size such as \"16KiB\" or a whole number of bytes")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+                parse_bytes(v).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+                u64::try_from(v).map_err(|_| E::custom(format!("{v} bytes is negative")))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+                Ok(v)
+            }
+        }
+        d.deserialize_any(V)
+    }
+
+    /// Optional variants of the above.
+    pub fn opt_time<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
+        time(d).map(Some)
+    }
+    /// Optional rate.
+    pub fn opt_rate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Rate>, D::Error> {
+        rate(d).map(Some)
+    }
+    /// Optional size.
+    pub fn opt_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        bytes(d).map(Some)
+    }
+    /// Optional length (metres).
+    pub fn opt_length<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        d.deserialize_any(StrOrNum(parse_length_m, "a length such as \"120km\""))
+            .map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse() {
+        assert_eq!(parse_rate("100Gbps").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate("400 Gbps").unwrap(), Rate::gbps(400));
+        assert_eq!(parse_rate("40Mbps").unwrap(), Rate(40_000_000));
+        assert_eq!(parse_rate("2.5Gbps").unwrap(), Rate(2_500_000_000));
+        assert!(parse_rate("-1Gbps").is_err());
+        assert!(parse_rate("fast").is_err());
+        assert!(parse_rate("10Gbit")
+            .unwrap_err()
+            .contains("unknown rate unit"));
+    }
+
+    #[test]
+    fn times_parse() {
+        assert_eq!(parse_time("2us").unwrap(), 2 * US);
+        assert_eq!(parse_time("1.5ms").unwrap(), 1_500 * US);
+        assert_eq!(parse_time("300 ns").unwrap(), 300 * NS);
+        assert_eq!(parse_time("5ps").unwrap(), 5);
+        assert!(parse_time("0.5ps").is_err());
+        assert!(parse_time("3 fortnights").is_err());
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_bytes("16KiB").unwrap(), 16384);
+        assert_eq!(parse_bytes("32MB").unwrap(), 32_000_000);
+        assert_eq!(parse_bytes("4096").unwrap(), 4096);
+        assert_eq!(parse_bytes("512 MiB").unwrap(), 512 << 20);
+        assert!(parse_bytes("1.5B").is_err());
+    }
+
+    #[test]
+    fn serialization_time_is_exact_or_rounded_up() {
+        // 1000 B at 100 Gbps = 80 ns exactly.
+        assert_eq!(ser_time(1000, 100_000_000_000), 80 * NS);
+        // 1 B at 3 bps = 2.666.. s, rounded up.
+        assert_eq!(ser_time(1, 3), 2_666_666_666_667);
+        assert_eq!(parse_length_m("120km").unwrap(), 120_000.0);
+    }
+}
