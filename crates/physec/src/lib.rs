@@ -2,6 +2,7 @@ pub mod channel;
 pub mod compress;
 pub mod keys;
 pub mod km;
+pub mod link;
 pub mod mac;
 pub mod time;
 pub mod wire;
