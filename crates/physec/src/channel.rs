@@ -487,7 +487,10 @@ impl ChannelRx {
             self.bytes.extend_from_slice(&b.payload.to_le_bytes());
         }
         let aad = view.param_block().payload.to_le_bytes();
-        if !slot.cipher.open(param.pn, &aad, &mut self.bytes, &view.tag()) {
+        if !slot
+            .cipher
+            .open(param.pn, &aad, &mut self.bytes, &view.tag())
+        {
             return Err(RxError::AuthFailed);
         }
         for (i, w) in self.words.iter_mut().enumerate() {
@@ -524,7 +527,12 @@ impl ChannelRx {
     /// A completed segment appends its `K` plaintext blocks to `out`; a rejected one
     /// appends `K` error blocks, so the frame in progress is discarded downstream, and
     /// returns the reason.
-    pub fn push(&mut self, now: Instant, block: Block66, out: &mut Vec<Block66>) -> Option<RxError> {
+    pub fn push(
+        &mut self,
+        now: Instant,
+        block: Block66,
+        out: &mut Vec<Block66>,
+    ) -> Option<RxError> {
         if block == start_block() {
             let mut err = None;
             if self.in_segment {

@@ -98,7 +98,7 @@ mod tests {
         let mut words = [0u64; 3];
         compress(&blocks, &mut words);
         assert_eq!(words[0], 0b11); // flag + payload bit 0
-        // Bit 63 of the payload lands on bit 64 (word 1 bit 0); flag 0 on bit 1; 0x1e at 2.
+                                    // Bit 63 of the payload lands on bit 64 (word 1 bit 0); flag 0 on bit 1; 0x1e at 2.
         assert_eq!(words[1], 1 | (0x1e << 2));
         assert_eq!(words[2], 0);
         let mut back = [Block66::default(); 2];

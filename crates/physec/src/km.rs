@@ -375,7 +375,9 @@ impl KeyAgent {
 
     /// The earliest instant at which [`KeyAgent::poll`] has something to do.
     pub fn next_wakeup(&self) -> Instant {
-        let mut t = self.last_keepalive.map_or(Instant::ZERO, |k| k + self.cfg.keepalive_interval);
+        let mut t = self
+            .last_keepalive
+            .map_or(Instant::ZERO, |k| k + self.cfg.keepalive_interval);
         let mut consider = |x: Instant| t = t.min(x);
         if self.role == Role::Initiator && self.pending.is_none() {
             consider(self.next_rekey);
@@ -401,7 +403,13 @@ impl KeyAgent {
         out.push(Action::Send(m.emit(&self.identity)));
     }
 
-    fn message(&self, kind: MessageKind, epoch: u32, ephemeral: [u8; 32], peer: [u8; 32]) -> MessageRepr {
+    fn message(
+        &self,
+        kind: MessageKind,
+        epoch: u32,
+        ephemeral: [u8; 32],
+        peer: [u8; 32],
+    ) -> MessageRepr {
         MessageRepr {
             kind,
             seq: 0,
@@ -485,7 +493,10 @@ impl KeyAgent {
             self.peer_lost = true;
             out.push(Action::Alarm(Alarm::PeerLost));
         }
-        if self.last_keepalive.is_none_or(|t| now >= t + self.cfg.keepalive_interval) {
+        if self
+            .last_keepalive
+            .is_none_or(|t| now >= t + self.cfg.keepalive_interval)
+        {
             self.last_keepalive = Some(now);
             let m = self.message(MessageKind::KeepAlive, self.epoch, [0; 32], [0; 32]);
             self.send(m, out);
@@ -520,7 +531,12 @@ impl KeyAgent {
 
     /// Handle a message from the peer at `now`. An error means the message had no effect
     /// (a bad signature also raises [`Alarm::PeerAuthFailed`]).
-    pub fn handle(&mut self, now: Instant, buf: &[u8], out: &mut Vec<Action>) -> Result<(), KmError> {
+    pub fn handle(
+        &mut self,
+        now: Instant,
+        buf: &[u8],
+        out: &mut Vec<Action>,
+    ) -> Result<(), KmError> {
         let m = match MessageRepr::parse(buf, &self.peer) {
             Ok(m) => m,
             Err(KmError::BadSignature) => {
@@ -539,21 +555,24 @@ impl KeyAgent {
             (_, MessageKind::KeepAlive) => Ok(()),
             (Role::Responder, MessageKind::Offer) => self.on_offer(now, &m, out),
             (Role::Initiator, MessageKind::Answer) => self.on_answer(now, &m, out),
-            (Role::Responder, MessageKind::Confirm) => {
-                match &self.current {
-                    Some(k) if m.epoch == self.epoch && k.id == m.key_id && self.pending.is_some() => {
-                        self.pending = None;
-                        out.push(Action::ActivateTx(m.key_id));
-                        Ok(())
-                    }
-                    _ => Err(KmError::Unexpected),
+            (Role::Responder, MessageKind::Confirm) => match &self.current {
+                Some(k) if m.epoch == self.epoch && k.id == m.key_id && self.pending.is_some() => {
+                    self.pending = None;
+                    out.push(Action::ActivateTx(m.key_id));
+                    Ok(())
                 }
-            }
+                _ => Err(KmError::Unexpected),
+            },
             _ => Err(KmError::Unexpected),
         }
     }
 
-    fn on_offer(&mut self, now: Instant, m: &MessageRepr, out: &mut Vec<Action>) -> Result<(), KmError> {
+    fn on_offer(
+        &mut self,
+        now: Instant,
+        m: &MessageRepr,
+        out: &mut Vec<Action>,
+    ) -> Result<(), KmError> {
         if m.key_id != key_id_for(m.epoch) {
             return Err(KmError::Unexpected);
         }
@@ -591,7 +610,12 @@ impl KeyAgent {
         Ok(())
     }
 
-    fn on_answer(&mut self, now: Instant, m: &MessageRepr, out: &mut Vec<Action>) -> Result<(), KmError> {
+    fn on_answer(
+        &mut self,
+        now: Instant,
+        m: &MessageRepr,
+        out: &mut Vec<Action>,
+    ) -> Result<(), KmError> {
         let Some(p) = self.pending.take() else {
             return Err(KmError::Unexpected);
         };

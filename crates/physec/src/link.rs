@@ -46,8 +46,8 @@ use crate::wire::segment::ParamRepr;
 use aes::Aes256;
 use aes_gcm::aead::AeadInPlace;
 use aes_gcm::{Aes256Gcm, KeyInit, Nonce, Tag};
-use ctr::cipher::{KeyIvInit, StreamCipher};
 use core::fmt;
+use ctr::cipher::{KeyIvInit, StreamCipher};
 
 type Aes256Ctr = ctr::Ctr32BE<Aes256>;
 
@@ -83,7 +83,11 @@ impl LinkConfig {
     /// `am_lanes` markers (1..=4) open each period of `am_period` blocks; a multi-frame is
     /// `periods` periods. 100GBASE-R uses 20 lanes and 16384-block periods per lane; here
     /// the stream is serial, so choose e.g. 4 lanes and 16384 blocks.
-    pub fn new(am_lanes: usize, am_period: usize, periods: usize) -> Result<LinkConfig, ConfigError> {
+    pub fn new(
+        am_lanes: usize,
+        am_period: usize,
+        periods: usize,
+    ) -> Result<LinkConfig, ConfigError> {
         if !(1..=4).contains(&am_lanes) {
             return Err(ConfigError("am_lanes must be in 1..=4"));
         }
@@ -112,7 +116,8 @@ impl LinkConfig {
 
     fn is_payload_slot(&self, i: usize) -> bool {
         let in_period = i % self.am_period;
-        in_period >= self.am_lanes && !(i < self.am_period && in_period < self.am_lanes + OVERHEAD_BLOCKS)
+        in_period >= self.am_lanes
+            && !(i < self.am_period && in_period < self.am_lanes + OVERHEAD_BLOCKS)
     }
 }
 
@@ -251,7 +256,8 @@ impl LinkTx {
 
     /// Install a key.
     pub fn install_key(&mut self, k: &TrafficKey) {
-        self.keys.install(k.id, LinkCipher::from_traffic_key(k), k.expires);
+        self.keys
+            .install(k.id, LinkCipher::from_traffic_key(k), k.expires);
     }
 
     /// Send under `id` from the next multi-frame on.
@@ -348,7 +354,8 @@ impl LinkRx {
 
     /// Install a key.
     pub fn install_key(&mut self, k: &TrafficKey) {
-        self.keys.install(k.id, LinkCipher::from_traffic_key(k), k.expires);
+        self.keys
+            .install(k.id, LinkCipher::from_traffic_key(k), k.expires);
     }
 
     /// Remove a key.
@@ -442,7 +449,10 @@ mod tests {
     fn am_lane0_literal() {
         let am = alignment_marker(0);
         assert!(am.is_control());
-        assert_eq!(am.payload.to_le_bytes(), [0xc1, 0x68, 0x21, 0x00, 0x3e, 0x97, 0xde, 0xff]);
+        assert_eq!(
+            am.payload.to_le_bytes(),
+            [0xc1, 0x68, 0x21, 0x00, 0x3e, 0x97, 0xde, 0xff]
+        );
     }
 
     #[test]

@@ -4,7 +4,9 @@
 mod common;
 
 use common::{decode, encode, frames, key};
-use physec::channel::{ChannelCipher, ChannelConfig, ChannelRx, ChannelTx, RxError, TxError, LOCAL_FAULT};
+use physec::channel::{
+    ChannelCipher, ChannelConfig, ChannelRx, ChannelTx, RxError, TxError, LOCAL_FAULT,
+};
 use physec::keys::KeyId;
 use physec::mac;
 use physec::time::Instant;
@@ -21,14 +23,70 @@ struct Kat {
 
 /// NIST CAVP `gcmEncryptExtIV256.rsp` vectors (96-bit IV, 128-bit tag).
 const KATS: &[Kat] = &[
-    Kat { key: "b52c505a37d78eda5dd34f20c22540ea1b58963cf8e5bf8ffa85f9f2492505b4", nonce: "516c33929df5a3284ff463d7", pt: "", aad: "", ct: "", tag: "bdc1ac884d332457a1d2664f168c76f0" },
-    Kat { key: "78dc4e0aaf52d935c3c01eea57428f00ca1fd475f5da86a49c8dd73d68c8e223", nonce: "d79cf22d504cc793c3fb6c8a", pt: "", aad: "b96baa8c1c75a671bfb2d08d06be5f36", ct: "", tag: "3e5d486aa2e30b22e040b85723a06e76" },
-    Kat { key: "31bdadd96698c204aa9ce1448ea94ae1fb4a9a0b3c9d773b51bb1822666b8f22", nonce: "0d18e06c7c725ac9e362e1ce", pt: "2db5168e932556f8089a0622981d017d", aad: "", ct: "fa4362189661d163fcd6a56d8bf0405a", tag: "d636ac1bbedd5cc3ee727dc2ab4a9489" },
-    Kat { key: "92e11dcdaa866f5ce790fd24501f92509aacf4cb8b1339d50c9c1240935dd08b", nonce: "ac93a1a6145299bde902f21a", pt: "2d71bcfa914e4ac045b2aa60955fad24", aad: "1e0889016f67601c8ebea4943bc23ad6", ct: "8995ae2e6df3dbf96fac7b7137bae67f", tag: "eca5aa77d51d4a0a14d9c51e1da474ab" },
-    Kat { key: "82c4f12eeec3b2d3d157b0f992d292b237478d2cecc1d5f161389b97f999057a", nonce: "7b40b20f5f397177990ef2d1", pt: "982a296ee1cd7086afad976945", aad: "", ct: "ec8e05a0471d6b43a59ca5335f", tag: "113ddeafc62373cac2f5951bb9165249" },
-    Kat { key: "dad89d9be9bba138cdcf8752c45b579d7e27c3dbb40f53e771dd8cfd500aa2d5", nonce: "cfb2aec82cfa6c7d89ee72ff", pt: "b526ba1050177d05b0f72f8d67", aad: "6e43784a91851a77667a02198e28dc32", ct: "8b29e66e924ecae84f6d8f7d68", tag: "1e365805c8f28b2ed8a5cadfd9079158" },
-    Kat { key: "268ed1b5d7c9c7304f9cae5fc437b4cd3aebe2ec65f0d85c3918d3d3b5bba89b", nonce: "9ed9d8180564e0e945f5e5d4", pt: "fe29a40d8ebf57262bdb87191d01843f4ca4b2de97d88273154a0b7d9e2fdb80", aad: "", ct: "791a4a026f16f3a5ea06274bf02baab469860abde5e645f3dd473a5acddeecfc", tag: "05b2b74db0662550435ef1900e136b15" },
-    Kat { key: "37ccdba1d929d6436c16bba5b5ff34deec88ed7df3d15d0f4ddf80c0c731ee1f", nonce: "5c1b21c8998ed6299006d3f9", pt: "ad4260e3cdc76bcc10c7b2c06b80b3be948258e5ef20c508a81f51e96a518388", aad: "22ed235946235a85a45bc5fad7140bfa", ct: "3b335f8b08d33ccdcad228a74700f1007542a4d1e7fc1ebe3f447fe71af29816", tag: "1fbf49cc46f458bf6e88f6370975e6d4" },
+    Kat {
+        key: "b52c505a37d78eda5dd34f20c22540ea1b58963cf8e5bf8ffa85f9f2492505b4",
+        nonce: "516c33929df5a3284ff463d7",
+        pt: "",
+        aad: "",
+        ct: "",
+        tag: "bdc1ac884d332457a1d2664f168c76f0",
+    },
+    Kat {
+        key: "78dc4e0aaf52d935c3c01eea57428f00ca1fd475f5da86a49c8dd73d68c8e223",
+        nonce: "d79cf22d504cc793c3fb6c8a",
+        pt: "",
+        aad: "b96baa8c1c75a671bfb2d08d06be5f36",
+        ct: "",
+        tag: "3e5d486aa2e30b22e040b85723a06e76",
+    },
+    Kat {
+        key: "31bdadd96698c204aa9ce1448ea94ae1fb4a9a0b3c9d773b51bb1822666b8f22",
+        nonce: "0d18e06c7c725ac9e362e1ce",
+        pt: "2db5168e932556f8089a0622981d017d",
+        aad: "",
+        ct: "fa4362189661d163fcd6a56d8bf0405a",
+        tag: "d636ac1bbedd5cc3ee727dc2ab4a9489",
+    },
+    Kat {
+        key: "92e11dcdaa866f5ce790fd24501f92509aacf4cb8b1339d50c9c1240935dd08b",
+        nonce: "ac93a1a6145299bde902f21a",
+        pt: "2d71bcfa914e4ac045b2aa60955fad24",
+        aad: "1e0889016f67601c8ebea4943bc23ad6",
+        ct: "8995ae2e6df3dbf96fac7b7137bae67f",
+        tag: "eca5aa77d51d4a0a14d9c51e1da474ab",
+    },
+    Kat {
+        key: "82c4f12eeec3b2d3d157b0f992d292b237478d2cecc1d5f161389b97f999057a",
+        nonce: "7b40b20f5f397177990ef2d1",
+        pt: "982a296ee1cd7086afad976945",
+        aad: "",
+        ct: "ec8e05a0471d6b43a59ca5335f",
+        tag: "113ddeafc62373cac2f5951bb9165249",
+    },
+    Kat {
+        key: "dad89d9be9bba138cdcf8752c45b579d7e27c3dbb40f53e771dd8cfd500aa2d5",
+        nonce: "cfb2aec82cfa6c7d89ee72ff",
+        pt: "b526ba1050177d05b0f72f8d67",
+        aad: "6e43784a91851a77667a02198e28dc32",
+        ct: "8b29e66e924ecae84f6d8f7d68",
+        tag: "1e365805c8f28b2ed8a5cadfd9079158",
+    },
+    Kat {
+        key: "268ed1b5d7c9c7304f9cae5fc437b4cd3aebe2ec65f0d85c3918d3d3b5bba89b",
+        nonce: "9ed9d8180564e0e945f5e5d4",
+        pt: "fe29a40d8ebf57262bdb87191d01843f4ca4b2de97d88273154a0b7d9e2fdb80",
+        aad: "",
+        ct: "791a4a026f16f3a5ea06274bf02baab469860abde5e645f3dd473a5acddeecfc",
+        tag: "05b2b74db0662550435ef1900e136b15",
+    },
+    Kat {
+        key: "37ccdba1d929d6436c16bba5b5ff34deec88ed7df3d15d0f4ddf80c0c731ee1f",
+        nonce: "5c1b21c8998ed6299006d3f9",
+        pt: "ad4260e3cdc76bcc10c7b2c06b80b3be948258e5ef20c508a81f51e96a518388",
+        aad: "22ed235946235a85a45bc5fad7140bfa",
+        ct: "3b335f8b08d33ccdcad228a74700f1007542a4d1e7fc1ebe3f447fe71af29816",
+        tag: "1fbf49cc46f458bf6e88f6370975e6d4",
+    },
 ];
 
 fn hex(s: &str) -> Vec<u8> {
@@ -74,7 +132,12 @@ fn pair(k: usize) -> (ChannelTx, ChannelRx) {
 
 /// Push a plaintext stream through a transmitter and receiver, with `gap` idle blocks
 /// inserted between segments on the line (rate adaptation).
-fn through(tx: &mut ChannelTx, rx: &mut ChannelRx, plain: &[Block66], gap: usize) -> (Vec<Block66>, Vec<Block66>) {
+fn through(
+    tx: &mut ChannelTx,
+    rx: &mut ChannelRx,
+    plain: &[Block66],
+    gap: usize,
+) -> (Vec<Block66>, Vec<Block66>) {
     let mut line = Vec::new();
     let mut segs = 0;
     for b in plain {
@@ -114,7 +177,8 @@ fn every_single_bit_flip_is_detected_and_never_delivered() {
     let (mut tx, mut rx) = pair(k);
     let plain = encode(&frames(3, 2, &[64]), k);
     let mut seg = Vec::new();
-    tx.encrypt_segment(Instant(0), &plain[..k], &mut seg).expect("encrypt");
+    tx.encrypt_segment(Instant(0), &plain[..k], &mut seg)
+        .expect("encrypt");
     let mut failed = 0;
     for i in 0..seg.len() {
         for bit in 0..66 {
@@ -125,7 +189,10 @@ fn every_single_bit_flip_is_detected_and_never_delivered() {
                 bad[i].payload ^= 1 << (bit - 2);
             }
             let mut out = Vec::new();
-            assert!(rx.decrypt_segment(Instant(0), &bad, &mut out).is_err(), "block {i} bit {bit}");
+            assert!(
+                rx.decrypt_segment(Instant(0), &bad, &mut out).is_err(),
+                "block {i} bit {bit}"
+            );
             assert!(out.is_empty(), "nothing may be delivered");
             failed += 1;
         }
@@ -134,7 +201,8 @@ fn every_single_bit_flip_is_detected_and_never_delivered() {
     assert_eq!(rx.stats().segments_ok, 0);
     // Failures did not poison the replay state: the authentic segment still decrypts.
     let mut out = Vec::new();
-    rx.decrypt_segment(Instant(0), &seg, &mut out).expect("authentic");
+    rx.decrypt_segment(Instant(0), &seg, &mut out)
+        .expect("authentic");
     assert_eq!(out, &plain[..k]);
 }
 
@@ -152,7 +220,10 @@ fn flipped_bit_in_stream_drops_only_the_frames_it_touches() {
     let seg_len = tx.config().line_blocks();
     line[2 * seg_len + 10].payload ^= 1 << 17;
     let mut out = Vec::new();
-    let errs: Vec<RxError> = line.iter().filter_map(|b| rx.push(Instant(0), *b, &mut out)).collect();
+    let errs: Vec<RxError> = line
+        .iter()
+        .filter_map(|b| rx.push(Instant(0), *b, &mut out))
+        .collect();
     assert_eq!(errs, vec![RxError::AuthFailed]);
     assert_eq!(rx.stats().auth_failed, 1);
     assert_eq!(out.len(), plain.len(), "timing preserved with error blocks");
@@ -163,7 +234,10 @@ fn flipped_bit_in_stream_drops_only_the_frames_it_touches() {
     for g in &got {
         assert!(it.any(|f| f == g), "delivered frame was not sent");
     }
-    assert_eq!(got.len() as u64 + dec.stats().frames_dropped, fr.len() as u64);
+    assert_eq!(
+        got.len() as u64 + dec.stats().frames_dropped,
+        fr.len() as u64
+    );
 }
 
 #[test]
@@ -174,22 +248,32 @@ fn replayed_segments_are_rejected() {
     let mut segs = Vec::new();
     for chunk in plain.chunks(k).take(3) {
         let mut s = Vec::new();
-        tx.encrypt_segment(Instant(0), chunk, &mut s).expect("encrypt");
+        tx.encrypt_segment(Instant(0), chunk, &mut s)
+            .expect("encrypt");
         segs.push(s);
     }
     let mut out = Vec::new();
-    rx.decrypt_segment(Instant(0), &segs[0], &mut out).expect("first");
-    rx.decrypt_segment(Instant(0), &segs[1], &mut out).expect("second");
+    rx.decrypt_segment(Instant(0), &segs[0], &mut out)
+        .expect("first");
+    rx.decrypt_segment(Instant(0), &segs[1], &mut out)
+        .expect("second");
     assert_eq!(
         rx.decrypt_segment(Instant(0), &segs[0], &mut out),
-        Err(RxError::Replay { key: KeyId(1), pn: 1 })
+        Err(RxError::Replay {
+            key: KeyId(1),
+            pn: 1
+        })
     );
     assert_eq!(
         rx.decrypt_segment(Instant(0), &segs[1], &mut out),
-        Err(RxError::Replay { key: KeyId(1), pn: 2 })
+        Err(RxError::Replay {
+            key: KeyId(1),
+            pn: 2
+        })
     );
     // Skipping ahead is fine (a lost segment), going back is not.
-    rx.decrypt_segment(Instant(0), &segs[2], &mut out).expect("third");
+    rx.decrypt_segment(Instant(0), &segs[2], &mut out)
+        .expect("third");
     assert_eq!(rx.stats().replayed, 2);
     assert_eq!(out.len(), 3 * k);
 }
@@ -224,7 +308,11 @@ fn expired_key_stops_traffic_without_clear_text() {
     assert!(line[seg_len..].iter().all(|b| *b == LOCAL_FAULT));
     let mut out = Vec::new();
     for (i, b) in line.iter().enumerate() {
-        let now = if i < seg_len { Instant(0) } else { Instant(1_000) };
+        let now = if i < seg_len {
+            Instant(0)
+        } else {
+            Instant(1_000)
+        };
         rx.push(now, *b, &mut out);
     }
     assert_eq!(out, &plain[..k]);
@@ -234,14 +322,18 @@ fn expired_key_stops_traffic_without_clear_text() {
     let mut tx2 = ChannelTx::new(cfg);
     tx2.install_key(&common::key(2, u64::MAX));
     tx2.activate(KeyId(2));
-    tx2.encrypt_segment(Instant(0), &plain[k..2 * k], &mut late).expect("encrypt");
+    tx2.encrypt_segment(Instant(0), &plain[k..2 * k], &mut late)
+        .expect("encrypt");
     assert_eq!(
         rx.decrypt_segment(Instant(2_000), &late, &mut Vec::new()),
         Err(RxError::KeyExpired(KeyId(2)))
     );
     // No key at all: blocked too.
     let mut tx3 = ChannelTx::new(cfg);
-    assert_eq!(tx3.encrypt_segment(Instant(0), &plain[..k], &mut Vec::new()), Err(TxError::NoKey));
+    assert_eq!(
+        tx3.encrypt_segment(Instant(0), &plain[..k], &mut Vec::new()),
+        Err(TxError::NoKey)
+    );
 }
 
 fn shape(line: &[Block66]) -> Vec<(u8, Option<u8>)> {
@@ -265,7 +357,9 @@ fn traffic_patterns_are_indistinguishable_on_the_line() {
         b
     };
     let c = {
-        let pfc: Vec<Vec<u8>> = (0..50).map(|i| mac::pfc_frame([2, 0, 0, 0, 0, 1], 1 << (i % 8), [0xffff; 8])).collect();
+        let pfc: Vec<Vec<u8>> = (0..50)
+            .map(|i| mac::pfc_frame([2, 0, 0, 0, 0, 1], 1 << (i % 8), [0xffff; 8]))
+            .collect();
         let mut b = encode(&pfc, 1);
         b.resize(window, Block66::IDLE);
         b

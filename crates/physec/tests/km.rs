@@ -28,8 +28,14 @@ fn cfg() -> KmConfig {
 }
 
 fn agents(b_trusts: [u8; 32]) -> (KeyAgent, KeyAgent) {
-    let a = KeyAgent::new(cfg(), Role::Initiator, SEED_A, KeyAgent::public_identity(SEED_B), [10; 32])
-        .expect("agent a");
+    let a = KeyAgent::new(
+        cfg(),
+        Role::Initiator,
+        SEED_A,
+        KeyAgent::public_identity(SEED_B),
+        [10; 32],
+    )
+    .expect("agent a");
     let b = KeyAgent::new(cfg(), Role::Responder, SEED_B, b_trusts, [20; 32]).expect("agent b");
     (a, b)
 }
@@ -119,7 +125,12 @@ impl Harness {
                     }
                 }
             }
-            let due: Vec<_> = self.ctl.iter().filter(|(t, _, _)| *t <= now).cloned().collect();
+            let due: Vec<_> = self
+                .ctl
+                .iter()
+                .filter(|(t, _, _)| *t <= now)
+                .cloned()
+                .collect();
             self.ctl.retain(|(t, _, _)| *t > now);
             for (_, to, m) in due {
                 let mut acts = Vec::new();
@@ -173,7 +184,12 @@ fn handshake_rekeys_under_traffic_without_losing_a_frame() {
     h.run(Instant(Duration::from_micros(300).as_nanos()));
     for (i, sent) in [&fa, &fb].into_iter().enumerate() {
         let e = &h.ends[1 - i];
-        assert_eq!(e.rx.stats().failed(), 0, "direction {i}: {:?}", e.rx.stats());
+        assert_eq!(
+            e.rx.stats().failed(),
+            0,
+            "direction {i}: {:?}",
+            e.rx.stats()
+        );
         let (got, dec) = decode(&e.delivered);
         assert_eq!(dec.stats().frames_dropped, 0);
         // Everything sent was delivered (the run is long enough to drain both queues).
@@ -181,8 +197,16 @@ fn handshake_rekeys_under_traffic_without_losing_a_frame() {
         assert_eq!(&got, sent, "direction {i}");
     }
     assert!(h.ends.iter().all(|e| e.alarms.is_empty()), "no alarms");
-    assert!(h.ends[0].agent.epoch() >= 10, "epoch {}", h.ends[0].agent.epoch());
-    assert_eq!(h.key_ids_on_line, BTreeSet::from([0, 1, 2, 3]), "all key ids used");
+    assert!(
+        h.ends[0].agent.epoch() >= 10,
+        "epoch {}",
+        h.ends[0].agent.epoch()
+    );
+    assert_eq!(
+        h.key_ids_on_line,
+        BTreeSet::from([0, 1, 2, 3]),
+        "all key ids used"
+    );
     assert_eq!(h.ends[1].agent.state(), LinkState::Secured);
 }
 
@@ -197,23 +221,37 @@ fn missing_rekey_expires_the_key_and_stops_traffic() {
     h.drop_ctl_after = Some(Instant(30_000));
     h.run(Instant(120_000));
     for e in &h.ends {
-        assert!(e.alarms.iter().any(|a| matches!(a, Alarm::KeyExpired(_))), "{:?}", e.alarms);
+        assert!(
+            e.alarms.iter().any(|a| matches!(a, Alarm::KeyExpired(_))),
+            "{:?}",
+            e.alarms
+        );
         assert!(e.alarms.contains(&Alarm::PeerLost));
         assert_eq!(e.agent.state(), LinkState::Expired);
     }
     assert!(h.ends[0].tx.stats().blocked > 0);
     // After expiry (+ the last in-flight segments) the line carries no data block at all.
     let expired_at = 75_000;
-    let after: Vec<_> = h.line_after.iter().filter(|(t, _)| t.0 > expired_at).collect();
+    let after: Vec<_> = h
+        .line_after
+        .iter()
+        .filter(|(t, _)| t.0 > expired_at)
+        .collect();
     assert!(!after.is_empty());
-    assert!(after.iter().all(|(_, b)| *b == LOCAL_FAULT || *b == Block66::IDLE));
+    assert!(after
+        .iter()
+        .all(|(_, b)| *b == LOCAL_FAULT || *b == Block66::IDLE));
     // The receiver delivered only what was sent under a valid key, as intact frames.
     let (got, _) = decode(&h.ends[1].delivered);
     assert!(!got.is_empty() && got.len() < fa.len());
     assert_eq!(&got[..], &fa[..got.len()]);
     // Segments in flight when the key expired are refused (counted), never forged.
     let st = h.ends[1].rx.stats();
-    assert_eq!((st.auth_failed, st.replayed, st.malformed), (0, 0, 0), "{st:?}");
+    assert_eq!(
+        (st.auth_failed, st.replayed, st.malformed),
+        (0, 0, 0),
+        "{st:?}"
+    );
 }
 
 #[test]
@@ -224,12 +262,21 @@ fn wrong_identity_raises_alarm_and_installs_nothing() {
     a.poll(Instant(0), &mut acts);
     let offers: Vec<Vec<u8>> = acts
         .iter()
-        .filter_map(|x| if let Action::Send(m) = x { Some(m.clone()) } else { None })
+        .filter_map(|x| {
+            if let Action::Send(m) = x {
+                Some(m.clone())
+            } else {
+                None
+            }
+        })
         .collect();
     assert_eq!(offers.len(), 2, "keep-alive and offer");
     for m in offers {
         let mut out = Vec::new();
-        assert_eq!(b.handle(Instant(1_000), &m, &mut out), Err(KmError::BadSignature));
+        assert_eq!(
+            b.handle(Instant(1_000), &m, &mut out),
+            Err(KmError::BadSignature)
+        );
         assert_eq!(out, vec![Action::Alarm(Alarm::PeerAuthFailed)]);
     }
     assert_eq!(b.state(), LinkState::Establishing);
@@ -244,15 +291,27 @@ fn replayed_and_tampered_messages_are_rejected() {
         panic!("offer expected, got {acts:?}")
     };
     let mut out = Vec::new();
-    b.handle(Instant(1_000), &offer, &mut out).expect("first offer");
-    assert!(out.iter().any(|x| matches!(x, Action::Install(k) if k.id == KeyId(1))));
+    b.handle(Instant(1_000), &offer, &mut out)
+        .expect("first offer");
+    assert!(out
+        .iter()
+        .any(|x| matches!(x, Action::Install(k) if k.id == KeyId(1))));
     let mut out2 = Vec::new();
-    assert_eq!(b.handle(Instant(2_000), &offer, &mut out2), Err(KmError::Replay));
+    assert_eq!(
+        b.handle(Instant(2_000), &offer, &mut out2),
+        Err(KmError::Replay)
+    );
     assert!(out2.is_empty());
     let mut bad = offer.clone();
     bad[20] ^= 1;
-    assert_eq!(b.handle(Instant(3_000), &bad, &mut Vec::new()), Err(KmError::BadSignature));
-    assert_eq!(b.handle(Instant(3_000), &offer[..100], &mut Vec::new()), Err(KmError::Malformed));
+    assert_eq!(
+        b.handle(Instant(3_000), &bad, &mut Vec::new()),
+        Err(KmError::BadSignature)
+    );
+    assert_eq!(
+        b.handle(Instant(3_000), &offer[..100], &mut Vec::new()),
+        Err(KmError::Malformed)
+    );
 }
 
 #[test]

@@ -36,7 +36,8 @@ fn multiframes_round_trip_with_clear_alignment_markers() {
     let plain = scrambled(1, 3 * n, &[64, 1500, 9216]);
     let mut line = Vec::new();
     for chunk in plain.chunks(n) {
-        tx.encrypt_multiframe(Instant(0), chunk, &mut line).expect("encrypt");
+        tx.encrypt_multiframe(Instant(0), chunk, &mut line)
+            .expect("encrypt");
     }
     assert_eq!(line.len(), 3 * cfg.multiframe_blocks());
     for (i, b) in line.iter().enumerate() {
@@ -47,7 +48,8 @@ fn multiframes_round_trip_with_clear_alignment_markers() {
     }
     let mut out = Vec::new();
     for mf in line.chunks(cfg.multiframe_blocks()) {
-        rx.decrypt_multiframe(Instant(0), mf, &mut out).expect("decrypt");
+        rx.decrypt_multiframe(Instant(0), mf, &mut out)
+            .expect("decrypt");
     }
     assert_eq!(out, plain);
 }
@@ -58,7 +60,8 @@ fn any_flipped_bit_outside_the_markers_is_detected() {
     let (mut tx, mut rx) = setup(cfg, u64::MAX);
     let plain = scrambled(2, cfg.payload_blocks(), &[64]);
     let mut mf = Vec::new();
-    tx.encrypt_multiframe(Instant(0), &plain, &mut mf).expect("encrypt");
+    tx.encrypt_multiframe(Instant(0), &plain, &mut mf)
+        .expect("encrypt");
     let mut rejected = 0;
     for i in 0..mf.len() {
         // Every block, a spread of bit positions (sync header bits included).
@@ -78,11 +81,15 @@ fn any_flipped_bit_outside_the_markers_is_detected() {
     }
     assert_eq!(rx.rejected, rejected);
     let mut out = Vec::new();
-    rx.decrypt_multiframe(Instant(0), &mf, &mut out).expect("authentic");
+    rx.decrypt_multiframe(Instant(0), &mf, &mut out)
+        .expect("authentic");
     assert_eq!(out, plain);
     assert_eq!(
         rx.decrypt_multiframe(Instant(0), &mf, &mut Vec::new()),
-        Err(RxError::Replay { key: KeyId(3), pn: 1 })
+        Err(RxError::Replay {
+            key: KeyId(3),
+            pn: 1
+        })
     );
 }
 
@@ -97,7 +104,8 @@ fn expired_key_stops_link_traffic() {
         Err(TxError::KeyExpired(KeyId(3)))
     );
     assert!(line.is_empty());
-    tx.encrypt_multiframe(Instant(499), &plain, &mut line).expect("before expiry");
+    tx.encrypt_multiframe(Instant(499), &plain, &mut line)
+        .expect("before expiry");
     assert_eq!(
         rx.decrypt_multiframe(Instant(501), &line, &mut Vec::new()),
         Err(RxError::KeyExpired(KeyId(3)))
@@ -115,7 +123,8 @@ fn traffic_patterns_are_indistinguishable_at_link_level() {
     for p in [&a, &b] {
         let (mut tx, _) = setup(cfg, u64::MAX);
         let mut line = Vec::new();
-        tx.encrypt_multiframe(Instant(0), p, &mut line).expect("encrypt");
+        tx.encrypt_multiframe(Instant(0), p, &mut line)
+            .expect("encrypt");
         lines.push(line);
     }
     assert_eq!(lines[0].len(), lines[1].len());

@@ -257,13 +257,50 @@ mod tests {
             [i; 8],
             [i, i, i, i, C(ctrl::SEQUENCE), D(0), D(0), D(1)],
             [i, i, i, i, C(ctrl::START), D(0x55), D(0x55), D(0x55)],
-            [C(ctrl::SEQUENCE), D(0), D(0), D(2), C(ctrl::START), D(0x55), D(0x55), D(0x55)],
-            [C(ctrl::SEQUENCE), D(0), D(0), D(1), C(ctrl::SIGNAL), D(9), D(8), D(7)],
-            [C(ctrl::START), D(0x55), D(0x55), D(0x55), D(0x55), D(0x55), D(0x55), D(0xd5)],
+            [
+                C(ctrl::SEQUENCE),
+                D(0),
+                D(0),
+                D(2),
+                C(ctrl::START),
+                D(0x55),
+                D(0x55),
+                D(0x55),
+            ],
+            [
+                C(ctrl::SEQUENCE),
+                D(0),
+                D(0),
+                D(1),
+                C(ctrl::SIGNAL),
+                D(9),
+                D(8),
+                D(7),
+            ],
+            [
+                C(ctrl::START),
+                D(0x55),
+                D(0x55),
+                D(0x55),
+                D(0x55),
+                D(0x55),
+                D(0x55),
+                D(0xd5),
+            ],
             [C(ctrl::SEQUENCE), D(0), D(0), D(1), i, i, i, i],
             [D(0xaa), D(0xbb), D(0xcc), C(ctrl::TERMINATE), i, i, i, i],
         ];
-        let types = [None, Some(0x1e), Some(0x2d), Some(0x33), Some(0x66), Some(0x55), Some(0x78), Some(0x4b), Some(0xb4)];
+        let types = [
+            None,
+            Some(0x1e),
+            Some(0x2d),
+            Some(0x33),
+            Some(0x66),
+            Some(0x55),
+            Some(0x78),
+            Some(0x4b),
+            Some(0xb4),
+        ];
         for (col, ty) in cols.iter().zip(types) {
             let b = encode_column(col);
             assert_eq!(b.block_type(), ty, "{col:?}");
@@ -273,7 +310,16 @@ mod tests {
 
     #[test]
     fn unencodable_column_is_error_block() {
-        let col = [C(ctrl::IDLE), D(1), C(ctrl::IDLE), D(2), D(3), D(4), D(5), D(6)];
+        let col = [
+            C(ctrl::IDLE),
+            D(1),
+            C(ctrl::IDLE),
+            D(2),
+            D(3),
+            D(4),
+            D(5),
+            D(6),
+        ];
         assert_eq!(encode_column(&col), Block66::ERROR);
         assert_eq!(decode_block(&Block66::control(0x00)), [C(ctrl::ERROR); 8]);
     }

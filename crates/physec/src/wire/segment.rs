@@ -161,10 +161,7 @@ mod tests {
         seg.extend(std::iter::repeat_n(Block66::data(0), 4));
         seg.push(terminate_block());
         assert!(Segment::new_checked(&seg, 1).is_ok());
-        assert_eq!(
-            Segment::new_checked(&seg, 2).err(),
-            Some(WireError::Length)
-        );
+        assert_eq!(Segment::new_checked(&seg, 2).err(), Some(WireError::Length));
         seg[2] = Block66::IDLE;
         assert_eq!(Segment::new_checked(&seg, 1).err(), Some(WireError::Field));
         seg[2].sync = 0;
