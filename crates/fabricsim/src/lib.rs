@@ -18,6 +18,7 @@ pub mod bench;
 pub mod cc;
 pub mod engine;
 pub mod fabric;
+pub mod invariants;
 pub mod packet;
 pub mod results;
 pub mod routing;

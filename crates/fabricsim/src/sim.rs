@@ -55,8 +55,6 @@ pub struct RunParams {
     pub pause_quanta: u16,
     /// Load balancer.
     pub lb: LbAlgorithm,
-    /// Receivers send CNPs at most this often per flow.
-    pub cnp_interval: Time,
     /// Stop time.
     pub max_time: Time,
     /// Stall timeout.
@@ -200,6 +198,9 @@ pub struct Simulation {
     pub seed: u64,
 }
 
+/// (node, local index, peer port, rate, delay) of a port being built.
+type PortInit = (u32, u32, u32, Rate, Time);
+
 fn err(file: &str, field: &str, m: impl Into<String>) -> ScenarioError {
     ScenarioError::field(file, field, m)
 }
@@ -337,7 +338,6 @@ impl Simulation {
             pfc: f.pfc.enabled,
             pause_quanta: f.pfc.pause_quanta.max(1),
             lb: f.load_balance.algorithm,
-            cnp_interval: dcqcn::DcqcnParams::resolve(&sc.cc.dcqcn, Rate::gbps(100)).cnp_interval,
             max_time: sc.max_time,
             stall_timeout: sc.stall_timeout,
             queue_interval: sc.record.queue_interval,
@@ -394,7 +394,7 @@ impl Simulation {
         let mut ports: Vec<Port> = Vec::with_capacity(next_port as usize);
         let mut links: Vec<Link> = Vec::with_capacity(next_port as usize);
         // Fill ports in id order.
-        let mut by_id: Vec<Option<(u32, u32, u32, Rate, Time)>> = vec![None; next_port as usize];
+        let mut by_id: Vec<Option<PortInit>> = vec![None; next_port as usize];
         for (li, l) in g.links.iter().enumerate() {
             let [pa, pb] = port_of[li];
             let la = pa - nodes[l.a].first_port;
@@ -847,6 +847,7 @@ impl Simulation {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         if quanta == 0 {
+            p.stats.resume_frames_received += 1;
             if let Some(s) = p.pause_started.take() {
                 p.stats.paused_ps += now.saturating_sub(s);
             }
@@ -1133,10 +1134,10 @@ impl Simulation {
         self.counters.data_arrived += 1;
         let fid = p.flow;
         let ack_every = self.params.ack_every;
-        let interval = self.params.cnp_interval;
         let f = &mut self.flows[fid as usize];
         f.data_pkts_arrived += 1;
         if p.ecn == ECN_CE && f.cc.wants_cnp() {
+            let interval = f.cc.cnp_interval();
             if now >= f.next_cnp {
                 f.next_cnp = now + interval;
                 f.cnps_sent += 1;
@@ -1178,8 +1179,8 @@ impl Simulation {
 
     fn on_cnp_timer(&mut self, fid: u32) {
         let now = self.now;
-        let interval = self.params.cnp_interval;
         let f = &mut self.flows[fid as usize];
+        let interval = f.cc.cnp_interval();
         if !f.cnp_pending {
             return;
         }
@@ -1241,7 +1242,7 @@ impl Simulation {
     fn on_sample(&mut self) {
         let now = self.now;
         if let Some(iv) = self.params.queue_interval {
-            if now % iv == 0 {
+            if now.is_multiple_of(iv) {
                 for (i, p) in self.ports.iter().enumerate() {
                     if self.node_is_switch[p.node as usize] {
                         let b = p.queued_bytes();
@@ -1257,7 +1258,7 @@ impl Simulation {
             }
         }
         if let Some(iv) = self.params.rate_interval {
-            if now % iv == 0 {
+            if now.is_multiple_of(iv) {
                 for (i, f) in self.flows.iter_mut().enumerate() {
                     if f.started && f.finish.is_none() || f.finish == Some(now) {
                         let delivered = f.rcv_nxt - f.delivered_at_last_sample;

@@ -64,9 +64,9 @@ pub fn ser_time_f(bytes: u64, bps: f64) -> Time {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b % 1_000_000_000 == 0 {
+        if b.is_multiple_of(1_000_000_000) {
             write!(f, "{}Gbps", b / 1_000_000_000)
-        } else if b % 1_000_000 == 0 {
+        } else if b.is_multiple_of(1_000_000) {
             write!(f, "{}Mbps", b / 1_000_000)
         } else {
             write!(f, "{}bps", b)
@@ -90,11 +90,11 @@ pub fn fmt_time(t: Time) -> String {
 /// Formats a byte count with binary prefixes.
 pub fn fmt_bytes(b: u64) -> String {
     const K: u64 = 1024;
-    if b >= K * K * K && b % (K * K * K) == 0 {
+    if b >= K * K * K && b.is_multiple_of(K * K * K) {
         format!("{}GiB", b / (K * K * K))
-    } else if b >= K * K && b % (K * K) == 0 {
+    } else if b >= K * K && b.is_multiple_of(K * K) {
         format!("{}MiB", b / (K * K))
-    } else if b >= K && b % K == 0 {
+    } else if b >= K && b.is_multiple_of(K) {
         format!("{}KiB", b / K)
     } else {
         format!("{}B", b)

@@ -34,37 +34,82 @@ pub struct DcqcnParams {
     pub rhai: f64,
     /// Minimum rate (bps).
     pub rmin: f64,
-    /// Timer period.
+    /// Rate-increase timer period.
     pub timer: Time,
-    /// Byte counter.
+    /// Alpha update period.
+    pub alpha_interval: Time,
+    /// Minimum time between two rate cuts (0: cut on every CNP).
+    pub decrease_interval: Time,
+    /// Byte counter (0: disabled).
     pub byte_counter: u64,
     /// Fast-recovery stages.
     pub f: u32,
-    /// NP: minimum gap between CNPs of one flow.
+    /// NP: minimum gap between CNPs of one flow (0: one per CE-marked packet).
     pub cnp_interval: Time,
+    /// Set Rt = Rc on every cut (paper); otherwise only when a rate increase happened
+    /// since the last cut (Mellanox NICs' `clamp_tgt_rate = 0`).
+    pub clamp_target: bool,
+    /// Mellanox-style state machine (ns-3 HPCC module, `CC_MODE 1`): timer-only
+    /// increase where stage < F is fast recovery, stage == F additive, above hyper; alpha
+    /// updated on its own timer from whether a CNP arrived in the interval.
+    pub mlx: bool,
 }
 
 impl DcqcnParams {
-    /// Parameters for a NIC of rate `line` from the scenario's settings. The `paper`
-    /// profile uses the SIGCOMM 2015 values (R_AI 40 Mbps, timer 55 us, B 10 MB); the
-    /// `ns3` profile scales the increase steps with the line rate as the HPCC ns-3
-    /// module's scripts do (reconstructed: R_AI = C/2000, R_HAI = C/200).
+    /// Parameters for a NIC of rate `line` from the scenario's settings.
+    ///
+    /// - `paper`: SIGCOMM 2015 and ALGORITHMS.md: g 1/256, alpha and rate timers 55 us,
+    ///   byte counter 10 MB, F 5, R_AI 40 Mbps, R_HAI C/10, Rmin C/1000, CNPs at most one
+    ///   per 50 us per flow, Rt clamped on every cut.
+    /// - `ns3`: the HPCC ns-3 module's `mix/config.txt` (ALPHA_RESUME_INTERVAL 1 us,
+    ///   RATE_DECREASE_INTERVAL 4 us, CLAMP_TARGET_RATE 0, RP_TIMER 300 us,
+    ///   FAST_RECOVERY_TIMES 1, RATE_AI 20 Mb/s and RATE_HAI 200 Mb/s at 100G, scaled with
+    ///   C, MIN_RATE 100 Mb/s), CNP feedback for every CE-marked packet.
     pub fn resolve(cfg: &DcqcnCfg, line: Rate) -> DcqcnParams {
         let c = line.0 as f64;
-        let (rai, rhai) = match cfg.profile {
-            DcqcnProfile::Paper => (40e6, c / 10.0),
-            DcqcnProfile::Ns3 => (c / 2000.0, c / 200.0),
+        let base = match cfg.profile {
+            DcqcnProfile::Paper => DcqcnParams {
+                g: 1.0 / 256.0,
+                alpha0: 1.0,
+                rai: 40e6,
+                rhai: c / 10.0,
+                rmin: c / 1000.0,
+                timer: 55 * US,
+                alpha_interval: 55 * US,
+                decrease_interval: 0,
+                byte_counter: 10_000_000,
+                f: 5,
+                cnp_interval: 50 * US,
+                clamp_target: true,
+                mlx: false,
+            },
+            DcqcnProfile::Ns3 => DcqcnParams {
+                g: 1.0 / 256.0,
+                alpha0: 1.0,
+                rai: c / 5000.0,
+                rhai: c / 500.0,
+                rmin: 100e6_f64.min(c),
+                timer: 300 * US,
+                alpha_interval: US,
+                decrease_interval: 4 * US,
+                byte_counter: 0,
+                f: 1,
+                cnp_interval: 0,
+                clamp_target: false,
+                mlx: true,
+            },
         };
         DcqcnParams {
-            g: cfg.g.unwrap_or(1.0 / 256.0),
-            alpha0: cfg.alpha0.unwrap_or(1.0),
-            rai: cfg.rai.map(|r| r.0 as f64).unwrap_or(rai),
-            rhai: cfg.rhai.map(|r| r.0 as f64).unwrap_or(rhai),
-            rmin: cfg.rmin.map(|r| r.0 as f64).unwrap_or(c / 1000.0),
-            timer: cfg.timer.unwrap_or(55 * US),
-            byte_counter: cfg.byte_counter.unwrap_or(10_000_000),
-            f: cfg.f.unwrap_or(5),
-            cnp_interval: cfg.cnp_interval.unwrap_or(50 * US),
+            g: cfg.g.unwrap_or(base.g),
+            alpha0: cfg.alpha0.unwrap_or(base.alpha0),
+            rai: cfg.rai.map(|r| r.0 as f64).unwrap_or(base.rai),
+            rhai: cfg.rhai.map(|r| r.0 as f64).unwrap_or(base.rhai),
+            rmin: cfg.rmin.map(|r| r.0 as f64).unwrap_or(base.rmin),
+            timer: cfg.timer.unwrap_or(base.timer),
+            byte_counter: cfg.byte_counter.unwrap_or(base.byte_counter),
+            f: cfg.f.unwrap_or(base.f),
+            cnp_interval: cfg.cnp_interval.unwrap_or(base.cnp_interval),
+            ..base
         }
     }
 }
@@ -84,8 +129,14 @@ pub struct Dcqcn {
     bc_stage: u32,
     bytes: u64,
     next_timer: Time,
+    next_alpha: Time,
+    cnp_in_alpha_interval: bool,
+    last_cut: Option<Time>,
+    cut_pending: bool,
     /// CNPs received.
     pub cnps: u64,
+    /// Rate cuts applied.
+    pub cuts: u64,
 }
 
 impl Dcqcn {
@@ -102,36 +153,103 @@ impl Dcqcn {
             bc_stage: 0,
             bytes: 0,
             next_timer: now + p.timer,
+            next_alpha: now + p.alpha_interval,
+            cnp_in_alpha_interval: false,
+            last_cut: None,
+            cut_pending: false,
             cnps: 0,
+            cuts: 0,
         }
     }
 
     fn increase(&mut self) {
-        let (t, bc, f) = (self.t_stage, self.bc_stage, self.p.f);
-        if t.max(bc) < f {
-            // fast recovery toward the target
-        } else if t.min(bc) > f {
-            self.rt += (t.min(bc) - f) as f64 * self.p.rhai;
+        let f = self.p.f;
+        if self.p.mlx {
+            let t = self.t_stage;
+            if t < f {
+                // fast recovery toward the target
+            } else if t == f {
+                self.rt += self.p.rai;
+            } else {
+                self.rt += self.p.rhai;
+            }
         } else {
-            self.rt += self.p.rai;
+            let (t, bc) = (self.t_stage, self.bc_stage);
+            if t.max(bc) < f {
+                // fast recovery toward the target
+            } else if t.min(bc) > f {
+                self.rt += (t.min(bc) - f) as f64 * self.p.rhai;
+            } else {
+                self.rt += self.p.rai;
+            }
         }
         self.rt = self.rt.min(self.line);
         self.rc = ((self.rt + self.rc) / 2.0).min(self.line);
     }
 
-    /// Applies the timer periods that ended at or before `now`.
+    fn cut(&mut self, now: Time) {
+        if self.p.clamp_target || self.t_stage > 0 || self.last_cut.is_none() {
+            self.rt = self.rc;
+        }
+        self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(self.p.rmin);
+        if !self.p.mlx {
+            self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g;
+        }
+        self.t_stage = 0;
+        self.bc_stage = 0;
+        self.bytes = 0;
+        self.next_timer = now + self.p.timer;
+        self.last_cut = Some(now);
+        self.cuts += 1;
+    }
+
+    /// Applies alpha periods that ended at or before `now` (Mellanox style only; the
+    /// paper's alpha decays with the rate timer).
+    fn catch_up_alpha(&mut self, now: Time) {
+        if !self.p.mlx || now < self.next_alpha {
+            return;
+        }
+        let g = self.p.g;
+        self.alpha = if self.cnp_in_alpha_interval {
+            (1.0 - g) * self.alpha + g
+        } else {
+            (1.0 - g) * self.alpha
+        };
+        self.cnp_in_alpha_interval = false;
+        let k = (now - self.next_alpha) / self.p.alpha_interval;
+        if k > 0 {
+            self.alpha *= (1.0 - g).powi(k.min(100_000) as i32);
+        }
+        self.next_alpha += (k + 1) * self.p.alpha_interval;
+    }
+
+    /// Applies the timer periods that ended at or before `now`, and a rate cut that was
+    /// held back by the decrease interval.
     fn catch_up(&mut self, now: Time) {
+        if self.cut_pending {
+            let due = self.last_cut.map_or(now, |t| t + self.p.decrease_interval);
+            if due <= now {
+                self.catch_up_alpha(due);
+                self.cut_pending = false;
+                self.cut(due);
+            }
+        }
+        self.catch_up_alpha(now);
         while self.next_timer <= now {
             if self.rc >= self.line && self.rt >= self.line {
                 // At line rate only alpha keeps decaying: apply all remaining periods at
                 // once instead of one by one.
                 let n = (now - self.next_timer) / self.p.timer + 1;
-                self.alpha *= (1.0 - self.p.g).powi(n.min(i32::MAX as u64) as i32);
+                if !self.p.mlx {
+                    self.alpha *= (1.0 - self.p.g).powi(n.min(i32::MAX as u64) as i32);
+                }
                 self.t_stage = self.t_stage.saturating_add(n.min(u32::MAX as u64) as u32);
                 self.next_timer += n * self.p.timer;
                 break;
             }
-            self.alpha *= 1.0 - self.p.g;
+            if !self.p.mlx {
+                self.alpha *= 1.0 - self.p.g;
+            }
             self.t_stage = self.t_stage.saturating_add(1);
             self.increase();
             self.next_timer += self.p.timer;
@@ -150,6 +268,9 @@ impl CongestionControl for Dcqcn {
     }
     fn on_send(&mut self, now: Time, bytes: u64) {
         self.catch_up(now);
+        if self.p.byte_counter == 0 {
+            return;
+        }
         self.bytes += bytes;
         while self.bytes >= self.p.byte_counter {
             self.bytes -= self.p.byte_counter;
@@ -160,16 +281,17 @@ impl CongestionControl for Dcqcn {
     fn on_cnp(&mut self, now: Time) {
         self.catch_up(now);
         self.cnps += 1;
-        self.rt = self.rc;
-        self.rc = (self.rc * (1.0 - self.alpha / 2.0)).max(self.p.rmin);
-        self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g;
-        self.t_stage = 0;
-        self.bc_stage = 0;
-        self.bytes = 0;
-        self.next_timer = now + self.p.timer;
+        self.cnp_in_alpha_interval = true;
+        match self.last_cut {
+            Some(t) if now < t + self.p.decrease_interval => self.cut_pending = true,
+            _ => self.cut(now),
+        }
     }
     fn wants_cnp(&self) -> bool {
         true
+    }
+    fn cnp_interval(&self) -> Time {
+        self.p.cnp_interval
     }
 }
 
@@ -224,5 +346,30 @@ mod tests {
         }
         assert!(d.rc >= p.rmin);
         assert!((d.rc - p.rmin).abs() < 1.0);
+    }
+
+    #[test]
+    fn ns3_profile_limits_cuts_to_one_per_interval_and_keeps_target() {
+        let p = DcqcnParams::resolve(&DcqcnCfg::default(), Rate::gbps(100));
+        assert!(p.mlx && !p.clamp_target);
+        let mut d = Dcqcn::new(p, Rate::gbps(100), 0);
+        d.on_cnp(10 * US);
+        assert!((d.rc - 50e9).abs() < 1.0);
+        // A second CNP 1 us later is held until the 4 us decrease interval ends.
+        d.on_cnp(11 * US);
+        assert!((d.rc - 50e9).abs() < 1.0);
+        d.on_send(14 * US, 1000);
+        assert!(
+            d.rc < 50e9,
+            "held cut applied at the interval's end: {}",
+            d.rc
+        );
+        // The target was not clamped down by the back-to-back cut (no increase between).
+        assert!((d.rt - 100e9).abs() < 1.0, "rt = {}", d.rt);
+        assert_eq!(d.cuts, 2);
+        // Alpha decays on its 1 us timer when no CNP arrives.
+        let a = d.alpha;
+        d.on_send(200 * US, 1000);
+        assert!(d.alpha < a * 0.6, "{} -> {}", a, d.alpha);
     }
 }

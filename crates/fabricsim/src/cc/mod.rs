@@ -44,6 +44,10 @@ pub trait CongestionControl {
     fn wants_cnp(&self) -> bool {
         false
     }
+    /// Receiver-side minimum gap between CNPs of one flow (0: one per CE-marked packet).
+    fn cnp_interval(&self) -> Time {
+        0
+    }
 }
 
 /// Any congestion controller.
@@ -88,5 +92,9 @@ impl CongestionControl for AnyCc {
     #[inline]
     fn wants_cnp(&self) -> bool {
         dispatch!(self, c => c.wants_cnp())
+    }
+    #[inline]
+    fn cnp_interval(&self) -> Time {
+        dispatch!(self, c => c.cnp_interval())
     }
 }

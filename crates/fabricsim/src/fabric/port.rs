@@ -26,6 +26,8 @@ pub struct PortStats {
     pub resume_frames_sent: u64,
     /// PFC XOFF frames this port received.
     pub pause_frames_received: u64,
+    /// PFC resume (XON) frames this port received.
+    pub resume_frames_received: u64,
     /// Time the port's data priorities spent paused by its peer.
     pub paused_ps: Time,
     /// Longest egress queue seen (all priorities).

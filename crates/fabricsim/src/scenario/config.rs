@@ -6,7 +6,8 @@
 
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, MS, NS, US};
-use serde::Deserialize;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
 
 /// A whole scenario file.
 #[derive(Clone, Debug, Deserialize)]
@@ -70,9 +71,9 @@ pub struct VariantCfg {
     pub set: toml::Table,
 }
 
-/// The network's shape.
+/// The network's shape (a table tagged by `kind`).
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TopologyCfg {
     /// Two-tier leaf-spine.
     LeafSpine(LeafSpineCfg),
@@ -576,9 +577,9 @@ pub enum HostSet {
     List(Vec<HostRef>),
 }
 
-/// One traffic generator.
+/// One traffic generator (a table tagged by `kind`).
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "snake_case", deny_unknown_fields)]
 pub enum WorkloadCfg {
     /// Flows listed in the scenario.
     Flows {
@@ -670,3 +671,105 @@ pub struct RecordCfg {
 pub const DEFAULT_START: Time = 0;
 /// Default link delay when neither delay nor length is given.
 pub const DEFAULT_LINK_DELAY: Time = US;
+
+/// An enum written as a table with a `kind` key naming the variant.
+///
+/// serde's own `#[serde(tag = "kind")]` buffers the table before choosing the variant,
+/// which loses the path of a failing field inside it: a bad `topology.host_rate` would be
+/// reported at `topology`. Instead the table is reshaped into serde's external tagging
+/// (`{ leaf_spine = { ... } }`) and deserialized with the path tracked; the inner path is
+/// carried in the message as "field `host_rate`: ...", which
+/// [`crate::scenario::from_table`] folds into the field path.
+trait TaggedByKind: Sized {
+    /// The `kind` names, in declaration order.
+    const KINDS: &'static [&'static str];
+    /// The externally tagged deserializer derived with `remote = "Self"`.
+    fn de_external<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error>;
+}
+
+impl TaggedByKind for TopologyCfg {
+    const KINDS: &'static [&'static str] = &["leaf_spine", "fat_tree", "custom"];
+    fn de_external<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        TopologyCfg::deserialize(d)
+    }
+}
+
+impl TaggedByKind for WorkloadCfg {
+    const KINDS: &'static [&'static str] = &[
+        "flows",
+        "csv",
+        "hpcc_flow_file",
+        "incast",
+        "permutation",
+        "all_to_all",
+    ];
+    fn de_external<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        WorkloadCfg::deserialize(d)
+    }
+}
+
+impl<'de> Deserialize<'de> for TopologyCfg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de_kind_tagged(d)
+    }
+}
+
+impl<'de> Deserialize<'de> for WorkloadCfg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de_kind_tagged(d)
+    }
+}
+
+fn de_kind_tagged<'de, D: Deserializer<'de>, T: TaggedByKind>(d: D) -> Result<T, D::Error> {
+    let kinds = || {
+        T::KINDS
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut table = toml::Table::deserialize(d)?;
+    let kind = match table.remove("kind") {
+        Some(toml::Value::String(k)) => k,
+        Some(v) => {
+            return Err(D::Error::custom(format!(
+                "field `kind`: expected a string, one of {}; found {}",
+                kinds(),
+                v.type_str()
+            )))
+        }
+        None => {
+            return Err(D::Error::custom(format!(
+                "missing field `kind`: one of {}",
+                kinds()
+            )))
+        }
+    };
+    if !T::KINDS.contains(&kind.as_str()) {
+        return Err(D::Error::custom(format!(
+            "field `kind`: unknown variant `{kind}`, expected one of {}",
+            kinds()
+        )));
+    }
+    let mut outer = toml::Table::new();
+    outer.insert(kind, toml::Value::Table(table));
+    let mut track = serde_path_to_error::Track::new();
+    let de = serde_path_to_error::Deserializer::new(toml::Value::Table(outer), &mut track);
+    T::de_external(de).map_err(|e| {
+        // The path starts with the variant name; what follows is the field inside it.
+        let path = track.path().to_string();
+        let inner = match path.split_once('.') {
+            Some((_, rest)) => rest.to_string(),
+            None => path
+                .find('[')
+                .map(|i| path[i..].to_string())
+                .unwrap_or_default(),
+        };
+        let msg = e.message().trim().to_string();
+        if inner.is_empty() {
+            D::Error::custom(msg)
+        } else {
+            D::Error::custom(format!("field `{inner}`: {msg}"))
+        }
+    })
+}

@@ -172,9 +172,24 @@ pub fn apply_override(
 pub fn from_table(table: &toml::Table, file: &str) -> Result<Scenario, ScenarioError> {
     let value = toml::Value::Table(table.clone());
     serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
-        let path = e.path().to_string();
+        let mut path = e.path().to_string();
+        if path == "." {
+            path.clear();
+        }
         let inner = e.into_inner();
         let mut message = inner.message().trim().to_string();
+        // A table tagged by `kind` reports the field inside it as "field `x`: ..."
+        // (see `config::TaggedByKind`): fold that into the path.
+        while let Some((sub, rest)) = message
+            .strip_prefix("field `")
+            .and_then(|m| m.split_once("`: "))
+        {
+            if !(path.is_empty() || sub.starts_with('[')) {
+                path.push('.');
+            }
+            path.push_str(sub);
+            message = rest.to_string();
+        }
         // toml's own errors on a Value sometimes repeat "for key ..."; keep them short.
         if let Some(stripped) = message.strip_prefix("invalid type: ") {
             message = format!("wrong type: {stripped}");
@@ -182,11 +197,7 @@ pub fn from_table(table: &toml::Table, file: &str) -> Result<Scenario, ScenarioE
         ScenarioError {
             file: file.to_string(),
             pos: None,
-            field: if path == "." || path.is_empty() {
-                None
-            } else {
-                Some(path)
-            },
+            field: if path.is_empty() { None } else { Some(path) },
             message,
         }
     })
@@ -319,7 +330,7 @@ flows = [{ src = 0, dst = 3, size = "1MB" }]
         let src = MIN.replace("leaves = 2", "leaves = 2\nleafs = 3");
         let e = load_str(&src, "t.toml", Path::new("."), &[]).unwrap_err();
         assert!(e.to_string().contains("leafs"), "{e}");
-        assert_eq!(e.field.as_deref(), Some("topology"));
+        assert_eq!(e.field.as_deref(), Some("topology.leafs"));
     }
 
     #[test]

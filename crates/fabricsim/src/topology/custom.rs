@@ -43,6 +43,13 @@ pub fn build(c: &CustomTopoCfg, file: &str) -> Result<TopoGraph, ScenarioError> 
     for (i, l) in c.links.iter().enumerate() {
         let a = lookup(&l.a, format!("topology.links[{i}].a"))?;
         let b = lookup(&l.b, format!("topology.links[{i}].b"))?;
+        if l.rate.0 == 0 {
+            return Err(ScenarioError::field(
+                file,
+                format!("topology.links[{i}].rate"),
+                "must be positive",
+            ));
+        }
         let d = link_delay(
             l.delay,
             l.length,

@@ -10,7 +10,7 @@ use crate::scenario::ScenarioError;
 
 /// Builds the fat-tree graph.
 pub fn build(c: &FatTreeCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
-    if c.k < 2 || c.k % 2 != 0 || c.k > 128 {
+    if c.k < 2 || !c.k.is_multiple_of(2) || c.k > 128 {
         return Err(ScenarioError::field(
             file,
             "topology.k",
@@ -27,12 +27,14 @@ pub fn build(c: &FatTreeCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
             "must be between 1 and 64",
         ));
     }
-    if c.rate.0 == 0 {
-        return Err(ScenarioError::field(
-            file,
-            "topology.rate",
-            "must be positive",
-        ));
+    for (field, r) in [
+        ("topology.rate", Some(c.rate)),
+        ("topology.agg_rate", c.agg_rate),
+        ("topology.core_rate", c.core_rate),
+    ] {
+        if r.is_some_and(|r| r.0 == 0) {
+            return Err(ScenarioError::field(file, field, "must be positive"));
+        }
     }
     let delay = link_delay(c.link_delay, c.link_length, file, "topology.link_delay")?;
     let half = c.k / 2;

@@ -41,6 +41,19 @@ fn check_hosts(path: &Path, line: usize, src: u32, dst: u32, n: u32) -> Result<(
     Ok(())
 }
 
+/// A problem on a line of a flow file, reported against the scenario file and the field
+/// that names the flow file, with the flow file's line in the message.
+fn in_field(e: ScenarioError, field: &str, file: &str) -> ScenarioError {
+    if e.field.is_some() {
+        return e;
+    }
+    let at = match e.pos {
+        Some((l, c)) => format!("{}:{l}:{c}", e.file),
+        None => e.file.clone(),
+    };
+    ScenarioError::field(file, field, format!("{at}: {}", e.message))
+}
+
 /// Reads a CSV of flows. Columns `src,dst,size,start`; `size` is bytes or a size with a
 /// unit, `start` nanoseconds or a time with a unit. Lines starting with `#` are comments.
 pub fn read_csv(
@@ -50,6 +63,10 @@ pub fn read_csv(
     file: &str,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     let text = read(path, field, file)?;
+    csv_flows(path, &text, n_hosts).map_err(|e| in_field(e, field, file))
+}
+
+fn csv_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, ScenarioError> {
     let mut out = Vec::new();
     let mut header_seen = false;
     for (i, raw) in text.lines().enumerate() {
@@ -92,7 +109,9 @@ pub fn read_csv(
         })?;
         let size = parse_bytes(cols[2]).map_err(|e| line_err(path, i + 1, format!("size: {e}")))?;
         let start = match cols[3].parse::<u64>() {
-            Ok(ns) => ns * NS,
+            Ok(ns) => ns
+                .checked_mul(NS)
+                .ok_or_else(|| line_err(path, i + 1, format!("start: {ns} ns is too large")))?,
             Err(_) => {
                 parse_time(cols[3]).map_err(|e| line_err(path, i + 1, format!("start: {e}")))?
             }
@@ -120,6 +139,10 @@ pub fn read_hpcc(
     file: &str,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     let text = read(path, field, file)?;
+    hpcc_flows(path, &text, n_hosts).map_err(|e| in_field(e, field, file))
+}
+
+fn hpcc_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, ScenarioError> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -138,7 +161,8 @@ pub fn read_hpcc(
             format!("first line `{}` must be the flow count", first.trim()),
         )
     })?;
-    let mut out = Vec::with_capacity(count);
+    // The count is only announced: do not trust it for an allocation.
+    let mut out = Vec::with_capacity(count.min(1 << 16));
     for (i, l) in lines {
         let f: Vec<&str> = l.split_whitespace().collect();
         if f.len() != 6 {
@@ -160,8 +184,21 @@ pub fn read_hpcc(
                 )
             })
         };
-        let src = num(0, "src")? as u32;
-        let dst = num(1, "dst")? as u32;
+        let host = |k: usize, what: &str| -> Result<u32, ScenarioError> {
+            u32::try_from(num(k, what)?).map_err(|_| {
+                line_err(
+                    path,
+                    i + 1,
+                    format!(
+                        "host {} does not exist: hosts are numbered 0..{}",
+                        f[k],
+                        n_hosts - 1
+                    ),
+                )
+            })
+        };
+        let src = host(0, "src")?;
+        let dst = host(1, "dst")?;
         num(2, "pg")?;
         num(3, "dport")?;
         let size = num(4, "size")?;

@@ -1,0 +1,99 @@
+//! Invariants any run must satisfy, checked after (or during) a run. Tests assert that
+//! [`check`] finds nothing for every scenario; users can call it on their own runs.
+//!
+//! - Packet conservation per flow: data packets sent = arrived + dropped + in flight.
+//! - Packet conservation per switch: frames in = frames out + dropped + queued, counting
+//!   PFC frames the switch consumed and generated.
+//! - Lossless means lossless: with PFC on, no packet is dropped.
+//! - No finished flow is faster than its ideal FCT.
+
+use crate::packet::PacketKind;
+use crate::sim::Simulation;
+
+/// Data packets of each flow still queued in a port or travelling on a link.
+pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
+    let mut v = vec![0u64; sim.flows.len()];
+    let mut count = |id| {
+        let p = sim.arena.get(id);
+        if p.kind == PacketKind::Data {
+            v[p.flow as usize] += 1;
+        }
+    };
+    for l in &sim.links {
+        for &(_, id) in &l.ring {
+            count(id);
+        }
+    }
+    for p in &sim.ports {
+        for q in &p.queues {
+            for &id in q {
+                count(id);
+            }
+        }
+    }
+    v
+}
+
+/// Every violated invariant, as a sentence.
+pub fn check(sim: &Simulation) -> Vec<String> {
+    let mut bad = Vec::new();
+    let inflight = in_flight_data(sim);
+    for (i, f) in sim.flows.iter().enumerate() {
+        let accounted = f.data_pkts_arrived + f.data_pkts_dropped + inflight[i];
+        if f.data_pkts_sent != accounted {
+            bad.push(format!(
+                "flow {i}: {} data packets sent but {} arrived + {} dropped + {} in flight",
+                f.data_pkts_sent, f.data_pkts_arrived, f.data_pkts_dropped, inflight[i]
+            ));
+        }
+        if let Some(t) = f.finish {
+            let fct = t - f.spec.start;
+            if fct < sim.ideal[i] {
+                bad.push(format!(
+                    "flow {i}: FCT {fct} ps is below its ideal {} ps",
+                    sim.ideal[i]
+                ));
+            }
+            if f.rcv_nxt != f.spec.size {
+                bad.push(format!(
+                    "flow {i}: finished with {} of {} bytes",
+                    f.rcv_nxt, f.spec.size
+                ));
+            }
+        }
+    }
+    for sw in &sim.switches {
+        let ports = &sim.ports[sw.first_port as usize..(sw.first_port + sw.n_ports) as usize];
+        let sum = |f: &dyn Fn(&crate::fabric::Port) -> u64| ports.iter().map(f).sum::<u64>();
+        let rx = sum(&|p| p.stats.rx_packets);
+        let pfc_rx = sum(&|p| p.stats.pause_frames_received + p.stats.resume_frames_received);
+        let tx = sum(&|p| p.stats.tx_packets);
+        let pfc_gen = sum(&|p| p.stats.pause_frames_sent + p.stats.resume_frames_sent);
+        let pfc_pending = sum(&|p| p.mac_ctrl.len() as u64);
+        let queued = sum(&|p| p.queues.iter().map(|q| q.len() as u64).sum());
+        let name = &sim.nodes[sw.node as usize].name;
+        if rx - pfc_rx != tx - (pfc_gen - pfc_pending) + sw.drops + queued {
+            bad.push(format!(
+                "switch {name}: {} frames in (less {pfc_rx} PFC) != {} out (less {} PFC) + {} dropped + {queued} queued",
+                rx, tx, pfc_gen - pfc_pending, sw.drops
+            ));
+        }
+        if sim.params.pfc && sw.drops > 0 {
+            bad.push(format!(
+                "switch {name}: {} drops in a lossless fabric",
+                sw.drops
+            ));
+        }
+        if sw.buffer.used
+            != ports
+                .iter()
+                .map(|p| p.qbytes.iter().sum::<u64>())
+                .sum::<u64>()
+        {
+            bad.push(format!(
+                "switch {name}: buffer accounting differs from queued bytes"
+            ));
+        }
+    }
+    bad
+}

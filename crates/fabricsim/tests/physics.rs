@@ -1,0 +1,258 @@
+//! Behaviour of the RoCEv2 fabric checked against analytic results and invariants.
+
+use fabricsim::invariants;
+use fabricsim::results::fct;
+use fabricsim::sim::{Outcome, Simulation};
+use fabricsim::units::{ser_time, MS, NS, US};
+use std::path::Path;
+
+fn build(src: &str) -> Simulation {
+    let l = fabricsim::load_str(src, "test.toml", Path::new("."), &[]).expect("loads");
+    Simulation::build(&l.scenario, "test.toml", Path::new(".")).expect("builds")
+}
+
+fn run(src: &str) -> (Simulation, Outcome) {
+    let mut sim = build(src);
+    let o = sim.run(&mut |_| {});
+    let bad = invariants::check(&sim);
+    assert!(bad.is_empty(), "invariants violated: {bad:#?}");
+    (sim, o)
+}
+
+fn two_leaf(flows: &str, extra: &str) -> String {
+    format!(
+        r#"
+max_time = "200ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 2
+host_rate = "100Gbps"
+link_delay = "1us"
+[fabric]
+switch_latency = "300ns"
+{extra}
+[[workload]]
+kind = "flows"
+flows = [{flows}]
+"#
+    )
+}
+
+/// One flow through leaf, spine, leaf: FCT is exactly the store-and-forward pipeline.
+/// With equal rates and N packets (the last one shorter), the last packet leaves the last
+/// hop (N + H - 2) full serializations plus its own after the first bit, plus the
+/// propagation of H links and the latency of H - 1 switches.
+#[test]
+fn single_flow_fct_is_exact() {
+    for size in [1u64, 4096, 4097, 10_000, 1_000_000] {
+        let (sim, o) = run(&two_leaf(
+            &format!("{{src = 0, dst = 2, size = {size}}}"),
+            "[cc]\nalgorithm = \"none\"",
+        ));
+        assert_eq!(o, Outcome::Completed);
+        let mtu = 4096u64;
+        let n = size.div_ceil(mtu);
+        let last = size - (n - 1) * mtu + 58;
+        let h = 4u64;
+        let full = ser_time(mtu + 58, 100_000_000_000);
+        let expect = if n == 1 {
+            h * ser_time(last, 100_000_000_000)
+        } else {
+            (n + h - 2) * full + ser_time(last, 100_000_000_000)
+        } + h * US
+            + (h - 1) * 300 * NS;
+        assert_eq!(fct(&sim, 0), Some(expect), "size {size}");
+        assert_eq!(
+            sim.ideal[0], expect,
+            "the ideal FCT uses the same arithmetic"
+        );
+    }
+}
+
+/// A long flow's goodput is line rate x payload / (payload + 58).
+#[test]
+fn long_flow_goodput_matches_header_overhead() {
+    let size = 50_000_000u64;
+    let (sim, _) = run(&two_leaf(
+        &format!("{{src = 1, dst = 3, size = {size}}}"),
+        "[cc]\nalgorithm = \"dcqcn\"",
+    ));
+    let t = fct(&sim, 0).unwrap() as f64 / 1e12;
+    let goodput = size as f64 * 8.0 / t;
+    let expect = 100e9 * 4096.0 / 4154.0;
+    assert!(
+        (goodput / expect - 1.0).abs() < 0.005,
+        "goodput {goodput:.4e} vs {expect:.4e}"
+    );
+}
+
+fn incast(extra: &str) -> String {
+    format!(
+        r#"
+max_time = "500ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 16
+host_rate = "100Gbps"
+uplink_rate = "400Gbps"
+link_delay = "1us"
+{extra}
+[[workload]]
+kind = "incast"
+senders = [16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]
+receiver = 0
+size = "2MB"
+"#
+    )
+}
+
+#[test]
+fn incast_with_pfc_is_lossless() {
+    for cc in ["dcqcn", "none"] {
+        let (sim, o) = run(&incast(&format!(
+            "[fabric]\nbuffer = \"4MB\"\n[fabric.pfc]\nthreshold = \"static\"\nxoff = \"512KB\"\n[cc]\nalgorithm = \"{cc}\""
+        )));
+        assert_eq!(o, Outcome::Completed, "{cc}");
+        assert_eq!(sim.counters.drops, 0, "{cc}: lossless");
+        let pauses: u64 = sim.ports.iter().map(|p| p.stats.pause_frames_sent).sum();
+        assert!(pauses > 0, "{cc}: the incast must trigger PFC");
+        for f in &sim.flows {
+            assert_eq!(f.rcv_nxt, f.spec.size, "every byte delivered");
+        }
+    }
+}
+
+#[test]
+fn lossy_incast_drops_and_go_back_n_recovers() {
+    let (sim, o) = run(&incast(
+        "[fabric]\nbuffer = \"1MB\"\n[fabric.pfc]\nenabled = false\n[cc]\nalgorithm = \"none\"",
+    ));
+    assert_eq!(o, Outcome::Completed);
+    assert!(
+        sim.counters.drops > 0,
+        "a 1 MB buffer cannot absorb a 32 MB incast"
+    );
+    let retx: u64 = sim.flows.iter().map(|f| f.retx_bytes).sum();
+    assert!(retx > 0, "go-back-N retransmitted");
+    for f in &sim.flows {
+        assert!(f.is_complete());
+        assert_eq!(f.rcv_nxt, f.spec.size);
+    }
+    let pauses: u64 = sim.ports.iter().map(|p| p.stats.pause_frames_sent).sum();
+    assert_eq!(pauses, 0, "no PFC in a lossy fabric");
+}
+
+/// Two long flows into one 100G port share it within 10% of 50/50 within 10 ms, and the
+/// sender's rate falls on each CNP.
+#[test]
+fn dcqcn_two_flows_converge_to_fair_share() {
+    let src = r#"
+max_time = "12ms"
+[topology]
+kind = "leaf_spine"
+leaves = 1
+spines = 0
+servers_per_leaf = 3
+host_rate = "100Gbps"
+link_delay = "1us"
+[cc]
+algorithm = "dcqcn"
+[record]
+rate_interval = "100us"
+[[workload]]
+kind = "flows"
+flows = [{src = 1, dst = 0, size = "1GB"}, {src = 2, dst = 0, size = "1GB", start = "1ms"}]
+"#;
+    let (sim, o) = run(src);
+    assert_eq!(o, Outcome::MaxTime);
+    // Goodput over the last 2 ms before 10 ms.
+    let window = |flow: u32| -> f64 {
+        let s: Vec<f64> = sim
+            .rate_samples
+            .iter()
+            .filter(|r| r.flow == flow && r.t > 8 * MS && r.t <= 10 * MS)
+            .map(|r| r.goodput_bps)
+            .collect();
+        s.iter().sum::<f64>() / s.len() as f64
+    };
+    let (a, b) = (window(0), window(1));
+    let share = a / (a + b);
+    assert!((0.45..=0.55).contains(&share), "shares {a:.3e} / {b:.3e}");
+    assert!(
+        a + b > 0.9 * 100e9 * 4096.0 / 4154.0,
+        "link kept busy: {:.3e}",
+        a + b
+    );
+    let cnps: u64 = sim.flows.iter().map(|f| f.cnps_sent as u64).sum();
+    assert!(cnps > 0);
+}
+
+#[test]
+fn dcqcn_rate_falls_on_each_cnp() {
+    use fabricsim::cc::dcqcn::{Dcqcn, DcqcnParams};
+    use fabricsim::cc::CongestionControl;
+    use fabricsim::scenario::config::{DcqcnCfg, DcqcnProfile};
+    use fabricsim::units::Rate;
+    for profile in [DcqcnProfile::Paper, DcqcnProfile::Ns3] {
+        let p = DcqcnParams::resolve(
+            &DcqcnCfg {
+                profile,
+                ..DcqcnCfg::default()
+            },
+            Rate::gbps(100),
+        );
+        let mut d = Dcqcn::new(p, Rate::gbps(100), 0);
+        let mut t = 0;
+        for _ in 0..20 {
+            t += 10 * US; // beyond the ns3 profile's 4 us decrease interval
+            d.on_send(t, 4154);
+            let before = d.rate_bps();
+            d.on_cnp(t);
+            assert!(
+                d.rate_bps() < before || d.rate_bps() == p.rmin,
+                "{profile:?}"
+            );
+        }
+    }
+}
+
+/// A cyclic buffer dependency: four switches in a ring, each flow routed two hops
+/// clockwise. With static PFC thresholds and line-rate senders the ring deadlocks; the
+/// run must stop and name the cycle, not hang.
+#[test]
+fn pfc_deadlock_is_detected() {
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/pfc-deadlock.toml"
+    ))
+    .unwrap();
+    let (_, o) = run(&src);
+    match o {
+        Outcome::Stalled(r) => {
+            assert!(r.deadlock_cycle.len() >= 3, "{r:?}");
+            assert!(
+                r.deadlock_cycle.iter().all(|p| p.starts_with('s')),
+                "cycle of switch ports: {r:?}"
+            );
+            assert!(r.unfinished_flows > 0);
+        }
+        o => panic!("expected a stall, got {o:?}"),
+    }
+}
+
+#[test]
+fn spraying_reorders_and_go_back_n_still_completes() {
+    let flows = "{src = 0, dst = 2, size = \"4MB\"}, {src = 1, dst = 3, size = \"4MB\"}";
+    let (sim, o) = run(&two_leaf(
+        flows,
+        "[fabric.load_balance]\nalgorithm = \"spray_rr\"\n[cc]\nalgorithm = \"none\"",
+    ));
+    assert_eq!(o, Outcome::Completed);
+    for f in &sim.flows {
+        assert_eq!(f.rcv_nxt, f.spec.size);
+    }
+}

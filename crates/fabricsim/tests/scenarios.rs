@@ -1,0 +1,118 @@
+//! Every scenario shipped in `scenarios/` runs, keeps the invariants (conservation, FCT >=
+//! ideal, lossless when PFC is on) and is deterministic.
+
+use fabricsim::results::{self, flows_csv, ports_csv};
+use fabricsim::runner::build_all;
+use fabricsim::{invariants, load_file};
+use std::path::PathBuf;
+
+fn scenarios_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios"))
+}
+
+#[test]
+fn every_scenario_keeps_the_invariants() {
+    let mut n = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(scenarios_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            src.starts_with('#'),
+            "{}: a scenario opens with comments saying what it reproduces",
+            path.display()
+        );
+        // Bound the work so the suite stays fast; long sweeps are checked on a prefix.
+        let loaded = load_file(&path, &["max_time=\"30ms\"".into()]).unwrap();
+        for (name, mut sim) in build_all(&loaded, None).unwrap() {
+            let outcome = sim.run(&mut |_| {});
+            let bad = invariants::check(&sim);
+            assert!(
+                bad.is_empty(),
+                "{} / {name} ({outcome:?}): {bad:#?}",
+                path.display()
+            );
+            for i in 0..sim.flows.len() {
+                if let Some(f) = results::fct(&sim, i) {
+                    assert!(
+                        f >= sim.ideal[i],
+                        "{} / {name}: flow {i} beat its ideal",
+                        path.display()
+                    );
+                }
+            }
+            n += 1;
+        }
+    }
+    assert!(
+        n >= 6,
+        "expected the shipped scenarios and their variants, ran {n}"
+    );
+}
+
+fn strip_wall(json: &str) -> String {
+    json.lines()
+        .filter(|l| !l.contains("wall_seconds") && !l.contains("packet_hops_per_sec"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// flows.csv, ports.csv, summary without wall-clock fields, and every flow's path.
+type RunText = (String, String, String, Vec<Vec<(u64, u64)>>);
+
+fn quickstart(seed: Option<u64>) -> RunText {
+    let loaded = load_file(&scenarios_dir().join("quickstart.toml"), &[]).unwrap();
+    let (name, mut sim) = build_all(&loaded, seed).unwrap().pop().unwrap();
+    let o = sim.run(&mut |_| {});
+    let s = results::summarize(&sim, &name, &o, 0.0);
+    let paths = (0..sim.flows.len()).map(|i| sim.path_of(i)).collect();
+    (
+        flows_csv(&sim),
+        ports_csv(&sim),
+        strip_wall(&serde_json::to_string_pretty(&s).unwrap()),
+        paths,
+    )
+}
+
+#[test]
+fn same_seed_same_bytes_other_seed_other_paths() {
+    let a = quickstart(None);
+    let b = quickstart(None);
+    assert_eq!(a.0, b.0, "flows.csv differs between identical runs");
+    assert_eq!(a.1, b.1, "ports.csv differs between identical runs");
+    assert_eq!(a.2, b.2, "summary differs between identical runs");
+    let c = quickstart(Some(12345));
+    assert_ne!(a.3, c.3, "another seed must change ECMP choices");
+}
+
+#[test]
+fn results_written_to_disk_are_identical_across_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let loaded = load_file(&scenarios_dir().join("incast-pfc.toml"), &[]).unwrap();
+    let mut outs = Vec::new();
+    for k in 0..2 {
+        let out = dir.path().join(format!("r{k}"));
+        let opts = fabricsim::runner::RunOptions {
+            out: Some(out.clone()),
+            seed: None,
+            threads: 2,
+        };
+        fabricsim::runner::run(&loaded, &opts, &|_, _| {}).unwrap();
+        outs.push(out);
+    }
+    for v in ["pfc_dcqcn", "pfc_only", "lossy"] {
+        for f in ["flows.csv", "ports.csv", "queues.csv"] {
+            let a = std::fs::read(outs[0].join(v).join(f)).unwrap();
+            let b = std::fs::read(outs[1].join(v).join(f)).unwrap();
+            assert_eq!(a, b, "{v}/{f}");
+        }
+    }
+    let cmp = std::fs::read_to_string(outs[0].join("comparison.csv")).unwrap();
+    assert_eq!(cmp.lines().count(), 4, "header + 3 variants");
+}
