@@ -159,8 +159,15 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
             ))
         }
     };
+    if v.is_finite() && v * mult > MAX_RATE_BPS as f64 {
+        return Err(format!("`{s}` is above 1 Pbps, the largest rate supported"));
+    }
     scaled(v, mult, "rate", s, "bits per second").map(Rate)
 }
+
+/// Largest rate a scenario may give: 1 Pbps, far above any link, and small enough that
+/// rate-times-delay products stay within 64 bits.
+pub const MAX_RATE_BPS: u64 = 1_000_000_000_000_000;
 
 /// Parses a duration such as `"2us"`, `"1.5 ms"`, `"300ns"`, `"10ps"`, `"1s"`.
 pub fn parse_time(s: &str) -> Result<Time, String> {
@@ -326,6 +333,9 @@ mod tests {
         assert!(parse_rate("10Gbit")
             .unwrap_err()
             .contains("unknown rate unit"));
+        assert_eq!(parse_rate("1000Tbps").unwrap(), Rate(MAX_RATE_BPS));
+        assert!(parse_rate("1001Tbps").unwrap_err().contains("1 Pbps"));
+        assert!(parse_rate("1e30Gbps").unwrap_err().contains("1 Pbps"));
     }
 
     #[test]

@@ -168,8 +168,15 @@ pub fn apply_override(
     Ok(())
 }
 
-/// Deserializes a (patched) table into the schema, naming the failing field.
+/// Deserializes a (patched) table into the schema, naming the failing field, and checks
+/// the ranges of single fields ([`check_ranges`]).
 pub fn from_table(table: &toml::Table, file: &str) -> Result<Scenario, ScenarioError> {
+    let sc = deserialize_table(table, file)?;
+    check_ranges(&sc, file)?;
+    Ok(sc)
+}
+
+fn deserialize_table(table: &toml::Table, file: &str) -> Result<Scenario, ScenarioError> {
     let value = toml::Value::Table(table.clone());
     serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
         let mut path = e.path().to_string();
@@ -201,6 +208,60 @@ pub fn from_table(table: &toml::Table, file: &str) -> Result<Scenario, ScenarioE
             message,
         }
     })
+}
+
+/// Largest buffer-like size (switch buffer, PFC headroom, reserve and thresholds): 64 GiB,
+/// far above any switch, and small enough that per-switch totals cannot overflow.
+pub const MAX_BUFFER_BYTES: u64 = 64 << 30;
+/// Largest packet header or control frame: 64 KiB (like the MTU).
+pub const MAX_FRAME_BYTES: u64 = 64 << 10;
+
+/// Range checks of single fields that need no topology or workload (those are checked by
+/// [`crate::sim::Simulation::build`]): values beyond these are typos or units mixed up, and
+/// would overflow the model's arithmetic.
+pub fn check_ranges(sc: &Scenario, file: &str) -> Result<(), ScenarioError> {
+    let t = &sc.transport;
+    for (field, v) in [
+        ("transport.header", t.header),
+        ("transport.ack_size", t.ack_size),
+    ] {
+        if v > MAX_FRAME_BYTES {
+            return Err(ScenarioError::field(
+                file,
+                field,
+                format!("{v} bytes: at most 64 KiB is allowed"),
+            ));
+        }
+    }
+    let f = &sc.fabric;
+    for (field, v) in [
+        ("fabric.buffer", Some(f.buffer)),
+        ("fabric.pfc.headroom", f.pfc.headroom),
+        ("fabric.pfc.reserve", Some(f.pfc.reserve)),
+        ("fabric.pfc.xoff", Some(f.pfc.xoff)),
+        ("fabric.pfc.xon_delta", Some(f.pfc.xon_delta)),
+        ("fabric.ecn.kmin", f.ecn.kmin),
+        ("fabric.ecn.kmax", f.ecn.kmax),
+    ] {
+        if let Some(v) = v.filter(|&v| v > MAX_BUFFER_BYTES) {
+            return Err(ScenarioError::field(
+                file,
+                field,
+                format!("{v} bytes: at most 64 GiB is allowed"),
+            ));
+        }
+    }
+    if f.switch_latency > crate::units::SEC {
+        return Err(ScenarioError::field(
+            file,
+            "fabric.switch_latency",
+            format!(
+                "{}: at most 1 s is allowed",
+                crate::units::fmt_time(f.switch_latency)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Loads a scenario from text, applying `overrides` (`path=value` strings).

@@ -38,6 +38,11 @@ pub fn build(c: &FatTreeCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
     }
     let delay = link_delay(c.link_delay, c.link_length, file, "topology.link_delay")?;
     let half = c.k / 2;
+    // k pods of half edge switches with half*m hosts each; half*half edge-aggregation and
+    // half*half aggregation-core links per pod.
+    let (k, h, m) = (c.k as u64, half as u64, c.oversubscription as u64);
+    let hosts = k * h * h * m;
+    super::check_size(file, hosts, hosts + 2 * k * h * h)?;
     let hosts_per_edge = half * c.oversubscription;
     let mut g = TopoGraph::default();
     let nh = c.k * half * hosts_per_edge;

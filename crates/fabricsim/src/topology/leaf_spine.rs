@@ -7,6 +7,7 @@
 //! speedup * downlink capacity / (uplinks_per_pair * uplink_rate), which must be whole.
 
 use super::{link_delay, TopoGraph};
+use crate::engine::MAX_INDEX;
 use crate::scenario::config::LeafSpineCfg;
 use crate::scenario::ScenarioError;
 
@@ -46,6 +47,12 @@ pub fn build(c: &LeafSpineCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
                 return Err(fe("speedup", format!("{sp} is not a positive ratio")));
             }
             let n = sp * down_cap / (c.uplinks_per_pair as f64 * up.0 as f64);
+            if n > MAX_INDEX as f64 {
+                return Err(fe(
+                    "speedup",
+                    format!("speedup {sp} needs {n:.0} spines: far more than can be simulated"),
+                ));
+            }
             if (n - n.round()).abs() > 1e-9 || n.round() < 1.0 {
                 return Err(fe(
                     "speedup",
@@ -65,6 +72,13 @@ pub fn build(c: &LeafSpineCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
             "more than one leaf needs at least one spine".into(),
         ));
     }
+    let hosts = (c.leaves as u64)
+        .saturating_mul(c.servers_per_leaf as u64)
+        .saturating_mul(c.nics_per_server as u64);
+    let uplinks = (c.leaves as u64)
+        .saturating_mul(spines as u64)
+        .saturating_mul(c.uplinks_per_pair as u64);
+    super::check_size(file, hosts, hosts.saturating_add(uplinks))?;
     let delay = link_delay(c.link_delay, c.link_length, file, "topology.link_delay")?;
     let mut g = TopoGraph::default();
     let hosts_per_leaf = c.servers_per_leaf * c.nics_per_server;

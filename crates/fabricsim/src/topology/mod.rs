@@ -9,6 +9,7 @@ pub mod custom;
 pub mod fat_tree;
 pub mod leaf_spine;
 
+use crate::engine::MAX_INDEX;
 use crate::scenario::config::TopologyCfg;
 use crate::scenario::ScenarioError;
 use crate::units::{Rate, Time, PS_PER_METRE};
@@ -143,6 +144,23 @@ impl TopoGraph {
     }
 }
 
+/// Checks, before anything is allocated, that a generated network fits the simulator: each
+/// full-duplex link is two ports, and ports (like hosts) are numbered up to
+/// [`MAX_INDEX`]. Counts are computed in saturating arithmetic by the caller.
+pub fn check_size(file: &str, hosts: u64, links: u64) -> Result<(), ScenarioError> {
+    let ports = links.saturating_mul(2);
+    if hosts > MAX_INDEX as u64 || ports > MAX_INDEX as u64 {
+        return Err(ScenarioError::field(
+            file,
+            "topology",
+            format!(
+                "{hosts} hosts and {links} links ({ports} ports) is too large: at most {MAX_INDEX} ports are supported"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Resolves a link's delay from an explicit delay or a cable length.
 pub fn link_delay(
     delay: Option<Time>,
@@ -150,17 +168,43 @@ pub fn link_delay(
     file: &str,
     field: &str,
 ) -> Result<Time, ScenarioError> {
-    match (delay, length_m) {
-        (Some(_), Some(_)) => Err(ScenarioError::field(
+    let d = match (delay, length_m) {
+        (Some(_), Some(_)) => {
+            return Err(ScenarioError::field(
+                file,
+                field,
+                "give either a delay or a length, not both",
+            ))
+        }
+        (Some(d), None) => d,
+        (None, Some(m)) => {
+            let d = m * PS_PER_METRE as f64;
+            // A length is finite and non-negative (see `parse_length_m`); its delay may be inf.
+            if d > MAX_LINK_DELAY as f64 {
+                return Err(ScenarioError::field(
+                    file,
+                    field,
+                    format!(
+                        "{m} m of cable is a delay above 1 s: at most 1 s (200,000 km) is allowed"
+                    ),
+                ));
+            }
+            d.round() as Time
+        }
+        (None, None) => crate::scenario::config::DEFAULT_LINK_DELAY,
+    };
+    if d > MAX_LINK_DELAY {
+        return Err(ScenarioError::field(
             file,
             field,
-            "give either a delay or a length, not both",
-        )),
-        (Some(d), None) => Ok(d),
-        (None, Some(m)) => Ok((m * PS_PER_METRE as f64).round() as Time),
-        (None, None) => Ok(crate::scenario::config::DEFAULT_LINK_DELAY),
+            format!("{}: at most 1 s is allowed", crate::units::fmt_time(d)),
+        ));
     }
+    Ok(d)
 }
+
+/// Longest link delay: 1 s (200,000 km of fibre).
+pub const MAX_LINK_DELAY: Time = crate::units::SEC;
 
 /// Builds the graph a scenario's topology section describes.
 pub fn build(cfg: &TopologyCfg, file: &str) -> Result<TopoGraph, ScenarioError> {

@@ -6,6 +6,7 @@
 
 pub mod files;
 
+use crate::engine::MAX_INDEX;
 use crate::scenario::config::{HostRef, HostSet, WorkloadCfg};
 use crate::scenario::ScenarioError;
 use crate::seed::component_rng;
@@ -212,6 +213,17 @@ pub fn generate(
                         file,
                         fld("hosts"),
                         "all-to-all needs at least 2 hosts",
+                    ));
+                }
+                let n = hs.len() as u64;
+                if (out.len() as u64).saturating_add(n * (n - 1)) > MAX_INDEX as u64 {
+                    return Err(ScenarioError::field(
+                        file,
+                        fld("hosts"),
+                        format!(
+                            "all-to-all among {n} hosts is {} flows: at most {MAX_INDEX} per run",
+                            n * (n - 1)
+                        ),
                     ));
                 }
                 for &src in &hs {
