@@ -5,13 +5,11 @@
 //! (time, insertion sequence), which makes every run a pure function of its inputs: two
 //! events at the same picosecond fire in the order they were scheduled.
 //!
-//! The queue is a binary heap of one `u128` per event: time in the high 64 bits, then a
-//! 36-bit insertion sequence, a 4-bit kind and a 24-bit component index. Comparing keys is
-//! one integer compare, and an event costs 16 bytes.
+//! An event is one `u128` key: time in the high 64 bits, then a 36-bit insertion sequence,
+//! a 4-bit kind and a 24-bit component index. Comparing keys is one integer compare, an
+//! event costs 16 bytes, and keys are unique, so the order is total.
 
 use crate::units::Time;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// The component an event wakes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,52 +71,136 @@ impl Event {
 }
 
 /// Pending events ordered by (time, insertion order).
-#[derive(Default)]
+///
+/// A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, 1990) over the 128-bit keys. It relies
+/// on the event queue of a discrete-event simulation being *monotone*: nothing is ever
+/// scheduled before the last event popped, and since the insertion sequence grows, every
+/// new key is larger than the last key popped. Keys live in 129 buckets by the highest bit
+/// in which they differ from the last key popped; a push is one XOR, one leading-zero
+/// count and a `Vec` push, and a pop empties the lowest non-empty bucket into lower ones.
+/// Buckets keep their capacity, so a steady run allocates nothing.
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<u128>>,
+    buckets: Vec<Vec<u128>>,
+    /// Bit i set when bucket i is non-empty.
+    nonempty: [u64; 3],
+    last: u128,
+    len: usize,
     seq: u64,
     popped: u64,
 }
 
+impl Default for EventQueue {
+    fn default() -> Self {
+        Self::with_capacity(0)
+    }
+}
+
 impl EventQueue {
-    /// An empty queue with room for `cap` events.
+    /// An empty queue; `cap` is a hint for the number of pending events.
     pub fn with_capacity(cap: usize) -> Self {
+        let mut buckets: Vec<Vec<u128>> = (0..129).map(|_| Vec::new()).collect();
+        for b in buckets.iter_mut().skip(64) {
+            b.reserve(cap / 32);
+        }
         EventQueue {
-            heap: BinaryHeap::with_capacity(cap),
+            buckets,
+            nonempty: [0; 3],
+            last: 0,
+            len: 0,
             seq: 0,
             popped: 0,
         }
     }
-    /// Schedules `ev` at `time`.
+
+    #[inline]
+    fn bucket_of(&self, key: u128) -> usize {
+        128 - (key ^ self.last).leading_zeros() as usize
+    }
+
+    #[inline]
+    fn put(&mut self, key: u128) {
+        let b = self.bucket_of(key);
+        self.buckets[b].push(key);
+        self.nonempty[b >> 6] |= 1 << (b & 63);
+    }
+
+    /// Schedules `ev` at `time`. `time` must not be earlier than the last event popped.
     #[inline]
     pub fn push(&mut self, time: Time, ev: Event) {
         // 2^36 insertions is 68 billion events: far beyond any run this simulator makes in
-        // a day, but wrap safely (ordering among equal times would then restart).
+        // a day; past it the tie-break among equal times would restart.
         let seq = self.seq & ((1 << SEQ_BITS) - 1);
         self.seq += 1;
         let low = (seq << (IDX_BITS + KIND_BITS)) | ev.encode();
-        self.heap
-            .push(Reverse(((time as u128) << 64) | low as u128));
+        let key = ((time as u128) << 64) | low as u128;
+        debug_assert!(
+            key > self.last || self.popped == 0,
+            "event scheduled in the past"
+        );
+        // A key below `last` (only possible if a caller breaks monotonicity) is clamped
+        // into bucket 0's neighbour so that it still pops next rather than being lost.
+        let key = key.max(self.last);
+        self.len += 1;
+        self.put(key);
     }
+
+    #[inline]
+    fn first_nonempty(&self) -> Option<usize> {
+        for (w, &bits) in self.nonempty.iter().enumerate() {
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let Reverse(k) = self.heap.pop()?;
+        let b = self.first_nonempty()?;
+        let key = if b == 0 {
+            let k = self.buckets[0].pop().expect("bucket 0 non-empty");
+            if self.buckets[0].is_empty() {
+                self.nonempty[0] &= !1;
+            }
+            k
+        } else {
+            // Move the bucket's keys below the new minimum.
+            let mut items = std::mem::take(&mut self.buckets[b]);
+            self.nonempty[b >> 6] &= !(1 << (b & 63));
+            let min = *items.iter().min().expect("bucket non-empty");
+            self.last = min;
+            let mut found = false;
+            for &k in &items {
+                if k == min && !found {
+                    found = true;
+                    continue;
+                }
+                self.put(k);
+            }
+            items.clear();
+            self.buckets[b] = items;
+            min
+        };
+        self.last = key;
+        self.len -= 1;
         self.popped += 1;
-        let low = k as u64 & ((1u64 << (IDX_BITS + KIND_BITS)) - 1);
-        Some(((k >> 64) as Time, Event::decode(low)))
+        let low = key as u64 & ((1u64 << (IDX_BITS + KIND_BITS)) - 1);
+        Some(((key >> 64) as Time, Event::decode(low)))
     }
+
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|Reverse(k)| (k >> 64) as Time)
+        let b = self.first_nonempty()?;
+        self.buckets[b].iter().min().map(|k| (k >> 64) as Time)
     }
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
     /// Events processed so far.
     pub fn popped(&self) -> u64 {
@@ -149,6 +231,31 @@ mod tests {
                 (10, Event::PortWake(2)),
             ]
         );
+    }
+
+    #[test]
+    fn matches_a_sorted_reference_under_random_monotone_use() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut q = EventQueue::default();
+        let mut reference: Vec<(u64, u64, u32)> = Vec::new();
+        let mut seq = 0u64;
+        let mut now = 0u64;
+        for _ in 0..20_000 {
+            if rng.gen_bool(0.55) || reference.is_empty() {
+                let t = now + rng.gen_range(0..5_000u64) * rng.gen_range(0..3u64);
+                let idx = rng.gen_range(0..1000u32);
+                q.push(t, Event::PortWake(idx));
+                reference.push((t, seq, idx));
+                seq += 1;
+            } else {
+                reference.sort();
+                let (t, _, idx) = reference.remove(0);
+                assert_eq!(q.pop(), Some((t, Event::PortWake(idx))));
+                now = t;
+            }
+            assert_eq!(q.len(), reference.len());
+        }
     }
 
     #[test]

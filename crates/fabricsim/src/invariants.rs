@@ -13,21 +13,21 @@ use crate::sim::Simulation;
 /// Data packets of each flow still queued in a port or travelling on a link.
 pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
     let mut v = vec![0u64; sim.flows.len()];
-    let mut count = |id| {
-        let p = sim.arena.get(id);
+    let mut count = |d: &crate::packet::Desc| {
+        let p = sim.arena.get(d.id);
         if p.kind == PacketKind::Data {
             v[p.flow as usize] += 1;
         }
     };
     for l in &sim.links {
-        for &(_, id) in &l.ring {
-            count(id);
+        for (_, d) in &l.ring {
+            count(d);
         }
     }
     for p in &sim.ports {
         for q in &p.queues {
-            for &id in q {
-                count(id);
+            for d in q {
+                count(d);
             }
         }
     }
@@ -65,7 +65,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
     for sw in &sim.switches {
         let ports = &sim.ports[sw.first_port as usize..(sw.first_port + sw.n_ports) as usize];
         let sum = |f: &dyn Fn(&crate::fabric::Port) -> u64| ports.iter().map(f).sum::<u64>();
-        let rx = sum(&|p| p.stats.rx_packets);
+        let rx = sum(&|p| sim.links[p.peer as usize].delivered);
         let pfc_rx = sum(&|p| p.stats.pause_frames_received + p.stats.resume_frames_received);
         let tx = sum(&|p| p.stats.tx_packets);
         let pfc_gen = sum(&|p| p.stats.pause_frames_sent + p.stats.resume_frames_sent);

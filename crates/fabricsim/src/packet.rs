@@ -65,8 +65,6 @@ pub struct Packet {
     pub wire: u32,
     /// ECMP hash of the flow's 5-tuple.
     pub hash: u32,
-    /// Ingress port at the switch currently holding the packet (buffer accounting).
-    pub in_port: u32,
     /// When the sender put the packet on the wire (echoed in ACKs for RTT samples).
     pub sent_at: Time,
 }
@@ -86,8 +84,50 @@ impl Packet {
             payload: 0,
             wire: 0,
             hash: 0,
-            in_port: u32::MAX,
             sent_at: 0,
+        }
+    }
+}
+
+/// What switches need of a packet, carried by value through queues and link rings.
+///
+/// A switch reads only these fields, so a packet's arena slot is touched at the sending
+/// and the receiving NIC and nowhere in between. Deep queues then stream through memory
+/// in order (the queues' ring buffers) instead of jumping to a slot per packet, which is
+/// where the time went in large fabrics with long queues.
+#[derive(Clone, Copy, Debug)]
+pub struct Desc {
+    /// The packet's arena slot.
+    pub id: PktId,
+    /// Destination host.
+    pub dst: u32,
+    /// ECMP hash.
+    pub hash: u32,
+    /// Bytes on the wire.
+    pub wire: u32,
+    /// What it is.
+    pub kind: PacketKind,
+    /// Priority.
+    pub prio: u8,
+    /// ECN bits (switches mark here; the receiver reads them from here).
+    pub ecn: u8,
+    /// Ingress port (local index) at the switch holding the packet.
+    pub in_port: u16,
+}
+
+impl Desc {
+    /// The descriptor of packet `p` stored at `id`.
+    #[inline]
+    pub fn of(id: PktId, p: &Packet) -> Desc {
+        Desc {
+            id,
+            dst: p.dst,
+            hash: p.hash,
+            wire: p.wire,
+            kind: p.kind,
+            prio: p.prio,
+            ecn: p.ecn,
+            in_port: u16::MAX,
         }
     }
 }
@@ -102,6 +142,12 @@ pub struct PacketArena {
 }
 
 impl PacketArena {
+    /// Stores `p` and returns its descriptor.
+    #[inline]
+    pub fn alloc_desc(&mut self, p: Packet) -> Desc {
+        let id = self.alloc(p);
+        Desc::of(id, &p)
+    }
     /// Puts `p` in a slot and returns its id.
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {

@@ -19,7 +19,7 @@ use crate::fabric::pfc::{pause_duration, PFC_FRAME_BYTES};
 use crate::fabric::port::N_PRIO;
 use crate::fabric::switch::Switch;
 use crate::fabric::{Link, Node, NodeKind, Port};
-use crate::packet::{Packet, PacketArena, PacketKind, PktId, ECN_CE, ECN_ECT};
+use crate::packet::{Desc, Packet, PacketArena, PacketKind, ECN_CE, ECN_ECT};
 use crate::routing::{ecmp, spray, RoutingTable};
 use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario};
 use crate::scenario::ScenarioError;
@@ -404,10 +404,20 @@ impl Simulation {
         }
         let node_is_switch: Vec<bool> = g.nodes.iter().map(|x| x.is_switch).collect();
         let sw_lat = sc.fabric.switch_latency;
-        for e in by_id.into_iter() {
-            let (node, local, peer, rate, delay) = e.expect("every port belongs to a link");
-            ports.push(Port::new(node, local, peer, rate));
-            links.push(Link::new(delay));
+        let by_id: Vec<PortInit> = by_id
+            .into_iter()
+            .map(|e| e.expect("every port belongs to a link"))
+            .collect();
+        for &(node, local, peer, rate, delay) in &by_id {
+            let peer_node = by_id[peer as usize].0;
+            ports.push(Port::new(
+                node,
+                nodes[node as usize].kind,
+                local,
+                peer,
+                rate,
+            ));
+            links.push(Link::new(delay, peer, nodes[peer_node as usize].kind));
         }
         // The receiving node's forwarding latency is added to the link's delay (packets
         // reach the egress queue that much after their last bit arrives).
@@ -753,16 +763,12 @@ impl Simulation {
         let pkt = if let Some(p) = self.ports[pi].mac_ctrl.pop_front() {
             p
         } else if let Some(prio) = self.ports[pi].next_queue(now) {
-            let p = self.ports[pi].queues[prio]
-                .pop_front()
-                .expect("non-empty queue");
-            let wire = self.arena.get(p).wire as u64;
-            self.ports[pi].qbytes[prio] -= wire;
-            if self.node_is_switch[self.ports[pi].node as usize] {
-                self.on_switch_dequeue(port, p);
+            let mut d = self.ports[pi].dequeue_head(prio);
+            if matches!(self.ports[pi].owner, NodeKind::Switch(_)) {
+                self.on_switch_dequeue(port, &mut d);
             }
-            p
-        } else if let NodeKind::Host(h) = self.nodes[self.ports[pi].node as usize].kind {
+            d
+        } else if let NodeKind::Host(h) = self.ports[pi].owner {
             match self.pull_data(h) {
                 Some(p) => p,
                 None => {
@@ -782,15 +788,12 @@ impl Simulation {
     }
 
     #[inline]
-    fn transmit(&mut self, port: u32, pkt: PktId) {
+    fn transmit(&mut self, port: u32, pkt: Desc) {
         let now = self.now;
         let pi = port as usize;
-        let (wire, is_data) = {
-            let p = self.arena.get(pkt);
-            (p.wire as u64, p.kind == PacketKind::Data)
-        };
+        let (wire, is_data) = (pkt.wire as u64, pkt.kind == PacketKind::Data);
         let port_ref = &mut self.ports[pi];
-        let d = port_ref.rate.tx_time(wire);
+        let d = port_ref.tx_time(wire);
         port_ref.busy_until = now + d;
         port_ref.stats.tx_bytes += wire;
         port_ref.stats.tx_packets += 1;
@@ -806,8 +809,8 @@ impl Simulation {
         }
         let p = &self.ports[pi];
         let more = !p.mac_ctrl.is_empty()
-            || p.qbytes.iter().any(|&b| b > 0)
-            || matches!(self.nodes[p.node as usize].kind, NodeKind::Host(h) if !self.hosts[h as usize].active.is_empty());
+            || p.has_queued()
+            || matches!(p.owner, NodeKind::Host(h) if !self.hosts[h as usize].active.is_empty());
         if more {
             let b = p.busy_until;
             self.schedule_wake(port, b);
@@ -824,13 +827,14 @@ impl Simulation {
             self.queue.push(t2, Event::LinkArrive(l));
         }
         self.counters.packet_hops += 1;
-        let in_port = self.ports[li].peer;
-        self.ports[in_port as usize].stats.rx_packets += 1;
-        if self.arena.get(pkt).kind == PacketKind::Pause {
+        let link = &mut self.links[li];
+        link.delivered += 1;
+        let (in_port, to) = (link.to_port, link.to);
+        if pkt.kind == PacketKind::Pause {
             self.apply_pause(in_port, pkt);
             return;
         }
-        match self.nodes[self.ports[in_port as usize].node as usize].kind {
+        match to {
             NodeKind::Switch(s) => self.switch_receive(s, in_port, pkt),
             NodeKind::Host(h) => self.host_receive(h, pkt),
         }
@@ -838,12 +842,12 @@ impl Simulation {
 
     // ---- PFC -------------------------------------------------------------------
 
-    fn apply_pause(&mut self, port: u32, pkt: PktId) {
+    fn apply_pause(&mut self, port: u32, pkt: Desc) {
         let (prio, quanta) = {
-            let p = self.arena.get(pkt);
+            let p = self.arena.get(pkt.id);
             (p.flow as usize, p.seq as u16)
         };
-        self.arena.release(pkt);
+        self.arena.release(pkt.id);
         let now = self.now;
         let p = &mut self.ports[port as usize];
         if quanta == 0 {
@@ -874,9 +878,9 @@ impl Simulation {
         p.seq = quanta as u64;
         p.wire = PFC_FRAME_BYTES;
         p.prio = 7;
-        let id = self.arena.alloc(p);
+        let d = self.arena.alloc_desc(p);
         let port_ref = &mut self.ports[port as usize];
-        port_ref.mac_ctrl.push_back(id);
+        port_ref.mac_ctrl.push_back(d);
         if quanta > 0 {
             port_ref.stats.pause_frames_sent += 1;
         } else {
@@ -908,37 +912,33 @@ impl Simulation {
 
     // ---- switches --------------------------------------------------------------
 
-    fn switch_receive(&mut self, s: u32, in_port: u32, pkt: PktId) {
-        let (dst, hash, prio, wire) = {
-            let p = self.arena.get(pkt);
-            (p.dst, p.hash, p.prio as usize, p.wire as u64)
-        };
+    fn switch_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) {
+        let (dst, hash, prio, wire) = (pkt.dst, pkt.hash, pkt.prio as usize, pkt.wire as u64);
         let sw = &mut self.switches[s as usize];
-        let cands = self.routing.candidates(s, dst);
-        if cands.is_empty() {
+        let n = self.routing.count(s, dst);
+        if n == 0 {
             self.drop_packet(pkt, in_port, s);
             return;
         }
-        let k = if cands.len() == 1 {
+        let k = if n == 1 {
             0
         } else {
             match self.params.lb {
-                LbAlgorithm::Ecmp => ecmp::pick(hash, sw.salt, cands.len()),
-                LbAlgorithm::SprayRandom => spray::pick_random(&mut sw.rng, cands.len()),
-                LbAlgorithm::SprayRr => spray::pick_rr(&mut sw.rr, cands.len()),
+                LbAlgorithm::Ecmp => ecmp::pick(hash, sw.salt, n),
+                LbAlgorithm::SprayRandom => spray::pick_random(&mut sw.rng, n),
+                LbAlgorithm::SprayRr => spray::pick_rr(&mut sw.rr, n),
             }
         };
-        let egress = cands[k];
+        let egress = self.routing.pick(s, dst, k);
         let local_in = (in_port - sw.first_port) as usize;
         if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
             self.ports[egress as usize].stats.drops += 1;
             self.drop_packet(pkt, in_port, s);
             return;
         }
-        self.arena.get_mut(pkt).in_port = local_in as u32;
+        pkt.in_port = local_in as u16;
         let e = &mut self.ports[egress as usize];
-        e.queues[prio].push_back(pkt);
-        e.qbytes[prio] += wire;
+        e.enqueue(prio, pkt);
         let q = e.queued_bytes();
         if q > e.stats.max_queue_bytes {
             e.stats.max_queue_bytes = q;
@@ -954,31 +954,27 @@ impl Simulation {
         self.try_transmit(egress);
     }
 
-    fn drop_packet(&mut self, pkt: PktId, _in_port: u32, s: u32) {
-        let p = *self.arena.get(pkt);
-        if p.kind == PacketKind::Data {
-            self.flows[p.flow as usize].data_pkts_dropped += 1;
+    fn drop_packet(&mut self, pkt: Desc, _in_port: u32, s: u32) {
+        if pkt.kind == PacketKind::Data {
+            let flow = self.arena.get(pkt.id).flow;
+            self.flows[flow as usize].data_pkts_dropped += 1;
         }
         self.switches[s as usize].drops += 1;
         self.counters.drops += 1;
-        self.arena.release(pkt);
+        self.arena.release(pkt.id);
     }
 
-    fn on_switch_dequeue(&mut self, port: u32, pkt: PktId) {
-        let node = self.ports[port as usize].node;
-        let NodeKind::Switch(s) = self.nodes[node as usize].kind else {
+    fn on_switch_dequeue(&mut self, port: u32, pkt: &mut Desc) {
+        let NodeKind::Switch(s) = self.ports[port as usize].owner else {
             return;
         };
-        let (local_in, prio, wire, ecn, kind) = {
-            let p = self.arena.get(pkt);
-            (
-                p.in_port as usize,
-                p.prio as usize,
-                p.wire as u64,
-                p.ecn,
-                p.kind,
-            )
-        };
+        let (local_in, prio, wire, ecn, kind) = (
+            pkt.in_port as usize,
+            pkt.prio as usize,
+            pkt.wire as u64,
+            pkt.ecn,
+            pkt.kind,
+        );
         let sw = &mut self.switches[s as usize];
         sw.buffer.release(local_in, prio, wire);
         if kind == PacketKind::Data && ecn == ECN_ECT {
@@ -986,7 +982,7 @@ impl Simulation {
             let q = self.ports[port as usize].qbytes[prio];
             let prob = sw.ecn[local_out].probability(q);
             if prob > 0.0 && (prob >= 1.0 || sw.rng.gen::<f64>() < prob) {
-                self.arena.get_mut(pkt).ecn = ECN_CE;
+                pkt.ecn = ECN_CE;
                 self.ports[port as usize].stats.ecn_marked += 1;
                 self.counters.ecn_marks += 1;
             }
@@ -1004,7 +1000,7 @@ impl Simulation {
     // ---- hosts: sending ----------------------------------------------------------
 
     /// The NIC picks the next data packet, round robin over flows whose pacer allows.
-    fn pull_data(&mut self, h: u32) -> Option<PktId> {
+    fn pull_data(&mut self, h: u32) -> Option<Desc> {
         let now = self.now;
         let host = &self.hosts[h as usize];
         let port = host.port;
@@ -1043,7 +1039,7 @@ impl Simulation {
         None
     }
 
-    fn make_data(&mut self, fid: u32, port: u32) -> PktId {
+    fn make_data(&mut self, fid: u32, port: u32) -> Desc {
         let now = self.now;
         let rp = &self.params;
         let line = self.ports[port as usize].rate;
@@ -1062,7 +1058,6 @@ impl Simulation {
             payload: payload as u32,
             wire: wire as u32,
             hash: f.hash,
-            in_port: u32::MAX,
             sent_at: now,
         };
         if f.snd_nxt < f.high_sent {
@@ -1084,7 +1079,7 @@ impl Simulation {
             self.queue.push(f.rto_deadline, Event::Rto(fid));
         }
         self.counters.data_sent += 1;
-        self.arena.alloc(pkt)
+        self.arena.alloc_desc(pkt)
     }
 
     fn send_feedback(&mut self, from_host: u32, kind: PacketKind, data: &Packet, seq: u64) {
@@ -1098,12 +1093,11 @@ impl Simulation {
         p.hash = ecmp::mix32(data.hash ^ 0x5bd1_e995);
         p.echo = (data.ecn == ECN_CE) as u8;
         p.sent_at = data.sent_at;
-        let id = self.arena.alloc(p);
+        let d = self.arena.alloc_desc(p);
         let port = self.hosts[from_host as usize].port;
         let pr = &mut self.ports[port as usize];
         let prio = self.params.ctrl_prio as usize;
-        pr.queues[prio].push_back(id);
-        pr.qbytes[prio] += p.wire as u64;
+        pr.enqueue(prio, d);
         match kind {
             PacketKind::Ack => self.counters.acks += 1,
             PacketKind::Nack => self.counters.nacks += 1,
@@ -1115,9 +1109,10 @@ impl Simulation {
 
     // ---- hosts: receiving --------------------------------------------------------
 
-    fn host_receive(&mut self, h: u32, pkt: PktId) {
-        let p = *self.arena.get(pkt);
-        self.arena.release(pkt);
+    fn host_receive(&mut self, h: u32, pkt: Desc) {
+        let mut p = *self.arena.get(pkt.id);
+        p.ecn = pkt.ecn;
+        self.arena.release(pkt.id);
         match p.kind {
             PacketKind::Data => self.on_data(h, &p),
             PacketKind::Ack | PacketKind::Nack => self.on_ack(&p),

@@ -146,11 +146,9 @@ fn lossy_incast_drops_and_go_back_n_recovers() {
     assert_eq!(pauses, 0, "no PFC in a lossy fabric");
 }
 
-/// Two long flows into one 100G port share it within 10% of 50/50 within 10 ms, and the
-/// sender's rate falls on each CNP.
-#[test]
-fn dcqcn_two_flows_converge_to_fair_share() {
-    let src = r#"
+fn two_into_one(profile: &str) -> Simulation {
+    let src = format!(
+        r#"
 max_time = "12ms"
 [topology]
 kind = "leaf_spine"
@@ -159,36 +157,62 @@ spines = 0
 servers_per_leaf = 3
 host_rate = "100Gbps"
 link_delay = "1us"
+[fabric.ecn]
+profile = "{profile}"
 [cc]
 algorithm = "dcqcn"
+[cc.dcqcn]
+profile = "{profile}"
 [record]
 rate_interval = "100us"
 [[workload]]
 kind = "flows"
-flows = [{src = 1, dst = 0, size = "1GB"}, {src = 2, dst = 0, size = "1GB", start = "1ms"}]
-"#;
-    let (sim, o) = run(src);
+flows = [{{src = 1, dst = 0, size = "1GB"}}, {{src = 2, dst = 0, size = "1GB", start = "1ms"}}]
+"#
+    );
+    let (sim, o) = run(&src);
     assert_eq!(o, Outcome::MaxTime);
-    // Goodput over the last 2 ms before 10 ms.
-    let window = |flow: u32| -> f64 {
-        let s: Vec<f64> = sim
-            .rate_samples
-            .iter()
-            .filter(|r| r.flow == flow && r.t > 8 * MS && r.t <= 10 * MS)
-            .map(|r| r.goodput_bps)
-            .collect();
-        s.iter().sum::<f64>() / s.len() as f64
-    };
-    let (a, b) = (window(0), window(1));
+    let cnps: u64 = sim.flows.iter().map(|f| f.cnps_sent as u64).sum();
+    assert!(cnps > 0);
+    sim
+}
+
+/// Mean goodput (bps) of `flow` over (8 ms, 10 ms].
+fn goodput_8_to_10ms(sim: &Simulation, flow: u32) -> f64 {
+    let s: Vec<f64> = sim
+        .rate_samples
+        .iter()
+        .filter(|r| r.flow == flow && r.t > 8 * MS && r.t <= 10 * MS)
+        .map(|r| r.goodput_bps)
+        .collect();
+    s.iter().sum::<f64>() / s.len() as f64
+}
+
+/// DCQCN as published (SIGCOMM 2015 state machine and marking): a flow joining a busy
+/// 100G port gets within 10% of half of it within 10 ms.
+#[test]
+fn dcqcn_two_flows_converge_to_fair_share() {
+    let sim = two_into_one("paper");
+    let (a, b) = (goodput_8_to_10ms(&sim, 0), goodput_8_to_10ms(&sim, 1));
     let share = a / (a + b);
     assert!((0.45..=0.55).contains(&share), "shares {a:.3e} / {b:.3e}");
+}
+
+/// The ns-3 module's DCQCN (Mellanox-style) keeps a shared 100G port busy; its split is
+/// recorded in docs/results/roce-baseline.md (it converges more slowly than the paper's).
+#[test]
+fn dcqcn_ns3_profile_keeps_the_bottleneck_busy() {
+    let sim = two_into_one("ns3");
+    let (a, b) = (goodput_8_to_10ms(&sim, 0), goodput_8_to_10ms(&sim, 1));
     assert!(
         a + b > 0.9 * 100e9 * 4096.0 / 4154.0,
         "link kept busy: {:.3e}",
         a + b
     );
-    let cnps: u64 = sim.flows.iter().map(|f| f.cnps_sent as u64).sum();
-    assert!(cnps > 0);
+    assert!(
+        a > 0.25 * (a + b) && b > 0.25 * (a + b),
+        "neither flow starves: {a:.3e} / {b:.3e}"
+    );
 }
 
 #[test]

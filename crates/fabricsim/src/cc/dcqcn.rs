@@ -280,6 +280,11 @@ impl CongestionControl for Dcqcn {
     }
     fn on_cnp(&mut self, now: Time) {
         self.catch_up(now);
+        if self.p.mlx && self.cnps == 0 {
+            // Mellanox NICs (and the ns-3 module) start alpha at 1 on a flow's first CNP,
+            // whatever it decayed to before.
+            self.alpha = 1.0;
+        }
         self.cnps += 1;
         self.cnp_in_alpha_interval = true;
         match self.last_cut {

@@ -4,7 +4,8 @@
 //! does: packets enter the ring in transmission order and, since every packet on one link
 //! has the same delay, they leave it in the same order.
 
-use crate::packet::PktId;
+use super::NodeKind;
+use crate::packet::Desc;
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -13,17 +14,26 @@ use std::collections::VecDeque;
 pub struct Link {
     /// Propagation delay plus the receiving node's processing latency.
     pub delay: Time,
+    /// The port packets arrive on (the far end's port on this cable).
+    pub to_port: u32,
+    /// The node at the far end.
+    pub to: NodeKind,
+    /// Packets delivered.
+    pub delivered: u64,
     /// Packets in flight with their arrival times, oldest first.
-    pub ring: VecDeque<(Time, PktId)>,
+    pub ring: VecDeque<(Time, Desc)>,
     /// True while the link is up.
     pub up: bool,
 }
 
 impl Link {
     /// A link with the given total delay.
-    pub fn new(delay: Time) -> Link {
+    pub fn new(delay: Time, to_port: u32, to: NodeKind) -> Link {
         Link {
             delay,
+            to_port,
+            to,
+            delivered: 0,
             ring: VecDeque::new(),
             up: true,
         }

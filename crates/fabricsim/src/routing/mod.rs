@@ -12,6 +12,9 @@
 pub mod ecmp;
 pub mod spray;
 
+/// Flag in a range's start: the candidates are the consecutive ports start..start+len.
+const CONTIGUOUS: u32 = 1 << 31;
+
 use crate::fabric::{Node, NodeKind, Port};
 use std::collections::{HashMap, VecDeque};
 
@@ -110,7 +113,16 @@ impl RoutingTable {
                         }
                     }
                 }
-                t.ranges[s * t.n_edges + e] = (start, t.flat.len() as u32 - start);
+                let len = t.flat.len() as u32 - start;
+                // Fat-trees and leaf-spines list their up ports consecutively: store such
+                // a run as (first port | CONTIGUOUS, len) and skip the indirection.
+                let run = &t.flat[start as usize..];
+                if len > 0 && run.windows(2).all(|w| w[1] == w[0] + 1) && run[0] < CONTIGUOUS {
+                    t.ranges[s * t.n_edges + e] = (run[0] | CONTIGUOUS, len);
+                    t.flat.truncate(start as usize);
+                } else {
+                    t.ranges[s * t.n_edges + e] = (start, len);
+                }
             }
         }
         for (sw, host, ps) in statics {
@@ -121,21 +133,44 @@ impl RoutingTable {
         Ok(t)
     }
 
-    /// Ports of switch `sw` that lead toward host `dst` (empty if unreachable).
+    /// The `k`-th of `n` candidates of switch `sw` toward host `dst`; `n` comes from
+    /// [`Self::count`].
     #[inline]
-    pub fn candidates(&self, sw: u32, dst: u32) -> &[u32] {
+    pub fn pick(&self, sw: u32, dst: u32, k: usize) -> u32 {
+        let (s, _) = self.range(sw, dst);
+        if s & CONTIGUOUS != 0 {
+            (s & !CONTIGUOUS) + k as u32
+        } else {
+            self.flat[s as usize + k]
+        }
+    }
+
+    /// Number of candidates of switch `sw` toward host `dst` (0: unreachable).
+    #[inline]
+    pub fn count(&self, sw: u32, dst: u32) -> usize {
+        self.range(sw, dst).1 as usize
+    }
+
+    #[inline]
+    fn range(&self, sw: u32, dst: u32) -> (u32, u32) {
         if !self.overrides.is_empty() {
-            if let Some(&(s, n)) = self.overrides.get(&(sw, dst)) {
-                return &self.flat[s as usize..(s + n) as usize];
+            if let Some(&r) = self.overrides.get(&(sw, dst)) {
+                return r;
             }
         }
         let e = self.edge_of_host[dst as usize];
-        let (s, n) = if self.edge_switch[e as usize] == sw {
+        if self.edge_switch[e as usize] == sw {
             self.host_range[dst as usize]
         } else {
             self.ranges[sw as usize * self.n_edges + e as usize]
-        };
-        &self.flat[s as usize..(s + n) as usize]
+        }
+    }
+
+    /// Ports of switch `sw` that lead toward host `dst` (empty if unreachable).
+    pub fn candidates(&self, sw: u32, dst: u32) -> Vec<u32> {
+        (0..self.count(sw, dst))
+            .map(|k| self.pick(sw, dst, k))
+            .collect()
     }
 
     /// Switch index that host `h` hangs off.
