@@ -56,11 +56,18 @@ pub fn build_all(
     seed: Option<u64>,
 ) -> Result<Vec<(String, Simulation)>, ScenarioError> {
     let mut out = Vec::new();
-    for (name, mut sc) in loaded.expand_variants()? {
+    let variants = loaded.expand_variants()?;
+    let named = !loaded.scenario.variants.is_empty();
+    for (name, mut sc) in variants {
         if let Some(s) = seed {
             sc.seed = s;
         }
-        let sim = Simulation::build(&sc, &loaded.file, &loaded.base_dir)?;
+        let sim = Simulation::build(&sc, &loaded.file, &loaded.base_dir).map_err(|mut e| {
+            if named {
+                e.message = format!("in variant `{name}`: {}", e.message);
+            }
+            e
+        })?;
         out.push((name, sim));
     }
     Ok(out)

@@ -130,37 +130,85 @@ pub struct Host {
 /// the hop); the result is the time from the first bit sent to the last byte received.
 /// It applies the simulator's own rounding (serialization rounded up to the picosecond),
 /// so an idle-fabric run matches it exactly.
+///
+/// Closed form, O(hops^2) whatever the size. The finish time of packet i at hop h is the
+/// longest staircase path through the (packet, hop) grid, where a cell costs that packet's
+/// serialization at that hop and a step to the next hop costs the link delay. With N - 1
+/// equal packets of serialization s_j at hop j, packet N - 1 finishes hop k at
+/// F(k) = sum_{j<=k} s_j + sum_{j<k} d_j + (N - 2) max_{j<=k} s_j (the extra packets are
+/// best spent at the slowest hop). The last packet (serialization s'_j) joins the path at
+/// some hop k and then crosses the remaining hops, so the answer is
+/// max_k [F(k) + sum_{j>=k} s'_j + sum_{k<=j<H} d_j] + d_H.
 pub fn ideal_fct(size: u64, mtu: u64, header: u64, hops: &[(u64, Time)]) -> Time {
+    use crate::units::ser_time;
+    if hops.is_empty() {
+        return 0;
+    }
+    let n = size.div_ceil(mtu).max(1);
+    let last = (size - (n - 1) * mtu) + header;
+    let hn = hops.len();
+    let d_last = hops[hn - 1].1;
+    if n == 1 {
+        return hops.iter().map(|&(b, d)| ser_time(last, b) + d).sum();
+    }
+    let full = mtu + header;
+    let mut best = 0;
+    let mut prefix = 0u64; // sum_{j<=k} s_j + sum_{j<k} d_j
+    let mut max_s = 0u64;
+    for k in 0..hn {
+        let s = ser_time(full, hops[k].0);
+        prefix += s + if k > 0 { hops[k - 1].1 } else { 0 };
+        max_s = max_s.max(s);
+        let f = prefix + (n - 2) * max_s;
+        let rest: u64 = (k..hn).map(|j| ser_time(last, hops[j].0)).sum::<u64>()
+            + (k..hn - 1).map(|j| hops[j].1).sum::<u64>();
+        best = best.max(f + rest);
+    }
+    best + d_last
+}
+
+/// The same quantity computed packet by packet (the definition [`ideal_fct`] solves in
+/// closed form); kept as the reference its tests compare against.
+pub fn ideal_fct_by_packets(size: u64, mtu: u64, header: u64, hops: &[(u64, Time)]) -> Time {
     if hops.is_empty() {
         return 0;
     }
     let n = size.div_ceil(mtu).max(1);
     let full = mtu + header;
     let last = (size - (n - 1) * mtu) + header;
-    // finish[h]: when hop h finished serializing the previous packet. Paths have a
-    // handful of hops, so a fixed array keeps this allocation-free.
-    let mut small = [0u64; 16];
-    let mut large = Vec::new();
-    let finish: &mut [u64] = if hops.len() <= small.len() {
-        &mut small[..hops.len()]
-    } else {
-        large.resize(hops.len(), 0);
-        &mut large
-    };
+    let mut finish = vec![0u64; hops.len()];
     let mut arrive_last = 0;
     for i in 0..n {
         let wire = if i + 1 == n { last } else { full };
         let mut arrive = 0u64;
         for (h, &(bps, delay)) in hops.iter().enumerate() {
-            let start = if h == 0 {
-                finish[0]
-            } else {
-                arrive.max(finish[h])
-            };
+            let start = if h == 0 { finish[0] } else { arrive.max(finish[h]) };
             finish[h] = start + crate::units::ser_time(wire, bps);
             arrive = finish[h] + delay;
         }
         arrive_last = arrive;
     }
     arrive_last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn closed_form_matches_packet_recursion(
+            size in 1u64..200_000,
+            mtu in prop::sample::select(vec![256u64, 1000, 1024, 4096]),
+            hops in prop::collection::vec(
+                (prop::sample::select(vec![10u64, 25, 40, 100, 200, 400]), 0u64..3_000_000),
+                1..7,
+            ),
+        ) {
+            let hops: Vec<(u64, Time)> = hops.into_iter().map(|(g, d)| (g * 1_000_000_000, d)).collect();
+            prop_assert_eq!(ideal_fct(size, mtu, 58, &hops), ideal_fct_by_packets(size, mtu, 58, &hops));
+        }
+    }
 }
