@@ -63,6 +63,9 @@ enum Cmd {
         /// Only this fat-tree radix (8 or 16); default both.
         #[arg(long)]
         k: Option<u32>,
+        /// Runs per case; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
         /// Internal: run one case in this process and print one line of JSON.
         #[arg(long, hide = true)]
         child: bool,
@@ -85,7 +88,7 @@ fn main() -> ExitCode {
             print!("{}", list::text());
             ExitCode::SUCCESS
         }
-        Cmd::Bench { k, child } => cmd_bench(k, child),
+        Cmd::Bench { k, repeat, child } => cmd_bench(k, repeat, child),
     }
 }
 
@@ -240,7 +243,7 @@ fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-fn cmd_bench(k: Option<u32>, child: bool) -> ExitCode {
+fn cmd_bench(k: Option<u32>, repeat: u32, child: bool) -> ExitCode {
     if child {
         let k = k.unwrap_or(8);
         let r = fabricsim::bench::run(k);
@@ -269,28 +272,36 @@ fn cmd_bench(k: Option<u32>, child: bool) -> ExitCode {
         "case", "hosts", "flows", "packet-hops/s", "events/s", "wall s", "peak RSS"
     );
     for k in ks {
-        // Each case runs in its own process so its peak RSS is its own.
-        let out = std::process::Command::new(&exe)
-            .args(["bench", "--child", "--k", &k.to_string()])
-            .output();
-        let out = match out {
-            Ok(o) if o.status.success() => o,
-            Ok(o) => {
-                eprintln!("bench k={k} failed: {}", String::from_utf8_lossy(&o.stderr));
-                return ExitCode::from(1);
+        let mut runs = Vec::new();
+        for _ in 0..repeat.max(1) {
+            // Each run is its own process so its peak RSS is its own.
+            let out = std::process::Command::new(&exe)
+                .args(["bench", "--child", "--k", &k.to_string()])
+                .output();
+            let out = match out {
+                Ok(o) if o.status.success() => o,
+                Ok(o) => {
+                    eprintln!("bench k={k} failed: {}", String::from_utf8_lossy(&o.stderr));
+                    return ExitCode::from(1);
+                }
+                Err(e) => {
+                    eprintln!("bench k={k} failed to start: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            match serde_json::from_slice::<serde_json::Value>(&out.stdout) {
+                Ok(v) => runs.push(v),
+                Err(e) => {
+                    eprintln!("bench k={k}: bad output: {e}");
+                    return ExitCode::from(1);
+                }
             }
-            Err(e) => {
-                eprintln!("bench k={k} failed to start: {e}");
-                return ExitCode::from(1);
-            }
-        };
-        let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("bench k={k}: bad output: {e}");
-                return ExitCode::from(1);
-            }
-        };
+        }
+        runs.sort_by(|a, b| {
+            let w = |v: &serde_json::Value| v["wall_seconds"].as_f64().unwrap_or(f64::MAX);
+            w(a).total_cmp(&w(b))
+        });
+        let v = &runs[runs.len() / 2];
         let wall = v["wall_seconds"].as_f64().unwrap_or(f64::NAN);
         let hops = v["packet_hops"].as_f64().unwrap_or(f64::NAN);
         let events = v["events"].as_f64().unwrap_or(f64::NAN);
@@ -305,5 +316,9 @@ fn cmd_bench(k: Option<u32>, child: bool) -> ExitCode {
             v["peak_rss_mb"].as_f64().unwrap_or(f64::NAN)
         );
     }
+    println!(
+        "(median of {} runs each; packet-hops = packets crossing one link)",
+        repeat.max(1)
+    );
     ExitCode::SUCCESS
 }

@@ -2,6 +2,7 @@
 //! [`check`] finds nothing for every scenario; users can call it on their own runs.
 //!
 //! - Packet conservation per flow: data packets sent = arrived + dropped + in flight.
+//! - Packet conservation per port: frames sent = delivered by its link + on the wire.
 //! - Packet conservation per switch: frames in = frames out + dropped + queued, counting
 //!   PFC frames the switch consumed and generated.
 //! - Lossless means lossless: with PFC on, no packet is dropped.
@@ -62,12 +63,27 @@ pub fn check(sim: &Simulation) -> Vec<String> {
             }
         }
     }
+    // Per port (and its link): every frame the port transmitted was delivered at the far
+    // end or is still on the wire.
+    for (i, p) in sim.ports.iter().enumerate() {
+        let l = &sim.links[i];
+        if p.tx_packets != l.delivered + l.ring.len() as u64 {
+            bad.push(format!(
+                "port {}:{}: {} frames sent but {} delivered + {} on the wire",
+                sim.port_node_name(i as u32),
+                p.local,
+                p.tx_packets,
+                l.delivered,
+                l.ring.len()
+            ));
+        }
+    }
     for sw in &sim.switches {
         let ports = &sim.ports[sw.first_port as usize..(sw.first_port + sw.n_ports) as usize];
         let sum = |f: &dyn Fn(&crate::fabric::Port) -> u64| ports.iter().map(f).sum::<u64>();
         let rx = sum(&|p| sim.links[p.peer as usize].delivered);
         let pfc_rx = sum(&|p| p.stats.pause_frames_received + p.stats.resume_frames_received);
-        let tx = sum(&|p| p.stats.tx_packets);
+        let tx = sum(&|p| p.tx_packets);
         let pfc_gen = sum(&|p| p.stats.pause_frames_sent + p.stats.resume_frames_sent);
         let pfc_pending = sum(&|p| p.mac_ctrl.len() as u64);
         let queued = sum(&|p| p.queues.iter().map(|q| q.len() as u64).sum());

@@ -147,7 +147,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         cnps: sim.counters.cnps,
         timeouts: sim.flows.iter().map(|f| f.timeouts as u64).sum(),
         retx_bytes: sim.flows.iter().map(|f| f.retx_bytes).sum(),
-        max_queue_bytes: sw_ports.map(|p| p.stats.max_queue_bytes).max().unwrap_or(0),
+        max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
         peak_packets: sim.arena.peak(),
     }
 }
@@ -193,12 +193,12 @@ pub fn ports_csv(sim: &Simulation) -> String {
             "{},{},{},{},{},{},{},{},{},{},{}",
             sim.port_node_name(i as u32),
             p.local,
-            st.tx_bytes,
-            st.tx_packets,
+            p.tx_bytes,
+            p.tx_packets,
             st.drops,
             st.pause_frames_sent,
             fmt_ns(st.paused_ps),
-            st.max_queue_bytes,
+            p.max_queue_bytes,
             st.ecn_marked,
             st.pause_frames_received,
             st.resume_frames_sent

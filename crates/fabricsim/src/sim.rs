@@ -791,15 +791,12 @@ impl Simulation {
     fn transmit(&mut self, port: u32, pkt: Desc) {
         let now = self.now;
         let pi = port as usize;
-        let (wire, is_data) = (pkt.wire as u64, pkt.kind == PacketKind::Data);
+        let wire = pkt.wire as u64;
         let port_ref = &mut self.ports[pi];
         let d = port_ref.tx_time(wire);
         port_ref.busy_until = now + d;
-        port_ref.stats.tx_bytes += wire;
-        port_ref.stats.tx_packets += 1;
-        if is_data {
-            port_ref.stats.tx_data_packets += 1;
-        }
+        port_ref.tx_bytes += wire;
+        port_ref.tx_packets += 1;
         let link = &mut self.links[pi];
         let arrival = now + d + link.delay;
         let was_empty = link.ring.is_empty();
@@ -939,10 +936,6 @@ impl Simulation {
         pkt.in_port = local_in as u16;
         let e = &mut self.ports[egress as usize];
         e.enqueue(prio, pkt);
-        let q = e.queued_bytes();
-        if q > e.stats.max_queue_bytes {
-            e.stats.max_queue_bytes = q;
-        }
         if self.params.pfc
             && prio as u8 != self.params.ctrl_prio
             && self.switches[s as usize]

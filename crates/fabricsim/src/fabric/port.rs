@@ -13,12 +13,6 @@ pub const N_PRIO: usize = 8;
 /// Per-port counters.
 #[derive(Clone, Debug, Default)]
 pub struct PortStats {
-    /// Bytes transmitted.
-    pub tx_bytes: u64,
-    /// Frames transmitted.
-    pub tx_packets: u64,
-    /// Data packets transmitted.
-    pub tx_data_packets: u64,
     /// Packets dropped at admission to this port's queues.
     pub drops: u64,
     /// PFC XOFF frames this port sent (it asked its peer to pause).
@@ -31,8 +25,6 @@ pub struct PortStats {
     pub resume_frames_received: u64,
     /// Time the port's data priorities spent paused by its peer.
     pub paused_ps: Time,
-    /// Longest egress queue seen (all priorities).
-    pub max_queue_bytes: u64,
     /// Packets marked CE here.
     pub ecn_marked: u64,
 }
@@ -40,16 +32,26 @@ pub struct PortStats {
 /// An egress port. Fields the per-packet path touches come first (`repr(C)` keeps the
 /// order), so that a transmission touches as few cache lines as possible.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Port {
+    // First cache line: what every enqueue and transmission touches.
     /// When the transmitter finishes the current frame.
     pub busy_until: Time,
     /// Time of the pending wakeup (`Time::MAX` when none).
     pub wake_at: Time,
     /// Owner: host or switch index (saves a node lookup per packet).
     pub owner: NodeKind,
+    /// Bytes queued, all priorities.
+    pub total_bytes: u64,
+    /// Bytes transmitted.
+    pub tx_bytes: u64,
+    /// Frames transmitted.
+    pub tx_packets: u64,
+    /// Longest egress queue seen (all priorities).
+    pub max_queue_bytes: u64,
     /// Bit p set while queue p holds packets (so the scheduler touches only those).
     pub nonempty: u8,
+    // Second line.
     /// Bytes queued per priority.
     pub qbytes: [u64; N_PRIO],
     /// Queues per priority.
@@ -80,6 +82,10 @@ impl Port {
     pub fn new(node: u32, owner: NodeKind, local: u32, peer: u32, rate: Rate) -> Port {
         Port {
             owner,
+            total_bytes: 0,
+            tx_bytes: 0,
+            tx_packets: 0,
+            max_queue_bytes: 0,
             node,
             local,
             peer,
@@ -114,6 +120,10 @@ impl Port {
     pub fn enqueue(&mut self, prio: usize, d: Desc) {
         self.queues[prio].push_back(d);
         self.qbytes[prio] += d.wire as u64;
+        self.total_bytes += d.wire as u64;
+        if self.total_bytes > self.max_queue_bytes {
+            self.max_queue_bytes = self.total_bytes;
+        }
         self.nonempty |= 1 << prio;
     }
 
@@ -126,6 +136,7 @@ impl Port {
             self.nonempty &= !(1 << prio);
         }
         self.qbytes[prio] -= d.wire as u64;
+        self.total_bytes -= d.wire as u64;
         d
     }
 
@@ -138,7 +149,7 @@ impl Port {
     /// Total bytes queued across priorities.
     #[inline]
     pub fn queued_bytes(&self) -> u64 {
-        self.qbytes.iter().sum()
+        self.total_bytes
     }
 
     /// True if priority `p` is paused at `now`.

@@ -182,7 +182,11 @@ pub fn ideal_fct_by_packets(size: u64, mtu: u64, header: u64, hops: &[(u64, Time
         let wire = if i + 1 == n { last } else { full };
         let mut arrive = 0u64;
         for (h, &(bps, delay)) in hops.iter().enumerate() {
-            let start = if h == 0 { finish[0] } else { arrive.max(finish[h]) };
+            let start = if h == 0 {
+                finish[0]
+            } else {
+                arrive.max(finish[h])
+            };
             finish[h] = start + crate::units::ser_time(wire, bps);
             arrive = finish[h] + delay;
         }
