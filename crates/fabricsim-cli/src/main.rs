@@ -138,43 +138,62 @@ fn cmd_run(
     };
     let show = !quiet && std::io::stderr().is_terminal();
     let multi = MultiProgress::new();
-    let bars: Vec<ProgressBar> = variants
-        .iter()
-        .map(|(name, sc)| {
-            let b = if show {
-                multi.add(ProgressBar::new(sc.max_time / 1000))
-            } else {
-                ProgressBar::hidden()
-            };
-            b.set_style(
-                ProgressStyle::with_template("{prefix:>14} [{bar:30}] {msg} ETA {eta}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            b.set_prefix(name.clone());
-            b
-        })
-        .collect();
-    let started: Mutex<Vec<Option<Instant>>> = Mutex::new(vec![None; bars.len()]);
-    let progress = |i: usize, p: &fabricsim::sim::Progress| {
-        let b = &bars[i];
-        let t0 = {
-            let mut s = started.lock().expect("progress lock");
-            *s[i].get_or_insert_with(Instant::now)
+    let style = ProgressStyle::with_template("{prefix:>24} [{bar:30}] {msg} ETA {eta}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    // Up to 8 runs get a bar each; a larger sweep gets one bar for the whole sweep.
+    let per_run = variants.len() <= 8;
+    let mk = |name: String| {
+        let b = if show {
+            multi.add(ProgressBar::new(1000))
+        } else {
+            ProgressBar::hidden()
         };
-        let el = t0.elapsed().as_secs_f64().max(1e-9);
-        // Progress is the larger of simulated time and flows finished, as a fraction.
-        let frac_t = p.now as f64 / p.max_time as f64;
-        let frac_f = p.flows_done as f64 / p.flows_total.max(1) as f64;
-        let frac = frac_t.max(frac_f).min(1.0);
-        b.set_position((frac * b.length().unwrap_or(1) as f64) as u64);
-        b.set_message(format!(
-            "sim {} | {:.2} M events/s | flows {}/{}",
-            fabricsim::units::fmt_time(p.now),
-            p.events as f64 / el / 1e6,
-            p.flows_done,
-            p.flows_total
-        ));
+        b.set_style(style.clone());
+        b.set_prefix(name);
+        b
+    };
+    let bars: Vec<ProgressBar> = if per_run {
+        variants.iter().map(|(name, _)| mk(name.clone())).collect()
+    } else {
+        vec![mk(format!("{} runs", variants.len()))]
+    };
+    let n_runs = variants.len();
+    let state: Mutex<(Vec<Option<Instant>>, Vec<f64>)> =
+        Mutex::new((vec![None; n_runs], vec![0.0; n_runs]));
+    let progress = |i: usize, p: &fabricsim::sim::Progress| {
+        let (el, total_frac, done) = {
+            let mut s = state.lock().expect("progress lock");
+            let t0 = *s.0[i].get_or_insert_with(Instant::now);
+            // Progress is the larger of simulated time and flows finished, as a fraction.
+            let frac_t = p.now as f64 / p.max_time as f64;
+            let frac_f = p.flows_done as f64 / p.flows_total.max(1) as f64;
+            s.1[i] = frac_t.max(frac_f).min(1.0);
+            let done = s.1.iter().filter(|&&f| f >= 1.0).count();
+            (
+                t0.elapsed().as_secs_f64().max(1e-9),
+                s.1.iter().sum::<f64>() / n_runs as f64,
+                done,
+            )
+        };
+        if per_run {
+            let b = &bars[i];
+            b.set_position((state.lock().expect("progress lock").1[i] * 1000.0) as u64);
+            b.set_message(format!(
+                "sim {} | {:.2} M events/s | flows {}/{}",
+                fabricsim::units::fmt_time(p.now),
+                p.events as f64 / el / 1e6,
+                p.flows_done,
+                p.flows_total
+            ));
+        } else {
+            let b = &bars[0];
+            b.set_position((total_frac * 1000.0) as u64);
+            b.set_message(format!(
+                "{done}/{n_runs} runs done | latest: {:.2} M events/s",
+                p.events as f64 / el / 1e6
+            ));
+        }
     };
     let opts = RunOptions {
         out: out.clone(),

@@ -23,8 +23,10 @@ use std::path::Path;
 pub struct Summary {
     /// Scenario name.
     pub scenario: String,
-    /// Variant name (the scenario name when it has no variants).
+    /// Run name: variant and sweep point (the scenario name when it has neither).
     pub variant: String,
+    /// Sweep coordinates of this run (axis label -> value).
+    pub params: std::collections::BTreeMap<String, String>,
     /// Seed.
     pub seed: u64,
     /// How the run ended.
@@ -57,6 +59,8 @@ pub struct Summary {
     pub slowdown_max: f64,
     /// Smallest slowdown (never below 1 in a correct model).
     pub slowdown_min: f64,
+    /// Payload bytes of finished flows x 8 / (last finish - first start), in Gbps.
+    pub goodput_gbps: f64,
     /// Packets dropped.
     pub drops: u64,
     /// PFC XOFF frames sent.
@@ -117,6 +121,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
     Summary {
         scenario: sim.name.clone(),
         variant: variant.to_string(),
+        params: Default::default(),
         seed: sim.seed,
         outcome: outcome.name().to_string(),
         stall: match outcome {
@@ -140,6 +145,17 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         slowdown_p99: quantile(&slow, 0.99),
         slowdown_max: slow.last().copied().unwrap_or(f64::NAN),
         slowdown_min: slow.first().copied().unwrap_or(f64::NAN),
+        goodput_gbps: {
+            let done: Vec<_> = sim.flows.iter().filter(|f| f.finish.is_some()).collect();
+            let bytes: u64 = done.iter().map(|f| f.spec.size).sum();
+            let t0 = done.iter().map(|f| f.spec.start).min().unwrap_or(0);
+            let t1 = done.iter().filter_map(|f| f.finish).max().unwrap_or(0);
+            if t1 > t0 {
+                bytes as f64 * 8.0 / ((t1 - t0) as f64 / 1e12) / 1e9
+            } else {
+                f64::NAN
+            }
+        },
         drops: sim.counters.drops,
         pause_frames: ports.iter().map(|p| p.stats.pause_frames_sent).sum(),
         paused_ns: ns(ports.iter().map(|p| p.stats.paused_ps).sum()),
@@ -292,15 +308,28 @@ pub fn table(rows: &[Summary]) -> String {
 
 /// `comparison.csv` across variants.
 pub fn comparison_csv(rows: &[Summary]) -> String {
-    let mut s = String::from("variant,outcome,flows,flows_completed,fct_p50_ns,fct_p99_ns,slowdown_p50,slowdown_p99,slowdown_max,drops,pause_frames,paused_ns,ecn_marks,cnps,timeouts,max_queue_bytes,sim_end_ns\n");
+    let axes: Vec<String> = rows
+        .first()
+        .map(|r| r.params.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut s = String::from("variant,");
+    for a in &axes {
+        s.push_str(a);
+        s.push(',');
+    }
+    s.push_str("outcome,flows,flows_completed,goodput_gbps,fct_p50_ns,fct_p99_ns,slowdown_p50,slowdown_p99,slowdown_max,drops,pause_frames,paused_ns,ecn_marks,cnps,timeouts,max_queue_bytes,sim_end_ns\n");
     for r in rows {
+        let _ = write!(s, "{},", r.variant);
+        for a in &axes {
+            let _ = write!(s, "{},", r.params.get(a).map(String::as_str).unwrap_or(""));
+        }
         let _ = writeln!(
             s,
-            "{},{},{},{},{:.3},{:.3},{:.6},{:.6},{:.6},{},{},{:.3},{},{},{},{},{:.3}",
-            r.variant,
+            "{},{},{},{:.4},{:.3},{:.3},{:.6},{:.6},{:.6},{},{},{:.3},{},{},{},{},{:.3}",
             r.outcome,
             r.flows,
             r.flows_completed,
+            r.goodput_gbps,
             r.fct_p50_ns,
             r.fct_p99_ns,
             r.slowdown_p50,

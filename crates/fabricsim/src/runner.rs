@@ -55,22 +55,52 @@ pub fn build_all(
     loaded: &LoadedScenario,
     seed: Option<u64>,
 ) -> Result<Vec<(String, Simulation)>, ScenarioError> {
+    Ok(build_runs(loaded, seed)?
+        .into_iter()
+        .map(|(r, sim)| (r.name, sim))
+        .collect())
+}
+
+/// Builds every run (variants x sweep points), keeping each run's description.
+pub fn build_runs(
+    loaded: &LoadedScenario,
+    seed: Option<u64>,
+) -> Result<Vec<(RunMeta, Simulation)>, ScenarioError> {
     let mut out = Vec::new();
-    let variants = loaded.expand_variants()?;
-    let named = !loaded.scenario.variants.is_empty();
-    for (name, mut sc) in variants {
+    let runs = loaded.expand_runs()?;
+    let named = runs.len() > 1 || !loaded.scenario.variants.is_empty();
+    for r in runs {
+        let (name, mut sc) = (r.name.clone(), r.scenario);
         if let Some(s) = seed {
             sc.seed = s;
         }
         let sim = Simulation::build(&sc, &loaded.file, &loaded.base_dir).map_err(|mut e| {
             if named {
-                e.message = format!("in variant `{name}`: {}", e.message);
+                e.message = format!("in run `{name}`: {}", e.message);
             }
             e
         })?;
-        out.push((name, sim));
+        out.push((
+            RunMeta {
+                name,
+                variant: r.variant,
+                coords: r.coords,
+            },
+            sim,
+        ));
     }
     Ok(out)
+}
+
+/// Name and sweep coordinates of a run.
+#[derive(Clone, Debug)]
+pub struct RunMeta {
+    /// Run name (folder).
+    pub name: String,
+    /// Variant.
+    pub variant: String,
+    /// Sweep coordinates.
+    pub coords: Vec<(String, String)>,
 }
 
 /// Runs every variant; `progress(i, p)` reports run i's progress.
@@ -79,7 +109,7 @@ pub fn run(
     opts: &RunOptions,
     progress: &(dyn Fn(usize, &Progress) + Sync),
 ) -> Result<Vec<RunResult>, RunError> {
-    let sims = build_all(loaded, opts.seed).map_err(RunError::Input)?;
+    let sims = build_runs(loaded, opts.seed).map_err(RunError::Input)?;
     let multi = sims.len() > 1;
     let n = sims.len();
     let threads = if opts.threads == 0 {
@@ -91,7 +121,7 @@ pub fn run(
     }
     .min(n)
     .max(1);
-    let work: Vec<Mutex<Option<(String, Simulation)>>> =
+    let work: Vec<Mutex<Option<(RunMeta, Simulation)>>> =
         sims.into_iter().map(|s| Mutex::new(Some(s))).collect();
     let results: Vec<Mutex<Option<Result<RunResult, RunError>>>> =
         (0..n).map(|_| Mutex::new(None)).collect();
@@ -103,7 +133,7 @@ pub fn run(
                 if i >= n {
                     break;
                 }
-                let (name, mut sim) = work[i]
+                let (meta, mut sim) = work[i]
                     .lock()
                     .expect("work lock")
                     .take()
@@ -111,7 +141,9 @@ pub fn run(
                 let t0 = Instant::now();
                 let outcome = sim.run(&mut |p| progress(i, p));
                 let wall = t0.elapsed().as_secs_f64();
-                let summary = results::summarize(&sim, &name, &outcome, wall);
+                let mut summary = results::summarize(&sim, &meta.name, &outcome, wall);
+                summary.params = meta.coords.iter().cloned().collect();
+                let name = meta.name;
                 let mut res = Ok(());
                 if let Some(out) = &opts.out {
                     let dir = if multi { out.join(&name) } else { out.clone() };

@@ -21,12 +21,12 @@ use crate::fabric::switch::Switch;
 use crate::fabric::{Link, Node, NodeKind, Port};
 use crate::packet::{Desc, Packet, PacketArena, PacketKind, ECN_CE, ECN_ECT};
 use crate::routing::{ecmp, spray, RoutingTable};
-use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario};
+use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario, SecurityMode};
 use crate::scenario::ScenarioError;
 use crate::seed::{component_rng, component_seed};
 use crate::stall::StallReport;
 use crate::topology::{self, TopoGraph};
-use crate::transport::rdma::ideal_fct;
+use crate::transport::rdma::{ideal_fct, Hop};
 use crate::transport::{Flow, FlowSpec, Host};
 use crate::units::{ser_time_f, Rate, Time};
 use rand::Rng;
@@ -199,7 +199,7 @@ pub struct Simulation {
 }
 
 /// (node, local index, peer port, rate, delay) of a port being built.
-type PortInit = (u32, u32, u32, Rate, Time);
+type PortInit = (u32, u32, u32, Rate, Time, SecurityMode);
 
 fn err(file: &str, field: &str, m: impl Into<String>) -> ScenarioError {
     ScenarioError::field(file, field, m)
@@ -399,8 +399,9 @@ impl Simulation {
             let [pa, pb] = port_of[li];
             let la = pa - nodes[l.a].first_port;
             let lb = pb - nodes[l.b].first_port;
-            by_id[pa as usize] = Some((l.a as u32, la, pb, l.rate, l.delay));
-            by_id[pb as usize] = Some((l.b as u32, lb, pa, l.rate, l.delay));
+            let sec = l.security.unwrap_or(sc.fabric.security.mode);
+            by_id[pa as usize] = Some((l.a as u32, la, pb, l.rate, l.delay, sec));
+            by_id[pb as usize] = Some((l.b as u32, lb, pa, l.rate, l.delay, sec));
         }
         let node_is_switch: Vec<bool> = g.nodes.iter().map(|x| x.is_switch).collect();
         let sw_lat = sc.fabric.switch_latency;
@@ -408,15 +409,25 @@ impl Simulation {
             .into_iter()
             .map(|e| e.expect("every port belongs to a link"))
             .collect();
-        for &(node, local, peer, rate, delay) in &by_id {
+        let secc = &sc.fabric.security;
+        for &(node, local, peer, rate, delay, sec) in &by_id {
             let peer_node = by_id[peer as usize].0;
-            ports.push(Port::new(
-                node,
-                nodes[node as usize].kind,
-                local,
-                peer,
-                rate,
-            ));
+            let mut port = Port::new(node, nodes[node as usize].kind, local, peer, rate);
+            let mut delay = delay;
+            match sec {
+                SecurityMode::None => {}
+                SecurityMode::Macsec => port.set_security(secc.macsec_bytes as u32, rate),
+                SecurityMode::Ipsec => port.set_security(secc.ipsec_bytes as u32, rate),
+                SecurityMode::Physec => {
+                    let f =
+                        physec::overhead::ChannelOverhead::for_segment(secc.physec_segment_blocks)
+                            .overhead_fraction();
+                    let eff = ((rate.0 as f64) * (1.0 - f)).floor().max(1.0) as u64;
+                    port.set_security(0, Rate(eff));
+                    delay += secc.physec_latency;
+                }
+            }
+            ports.push(port);
             links.push(Link::new(delay, peer, nodes[peer_node as usize].kind));
         }
         // The receiving node's forwarding latency is added to the link's delay (packets
@@ -567,15 +578,17 @@ impl Simulation {
 
     /// Hops (rate, delay after) of the path flow `i` takes, following the routing the
     /// switches apply (ECMP with the flow's hash; the first candidate under spraying).
-    pub fn path_of(&self, i: usize) -> Vec<(u64, Time)> {
+    pub fn path_of(&self, i: usize) -> Vec<Hop> {
         let f = &self.flows[i];
         let mut hops = Vec::new();
         let mut port = self.hosts[f.spec.src as usize].port;
         for _ in 0..64 {
-            hops.push((
-                self.ports[port as usize].rate.0,
-                self.links[port as usize].delay,
-            ));
+            let p = &self.ports[port as usize];
+            hops.push(Hop {
+                bps: p.ser_rate.0,
+                delay: self.links[port as usize].delay,
+                extra: p.sec_extra as u64,
+            });
             let next_node = self.ports[self.ports[port as usize].peer as usize].node;
             match self.nodes[next_node as usize].kind {
                 NodeKind::Host(h) => {
@@ -793,9 +806,14 @@ impl Simulation {
         let pi = port as usize;
         let wire = pkt.wire as u64;
         let port_ref = &mut self.ports[pi];
-        let d = port_ref.tx_time(wire);
+        let extra = if pkt.kind == PacketKind::Pause {
+            0
+        } else {
+            port_ref.sec_extra as u64
+        };
+        let d = port_ref.tx_time(wire + extra);
         port_ref.busy_until = now + d;
-        port_ref.tx_bytes += wire;
+        port_ref.tx_bytes += wire + extra;
         port_ref.tx_packets += 1;
         let link = &mut self.links[pi];
         let arrival = now + d + link.delay;

@@ -280,3 +280,43 @@ fn spraying_reorders_and_go_back_n_still_completes() {
         assert_eq!(f.rcv_nxt, f.spec.size);
     }
 }
+
+/// Link security: MACsec and IPsec add bytes to every frame, PHYSec takes a fraction of
+/// the line rate and adds latency per hop; the ideal FCT accounts for both, and a lone
+/// flow meets it exactly.
+#[test]
+fn security_modes_cost_what_the_model_says() {
+    let mut goodput = std::collections::BTreeMap::new();
+    for mode in ["none", "macsec", "ipsec", "physec"] {
+        let (sim, o) = run(&two_leaf(
+            "{src = 0, dst = 2, size = \"2MB\"}",
+            &format!("[fabric.security]\nmode = \"{mode}\"\n[transport]\nmtu = 1024\n[cc]\nalgorithm = \"none\""),
+        ));
+        assert_eq!(o, Outcome::Completed);
+        let f = fct(&sim, 0).unwrap();
+        assert_eq!(
+            f, sim.ideal[0],
+            "{mode}: a lone flow meets its ideal exactly"
+        );
+        goodput.insert(mode, 2e6 * 8.0 / (f as f64 / 1e12));
+    }
+    let ratio = |m: &str| goodput[m] / goodput["none"];
+    let per_frame = |extra: f64| (1024.0 + 58.0) / (1024.0 + 58.0 + extra);
+    assert!(
+        (ratio("macsec") / per_frame(32.0) - 1.0).abs() < 0.01,
+        "{}",
+        ratio("macsec")
+    );
+    assert!(
+        (ratio("ipsec") / per_frame(73.0) - 1.0).abs() < 0.01,
+        "{}",
+        ratio("ipsec")
+    );
+    let f = physec::overhead::ChannelOverhead::for_segment(1024).overhead_fraction();
+    assert!(
+        (ratio("physec") / (1.0 - f) - 1.0).abs() < 0.01,
+        "{} vs {}",
+        ratio("physec"),
+        1.0 - f
+    );
+}

@@ -64,7 +64,12 @@ fn strip_wall(json: &str) -> String {
 }
 
 /// flows.csv, ports.csv, summary without wall-clock fields, and every flow's path.
-type RunText = (String, String, String, Vec<Vec<(u64, u64)>>);
+type RunText = (
+    String,
+    String,
+    String,
+    Vec<Vec<fabricsim::transport::rdma::Hop>>,
+);
 
 fn quickstart(seed: Option<u64>) -> RunText {
     let loaded = load_file(&scenarios_dir().join("quickstart.toml"), &[]).unwrap();

@@ -51,6 +51,8 @@ pub struct Port {
     pub max_queue_bytes: u64,
     /// Bit p set while queue p holds packets (so the scheduler touches only those).
     pub nonempty: u8,
+    /// Link-security bytes added to every frame but PFC frames (MACsec, IPsec).
+    pub sec_extra: u32,
     // Second line.
     /// Bytes queued per priority.
     pub qbytes: [u64; N_PRIO],
@@ -64,6 +66,9 @@ pub struct Port {
     pub peer: u32,
     /// Line rate.
     pub rate: Rate,
+    /// Rate at which frames serialize: the line rate less any PHY-level overhead
+    /// (PHYSec segment framing).
+    pub ser_rate: Rate,
     /// Serialization time per byte when the rate divides 8e12 evenly (all the usual
     /// rates do), which replaces a 128-bit division per frame by a multiplication.
     ps_per_byte: Option<u64>,
@@ -83,6 +88,8 @@ impl Port {
         Port {
             owner,
             total_bytes: 0,
+            sec_extra: 0,
+            ser_rate: rate,
             tx_bytes: 0,
             tx_packets: 0,
             max_queue_bytes: 0,
@@ -111,8 +118,19 @@ impl Port {
     pub fn tx_time(&self, bytes: u64) -> Time {
         match self.ps_per_byte {
             Some(k) => bytes * k,
-            None => self.rate.tx_time(bytes),
+            None => self.ser_rate.tx_time(bytes),
         }
+    }
+
+    /// Applies link security: `extra` bytes per frame and a serialization rate below the
+    /// line rate.
+    pub fn set_security(&mut self, extra: u32, ser_rate: Rate) {
+        self.sec_extra = extra;
+        self.ser_rate = ser_rate;
+        self.ps_per_byte = (8 * crate::units::SEC)
+            .checked_rem(ser_rate.0)
+            .filter(|&r| r == 0)
+            .map(|_| 8 * crate::units::SEC / ser_rate.0);
     }
 
     /// Appends a packet to queue `prio`.

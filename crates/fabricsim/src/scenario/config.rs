@@ -48,6 +48,22 @@ pub struct Scenario {
     /// Named variants: each is the base scenario with some fields overridden.
     #[serde(default)]
     pub variants: Vec<VariantCfg>,
+    /// Sweep axes: every combination of their values runs, for every variant.
+    #[serde(default)]
+    pub sweep: Vec<SweepAxisCfg>,
+}
+
+/// One sweep axis: a field and the values it takes.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepAxisCfg {
+    /// Dotted field path, as for `--set`.
+    pub path: String,
+    /// Values, in order.
+    pub values: Vec<toml::Value>,
+    /// Short name used in run names and table columns (default: the path's last part).
+    #[serde(default)]
+    pub label: Option<String>,
 }
 
 fn d_seed() -> u64 {
@@ -180,6 +196,9 @@ pub struct CustomLinkCfg {
     /// Cable length, at 5 ns per metre.
     #[serde(default, deserialize_with = "su::opt_length")]
     pub length: Option<f64>,
+    /// Security mode of this link (default: `fabric.security.mode`).
+    #[serde(default)]
+    pub security: Option<SecurityMode>,
 }
 
 /// A static route: at switch `at`, packets for host `to` go to the neighbour(s) `via`.
@@ -213,6 +232,73 @@ pub struct FabricCfg {
     /// Load balancing of switches among equal-cost next hops.
     #[serde(default)]
     pub load_balance: LoadBalanceCfg,
+    /// Link-layer security on every link (custom links may override it).
+    #[serde(default)]
+    pub security: SecurityCfg,
+}
+
+/// Link security modes.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SecurityMode {
+    /// No encryption.
+    None,
+    /// IEEE 802.1AE MACsec: SecTAG + ICV bytes on every frame (not PFC frames).
+    Macsec,
+    /// IPsec ESP tunnel: bytes on every IP packet.
+    Ipsec,
+    /// PHYSec channel-level encryption (document 000): no per-frame bytes; the segment
+    /// framing (S, D, T blocks) takes a fraction of the line rate, plus a latency per hop.
+    Physec,
+}
+
+/// Security settings.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecurityCfg {
+    /// Mode on every link.
+    #[serde(default = "d_sec_mode")]
+    pub mode: SecurityMode,
+    /// MACsec bytes per frame (SecTAG 16 + ICV 16).
+    #[serde(default = "d_macsec", deserialize_with = "su::bytes")]
+    pub macsec_bytes: u64,
+    /// IPsec ESP tunnel bytes per packet.
+    #[serde(default = "d_ipsec", deserialize_with = "su::bytes")]
+    pub ipsec_bytes: u64,
+    /// PHYSec encryption segment length in 66-bit blocks.
+    #[serde(default = "d_physec_seg")]
+    pub physec_segment_blocks: u64,
+    /// PHYSec latency added per hop (the document claims ~100 ns).
+    #[serde(default = "d_physec_lat", deserialize_with = "su::time")]
+    pub physec_latency: Time,
+}
+
+fn d_sec_mode() -> SecurityMode {
+    SecurityMode::None
+}
+fn d_macsec() -> u64 {
+    physec::overhead::MACSEC_BYTES_PER_FRAME as u64
+}
+fn d_ipsec() -> u64 {
+    physec::overhead::IPSEC_ESP_TUNNEL_BYTES_PER_PACKET as u64
+}
+fn d_physec_seg() -> u64 {
+    1024
+}
+fn d_physec_lat() -> Time {
+    physec::overhead::MODELLED_LATENCY_NS * NS
+}
+
+impl Default for SecurityCfg {
+    fn default() -> Self {
+        SecurityCfg {
+            mode: d_sec_mode(),
+            macsec_bytes: d_macsec(),
+            ipsec_bytes: d_ipsec(),
+            physec_segment_blocks: d_physec_seg(),
+            physec_latency: d_physec_lat(),
+        }
+    }
 }
 
 fn d_buffer() -> u64 {
@@ -230,6 +316,7 @@ impl Default for FabricCfg {
             pfc: PfcCfg::default(),
             ecn: EcnCfg::default(),
             load_balance: LoadBalanceCfg::default(),
+            security: SecurityCfg::default(),
         }
     }
 }

@@ -308,14 +308,59 @@ pub fn load_file(path: &Path, overrides: &[String]) -> Result<LoadedScenario, Sc
     load_str(&src, &file, &base, overrides)
 }
 
+/// One run a scenario stands for.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    /// Run name (variant, then sweep coordinates); names the results folder.
+    pub name: String,
+    /// Variant name.
+    pub variant: String,
+    /// Sweep coordinates (label, value) in axis order.
+    pub coords: Vec<(String, String)>,
+    /// The scenario with overrides applied.
+    pub scenario: Scenario,
+}
+
+fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn folder_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.=".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 impl LoadedScenario {
     /// The runs this scenario stands for: itself, or one per variant (name, scenario).
     pub fn expand_variants(&self) -> Result<Vec<(String, Scenario)>, ScenarioError> {
+        Ok(self
+            .expand_runs()?
+            .into_iter()
+            .map(|r| (r.name, r.scenario))
+            .collect())
+    }
+
+    /// Every run: each variant (or the scenario itself) times every combination of the
+    /// sweep axes' values.
+    pub fn expand_runs(&self) -> Result<Vec<RunSpec>, ScenarioError> {
         let base_name = self.scenario.name.clone().unwrap_or_else(|| "run".into());
+        let mut bases: Vec<(String, toml::Table)> = Vec::new();
+        let mut base_table = self.table.clone();
+        base_table.remove("variants");
+        base_table.remove("sweep");
         if self.scenario.variants.is_empty() {
-            return Ok(vec![(base_name, self.scenario.clone())]);
+            bases.push((base_name, base_table.clone()));
         }
-        let mut out = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         for (i, v) in self.scenario.variants.iter().enumerate() {
             if !seen.insert(v.name.clone()) {
@@ -337,19 +382,76 @@ impl LoadedScenario {
                     "a variant name is letters, digits, '-' and '_' (it names a folder)",
                 ));
             }
-            let mut t = self.table.clone();
-            t.remove("variants");
+            let mut t = base_table.clone();
             for (path, value) in &v.set {
                 apply_override(&mut t, path, value.clone(), &self.file).map_err(|mut e| {
                     e.field = Some(format!("variants[{i}].set.\"{path}\""));
                     e
                 })?;
             }
-            let s = from_table(&t, &self.file).map_err(|mut e| {
-                e.message = format!("in variant `{}`: {}", v.name, e.message);
-                e
-            })?;
-            out.push((v.name.clone(), s));
+            bases.push((v.name.clone(), t));
+        }
+        // Cartesian product of the sweep axes, first axis outermost.
+        let axes = &self.scenario.sweep;
+        for (i, a) in axes.iter().enumerate() {
+            if a.values.is_empty() {
+                return Err(ScenarioError::field(
+                    &self.file,
+                    format!("sweep[{i}].values"),
+                    "a sweep axis needs at least one value",
+                ));
+            }
+        }
+        let total: usize = axes.iter().map(|a| a.values.len()).product();
+        if total * bases.len() > 100_000 {
+            return Err(ScenarioError::field(
+                &self.file,
+                "sweep",
+                format!("{} runs: at most 100000 per scenario", total * bases.len()),
+            ));
+        }
+        let mut out = Vec::new();
+        for (vname, t) in &bases {
+            for combo in 0..total {
+                let mut t = t.clone();
+                let mut coords = Vec::new();
+                let mut rem = combo;
+                let mut idx = vec![0usize; axes.len()];
+                for k in (0..axes.len()).rev() {
+                    idx[k] = rem % axes[k].values.len();
+                    rem /= axes[k].values.len();
+                }
+                for (k, a) in axes.iter().enumerate() {
+                    let v = &a.values[idx[k]];
+                    apply_override(&mut t, &a.path, v.clone(), &self.file).map_err(|mut e| {
+                        e.field = Some(format!("sweep[{k}].path"));
+                        e
+                    })?;
+                    let label = a.label.clone().unwrap_or_else(|| {
+                        a.path.rsplit('.').next().unwrap_or(&a.path).to_string()
+                    });
+                    coords.push((label, value_text(v)));
+                }
+                let name = if coords.is_empty() {
+                    vname.clone()
+                } else {
+                    let c: Vec<String> = coords
+                        .iter()
+                        .map(|(l, v)| folder_safe(&format!("{l}={v}")))
+                        .collect();
+                    format!("{vname}-{}", c.join("-"))
+                };
+                let s = from_table(&t, &self.file).map_err(|mut e| {
+                    e.message = format!("in run `{name}`: {}", e.message);
+                    e
+                })?;
+                out.push(RunSpec {
+                    name,
+                    variant: vname.clone(),
+                    coords,
+                    scenario: s,
+                });
+            }
         }
         Ok(out)
     }
@@ -421,6 +523,27 @@ flows = [{ src = 0, dst = 3, size = "1MB" }]
         assert!(
             e.to_string().contains("cubic") && e.to_string().contains("dcqcn"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn sweeps_multiply_variants() {
+        let src = format!(
+            "{MIN}\n[[variants]]\nname = \"a\"\n[[variants]]\nname = \"b\"\nset = {{ \"cc.algorithm\" = \"none\" }}\n[[sweep]]\npath = \"transport.mtu\"\nvalues = [1024, 4096]\n[[sweep]]\npath = \"workload[0].flows[0].size\"\nlabel = \"size\"\nvalues = [\"1MB\", \"2MB\", \"4MB\"]\n"
+        );
+        let l = load_str(&src, "t.toml", Path::new("."), &[]).unwrap();
+        let runs = l.expand_runs().unwrap();
+        assert_eq!(runs.len(), 2 * 2 * 3);
+        assert_eq!(runs[0].name, "a-mtu=1024-size=1MB");
+        assert_eq!(runs[11].name, "b-mtu=4096-size=4MB");
+        assert_eq!(runs[11].scenario.transport.mtu, 4096);
+        assert_eq!(runs[11].scenario.cc.algorithm, config::CcAlgorithm::None);
+        assert_eq!(
+            runs[4].coords,
+            vec![
+                ("mtu".to_string(), "4096".to_string()),
+                ("size".to_string(), "2MB".to_string())
+            ]
         );
     }
 

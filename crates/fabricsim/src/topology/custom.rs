@@ -57,6 +57,9 @@ pub fn build(c: &CustomTopoCfg, file: &str) -> Result<TopoGraph, ScenarioError> 
             &format!("topology.links[{i}].delay"),
         )?;
         g.link(a, b, l.rate, d);
+        if let Some(last) = g.links.last_mut() {
+            last.security = l.security;
+        }
     }
     for (i, r) in c.routes.iter().enumerate() {
         let at = lookup(&r.at, format!("topology.routes[{i}].at"))?;

@@ -34,6 +34,8 @@ pub struct LinkSpec {
     pub rate: Rate,
     /// Propagation delay.
     pub delay: Time,
+    /// Security mode override for this link.
+    pub security: Option<crate::scenario::config::SecurityMode>,
 }
 
 /// A static route of a custom topology.
@@ -77,7 +79,13 @@ impl TopoGraph {
     }
     /// Adds a full-duplex link.
     pub fn link(&mut self, a: usize, b: usize, rate: Rate, delay: Time) {
-        self.links.push(LinkSpec { a, b, rate, delay });
+        self.links.push(LinkSpec {
+            a,
+            b,
+            rate,
+            delay,
+            security: None,
+        });
     }
 
     /// Checks what every topology must satisfy.

@@ -125,6 +125,17 @@ pub struct Host {
     pub rr: usize,
 }
 
+/// One hop of a path, as the ideal-FCT computation sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hop {
+    /// Serialization rate (bps).
+    pub bps: u64,
+    /// Delay after the hop (propagation and the next node's latency).
+    pub delay: Time,
+    /// Bytes the link adds to every frame (link security).
+    pub extra: u64,
+}
+
 /// Ideal completion time of a flow alone on an idle path: packets leave the NIC back to
 /// back and are stored and forwarded at each hop. `hops` lists (rate bps, delay after
 /// the hop); the result is the time from the first bit sent to the last byte received.
@@ -139,7 +150,7 @@ pub struct Host {
 /// best spent at the slowest hop). The last packet (serialization s'_j) joins the path at
 /// some hop k and then crosses the remaining hops, so the answer is
 /// max_k [F(k) + sum_{j>=k} s'_j + sum_{k<=j<H} d_j] + d_H.
-pub fn ideal_fct(size: u64, mtu: u64, header: u64, hops: &[(u64, Time)]) -> Time {
+pub fn ideal_fct(size: u64, mtu: u64, header: u64, hops: &[Hop]) -> Time {
     use crate::units::ser_time;
     if hops.is_empty() {
         return 0;
@@ -147,21 +158,26 @@ pub fn ideal_fct(size: u64, mtu: u64, header: u64, hops: &[(u64, Time)]) -> Time
     let n = size.div_ceil(mtu).max(1);
     let last = (size - (n - 1) * mtu) + header;
     let hn = hops.len();
-    let d_last = hops[hn - 1].1;
+    let d_last = hops[hn - 1].delay;
     if n == 1 {
-        return hops.iter().map(|&(b, d)| ser_time(last, b) + d).sum();
+        return hops
+            .iter()
+            .map(|h| ser_time(last + h.extra, h.bps) + h.delay)
+            .sum();
     }
     let full = mtu + header;
     let mut best = 0;
     let mut prefix = 0u64; // sum_{j<=k} s_j + sum_{j<k} d_j
     let mut max_s = 0u64;
     for k in 0..hn {
-        let s = ser_time(full, hops[k].0);
-        prefix += s + if k > 0 { hops[k - 1].1 } else { 0 };
+        let s = ser_time(full + hops[k].extra, hops[k].bps);
+        prefix += s + if k > 0 { hops[k - 1].delay } else { 0 };
         max_s = max_s.max(s);
         let f = prefix + (n - 2) * max_s;
-        let rest: u64 = (k..hn).map(|j| ser_time(last, hops[j].0)).sum::<u64>()
-            + (k..hn - 1).map(|j| hops[j].1).sum::<u64>();
+        let rest: u64 = (k..hn)
+            .map(|j| ser_time(last + hops[j].extra, hops[j].bps))
+            .sum::<u64>()
+            + (k..hn - 1).map(|j| hops[j].delay).sum::<u64>();
         best = best.max(f + rest);
     }
     best + d_last
@@ -169,7 +185,7 @@ pub fn ideal_fct(size: u64, mtu: u64, header: u64, hops: &[(u64, Time)]) -> Time
 
 /// The same quantity computed packet by packet (the definition [`ideal_fct`] solves in
 /// closed form); kept as the reference its tests compare against.
-pub fn ideal_fct_by_packets(size: u64, mtu: u64, header: u64, hops: &[(u64, Time)]) -> Time {
+pub fn ideal_fct_by_packets(size: u64, mtu: u64, header: u64, hops: &[Hop]) -> Time {
     if hops.is_empty() {
         return 0;
     }
@@ -181,14 +197,14 @@ pub fn ideal_fct_by_packets(size: u64, mtu: u64, header: u64, hops: &[(u64, Time
     for i in 0..n {
         let wire = if i + 1 == n { last } else { full };
         let mut arrive = 0u64;
-        for (h, &(bps, delay)) in hops.iter().enumerate() {
+        for (h, hop) in hops.iter().enumerate() {
             let start = if h == 0 {
                 finish[0]
             } else {
                 arrive.max(finish[h])
             };
-            finish[h] = start + crate::units::ser_time(wire, bps);
-            arrive = finish[h] + delay;
+            finish[h] = start + crate::units::ser_time(wire + hop.extra, hop.bps);
+            arrive = finish[h] + hop.delay;
         }
         arrive_last = arrive;
     }
@@ -207,11 +223,14 @@ mod tests {
             size in 1u64..200_000,
             mtu in prop::sample::select(vec![256u64, 1000, 1024, 4096]),
             hops in prop::collection::vec(
-                (prop::sample::select(vec![10u64, 25, 40, 100, 200, 400]), 0u64..3_000_000),
+                (prop::sample::select(vec![10u64, 25, 40, 100, 200, 400]), 0u64..3_000_000, prop::sample::select(vec![0u64, 32, 73])),
                 1..7,
             ),
         ) {
-            let hops: Vec<(u64, Time)> = hops.into_iter().map(|(g, d)| (g * 1_000_000_000, d)).collect();
+            let hops: Vec<Hop> = hops
+                .into_iter()
+                .map(|(g, d, e)| Hop { bps: g * 1_000_000_000 - e * 1_000_000, delay: d, extra: e })
+                .collect();
             prop_assert_eq!(ideal_fct(size, mtu, 58, &hops), ideal_fct_by_packets(size, mtu, 58, &hops));
         }
     }
