@@ -442,7 +442,11 @@ impl LoadedScenario {
                     format!("{vname}-{}", c.join("-"))
                 };
                 let s = from_table(&t, &self.file).map_err(|mut e| {
-                    e.message = format!("in run `{name}`: {}", e.message);
+                    e.message = if coords.is_empty() {
+                        format!("in variant `{vname}`: {}", e.message)
+                    } else {
+                        format!("in run `{name}`: {}", e.message)
+                    };
                     e
                 })?;
                 out.push(RunSpec {
