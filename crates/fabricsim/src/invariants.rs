@@ -27,7 +27,7 @@ pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
     }
     for p in &sim.ports {
         for q in &p.queues {
-            for d in q {
+            for d in q.iter() {
                 count(d);
             }
         }
@@ -103,7 +103,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
         if sw.buffer.used
             != ports
                 .iter()
-                .map(|p| p.qbytes.iter().sum::<u64>())
+                .map(|p| p.queues.iter().map(|q| q.bytes).sum::<u64>())
                 .sum::<u64>()
         {
             bad.push(format!(

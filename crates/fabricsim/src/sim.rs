@@ -990,7 +990,7 @@ impl Simulation {
         sw.buffer.release(local_in, prio, wire);
         if kind == PacketKind::Data && ecn == ECN_ECT {
             let local_out = (port - sw.first_port) as usize;
-            let q = self.ports[port as usize].qbytes[prio];
+            let q = self.ports[port as usize].queues[prio].bytes;
             let prob = sw.ecn[local_out].probability(q);
             if prob > 0.0 && (prob >= 1.0 || sw.rng.gen::<f64>() < prob) {
                 pkt.ecn = ECN_CE;

@@ -29,6 +29,31 @@ pub struct PortStats {
     pub ecn_marked: u64,
 }
 
+/// A priority queue of an egress port and its byte count, in one cache line.
+#[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
+pub struct PrioQueue {
+    /// Bytes queued.
+    pub bytes: u64,
+    /// Packets, oldest first.
+    pub q: VecDeque<Desc>,
+}
+
+impl PrioQueue {
+    /// Packets queued.
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    /// The queued packets, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Desc> {
+        self.q.iter()
+    }
+}
+
 /// An egress port. Fields the per-packet path touches come first (`repr(C)` keeps the
 /// order), so that a transmission touches as few cache lines as possible.
 #[derive(Clone, Debug)]
@@ -53,11 +78,8 @@ pub struct Port {
     pub nonempty: u8,
     /// Link-security bytes added to every frame but PFC frames (MACsec, IPsec).
     pub sec_extra: u32,
-    // Second line.
-    /// Bytes queued per priority.
-    pub qbytes: [u64; N_PRIO],
-    /// Queues per priority.
-    pub queues: [VecDeque<Desc>; N_PRIO],
+    /// One queue per priority, each with its byte count in its own cache line.
+    pub queues: [PrioQueue; N_PRIO],
     /// Owning node.
     pub node: u32,
     /// Index among the node's ports.
@@ -98,7 +120,6 @@ impl Port {
             peer,
             rate,
             queues: Default::default(),
-            qbytes: [0; N_PRIO],
             nonempty: 0,
             ps_per_byte: (8 * crate::units::SEC)
                 .checked_rem(rate.0)
@@ -136,8 +157,9 @@ impl Port {
     /// Appends a packet to queue `prio`.
     #[inline]
     pub fn enqueue(&mut self, prio: usize, d: Desc) {
-        self.queues[prio].push_back(d);
-        self.qbytes[prio] += d.wire as u64;
+        let q = &mut self.queues[prio];
+        q.q.push_back(d);
+        q.bytes += d.wire as u64;
         self.total_bytes += d.wire as u64;
         if self.total_bytes > self.max_queue_bytes {
             self.max_queue_bytes = self.total_bytes;
@@ -149,11 +171,11 @@ impl Port {
     #[inline]
     pub fn dequeue_head(&mut self, prio: usize) -> Desc {
         let q = &mut self.queues[prio];
-        let d = q.pop_front().expect("dequeue from an empty queue");
-        if q.is_empty() {
+        let d = q.q.pop_front().expect("dequeue from an empty queue");
+        q.bytes -= d.wire as u64;
+        if q.q.is_empty() {
             self.nonempty &= !(1 << prio);
         }
-        self.qbytes[prio] -= d.wire as u64;
         self.total_bytes -= d.wire as u64;
         d
     }
@@ -193,7 +215,7 @@ impl Port {
     /// Earliest time a paused priority with queued packets resumes by timeout.
     pub fn earliest_unpause(&self, now: Time) -> Option<Time> {
         (0..N_PRIO)
-            .filter(|&p| !self.queues[p].is_empty() && self.is_paused(p, now))
+            .filter(|&p| !self.queues[p].q.is_empty() && self.is_paused(p, now))
             .map(|p| self.paused_until[p])
             .min()
     }
