@@ -135,5 +135,9 @@ pub fn text() -> String {
         "\n[record]  queue_interval (queues.csv), rate_interval (rates.csv)"
     );
     let _ = writeln!(w, "\n[[variants]] name, set = {{ \"dotted.path\" = value, ... }}  (one run each, in parallel)");
+    let _ = writeln!(
+        w,
+        "[[sweep]]    path, values = [...], label  (every combination, for every variant)"
+    );
     s
 }

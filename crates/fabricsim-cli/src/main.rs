@@ -159,40 +159,41 @@ fn cmd_run(
         vec![mk(format!("{} runs", variants.len()))]
     };
     let n_runs = variants.len();
-    let state: Mutex<(Vec<Option<Instant>>, Vec<f64>)> =
+    // Per run: (wall time, events) at the previous report, and the fraction done.
+    let state: Mutex<(Vec<Option<(Instant, u64)>>, Vec<f64>)> =
         Mutex::new((vec![None; n_runs], vec![0.0; n_runs]));
     let progress = |i: usize, p: &fabricsim::sim::Progress| {
-        let (el, total_frac, done) = {
+        let (rate, frac, total_frac, done) = {
             let mut s = state.lock().expect("progress lock");
-            let t0 = *s.0[i].get_or_insert_with(Instant::now);
+            let now = Instant::now();
+            let rate = match s.0[i] {
+                Some((t, ev)) if now > t => {
+                    Some((p.events - ev) as f64 / now.duration_since(t).as_secs_f64())
+                }
+                _ => None,
+            };
+            s.0[i] = Some((now, p.events));
             // Progress is the larger of simulated time and flows finished, as a fraction.
             let frac_t = p.now as f64 / p.max_time as f64;
             let frac_f = p.flows_done as f64 / p.flows_total.max(1) as f64;
             s.1[i] = frac_t.max(frac_f).min(1.0);
             let done = s.1.iter().filter(|&&f| f >= 1.0).count();
-            (
-                t0.elapsed().as_secs_f64().max(1e-9),
-                s.1.iter().sum::<f64>() / n_runs as f64,
-                done,
-            )
+            (rate, s.1[i], s.1.iter().sum::<f64>() / n_runs as f64, done)
         };
+        let rate = rate.map_or("-".to_string(), |r| format!("{:.2} M", r / 1e6));
         if per_run {
             let b = &bars[i];
-            b.set_position((state.lock().expect("progress lock").1[i] * 1000.0) as u64);
+            b.set_position((frac * 1000.0) as u64);
             b.set_message(format!(
-                "sim {} | {:.2} M events/s | flows {}/{}",
+                "sim {} | {rate} events/s | flows {}/{}",
                 fabricsim::units::fmt_time(p.now),
-                p.events as f64 / el / 1e6,
                 p.flows_done,
                 p.flows_total
             ));
         } else {
             let b = &bars[0];
             b.set_position((total_frac * 1000.0) as u64);
-            b.set_message(format!(
-                "{done}/{n_runs} runs done | latest: {:.2} M events/s",
-                p.events as f64 / el / 1e6
-            ));
+            b.set_message(format!("{done}/{n_runs} runs done | {rate} events/s"));
         }
     };
     let opts = RunOptions {

@@ -270,13 +270,21 @@ pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Re
     write_file(dir, "summary.json", &(json + "\n"))
 }
 
+fn opt_time(ns: f64) -> String {
+    if ns.is_finite() {
+        crate::units::fmt_time((ns * 1000.0) as Time)
+    } else {
+        "-".into()
+    }
+}
+
 /// A fixed-width table of summaries, for the terminal.
 pub fn table(rows: &[Summary]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<18} {:>10} {:>11} {:>12} {:>12} {:>9} {:>9} {:>8} {:>8} {:>12}",
-        "variant",
+        "{:<24} {:>10} {:>11} {:>12} {:>12} {:>9} {:>9} {:>8} {:>8} {:>12}",
+        "run",
         "outcome",
         "flows",
         "FCT p50",
@@ -290,12 +298,12 @@ pub fn table(rows: &[Summary]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{:<18} {:>10} {:>11} {:>12} {:>12} {:>9.2} {:>9.2} {:>8} {:>8} {:>12}",
+            "{:<24} {:>10} {:>11} {:>12} {:>12} {:>9.2} {:>9.2} {:>8} {:>8} {:>12}",
             r.variant,
             r.outcome,
             format!("{}/{}", r.flows_completed, r.flows),
-            crate::units::fmt_time((r.fct_p50_ns * 1000.0) as Time),
-            crate::units::fmt_time((r.fct_p99_ns * 1000.0) as Time),
+            opt_time(r.fct_p50_ns),
+            opt_time(r.fct_p99_ns),
             r.slowdown_p50,
             r.slowdown_p99,
             r.drops,
