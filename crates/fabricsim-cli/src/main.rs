@@ -160,8 +160,7 @@ fn cmd_run(
     };
     let n_runs = variants.len();
     // Per run: (wall time, events) at the previous report, and the fraction done.
-    let state: Mutex<(Vec<Option<(Instant, u64)>>, Vec<f64>)> =
-        Mutex::new((vec![None; n_runs], vec![0.0; n_runs]));
+    let state: Mutex<ProgressState> = Mutex::new((vec![None; n_runs], vec![0.0; n_runs]));
     let progress = |i: usize, p: &fabricsim::sim::Progress| {
         let (rate, frac, total_frac, done) = {
             let mut s = state.lock().expect("progress lock");
@@ -255,6 +254,9 @@ fn cmd_run(
         ExitCode::SUCCESS
     }
 }
+
+/// Per run: (wall time, events) at the previous report; per run: fraction done.
+type ProgressState = (Vec<Option<(Instant, u64)>>, Vec<f64>);
 
 fn peak_rss_mb() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
