@@ -95,6 +95,28 @@ fn check_size(size: u64, file: &str, field: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// The hosts of a group workload (permutation, all-to-all) of flows of `size` bytes;
+/// `prefix` is the workload's field path ending in a dot.
+fn host_group(
+    hosts: &HostSet,
+    size: u64,
+    g: &TopoGraph,
+    file: &str,
+    prefix: &str,
+    what: &str,
+) -> Result<Vec<u32>, ScenarioError> {
+    let hs = resolve_set(hosts, g, file, &format!("{prefix}hosts"), None)?;
+    check_size(size, file, &format!("{prefix}size"))?;
+    if hs.len() < 2 {
+        return Err(ScenarioError::field(
+            file,
+            format!("{prefix}hosts"),
+            format!("{what} needs at least 2 hosts"),
+        ));
+    }
+    Ok(hs)
+}
+
 /// Generates every flow of the scenario, in a stable order.
 pub fn generate(
     cfgs: &[WorkloadCfg],
@@ -179,15 +201,7 @@ pub fn generate(
                 }
             }
             WorkloadCfg::Permutation { hosts, size, start } => {
-                let hs = resolve_set(hosts, g, file, &fld("hosts"), None)?;
-                check_size(*size, file, &fld("size"))?;
-                if hs.len() < 2 {
-                    return Err(ScenarioError::field(
-                        file,
-                        fld("hosts"),
-                        "a permutation needs at least 2 hosts",
-                    ));
-                }
+                let hs = host_group(hosts, *size, g, file, &fld(""), "a permutation")?;
                 // Sattolo's algorithm draws a uniformly random cyclic permutation, which
                 // has no fixed point: nobody sends to itself.
                 let mut perm: Vec<u32> = hs.clone();
@@ -206,15 +220,7 @@ pub fn generate(
                 }
             }
             WorkloadCfg::AllToAll { hosts, size, start } => {
-                let hs = resolve_set(hosts, g, file, &fld("hosts"), None)?;
-                check_size(*size, file, &fld("size"))?;
-                if hs.len() < 2 {
-                    return Err(ScenarioError::field(
-                        file,
-                        fld("hosts"),
-                        "all-to-all needs at least 2 hosts",
-                    ));
-                }
+                let hs = host_group(hosts, *size, g, file, &fld(""), "all-to-all")?;
                 let n = hs.len() as u64;
                 if (out.len() as u64).saturating_add(n * (n - 1)) > MAX_INDEX as u64 {
                     return Err(ScenarioError::field(
