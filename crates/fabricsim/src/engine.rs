@@ -189,6 +189,15 @@ impl EventQueue {
         Some(((key >> 64) as Time, Event::decode(low)))
     }
 
+    /// Puts back the event `pop` just returned, with its original key (so its order among
+    /// equal-time events is kept). Only valid right after a `pop`.
+    pub fn unpop(&mut self) {
+        let key = self.last;
+        self.len += 1;
+        self.popped -= 1;
+        self.put(key);
+    }
+
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
         let b = self.first_nonempty()?;
@@ -256,6 +265,18 @@ mod tests {
             }
             assert_eq!(q.len(), reference.len());
         }
+    }
+
+    #[test]
+    fn unpop_restores_order() {
+        let mut q = EventQueue::default();
+        q.push(5, Event::PortWake(1));
+        q.push(5, Event::PortWake(2));
+        assert_eq!(q.pop(), Some((5, Event::PortWake(1))));
+        q.unpop();
+        assert_eq!(q.pop(), Some((5, Event::PortWake(1))));
+        assert_eq!(q.pop(), Some((5, Event::PortWake(2))));
+        assert_eq!(q.pop(), None);
     }
 
     #[test]

@@ -192,6 +192,7 @@ pub struct Simulation {
     last_progress: Time,
     pfc_refresh_pending: Vec<bool>,
     node_is_switch: Vec<bool>,
+    started: bool,
     /// Scenario name.
     pub name: String,
     /// Seed of the run.
@@ -559,6 +560,7 @@ impl Simulation {
             last_progress: 0,
             pfc_refresh_pending: vec![false; n_ports],
             node_is_switch,
+            started: false,
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
             seed: sc.seed,
         };
@@ -634,12 +636,27 @@ impl Simulation {
 
     /// Runs to completion, `max_time`, or a stall. `progress` is called every ~2^20 events.
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress)) -> Outcome {
-        if !self.arrival_order.is_empty() {
-            let t0 = self.flows[self.arrival_order[0] as usize].spec.start;
-            self.queue.push(t0, Event::FlowArrivals);
-        }
-        if self.params.queue_interval.is_some() || self.params.rate_interval.is_some() {
-            self.queue.push(0, Event::Sample);
+        self.run_until(Time::MAX, progress)
+            .expect("a run without a pause time ends with an outcome")
+    }
+
+    /// Runs until simulated time `until` (inclusive) or the end of the run, whichever is
+    /// first. Returns `None` when paused at `until` (call again to continue), or the
+    /// outcome when the run ended. Pausing does not change the result.
+    pub fn run_until(
+        &mut self,
+        until: Time,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Option<Outcome> {
+        if !self.started {
+            self.started = true;
+            if !self.arrival_order.is_empty() {
+                let t0 = self.flows[self.arrival_order[0] as usize].spec.start;
+                self.queue.push(t0, Event::FlowArrivals);
+            }
+            if self.params.queue_interval.is_some() || self.params.rate_interval.is_some() {
+                self.queue.push(0, Event::Sample);
+            }
         }
         let total = self.flows.len();
         let mut tick = 0u32;
@@ -653,6 +670,11 @@ impl Simulation {
             if t > self.params.max_time {
                 self.now = self.params.max_time;
                 break Outcome::MaxTime;
+            }
+            if t > until {
+                self.queue.unpop();
+                self.now = until;
+                return None;
             }
             if self.flows_started > self.flows_done
                 && t.saturating_sub(self.last_progress) > self.params.stall_timeout
@@ -683,7 +705,7 @@ impl Simulation {
         };
         self.finish_accounting();
         progress(&self.progress());
-        outcome
+        Some(outcome)
     }
 
     /// Current progress.
