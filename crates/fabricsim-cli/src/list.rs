@@ -77,6 +77,19 @@ pub fn text() -> String {
         w,
         "  [fabric.load_balance] algorithm = \"ecmp\" | \"spray_random\" | \"spray_rr\""
     );
+    let sec = fabricsim::scenario::config::SecurityCfg::default();
+    let _ = writeln!(
+        w,
+        "  [fabric.security] mode = \"none\" | \"macsec\" | \"ipsec\" | \"physec\" (custom links: security = ...),"
+    );
+    let _ = writeln!(
+        w,
+        "                macsec_bytes = {}, ipsec_bytes = {}, physec_segment_blocks = {}, physec_latency = \"{}\"",
+        sec.macsec_bytes,
+        sec.ipsec_bytes,
+        sec.physec_segment_blocks,
+        fmt_time(sec.physec_latency)
+    );
     let _ = writeln!(w, "\n[transport]  (RDMA RC, go-back-N)");
     let _ = writeln!(
         w,

@@ -1,0 +1,160 @@
+//! The command line end to end: exit statuses, the files a run writes, and that a run
+//! that stalls still writes its results.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn exe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fabricsim"))
+}
+
+fn scenario(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios")).join(name)
+}
+
+#[test]
+fn quickstart_runs_and_writes_every_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("qs");
+    let o = exe()
+        .args([
+            "run",
+            scenario("quickstart.toml").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("completed") && stdout.contains("FCT p99"),
+        "{stdout}"
+    );
+    let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
+    assert!(flows.starts_with(
+        "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown\n"
+    ));
+    assert_eq!(flows.lines().count(), 1 + 27);
+    let ports = std::fs::read_to_string(out.join("ports.csv")).unwrap();
+    assert!(ports.starts_with("node,port,tx_bytes,tx_packets,drops,pause_frames_sent,paused_ns,max_queue_bytes,ecn_marked"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["outcome"], "completed");
+    assert_eq!(summary["flows_completed"], 27);
+    assert!(summary["packet_hops"].as_u64().unwrap() > 10_000);
+    for f in ["queues.csv", "rates.csv"] {
+        assert!(
+            std::fs::read_to_string(out.join(f))
+                .unwrap()
+                .lines()
+                .count()
+                > 10,
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn a_deadlocked_run_exits_1_names_the_cycle_and_keeps_its_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dl");
+    let o = exe()
+        .args([
+            "run",
+            scenario("pfc-deadlock.toml").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("PFC deadlock: cycle of paused ports"),
+        "{stderr}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["outcome"], "stalled");
+    assert!(summary["stall"]["deadlock_cycle"].as_array().unwrap().len() >= 4);
+    assert!(out.join("flows.csv").exists());
+}
+
+#[test]
+fn variants_and_sweeps_write_one_folder_each_and_a_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sec");
+    let o = exe()
+        .args([
+            "run",
+            scenario("security-overhead.toml").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--set",
+            "workload[0].flows[0].size=\"256KB\"",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let cmp = std::fs::read_to_string(out.join("comparison.csv")).unwrap();
+    assert!(cmp.starts_with("variant,payload,outcome,"), "{cmp}");
+    assert_eq!(cmp.lines().count(), 1 + 4 * 7);
+    assert!(out.join("physec-payload=64").join("summary.json").exists());
+}
+
+#[test]
+fn check_list_and_bench_work() {
+    let o = exe()
+        .args(["check", scenario("incast-pfc.toml").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout)
+            .matches(": ok: variant")
+            .count(),
+        3
+    );
+    let o = exe().arg("list").output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    for word in [
+        "leaf_spine",
+        "fat_tree",
+        "dcqcn",
+        "spray_rr",
+        "hpcc_flow_file",
+        "physec",
+        "[[sweep]]",
+    ] {
+        assert!(text.contains(word), "list lacks {word}");
+    }
+    let o = exe()
+        .args(["bench", "--k", "8", "--repeat", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("packet-hops/s") && text.contains("128/128"),
+        "{text}"
+    );
+}
