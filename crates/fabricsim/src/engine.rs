@@ -92,7 +92,7 @@ impl HeapQueue {
         }
     }
     /// Schedules `ev` at `time`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, ev: Event) {
         let seq = self.seq & ((1 << SEQ_BITS) - 1);
         self.seq += 1;
@@ -172,7 +172,7 @@ impl EventQueue {
         }
     }
     /// Schedules `ev` at `time` (never earlier than the last event popped).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, ev: Event) {
         each!(self, q => q.push(time, ev))
     }
@@ -264,7 +264,7 @@ impl RadixQueue {
     }
 
     /// Schedules `ev` at `time`. `time` must not be earlier than the last event popped.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, ev: Event) {
         // 2^36 insertions is 68 billion events: far beyond any run this simulator makes in
         // a day; past it the tie-break among equal times would restart.

@@ -256,8 +256,12 @@ impl Simulation {
                 ),
             ));
         }
-        if !(f.pfc.alpha > 0.0 && f.pfc.alpha.is_finite()) {
-            return Err(err(file, "fabric.pfc.alpha", "must be a positive number"));
+        if !(f.pfc.alpha > 0.0 && f.pfc.alpha < 256.0) {
+            return Err(err(
+                file,
+                "fabric.pfc.alpha",
+                "must be a positive number below 256 (1/8 is usual)",
+            ));
         }
         if f.pfc.threshold == crate::scenario::config::PfcThreshold::Static && f.pfc.xoff < pkt_max
         {
@@ -952,7 +956,8 @@ impl Simulation {
     fn switch_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) {
         let (dst, hash, prio, wire) = (pkt.dst, pkt.hash, pkt.prio as usize, pkt.wire as u64);
         let sw = &mut self.switches[s as usize];
-        let n = self.routing.count(s, dst);
+        let cands = self.routing.lookup(s, dst);
+        let n = cands.len as usize;
         if n == 0 {
             self.drop_packet(pkt, in_port, s);
             return;
@@ -966,7 +971,7 @@ impl Simulation {
                 LbAlgorithm::SprayRr => spray::pick_rr(&mut sw.rr, n),
             }
         };
-        let egress = self.routing.pick(s, dst, k);
+        let egress = self.routing.port_of(cands, k);
         let local_in = (in_port - sw.first_port) as usize;
         if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
             self.ports[egress as usize].stats.drops += 1;

@@ -50,7 +50,8 @@ pub struct SharedBuffer {
     /// Lossless (PFC) or lossy.
     pub lossless: bool,
     mode: PfcThreshold,
-    alpha: f64,
+    /// alpha in 16.16 fixed point (exact for the usual 1/2^k values).
+    alpha_q16: u64,
     xoff: u64,
     xon_delta: u64,
     reserve: u64,
@@ -84,7 +85,9 @@ impl SharedBuffer {
             size,
             lossless: cfg.enabled,
             mode: cfg.threshold,
-            alpha: cfg.alpha,
+            alpha_q16: (cfg.alpha * 65536.0)
+                .round()
+                .clamp(1.0, (1u64 << 24) as f64) as u64,
             xoff: cfg.xoff,
             xon_delta: cfg.xon_delta,
             reserve: cfg.reserve,
@@ -109,7 +112,8 @@ impl SharedBuffer {
         let free = self
             .size
             .saturating_sub(self.headroom_total + self.reserve_total + self.shared_used);
-        (free as f64 * self.alpha) as u64
+        // free < 2^40 and alpha < 256 keep the product below 2^64.
+        (free * self.alpha_q16) >> 16
     }
 
     /// Counters of (port, priority).

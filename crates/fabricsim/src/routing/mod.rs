@@ -18,6 +18,14 @@ const CONTIGUOUS: u32 = 1 << 31;
 use crate::fabric::{Node, NodeKind, Port};
 use std::collections::{HashMap, VecDeque};
 
+/// A looked-up candidate set: consecutive ports, or a run of the flat table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidates {
+    start: u32,
+    /// Number of candidates (0: unreachable).
+    pub len: u32,
+}
+
 /// Next-hop candidates for every (switch, destination host).
 #[derive(Clone, Debug, Default)]
 pub struct RoutingTable {
@@ -133,6 +141,24 @@ impl RoutingTable {
         Ok(t)
     }
 
+    /// The candidates of switch `sw` toward host `dst`, looked up once: pass it to
+    /// [`Self::port_of`] with an index below its `len`.
+    #[inline(always)]
+    pub fn lookup(&self, sw: u32, dst: u32) -> Candidates {
+        let (start, len) = self.range(sw, dst);
+        Candidates { start, len }
+    }
+
+    /// The `k`-th port of `c`.
+    #[inline(always)]
+    pub fn port_of(&self, c: Candidates, k: usize) -> u32 {
+        if c.start & CONTIGUOUS != 0 {
+            (c.start & !CONTIGUOUS) + k as u32
+        } else {
+            self.flat[c.start as usize + k]
+        }
+    }
+
     /// The `k`-th of `n` candidates of switch `sw` toward host `dst`; `n` comes from
     /// [`Self::count`].
     #[inline]
@@ -151,7 +177,7 @@ impl RoutingTable {
         self.range(sw, dst).1 as usize
     }
 
-    #[inline]
+    #[inline(always)]
     fn range(&self, sw: u32, dst: u32) -> (u32, u32) {
         if !self.overrides.is_empty() {
             if let Some(&r) = self.overrides.get(&(sw, dst)) {
