@@ -9,8 +9,9 @@ use crate::packet::Desc;
 use crate::units::Time;
 use std::collections::VecDeque;
 
-/// One direction of a cable.
+/// One direction of a cable: exactly one cache line.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Link {
     /// Propagation delay plus the receiving node's processing latency.
     pub delay: Time,
