@@ -12,20 +12,26 @@ fn scenario(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios")).join(name)
 }
 
-#[test]
-fn quickstart_runs_and_writes_every_table() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("qs");
-    let o = exe()
+/// `fabricsim run scenarios/<name> --out <out> --quiet <extra...>`.
+fn run_scenario(name: &str, out: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    exe()
         .args([
             "run",
-            scenario("quickstart.toml").to_str().unwrap(),
+            scenario(name).to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
             "--quiet",
         ])
+        .args(extra)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn quickstart_runs_and_writes_every_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("qs");
+    let o = run_scenario("quickstart.toml", &out, &[]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -65,16 +71,7 @@ fn quickstart_runs_and_writes_every_table() {
 fn a_deadlocked_run_exits_1_names_the_cycle_and_keeps_its_results() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("dl");
-    let o = exe()
-        .args([
-            "run",
-            scenario("pfc-deadlock.toml").to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ])
-        .output()
-        .unwrap();
+    let o = run_scenario("pfc-deadlock.toml", &out, &[]);
     assert_eq!(o.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -92,18 +89,11 @@ fn a_deadlocked_run_exits_1_names_the_cycle_and_keeps_its_results() {
 fn variants_and_sweeps_write_one_folder_each_and_a_comparison() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sec");
-    let o = exe()
-        .args([
-            "run",
-            scenario("security-overhead.toml").to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-            "--set",
-            "workload[0].flows[0].size=\"256KB\"",
-        ])
-        .output()
-        .unwrap();
+    let o = run_scenario(
+        "security-overhead.toml",
+        &out,
+        &["--set", "workload[0].flows[0].size=\"256KB\""],
+    );
     assert_eq!(
         o.status.code(),
         Some(0),
