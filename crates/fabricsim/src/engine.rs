@@ -118,6 +118,16 @@ impl HeapQueue {
     pub fn peek_time(&self) -> Option<Time> {
         self.heap.peek().map(|Reverse(k)| (k >> 64) as Time)
     }
+    /// The `n`-th event to pop next, if cheap to find (only `n == 0` here).
+    #[inline]
+    pub fn peek_near(&self, n: usize) -> Option<Event> {
+        if n > 0 {
+            return None;
+        }
+        self.heap
+            .peek()
+            .map(|Reverse(k)| Event::decode(*k as u64 & ((1u64 << (IDX_BITS + KIND_BITS)) - 1)))
+    }
     /// Events pending.
     pub fn len(&self) -> usize {
         self.heap.len()
@@ -188,6 +198,12 @@ impl EventQueue {
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
         each!(self, q => q.peek_time())
+    }
+    /// The event `n` places ahead in pop order, when it is cheap to know (events at the
+    /// current time); used only for prefetching, never for semantics.
+    #[inline(always)]
+    pub fn peek_near(&self, n: usize) -> Option<Event> {
+        each!(self, q => q.peek_near(n))
     }
     /// Events pending.
     pub fn len(&self) -> usize {
@@ -315,6 +331,14 @@ impl RadixQueue {
         self.len += 1;
         self.popped -= 1;
         self.now.push_front(self.last_low);
+    }
+
+    /// The event `n` places ahead among those at the current time, if any.
+    #[inline]
+    pub fn peek_near(&self, n: usize) -> Option<Event> {
+        self.now
+            .get(n)
+            .map(|&low| Event::decode(low & ((1u64 << (IDX_BITS + KIND_BITS)) - 1)))
     }
 
     /// Time of the earliest event.

@@ -85,7 +85,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
         let pfc_rx = sum(&|p| p.stats.pause_frames_received + p.stats.resume_frames_received);
         let tx = sum(&|p| p.tx_packets);
         let pfc_gen = sum(&|p| p.stats.pause_frames_sent + p.stats.resume_frames_sent);
-        let pfc_pending = sum(&|p| p.mac_ctrl.len() as u64);
+        let pfc_pending = sum(&|p| p.ctrl_len() as u64);
         let queued = sum(&|p| p.queues.iter().map(|q| q.len() as u64).sum());
         let name = &sim.nodes[sw.node as usize].name;
         if rx - pfc_rx != tx - (pfc_gen - pfc_pending) + sw.drops + queued {

@@ -20,6 +20,7 @@ pub mod engine;
 pub mod fabric;
 pub mod invariants;
 pub mod packet;
+pub mod prefetch;
 pub mod results;
 pub mod routing;
 pub mod runner;

@@ -160,6 +160,14 @@ impl SharedBuffer {
         Admission::Admitted
     }
 
+    /// Hints that the counter of (`port`, `prio`) will be used soon.
+    #[inline(always)]
+    pub fn prefetch_counter(&self, port: usize, prio: usize) {
+        if let Some(c) = self.ing.get(port * N_PRIO + prio) {
+            crate::prefetch::prefetch(c);
+        }
+    }
+
     /// Frees `size` bytes charged to (`port`, `prio`): headroom first, then shared, then
     /// reserve (so a paused port drains its headroom before anything else).
     #[inline]

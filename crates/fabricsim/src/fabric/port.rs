@@ -7,6 +7,21 @@ use crate::packet::Desc;
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
 
+/// Set in `owner_code` for a host's port.
+const HOST_BIT: u32 = 1 << 31;
+/// Set in `owner_code` while `mac_ctrl` is not empty (read without touching the cold
+/// part of the port).
+const CTRL_BIT: u32 = 1 << 30;
+const INDEX_MASK: u32 = (1 << 24) - 1;
+
+fn ps_per_byte(rate: Rate) -> u64 {
+    (8 * crate::units::SEC)
+        .checked_rem(rate.0)
+        .filter(|&r| r == 0)
+        .map(|_| 8 * crate::units::SEC / rate.0)
+        .unwrap_or(0)
+}
+
 /// Number of 802.1p priorities.
 pub const N_PRIO: usize = 8;
 
@@ -64,8 +79,6 @@ pub struct Port {
     pub busy_until: Time,
     /// Time of the pending wakeup (`Time::MAX` when none).
     pub wake_at: Time,
-    /// Owner: host or switch index (saves a node lookup per packet).
-    pub owner: NodeKind,
     /// Bytes queued, all priorities.
     pub total_bytes: u64,
     /// Bytes transmitted.
@@ -74,10 +87,21 @@ pub struct Port {
     pub tx_packets: u64,
     /// Longest egress queue seen (all priorities).
     pub max_queue_bytes: u64,
+    /// Serialization time per byte when the rate divides 8e12 evenly (all the usual
+    /// rates do), which replaces a 128-bit division per frame by a multiplication; 0 when
+    /// it does not.
+    ps_per_byte: u64,
+    /// Owner: host or switch index in the low 24 bits, `HOST_BIT` set for a host,
+    /// `CTRL_BIT` set while MAC control frames wait.
+    owner_code: u32,
+    /// Link-security bytes added to every frame but PFC frames (MACsec, IPsec).
+    pub sec_extra: u16,
     /// Bit p set while queue p holds packets (so the scheduler touches only those).
     pub nonempty: u8,
-    /// Link-security bytes added to every frame but PFC frames (MACsec, IPsec).
-    pub sec_extra: u32,
+    /// Bit p set once priority p has been paused and not resumed by a frame (the pause
+    /// may have expired since: `paused_until` decides). Lets the scheduler skip reading
+    /// the pause times of a port that was never paused.
+    pause_mask: u8,
     /// One queue per priority, each with its byte count in its own cache line.
     pub queues: [PrioQueue; N_PRIO],
     /// Owning node.
@@ -91,13 +115,11 @@ pub struct Port {
     /// Rate at which frames serialize: the line rate less any PHY-level overhead
     /// (PHYSec segment framing).
     pub ser_rate: Rate,
-    /// Serialization time per byte when the rate divides 8e12 evenly (all the usual
-    /// rates do), which replaces a 128-bit division per frame by a multiplication.
-    ps_per_byte: Option<u64>,
     /// PFC frames waiting to go out (served first, never paused).
-    pub mac_ctrl: VecDeque<Desc>,
-    /// Per priority, the time until which the peer paused us.
-    pub paused_until: [Time; N_PRIO],
+    mac_ctrl: VecDeque<Desc>,
+    /// Per priority, the time until which the peer paused us (set through
+    /// [`Port::pause`] and [`Port::resume`]).
+    paused_until: [Time; N_PRIO],
     /// Start of the current paused interval of the data priority (for paused time).
     pub pause_started: Option<Time>,
     /// Counters.
@@ -108,7 +130,11 @@ impl Port {
     /// A new idle port.
     pub fn new(node: u32, owner: NodeKind, local: u32, peer: u32, rate: Rate) -> Port {
         Port {
-            owner,
+            owner_code: match owner {
+                NodeKind::Host(h) => HOST_BIT | h,
+                NodeKind::Switch(s) => s,
+            },
+            pause_mask: 0,
             total_bytes: 0,
             sec_extra: 0,
             ser_rate: rate,
@@ -121,10 +147,7 @@ impl Port {
             rate,
             queues: Default::default(),
             nonempty: 0,
-            ps_per_byte: (8 * crate::units::SEC)
-                .checked_rem(rate.0)
-                .filter(|&r| r == 0)
-                .map(|_| 8 * crate::units::SEC / rate.0),
+            ps_per_byte: ps_per_byte(rate),
             mac_ctrl: VecDeque::new(),
             paused_until: [0; N_PRIO],
             busy_until: 0,
@@ -138,20 +161,78 @@ impl Port {
     #[inline]
     pub fn tx_time(&self, bytes: u64) -> Time {
         match self.ps_per_byte {
-            Some(k) => bytes * k,
-            None => self.ser_rate.tx_time(bytes),
+            0 => self.ser_rate.tx_time(bytes),
+            k => bytes * k,
         }
     }
 
     /// Applies link security: `extra` bytes per frame and a serialization rate below the
     /// line rate.
-    pub fn set_security(&mut self, extra: u32, ser_rate: Rate) {
+    pub fn set_security(&mut self, extra: u16, ser_rate: Rate) {
         self.sec_extra = extra;
         self.ser_rate = ser_rate;
-        self.ps_per_byte = (8 * crate::units::SEC)
-            .checked_rem(ser_rate.0)
-            .filter(|&r| r == 0)
-            .map(|_| 8 * crate::units::SEC / ser_rate.0);
+        self.ps_per_byte = ps_per_byte(ser_rate);
+    }
+
+    /// The node that owns this port.
+    #[inline(always)]
+    pub fn owner(&self) -> NodeKind {
+        if self.owner_code & HOST_BIT != 0 {
+            NodeKind::Host(self.owner_code & INDEX_MASK)
+        } else {
+            NodeKind::Switch(self.owner_code & INDEX_MASK)
+        }
+    }
+
+    /// Queues a MAC control (PFC) frame; it goes before every priority queue.
+    pub fn push_ctrl(&mut self, d: Desc) {
+        self.mac_ctrl.push_back(d);
+        self.owner_code |= CTRL_BIT;
+    }
+
+    /// Takes the next MAC control frame, if any.
+    #[inline]
+    pub fn pop_ctrl(&mut self) -> Option<Desc> {
+        if self.owner_code & CTRL_BIT == 0 {
+            return None;
+        }
+        let d = self.mac_ctrl.pop_front();
+        if self.mac_ctrl.is_empty() {
+            self.owner_code &= !CTRL_BIT;
+        }
+        d
+    }
+
+    /// MAC control frames waiting.
+    #[inline]
+    pub fn ctrl_len(&self) -> usize {
+        if self.owner_code & CTRL_BIT == 0 {
+            0
+        } else {
+            self.mac_ctrl.len()
+        }
+    }
+
+    /// The peer paused priority `p` until `until`.
+    pub fn pause(&mut self, p: usize, until: Time) {
+        self.paused_until[p] = until;
+        self.pause_mask |= 1 << p;
+    }
+
+    /// The peer resumed priority `p`.
+    pub fn resume(&mut self, p: usize) {
+        self.paused_until[p] = 0;
+        self.pause_mask &= !(1 << p);
+    }
+
+    /// Time until which priority `p` is paused (0 or in the past when it is not).
+    pub fn paused_until(&self, p: usize) -> Time {
+        self.paused_until[p]
+    }
+
+    /// Latest pause end over all priorities.
+    pub fn last_pause_end(&self) -> Time {
+        self.paused_until.iter().copied().max().unwrap_or(0)
     }
 
     /// Appends a packet to queue `prio`.
@@ -195,7 +276,7 @@ impl Port {
     /// True if priority `p` is paused at `now`.
     #[inline]
     pub fn is_paused(&self, p: usize, now: Time) -> bool {
-        self.paused_until[p] > now
+        self.pause_mask & (1 << p) != 0 && self.paused_until[p] > now
     }
 
     /// Highest non-paused priority with a queued packet.
@@ -218,5 +299,50 @@ impl Port {
             .filter(|&p| !self.queues[p].q.is_empty() && self.is_paused(p, now))
             .map(|p| self.paused_until[p])
             .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hot_fields_fill_exactly_the_first_cache_line() {
+        assert_eq!(std::mem::offset_of!(Port, queues), 64);
+        assert_eq!(std::mem::size_of::<PrioQueue>(), 64);
+    }
+
+    #[test]
+    fn owner_round_trips_and_pause_mask_gates_pause_times() {
+        let mut p = Port::new(3, NodeKind::Host(7), 0, 1, Rate(100_000_000_000));
+        assert_eq!(p.owner(), NodeKind::Host(7));
+        let q = Port::new(3, NodeKind::Switch(5), 0, 1, Rate(100_000_000_000));
+        assert_eq!(q.owner(), NodeKind::Switch(5));
+        assert!(!p.is_paused(3, 0));
+        p.pause(3, 1_000);
+        assert!(p.is_paused(3, 999));
+        assert!(!p.is_paused(3, 1_000));
+        p.resume(3);
+        assert!(!p.is_paused(3, 0));
+        assert_eq!(p.tx_time(1), 80);
+        let d = Desc {
+            id: crate::packet::PktId(1),
+            dst: 0,
+            hash: 0,
+            wire: 64,
+            kind: crate::packet::PacketKind::Pause,
+            prio: 7,
+            ecn: 0,
+            in_port: 0,
+        };
+        assert_eq!(p.ctrl_len(), 0);
+        p.push_ctrl(d);
+        p.push_ctrl(d);
+        assert_eq!(p.owner(), NodeKind::Host(7));
+        assert_eq!(p.ctrl_len(), 2);
+        assert!(p.pop_ctrl().is_some());
+        assert!(p.pop_ctrl().is_some());
+        assert!(p.pop_ctrl().is_none());
+        assert_eq!(p.ctrl_len(), 0);
     }
 }
