@@ -21,6 +21,7 @@ pub mod fabric;
 pub mod invariants;
 pub mod packet;
 pub mod prefetch;
+pub mod report;
 pub mod results;
 pub mod routing;
 pub mod runner;
