@@ -469,6 +469,13 @@ fn small_enough(sc: &Scenario) -> bool {
             WorkloadCfg::AllToAll { hosts: h, size, .. } => {
                 set_len(h).powi(2) * (*size as f64 / mtu).ceil()
             }
+            WorkloadCfg::Collective(c) => {
+                // Every rank sends at most 2 S per iteration, split into pieces of at
+                // least one packet each.
+                let n = set_len(&c.hosts);
+                let pieces = n * n * c.chunks.max(1) as f64 * c.channels.max(1) as f64;
+                c.repeat.max(1) as f64 * (n * 2.0 * (c.size as f64 / mtu).ceil() + pieces)
+            }
         };
     }
     packets <= 2_000_000.0

@@ -263,6 +263,12 @@ impl Dcqcn {
 }
 
 impl CongestionControl for Dcqcn {
+    fn on_start(&mut self, now: Time) {
+        // Timers run from the first packet; a continued queue pair keeps its rates.
+        self.next_timer = self.next_timer.max(now + self.p.timer);
+        self.next_alpha = self.next_alpha.max(now + self.p.alpha_interval);
+    }
+
     fn rate_bps(&self) -> f64 {
         self.rc
     }

@@ -34,6 +34,9 @@ pub trait CongestionControl {
     fn window(&self) -> Option<u64> {
         None
     }
+    /// The flow starts sending at `now` (its timers begin here). A flow that continues a
+    /// queue pair's earlier flow keeps that flow's state and gets this call too.
+    fn on_start(&mut self, _now: Time) {}
     /// A data packet of `bytes` (wire) is being sent at `now`.
     fn on_send(&mut self, _now: Time, _bytes: u64) {}
     /// An ACK arrived.
@@ -76,6 +79,9 @@ impl CongestionControl for AnyCc {
     #[inline]
     fn window(&self) -> Option<u64> {
         dispatch!(self, c => c.window())
+    }
+    fn on_start(&mut self, now: Time) {
+        dispatch!(self, c => c.on_start(now))
     }
     #[inline]
     fn on_send(&mut self, now: Time, bytes: u64) {

@@ -235,6 +235,74 @@ pub struct FabricCfg {
     /// Link-layer security on every link (custom links may override it).
     #[serde(default)]
     pub security: SecurityCfg,
+    /// GSE (Global Scheduled Ethernet) settings, used with `load_balance.algorithm =
+    /// "pktc"`.
+    #[serde(default)]
+    pub gse: GseCfg,
+}
+
+/// GSE scheduling modes.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GseScheduling {
+    /// Containers leave as soon as they are formed.
+    #[default]
+    None,
+    /// DGSQ: a container leaves only with a grant from the destination port's scheduler.
+    Dgsq,
+}
+
+/// GSE: PKTC containers, reordering at the destination GSP, DGSQ request/grant.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GseCfg {
+    /// Container length in payload bytes (16 KiB holds four 4 KiB packets).
+    #[serde(default = "d_container", deserialize_with = "su::bytes")]
+    pub container: u64,
+    /// GSE header bytes added to every data packet between GSPs.
+    #[serde(default = "d_gse_header", deserialize_with = "su::bytes")]
+    pub header: u64,
+    /// `none` or `dgsq`.
+    #[serde(default)]
+    pub scheduling: GseScheduling,
+    /// Grants are paced at (1 - eps) of the destination port's rate.
+    #[serde(default = "d_eps")]
+    pub eps: f64,
+    /// A destination GSP waits this long for a missing packet before skipping it.
+    #[serde(default = "d_reorder_timeout", deserialize_with = "su::time")]
+    pub reorder_timeout: Time,
+    /// Wire bytes of a REQUEST or GRANT.
+    #[serde(default = "d_ctrl_bytes", deserialize_with = "su::bytes")]
+    pub control_bytes: u64,
+}
+
+fn d_container() -> u64 {
+    16 * 1024
+}
+fn d_gse_header() -> u64 {
+    16
+}
+fn d_eps() -> f64 {
+    0.02
+}
+fn d_reorder_timeout() -> Time {
+    50 * US
+}
+fn d_ctrl_bytes() -> u64 {
+    64
+}
+
+impl Default for GseCfg {
+    fn default() -> Self {
+        GseCfg {
+            container: d_container(),
+            header: d_gse_header(),
+            scheduling: GseScheduling::None,
+            eps: d_eps(),
+            reorder_timeout: d_reorder_timeout(),
+            control_bytes: d_ctrl_bytes(),
+        }
+    }
 }
 
 /// Link security modes.
@@ -317,6 +385,7 @@ impl Default for FabricCfg {
             ecn: EcnCfg::default(),
             load_balance: LoadBalanceCfg::default(),
             security: SecurityCfg::default(),
+            gse: GseCfg::default(),
         }
     }
 }
@@ -331,6 +400,17 @@ pub enum PfcThreshold {
     Static,
 }
 
+/// Ports on which PFC runs.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PfcScope {
+    /// Every switch port.
+    #[default]
+    All,
+    /// Only switch ports facing hosts.
+    Edge,
+}
+
 /// Priority flow control (IEEE 802.1Qbb) and buffer admission.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -338,6 +418,10 @@ pub struct PfcCfg {
     /// Lossless (PFC) when true, lossy drop-tail when false.
     #[serde(default = "yes")]
     pub enabled: bool,
+    /// Where PFC runs: `all` ports, or only `edge` ports (switch ports facing hosts,
+    /// pausing the NICs), the fabric between switches then dropping what overflows.
+    #[serde(default)]
+    pub scope: PfcScope,
     /// Dynamic or static XOFF threshold.
     #[serde(default = "d_pfc_thr")]
     pub threshold: PfcThreshold,
@@ -387,6 +471,7 @@ impl Default for PfcCfg {
     fn default() -> Self {
         PfcCfg {
             enabled: true,
+            scope: PfcScope::All,
             threshold: d_pfc_thr(),
             alpha: d_alpha(),
             xoff: d_xoff(),
@@ -465,6 +550,10 @@ pub enum LbAlgorithm {
     SprayRandom,
     /// Per-packet round robin among next hops.
     SprayRr,
+    /// GSE packet containers: at the source edge switch (GSP) all packets of a container
+    /// take one uplink, successive containers the least-loaded one; the destination GSP
+    /// restores order.
+    Pktc,
 }
 
 fn d_lb() -> LbAlgorithm {
@@ -720,6 +809,79 @@ pub enum WorkloadCfg {
         #[serde(default, deserialize_with = "su::opt_time")]
         start: Option<Time>,
     },
+    /// Jobs running a collective (ring AllReduce, AlltoAll, halving-doubling AllReduce).
+    Collective(CollectiveCfg),
+}
+
+/// Collective algorithms.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CollectiveKind {
+    /// Ring AllReduce: 2(n-1) steps of S/n to the ring neighbour.
+    RingAllreduce,
+    /// AlltoAll: S/n to every other rank.
+    Alltoall,
+    /// Halving-doubling (Rabenseifner) AllReduce; power-of-two ranks.
+    HalvingDoubling,
+}
+
+impl CollectiveKind {
+    /// The name used in scenarios and `jobs.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CollectiveKind::RingAllreduce => "ring_allreduce",
+            CollectiveKind::Alltoall => "alltoall",
+            CollectiveKind::HalvingDoubling => "halving_doubling",
+        }
+    }
+}
+
+/// How a collective workload forms its jobs.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum JobGrouping {
+    /// One job over all the given hosts.
+    #[default]
+    One,
+    /// One job per NIC index: job j is the j-th NIC of every server among the hosts (so
+    /// all traffic crosses servers).
+    NicIndex,
+}
+
+/// Jobs running a collective.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectiveCfg {
+    /// `ring_allreduce`, `alltoall` or `halving_doubling`.
+    pub collective: CollectiveKind,
+    /// Message bytes per rank (S).
+    #[serde(deserialize_with = "su::bytes")]
+    pub size: u64,
+    /// Hosts taking part.
+    #[serde(default = "all_hosts")]
+    pub hosts: HostSet,
+    /// `one` job over all hosts, or one job per `nic_index`.
+    #[serde(default)]
+    pub jobs: JobGrouping,
+    /// Start of the first iteration.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub start: Option<Time>,
+    /// Iterations per job, each starting when the previous one completes.
+    #[serde(default = "d_one")]
+    pub repeat: u32,
+    /// Pipelined pieces per step.
+    #[serde(default = "d_one")]
+    pub chunks: u32,
+    /// Independent channels (queue pairs), each carrying 1/channels of the message.
+    #[serde(default = "d_one")]
+    pub channels: u32,
+    /// AlltoAll in n-1 shifted rounds instead of all at once.
+    #[serde(default)]
+    pub rounds: bool,
+}
+
+fn d_one() -> u32 {
+    1
 }
 
 fn all_hosts() -> HostSet {
@@ -789,6 +951,7 @@ impl TaggedByKind for WorkloadCfg {
         "incast",
         "permutation",
         "all_to_all",
+        "collective",
     ];
     fn de_external<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         WorkloadCfg::deserialize(d)

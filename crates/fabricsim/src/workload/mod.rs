@@ -4,14 +4,18 @@
 //! seed and the generator's position, so a workload is a pure function of the scenario and
 //! the seed. Files (CSV, the ns-3 HPCC flow format) are read relative to the scenario file.
 
+pub mod collective;
 pub mod files;
 
 use crate::engine::MAX_INDEX;
-use crate::scenario::config::{HostRef, HostSet, WorkloadCfg};
+use crate::scenario::config::{
+    CollectiveCfg, CollectiveKind, HostRef, HostSet, JobGrouping, WorkloadCfg,
+};
 use crate::scenario::ScenarioError;
 use crate::seed::component_rng;
 use crate::topology::TopoGraph;
 use crate::transport::FlowSpec;
+use crate::units::Time;
 use rand::Rng;
 use std::path::Path;
 
@@ -117,6 +121,42 @@ fn host_group(
     Ok(hs)
 }
 
+/// One iteration of a job: a collective over a set of ranks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobSpec {
+    /// The collective.
+    pub collective: CollectiveKind,
+    /// Hosts, in rank order.
+    pub ranks: Vec<u32>,
+    /// Message bytes per rank.
+    pub size: u64,
+    /// Start time of the first iteration (later iterations start when the previous ends).
+    pub start: Time,
+    /// First flow of this iteration.
+    pub first_flow: u32,
+    /// Flows of this iteration (contiguous from `first_flow`).
+    pub n_flows: u32,
+    /// The iteration this one waits for.
+    pub after: Option<u32>,
+    /// Iteration number (0-based).
+    pub iteration: u32,
+}
+
+/// Everything a scenario's workloads generate.
+#[derive(Clone, Debug, Default)]
+pub struct Workload {
+    /// Flows, in a stable order.
+    pub flows: Vec<FlowSpec>,
+    /// `(before, after)`: flow `after` starts once flow `before` has been fully received
+    /// (and not before its own start time).
+    pub deps: Vec<(u32, u32)>,
+    /// Jobs (collective workloads only).
+    pub jobs: Vec<JobSpec>,
+    /// Connection key of each flow: flows with the same key share a queue pair and hence
+    /// a UDP source port and an ECMP path. `None`: a queue pair of its own.
+    pub conn: Vec<Option<u64>>,
+}
+
 /// Generates every flow of the scenario, in a stable order.
 pub fn generate(
     cfgs: &[WorkloadCfg],
@@ -124,6 +164,80 @@ pub fn generate(
     seed: u64,
     base_dir: &Path,
     file: &str,
+) -> Result<Workload, ScenarioError> {
+    let mut w = Workload::default();
+    w.flows = generate_flows(
+        cfgs,
+        g,
+        seed,
+        base_dir,
+        file,
+        &mut w.deps,
+        &mut w.jobs,
+        &mut w.conn,
+    )?;
+    w.conn.resize(w.flows.len(), None);
+    Ok(w)
+}
+
+/// Ranks of each job of a collective workload.
+fn collective_groups(
+    c: &CollectiveCfg,
+    g: &TopoGraph,
+    file: &str,
+    prefix: &str,
+) -> Result<Vec<Vec<u32>>, ScenarioError> {
+    let hs = resolve_set(&c.hosts, g, file, &format!("{prefix}hosts"), None)?;
+    let groups = match c.jobs {
+        JobGrouping::One => vec![hs],
+        JobGrouping::NicIndex => {
+            // Index of each host within its server, in host order.
+            let mut seen: std::collections::BTreeMap<u32, u32> = Default::default();
+            let mut by_idx: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+            for h in hs {
+                let server = g.server_of_host.get(h as usize).copied().unwrap_or(h);
+                let k = seen.entry(server).or_insert(0);
+                by_idx.entry(*k).or_default().push(h);
+                *k += 1;
+            }
+            by_idx.into_values().collect()
+        }
+    };
+    for (j, ranks) in groups.iter().enumerate() {
+        if ranks.len() < 2 {
+            return Err(ScenarioError::field(
+                file,
+                format!("{prefix}hosts"),
+                format!(
+                    "job {j} has {} rank(s): a collective needs at least 2 (with jobs = \"nic_index\", hosts must span at least 2 servers)",
+                    ranks.len()
+                ),
+            ));
+        }
+        if c.collective == CollectiveKind::HalvingDoubling && !ranks.len().is_power_of_two() {
+            return Err(ScenarioError::field(
+                file,
+                format!("{prefix}collective"),
+                format!(
+                    "halving_doubling needs a power-of-two number of ranks; job {j} has {}",
+                    ranks.len()
+                ),
+            ));
+        }
+    }
+    Ok(groups)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn generate_flows(
+    cfgs: &[WorkloadCfg],
+    g: &TopoGraph,
+    seed: u64,
+    base_dir: &Path,
+    file: &str,
+    deps: &mut Vec<(u32, u32)>,
+    jobs: &mut Vec<JobSpec>,
+    conn: &mut Vec<Option<u64>>,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     if cfgs.is_empty() {
         return Err(ScenarioError::field(
@@ -132,11 +246,77 @@ pub fn generate(
             "the scenario has no workload: add a [[workload]] section (kind = flows, csv, hpcc_flow_file, incast, permutation or all_to_all)",
         ));
     }
-    let mut out = Vec::new();
+    let mut out: Vec<FlowSpec> = Vec::new();
+    let mut job_groups = 0u64;
     for (wi, w) in cfgs.iter().enumerate() {
         let fld = |s: &str| format!("workload[{wi}].{s}");
         let before = out.len();
+        conn.resize(out.len(), None);
         match w {
+            WorkloadCfg::Collective(c) => {
+                check_size(c.size, file, &fld("size"))?;
+                for (name, v) in [
+                    ("repeat", c.repeat),
+                    ("chunks", c.chunks),
+                    ("channels", c.channels),
+                ] {
+                    if v == 0 {
+                        return Err(ScenarioError::field(file, fld(name), "must be at least 1"));
+                    }
+                }
+                let groups = collective_groups(c, g, file, &fld(""))?;
+                for ranks in groups {
+                    let dag = collective::build(
+                        c.collective,
+                        &ranks,
+                        c.size,
+                        c.channels,
+                        c.chunks,
+                        c.rounds,
+                    );
+                    let group = job_groups;
+                    job_groups += 1;
+                    let mut prev_job: Option<u32> = None;
+                    for it in 0..c.repeat {
+                        let first = out.len() as u64;
+                        if first + dag.transfers.len() as u64 > MAX_INDEX as u64 {
+                            return Err(ScenarioError::field(
+                                file,
+                                fld("repeat"),
+                                format!("the collectives make more than {MAX_INDEX} flows"),
+                            ));
+                        }
+                        let first = first as u32;
+                        for t in &dag.transfers {
+                            out.push(FlowSpec {
+                                src: t.src,
+                                dst: t.dst,
+                                size: t.size,
+                                start: c.start.unwrap_or(0),
+                            });
+                            let key = crate::seed::component_seed(
+                                seed,
+                                &format!("job{group}/ch{}/{}-{}", t.channel, t.src, t.dst),
+                            );
+                            conn.push(Some(key));
+                        }
+                        for &(b, a) in &dag.edges {
+                            deps.push((first + b, first + a));
+                        }
+                        jobs.push(JobSpec {
+                            collective: c.collective,
+                            ranks: ranks.clone(),
+                            size: c.size,
+                            start: c.start.unwrap_or(0),
+                            first_flow: first,
+                            n_flows: dag.transfers.len() as u32,
+                            after: prev_job,
+                            iteration: it,
+                        });
+                        prev_job = Some((jobs.len() - 1) as u32);
+                    }
+                }
+            }
             WorkloadCfg::Flows { flows } => {
                 for (i, f) in flows.iter().enumerate() {
                     let src = resolve_host(&f.src, g, file, &fld(&format!("flows[{i}].src")))?;

@@ -1,0 +1,318 @@
+//! Collectives as dependency graphs of transfers.
+//!
+//! A job is a set of ranks (NICs) running one collective on a message of `S` bytes per
+//! rank. The collective becomes flows plus "starts after" edges between them; the
+//! simulator starts a flow when every flow it waits for has been fully received. This is
+//! how collective libraries behave on RDMA: a step of a ring forwards what the previous
+//! step delivered, so it cannot start before that delivery.
+//!
+//! - Ring AllReduce (reduce-scatter then all-gather): `2(n-1)` steps; in step `k` rank `r`
+//!   sends `S/n` to rank `r+1`; step `k+1` of rank `r` waits for the step-`k` transfer
+//!   into `r` (from `r-1`). Lower bound `2(n-1)/n * S / B`.
+//! - AlltoAll: rank `r` sends `S/n` to every other rank, all at once, or in `n-1` shifted
+//!   rounds (round `i`: `r -> r+i`; a rank starts round `i+1` once its round-`i` send
+//!   and receive are done). Lower bound `(n-1)/n * S / B`.
+//! - Halving-doubling AllReduce (Rabenseifner): recursive-halving reduce-scatter over
+//!   partners at distance `n/2, n/4, .., 1` exchanging `S/2, S/4, .., S/n`, then
+//!   recursive-doubling all-gather in reverse; each step waits for the previous step's
+//!   receive. Needs a power-of-two rank count. Lower bound `2(n-1)/n * S / B`.
+//!
+//! `channels` splits the message over independent copies of the pattern (separate queue
+//! pairs, so separate ECMP hashes), and `chunks` pipelines each step in pieces (piece `p`
+//! of a step waits only for piece `p` of the previous step). One queue pair carries all
+//! the steps of a (job, channel, source, destination), as NCCL keeps one connection per
+//! peer and channel: every flow of that pair gets the same UDP source port and hence the
+//! same ECMP path.
+
+use crate::scenario::config::CollectiveKind;
+
+/// One transfer of a collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transfer {
+    /// Sending rank's host.
+    pub src: u32,
+    /// Receiving rank's host.
+    pub dst: u32,
+    /// Bytes.
+    pub size: u64,
+    /// Channel (queue-pair) index.
+    pub channel: u32,
+}
+
+/// A collective as transfers and edges `(before, after)`: `after` starts once `before`
+/// has been fully received. Indices are into `transfers`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dag {
+    /// The transfers.
+    pub transfers: Vec<Transfer>,
+    /// Dependencies.
+    pub edges: Vec<(u32, u32)>,
+}
+
+/// Splits `total` into `parts` sizes that differ by at most one byte, none below 1.
+fn split(total: u64, parts: u64) -> Vec<u64> {
+    let parts = parts.max(1);
+    (0..parts)
+        .map(|i| (total / parts + u64::from(i < total % parts)).max(1))
+        .collect()
+}
+
+/// Builds the transfer graph of one run of `kind` over `ranks` with `size` bytes per rank.
+/// `ranks` must hold at least 2 hosts (and a power of two for halving-doubling; the
+/// caller checks).
+pub fn build(
+    kind: CollectiveKind,
+    ranks: &[u32],
+    size: u64,
+    channels: u32,
+    chunks: u32,
+    rounds: bool,
+) -> Dag {
+    let n = ranks.len();
+    let mut dag = Dag::default();
+    let per_channel = split(size, channels as u64);
+    for (c, &sc) in per_channel.iter().enumerate() {
+        let c = c as u32;
+        match kind {
+            CollectiveKind::RingAllreduce => ring(&mut dag, ranks, sc, c, chunks),
+            CollectiveKind::Alltoall => alltoall(&mut dag, ranks, sc, c, chunks, rounds),
+            CollectiveKind::HalvingDoubling => halving_doubling(&mut dag, ranks, sc, c, chunks),
+        }
+    }
+    debug_assert!(n >= 2);
+    dag
+}
+
+fn push(dag: &mut Dag, src: u32, dst: u32, size: u64, channel: u32) -> u32 {
+    dag.transfers.push(Transfer {
+        src,
+        dst,
+        size,
+        channel,
+    });
+    (dag.transfers.len() - 1) as u32
+}
+
+fn ring(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) {
+    let n = ranks.len();
+    let steps = 2 * (n - 1);
+    let per_step = split(s, n as u64)[0];
+    let pieces = split(per_step, chunks as u64);
+    // prev[p][r]: transfer of piece p into rank r in the previous step.
+    let mut prev: Vec<Vec<Option<u32>>> = vec![vec![None; n]; pieces.len()];
+    for _k in 0..steps {
+        let mut cur: Vec<Vec<Option<u32>>> = vec![vec![None; n]; pieces.len()];
+        for (p, &ps) in pieces.iter().enumerate() {
+            for r in 0..n {
+                let to = (r + 1) % n;
+                let t = push(dag, ranks[r], ranks[to], ps, ch);
+                if let Some(b) = prev[p][r] {
+                    dag.edges.push((b, t));
+                }
+                cur[p][to] = Some(t);
+            }
+        }
+        prev = cur;
+    }
+}
+
+fn alltoall(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32, rounds: bool) {
+    let n = ranks.len();
+    let per_peer = split(s, n as u64)[0];
+    let pieces = split(per_peer, chunks as u64);
+    // Pieces of one (src, dst) pair go one after the other on their queue pair.
+    let send_pair = |dag: &mut Dag, r: usize, to: usize| -> (u32, u32) {
+        let mut first = None;
+        let mut last: Option<u32> = None;
+        for &ps in &pieces {
+            let t = push(dag, ranks[r], ranks[to], ps, ch);
+            if let Some(b) = last {
+                dag.edges.push((b, t));
+            }
+            first.get_or_insert(t);
+            last = Some(t);
+        }
+        (first.expect("at least one piece"), last.expect("piece"))
+    };
+    if !rounds {
+        for r in 0..n {
+            for i in 1..n {
+                send_pair(dag, r, (r + i) % n);
+            }
+        }
+        return;
+    }
+    // last_send[r], last_recv[r]: final piece of rank r's previous-round send / receive.
+    let mut last_send: Vec<Option<u32>> = vec![None; n];
+    let mut last_recv: Vec<Option<u32>> = vec![None; n];
+    for i in 1..n {
+        let mut sends = vec![None; n];
+        let mut recvs = vec![None; n];
+        for r in 0..n {
+            let to = (r + i) % n;
+            let (first, last) = send_pair(dag, r, to);
+            for b in [last_send[r], last_recv[r]].into_iter().flatten() {
+                dag.edges.push((b, first));
+            }
+            sends[r] = Some(last);
+            recvs[to] = Some(last);
+        }
+        last_send = sends;
+        last_recv = recvs;
+    }
+}
+
+fn halving_doubling(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) {
+    let n = ranks.len();
+    let log = n.trailing_zeros() as usize;
+    // Distances and byte counts: reduce-scatter halves, all-gather doubles.
+    let mut plan: Vec<(usize, u64)> = Vec::new();
+    for k in 0..log {
+        plan.push((n >> (k + 1), (s >> (k + 1)).max(1)));
+    }
+    for k in (0..log).rev() {
+        plan.push((n >> (k + 1), (s >> (k + 1)).max(1)));
+    }
+    let mut prev: Vec<Vec<Option<u32>>> = vec![vec![None; n]; chunks as usize];
+    for &(dist, bytes) in &plan {
+        let pieces = split(bytes, chunks as u64);
+        let mut cur: Vec<Vec<Option<u32>>> = vec![vec![None; n]; chunks as usize];
+        for (p, &ps) in pieces.iter().enumerate() {
+            for r in 0..n {
+                let partner = r ^ dist;
+                let t = push(dag, ranks[r], ranks[partner], ps, ch);
+                if let Some(b) = prev[p][r] {
+                    dag.edges.push((b, t));
+                }
+                cur[p][partner] = Some(t);
+            }
+        }
+        prev = cur;
+    }
+}
+
+/// Bytes each rank must put on its link, as a multiple of `S`: the numerator and
+/// denominator of the lower bound `factor * S / B`.
+pub fn lower_bound_factor(kind: CollectiveKind, n: usize) -> (u64, u64) {
+    let n = n as u64;
+    match kind {
+        CollectiveKind::RingAllreduce | CollectiveKind::HalvingDoubling => (2 * (n - 1), n),
+        CollectiveKind::Alltoall => (n - 1, n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes_from(d: &Dag, src: u32) -> u64 {
+        d.transfers
+            .iter()
+            .filter(|t| t.src == src)
+            .map(|t| t.size)
+            .sum()
+    }
+
+    /// Topological check: every edge goes forward and the graph is acyclic.
+    fn acyclic(d: &Dag) -> bool {
+        let n = d.transfers.len();
+        let mut indeg = vec![0usize; n];
+        for &(_, a) in &d.edges {
+            indeg[a as usize] += 1;
+        }
+        let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+        let mut seen = 0;
+        while let Some(i) = ready.pop() {
+            seen += 1;
+            for &(b, a) in &d.edges {
+                if b as usize == i {
+                    indeg[a as usize] -= 1;
+                    if indeg[a as usize] == 0 {
+                        ready.push(a as usize);
+                    }
+                }
+            }
+        }
+        seen == n
+    }
+
+    #[test]
+    fn ring_has_2n_minus_2_steps_of_s_over_n() {
+        let ranks = [10, 11, 12, 13];
+        let d = build(CollectiveKind::RingAllreduce, &ranks, 4000, 1, 1, false);
+        assert_eq!(d.transfers.len(), 4 * 6);
+        for &r in &ranks {
+            assert_eq!(bytes_from(&d, r), 6 * 1000);
+        }
+        // Every transfer goes to the ring neighbour.
+        assert!(d
+            .transfers
+            .iter()
+            .all(|t| t.dst - 10 == (t.src - 10 + 1) % 4));
+        // Each non-first step waits for exactly one receive into its sender.
+        assert_eq!(d.edges.len(), 4 * 5);
+        for &(b, a) in &d.edges {
+            assert_eq!(d.transfers[b as usize].dst, d.transfers[a as usize].src);
+        }
+        assert!(acyclic(&d));
+    }
+
+    #[test]
+    fn ring_chunks_and_channels_keep_totals() {
+        let ranks = [0, 1, 2];
+        let d = build(CollectiveKind::RingAllreduce, &ranks, 6000, 2, 4, false);
+        for &r in &ranks {
+            assert_eq!(bytes_from(&d, r), 4 * 2000);
+        }
+        assert_eq!(
+            d.transfers.iter().filter(|t| t.channel == 1).count(),
+            3 * 4 * 4
+        );
+        assert!(acyclic(&d));
+    }
+
+    #[test]
+    fn alltoall_sends_s_over_n_to_every_peer() {
+        let ranks = [0, 1, 2, 3];
+        for rounds in [false, true] {
+            let d = build(CollectiveKind::Alltoall, &ranks, 4096, 1, 1, rounds);
+            assert_eq!(d.transfers.len(), 12);
+            for &r in &ranks {
+                assert_eq!(bytes_from(&d, r), 3 * 1024);
+                let mut peers: Vec<u32> = d
+                    .transfers
+                    .iter()
+                    .filter(|t| t.src == r)
+                    .map(|t| t.dst)
+                    .collect();
+                peers.sort();
+                peers.dedup();
+                assert_eq!(peers.len(), 3);
+            }
+            assert_eq!(d.edges.is_empty(), !rounds);
+            assert!(acyclic(&d));
+        }
+    }
+
+    #[test]
+    fn halving_doubling_exchanges_with_xor_partners() {
+        let ranks = [0, 1, 2, 3, 4, 5, 6, 7];
+        let d = build(CollectiveKind::HalvingDoubling, &ranks, 8000, 1, 1, false);
+        assert_eq!(d.transfers.len(), 8 * 6);
+        for &r in &ranks {
+            // 2 * (S/2 + S/4 + S/8) = 2 * 7/8 S = 2(n-1)/n S
+            assert_eq!(bytes_from(&d, r), 14_000);
+        }
+        assert!(d
+            .transfers
+            .iter()
+            .all(|t| (t.src ^ t.dst).is_power_of_two()));
+        assert!(acyclic(&d));
+    }
+
+    #[test]
+    fn lower_bound_factors() {
+        assert_eq!(lower_bound_factor(CollectiveKind::RingAllreduce, 4), (6, 4));
+        assert_eq!(lower_bound_factor(CollectiveKind::Alltoall, 4), (3, 4));
+    }
+}
