@@ -32,6 +32,10 @@ pub enum Event {
     Sample,
     /// Congestion-control timer of flow `n`.
     CcTimer(u32),
+    /// GSE: reorder-timeout check of stream `n`.
+    Reorder(u32),
+    /// GSE: the grant scheduler of destination host `n` may grant.
+    Grant(u32),
 }
 
 const IDX_BITS: u32 = 24;
@@ -52,6 +56,8 @@ impl Event {
             Event::PfcRefresh(i) => (5, i),
             Event::Sample => (6, 0),
             Event::CcTimer(i) => (7, i),
+            Event::Reorder(i) => (8, i),
+            Event::Grant(i) => (9, i),
         };
         debug_assert!(i <= MAX_INDEX);
         ((k as u64) << IDX_BITS) | i as u64
@@ -67,7 +73,9 @@ impl Event {
             4 => Event::CnpTimer(i),
             5 => Event::PfcRefresh(i),
             6 => Event::Sample,
-            _ => Event::CcTimer(i),
+            7 => Event::CcTimer(i),
+            8 => Event::Reorder(i),
+            _ => Event::Grant(i),
         }
     }
 }
@@ -455,6 +463,8 @@ mod tests {
             Event::PfcRefresh(4),
             Event::Sample,
             Event::CcTimer(77),
+            Event::Reorder(5),
+            Event::Grant(MAX_INDEX),
         ] {
             assert_eq!(Event::decode(ev.encode()), ev);
         }

@@ -32,6 +32,18 @@ pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
             }
         }
     }
+    if let Some(g) = &sim.gse {
+        for v in &g.voq {
+            for d in &v.q {
+                count(d);
+            }
+        }
+        for r in &g.rx {
+            for h in &r.held {
+                count(&h.desc);
+            }
+        }
+    }
     v
 }
 
@@ -88,23 +100,33 @@ pub fn check(sim: &Simulation) -> Vec<String> {
         let pfc_pending = sum(&|p| p.ctrl_len() as u64);
         let queued = sum(&|p| p.queues.iter().map(|q| q.len() as u64).sum());
         let name = &sim.nodes[sw.node as usize].name;
-        if rx - pfc_rx != tx - (pfc_gen - pfc_pending) + sw.drops + queued {
+        let (gen, sink, held) = (sw.generated, sw.consumed, sw.held);
+        if rx - pfc_rx + gen != tx - (pfc_gen - pfc_pending) + sw.drops + queued + held + sink {
             bad.push(format!(
-                "switch {name}: {} frames in (less {pfc_rx} PFC) != {} out (less {} PFC) + {} dropped + {queued} queued",
+                "switch {name}: {} frames in (less {pfc_rx} PFC) + {gen} generated != {} out (less {} PFC) + {} dropped + {queued} queued + {held} held + {sink} consumed",
                 rx, tx, pfc_gen - pfc_pending, sw.drops
             ));
         }
-        if sim.params.pfc && sw.drops > 0 {
+        if sim.params.pfc && !sim.params.pfc_edge_only && sw.drops > 0 {
             bad.push(format!(
                 "switch {name}: {} drops in a lossless fabric",
                 sw.drops
             ));
         }
-        if sw.buffer.used
+        // Every queued packet was admitted, except those the switch generated itself.
+        let local: u64 = ports
+            .iter()
+            .flat_map(|p| p.queues.iter())
+            .flat_map(|q| q.iter())
+            .filter(|d| d.in_port == u16::MAX)
+            .map(|d| d.wire as u64)
+            .sum();
+        if sw.buffer.used + local
             != ports
                 .iter()
                 .map(|p| p.queues.iter().map(|q| q.bytes).sum::<u64>())
                 .sum::<u64>()
+                + sw.voq_wire
         {
             bad.push(format!(
                 "switch {name}: buffer accounting differs from queued bytes"

@@ -16,8 +16,10 @@
 
 pub mod bench;
 pub mod cc;
+pub mod compare;
 pub mod engine;
 pub mod fabric;
+pub mod gse;
 pub mod invariants;
 pub mod packet;
 pub mod prefetch;

@@ -26,6 +26,10 @@ pub enum PacketKind {
     Cnp,
     /// IEEE 802.1Qbb priority flow control frame (MAC control, EtherType 0x8808).
     Pause,
+    /// GSE DGSQ request: source GSP `src` asks for `seq` bytes toward host `flow`.
+    Request,
+    /// GSE DGSQ grant: `seq` bytes toward host `flow`, for source GSP `src`.
+    Grant,
 }
 
 impl PacketKind {
@@ -67,6 +71,8 @@ pub struct Packet {
     pub hash: u32,
     /// When the sender put the packet on the wire (echoed in ACKs for RTT samples).
     pub sent_at: Time,
+    /// GSE container tag, set by the source GSP.
+    pub tag: crate::gse::pktc::Tag,
 }
 
 impl Packet {
@@ -85,6 +91,11 @@ impl Packet {
             wire: 0,
             hash: 0,
             sent_at: 0,
+            tag: crate::gse::pktc::Tag {
+                cont: 0,
+                idx: 0,
+                prev: 0,
+            },
         }
     }
 }

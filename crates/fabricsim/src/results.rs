@@ -79,6 +79,20 @@ pub struct Summary {
     pub max_queue_bytes: u64,
     /// Most packets alive at once.
     pub peak_packets: usize,
+    /// Variant name alone (without sweep coordinates; empty when there are no variants).
+    pub variant_name: String,
+    /// Job iterations (collective workloads).
+    pub jobs: usize,
+    /// Job iterations finished.
+    pub jobs_completed: usize,
+    /// Mean JCT over finished job iterations (ns).
+    pub jct_mean_ns: f64,
+    /// Largest JCT (ns).
+    pub jct_max_ns: f64,
+    /// Mean analytic lower bound of the job iterations (ns).
+    pub jct_lower_bound_ns: f64,
+    /// GSE counters (PKTC / DGSQ runs).
+    pub gse: Option<crate::gse::GseStats>,
 }
 
 fn ns(t: Time) -> f64 {
@@ -165,7 +179,60 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         retx_bytes: sim.flows.iter().map(|f| f.retx_bytes).sum(),
         max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
         peak_packets: sim.arena.peak(),
+        variant_name: String::new(),
+        jobs: sim.jobs.len(),
+        jobs_completed: sim.jobs.iter().filter(|j| j.finish.is_some()).count(),
+        jct_mean_ns: {
+            let v: Vec<f64> = (0..sim.jobs.len())
+                .filter_map(|j| sim.jct(j))
+                .map(|t| t as f64)
+                .collect();
+            if v.is_empty() {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64 / 1000.0
+            }
+        },
+        jct_max_ns: (0..sim.jobs.len())
+            .filter_map(|j| sim.jct(j))
+            .max()
+            .map(ns)
+            .unwrap_or(f64::NAN),
+        gse: sim.gse.as_ref().map(|g| g.stats.clone()),
+        jct_lower_bound_ns: if sim.jobs.is_empty() {
+            f64::NAN
+        } else {
+            (0..sim.jobs.len())
+                .map(|j| sim.job_lower_bound(j) as f64)
+                .sum::<f64>()
+                / sim.jobs.len() as f64
+                / 1000.0
+        },
     }
+}
+
+/// `jobs.csv`: one row per job iteration.
+pub fn jobs_csv(sim: &Simulation) -> String {
+    let mut s = String::from(
+        "job_id,collective,ranks,size_bytes,start_ns,finish_ns,jct_ns,lower_bound_ns\n",
+    );
+    for (j, job) in sim.jobs.iter().enumerate() {
+        let ranks: Vec<String> = job.spec.ranks.iter().map(|r| r.to_string()).collect();
+        let (start, finish, jct) = match (job.started, job.finish) {
+            (Some(a), Some(b)) => (fmt_ns(a), fmt_ns(b), fmt_ns(b - a)),
+            (Some(a), None) => (fmt_ns(a), String::new(), String::new()),
+            _ => (String::new(), String::new(), String::new()),
+        };
+        let _ = writeln!(
+            s,
+            "{j},{},{},{},{start},{finish},{jct},{}",
+            job.spec.collective.name(),
+            ranks.join(" "),
+            job.spec.size,
+            fmt_ns(sim.job_lower_bound(j))
+        );
+    }
+    s
 }
 
 /// `flows.csv` as a string.
@@ -237,6 +304,9 @@ pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Re
     std::fs::create_dir_all(dir)?;
     write_file(dir, "flows.csv", &flows_csv(sim))?;
     write_file(dir, "ports.csv", &ports_csv(sim))?;
+    if !sim.jobs.is_empty() {
+        write_file(dir, "jobs.csv", &jobs_csv(sim))?;
+    }
     if !sim.queue_samples.is_empty() || sim.params.queue_interval.is_some() {
         let mut s = String::from("time_ns,node,port,bytes\n");
         for q in &sim.queue_samples {
@@ -325,7 +395,7 @@ pub fn comparison_csv(rows: &[Summary]) -> String {
         s.push_str(a);
         s.push(',');
     }
-    s.push_str("outcome,flows,flows_completed,goodput_gbps,fct_p50_ns,fct_p99_ns,slowdown_p50,slowdown_p99,slowdown_max,drops,pause_frames,paused_ns,ecn_marks,cnps,timeouts,max_queue_bytes,sim_end_ns\n");
+    s.push_str("outcome,flows,flows_completed,goodput_gbps,fct_p50_ns,fct_p99_ns,slowdown_p50,slowdown_p99,slowdown_max,drops,pause_frames,paused_ns,ecn_marks,cnps,timeouts,max_queue_bytes,sim_end_ns,jobs_completed,jct_mean_ns,jct_max_ns,jct_lower_bound_ns\n");
     for r in rows {
         let _ = write!(s, "{},", r.variant);
         for a in &axes {
@@ -333,7 +403,7 @@ pub fn comparison_csv(rows: &[Summary]) -> String {
         }
         let _ = writeln!(
             s,
-            "{},{},{},{:.4},{:.3},{:.3},{:.6},{:.6},{:.6},{},{},{:.3},{},{},{},{},{:.3}",
+            "{},{},{},{:.4},{:.3},{:.3},{:.6},{:.6},{:.6},{},{},{:.3},{},{},{},{},{:.3},{},{:.3},{:.3},{:.3}",
             r.outcome,
             r.flows,
             r.flows_completed,
@@ -350,7 +420,11 @@ pub fn comparison_csv(rows: &[Summary]) -> String {
             r.cnps,
             r.timeouts,
             r.max_queue_bytes,
-            r.sim_end_ns
+            r.sim_end_ns,
+            r.jobs_completed,
+            r.jct_mean_ns,
+            r.jct_max_ns,
+            r.jct_lower_bound_ns
         );
     }
     s

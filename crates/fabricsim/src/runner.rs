@@ -121,6 +121,14 @@ pub fn run(
     }
     .min(n)
     .max(1);
+    // Longest runs first (bytes to move as the estimate), so that a sweep's big runs do
+    // not start last and leave the other cores idle; results keep the scenario's order.
+    let mut order: Vec<usize> = (0..n).collect();
+    let cost: Vec<u64> = sims
+        .iter()
+        .map(|(_, s)| s.flows.iter().map(|f| f.spec.size).sum())
+        .collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
     let work: Vec<Mutex<Option<(RunMeta, Simulation)>>> =
         sims.into_iter().map(|s| Mutex::new(Some(s))).collect();
     let results: Vec<Mutex<Option<Result<RunResult, RunError>>>> =
@@ -129,10 +137,11 @@ pub fn run(
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= n {
                     break;
                 }
+                let i = order[k];
                 let (meta, mut sim) = work[i]
                     .lock()
                     .expect("work lock")
@@ -143,6 +152,7 @@ pub fn run(
                 let wall = t0.elapsed().as_secs_f64();
                 let mut summary = results::summarize(&sim, &meta.name, &outcome, wall);
                 summary.params = meta.coords.iter().cloned().collect();
+                summary.variant_name = meta.variant.clone();
                 let name = meta.name;
                 let mut res = Ok(());
                 if let Some(out) = &opts.out {
@@ -171,6 +181,24 @@ pub fn run(
         if let Some(dir) = &opts.out {
             let rows: Vec<Summary> = out.iter().map(|r| r.summary.clone()).collect();
             results::write_comparison(&rows, dir).map_err(|e| RunError::Io(e.to_string()))?;
+            let axes: Vec<String> = loaded
+                .scenario
+                .sweep
+                .iter()
+                .map(|a| {
+                    a.label
+                        .clone()
+                        .unwrap_or_else(|| a.path.rsplit('.').next().unwrap_or(&a.path).to_string())
+                })
+                .collect();
+            let io = |e: std::io::Error| RunError::Io(format!("writing to {}: {e}", dir.display()));
+            if rows.iter().any(|r| r.jobs > 0) {
+                std::fs::write(dir.join("jct.csv"), crate::compare::jct_csv(&rows, &axes))
+                    .map_err(io)?;
+            }
+            let title = rows.first().map(|r| r.scenario.clone()).unwrap_or_default();
+            let sections = crate::compare::report_sections(&title, &rows, &axes);
+            crate::report::write_html(&dir.join("report.html"), &title, &sections).map_err(io)?;
         }
     }
     Ok(out)

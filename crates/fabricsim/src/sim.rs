@@ -19,6 +19,8 @@ use crate::fabric::pfc::{pause_duration, PFC_FRAME_BYTES};
 use crate::fabric::port::N_PRIO;
 use crate::fabric::switch::Switch;
 use crate::fabric::{Link, Node, NodeKind, Port};
+use crate::gse::reorder::Held;
+use crate::gse::Gse;
 use crate::packet::{Desc, Packet, PacketArena, PacketKind, ECN_CE, ECN_ECT};
 use crate::routing::{ecmp, spray, RoutingTable};
 use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario, SecurityMode};
@@ -27,8 +29,9 @@ use crate::seed::{component_rng, component_seed};
 use crate::stall::StallReport;
 use crate::topology::{self, TopoGraph};
 use crate::transport::rdma::{ideal_fct, Hop};
-use crate::transport::{Flow, FlowSpec, Host};
+use crate::transport::{Flow, Host};
 use crate::units::{ser_time_f, Rate, Time};
+use crate::workload::{JobSpec, Workload};
 use rand::Rng;
 use std::path::Path;
 
@@ -36,6 +39,9 @@ use std::path::Path;
 /// outgrows the L2 cache); smaller ones do not (measured on the fat-tree benchmarks: a
 /// 12 % gain at k = 16, 6144 ports; a 15 % instruction overhead and no gain at k = 8).
 const PREFETCH_MIN_PORTS: usize = 4096;
+
+/// `Desc::in_port` of a packet a switch generated itself (charged to no ingress).
+const LOCAL_PORT: u16 = u16::MAX;
 
 /// Transport and fabric settings resolved for the run.
 #[derive(Clone, Debug)]
@@ -56,6 +62,8 @@ pub struct RunParams {
     pub ctrl_prio: u8,
     /// Lossless fabric.
     pub pfc: bool,
+    /// PFC only on switch ports facing hosts.
+    pub pfc_edge_only: bool,
     /// XOFF pause time in quanta.
     pub pause_quanta: u16,
     /// Load balancer.
@@ -157,6 +165,105 @@ pub struct RateSample {
     pub goodput_bps: f64,
 }
 
+/// A job iteration as it runs.
+#[derive(Clone, Debug)]
+pub struct JobState {
+    /// What it runs.
+    pub spec: JobSpec,
+    /// When it started (`None` until the iteration it waits for has finished).
+    pub started: Option<Time>,
+    /// When its last flow was fully received.
+    pub finish: Option<Time>,
+    /// Flows not yet finished.
+    pub left: u32,
+}
+
+/// Flow dependencies in compressed form: the flows that wait for flow `i` are
+/// `after[off[i]..off[i+1]]`; `pending[i]` counts what flow `i` still waits for (its
+/// unfinished predecessors, plus one while its job iteration has not started).
+#[derive(Clone, Debug, Default)]
+struct Deps {
+    off: Vec<u32>,
+    after: Vec<u32>,
+    pending: Vec<u32>,
+    /// Job of each flow (`u32::MAX`: none).
+    job: Vec<u32>,
+    /// Jobs waiting for job `j`: `next_jobs[noff[j]..noff[j+1]]`.
+    noff: Vec<u32>,
+    next_jobs: Vec<u32>,
+    /// Flows a job iteration's start releases (those with no predecessor inside it).
+    root: Vec<bool>,
+    /// The previous flow of each flow's queue pair (`u32::MAX`: none): a flow continues
+    /// its queue pair's congestion-control state.
+    prev_on_conn: Vec<u32>,
+}
+
+impl Deps {
+    fn build(n: usize, edges: &[(u32, u32)], jobs: &[JobSpec], conn: &[Option<u64>]) -> Deps {
+        let mut count = vec![0u32; n + 1];
+        let mut pending = vec![0u32; n];
+        for &(b, a) in edges {
+            count[b as usize] += 1;
+            pending[a as usize] += 1;
+        }
+        let mut off = vec![0u32; n + 1];
+        for i in 0..n {
+            off[i + 1] = off[i] + count[i];
+        }
+        let mut fill = off.clone();
+        let mut after = vec![0u32; edges.len()];
+        for &(b, a) in edges {
+            after[fill[b as usize] as usize] = a;
+            fill[b as usize] += 1;
+        }
+        let root: Vec<bool> = pending.iter().map(|&p| p == 0).collect();
+        let mut job = vec![u32::MAX; n];
+        let mut ncount = vec![0u32; jobs.len() + 1];
+        for (j, js) in jobs.iter().enumerate() {
+            for f in js.first_flow..js.first_flow + js.n_flows {
+                job[f as usize] = j as u32;
+                if js.after.is_some() && root[f as usize] {
+                    pending[f as usize] += 1;
+                }
+            }
+            if let Some(p) = js.after {
+                ncount[p as usize] += 1;
+            }
+        }
+        let mut noff = vec![0u32; jobs.len() + 1];
+        for j in 0..jobs.len() {
+            noff[j + 1] = noff[j] + ncount[j];
+        }
+        let mut nfill = noff.clone();
+        let mut next_jobs = vec![0u32; noff[jobs.len()] as usize];
+        for (j, js) in jobs.iter().enumerate() {
+            if let Some(p) = js.after {
+                next_jobs[nfill[p as usize] as usize] = j as u32;
+                nfill[p as usize] += 1;
+            }
+        }
+        let mut last: std::collections::HashMap<u64, u32> = Default::default();
+        let mut prev_on_conn = vec![u32::MAX; n];
+        for (i, k) in conn.iter().enumerate() {
+            if let Some(k) = k {
+                if let Some(p) = last.insert(*k, i as u32) {
+                    prev_on_conn[i] = p;
+                }
+            }
+        }
+        Deps {
+            off,
+            after,
+            pending,
+            job,
+            noff,
+            next_jobs,
+            root,
+            prev_on_conn,
+        }
+    }
+}
+
 /// A built scenario, ready to run (and, after running, holding its results).
 pub struct Simulation {
     /// Current simulated time.
@@ -191,12 +298,20 @@ pub struct Simulation {
     /// Rate samples.
     pub rate_samples: Vec<RateSample>,
     arrival_order: Vec<u32>,
+    /// Start-after dependencies between flows.
+    deps: Deps,
+    /// Jobs (collective workloads).
+    pub jobs: Vec<JobState>,
     next_arrival: usize,
     flows_done: usize,
     flows_started: usize,
     last_progress: Time,
     pfc_refresh_pending: Vec<bool>,
     node_is_switch: Vec<bool>,
+    /// Switch ports whose peer is a host.
+    edge_port: Vec<bool>,
+    /// GSE state (PKTC load balancing; DGSQ).
+    pub gse: Option<Box<Gse>>,
     started: bool,
     /// Look ahead in the event queue and prefetch (large models only: when everything
     /// fits in the cache the prefetches are pure overhead).
@@ -330,6 +445,35 @@ impl Simulation {
                 ));
             }
         }
+        let gc = &f.gse;
+        if gc.scheduling == crate::scenario::config::GseScheduling::Dgsq
+            && f.load_balance.algorithm != LbAlgorithm::Pktc
+        {
+            return Err(err(
+                file,
+                "fabric.gse.scheduling",
+                "dgsq schedules PKTC containers: set fabric.load_balance.algorithm = \"pktc\"",
+            ));
+        }
+        if gc.container == 0 {
+            return Err(err(file, "fabric.gse.container", "must be at least 1 byte"));
+        }
+        if !(gc.eps >= 0.0 && gc.eps < 1.0) {
+            return Err(err(file, "fabric.gse.eps", "a fraction in [0, 1)"));
+        }
+        if gc.reorder_timeout == 0 {
+            return Err(err(file, "fabric.gse.reorder_timeout", "must be positive"));
+        }
+        if gc.control_bytes == 0 || gc.control_bytes > 9000 {
+            return Err(err(
+                file,
+                "fabric.gse.control_bytes",
+                "between 1 and 9000 bytes",
+            ));
+        }
+        if gc.header > 1024 {
+            return Err(err(file, "fabric.gse.header", "at most 1024 bytes"));
+        }
         if sc.stall_timeout == 0 {
             return Err(err(file, "stall_timeout", "must be positive"));
         }
@@ -344,12 +488,12 @@ impl Simulation {
                 return Err(err(file, fld, "must be positive"));
             }
         }
-        let specs = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir, file)?;
-        if specs.len() > MAX_INDEX as usize {
+        let wl = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir, file)?;
+        if wl.flows.len() > MAX_INDEX as usize {
             return Err(err(
                 file,
                 "workload",
-                format!("{} flows: at most {} per run", specs.len(), MAX_INDEX),
+                format!("{} flows: at most {} per run", wl.flows.len(), MAX_INDEX),
             ));
         }
         let params = RunParams {
@@ -361,6 +505,7 @@ impl Simulation {
             data_prio: t.data_priority,
             ctrl_prio: t.control_priority,
             pfc: f.pfc.enabled,
+            pfc_edge_only: f.pfc.scope == crate::scenario::config::PfcScope::Edge,
             pause_quanta: f.pfc.pause_quanta.max(1),
             lb: f.load_balance.algorithm,
             max_time: sc.max_time,
@@ -368,16 +513,22 @@ impl Simulation {
             queue_interval: sc.record.queue_interval,
             rate_interval: sc.record.rate_interval,
         };
-        Self::assemble(sc, &g, specs, params, file)
+        Self::assemble(sc, &g, wl, params, file)
     }
 
     fn assemble(
         sc: &Scenario,
         g: &TopoGraph,
-        specs: Vec<FlowSpec>,
+        wl: Workload,
         params: RunParams,
         file: &str,
     ) -> Result<Simulation, ScenarioError> {
+        let Workload {
+            flows: specs,
+            deps,
+            jobs: job_specs,
+            conn,
+        } = wl;
         let n = g.nodes.len();
         // Ports: node by node, in link order.
         let mut node_links: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
@@ -505,6 +656,10 @@ impl Simulation {
                 salt: component_seed(sc.seed, &format!("{}/ecmp", node.name)) as u32,
                 rr: 0,
                 drops: 0,
+                generated: 0,
+                consumed: 0,
+                held: 0,
+                voq_wire: 0,
             });
         }
         let host_nodes: Vec<u32> = g.hosts.iter().map(|&h| h as u32).collect();
@@ -553,13 +708,48 @@ impl Simulation {
             };
             // RoCE NICs derive the UDP source port from the queue pair; here it is drawn
             // from the seed so that a different seed gives different ECMP paths.
-            let sport = (component_seed(sc.seed, &format!("flow{i}")) & 0xffff) as u16 | 0xc000;
+            // Flows of one queue pair (steps of a collective) share its source port.
+            let key = match conn[i] {
+                Some(k) => k,
+                None => component_seed(sc.seed, &format!("flow{i}")),
+            };
+            let sport = (key & 0xffff) as u16 | 0xc000;
             let hash = ecmp::five_tuple_hash(s.src, s.dst, sport);
             flows.push(Flow::new(s, hash, sport, cc));
         }
-        let mut order: Vec<u32> = (0..flows.len() as u32).collect();
+        let deps = Deps::build(flows.len(), &deps, &job_specs, &conn);
+        let mut order: Vec<u32> = (0..flows.len() as u32)
+            .filter(|&i| deps.pending[i as usize] == 0)
+            .collect();
         order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
+        let jobs: Vec<JobState> = job_specs
+            .into_iter()
+            .map(|spec| JobState {
+                left: spec.n_flows,
+                started: if spec.after.is_none() {
+                    Some(spec.start)
+                } else {
+                    None
+                },
+                finish: None,
+                spec,
+            })
+            .collect();
         let n_ports = ports.len();
+        let edge_port: Vec<bool> = ports
+            .iter()
+            .map(|p| {
+                matches!(p.owner(), NodeKind::Switch(_))
+                    && matches!(ports[p.peer as usize].owner(), NodeKind::Host(_))
+            })
+            .collect();
+        let gse = if params.lb == LbAlgorithm::Pktc {
+            Some(Box::new(Self::build_gse(
+                sc, &nodes, &ports, &hosts, &switches,
+            )))
+        } else {
+            None
+        };
         let mut sim = Simulation {
             now: 0,
             queue: EventQueue::with_capacity(4 * n_ports + 1024),
@@ -578,12 +768,16 @@ impl Simulation {
             queue_samples: Vec::new(),
             rate_samples: Vec::new(),
             arrival_order: order,
+            deps,
+            jobs,
             next_arrival: 0,
             flows_done: 0,
             flows_started: 0,
             last_progress: 0,
             pfc_refresh_pending: vec![false; n_ports],
             node_is_switch,
+            edge_port,
+            gse,
             started: false,
             prefetch: n_ports >= PREFETCH_MIN_PORTS,
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
@@ -601,6 +795,56 @@ impl Simulation {
             }
         }
         Ok(sim)
+    }
+
+    fn build_gse(
+        sc: &Scenario,
+        nodes: &[Node],
+        ports: &[Port],
+        hosts: &[Host],
+        switches: &[Switch],
+    ) -> Gse {
+        let n_hosts = hosts.len();
+        let mut gsp_of_switch = vec![u32::MAX; switches.len()];
+        let mut switch_of_gsp = Vec::new();
+        let mut gsp_of_host = vec![u32::MAX; n_hosts];
+        for (h, host) in hosts.iter().enumerate() {
+            let peer = ports[host.port as usize].peer;
+            if let NodeKind::Switch(s) = nodes[ports[peer as usize].node as usize].kind {
+                if gsp_of_switch[s as usize] == u32::MAX {
+                    gsp_of_switch[s as usize] = switch_of_gsp.len() as u32;
+                    switch_of_gsp.push(s);
+                }
+                gsp_of_host[h] = gsp_of_switch[s as usize];
+            }
+        }
+        let n_gsp = switch_of_gsp.len();
+        let dgsq = sc.fabric.gse.scheduling == crate::scenario::config::GseScheduling::Dgsq;
+        Gse {
+            cfg: sc.fabric.gse.clone(),
+            dgsq,
+            gsp_of_switch,
+            gsp_of_host,
+            switch_of_gsp,
+            n_hosts,
+            tx: vec![Default::default(); n_gsp * n_hosts],
+            rx: vec![Default::default(); n_gsp * n_hosts],
+            voq: if dgsq {
+                vec![Default::default(); n_gsp * n_hosts]
+            } else {
+                Vec::new()
+            },
+            sched: if dgsq {
+                (0..n_hosts)
+                    .map(|_| crate::gse::dgsq::Scheduler::new(n_gsp))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            rr: vec![0; n_gsp],
+            held_bytes: vec![0; n_gsp],
+            stats: Default::default(),
+        }
     }
 
     /// Hops (rate, delay after) of the path flow `i` takes, following the routing the
@@ -647,6 +891,31 @@ impl Simulation {
             self.params.header,
             &hops,
         )
+    }
+
+    /// Job completion time of job iteration `j`, if it finished.
+    pub fn jct(&self, j: usize) -> Option<Time> {
+        let job = &self.jobs[j];
+        Some(job.finish? - job.started?)
+    }
+
+    /// Analytic lower bound on job iteration `j`'s completion time on an idle fabric:
+    /// the bytes each rank must send (`2(n-1)/n * S` for AllReduce, `(n-1)/n * S` for
+    /// AlltoAll) at the slowest rank NIC's goodput rate (line rate x MTU / (MTU +
+    /// headers)). Latency is left out, so the bound is reached only by large messages.
+    pub fn job_lower_bound(&self, j: usize) -> Time {
+        let spec = &self.jobs[j].spec;
+        let (num, den) =
+            crate::workload::collective::lower_bound_factor(spec.collective, spec.ranks.len());
+        let rate = spec
+            .ranks
+            .iter()
+            .map(|&h| self.ports[self.hosts[h as usize].port as usize].ser_rate.0)
+            .min()
+            .unwrap_or(1) as f64;
+        let goodput = rate * self.params.mtu as f64 / (self.params.mtu + self.params.header) as f64;
+        let bytes = spec.size as f64 * num as f64 / den as f64;
+        (bytes * 8.0 / goodput * 1e12).floor() as Time
     }
 
     /// Flows finished so far.
@@ -725,6 +994,8 @@ impl Simulation {
                 Event::PfcRefresh(p) => self.on_pfc_refresh(p),
                 Event::Sample => self.on_sample(),
                 Event::CcTimer(_) => {}
+                Event::Reorder(i) => self.on_reorder_timer(i),
+                Event::Grant(h) => self.on_grant_timer(h),
             }
             tick = tick.wrapping_add(1);
             if tick & 0xf_ffff == 0 {
@@ -851,14 +1122,76 @@ impl Simulation {
                 return;
             }
             self.next_arrival += 1;
-            f.started = true;
-            f.next_send = self.now;
-            self.flows_started += 1;
-            self.last_progress = self.now;
-            let h = f.spec.src as usize;
-            self.hosts[h].active.push(fid);
-            let port = self.hosts[h].port;
-            self.schedule_wake(port, self.now);
+            self.start_flow(fid);
+        }
+    }
+
+    /// Starts flow `fid` now: its NIC begins sending it.
+    fn start_flow(&mut self, fid: u32) {
+        let now = self.now;
+        let prev = self.deps.prev_on_conn[fid as usize];
+        if prev != u32::MAX && self.flows[prev as usize].started {
+            // The same queue pair: its congestion state carries over.
+            let cc = self.flows[prev as usize].cc.clone();
+            self.flows[fid as usize].cc = cc;
+        }
+        let f = &mut self.flows[fid as usize];
+        f.spec.start = now;
+        f.started = true;
+        f.next_send = now;
+        f.cc.on_start(now);
+        self.flows_started += 1;
+        self.last_progress = now;
+        let h = f.spec.src as usize;
+        self.hosts[h].active.push(fid);
+        let port = self.hosts[h].port;
+        self.schedule_wake(port, now);
+    }
+
+    /// Flow `fid` was fully received: release what waited for it and account its job.
+    fn on_flow_finished(&mut self, fid: u32) {
+        let now = self.now;
+        let (a, b) = (
+            self.deps.off[fid as usize] as usize,
+            self.deps.off[fid as usize + 1] as usize,
+        );
+        for k in a..b {
+            let nxt = self.deps.after[k];
+            self.release(nxt);
+        }
+        let j = self.deps.job[fid as usize];
+        if j == u32::MAX {
+            return;
+        }
+        let job = &mut self.jobs[j as usize];
+        job.left -= 1;
+        if job.left > 0 {
+            return;
+        }
+        job.finish = Some(now);
+        let (a, b) = (
+            self.deps.noff[j as usize] as usize,
+            self.deps.noff[j as usize + 1] as usize,
+        );
+        for k in a..b {
+            let nj = self.deps.next_jobs[k] as usize;
+            self.jobs[nj].started = Some(now);
+            let (f0, n) = (self.jobs[nj].spec.first_flow, self.jobs[nj].spec.n_flows);
+            for f in f0..f0 + n {
+                if self.deps.root[f as usize] {
+                    self.release(f);
+                }
+            }
+        }
+    }
+
+    /// One thing flow `f` waited for is done; start it if nothing else remains.
+    fn release(&mut self, f: u32) {
+        let p = &mut self.deps.pending[f as usize];
+        debug_assert!(*p > 0);
+        *p -= 1;
+        if *p == 0 {
+            self.start_flow(f);
         }
     }
 
@@ -1061,8 +1394,11 @@ impl Simulation {
 
     // ---- switches --------------------------------------------------------------
 
-    fn switch_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) {
-        let (dst, hash, prio, wire) = (pkt.dst, pkt.hash, pkt.prio as usize, pkt.wire as u64);
+    fn switch_receive(&mut self, s: u32, in_port: u32, pkt: Desc) {
+        if self.gse.is_some() && self.gsp_receive(s, in_port, pkt) {
+            return;
+        }
+        let (dst, hash) = (pkt.dst, pkt.hash);
         let sw = &mut self.switches[s as usize];
         let cands = self.routing.lookup(s, dst);
         let n = cands.len as usize;
@@ -1074,12 +1410,21 @@ impl Simulation {
             0
         } else {
             match self.params.lb {
-                LbAlgorithm::Ecmp => ecmp::pick(hash, sw.salt, n),
+                LbAlgorithm::Ecmp | LbAlgorithm::Pktc => ecmp::pick(hash, sw.salt, n),
                 LbAlgorithm::SprayRandom => spray::pick_random(&mut sw.rng, n),
                 LbAlgorithm::SprayRr => spray::pick_rr(&mut sw.rr, n),
             }
         };
         let egress = self.routing.port_of(cands, k);
+        self.forward(s, in_port, pkt, egress);
+    }
+
+    /// Admits `pkt` (arrived on `in_port`) to switch `s`'s buffer and queues it on
+    /// `egress`; pauses the ingress if the buffer says so.
+    #[inline]
+    fn forward(&mut self, s: u32, in_port: u32, mut pkt: Desc, egress: u32) {
+        let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
+        let sw = &mut self.switches[s as usize];
         let local_in = (in_port - sw.first_port) as usize;
         if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
             self.ports[egress as usize].stats.drops += 1;
@@ -1089,15 +1434,372 @@ impl Simulation {
         pkt.in_port = local_in as u16;
         let e = &mut self.ports[egress as usize];
         e.enqueue(prio, pkt);
+        self.maybe_pause(s, in_port, local_in, prio);
+        self.try_transmit(egress);
+    }
+
+    /// Sends PFC XOFF on `in_port` if its (ingress, priority) counter passed the threshold.
+    #[inline]
+    fn maybe_pause(&mut self, s: u32, in_port: u32, local_in: usize, prio: usize) {
         if self.params.pfc
             && prio as u8 != self.params.ctrl_prio
+            && (!self.params.pfc_edge_only || self.edge_port[in_port as usize])
             && self.switches[s as usize]
                 .buffer
                 .should_pause(local_in, prio)
         {
             self.send_pfc(in_port, prio as u8, self.params.pause_quanta);
         }
+    }
+
+    // ---- GSE at the GSPs -----------------------------------------------------------
+
+    /// GSE handling of a packet arriving at switch `s`; returns true if it took the
+    /// packet (the caller then does nothing more).
+    fn gsp_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) -> bool {
+        let g = self.gse.as_ref().expect("GSE mode");
+        let gsp = g.gsp_of_switch[s as usize];
+        if gsp == u32::MAX {
+            return false;
+        }
+        match pkt.kind {
+            PacketKind::Request | PacketKind::Grant => {
+                if g.gsp_of_host[pkt.dst as usize] != gsp {
+                    return false;
+                }
+                let p = *self.arena.get(pkt.id);
+                self.arena.release(pkt.id);
+                self.switches[s as usize].consumed += 1;
+                if p.kind == PacketKind::Request {
+                    self.on_request(p.src, p.flow, p.seq);
+                } else {
+                    self.on_grant(s, gsp, p.flow, p.seq);
+                }
+                true
+            }
+            PacketKind::Data if pkt.prio == self.params.data_prio => {
+                let from_host = self.edge_port[in_port as usize];
+                let dst_gsp = g.gsp_of_host[pkt.dst as usize];
+                let header = g.cfg.header as u32;
+                let local = dst_gsp == gsp;
+                if from_host && (!local || g.dgsq) {
+                    // Source GSP: add the GSE header (not for a port of its own), then
+                    // containers, or DGSQ (which schedules local ports too).
+                    if !local {
+                        pkt.wire += header;
+                    }
+                    let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
+                    let sw = &mut self.switches[s as usize];
+                    let local_in = (in_port - sw.first_port) as usize;
+                    if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
+                        self.drop_packet(pkt, in_port, s);
+                        return true;
+                    }
+                    pkt.in_port = local_in as u16;
+                    let payload = self.payload_of(&pkt, !local);
+                    let stream = g.stream(gsp, pkt.dst);
+                    if g.dgsq {
+                        let container = g.cfg.container;
+                        let NodeKind::Host(src_host) =
+                            self.ports[self.ports[in_port as usize].peer as usize].owner()
+                        else {
+                            unreachable!("edge ports face hosts")
+                        };
+                        let sw = &mut self.switches[s as usize];
+                        sw.held += 1;
+                        sw.voq_wire += wire;
+                        let dst = pkt.dst;
+                        let g = self.gse.as_mut().expect("GSE mode");
+                        let v = &mut g.voq[stream];
+                        v.grant_to = src_host;
+                        let req = v.push(pkt, payload, container);
+                        g.stats.voq_max_bytes = g.stats.voq_max_bytes.max(v.max_bytes);
+                        if req > 0 {
+                            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req);
+                        }
+                    } else {
+                        self.gsp_emit(s, gsp, stream, pkt, payload, false);
+                    }
+                    self.maybe_pause(s, in_port, pkt.in_port as usize, prio);
+                    return true;
+                }
+                if !from_host && dst_gsp == gsp {
+                    // Destination GSP: strip the header, restore container order.
+                    pkt.wire -= header;
+                    pkt.in_port = (in_port - self.switches[s as usize].first_port) as u16;
+                    self.gsp_reorder(s, gsp, pkt);
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// Payload bytes of a data packet as it sits in a GSP (wire less RoCE headers, and
+    /// the GSE header if it carries one).
+    fn payload_of(&self, d: &Desc, gse_header: bool) -> u64 {
+        let h = match (&self.gse, gse_header) {
+            (Some(g), true) => g.cfg.header,
+            _ => 0,
+        };
+        (d.wire as u64).saturating_sub(self.params.header + h)
+    }
+
+    /// Places an admitted packet in its container and queues it on the container's uplink.
+    fn gsp_emit(
+        &mut self,
+        s: u32,
+        gsp: u32,
+        stream: usize,
+        mut pkt: Desc,
+        payload: u64,
+        force: bool,
+    ) {
+        let g = self.gse.as_mut().expect("GSE mode");
+        if g.gsp_of_host[pkt.dst as usize] == gsp {
+            // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
+            let cands = self.routing.lookup(s, pkt.dst);
+            let port = self.routing.port_of(cands, 0);
+            self.ports[port as usize].enqueue(pkt.prio as usize, pkt);
+            self.try_transmit(port);
+            return;
+        }
+        let (tag, open) = g.tx[stream].assign(payload, g.cfg.container, force);
+        if open {
+            g.stats.containers += 1;
+            let cands = self.routing.lookup(s, pkt.dst);
+            let n = cands.len as usize;
+            let ports = &self.ports;
+            let routing = &self.routing;
+            let k = crate::gse::pktc::best_uplink(n, &mut g.rr[gsp as usize], |k| {
+                ports[routing.port_of(cands, k) as usize].total_bytes
+            });
+            g.tx[stream].uplink = self.routing.port_of(cands, k);
+        }
+        let uplink = g.tx[stream].uplink;
+        self.arena.get_mut(pkt.id).tag = tag;
+        // Later switches hash the container, so it keeps to one path.
+        pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
+        self.ports[uplink as usize].enqueue(pkt.prio as usize, pkt);
+        self.try_transmit(uplink);
+    }
+
+    /// Destination GSP: deliver in container order or hold.
+    fn gsp_reorder(&mut self, s: u32, gsp: u32, pkt: Desc) {
+        let now = self.now;
+        let (tag, src) = {
+            let p = self.arena.get(pkt.id);
+            (p.tag, p.src)
+        };
+        let g = self.gse.as_mut().expect("GSE mode");
+        let stream = g.stream(g.gsp_of_host[src as usize], pkt.dst);
+        let rx = &mut g.rx[stream];
+        if tag.cont == rx.exp_cont && tag.idx > rx.exp_idx {
+            g.stats.intra_container_gaps += 1;
+        }
+        if rx.is_next(tag) {
+            rx.advance(tag);
+        } else if !rx.is_stale(tag) {
+            rx.hold(Held {
+                tag,
+                desc: pkt,
+                since: now,
+            });
+            g.held_bytes[gsp as usize] += pkt.wire as u64;
+            g.stats.reorder_max_bytes = g.stats.reorder_max_bytes.max(g.held_bytes[gsp as usize]);
+            self.switches[s as usize].held += 1;
+            if !rx.timer {
+                rx.timer = true;
+                let t = now + g.cfg.reorder_timeout;
+                self.queue.push(t, Event::Reorder(stream as u32));
+            }
+            return;
+        }
+        self.gsp_deliver(s, pkt);
+        self.gsp_drain(s, gsp, stream);
+    }
+
+    /// Delivers every held packet of `stream` that is now in order.
+    fn gsp_drain(&mut self, s: u32, gsp: u32, stream: usize) {
+        let now = self.now;
+        loop {
+            let g = self.gse.as_mut().expect("GSE mode");
+            let Some(h) = g.rx[stream].take_next() else {
+                break;
+            };
+            self.note_released(s, gsp, &h, now);
+            self.gsp_deliver(s, h.desc);
+        }
+    }
+
+    fn note_released(&mut self, s: u32, gsp: u32, h: &Held, now: Time) {
+        let g = self.gse.as_mut().expect("GSE mode");
+        g.held_bytes[gsp as usize] -= h.desc.wire as u64;
+        let w = now - h.since;
+        g.stats.reordered_packets += 1;
+        g.stats.reorder_wait_ps += w;
+        g.stats.reorder_wait_max_ps = g.stats.reorder_wait_max_ps.max(w);
+        self.switches[s as usize].held -= 1;
+    }
+
+    /// Forwards an in-order packet from the destination GSP to its NIC.
+    fn gsp_deliver(&mut self, s: u32, pkt: Desc) {
+        let cands = self.routing.lookup(s, pkt.dst);
+        let in_port = self.switches[s as usize].first_port + pkt.in_port as u32;
+        if cands.len == 0 {
+            self.drop_packet(pkt, in_port, s);
+            return;
+        }
+        let egress = self.routing.port_of(cands, 0);
+        self.forward(s, in_port, pkt, egress);
+    }
+
+    fn on_reorder_timer(&mut self, stream: u32) {
+        let now = self.now;
+        let g = self.gse.as_mut().expect("GSE mode");
+        let stream = stream as usize;
+        let dst = (stream % g.n_hosts) as u32;
+        let gsp = g.gsp_of_host[dst as usize];
+        let s = g.switch_of_gsp[gsp as usize];
+        let timeout = g.cfg.reorder_timeout;
+        let rx = &mut g.rx[stream];
+        rx.timer = false;
+        if rx.held.is_empty() {
+            return;
+        }
+        if now >= rx.blocked_since + timeout {
+            let h = rx.skip().expect("held is not empty");
+            g.stats.reorder_skips += 1;
+            self.note_released(s, gsp, &h, now);
+            self.gsp_deliver(s, h.desc);
+            self.gsp_drain(s, gsp, stream);
+        }
+        let g = self.gse.as_mut().expect("GSE mode");
+        let rx = &mut g.rx[stream];
+        if !rx.held.is_empty() && !rx.timer {
+            rx.timer = true;
+            let t = (rx.blocked_since + timeout).max(now + 1);
+            self.queue.push(t, Event::Reorder(stream as u32));
+        }
+    }
+
+    /// Sends a REQUEST or GRANT from switch `s` toward host `to` (whose GSP takes it).
+    fn send_gse_ctrl(
+        &mut self,
+        s: u32,
+        kind: PacketKind,
+        gsp: u32,
+        to: u32,
+        port_host: u32,
+        bytes: u64,
+    ) {
+        let g = self.gse.as_mut().expect("GSE mode");
+        if g.gsp_of_host[to as usize] == g.gsp_of_switch[s as usize] {
+            // Addressed to this GSP itself (a port of its own): no packet on the wire.
+            match kind {
+                PacketKind::Request => self.on_request(gsp, port_host, bytes),
+                _ => {
+                    let me = g.gsp_of_switch[s as usize];
+                    self.on_grant(s, me, port_host, bytes);
+                }
+            }
+            return;
+        }
+        if kind == PacketKind::Request {
+            g.stats.requests += 1;
+        } else {
+            g.stats.grants += 1;
+        }
+        let mut p = Packet::new(kind);
+        p.prio = self.params.ctrl_prio;
+        p.wire = g.cfg.control_bytes as u32;
+        p.src = gsp;
+        p.dst = to;
+        p.flow = port_host;
+        p.seq = bytes;
+        p.hash = ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host);
+        let mut d = self.arena.alloc_desc(p);
+        d.in_port = LOCAL_PORT;
+        self.switches[s as usize].generated += 1;
+        let cands = self.routing.lookup(s, to);
+        let n = cands.len as usize;
+        let k = if n > 1 {
+            ecmp::pick(p.hash, self.switches[s as usize].salt, n)
+        } else {
+            0
+        };
+        let egress = self.routing.port_of(cands, k);
+        self.ports[egress as usize].enqueue(p.prio as usize, d);
         self.try_transmit(egress);
+    }
+
+    /// A REQUEST for `bytes` toward host `dst` from GSP `src_gsp` reached `dst`'s GSP.
+    fn on_request(&mut self, src_gsp: u32, dst: u32, bytes: u64) {
+        let now = self.now;
+        let g = self.gse.as_mut().expect("GSE mode");
+        let sc = &mut g.sched[dst as usize];
+        if sc.request(src_gsp as usize, bytes) {
+            let t = sc.next_grant.max(now);
+            self.queue.push(t, Event::Grant(dst));
+        }
+    }
+
+    /// The scheduler of destination host `dst` issues its next grant.
+    fn on_grant_timer(&mut self, dst: u32) {
+        let now = self.now;
+        let (mtu, header) = (self.params.mtu, self.params.header);
+        let rate = self.ports[self.hosts[dst as usize].port as usize].rate;
+        let g = self.gse.as_mut().expect("GSE mode");
+        let container = g.cfg.container;
+        let gt = |b: u64| {
+            let wire = b as f64 * (mtu + header + g.cfg.header) as f64 / mtu as f64;
+            (wire * 8.0 / (rate.0 as f64 * (1.0 - g.cfg.eps)) * 1e12).ceil() as Time
+        };
+        let (grant, more) = g.sched[dst as usize].grant(now, container, gt);
+        let next = g.sched[dst as usize].next_grant;
+        let dst_gsp = g.gsp_of_host[dst as usize];
+        let s = g.switch_of_gsp[dst_gsp as usize];
+        if let Some((src_gsp, bytes)) = grant {
+            let to = g.voq[g.stream(src_gsp as u32, dst)].grant_to;
+            self.send_gse_ctrl(s, PacketKind::Grant, src_gsp as u32, to, dst, bytes);
+        }
+        if more {
+            self.queue.push(next.max(now), Event::Grant(dst));
+        }
+    }
+
+    /// A GRANT of `bytes` toward host `dst` reached its source GSP `gsp` (switch `s`).
+    fn on_grant(&mut self, s: u32, gsp: u32, dst: u32, bytes: u64) {
+        let g = self.gse.as_mut().expect("GSE mode");
+        let stream = g.stream(gsp, dst);
+        g.voq[stream].grant(bytes);
+        let mut first = true;
+        let remote = g.gsp_of_host[dst as usize] != gsp;
+        loop {
+            let gh = if remote {
+                self.gse.as_ref().expect("GSE").cfg.header
+            } else {
+                0
+            };
+            let hdr = self.params.header + gh;
+            let g = self.gse.as_mut().expect("GSE mode");
+            let Some(d) = g.voq[stream].release(|d| (d.wire as u64).saturating_sub(hdr)) else {
+                break;
+            };
+            let sw = &mut self.switches[s as usize];
+            sw.held -= 1;
+            sw.voq_wire -= d.wire as u64;
+            let payload = (d.wire as u64).saturating_sub(hdr);
+            self.gsp_emit(s, gsp, stream, d, payload, first);
+            first = false;
+        }
+        let g = self.gse.as_mut().expect("GSE mode");
+        let container = g.cfg.container;
+        let req = g.voq[stream].request_due(container);
+        if req > 0 {
+            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req);
+        }
     }
 
     fn drop_packet(&mut self, pkt: Desc, _in_port: u32, s: u32) {
@@ -1121,6 +1823,9 @@ impl Simulation {
             pkt.ecn,
             pkt.kind,
         );
+        if pkt.in_port == LOCAL_PORT {
+            return;
+        }
         let sw = &mut self.switches[s as usize];
         sw.buffer.release(local_in, prio, wire);
         if kind == PacketKind::Data && ecn == ECN_ECT {
@@ -1205,6 +1910,7 @@ impl Simulation {
             wire: wire as u32,
             hash: f.hash,
             sent_at: now,
+            tag: Default::default(),
         };
         if f.snd_nxt < f.high_sent {
             f.retx_bytes += payload;
@@ -1266,7 +1972,7 @@ impl Simulation {
                 let f = &mut self.flows[p.flow as usize];
                 f.cc.on_cnp(self.now);
             }
-            PacketKind::Pause => {}
+            PacketKind::Pause | PacketKind::Request | PacketKind::Grant => {}
         }
     }
 
@@ -1305,6 +2011,7 @@ impl Simulation {
             if done && f.finish.is_none() {
                 f.finish = Some(now);
                 self.flows_done += 1;
+                self.on_flow_finished(fid);
             }
         } else if p.seq > f.rcv_nxt {
             if f.nacked_at != f.rcv_nxt {

@@ -25,4 +25,12 @@ pub struct Switch {
     pub rr: u32,
     /// Packets dropped at this switch.
     pub drops: u64,
+    /// Control packets this switch generated (GSE REQUEST/GRANT).
+    pub generated: u64,
+    /// Control packets addressed to this switch and consumed here.
+    pub consumed: u64,
+    /// Packets held outside the egress queues (GSE VOQs and reorder buffers).
+    pub held: u64,
+    /// Wire bytes admitted to the buffer but waiting in GSE VOQs.
+    pub voq_wire: u64,
 }

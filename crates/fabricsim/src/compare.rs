@@ -1,0 +1,294 @@
+//! Comparisons across the runs of one scenario: `jct.csv` (job completion times per run
+//! with the ratio between variants) and `report.html` (tables and bar charts like the
+//! source documents' figures).
+//!
+//! Runs are grouped by their sweep coordinates. The last sweep axis becomes the x axis
+//! of the charts (e.g. message size), the variants are the bars side by side, and every
+//! combination of the other axes (e.g. collective and speedup) gets a chart of its own.
+
+use crate::report::{BarChart, Section, Table};
+use crate::results::Summary;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// A charted quantity: name, how to read it from a run, log scale.
+type Metric = (&'static str, fn(&Summary) -> f64, bool);
+
+/// Variant names in first-seen order.
+fn variants(rows: &[Summary]) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for r in rows {
+        if !v.contains(&r.variant_name) {
+            v.push(r.variant_name.clone());
+        }
+    }
+    v
+}
+
+/// Sweep axes in order (from the first run's coordinates, which keep the file's order).
+fn axes(rows: &[Summary], order: &[String]) -> Vec<String> {
+    if !order.is_empty() {
+        return order.to_vec();
+    }
+    rows.first()
+        .map(|r| r.params.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Values of `axis` in first-seen order.
+fn values(rows: &[Summary], axis: &str) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for r in rows {
+        if let Some(x) = r.params.get(axis) {
+            if !v.contains(x) {
+                v.push(x.clone());
+            }
+        }
+    }
+    v
+}
+
+fn coord_key(r: &Summary, axes: &[String]) -> Vec<String> {
+    axes.iter()
+        .map(|a| r.params.get(a).cloned().unwrap_or_default())
+        .collect()
+}
+
+fn ms(ns: f64) -> String {
+    if ns.is_finite() {
+        format!("{:.3}", ns / 1e6)
+    } else {
+        "-".into()
+    }
+}
+
+/// `jct.csv`: one row per sweep point, with mean and max JCT of every variant and the
+/// ratio of the first variant to each other one. `axis_order` lists the sweep axes as
+/// the scenario declares them.
+pub fn jct_csv(rows: &[Summary], axis_order: &[String]) -> String {
+    let vars = variants(rows);
+    let axes = axes(rows, axis_order);
+    let mut s = String::new();
+    for a in &axes {
+        let _ = write!(s, "{a},");
+    }
+    for v in &vars {
+        let _ = write!(s, "{v}_jct_mean_ns,{v}_jct_max_ns,");
+    }
+    let _ = write!(s, "lower_bound_ns");
+    for v in vars.iter().skip(1) {
+        let _ = write!(
+            s,
+            ",ratio_mean_{}_over_{v},ratio_max_{}_over_{v}",
+            vars[0], vars[0]
+        );
+    }
+    s.push('\n');
+    let mut points: BTreeMap<Vec<String>, BTreeMap<String, &Summary>> = BTreeMap::new();
+    let mut order: Vec<Vec<String>> = Vec::new();
+    for r in rows {
+        let k = coord_key(r, &axes);
+        if !points.contains_key(&k) {
+            order.push(k.clone());
+        }
+        points
+            .entry(k)
+            .or_default()
+            .insert(r.variant_name.clone(), r);
+    }
+    for k in order {
+        let p = &points[&k];
+        for c in &k {
+            let _ = write!(s, "{c},");
+        }
+        for v in &vars {
+            match p.get(v) {
+                Some(r) => {
+                    let _ = write!(s, "{:.3},{:.3},", r.jct_mean_ns, r.jct_max_ns);
+                }
+                None => s.push_str(",,"),
+            }
+        }
+        let lb = p
+            .values()
+            .next()
+            .map(|r| r.jct_lower_bound_ns)
+            .unwrap_or(f64::NAN);
+        let _ = write!(s, "{lb:.3}");
+        for v in vars.iter().skip(1) {
+            match (p.get(&vars[0]), p.get(v)) {
+                (Some(a), Some(b)) => {
+                    let _ = write!(
+                        s,
+                        ",{:.4},{:.4}",
+                        a.jct_mean_ns / b.jct_mean_ns,
+                        a.jct_max_ns / b.jct_max_ns
+                    );
+                }
+                _ => s.push_str(",,"),
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The report's sections: a JCT table and one bar chart per combination of the sweep
+/// axes but the last (x axis: the last axis; bars: variants), for mean and max JCT. For
+/// runs without jobs, the same charts show FCT p99 and goodput.
+pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> Vec<Section> {
+    let vars = variants(rows);
+    let axes = axes(rows, axis_order);
+    let jobs = rows.iter().any(|r| r.jobs > 0);
+    let mut out = vec![Section::Text(format!(
+        "{} runs of scenario {title}: {} variant(s) ({}) over {}.",
+        rows.len(),
+        vars.len(),
+        vars.join(", "),
+        if axes.is_empty() {
+            "no sweep".to_string()
+        } else {
+            axes.join(" x ")
+        }
+    ))];
+    // Table.
+    let mut header: Vec<String> = axes.clone();
+    header.push("variant".into());
+    if jobs {
+        header.extend(
+            [
+                "JCT mean (ms)",
+                "JCT max (ms)",
+                "lower bound (ms)",
+                "drops",
+                "PFC pauses",
+            ]
+            .map(String::from),
+        );
+    } else {
+        header.extend(
+            [
+                "FCT p50",
+                "FCT p99",
+                "goodput (Gbps)",
+                "drops",
+                "PFC pauses",
+            ]
+            .map(String::from),
+        );
+    }
+    let mut trs = Vec::new();
+    for r in rows {
+        let mut row = coord_key(r, &axes);
+        row.push(r.variant_name.clone());
+        if jobs {
+            row.extend([
+                ms(r.jct_mean_ns),
+                ms(r.jct_max_ns),
+                ms(r.jct_lower_bound_ns),
+                r.drops.to_string(),
+                r.pause_frames.to_string(),
+            ]);
+        } else {
+            row.extend([
+                ms(r.fct_p50_ns),
+                ms(r.fct_p99_ns),
+                format!("{:.2}", r.goodput_gbps),
+                r.drops.to_string(),
+                r.pause_frames.to_string(),
+            ]);
+        }
+        trs.push(row);
+    }
+    out.push(Section::Table(Table {
+        title: "Runs".into(),
+        header,
+        rows: trs,
+    }));
+    // Charts.
+    let (x_axis, group_axes) = match axes.split_last() {
+        Some((x, g)) => (Some(x.clone()), g.to_vec()),
+        None => (None, Vec::new()),
+    };
+    let xs: Vec<String> = match &x_axis {
+        Some(x) => values(rows, x),
+        None => vec!["run".into()],
+    };
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for r in rows {
+        let g = coord_key(r, &group_axes);
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    let metrics: Vec<Metric> = if jobs {
+        vec![
+            ("mean JCT (ms)", |r| r.jct_mean_ns / 1e6, true),
+            ("max JCT (ms)", |r| r.jct_max_ns / 1e6, true),
+        ]
+    } else {
+        vec![
+            ("FCT p99 (ms)", |r| r.fct_p99_ns / 1e6, true),
+            ("goodput (Gbps)", |r| r.goodput_gbps, false),
+        ]
+    };
+    for g in &groups {
+        let label: Vec<String> = group_axes
+            .iter()
+            .zip(g)
+            .map(|(a, v)| format!("{a} = {v}"))
+            .collect();
+        out.push(Section::Heading(if label.is_empty() {
+            title.to_string()
+        } else {
+            label.join(", ")
+        }));
+        for (name, f, log) in &metrics {
+            let series = vars
+                .iter()
+                .map(|v| {
+                    let vals = xs
+                        .iter()
+                        .map(|x| {
+                            rows.iter()
+                                .find(|r| {
+                                    &r.variant_name == v
+                                        && coord_key(r, &group_axes) == *g
+                                        && x_axis
+                                            .as_ref()
+                                            .map(|a| r.params.get(a) == Some(x))
+                                            .unwrap_or(true)
+                                })
+                                .map(f)
+                                .filter(|y| y.is_finite())
+                        })
+                        .collect();
+                    (
+                        if v.is_empty() {
+                            "run".to_string()
+                        } else {
+                            v.clone()
+                        },
+                        vals,
+                    )
+                })
+                .collect();
+            out.push(Section::Bar(BarChart {
+                title: format!(
+                    "{name}{}",
+                    if label.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" — {}", label.join(", "))
+                    }
+                ),
+                x_label: x_axis.clone().unwrap_or_default(),
+                y_label: name.to_string(),
+                categories: xs.clone(),
+                series,
+                log_y: *log,
+            }));
+        }
+    }
+    out
+}
