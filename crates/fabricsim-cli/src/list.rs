@@ -57,6 +57,10 @@ pub fn text() -> String {
     let _ = writeln!(w, "  [fabric.pfc]  enabled = {} (false: lossy drop-tail), threshold = \"dynamic\" | \"static\",", p.enabled);
     let _ = writeln!(
         w,
+        "                scope = \"all\" | \"edge\" (only switch ports facing hosts),"
+    );
+    let _ = writeln!(
+        w,
         "                alpha = {}, xoff = \"{}\" (static), xon_delta = \"{}\", reserve = \"{}\",",
         p.alpha,
         fmt_bytes(p.xoff),
@@ -75,7 +79,21 @@ pub fn text() -> String {
     );
     let _ = writeln!(
         w,
-        "  [fabric.load_balance] algorithm = \"ecmp\" | \"spray_random\" | \"spray_rr\""
+        "  [fabric.load_balance] algorithm = \"ecmp\" | \"spray_random\" | \"spray_rr\" | \"pktc\" (GSE containers)"
+    );
+    let gse = fabricsim::scenario::config::GseCfg::default();
+    let _ = writeln!(
+        w,
+        "  [fabric.gse]  (with pktc) container = \"{}\" (payload), header = {} B, scheduling = \"none\" | \"dgsq\",",
+        fmt_bytes(gse.container),
+        gse.header
+    );
+    let _ = writeln!(
+        w,
+        "                eps = {} (grants at (1-eps) x port rate), reorder_timeout = \"{}\", control_bytes = {} B",
+        gse.eps,
+        fmt_time(gse.reorder_timeout),
+        gse.control_bytes
     );
     let sec = fabricsim::scenario::config::SecurityCfg::default();
     let _ = writeln!(
@@ -143,6 +161,14 @@ pub fn text() -> String {
         "  permutation     hosts = \"all\", size, start (random derangement, seeded)"
     );
     let _ = writeln!(w, "  all_to_all      hosts = \"all\", size, start");
+    let _ = writeln!(
+        w,
+        "  collective      collective = \"ring_allreduce\" | \"alltoall\" | \"halving_doubling\", size (per rank),"
+    );
+    let _ = writeln!(
+        w,
+        "                  hosts = \"all\", jobs = \"one\" | \"nic_index\", start, repeat = 1, chunks = 1, channels = 1, rounds = false"
+    );
     let _ = writeln!(
         w,
         "\n[record]  queue_interval (queues.csv), rate_interval (rates.csv)"

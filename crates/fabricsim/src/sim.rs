@@ -40,6 +40,9 @@ use std::path::Path;
 /// 12 % gain at k = 16, 6144 ports; a 15 % instruction overhead and no gain at k = 8).
 const PREFETCH_MIN_PORTS: usize = 4096;
 
+/// No port (a grant without a spine to come in by).
+const NO_VIA: u32 = u32::MAX;
+
 /// `Desc::in_port` of a packet a switch generated itself (charged to no ingress).
 const LOCAL_PORT: u16 = u16::MAX;
 
@@ -843,6 +846,11 @@ impl Simulation {
             },
             rr: vec![0; n_gsp],
             held_bytes: vec![0; n_gsp],
+            via_out: if dgsq {
+                vec![0; ports.len()]
+            } else {
+                Vec::new()
+            },
             stats: Default::default(),
         }
     }
@@ -1473,7 +1481,7 @@ impl Simulation {
                 if p.kind == PacketKind::Request {
                     self.on_request(p.src, p.flow, p.seq);
                 } else {
-                    self.on_grant(s, gsp, p.flow, p.seq);
+                    self.on_grant(s, gsp, p.flow, p.seq, p.payload);
                 }
                 true
             }
@@ -1515,10 +1523,10 @@ impl Simulation {
                         let req = v.push(pkt, payload, container);
                         g.stats.voq_max_bytes = g.stats.voq_max_bytes.max(v.max_bytes);
                         if req > 0 {
-                            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req);
+                            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, NO_VIA);
                         }
                     } else {
-                        self.gsp_emit(s, gsp, stream, pkt, payload, false);
+                        self.gsp_emit(s, gsp, stream, pkt, payload, false, NO_VIA);
                     }
                     self.maybe_pause(s, in_port, pkt.in_port as usize, prio);
                     return true;
@@ -1526,6 +1534,12 @@ impl Simulation {
                 if !from_host && dst_gsp == gsp {
                     // Destination GSP: strip the header, restore container order.
                     pkt.wire -= header;
+                    if g.dgsq {
+                        let payload = self.payload_of(&pkt, false);
+                        let g = self.gse.as_mut().expect("GSE mode");
+                        let v = &mut g.via_out[in_port as usize];
+                        *v = v.saturating_sub(payload);
+                    }
                     pkt.in_port = (in_port - self.switches[s as usize].first_port) as u16;
                     self.gsp_reorder(s, gsp, pkt);
                     return true;
@@ -1547,6 +1561,9 @@ impl Simulation {
     }
 
     /// Places an admitted packet in its container and queues it on the container's uplink.
+    /// `via`: with DGSQ, the destination GSP's port the grant asked the container to come
+    /// in on (the source takes its uplink toward that spine), or `NO_VIA`.
+    #[allow(clippy::too_many_arguments)]
     fn gsp_emit(
         &mut self,
         s: u32,
@@ -1555,6 +1572,7 @@ impl Simulation {
         mut pkt: Desc,
         payload: u64,
         force: bool,
+        via: u32,
     ) {
         let g = self.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[pkt.dst as usize] == gsp {
@@ -1572,8 +1590,24 @@ impl Simulation {
             let n = cands.len as usize;
             let ports = &self.ports;
             let routing = &self.routing;
+            // The spine the grant named, if this GSP has uplinks to it: those uplinks
+            // only; otherwise all of them.
+            let spine = if via == NO_VIA {
+                u32::MAX
+            } else {
+                ports[ports[via as usize].peer as usize].node
+            };
+            let to_spine = |k: usize| {
+                let p = routing.port_of(cands, k) as usize;
+                ports[ports[p].peer as usize].node == spine
+            };
+            let restrict = spine != u32::MAX && (0..n).any(to_spine);
             let k = crate::gse::pktc::best_uplink(n, &mut g.rr[gsp as usize], |k| {
-                ports[routing.port_of(cands, k) as usize].total_bytes
+                if restrict && !to_spine(k) {
+                    u64::MAX
+                } else {
+                    ports[routing.port_of(cands, k) as usize].total_bytes
+                }
             });
             g.tx[stream].uplink = self.routing.port_of(cands, k);
         }
@@ -1685,6 +1719,7 @@ impl Simulation {
     }
 
     /// Sends a REQUEST or GRANT from switch `s` toward host `to` (whose GSP takes it).
+    #[allow(clippy::too_many_arguments)]
     fn send_gse_ctrl(
         &mut self,
         s: u32,
@@ -1693,6 +1728,7 @@ impl Simulation {
         to: u32,
         port_host: u32,
         bytes: u64,
+        via: u32,
     ) {
         let g = self.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[to as usize] == g.gsp_of_switch[s as usize] {
@@ -1701,7 +1737,7 @@ impl Simulation {
                 PacketKind::Request => self.on_request(gsp, port_host, bytes),
                 _ => {
                     let me = g.gsp_of_switch[s as usize];
-                    self.on_grant(s, me, port_host, bytes);
+                    self.on_grant(s, me, port_host, bytes, via);
                 }
             }
             return;
@@ -1718,6 +1754,7 @@ impl Simulation {
         p.dst = to;
         p.flow = port_host;
         p.seq = bytes;
+        p.payload = via;
         p.hash = ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host);
         let mut d = self.arena.alloc_desc(p);
         d.in_port = LOCAL_PORT;
@@ -1762,7 +1799,26 @@ impl Simulation {
         let s = g.switch_of_gsp[dst_gsp as usize];
         if let Some((src_gsp, bytes)) = grant {
             let to = g.voq[g.stream(src_gsp as u32, dst)].grant_to;
-            self.send_gse_ctrl(s, PacketKind::Grant, src_gsp as u32, to, dst, bytes);
+            // Spine-link capacity: the container is to come in over the fabric link into
+            // this GSP with the fewest granted bytes still to arrive.
+            let via = if src_gsp as u32 == dst_gsp {
+                NO_VIA
+            } else {
+                let node = &self.nodes[self.switches[s as usize].node as usize];
+                let mut best = NO_VIA;
+                for p in node.first_port..node.first_port + node.n_ports {
+                    if !self.edge_port[p as usize]
+                        && (best == NO_VIA || g.via_out[p as usize] < g.via_out[best as usize])
+                    {
+                        best = p;
+                    }
+                }
+                if best != NO_VIA {
+                    g.via_out[best as usize] += bytes;
+                }
+                best
+            };
+            self.send_gse_ctrl(s, PacketKind::Grant, src_gsp as u32, to, dst, bytes, via);
         }
         if more {
             self.queue.push(next.max(now), Event::Grant(dst));
@@ -1770,7 +1826,7 @@ impl Simulation {
     }
 
     /// A GRANT of `bytes` toward host `dst` reached its source GSP `gsp` (switch `s`).
-    fn on_grant(&mut self, s: u32, gsp: u32, dst: u32, bytes: u64) {
+    fn on_grant(&mut self, s: u32, gsp: u32, dst: u32, bytes: u64, via: u32) {
         let g = self.gse.as_mut().expect("GSE mode");
         let stream = g.stream(gsp, dst);
         g.voq[stream].grant(bytes);
@@ -1791,14 +1847,14 @@ impl Simulation {
             sw.held -= 1;
             sw.voq_wire -= d.wire as u64;
             let payload = (d.wire as u64).saturating_sub(hdr);
-            self.gsp_emit(s, gsp, stream, d, payload, first);
+            self.gsp_emit(s, gsp, stream, d, payload, first, via);
             first = false;
         }
         let g = self.gse.as_mut().expect("GSE mode");
         let container = g.cfg.container;
         let req = g.voq[stream].request_due(container);
         if req > 0 {
-            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req);
+            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, NO_VIA);
         }
     }
 

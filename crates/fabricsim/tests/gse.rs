@@ -204,6 +204,27 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
         wire_bits / secs / 1e9
     );
     assert!(s.grants >= 31 * 2 * 1024 * 1024 / 16_384);
+    // Grants name the spine link each container comes in by, least loaded first: the four
+    // spine -> leaf 0 links carry within 10% of an even share.
+    let leaf = sim.ports[down as usize].node;
+    let node = &sim.nodes[leaf as usize];
+    let inbound: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
+        .filter(|&p| {
+            matches!(
+                sim.ports[sim.ports[p as usize].peer as usize].owner(),
+                NodeKind::Switch(_)
+            )
+        })
+        .map(|p| sim.ports[sim.ports[p as usize].peer as usize].tx_bytes)
+        .collect();
+    assert_eq!(inbound.len(), 4);
+    let mean = inbound.iter().sum::<u64>() as f64 / 4.0;
+    for b in &inbound {
+        assert!(
+            (*b as f64 - mean).abs() <= 0.10 * mean,
+            "spine links into the receiver's leaf: {inbound:?}"
+        );
+    }
     // Without DGSQ the same incast overflows the fabric (PFC is only at the edge).
     let mut no = build(
         &testbed(4, &w),

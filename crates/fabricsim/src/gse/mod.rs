@@ -42,6 +42,10 @@ pub struct Gse {
     pub rr: Vec<u32>,
     /// Reorder-buffer bytes held per GSP now.
     pub held_bytes: Vec<u64>,
+    /// DGSQ: per fabric-facing port of a destination GSP, payload bytes granted to come in
+    /// through it and not yet arrived (grants name the least-loaded one, so that grants
+    /// respect the spine links' capacity, not only the destination port's).
+    pub via_out: Vec<u64>,
     /// Statistics.
     pub stats: GseStats,
 }
