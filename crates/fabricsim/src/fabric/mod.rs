@@ -12,6 +12,7 @@ pub mod link;
 pub mod pfc;
 pub mod port;
 pub mod switch;
+pub mod tcd;
 
 pub use link::Link;
 pub use port::Port;
