@@ -10,6 +10,7 @@
 
 pub mod dcqcn;
 pub mod line_rate;
+pub mod timely;
 
 use crate::units::Time;
 
