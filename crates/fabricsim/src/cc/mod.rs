@@ -9,6 +9,7 @@
 //! variant of [`AnyCc`] and of `CcAlgorithm` in the scenario schema.
 
 pub mod dcqcn;
+pub mod hpcc;
 pub mod line_rate;
 pub mod timely;
 
