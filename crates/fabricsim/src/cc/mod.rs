@@ -8,6 +8,7 @@
 //! Adding an algorithm: a new file with a config type that builds the controller, a
 //! variant of [`AnyCc`] and of `CcAlgorithm` in the scenario schema.
 
+pub mod acc;
 pub mod dcqcn;
 pub mod hpcc;
 pub mod line_rate;
