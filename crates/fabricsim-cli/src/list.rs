@@ -47,6 +47,14 @@ pub fn text() -> String {
         w,
         "              routes = [{{at, to, via = [names]}}] (static next hops)"
     );
+    let _ = writeln!(
+        w,
+        "  ns3_file    file (ns-3 HPCC topology: `nodes switches links`, switch ids, then"
+    );
+    let _ = writeln!(
+        w,
+        "              `a b rate delay error_rate` per link; non-switch nodes are hosts 0.. in node-id order)"
+    );
     let _ = writeln!(w, "\n[fabric]");
     let _ = writeln!(
         w,
@@ -168,6 +176,23 @@ pub fn text() -> String {
     let _ = writeln!(
         w,
         "                  hosts = \"all\", jobs = \"one\" | \"nic_index\", start, repeat = 1, chunks = 1, channels = 1, rounds = false"
+    );
+    let cdfs: Vec<String> = fabricsim::workload::cdf::BUILTIN
+        .iter()
+        .map(|(n, _, _)| format!("\"{n}\""))
+        .collect();
+    let _ = writeln!(
+        w,
+        "  poisson         cdf = {} | \"path/to/cdf\" (`size percent` lines),",
+        cdfs.join(" | ")
+    );
+    let _ = writeln!(
+        w,
+        "                  load (0 < load <= 1 of the host link), duration | flows (count), start = \"0us\","
+    );
+    let _ = writeln!(
+        w,
+        "                  hosts = \"all\", cross_rack_only = true when the hosts span 2+ switches (seeded)"
     );
     let _ = writeln!(
         w,

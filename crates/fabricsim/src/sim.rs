@@ -336,7 +336,7 @@ impl Simulation {
     /// Validates `sc` and builds the runtime model. `file` names the scenario in errors and
     /// `base_dir` resolves workload files.
     pub fn build(sc: &Scenario, file: &str, base_dir: &Path) -> Result<Simulation, ScenarioError> {
-        let g = topology::build(&sc.topology, file)?;
+        let g = topology::build(&sc.topology, file, base_dir)?;
         let t = &sc.transport;
         if t.mtu == 0 {
             return Err(err(file, "transport.mtu", "must be at least 1 byte"));

@@ -174,7 +174,26 @@ flows = [
 ]
 "#;
 
-const BASES: &[&str] = &[FULL, FAT_TREE, CUSTOM];
+/// Poisson arrivals with sizes from a built-in flow-size CDF.
+const POISSON: &str = r#"seed = 5
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 1
+servers_per_leaf = 2
+host_rate = "100Gbps"
+
+[[workload]]
+kind = "poisson"
+cdf = "fbhdp"
+load = 0.3
+flows = 20
+start = "1us"
+hosts = "all"
+cross_rack_only = true
+"#;
+
+const BASES: &[&str] = &[FULL, FAT_TREE, CUSTOM, POISSON];
 
 /// Keys that may be added on a new line (anywhere: most places make them unknown fields).
 const KEYS: &[&str] = &[
@@ -417,6 +436,14 @@ fn apply(src: &str, m: &Mutation) -> String {
 /// Whether a scenario is small enough to build in a test: at most a few thousand ports and
 /// a few million packets in all. Larger ones are valid input, just slow.
 fn small_enough(sc: &Scenario) -> bool {
+    // Host link rate (bits per second), for workloads that offer a fraction of it.
+    let host_rate: f64 = match &sc.topology {
+        TopologyCfg::LeafSpine(c) => c.host_rate.0 as f64,
+        TopologyCfg::FatTree(c) => c.rate.0 as f64,
+        TopologyCfg::Custom(c) => c.links.iter().map(|l| l.rate.0 as f64).fold(0.0, f64::max),
+        // Not read here: assume the fastest rate there is.
+        TopologyCfg::Ns3File { .. } => fabricsim::units::MAX_RATE_BPS as f64,
+    };
     let hosts: f64 = match &sc.topology {
         TopologyCfg::LeafSpine(c) => {
             let hosts = c.leaves as f64 * c.servers_per_leaf as f64 * c.nics_per_server as f64;
@@ -442,6 +469,25 @@ fn small_enough(sc: &Scenario) -> bool {
             (c.k as f64).powi(3) / 4.0 * c.oversubscription as f64
         }
         TopologyCfg::Custom(c) => c.hosts.len() as f64,
+        TopologyCfg::Ns3File { file } => {
+            // The header `nodes switches links`, when the file is there.
+            let header = std::fs::read_to_string(Path::new(".").join(file))
+                .ok()
+                .and_then(|t| {
+                    let v: Vec<f64> = t
+                        .lines()
+                        .next()?
+                        .split_whitespace()
+                        .map(|x| x.parse().ok())
+                        .collect::<Option<_>>()?;
+                    (v.len() == 3).then(|| (v[0] - v[1], v[2]))
+                });
+            match header {
+                Some((hosts, links)) if links <= 5_000.0 => hosts,
+                Some(_) => return false,
+                None => 0.0,
+            }
+        }
     };
     if hosts > 2_000.0 {
         return false;
@@ -475,6 +521,22 @@ fn small_enough(sc: &Scenario) -> bool {
                 let n = set_len(&c.hosts);
                 let pieces = n * n * c.chunks.max(1) as f64 * c.channels.max(1) as f64;
                 c.repeat.max(1) as f64 * (n * 2.0 * (c.size as f64 / mtu).ceil() + pieces)
+            }
+            WorkloadCfg::Poisson(c) => {
+                // Each host offers `load` of its link; with `flows` the count bounds it.
+                let mean = fabricsim::workload::cdf::resolve(&c.cdf, Path::new("."), "f", "f")
+                    .map(|d| d.mean())
+                    .unwrap_or(0.0);
+                let (flows, bytes) = match (c.flows, c.duration) {
+                    (Some(n), _) => (n as f64, n as f64 * mean),
+                    (None, Some(d)) => {
+                        let bytes = set_len(&c.hosts) * c.load.clamp(0.0, 1.0) * host_rate / 8.0
+                            * (d as f64 / 1e12);
+                        (bytes / mean.max(1.0), bytes)
+                    }
+                    (None, None) => (0.0, 0.0),
+                };
+                flows + bytes / mtu
             }
         };
     }

@@ -97,6 +97,12 @@ pub enum TopologyCfg {
     FatTree(FatTreeCfg),
     /// Nodes, links and optional static routes listed by hand.
     Custom(CustomTopoCfg),
+    /// A topology file in the ns-3 HPCC format (`nodes switches links`, the switch ids,
+    /// then `a b rate delay error_rate` per link); see [`crate::topology::ns3`].
+    Ns3File {
+        /// Path, relative to the scenario file.
+        file: String,
+    },
 }
 
 /// Two-tier leaf-spine (a Clos of leaves and spines).
@@ -811,6 +817,39 @@ pub enum WorkloadCfg {
     },
     /// Jobs running a collective (ring AllReduce, AlltoAll, halving-doubling AllReduce).
     Collective(CollectiveCfg),
+    /// Poisson flow arrivals at a target load, sizes drawn from a flow-size CDF.
+    Poisson(PoissonCfg),
+}
+
+/// Poisson arrivals of flows whose sizes follow a flow-size CDF (the HPCC traffic
+/// generator's model): every source host starts flows at exponentially distributed
+/// intervals of mean `mean size * 8 / (load * host link rate)`, each to a uniformly random
+/// other host. See [`crate::workload::poisson`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonCfg {
+    /// A built-in CDF (`websearch`, `fbhdp`, `alistorage2019`, `googlerpc2008`) or the
+    /// path of a CDF file (`<size bytes> <cumulative percent>` per line), relative to the
+    /// scenario file.
+    pub cdf: String,
+    /// Offered load as a fraction of each source's host link capacity (0 < load <= 1).
+    pub load: f64,
+    /// Arrivals from `start` for this long (give `duration` or `flows`).
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub duration: Option<Time>,
+    /// Number of flows: the first `flows` arrivals of all hosts together.
+    #[serde(default)]
+    pub flows: Option<u64>,
+    /// Time from which arrivals are counted.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub start: Option<Time>,
+    /// Hosts taking part, as sources and destinations.
+    #[serde(default = "all_hosts")]
+    pub hosts: HostSet,
+    /// Destinations only under another edge switch than the source. Default: true when
+    /// the hosts attach to at least two switches.
+    #[serde(default)]
+    pub cross_rack_only: Option<bool>,
 }
 
 /// Collective algorithms.
@@ -937,7 +976,7 @@ trait TaggedByKind: Sized {
 }
 
 impl TaggedByKind for TopologyCfg {
-    const KINDS: &'static [&'static str] = &["leaf_spine", "fat_tree", "custom"];
+    const KINDS: &'static [&'static str] = &["leaf_spine", "fat_tree", "custom", "ns3_file"];
     fn de_external<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         TopologyCfg::deserialize(d)
     }
@@ -952,6 +991,7 @@ impl TaggedByKind for WorkloadCfg {
         "permutation",
         "all_to_all",
         "collective",
+        "poisson",
     ];
     fn de_external<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         WorkloadCfg::deserialize(d)

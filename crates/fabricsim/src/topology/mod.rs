@@ -1,18 +1,20 @@
 //! Topologies: the graph of hosts (NICs), switches and full-duplex links a scenario asks
 //! for, before it is turned into ports and links of the runtime model.
 //!
-//! Each generator (leaf-spine, fat-tree, custom) produces a [`TopoGraph`]; validation common
-//! to all of them (connectivity, positive rates, one link per host) lives here so every
-//! generator gets the same clear errors.
+//! Each generator (leaf-spine, fat-tree, custom, an ns-3 HPCC topology file) produces a
+//! [`TopoGraph`]; validation common to all of them (connectivity, positive rates, one link
+//! per host) lives here so every generator gets the same clear errors.
 
 pub mod custom;
 pub mod fat_tree;
 pub mod leaf_spine;
+pub mod ns3;
 
 use crate::engine::MAX_INDEX;
 use crate::scenario::config::TopologyCfg;
 use crate::scenario::ScenarioError;
 use crate::units::{Rate, Time, PS_PER_METRE};
+use std::path::Path;
 
 /// One node of the graph.
 #[derive(Clone, Debug)]
@@ -214,12 +216,14 @@ pub fn link_delay(
 /// Longest link delay: 1 s (200,000 km of fibre).
 pub const MAX_LINK_DELAY: Time = crate::units::SEC;
 
-/// Builds the graph a scenario's topology section describes.
-pub fn build(cfg: &TopologyCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
+/// Builds the graph a scenario's topology section describes; topology files are read
+/// relative to `base_dir` (the scenario file's directory).
+pub fn build(cfg: &TopologyCfg, file: &str, base_dir: &Path) -> Result<TopoGraph, ScenarioError> {
     let g = match cfg {
         TopologyCfg::LeafSpine(c) => leaf_spine::build(c, file)?,
         TopologyCfg::FatTree(c) => fat_tree::build(c, file)?,
         TopologyCfg::Custom(c) => custom::build(c, file)?,
+        TopologyCfg::Ns3File { file: path } => ns3::build(path, base_dir, file)?,
     };
     g.validate(file)?;
     Ok(g)

@@ -4,8 +4,10 @@
 //! seed and the generator's position, so a workload is a pure function of the scenario and
 //! the seed. Files (CSV, the ns-3 HPCC flow format) are read relative to the scenario file.
 
+pub mod cdf;
 pub mod collective;
 pub mod files;
+pub mod poisson;
 
 use crate::engine::MAX_INDEX;
 use crate::scenario::config::{
@@ -424,6 +426,10 @@ fn generate_flows(
                         }
                     }
                 }
+            }
+            WorkloadCfg::Poisson(c) => {
+                let flows = poisson::generate(c, g, seed, base_dir, file, wi, out.len())?;
+                out.extend(flows);
             }
         }
         if out.len() == before {

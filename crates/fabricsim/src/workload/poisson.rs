@@ -1,0 +1,257 @@
+//! Poisson flow arrivals with sizes from a flow-size CDF (`kind = "poisson"`), the model of
+//! the HPCC ns-3 traffic generator used by the HPCC and ACC papers (document 004).
+//!
+//! Every source host runs its own Poisson process: inter-arrival times are exponential
+//! with mean `mean flow size * 8 / (load * rate of the host's link)` (the CDF's mean, see
+//! [`super::cdf::Cdf::mean`]), so each host offers `load` of its link on average. Each
+//! arrival draws a size from the CDF and a destination uniformly among the allowed hosts:
+//! every other host of the set, or with `cross_rack_only` every host under another edge
+//! switch (the switch the host's one link attaches to).
+//!
+//! The processes are merged in time order (a heap of the next arrival of every host; ties
+//! go to the host listed first), and each arrival draws, in this order, its size, its
+//! destination and the host's next inter-arrival time, all from one generator seeded by
+//! `component_rng(seed, "workload[i].poisson")`. The flows therefore come out sorted by
+//! start time; `duration` keeps the arrivals before `start + duration` and `flows = n` the
+//! first n. A longer duration only adds flows after the others.
+
+use super::cdf;
+use crate::engine::MAX_INDEX;
+use crate::scenario::config::PoissonCfg;
+use crate::scenario::ScenarioError;
+use crate::seed::component_rng;
+use crate::topology::TopoGraph;
+use crate::transport::FlowSpec;
+use crate::units::SEC;
+use rand::Rng;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::Path;
+
+/// For every host id, the node of the switch its link attaches to and the link's rate in
+/// bits per second (`None` for a host without a link).
+pub fn host_attachments(g: &TopoGraph) -> Vec<Option<(usize, u64)>> {
+    let mut host_of_node = vec![None; g.nodes.len()];
+    for (h, &n) in g.hosts.iter().enumerate() {
+        if let Some(slot) = host_of_node.get_mut(n) {
+            *slot = Some(h);
+        }
+    }
+    let mut out = vec![None; g.hosts.len()];
+    for l in &g.links {
+        for (me, other) in [(l.a, l.b), (l.b, l.a)] {
+            if let Some(Some(h)) = host_of_node.get(me) {
+                if out[*h].is_none() {
+                    out[*h] = Some((other, l.rate.0));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Generates the flows of poisson workload `wi`; `first_flow` is the number of flows the
+/// workloads before it made (flow ids are bounded by [`MAX_INDEX`]).
+#[allow(clippy::too_many_arguments)]
+pub fn generate(
+    c: &PoissonCfg,
+    g: &TopoGraph,
+    seed: u64,
+    base_dir: &Path,
+    file: &str,
+    wi: usize,
+    first_flow: usize,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let fld = |s: &str| format!("workload[{wi}].{s}");
+    let ferr = |s: &str, m: String| ScenarioError::field(file, fld(s), m);
+
+    if !(c.load > 0.0 && c.load <= 1.0) {
+        return Err(ferr(
+            "load",
+            format!(
+                "load {} is not allowed: it is a fraction of the host link capacity, 0 < load <= 1",
+                c.load
+            ),
+        ));
+    }
+    let cdf = cdf::resolve(&c.cdf, base_dir, file, &fld("cdf"))?;
+    let mean = cdf.mean();
+    if mean.is_nan() || mean < 1.0 {
+        return Err(ferr(
+            "cdf",
+            format!("the CDF's mean flow size is {mean} bytes: it must be at least 1 byte"),
+        ));
+    }
+    let start = c.start.unwrap_or(0);
+    let room = (MAX_INDEX as u64).saturating_sub(first_flow as u64);
+    enum Stop {
+        At(f64),
+        Count(u64),
+    }
+    let stop = match (c.duration, c.flows) {
+        (Some(_), Some(_)) => {
+            return Err(ferr(
+                "flows",
+                "give either `duration` or `flows`, not both".into(),
+            ))
+        }
+        (None, None) => return Err(ferr(
+            "duration",
+            "missing: give `duration` (arrivals from `start` for this long) or `flows` (a count)"
+                .into(),
+        )),
+        (Some(d), None) => {
+            if d == 0 {
+                return Err(ferr("duration", "must be positive".into()));
+            }
+            if start.checked_add(d).is_none() {
+                return Err(ferr(
+                    "duration",
+                    "start + duration is beyond the largest time (213 days)".into(),
+                ));
+            }
+            Stop::At(d as f64)
+        }
+        (None, Some(n)) => {
+            if n == 0 {
+                return Err(ferr("flows", "must be at least 1".into()));
+            }
+            if n > room {
+                return Err(ferr(
+                    "flows",
+                    format!("{n} flows is too many: at most {MAX_INDEX} per run"),
+                ));
+            }
+            Stop::Count(n)
+        }
+    };
+
+    let hs = super::resolve_set(&c.hosts, g, file, &fld("hosts"), None)?;
+    {
+        let mut seen = vec![false; g.hosts.len()];
+        for &h in &hs {
+            if std::mem::replace(&mut seen[h as usize], true) {
+                return Err(ferr("hosts", format!("host {h} is listed twice")));
+            }
+        }
+    }
+    if hs.len() < 2 {
+        return Err(ferr(
+            "hosts",
+            "a poisson workload needs at least 2 hosts".into(),
+        ));
+    }
+    let att = host_attachments(g);
+    let mut sw = Vec::with_capacity(hs.len());
+    let mut rate = Vec::with_capacity(hs.len());
+    for &h in &hs {
+        let (s, r) = att[h as usize].ok_or_else(|| {
+            ferr(
+                "hosts",
+                format!("host {} has no link", g.nodes[g.hosts[h as usize]].name),
+            )
+        })?;
+        sw.push(s);
+        rate.push(r);
+    }
+    let racks = {
+        let mut v = sw.clone();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
+    let cross = match c.cross_rack_only {
+        Some(b) => b,
+        None => racks >= 2,
+    };
+    if cross && racks < 2 {
+        return Err(ferr(
+            "cross_rack_only",
+            format!(
+                "all {} hosts attach to switch {}: cross-rack traffic needs hosts under at least 2 switches (or set cross_rack_only = false)",
+                hs.len(),
+                g.nodes[sw[0]].name
+            ),
+        ));
+    }
+
+    // Destinations: the hosts sorted by (group, id), where the group is the edge switch
+    // (cross-rack) or the host itself. A source may send to every host outside its
+    // group's block [block_start, block_start + block_len).
+    let key = |i: usize| if cross { sw[i] } else { i };
+    let mut order: Vec<usize> = (0..hs.len()).collect();
+    order.sort_by_key(|&i| (key(i), hs[i]));
+    let sorted: Vec<u32> = order.iter().map(|&i| hs[i]).collect();
+    let mut block = vec![(0usize, 0usize); hs.len()];
+    let mut b = 0;
+    while b < order.len() {
+        let mut e = b;
+        while e < order.len() && key(order[e]) == key(order[b]) {
+            e += 1;
+        }
+        for &i in &order[b..e] {
+            block[i] = (b, e - b);
+        }
+        b = e;
+    }
+
+    // Mean inter-arrival time of each source, in picoseconds.
+    let iat: Vec<f64> = rate
+        .iter()
+        .map(|&r| mean * 8.0 / (c.load * r as f64) * SEC as f64)
+        .collect();
+    if let Stop::At(d) = stop {
+        let expected: f64 = iat.iter().map(|m| d / m).sum();
+        if expected > room as f64 {
+            return Err(ferr(
+                "duration",
+                format!(
+                    "about {expected:.0} flows at this load and duration: at most {MAX_INDEX} per run"
+                ),
+            ));
+        }
+    }
+
+    let mut rng = component_rng(seed, &format!("workload[{wi}].poisson"));
+    let exp = |rng: &mut rand_chacha::ChaCha8Rng, m: f64| -> f64 {
+        let u: f64 = rng.gen();
+        // ln(1 - u) is in (-inf, 0]; abs keeps a zero positive (its bits must sort first).
+        (m * (1.0 - u).ln()).abs()
+    };
+    // Next arrival of each source, as an offset from `start` in picoseconds. The keys are
+    // the bits of non-negative finite doubles, which order like the doubles.
+    let mut next: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::with_capacity(hs.len());
+    for (i, &m) in iat.iter().enumerate() {
+        next.push(Reverse((exp(&mut rng, m).to_bits(), i)));
+    }
+    let mut out = Vec::new();
+    while let Some(Reverse((bits, i))) = next.pop() {
+        let t = f64::from_bits(bits);
+        match stop {
+            Stop::At(d) if t >= d => break,
+            Stop::Count(n) if out.len() as u64 >= n => break,
+            _ => {}
+        }
+        if out.len() as u64 >= room {
+            return Err(ferr(
+                "duration",
+                format!("more than {MAX_INDEX} flows at this load and duration"),
+            ));
+        }
+        let size = cdf.sample(&mut rng);
+        let (bs, bl) = block[i];
+        let k = rng.gen_range(0..sorted.len() - bl);
+        let dst = sorted[if k < bs { k } else { k + bl }];
+        out.push(FlowSpec {
+            src: hs[i],
+            dst,
+            size,
+            start: start.saturating_add(t.round() as u64),
+        });
+        let t2 = t + exp(&mut rng, iat[i]);
+        if t2.is_finite() {
+            next.push(Reverse((t2.to_bits(), i)));
+        }
+    }
+    Ok(out)
+}
