@@ -440,6 +440,7 @@ fn small_enough(sc: &Scenario) -> bool {
     let host_rate: f64 = match &sc.topology {
         TopologyCfg::LeafSpine(c) => c.host_rate.0 as f64,
         TopologyCfg::FatTree(c) => c.rate.0 as f64,
+        TopologyCfg::ThreeTier(c) => c.host_rate.0 as f64,
         TopologyCfg::Custom(c) => c.links.iter().map(|l| l.rate.0 as f64).fold(0.0, f64::max),
         // Not read here: assume the fastest rate there is.
         TopologyCfg::Ns3File { .. } => fabricsim::units::MAX_RATE_BPS as f64,
@@ -467,6 +468,15 @@ fn small_enough(sc: &Scenario) -> bool {
                 return false;
             }
             (c.k as f64).powi(3) / 4.0 * c.oversubscription as f64
+        }
+        TopologyCfg::ThreeTier(c) => {
+            let pods = c.pods as f64;
+            let switch_links =
+                pods * (c.tors_per_pod as f64 * c.aggs_per_pod as f64 + c.cores as f64);
+            if switch_links > 5_000.0 {
+                return false;
+            }
+            c.pods as f64 * c.tors_per_pod as f64 * c.servers_per_tor as f64
         }
         TopologyCfg::Custom(c) => c.hosts.len() as f64,
         TopologyCfg::Ns3File { file } => {

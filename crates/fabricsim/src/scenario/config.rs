@@ -95,6 +95,8 @@ pub enum TopologyCfg {
     LeafSpine(LeafSpineCfg),
     /// Three-tier k-ary fat-tree.
     FatTree(FatTreeCfg),
+    /// General three-tier Clos: pods of ToR and aggregation switches, and cores.
+    ThreeTier(ThreeTierCfg),
     /// Nodes, links and optional static routes listed by hand.
     Custom(CustomTopoCfg),
     /// A topology file in the ns-3 HPCC format (`nodes switches links`, the switch ids,
@@ -162,6 +164,42 @@ pub struct FatTreeCfg {
     /// Hosts per edge switch divided by k/2: 1 is non-blocking, 2 is 2:1 oversubscribed.
     #[serde(default = "one")]
     pub oversubscription: u32,
+    /// Delay of every link.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub link_delay: Option<Time>,
+    /// Cable length of every link, at 5 ns per metre.
+    #[serde(default, deserialize_with = "su::opt_length")]
+    pub link_length: Option<f64>,
+}
+
+/// General three-tier Clos: `pods` pods, each of `tors_per_pod` ToR switches with
+/// `servers_per_tor` servers (one NIC each) and `aggs_per_pod` aggregation switches, and
+/// `cores` core switches. Every ToR links to every aggregation switch of its pod;
+/// aggregation switch j of every pod links to the j-th group of `cores / aggs_per_pod`
+/// cores. The 320-server fat-tree of document 004 is pods = 5, tors_per_pod = 4,
+/// servers_per_tor = 16, aggs_per_pod = 4, cores = 16.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreeTierCfg {
+    /// Pods (>= 1).
+    pub pods: u32,
+    /// ToR (edge) switches per pod (>= 1).
+    pub tors_per_pod: u32,
+    /// Servers below each ToR (>= 1); each is one host.
+    pub servers_per_tor: u32,
+    /// Aggregation switches per pod (>= 1).
+    pub aggs_per_pod: u32,
+    /// Core switches (a positive multiple of `aggs_per_pod`).
+    pub cores: u32,
+    /// Rate of server-ToR links.
+    #[serde(deserialize_with = "su::rate")]
+    pub host_rate: Rate,
+    /// Rate of ToR-aggregation links (default: `host_rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub tor_agg_rate: Option<Rate>,
+    /// Rate of aggregation-core links (default: `tor_agg_rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub agg_core_rate: Option<Rate>,
     /// Delay of every link.
     #[serde(default, deserialize_with = "su::opt_time")]
     pub link_delay: Option<Time>,
@@ -976,7 +1014,8 @@ trait TaggedByKind: Sized {
 }
 
 impl TaggedByKind for TopologyCfg {
-    const KINDS: &'static [&'static str] = &["leaf_spine", "fat_tree", "custom", "ns3_file"];
+    const KINDS: &'static [&'static str] =
+        &["leaf_spine", "fat_tree", "three_tier", "custom", "ns3_file"];
     fn de_external<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         TopologyCfg::deserialize(d)
     }

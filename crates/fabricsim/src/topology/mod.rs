@@ -1,14 +1,16 @@
 //! Topologies: the graph of hosts (NICs), switches and full-duplex links a scenario asks
 //! for, before it is turned into ports and links of the runtime model.
 //!
-//! Each generator (leaf-spine, fat-tree, custom, an ns-3 HPCC topology file) produces a
-//! [`TopoGraph`]; validation common to all of them (connectivity, positive rates, one link
-//! per host) lives here so every generator gets the same clear errors.
+//! Each generator (leaf-spine, fat-tree, three-tier Clos, custom, an ns-3 HPCC topology
+//! file) produces a [`TopoGraph`]; validation common to all of them (connectivity,
+//! positive rates, one link per host) lives here so every generator gets the same clear
+//! errors.
 
 pub mod custom;
 pub mod fat_tree;
 pub mod leaf_spine;
 pub mod ns3;
+pub mod three_tier;
 
 use crate::engine::MAX_INDEX;
 use crate::scenario::config::TopologyCfg;
@@ -222,6 +224,7 @@ pub fn build(cfg: &TopologyCfg, file: &str, base_dir: &Path) -> Result<TopoGraph
     let g = match cfg {
         TopologyCfg::LeafSpine(c) => leaf_spine::build(c, file)?,
         TopologyCfg::FatTree(c) => fat_tree::build(c, file)?,
+        TopologyCfg::ThreeTier(c) => three_tier::build(c, file)?,
         TopologyCfg::Custom(c) => custom::build(c, file)?,
         TopologyCfg::Ns3File { file: path } => ns3::build(path, base_dir, file)?,
     };

@@ -28,7 +28,8 @@
 //! delay: the document's 100 Gbps host links, 400 Gbps core-aggregation links and 1 us
 //! link delay. The `fat_tree` kind cannot express it (a k-ary fat-tree has k pods of k/2
 //! edge switches with k/2 hosts each per unit of oversubscription; this one has 5 pods of
-//! 4 ToRs with 16 hosts), so scenarios use the file.
+//! 4 ToRs with 16 hosts); the `three_tier` kind generates the same graph, node for node
+//! and link for link (see [`super::three_tier`]).
 
 use super::{check_size, TopoGraph, MAX_LINK_DELAY};
 use crate::engine::MAX_INDEX;
