@@ -5,11 +5,23 @@
 //! Runs are grouped by their sweep coordinates. The last sweep axis becomes the x axis
 //! of the charts (e.g. message size), the variants are the bars side by side, and every
 //! combination of the other axes (e.g. collective and speedup) gets a chart of its own.
+//!
+//! Then flow slowdown (FCT / ideal FCT) per size bucket: a table with p50 and p99 of
+//! every run, and, for flow workloads (runs without collective jobs, whose charts are
+//! about JCT), two bar charts (p50, p99; buckets on x, one bar per run) and an overlay of
+//! the runs' slowdown CDFs (at most [`MAX_CDF_RUNS`] runs).
 
 use crate::report::{BarChart, Section, Table};
 use crate::results::Summary;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+/// Most runs overlaid in the slowdown CDF chart; above this only the table and the bar
+/// charts show slowdown.
+pub const MAX_CDF_RUNS: usize = 12;
+
+/// Most runs (bars per bucket) in the slowdown-per-bucket charts.
+pub const MAX_BUCKET_CHART_RUNS: usize = 24;
 
 /// A charted quantity: name, how to read it from a run, log scale.
 type Metric = (&'static str, fn(&Summary) -> f64, bool);
@@ -289,6 +301,143 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
                 log_y: *log,
             }));
         }
+    }
+    out.extend(slowdown_sections(rows, !jobs));
+    out
+}
+
+fn cell(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.2}")
+    } else {
+        "-".into()
+    }
+}
+
+/// Bucket labels of the runs (all runs use the default buckets), then `all`.
+fn bucket_labels(rows: &[Summary]) -> Vec<String> {
+    let mut v: Vec<String> = rows
+        .iter()
+        .max_by_key(|r| r.slowdown_buckets.len())
+        .map(|r| {
+            r.slowdown_buckets
+                .iter()
+                .map(|b| b.bucket.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    if v.is_empty() {
+        v = crate::metrics::SizeBuckets::default().labels();
+    }
+    v.push(crate::metrics::ALL.to_string());
+    v
+}
+
+/// (p50, p99) of a run in bucket `label` (`all`: every finished flow).
+fn bucket_quantiles(r: &Summary, label: &str) -> (f64, f64) {
+    if label == crate::metrics::ALL {
+        return (r.slowdown_p50, r.slowdown_p99);
+    }
+    r.slowdown_buckets
+        .iter()
+        .find(|b| b.bucket == label)
+        .map_or((f64::NAN, f64::NAN), |b| (b.slowdown_p50, b.slowdown_p99))
+}
+
+/// Name of a run in legends: its folder name (variant and sweep point).
+fn run_label(r: &Summary) -> String {
+    if r.variant.is_empty() {
+        "run".to_string()
+    } else {
+        r.variant.clone()
+    }
+}
+
+/// Slowdown per size bucket across runs: a table (p50 and p99 per bucket and overall),
+/// and with `charts` two grouped bar charts (p50, p99: buckets on x, one bar per run)
+/// and an overlay of the runs' slowdown CDFs.
+pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
+    let mut out = Vec::new();
+    if rows.is_empty() {
+        return out;
+    }
+    let labels = bucket_labels(rows);
+    out.push(Section::Heading("Slowdown per flow size".into()));
+    out.push(Section::Text(
+        "Slowdown = FCT / ideal FCT of finished flows, by flow size (decimal units).".into(),
+    ));
+    let mut header = vec!["run".to_string()];
+    for l in &labels {
+        header.push(format!("{l} p50"));
+        header.push(format!("{l} p99"));
+    }
+    let table_rows = rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![run_label(r)];
+            for l in &labels {
+                let (p50, p99) = bucket_quantiles(r, l);
+                row.push(cell(p50));
+                row.push(cell(p99));
+            }
+            row
+        })
+        .collect();
+    out.push(Section::Table(Table {
+        title: "Slowdown p50 / p99 per flow size and run".into(),
+        header,
+        rows: table_rows,
+    }));
+    if !charts {
+        return out;
+    }
+    if rows.len() <= MAX_BUCKET_CHART_RUNS {
+        for (name, second) in [("p50", false), ("p99", true)] {
+            let pick = |q: (f64, f64)| if second { q.1 } else { q.0 };
+            let series: Vec<(String, Vec<Option<f64>>)> = rows
+                .iter()
+                .map(|r| {
+                    let vals = labels
+                        .iter()
+                        .map(|l| Some(pick(bucket_quantiles(r, l))).filter(|v| v.is_finite()))
+                        .collect();
+                    (run_label(r), vals)
+                })
+                .collect();
+            let finite = series.iter().flat_map(|(_, v)| v.iter().flatten().copied());
+            let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+            out.push(Section::Bar(BarChart {
+                title: format!("Slowdown {name} per flow size"),
+                x_label: "flow size".into(),
+                y_label: format!("slowdown {name}"),
+                categories: labels.clone(),
+                series,
+                log_y: lo > 0.0 && hi.is_finite() && hi / lo >= 20.0,
+            }));
+        }
+    } else {
+        out.push(Section::Text(format!(
+            "{} runs: too many for the per-bucket charts (at most {MAX_BUCKET_CHART_RUNS}); see the table.",
+            rows.len()
+        )));
+    }
+    if rows.len() <= MAX_CDF_RUNS {
+        let series: Vec<(String, Vec<(f64, f64)>)> = rows
+            .iter()
+            .map(|r| (run_label(r), r.slowdown_cdf.clone()))
+            .collect();
+        out.push(Section::Line(crate::metrics::cdf_chart(
+            "CDF of slowdown per run",
+            series,
+        )));
+    } else {
+        out.push(Section::Text(format!(
+            "{} runs: too many to overlay their slowdown CDFs (at most {MAX_CDF_RUNS}); each \
+             run's own report.html has its CDF.",
+            rows.len()
+        )));
     }
     out
 }

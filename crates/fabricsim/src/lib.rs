@@ -21,6 +21,7 @@ pub mod engine;
 pub mod fabric;
 pub mod gse;
 pub mod invariants;
+pub mod metrics;
 pub mod packet;
 pub mod prefetch;
 pub mod report;

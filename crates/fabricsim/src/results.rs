@@ -3,8 +3,11 @@
 //! - `summary.json`: scenario, seed, outcome, simulated end time, wall time, events,
 //!   packet-hops and the headline metrics;
 //! - `flows.csv`: `flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown`;
+//! - `buckets.csv`: slowdown p50/p95/p99 and FCT p50/p99 per flow-size bucket and `all`
+//!   (see [`crate::metrics`]);
 //! - `ports.csv`: per port bytes, packets, drops, PFC frames, paused time, max queue, marks;
-//! - `queues.csv`, `rates.csv`: time series when `[record]` asks for them.
+//! - `queues.csv`, `rates.csv`: time series when `[record]` asks for them;
+//! - `report.html`: the run's charts (slowdown CDF and per bucket, rates, queues).
 //!
 //! Times in tables are nanoseconds written with three decimals, so the picosecond value
 //! is exact. Everything but `wall_seconds` and the rates derived from it is a pure
@@ -93,6 +96,16 @@ pub struct Summary {
     pub jct_lower_bound_ns: f64,
     /// GSE counters (PKTC / DGSQ runs).
     pub gse: Option<crate::gse::GseStats>,
+    /// 95th percentile slowdown.
+    pub slowdown_p95: f64,
+    /// Slowdown p50/p99 of finished flows per size bucket (`<10KB`, `10KB-100KB`,
+    /// `100KB-1MB`, `>=1MB`; see [`crate::metrics`]).
+    pub slowdown_buckets: Vec<crate::metrics::BucketSlowdown>,
+    /// Slowdown CDF (value, fraction of finished flows), thinned to at most
+    /// [`crate::metrics::SUMMARY_CDF_POINTS`] points, for the multi-run report; not
+    /// written to `summary.json`.
+    #[serde(skip)]
+    pub slowdown_cdf: Vec<(f64, f64)>,
 }
 
 fn ns(t: Time) -> f64 {
@@ -130,6 +143,8 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
     }
     fcts.sort_by(f64::total_cmp);
     slow.sort_by(f64::total_cmp);
+    let finished = crate::metrics::finished_flows(sim);
+    let buckets = crate::metrics::bucket_stats(&crate::metrics::SizeBuckets::default(), &finished);
     let ports = &sim.ports;
     let sw_ports = ports.iter().filter(|p| sim.is_switch(p.node));
     Summary {
@@ -208,6 +223,13 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
                 / sim.jobs.len() as f64
                 / 1000.0
         },
+        slowdown_p95: quantile(&slow, 0.95),
+        slowdown_buckets: buckets
+            .iter()
+            .filter(|b| b.bucket != crate::metrics::ALL)
+            .map(crate::metrics::BucketSlowdown::from)
+            .collect(),
+        slowdown_cdf: crate::metrics::cdf_points(&slow, crate::metrics::SUMMARY_CDF_POINTS),
     }
 }
 
@@ -299,10 +321,21 @@ fn write_file(dir: &Path, name: &str, body: &str) -> std::io::Result<()> {
     std::fs::rename(tmp, dir.join(name))
 }
 
-/// Writes every table of a run into `dir` (created if needed).
+/// `buckets.csv`: slowdown and FCT quantiles per flow-size bucket, then `all`.
+pub fn buckets_csv(sim: &Simulation) -> String {
+    let flows = crate::metrics::finished_flows(sim);
+    crate::metrics::buckets_csv(&crate::metrics::bucket_stats(
+        &crate::metrics::SizeBuckets::default(),
+        &flows,
+    ))
+}
+
+/// Writes every table of a run into `dir` (created if needed), and the run's
+/// `report.html`.
 pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     write_file(dir, "flows.csv", &flows_csv(sim))?;
+    write_file(dir, "buckets.csv", &buckets_csv(sim))?;
     write_file(dir, "ports.csv", &ports_csv(sim))?;
     if !sim.jobs.is_empty() {
         write_file(dir, "jobs.csv", &jobs_csv(sim))?;
@@ -336,6 +369,13 @@ pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Re
         }
         write_file(dir, "rates.csv", &s)?;
     }
+    let title = crate::metrics::run_report_title(summary);
+    let sections = crate::metrics::run_report_sections(sim, summary);
+    write_file(
+        dir,
+        "report.html",
+        &crate::report::render_html(&title, &sections),
+    )?;
     let json = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
     write_file(dir, "summary.json", &(json + "\n"))
 }
@@ -395,13 +435,18 @@ pub fn comparison_csv(rows: &[Summary]) -> String {
         s.push_str(a);
         s.push(',');
     }
-    s.push_str("outcome,flows,flows_completed,goodput_gbps,fct_p50_ns,fct_p99_ns,slowdown_p50,slowdown_p99,slowdown_max,drops,pause_frames,paused_ns,ecn_marks,cnps,timeouts,max_queue_bytes,sim_end_ns,jobs_completed,jct_mean_ns,jct_max_ns,jct_lower_bound_ns\n");
+    s.push_str("outcome,flows,flows_completed,goodput_gbps,fct_p50_ns,fct_p99_ns,slowdown_p50,slowdown_p99,slowdown_max,drops,pause_frames,paused_ns,ecn_marks,cnps,timeouts,max_queue_bytes,sim_end_ns,jobs_completed,jct_mean_ns,jct_max_ns,jct_lower_bound_ns,slowdown_p95");
+    let buckets = crate::metrics::SizeBuckets::default();
+    for i in 0..buckets.len() {
+        let _ = write!(s, ",slowdown_p99_{}", buckets.key(i));
+    }
+    s.push('\n');
     for r in rows {
         let _ = write!(s, "{},", r.variant);
         for a in &axes {
             let _ = write!(s, "{},", r.params.get(a).map(String::as_str).unwrap_or(""));
         }
-        let _ = writeln!(
+        let _ = write!(
             s,
             "{},{},{},{:.4},{:.3},{:.3},{:.6},{:.6},{:.6},{},{},{:.3},{},{},{},{},{:.3},{},{:.3},{:.3},{:.3}",
             r.outcome,
@@ -426,6 +471,23 @@ pub fn comparison_csv(rows: &[Summary]) -> String {
             r.jct_max_ns,
             r.jct_lower_bound_ns
         );
+        // Appended columns: empty when a value is undefined (no finished flow).
+        let opt = |v: f64| {
+            if v.is_finite() {
+                format!("{v:.6}")
+            } else {
+                String::new()
+            }
+        };
+        let _ = write!(s, ",{}", opt(r.slowdown_p95));
+        for i in 0..buckets.len() {
+            let v = r
+                .slowdown_buckets
+                .get(i)
+                .map_or(f64::NAN, |b| b.slowdown_p99);
+            let _ = write!(s, ",{}", opt(v));
+        }
+        s.push('\n');
     }
     s
 }
