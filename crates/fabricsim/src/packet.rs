@@ -73,7 +73,16 @@ pub struct Packet {
     pub sent_at: Time,
     /// GSE container tag, set by the source GSP.
     pub tag: crate::gse::pktc::Tag,
+    /// Data: the TCD mark collected on the way ([`crate::fabric::tcd::TcdMark::to_bits`]);
+    /// ACK: the acked packet's mark, echoed.
+    pub mark: u8,
+    /// [`FLAG_INT`] and friends.
+    pub flags: u8,
 }
+
+/// Packet flag: the packet collects (data) or carries (ACK) INT records, kept in the
+/// simulator's INT side table under the packet's arena slot.
+pub const FLAG_INT: u8 = 1;
 
 impl Packet {
     /// A blank frame of the given kind.
@@ -96,6 +105,8 @@ impl Packet {
                 idx: 0,
                 prev: 0,
             },
+            mark: 0,
+            flags: 0,
         }
     }
 }
@@ -124,6 +135,10 @@ pub struct Desc {
     pub ecn: u8,
     /// Ingress port (local index) at the switch holding the packet.
     pub in_port: u16,
+    /// TCD mark bits (switches merge here; the receiver reads them from here).
+    pub mark: u8,
+    /// Packet flags ([`FLAG_INT`]).
+    pub flags: u8,
 }
 
 impl Desc {
@@ -139,6 +154,8 @@ impl Desc {
             prio: p.prio,
             ecn: p.ecn,
             in_port: u16::MAX,
+            mark: p.mark,
+            flags: p.flags,
         }
     }
 }

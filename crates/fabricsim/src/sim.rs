@@ -11,17 +11,19 @@
 //! wakeup for the end of its current frame. Nothing here allocates per packet: packets
 //! live in the arena, queues and link rings reuse their capacity.
 
-use crate::cc::{dcqcn, line_rate, AckInfo, AnyCc, CongestionControl};
+use crate::cc::hpcc::{IntHop, INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use crate::cc::{acc, dcqcn, hpcc, line_rate, timely, AckInfo, AnyCc, CongestionControl};
 use crate::engine::{Event, EventQueue, MAX_INDEX};
 use crate::fabric::buffer::{Admission, SharedBuffer};
 use crate::fabric::ecn::RedMarker;
 use crate::fabric::pfc::{pause_duration, PFC_FRAME_BYTES};
 use crate::fabric::port::N_PRIO;
 use crate::fabric::switch::Switch;
+use crate::fabric::tcd::{TcdDetector, TcdMark, TcdParams};
 use crate::fabric::{Link, Node, NodeKind, Port};
 use crate::gse::reorder::Held;
 use crate::gse::Gse;
-use crate::packet::{Desc, Packet, PacketArena, PacketKind, ECN_CE, ECN_ECT};
+use crate::packet::{Desc, Packet, PacketArena, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
 use crate::routing::{ecmp, spray, RoutingTable};
 use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario, SecurityMode};
 use crate::scenario::ScenarioError;
@@ -323,6 +325,22 @@ pub struct Simulation {
     pub name: String,
     /// Seed of the run.
     pub seed: u64,
+    /// INT records of packets that carry them, by arena slot (empty unless a flow asks
+    /// for INT; grows with the arena, never per packet).
+    int_tab: Vec<IntStack>,
+    /// INT records of the packet being received (its slot is freed before the handlers).
+    int_rx: IntStack,
+    /// TCD detector per (port, priority), index `port * 8 + prio` (empty when TCD is off).
+    pub tcd: Vec<TcdDetector>,
+}
+
+/// The INT records a packet collected (data) or carries back (ACK).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IntStack {
+    /// Records used.
+    pub n: u8,
+    /// One record per switch egress passed, in path order.
+    pub hops: [IntHop; MAX_INT_HOPS],
 }
 
 /// (node, local index, peer port, rate, delay) of a port being built.
@@ -531,6 +549,7 @@ impl Simulation {
             deps,
             jobs: job_specs,
             conn,
+            origin,
         } = wl;
         let n = g.nodes.len();
         // Ports: node by node, in link order.
@@ -701,14 +720,8 @@ impl Simulation {
         let mut flows = Vec::with_capacity(specs.len());
         for (i, s) in specs.into_iter().enumerate() {
             let line = ports[hosts[s.src as usize].port as usize].rate;
-            let cc = match sc.cc.algorithm {
-                CcAlgorithm::None => AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 }),
-                CcAlgorithm::Dcqcn => AnyCc::Dcqcn(dcqcn::Dcqcn::new(
-                    dcqcn::DcqcnParams::resolve(&sc.cc.dcqcn, line),
-                    line,
-                    s.start,
-                )),
-            };
+            // The real controller is made once the flow's path (and base RTT) is known.
+            let cc = AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 });
             // RoCE NICs derive the UDP source port from the queue pair; here it is drawn
             // from the seed so that a different seed gives different ECMP paths.
             // Flows of one queue pair (steps of a collective) share its source port.
@@ -785,7 +798,38 @@ impl Simulation {
             prefetch: n_ports >= PREFETCH_MIN_PORTS,
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
             seed: sc.seed,
+            int_tab: Vec::new(),
+            int_rx: IntStack::default(),
+            tcd: Vec::new(),
         };
+        for i in 0..sim.flows.len() {
+            let s = &sim.flows[i].spec;
+            let w = origin.get(i).copied().unwrap_or(0) as usize;
+            let alg = sc
+                .cc
+                .class
+                .iter()
+                .find(|c| c.matches(w, s.size))
+                .map_or(sc.cc.algorithm, |c| c.algorithm);
+            sim.flows[i].cc = sim.make_cc(sc, alg, i);
+        }
+        let tcd_on = sc
+            .fabric
+            .tcd
+            .enabled
+            .unwrap_or_else(|| sim.flows.iter().any(|f| f.cc.wants_tcd()));
+        if tcd_on {
+            let headroom = sc.fabric.pfc.headroom.unwrap_or(0);
+            sim.tcd = sim
+                .ports
+                .iter()
+                .flat_map(|p| {
+                    let tp =
+                        TcdParams::resolve(&sc.fabric.tcd, p.rate, sc.fabric.pfc.xoff, headroom);
+                    std::iter::repeat_n(TcdDetector::new(tp), N_PRIO)
+                })
+                .collect();
+        }
         sim.ideal = (0..sim.flows.len()).map(|i| sim.ideal_fct_of(i)).collect();
         for (i, &ideal) in sim.ideal.iter().enumerate() {
             if ideal == 0 {
@@ -891,8 +935,67 @@ impl Simulation {
         Vec::new()
     }
 
-    fn ideal_fct_of(&self, i: usize) -> Time {
+    /// Round trip of one full-size packet and its ACK on flow `i`'s idle path.
+    pub fn base_rtt_of(&self, i: usize) -> Time {
         let hops = self.path_of(i);
+        if hops.is_empty() {
+            return 1;
+        }
+        let mtu = self.params.mtu;
+        let fwd = ideal_fct(mtu, mtu, self.params.header, &hops);
+        let ack = self.params.ack_size as u64;
+        let back: Time = hops
+            .iter()
+            .map(|h| Rate(h.bps).tx_time(ack + h.extra) + h.delay)
+            .sum();
+        (fwd + back).max(1)
+    }
+
+    /// The congestion controller of flow `i` running `alg`.
+    fn make_cc(&self, sc: &Scenario, alg: CcAlgorithm, i: usize) -> AnyCc {
+        let s = &self.flows[i].spec;
+        let line = self.ports[self.hosts[s.src as usize].port as usize].rate;
+        match alg {
+            CcAlgorithm::None => AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 }),
+            CcAlgorithm::Dcqcn => AnyCc::Dcqcn(dcqcn::Dcqcn::new(
+                dcqcn::DcqcnParams::resolve(&sc.cc.dcqcn, line),
+                line,
+                s.start,
+            )),
+            CcAlgorithm::Timely => {
+                let rtt = self.base_rtt_of(i);
+                AnyCc::Timely(timely::Timely::new(
+                    timely::TimelyParams::resolve(&sc.cc.timely, line, rtt),
+                    line,
+                ))
+            }
+            CcAlgorithm::Hpcc => {
+                let rtt = self.base_rtt_of(i);
+                AnyCc::Hpcc(hpcc::Hpcc::new(hpcc::HpccParams::resolve(
+                    &sc.cc.hpcc,
+                    line,
+                    rtt,
+                )))
+            }
+            CcAlgorithm::Acc | CcAlgorithm::AccNoHalt => {
+                let rtt = self.base_rtt_of(i);
+                let mut p = acc::AccParams::resolve(&sc.cc.acc, line, rtt);
+                if alg == CcAlgorithm::AccNoHalt {
+                    p.halt = false;
+                }
+                AnyCc::Acc(acc::Acc::new(p, line))
+            }
+        }
+    }
+
+    fn ideal_fct_of(&self, i: usize) -> Time {
+        let mut hops = self.path_of(i);
+        if self.flows[i].cc.wants_int() {
+            // Every switch egress adds one INT record to the frame.
+            for (j, h) in hops.iter_mut().enumerate().skip(1) {
+                h.extra += INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64;
+            }
+        }
         ideal_fct(
             self.flows[i].spec.size,
             self.params.mtu,
@@ -1250,7 +1353,7 @@ impl Simulation {
         let pkt = if let Some(p) = self.ports[pi].pop_ctrl() {
             p
         } else if let Some(prio) = self.ports[pi].next_queue(now) {
-            let mut d = self.ports[pi].dequeue_head(prio);
+            let mut d = self.ports[pi].dequeue_head(prio, now);
             if matches!(self.ports[pi].owner(), NodeKind::Switch(_)) {
                 self.on_switch_dequeue(port, &mut d);
             }
@@ -1338,6 +1441,17 @@ impl Simulation {
         };
         self.arena.release(pkt.id);
         let now = self.now;
+        if !self.tcd.is_empty() && prio < N_PRIO {
+            let t = &mut self.tcd[port as usize * N_PRIO + prio];
+            if quanta == 0 {
+                t.on_resume(now);
+            } else {
+                t.on_pause_for(
+                    now,
+                    now + pause_duration(quanta, self.ports[port as usize].rate),
+                );
+            }
+        }
         let p = &mut self.ports[port as usize];
         if quanta == 0 {
             p.stats.resume_frames_received += 1;
@@ -1441,7 +1555,7 @@ impl Simulation {
         }
         pkt.in_port = local_in as u16;
         let e = &mut self.ports[egress as usize];
-        e.enqueue(prio, pkt);
+        e.enqueue(prio, pkt, self.now);
         self.maybe_pause(s, in_port, local_in, prio);
         self.try_transmit(egress);
     }
@@ -1579,7 +1693,7 @@ impl Simulation {
             // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
             let cands = self.routing.lookup(s, pkt.dst);
             let port = self.routing.port_of(cands, 0);
-            self.ports[port as usize].enqueue(pkt.prio as usize, pkt);
+            self.ports[port as usize].enqueue(pkt.prio as usize, pkt, self.now);
             self.try_transmit(port);
             return;
         }
@@ -1615,7 +1729,7 @@ impl Simulation {
         self.arena.get_mut(pkt.id).tag = tag;
         // Later switches hash the container, so it keeps to one path.
         pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
-        self.ports[uplink as usize].enqueue(pkt.prio as usize, pkt);
+        self.ports[uplink as usize].enqueue(pkt.prio as usize, pkt, self.now);
         self.try_transmit(uplink);
     }
 
@@ -1767,7 +1881,7 @@ impl Simulation {
             0
         };
         let egress = self.routing.port_of(cands, k);
-        self.ports[egress as usize].enqueue(p.prio as usize, d);
+        self.ports[egress as usize].enqueue(p.prio as usize, d, self.now);
         self.try_transmit(egress);
     }
 
@@ -1894,6 +2008,34 @@ impl Simulation {
                 self.counters.ecn_marks += 1;
             }
         }
+        if kind == PacketKind::Data {
+            if !self.tcd.is_empty() {
+                let q = self.ports[port as usize].queues[prio].bytes;
+                let m = self.tcd[port as usize * N_PRIO + prio].on_dequeue(self.now, q);
+                match m {
+                    TcdMark::Ce => self.ports[port as usize].stats.tcd_ce += 1,
+                    TcdMark::Ue => self.ports[port as usize].stats.tcd_ue += 1,
+                    TcdMark::None => {}
+                }
+                pkt.mark = TcdMark::from_bits(pkt.mark).merge(m).to_bits();
+            }
+            if pkt.flags & FLAG_INT != 0 {
+                let now = self.now;
+                let pr = &self.ports[port as usize];
+                let hop = IntHop {
+                    rate_bps: pr.rate.0,
+                    ts: now,
+                    tx_bytes: pr.tx_bytes + wire + INT_BYTES_PER_HOP as u64,
+                    qlen: pr.queued_bytes(),
+                };
+                let st = &mut self.int_tab[pkt.id.0 as usize];
+                if (st.n as usize) < MAX_INT_HOPS {
+                    st.hops[st.n as usize] = hop;
+                    st.n += 1;
+                    pkt.wire += INT_BYTES_PER_HOP;
+                }
+            }
+        }
         if self.params.pfc
             && self.switches[s as usize]
                 .buffer
@@ -1967,6 +2109,8 @@ impl Simulation {
             hash: f.hash,
             sent_at: now,
             tag: Default::default(),
+            mark: 0,
+            flags: if f.cc.wants_int() { FLAG_INT } else { 0 },
         };
         if f.snd_nxt < f.high_sent {
             f.retx_bytes += payload;
@@ -1987,7 +2131,22 @@ impl Simulation {
             self.queue.push(f.rto_deadline, Event::Rto(fid));
         }
         self.counters.data_sent += 1;
-        self.arena.alloc_desc(pkt)
+        let d = self.arena.alloc_desc(pkt);
+        if pkt.flags & FLAG_INT != 0 {
+            self.int_slot(d.id.0).n = 0;
+        }
+        d
+    }
+
+    /// The INT records of arena slot `id` (the table grows with the arena).
+    #[inline]
+    fn int_slot(&mut self, id: u32) -> &mut IntStack {
+        let i = id as usize;
+        if i >= self.int_tab.len() {
+            self.int_tab
+                .resize((i + 1).max(2 * self.int_tab.len()), IntStack::default());
+        }
+        &mut self.int_tab[i]
     }
 
     fn send_feedback(&mut self, from_host: u32, kind: PacketKind, data: &Packet, seq: u64) {
@@ -2000,12 +2159,22 @@ impl Simulation {
         p.wire = self.params.ack_size;
         p.hash = ecmp::mix32(data.hash ^ 0x5bd1_e995);
         p.echo = (data.ecn == ECN_CE) as u8;
+        p.mark = data.mark;
         p.sent_at = data.sent_at;
+        let int = kind == PacketKind::Ack && data.flags & FLAG_INT != 0;
+        if int {
+            p.flags = FLAG_INT;
+            p.wire += INT_BYTES_PER_HOP * self.int_rx.n as u32;
+        }
         let d = self.arena.alloc_desc(p);
+        if int {
+            let rx = self.int_rx;
+            *self.int_slot(d.id.0) = rx;
+        }
         let port = self.hosts[from_host as usize].port;
         let pr = &mut self.ports[port as usize];
         let prio = self.params.ctrl_prio as usize;
-        pr.enqueue(prio, d);
+        pr.enqueue(prio, d, self.now);
         match kind {
             PacketKind::Ack => self.counters.acks += 1,
             PacketKind::Nack => self.counters.nacks += 1,
@@ -2020,6 +2189,12 @@ impl Simulation {
     fn host_receive(&mut self, h: u32, pkt: Desc) {
         let mut p = *self.arena.get(pkt.id);
         p.ecn = pkt.ecn;
+        if p.kind == PacketKind::Data {
+            p.mark = pkt.mark;
+        }
+        if p.flags & FLAG_INT != 0 {
+            self.int_rx = self.int_tab[pkt.id.0 as usize];
+        }
         self.arena.release(pkt.id);
         match p.kind {
             PacketKind::Data => self.on_data(h, &p),
@@ -2113,13 +2288,33 @@ impl Simulation {
             if f.snd_nxt < f.snd_una {
                 f.snd_nxt = f.snd_una;
             }
+            let (mtu, hdr) = (self.params.mtu, self.params.header);
+            let wire = |b: u64| b + b.div_ceil(mtu) * hdr;
             let info = AckInfo {
                 newly_acked: newly,
                 ack_seq: p.seq,
                 ecn_echo: p.echo,
                 rtt: now.saturating_sub(p.sent_at),
+                mark: TcdMark::from_bits(p.mark),
+                newly_acked_wire: wire(newly),
+                inflight_wire: wire(f.snd_nxt - f.snd_una),
+                snd_nxt: f.snd_nxt,
             };
+            match info.mark {
+                TcdMark::Ce => f.ce_acks += 1,
+                TcdMark::Ue => f.ue_acks += 1,
+                TcdMark::None => {}
+            }
             f.cc.on_ack(now, &info);
+            if p.flags & FLAG_INT != 0 {
+                let n = self.int_rx.n as usize;
+                f.cc.on_ack_int(now, &info, &self.int_rx.hops[..n]);
+            }
+            if let Some(t) = f.cc.hold_until() {
+                if t > f.next_send {
+                    f.next_send = t;
+                }
+            }
             f.rto_deadline = now + rto;
             wake = f.cc.window().is_some();
         }

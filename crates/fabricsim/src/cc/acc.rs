@@ -38,7 +38,7 @@
 //! it newly acknowledges and the bytes still in flight after it; the NIC paces at
 //! [`Acc::rate`] and sends nothing before [`Acc::halted_until`].
 
-use super::CongestionControl;
+use super::{AckInfo, CongestionControl};
 use crate::fabric::tcd::TcdMark;
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
@@ -350,6 +350,15 @@ impl Acc {
 impl CongestionControl for Acc {
     fn rate_bps(&self) -> f64 {
         self.rate
+    }
+    fn on_ack(&mut self, now: Time, ack: &AckInfo) {
+        self.on_ack_marked(now, ack.newly_acked_wire, ack.mark, ack.inflight_wire);
+    }
+    fn wants_tcd(&self) -> bool {
+        true
+    }
+    fn hold_until(&self) -> Option<Time> {
+        self.halted_until
     }
 }
 

@@ -30,7 +30,7 @@
 //! packet and echoes the records, and the sender calls [`Hpcc::on_ack_int`] with the ACK's
 //! sequence and its own snd_nxt.
 
-use super::CongestionControl;
+use super::{AckInfo, CongestionControl};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
 use serde::Deserialize;
@@ -319,6 +319,12 @@ impl Hpcc {
 impl CongestionControl for Hpcc {
     fn rate_bps(&self) -> f64 {
         self.w * 8.0 * SEC as f64 / self.p.base_rtt as f64
+    }
+    fn on_ack_int(&mut self, now: Time, ack: &AckInfo, hops: &[IntHop]) {
+        Hpcc::on_ack_int(self, now, ack.ack_seq, ack.snd_nxt, hops);
+    }
+    fn wants_int(&self) -> bool {
+        true
     }
     fn window(&self) -> Option<u64> {
         match self.p.form {

@@ -14,10 +14,12 @@ pub mod hpcc;
 pub mod line_rate;
 pub mod timely;
 
+use crate::fabric::tcd::TcdMark;
 use crate::units::Time;
+use hpcc::IntHop;
 
 /// What an ACK tells the sender.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct AckInfo {
     /// Bytes newly acknowledged.
     pub newly_acked: u64,
@@ -27,6 +29,14 @@ pub struct AckInfo {
     pub ecn_echo: u8,
     /// Round-trip time sample (send of the acked packet to arrival of this ACK).
     pub rtt: Time,
+    /// The TCD mark of the acked packet, echoed.
+    pub mark: TcdMark,
+    /// Wire bytes (payload plus headers) newly acknowledged.
+    pub newly_acked_wire: u64,
+    /// Wire bytes still in flight after this ACK.
+    pub inflight_wire: u64,
+    /// The sender's next sequence number when the ACK arrived.
+    pub snd_nxt: u64,
 }
 
 /// The hooks a congestion controller implements.
@@ -44,8 +54,23 @@ pub trait CongestionControl {
     fn on_send(&mut self, _now: Time, _bytes: u64) {}
     /// An ACK arrived.
     fn on_ack(&mut self, _now: Time, _ack: &AckInfo) {}
+    /// An ACK echoing the INT records `hops` of the acked packet arrived (called after
+    /// [`CongestionControl::on_ack`], for algorithms that ask for INT).
+    fn on_ack_int(&mut self, _now: Time, _ack: &AckInfo, _hops: &[IntHop]) {}
     /// A congestion notification packet arrived.
     fn on_cnp(&mut self, _now: Time) {}
+    /// Whether data packets of this flow collect INT records at every switch egress.
+    fn wants_int(&self) -> bool {
+        false
+    }
+    /// Whether the flow reads TCD marks (switches must run TCD).
+    fn wants_tcd(&self) -> bool {
+        false
+    }
+    /// The sender sends nothing of this flow before this time (a source halt), if set.
+    fn hold_until(&self) -> Option<Time> {
+        None
+    }
     /// Whether receivers should return CNPs for CE-marked packets of this flow.
     fn wants_cnp(&self) -> bool {
         false
@@ -63,6 +88,12 @@ pub enum AnyCc {
     LineRate(line_rate::LineRate),
     /// DCQCN.
     Dcqcn(dcqcn::Dcqcn),
+    /// TIMELY.
+    Timely(timely::Timely),
+    /// HPCC.
+    Hpcc(hpcc::Hpcc),
+    /// ACC (with or without halt).
+    Acc(acc::Acc),
 }
 
 macro_rules! dispatch {
@@ -70,6 +101,9 @@ macro_rules! dispatch {
         match $self {
             AnyCc::LineRate($c) => $e,
             AnyCc::Dcqcn($c) => $e,
+            AnyCc::Timely($c) => $e,
+            AnyCc::Hpcc($c) => $e,
+            AnyCc::Acc($c) => $e,
         }
     };
 }
@@ -95,8 +129,24 @@ impl CongestionControl for AnyCc {
         dispatch!(self, c => c.on_ack(now, ack))
     }
     #[inline]
+    fn on_ack_int(&mut self, now: Time, ack: &AckInfo, hops: &[IntHop]) {
+        dispatch!(self, c => CongestionControl::on_ack_int(c, now, ack, hops))
+    }
+    #[inline]
     fn on_cnp(&mut self, now: Time) {
         dispatch!(self, c => c.on_cnp(now))
+    }
+    #[inline]
+    fn wants_int(&self) -> bool {
+        dispatch!(self, c => c.wants_int())
+    }
+    #[inline]
+    fn wants_tcd(&self) -> bool {
+        dispatch!(self, c => c.wants_tcd())
+    }
+    #[inline]
+    fn hold_until(&self) -> Option<Time> {
+        dispatch!(self, c => c.hold_until())
     }
     #[inline]
     fn wants_cnp(&self) -> bool {

@@ -386,6 +386,7 @@ mod tests {
             ack_seq: 0,
             ecn_echo: 0,
             rtt,
+            ..Default::default()
         };
         t.on_ack(0, &ack(1000 * US)); // recorded; next update at 1 ms
         t.on_ack(500 * US, &ack(1000 * US));

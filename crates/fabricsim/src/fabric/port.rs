@@ -42,6 +42,10 @@ pub struct PortStats {
     pub paused_ps: Time,
     /// Packets marked CE here.
     pub ecn_marked: u64,
+    /// Data packets this port's TCD detector found Congested (marked CE).
+    pub tcd_ce: u64,
+    /// Data packets this port's TCD detector found Undetermined (marked UE).
+    pub tcd_ue: u64,
 }
 
 /// A priority queue of an egress port and its byte count, in one cache line.
@@ -52,6 +56,10 @@ pub struct PrioQueue {
     pub bytes: u64,
     /// Packets, oldest first.
     pub q: VecDeque<Desc>,
+    /// Time of the last change of `bytes`.
+    pub changed_at: Time,
+    /// Integral of `bytes` over time up to `changed_at` (bytes x picoseconds).
+    pub area: f64,
 }
 
 impl PrioQueue {
@@ -66,6 +74,18 @@ impl PrioQueue {
     /// The queued packets, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &Desc> {
         self.q.iter()
+    }
+    /// Adds the area since the last change; `bytes` is about to change at `now`.
+    #[inline]
+    fn account(&mut self, now: Time) {
+        if self.bytes != 0 {
+            self.area += self.bytes as f64 * now.saturating_sub(self.changed_at) as f64;
+        }
+        self.changed_at = now;
+    }
+    /// Integral of the queue length over [0, now] (bytes x picoseconds).
+    pub fn area_until(&self, now: Time) -> f64 {
+        self.area + self.bytes as f64 * now.saturating_sub(self.changed_at) as f64
     }
 }
 
@@ -235,10 +255,11 @@ impl Port {
         self.paused_until.iter().copied().max().unwrap_or(0)
     }
 
-    /// Appends a packet to queue `prio`.
+    /// Appends a packet to queue `prio` at `now`.
     #[inline]
-    pub fn enqueue(&mut self, prio: usize, d: Desc) {
+    pub fn enqueue(&mut self, prio: usize, d: Desc, now: Time) {
         let q = &mut self.queues[prio];
+        q.account(now);
         q.q.push_back(d);
         q.bytes += d.wire as u64;
         self.total_bytes += d.wire as u64;
@@ -248,10 +269,11 @@ impl Port {
         self.nonempty |= 1 << prio;
     }
 
-    /// Removes the head of queue `prio`, which must be non-empty.
+    /// Removes the head of queue `prio`, which must be non-empty, at `now`.
     #[inline]
-    pub fn dequeue_head(&mut self, prio: usize) -> Desc {
+    pub fn dequeue_head(&mut self, prio: usize, now: Time) -> Desc {
         let q = &mut self.queues[prio];
+        q.account(now);
         let d = q.q.pop_front().expect("dequeue from an empty queue");
         q.bytes -= d.wire as u64;
         if q.q.is_empty() {
@@ -271,6 +293,14 @@ impl Port {
     #[inline]
     pub fn queued_bytes(&self) -> u64 {
         self.total_bytes
+    }
+
+    /// Time-weighted mean of the queued bytes (all priorities) over [0, now].
+    pub fn mean_queue_bytes(&self, now: Time) -> f64 {
+        if now == 0 {
+            return 0.0;
+        }
+        self.queues.iter().map(|q| q.area_until(now)).sum::<f64>() / now as f64
     }
 
     /// True if priority `p` is paused at `now`.
@@ -334,6 +364,8 @@ mod tests {
             prio: 7,
             ecn: 0,
             in_port: 0,
+            mark: 0,
+            flags: 0,
         };
         assert_eq!(p.ctrl_len(), 0);
         p.push_ctrl(d);

@@ -127,6 +127,10 @@ impl TcdParams {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TcdCfg {
+    /// Run TCD at every switch egress queue: `true` or `false`; unset, TCD runs when some
+    /// flow's congestion control reads its marks (ACC).
+    #[serde(default)]
+    pub enabled: Option<bool>,
     /// Queue threshold (same for every port; default scales with the port rate).
     #[serde(default, deserialize_with = "su::opt_bytes")]
     pub q_th: Option<u64>,

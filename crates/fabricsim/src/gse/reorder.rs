@@ -119,6 +119,8 @@ mod tests {
                 prio: 3,
                 ecn: 0,
                 in_port: 0,
+                mark: 0,
+                flags: 0,
             },
             since: t,
         }

@@ -283,6 +283,9 @@ pub struct FabricCfg {
     /// "pktc"`.
     #[serde(default)]
     pub gse: GseCfg,
+    /// TCD ternary congestion detection at switch egress queues (marks CE / UE for ACC).
+    #[serde(default)]
+    pub tcd: crate::fabric::tcd::TcdCfg,
 }
 
 /// GSE scheduling modes.
@@ -430,6 +433,7 @@ impl Default for FabricCfg {
             load_balance: LoadBalanceCfg::default(),
             security: SecurityCfg::default(),
             gse: GseCfg::default(),
+            tcd: crate::fabric::tcd::TcdCfg::default(),
         }
     }
 }
@@ -677,12 +681,51 @@ impl Default for TransportCfg {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CcCfg {
-    /// `none` (line rate) or `dcqcn`.
+    /// The algorithm of every flow not in a class below.
     #[serde(default = "d_cc")]
     pub algorithm: CcAlgorithm,
     /// DCQCN parameters.
     #[serde(default)]
     pub dcqcn: DcqcnCfg,
+    /// TIMELY parameters.
+    #[serde(default)]
+    pub timely: crate::cc::timely::TimelyCfg,
+    /// HPCC parameters.
+    #[serde(default)]
+    pub hpcc: crate::cc::hpcc::HpccCfg,
+    /// ACC parameters (also used by `acc_no_halt`).
+    #[serde(default)]
+    pub acc: crate::cc::acc::AccCfg,
+    /// Flow classes with an algorithm of their own (`[[cc.class]]`); the first class a
+    /// flow matches decides.
+    #[serde(default)]
+    pub class: Vec<CcClassCfg>,
+}
+
+/// A class of flows that runs its own congestion control.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcClassCfg {
+    /// The algorithm of the class's flows.
+    pub algorithm: CcAlgorithm,
+    /// Flows of this `[[workload]]` entry (0-based index) only.
+    #[serde(default)]
+    pub workload: Option<usize>,
+    /// Flows of at least this many bytes only.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub min_size: Option<u64>,
+    /// Flows of fewer than this many bytes only.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub max_size: Option<u64>,
+}
+
+impl CcClassCfg {
+    /// True if a flow of `size` bytes from workload entry `workload` is in the class.
+    pub fn matches(&self, workload: usize, size: u64) -> bool {
+        self.workload.is_none_or(|w| w == workload)
+            && self.min_size.is_none_or(|m| size >= m)
+            && self.max_size.is_none_or(|m| size < m)
+    }
 }
 
 /// Congestion-control algorithm names.
@@ -693,6 +736,28 @@ pub enum CcAlgorithm {
     None,
     /// DCQCN (Zhu et al., SIGCOMM 2015).
     Dcqcn,
+    /// TIMELY (Mittal et al., SIGCOMM 2015): RTT gradient.
+    Timely,
+    /// HPCC (Li et al., SIGCOMM 2019): INT-based window.
+    Hpcc,
+    /// ACC (document 004): ACK-driven, TCD marks, source halt.
+    Acc,
+    /// ACC without the source halt (rate matching only).
+    AccNoHalt,
+}
+
+impl CcAlgorithm {
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            CcAlgorithm::None => "none",
+            CcAlgorithm::Dcqcn => "dcqcn",
+            CcAlgorithm::Timely => "timely",
+            CcAlgorithm::Hpcc => "hpcc",
+            CcAlgorithm::Acc => "acc",
+            CcAlgorithm::AccNoHalt => "acc_no_halt",
+        }
+    }
 }
 
 fn d_cc() -> CcAlgorithm {
@@ -704,6 +769,10 @@ impl Default for CcCfg {
         CcCfg {
             algorithm: d_cc(),
             dcqcn: DcqcnCfg::default(),
+            timely: Default::default(),
+            hpcc: Default::default(),
+            acc: Default::default(),
+            class: Vec::new(),
         }
     }
 }
@@ -828,6 +897,13 @@ pub enum WorkloadCfg {
         /// Start time.
         #[serde(default, deserialize_with = "su::opt_time")]
         start: Option<Time>,
+        /// Bursts per sender (default 1): each sender starts a new flow of `size` every
+        /// `interval`.
+        #[serde(default)]
+        repeat: Option<u32>,
+        /// Time between a sender's bursts (required when `repeat` > 1).
+        #[serde(default, deserialize_with = "su::opt_time")]
+        interval: Option<Time>,
     },
     /// Every host sends one flow to a distinct host (a random derangement).
     Permutation {

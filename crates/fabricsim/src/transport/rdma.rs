@@ -71,6 +71,10 @@ pub struct Flow {
     pub cnps_sent: u32,
     /// Bytes delivered in order (for rate samples).
     pub delivered_at_last_sample: u64,
+    /// ACKs that echoed a TCD CE mark.
+    pub ce_acks: u64,
+    /// ACKs that echoed a TCD UE mark.
+    pub ue_acks: u64,
 }
 
 impl Flow {
@@ -103,6 +107,8 @@ impl Flow {
             nacks: 0,
             cnps_sent: 0,
             delivered_at_last_sample: 0,
+            ce_acks: 0,
+            ue_acks: 0,
         }
     }
 

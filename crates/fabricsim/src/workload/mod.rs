@@ -157,6 +157,8 @@ pub struct Workload {
     /// Connection key of each flow: flows with the same key share a queue pair and hence
     /// a UDP source port and an ECMP path. `None`: a queue pair of its own.
     pub conn: Vec<Option<u64>>,
+    /// Index of the `[[workload]]` entry each flow came from.
+    pub origin: Vec<u32>,
 }
 
 /// Generates every flow of the scenario, in a stable order.
@@ -177,6 +179,7 @@ pub fn generate(
         &mut w.deps,
         &mut w.jobs,
         &mut w.conn,
+        &mut w.origin,
     )?;
     w.conn.resize(w.flows.len(), None);
     Ok(w)
@@ -240,12 +243,13 @@ fn generate_flows(
     deps: &mut Vec<(u32, u32)>,
     jobs: &mut Vec<JobSpec>,
     conn: &mut Vec<Option<u64>>,
+    origin: &mut Vec<u32>,
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     if cfgs.is_empty() {
         return Err(ScenarioError::field(
             file,
             "workload",
-            "the scenario has no workload: add a [[workload]] section (kind = flows, csv, hpcc_flow_file, incast, permutation or all_to_all)",
+            "the scenario has no workload: add a [[workload]] section (kind = flows, csv, hpcc_flow_file, incast, permutation, all_to_all, collective or poisson)",
         ));
     }
     let mut out: Vec<FlowSpec> = Vec::new();
@@ -362,8 +366,36 @@ fn generate_flows(
                 receiver,
                 size,
                 start,
+                repeat,
+                interval,
             } => {
                 let r = resolve_host(receiver, g, file, &fld("receiver"))?;
+                let repeat = repeat.unwrap_or(1);
+                if repeat == 0 {
+                    return Err(ScenarioError::field(
+                        file,
+                        fld("repeat"),
+                        "must be at least 1",
+                    ));
+                }
+                let every = match interval {
+                    Some(0) => {
+                        return Err(ScenarioError::field(
+                            file,
+                            fld("interval"),
+                            "must be positive",
+                        ))
+                    }
+                    Some(t) => *t,
+                    None if repeat > 1 => {
+                        return Err(ScenarioError::field(
+                            file,
+                            fld("interval"),
+                            "is required when repeat > 1 (the time between a sender's bursts)",
+                        ))
+                    }
+                    None => 0,
+                };
                 let s = resolve_set(senders, g, file, &fld("senders"), Some(r))?;
                 check_size(*size, file, &fld("size"))?;
                 if s.contains(&r) {
@@ -373,13 +405,15 @@ fn generate_flows(
                         "the receiver cannot also be a sender",
                     ));
                 }
-                for src in s {
-                    out.push(FlowSpec {
-                        src,
-                        dst: r,
-                        size: *size,
-                        start: start.unwrap_or(0),
-                    });
+                for k in 0..repeat as u64 {
+                    for &src in &s {
+                        out.push(FlowSpec {
+                            src,
+                            dst: r,
+                            size: *size,
+                            start: start.unwrap_or(0) + k * every,
+                        });
+                    }
                 }
             }
             WorkloadCfg::Permutation { hosts, size, start } => {
@@ -439,6 +473,7 @@ fn generate_flows(
                 "this workload produced no flows",
             ));
         }
+        origin.resize(out.len(), wi as u32);
     }
     Ok(out)
 }
