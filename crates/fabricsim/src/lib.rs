@@ -6,9 +6,11 @@
 //! - [`topology`]: graphs of hosts, switches and links;
 //! - [`sim`]: the built model and its event loop over [`engine`];
 //! - models: [`fabric`] (ports, links, shared buffers, PFC, ECN), [`routing`] (tables,
-//!   ECMP, spraying), [`transport`] (RDMA RC with go-back-N), [`cc`] (DCQCN, line rate),
-//!   [`workload`] (flow lists and generators);
-//! - [`results`]: tables and summaries written after a run; [`bench`]: fixed benchmarks.
+//!   ECMP, spraying), [`gse`] (PKTC, DGSQ, reordering), [`transport`] (RDMA RC with
+//!   go-back-N), [`cc`] (DCQCN, TIMELY, HPCC, ACC, line rate), [`workload`] (flow lists,
+//!   generators, collectives);
+//! - [`results`], [`metrics`], [`convergence`], [`report`]: tables, summaries and reports
+//!   written after a run; [`bench`]: fixed benchmarks.
 //!
 //! See `docs/ARCHITECTURE.md` for the design and its invariants.
 
@@ -17,6 +19,7 @@
 pub mod bench;
 pub mod cc;
 pub mod compare;
+pub mod convergence;
 pub mod engine;
 pub mod fabric;
 pub mod gse;

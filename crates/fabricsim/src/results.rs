@@ -101,6 +101,15 @@ pub struct Summary {
     /// Slowdown p50/p99 of finished flows per size bucket (`<10KB`, `10KB-100KB`,
     /// `100KB-1MB`, `>=1MB`; see [`crate::metrics`]).
     pub slowdown_buckets: Vec<crate::metrics::BucketSlowdown>,
+    /// Time to cut and to fair share after a join (`[record.convergence]`).
+    pub convergence: Option<crate::convergence::Convergence>,
+    /// Time-averaged bytes queued at the switch egress port with the longest average
+    /// queue (the bottleneck).
+    pub mean_queue_bytes: f64,
+    /// Data packets marked CE by TCD (sum over switch ports).
+    pub tcd_ce_marks: u64,
+    /// Data packets marked UE by TCD.
+    pub tcd_ue_marks: u64,
     /// Slowdown CDF (value, fraction of finished flows), thinned to at most
     /// [`crate::metrics::SUMMARY_CDF_POINTS`] points, for the multi-run report; not
     /// written to `summary.json`.
@@ -230,6 +239,17 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .map(crate::metrics::BucketSlowdown::from)
             .collect(),
         slowdown_cdf: crate::metrics::cdf_points(&slow, crate::metrics::SUMMARY_CDF_POINTS),
+        convergence: sim
+            .convergence
+            .as_ref()
+            .map(|c| crate::convergence::analyse(sim, c)),
+        mean_queue_bytes: ports
+            .iter()
+            .filter(|p| sim.is_switch(p.node))
+            .map(|p| p.mean_queue_bytes(sim.now))
+            .fold(0.0, f64::max),
+        tcd_ce_marks: ports.iter().map(|p| p.stats.tcd_ce).sum(),
+        tcd_ue_marks: ports.iter().map(|p| p.stats.tcd_ue).sum(),
     }
 }
 
@@ -290,12 +310,12 @@ pub fn flows_csv(sim: &Simulation) -> String {
 
 /// `ports.csv` as a string.
 pub fn ports_csv(sim: &Simulation) -> String {
-    let mut s = String::from("node,port,tx_bytes,tx_packets,drops,pause_frames_sent,paused_ns,max_queue_bytes,ecn_marked,pause_frames_received,resume_frames_sent\n");
+    let mut s = String::from("node,port,tx_bytes,tx_packets,drops,pause_frames_sent,paused_ns,max_queue_bytes,ecn_marked,pause_frames_received,resume_frames_sent,mean_queue_bytes,tcd_ce,tcd_ue\n");
     for (i, p) in sim.ports.iter().enumerate() {
         let st = &p.stats;
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{:.1},{},{}",
             sim.port_node_name(i as u32),
             p.local,
             p.tx_bytes,
@@ -306,7 +326,10 @@ pub fn ports_csv(sim: &Simulation) -> String {
             p.max_queue_bytes,
             st.ecn_marked,
             st.pause_frames_received,
-            st.resume_frames_sent
+            st.resume_frames_sent,
+            p.mean_queue_bytes(sim.now),
+            st.tcd_ce,
+            st.tcd_ue
         );
     }
     s
@@ -368,6 +391,9 @@ pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Re
             );
         }
         write_file(dir, "rates.csv", &s)?;
+    }
+    if let Some(c) = &summary.convergence {
+        write_file(dir, "convergence.csv", &crate::convergence::csv(c))?;
     }
     let title = crate::metrics::run_report_title(summary);
     let sections = crate::metrics::run_report_sections(sim, summary);
@@ -440,7 +466,7 @@ pub fn comparison_csv(rows: &[Summary]) -> String {
     for i in 0..buckets.len() {
         let _ = write!(s, ",slowdown_p99_{}", buckets.key(i));
     }
-    s.push('\n');
+    s.push_str(",mean_queue_bytes,tcd_ce_marks,tcd_ue_marks,time_to_cut_ns,time_to_fair_ns\n");
     for r in rows {
         let _ = write!(s, "{},", r.variant);
         for a in &axes {
@@ -487,7 +513,22 @@ pub fn comparison_csv(rows: &[Summary]) -> String {
                 .map_or(f64::NAN, |b| b.slowdown_p99);
             let _ = write!(s, ",{}", opt(v));
         }
-        s.push('\n');
+        let conv = |f: fn(&crate::convergence::Convergence) -> Option<f64>| {
+            r.convergence
+                .as_ref()
+                .and_then(f)
+                .map(|v| format!("{v:.3}"))
+                .unwrap_or_default()
+        };
+        let _ = writeln!(
+            s,
+            ",{:.1},{},{},{},{}",
+            r.mean_queue_bytes,
+            r.tcd_ce_marks,
+            r.tcd_ue_marks,
+            conv(|c| c.time_to_cut_ns),
+            conv(|c| c.time_to_fair_ns)
+        );
     }
     s
 }

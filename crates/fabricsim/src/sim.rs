@@ -332,6 +332,8 @@ pub struct Simulation {
     int_rx: IntStack,
     /// TCD detector per (port, priority), index `port * 8 + prio` (empty when TCD is off).
     pub tcd: Vec<TcdDetector>,
+    /// Convergence analysis asked for in `[record.convergence]`.
+    pub convergence: Option<crate::convergence::ConvergenceSpec>,
 }
 
 /// The INT records a packet collected (data) or carries back (ACK).
@@ -509,6 +511,15 @@ impl Simulation {
                 return Err(err(file, fld, "must be positive"));
             }
         }
+        crate::cc::validate(&sc.cc, sc.workload.len(), file)?;
+        if let Some(tq) = f.tcd.q_th {
+            if tq == 0 {
+                return Err(err(file, "fabric.tcd.q_th", "must be positive"));
+            }
+        }
+        if f.tcd.t_on_max == Some(0) {
+            return Err(err(file, "fabric.tcd.t_on_max", "must be positive"));
+        }
         let wl = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir, file)?;
         if wl.flows.len() > MAX_INDEX as usize {
             return Err(err(
@@ -532,9 +543,21 @@ impl Simulation {
             max_time: sc.max_time,
             stall_timeout: sc.stall_timeout,
             queue_interval: sc.record.queue_interval,
-            rate_interval: sc.record.rate_interval,
+            rate_interval: sc.record.rate_interval.or(sc
+                .record
+                .convergence
+                .as_ref()
+                .map(|_| 10 * crate::units::US)),
         };
-        Self::assemble(sc, &g, wl, params, file)
+        let mut sim = Self::assemble(sc, &g, wl, params, file)?;
+        if let Some(c) = &sc.record.convergence {
+            let spec = crate::convergence::ConvergenceSpec::resolve(c, &sim).map_err(|m| {
+                let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
+                err(file, &format!("record.convergence.{f}"), rest)
+            })?;
+            sim.convergence = Some(spec);
+        }
+        Ok(sim)
     }
 
     fn assemble(
@@ -798,20 +821,47 @@ impl Simulation {
             prefetch: n_ports >= PREFETCH_MIN_PORTS,
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
             seed: sc.seed,
+            convergence: None,
             int_tab: Vec::new(),
             int_rx: IntStack::default(),
             tcd: Vec::new(),
         };
+        let algs: Vec<CcAlgorithm> = (0..sim.flows.len())
+            .map(|i| {
+                let s = &sim.flows[i].spec;
+                let w = origin.get(i).copied().unwrap_or(0) as usize;
+                sc.cc
+                    .class
+                    .iter()
+                    .find(|c| c.matches(w, s.size))
+                    .map_or(sc.cc.algorithm, |c| c.algorithm)
+            })
+            .collect();
+        // Base RTTs: per flow for TIMELY and ACC; HPCC's T is one value for the whole
+        // network, the longest flow's, as in the paper and the ns-3 module.
+        let rtts: Vec<Time> = (0..sim.flows.len())
+            .map(|i| {
+                if algs[i] == CcAlgorithm::None || algs[i] == CcAlgorithm::Dcqcn {
+                    0
+                } else {
+                    sim.base_rtt_of(i)
+                }
+            })
+            .collect();
+        let hpcc_rtt = rtts
+            .iter()
+            .zip(&algs)
+            .filter(|(_, &a)| a == CcAlgorithm::Hpcc)
+            .map(|(&r, _)| r)
+            .max()
+            .unwrap_or(1);
         for i in 0..sim.flows.len() {
-            let s = &sim.flows[i].spec;
-            let w = origin.get(i).copied().unwrap_or(0) as usize;
-            let alg = sc
-                .cc
-                .class
-                .iter()
-                .find(|c| c.matches(w, s.size))
-                .map_or(sc.cc.algorithm, |c| c.algorithm);
-            sim.flows[i].cc = sim.make_cc(sc, alg, i);
+            let rtt = if algs[i] == CcAlgorithm::Hpcc {
+                hpcc_rtt
+            } else {
+                rtts[i]
+            };
+            sim.flows[i].cc = sim.make_cc(sc, algs[i], i, rtt);
         }
         let tcd_on = sc
             .fabric
@@ -951,8 +1001,8 @@ impl Simulation {
         (fwd + back).max(1)
     }
 
-    /// The congestion controller of flow `i` running `alg`.
-    fn make_cc(&self, sc: &Scenario, alg: CcAlgorithm, i: usize) -> AnyCc {
+    /// The congestion controller of flow `i` running `alg` with base RTT `rtt`.
+    fn make_cc(&self, sc: &Scenario, alg: CcAlgorithm, i: usize, rtt: Time) -> AnyCc {
         let s = &self.flows[i].spec;
         let line = self.ports[self.hosts[s.src as usize].port as usize].rate;
         match alg {
@@ -962,23 +1012,16 @@ impl Simulation {
                 line,
                 s.start,
             )),
-            CcAlgorithm::Timely => {
-                let rtt = self.base_rtt_of(i);
-                AnyCc::Timely(timely::Timely::new(
-                    timely::TimelyParams::resolve(&sc.cc.timely, line, rtt),
-                    line,
-                ))
-            }
-            CcAlgorithm::Hpcc => {
-                let rtt = self.base_rtt_of(i);
-                AnyCc::Hpcc(hpcc::Hpcc::new(hpcc::HpccParams::resolve(
-                    &sc.cc.hpcc,
-                    line,
-                    rtt,
-                )))
-            }
+            CcAlgorithm::Timely => AnyCc::Timely(timely::Timely::new(
+                timely::TimelyParams::resolve(&sc.cc.timely, line, rtt),
+                line,
+            )),
+            CcAlgorithm::Hpcc => AnyCc::Hpcc(hpcc::Hpcc::new(hpcc::HpccParams::resolve(
+                &sc.cc.hpcc,
+                line,
+                rtt,
+            ))),
             CcAlgorithm::Acc | CcAlgorithm::AccNoHalt => {
-                let rtt = self.base_rtt_of(i);
                 let mut p = acc::AccParams::resolve(&sc.cc.acc, line, rtt);
                 if alg == CcAlgorithm::AccNoHalt {
                     p.halt = false;

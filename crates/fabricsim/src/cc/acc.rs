@@ -31,7 +31,11 @@
 //! Periods are laid on a grid that starts at the first ACK. A period closes at the first
 //! ACK at or after its end (ACK-driven: a flow without ACKs has nothing to decide); if a
 //! whole period passed without ACKs the grid restarts at the next ACK, and periods without
-//! ACKs make no decision and do not break a streak.
+//! ACKs make no decision and do not break a streak. The first CE-marked ACK after a period
+//! without CE restarts the period at that ACK, discarding the partial period
+//! ([`AccParams::onset_restart`], \[recon\]): the decision on a new congestion then comes
+//! one full period after its onset, on a period that saw only the congestion, which is
+//! how the paper's testbed reaches the right rate "within one period".
 //!
 //! What the simulator provides: ACKs at a higher priority than data, each carrying the
 //! echoed [`TcdMark`]; on each ACK the sender calls [`Acc::on_ack_marked`] with the bytes
@@ -75,6 +79,12 @@ pub struct AccParams {
     pub min_rate: f64,
     /// Source halt on congestion (false: "ACC without halt").
     pub halt: bool,
+    /// Restart the period at the first CE-marked ACK after a period without CE, so that
+    /// the first decision on a new congestion comes one full period after its onset.
+    /// Default true \[recon\]: with a fixed grid the onset falls inside a period whose
+    /// CE fraction stays under the threshold, and the decision slips by up to a period,
+    /// against the paper's "the right rate within one period".
+    pub onset_restart: bool,
 }
 
 impl AccParams {
@@ -92,6 +102,7 @@ impl AccParams {
             rate_weight: 1.0,
             min_rate: c / 1000.0,
             halt: true,
+            onset_restart: true,
         }
     }
 
@@ -111,6 +122,7 @@ impl AccParams {
             rate_weight: cfg.rate_weight.unwrap_or(b.rate_weight),
             min_rate: cfg.min_rate.map(|r| r.0 as f64).unwrap_or(b.min_rate),
             halt: cfg.halt.unwrap_or(b.halt),
+            onset_restart: cfg.onset_restart.unwrap_or(b.onset_restart),
         }
     }
 }
@@ -151,6 +163,10 @@ pub struct AccCfg {
     /// Source halt (false: ACC without halt).
     #[serde(default)]
     pub halt: Option<bool>,
+    /// Restart the period at the onset of congestion (the first CE after a CE-free
+    /// period).
+    #[serde(default)]
+    pub onset_restart: Option<bool>,
 }
 
 /// How ACC classified a period.
@@ -192,6 +208,8 @@ pub struct Acc {
     pub halt_time: Time,
     /// Victim halvings.
     pub halvings: u64,
+    /// Periods restarted at a congestion onset.
+    pub onset_restarts: u64,
 }
 
 impl Acc {
@@ -216,6 +234,7 @@ impl Acc {
             halts: 0,
             halt_time: 0,
             halvings: 0,
+            onset_restarts: 0,
         }
     }
 
@@ -252,6 +271,23 @@ impl Acc {
             Some(s) if now >= s + t => {
                 self.decide(now);
                 self.period_start = Some(if now < s + 2 * t { s + t } else { now });
+            }
+            Some(_)
+                if self.p.onset_restart
+                    && mark == TcdMark::Ce
+                    && self.ce == 0
+                    && !matches!(
+                        self.last_verdict,
+                        Some(AccVerdict::Congested | AccVerdict::Mixed)
+                    ) =>
+            {
+                // Onset of congestion: the partial period decides nothing and the next
+                // decision comes one full period from here.
+                self.acks = 0;
+                self.ue = 0;
+                self.acked = 0;
+                self.period_start = Some(now);
+                self.onset_restarts += 1;
             }
             Some(_) => {}
         }
@@ -589,5 +625,38 @@ mod tests {
         a.on_ack_marked(55 * US, 1000, TcdMark::None, 10_000);
         assert_eq!(a.periods, 2);
         assert_eq!(a.last_verdict, Some(AccVerdict::Uncongested));
+    }
+    #[test]
+    fn congestion_onset_restarts_the_period() {
+        let mut a = Acc::new(params(), Rate(C));
+        // Grid from 0. Four quiet ACKs, then CE from 4 us on: the period restarts at 4 us,
+        // so the ACKs of [4 us, 14 us) decide, all CE: congested at 14 us, not at 20 us.
+        for i in 0..4u64 {
+            a.on_ack_marked(i * US, 1250, TcdMark::None, 20_000);
+        }
+        for i in 4..14u64 {
+            a.on_ack_marked(i * US, 1250, TcdMark::Ce, 20_000);
+        }
+        assert_eq!((a.periods, a.onset_restarts), (0, 1));
+        a.on_ack_marked(14 * US, 1250, TcdMark::Ce, 20_000);
+        assert_eq!(a.periods, 1);
+        assert_eq!(a.last_verdict, Some(AccVerdict::Congested));
+        // R_ack over the restarted period: 10 ACKs of 1250 B in 10 us = 10 Gbit/s.
+        assert!(close(a.rate, 10.0 * G), "{}", a.rate);
+        // Without the restart the grid period [0, 10 us) holds 4 quiet and 6 CE ACKs: a
+        // mixed period at 10 us, the rate holds.
+        let p = AccParams {
+            onset_restart: false,
+            ..params()
+        };
+        let mut b = Acc::new(p, Rate(C));
+        for i in 0..14u64 {
+            let m = if i < 4 { TcdMark::None } else { TcdMark::Ce };
+            b.on_ack_marked(i * US, 1250, m, 20_000);
+        }
+        b.on_ack_marked(14 * US, 1250, TcdMark::Ce, 20_000);
+        assert_eq!((b.onset_restarts, b.periods), (0, 1));
+        assert_eq!(b.last_verdict, Some(AccVerdict::Mixed));
+        assert!(close(b.rate, 100.0 * G));
     }
 }

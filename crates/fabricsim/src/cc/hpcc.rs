@@ -180,8 +180,8 @@ pub struct HpccCfg {
     /// Additive rounds before a multiplicative correction.
     #[serde(default)]
     pub max_stage: Option<u32>,
-    /// Base RTT T (default: the fabric's longest host-to-host base RTT, as the integrator
-    /// computes it).
+    /// Base RTT T (default: the longest base RTT among the scenario's HPCC flows: one
+    /// full-size packet and its ACK on the flow's idle path).
     #[serde(default, deserialize_with = "su::opt_time")]
     pub base_rtt: Option<Time>,
     /// Expected concurrent flows per bottleneck N in W_AI = (1 - eta) C T / N.

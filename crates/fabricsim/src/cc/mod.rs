@@ -157,3 +157,114 @@ impl CongestionControl for AnyCc {
         dispatch!(self, c => c.cnp_interval())
     }
 }
+
+/// Checks the parameters of every algorithm and the flow classes of `[cc]` (the DCQCN
+/// block is checked with the fabric); `workloads` is the number of `[[workload]]` entries.
+pub fn validate(
+    cc: &crate::scenario::config::CcCfg,
+    workloads: usize,
+    file: &str,
+) -> Result<(), crate::scenario::ScenarioError> {
+    use crate::scenario::ScenarioError;
+    let e = |field: &str, m: &str| Err(ScenarioError::field(file, field, m));
+    let frac = |v: Option<f64>| v.is_some_and(|x| !(x > 0.0 && x <= 1.0));
+    let pos_rate = |v: Option<crate::units::Rate>| v.is_some_and(|r| r.0 == 0);
+    let t = &cc.timely;
+    if frac(t.alpha) {
+        return e("cc.timely.alpha", "an EWMA gain in (0, 1]");
+    }
+    if frac(t.beta) {
+        return e("cc.timely.beta", "a decrease factor in (0, 1]");
+    }
+    if t.min_rtt == Some(0) {
+        return e(
+            "cc.timely.min_rtt",
+            "must be positive (it divides the gradient)",
+        );
+    }
+    let (lo, hi) = (
+        t.t_low.unwrap_or(50 * crate::units::US),
+        t.t_high.unwrap_or(500 * crate::units::US),
+    );
+    if lo >= hi {
+        return e(
+            "cc.timely.t_low",
+            "must be below t_high (defaults 50us and 500us)",
+        );
+    }
+    for (f, r) in [
+        ("cc.timely.delta", t.delta),
+        ("cc.timely.hai", t.hai),
+        ("cc.timely.min_rate", t.min_rate),
+    ] {
+        if pos_rate(r) {
+            return e(f, "must be positive");
+        }
+    }
+    let h = &cc.hpcc;
+    if frac(h.eta) {
+        return e("cc.hpcc.eta", "a target utilisation in (0, 1]");
+    }
+    if h.base_rtt == Some(0) {
+        return e("cc.hpcc.base_rtt", "must be positive");
+    }
+    if h.expected_flows == Some(0) {
+        return e("cc.hpcc.expected_flows", "must be at least 1");
+    }
+    if h.w_ai == Some(0) {
+        return e("cc.hpcc.w_ai", "must be positive");
+    }
+    for (f, r) in [("cc.hpcc.r_ai", h.r_ai), ("cc.hpcc.min_rate", h.min_rate)] {
+        if pos_rate(r) {
+            return e(f, "must be positive");
+        }
+    }
+    let a = &cc.acc;
+    if a.period == Some(0) {
+        return e("cc.acc.period", "must be positive");
+    }
+    if a.base_rtt == Some(0) {
+        return e("cc.acc.base_rtt", "must be positive");
+    }
+    if frac(a.ce_threshold) {
+        return e("cc.acc.ce_threshold", "a fraction of ACKs in (0, 1]");
+    }
+    if a.fast_factor.is_some_and(|f| !(f >= 1.0 && f.is_finite())) {
+        return e("cc.acc.fast_factor", "a step multiplier of at least 1");
+    }
+    if a.rate_weight.is_some_and(|w| !(w >= 0.0 && w.is_finite())) {
+        return e(
+            "cc.acc.rate_weight",
+            "a non-negative weight (0: plain additive steps)",
+        );
+    }
+    for (f, r) in [("cc.acc.r_ai", a.r_ai), ("cc.acc.min_rate", a.min_rate)] {
+        if pos_rate(r) {
+            return e(f, "must be positive");
+        }
+    }
+    for (i, c) in cc.class.iter().enumerate() {
+        if let Some(w) = c.workload {
+            if w >= workloads {
+                return Err(ScenarioError::field(
+                    file,
+                    format!("cc.class[{i}].workload"),
+                    format!(
+                        "workload entry {w} does not exist: the scenario has {workloads} \
+                         (indices start at 0)"
+                    ),
+                ));
+            }
+        }
+        if let (Some(lo), Some(hi)) = (c.min_size, c.max_size) {
+            if lo >= hi {
+                return Err(ScenarioError::field(
+                    file,
+                    format!("cc.class[{i}].min_size"),
+                    "must be below max_size (the class is [min_size, max_size))",
+                ));
+            }
+        }
+    }
+    Ok(())
+}

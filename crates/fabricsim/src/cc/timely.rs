@@ -15,10 +15,11 @@
 //!
 //! The rate stays within [min rate, line rate]. The first sample only records the RTT.
 //! As in the HPCC ns-3 module's TIMELY, the update runs once per round trip by default
-//! ([`TimelyParams::per_rtt`]): a sample is used when at least one RTT (the RTT of the
-//! last update) has passed since the last update, the time form of "the ACK covers data
-//! sent after the last update"; samples in between are ignored. With `per_rtt = false`
-//! every ACK is a completion event.
+//! ([`TimelyParams::per_rtt`]): an ACK updates the rate only if it acknowledges data sent
+//! after the last update (its sequence passes the sender's next sequence at that update),
+//! so each update sees RTTs of packets sent at the rate the previous update chose;
+//! samples in between are ignored. With `per_rtt = false` every ACK is a completion
+//! event.
 //!
 //! What the simulator provides: an RTT sample per ACK ([`AckInfo::rtt`]); the sender
 //! paces at [`Timely::rate`].
@@ -150,7 +151,8 @@ pub struct Timely {
     prev_rtt: Option<Time>,
     /// Consecutive updates with a non-positive gradient and no decrease.
     nonpos_streak: u32,
-    next_update: Time,
+    /// The sender's next sequence at the last update (per-RTT gate).
+    last_update_seq: Option<u64>,
     /// Rate updates applied.
     pub updates: u64,
 }
@@ -166,7 +168,7 @@ impl Timely {
             rtt_diff: 0.0,
             prev_rtt: None,
             nonpos_streak: 0,
-            next_update: 0,
+            last_update_seq: None,
             updates: 0,
         }
     }
@@ -181,12 +183,20 @@ impl Timely {
         self.rtt_diff / self.p.min_rtt as f64
     }
 
-    /// One RTT sample at `now` (a completion event). Ignored inside the per-RTT gate.
-    pub fn on_rtt(&mut self, now: Time, rtt: Time) {
-        if self.p.per_rtt && now < self.next_update {
-            return;
+    /// An ACK for sequence `ack_seq` with RTT sample `rtt` arrived while the sender's next
+    /// sequence was `snd_nxt`: a completion event unless the per-RTT gate holds it back.
+    pub fn on_sample(&mut self, now: Time, rtt: Time, ack_seq: u64, snd_nxt: u64) {
+        if self.p.per_rtt {
+            if self.last_update_seq.is_some_and(|s| ack_seq <= s) {
+                return;
+            }
+            self.last_update_seq = Some(snd_nxt);
         }
-        self.next_update = now.saturating_add(rtt);
+        self.on_rtt(now, rtt);
+    }
+
+    /// One RTT sample at `now`, used as a completion event (no gate).
+    pub fn on_rtt(&mut self, _now: Time, rtt: Time) {
         let Some(prev) = self.prev_rtt.replace(rtt) else {
             return;
         };
@@ -222,7 +232,7 @@ impl CongestionControl for Timely {
         self.rate
     }
     fn on_ack(&mut self, now: Time, ack: &AckInfo) {
-        self.on_rtt(now, ack.rtt);
+        self.on_sample(now, ack.rtt, ack.ack_seq, ack.snd_nxt);
     }
 }
 
@@ -374,26 +384,37 @@ mod tests {
     }
 
     #[test]
-    fn per_rtt_gate_ignores_samples_within_a_round_trip() {
+    fn per_rtt_gate_ignores_acks_of_data_sent_before_the_last_update() {
         let p = TimelyParams {
             per_rtt: true,
             ..hand_params()
         };
         let mut t = Timely::new(p, Rate::gbps(10));
         t.rate = 5.0 * G;
-        let ack = |rtt| AckInfo {
+        let ack = |rtt, ack_seq, snd_nxt| AckInfo {
             newly_acked: 1000,
-            ack_seq: 0,
+            ack_seq,
             ecn_echo: 0,
             rtt,
+            snd_nxt,
             ..Default::default()
         };
-        t.on_ack(0, &ack(1000 * US)); // recorded; next update at 1 ms
-        t.on_ack(500 * US, &ack(1000 * US));
+        // First sample: recorded, gate set at snd_nxt = 10_000.
+        t.on_ack(0, &ack(1000 * US, 1000, 10_000));
+        // ACKs up to 10_000 acknowledge data sent before that: ignored.
+        t.on_ack(500 * US, &ack(400 * US, 5000, 20_000));
+        t.on_ack(600 * US, &ack(400 * US, 10_000, 20_000));
         assert_eq!(t.updates, 0);
         assert!(close(t.rate, 5.0 * G));
-        t.on_ack(1000 * US, &ack(1000 * US));
+        // The first ACK past 10_000 updates: rtt 1 ms > Thigh 500 us, no gradient change:
+        // R *= 1 - 0.8 (1 - 0.5) = 0.6.
+        t.on_ack(700 * US, &ack(1000 * US, 11_000, 30_000));
         assert_eq!(t.updates, 1);
         assert!(close(t.rate, 3.0 * G), "{}", t.rate);
+        // The gate moved to 30_000.
+        t.on_ack(800 * US, &ack(1000 * US, 30_000, 40_000));
+        assert_eq!(t.updates, 1);
+        t.on_ack(900 * US, &ack(1000 * US, 30_001, 40_000));
+        assert_eq!(t.updates, 2);
     }
 }

@@ -1067,6 +1067,10 @@ pub struct RecordCfg {
     /// Sample every active flow's sending rate and goodput this often (`rates.csv`).
     #[serde(default, deserialize_with = "su::opt_time")]
     pub rate_interval: Option<Time>,
+    /// Time to cut and time to fair share after a flow joins (`convergence.csv`); samples
+    /// rates every 10 us unless `rate_interval` says otherwise.
+    #[serde(default)]
+    pub convergence: Option<crate::convergence::ConvergenceCfg>,
 }
 
 /// Default time for `start` fields.
