@@ -11,11 +11,14 @@
 //! - while it is not paused and was not paused recently, q >= q_th makes it *Congested*
 //!   (it is the root of a congestion tree) and q < q_th *NonCongested*;
 //! - after a resume (an ON period) the queue built during the pause needs time to drain.
-//!   It stays Undetermined until it drains below q_th (NonCongested), unless it stays at or
-//!   above q_th for longer than T_on_max, the longest ON period a port that is not itself
-//!   congested can need to drain what a pause let build up; then it is Congested. T_on_max
-//!   is about (XOFF threshold + headroom) / C: the most bytes a pause can leave queued,
-//!   drained at line rate.
+//!   It stays Undetermined until it drains below q_th (NonCongested), unless after
+//!   T_on_max it is still at or above q_th *and* no shorter than when the ON period began
+//!   (it is not draining: its arrivals match or exceed the line rate, so it is a root
+//!   itself); then it is Congested. T_on_max is about (XOFF threshold + headroom) / C, the
+//!   time to send what a downstream pause can hold back. The drain condition keeps a
+//!   lightly loaded port that holds a large backlog from a long pause (its upstream's
+//!   buffers refilled it while it was OFF) Undetermined while the backlog drains, however
+//!   long that takes.
 //!
 //! Marking happens at dequeue: a Congested queue sets CE, an Undetermined queue sets UE,
 //! and no port overwrites a CE set upstream ([`TcdMark::merge`]). The receiver echoes the
@@ -148,6 +151,8 @@ pub struct TcdDetector {
     paused_until: Option<Time>,
     /// Start of the ON period after the last pause.
     on_since: Time,
+    /// Queue at the first dequeue of the current ON period (None until then).
+    q_on: Option<u64>,
     /// CE marks set.
     pub ce_marks: u64,
     /// UE marks set.
@@ -162,6 +167,7 @@ impl TcdDetector {
             state: TcdState::NonCongested,
             paused_until: None,
             on_since: 0,
+            q_on: None,
             ce_marks: 0,
             ue_marks: 0,
         }
@@ -190,6 +196,7 @@ impl TcdDetector {
     /// A PAUSE arrived at `now` that expires at `until` unless renewed or resumed.
     pub fn on_pause_for(&mut self, _now: Time, until: Time) {
         self.paused_until = Some(until);
+        self.q_on = None;
         self.state = TcdState::Undetermined;
     }
 
@@ -221,7 +228,8 @@ impl TcdDetector {
             match self.state {
                 TcdState::Undetermined if !long => TcdState::NonCongested,
                 TcdState::Undetermined => {
-                    if now.saturating_sub(self.on_since) > self.p.t_on_max {
+                    let q_on = *self.q_on.get_or_insert(qlen);
+                    if now.saturating_sub(self.on_since) > self.p.t_on_max && qlen >= q_on {
                         TcdState::Congested
                     } else {
                         TcdState::Undetermined
@@ -333,6 +341,21 @@ mod tests {
         d.on_resume(80 * US);
         assert_eq!(d.on_dequeue(120 * US, HIGH), TcdMark::Ue);
         assert_eq!(d.on_dequeue(131 * US, HIGH), TcdMark::Ce);
+    }
+
+    #[test]
+    fn a_draining_backlog_stays_undetermined_past_t_on_max() {
+        let mut d = det();
+        d.on_pause(0);
+        d.on_resume(10 * US);
+        // 500 KB at the start of ON, draining slowly (a lightly loaded port with a big
+        // backlog): still UE long after T_on_max.
+        assert_eq!(d.on_dequeue(11 * US, 500_000), TcdMark::Ue);
+        assert_eq!(d.on_dequeue(70 * US, 400_000), TcdMark::Ue);
+        assert_eq!(d.on_dequeue(100 * US, 200_000), TcdMark::Ue);
+        // It stops draining (back at 500 KB, arrivals at line rate): congested.
+        assert_eq!(d.on_dequeue(110 * US, 500_000), TcdMark::Ce);
+        assert_eq!(d.state(), TcdState::Congested);
     }
 
     #[test]

@@ -1,0 +1,303 @@
+//! The congestion controls of document 004 (TIMELY, HPCC, TCD + ACC) in the simulator:
+//! HPCC holds the bottleneck at eta with an empty queue and pays for its INT bytes, TCD
+//! tells the root of a congestion tree (CE) from the paused branch (UE), ACC converges to
+//! the fair share within two periods, and every algorithm keeps the invariants.
+
+use fabricsim::cc::{AnyCc, CongestionControl};
+use fabricsim::invariants;
+use fabricsim::results::{fct, flows_csv, ports_csv};
+use fabricsim::sim::{Outcome, Simulation};
+use fabricsim::units::{Time, MS, US};
+use std::path::{Path, PathBuf};
+
+fn build(src: &str) -> Simulation {
+    let l = fabricsim::load_str(src, "test.toml", Path::new("."), &[]).expect("loads");
+    Simulation::build(&l.scenario, "test.toml", Path::new(".")).expect("builds")
+}
+
+fn scenarios_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios"))
+}
+
+/// Port id of `node`'s port toward `peer`.
+fn port_between(sim: &Simulation, node: &str, peer: &str) -> usize {
+    let n = sim.nodes.iter().position(|x| x.name == node).unwrap() as u32;
+    let p = sim.nodes.iter().position(|x| x.name == peer).unwrap() as u32;
+    (0..sim.ports.len())
+        .find(|&i| sim.ports[i].node == n && sim.ports[sim.links[i].to_port as usize].node == p)
+        .unwrap_or_else(|| panic!("no port {node} -> {peer}"))
+}
+
+/// Two senders into one receiver behind one 100G switch.
+fn two_into_one(alg: &str, extra: &str) -> String {
+    format!(
+        r#"
+max_time = "100ms"
+[topology]
+kind = "custom"
+hosts = ["a", "b", "r"]
+switches = ["s"]
+links = [
+  {{ a = "a", b = "s", rate = "100Gbps", delay = "1us" }},
+  {{ a = "b", b = "s", rate = "100Gbps", delay = "1us" }},
+  {{ a = "r", b = "s", rate = "100Gbps", delay = "1us" }},
+]
+[cc]
+algorithm = "{alg}"
+{extra}
+[[workload]]
+kind = "flows"
+flows = [
+  {{ src = "a", dst = "r", size = "100MB" }},
+  {{ src = "b", dst = "r", size = "100MB" }},
+]
+"#
+    )
+}
+
+#[test]
+fn hpcc_holds_the_bottleneck_at_eta_with_an_empty_queue_and_pays_for_int() {
+    let mut sim = build(&two_into_one("hpcc", "[record]\nqueue_interval = \"1us\""));
+    let bottleneck = port_between(&sim, "s", "r");
+    assert!(sim.run_until(2 * MS, &mut |_| {}).is_none());
+    let (b0, p0) = (
+        sim.ports[bottleneck].tx_bytes,
+        sim.ports[bottleneck].tx_packets,
+    );
+    assert!(sim.run_until(4 * MS, &mut |_| {}).is_none());
+    let (b1, p1) = (
+        sim.ports[bottleneck].tx_bytes,
+        sim.ports[bottleneck].tx_packets,
+    );
+    // Every frame on the bottleneck is a full data packet with one INT record (one
+    // switch): 4096 + 58 + 8 bytes.
+    assert_eq!(
+        b1 - b0,
+        (p1 - p0) * (4096 + 58 + 8),
+        "INT bytes on the wire"
+    );
+    let util = (b1 - b0) as f64 * 8.0 / (2e-3 * 100e9);
+    assert!(
+        (0.93..=0.97).contains(&util),
+        "bottleneck utilisation {util:.4}, expected eta = 0.95"
+    );
+    // Queue near zero: the mean over [2 ms, 4 ms] is under one packet.
+    let samples: Vec<u64> = sim
+        .queue_samples
+        .iter()
+        .filter(|q| q.port as usize == bottleneck && q.t >= 2 * MS)
+        .map(|q| q.bytes)
+        .collect();
+    let mean = samples.iter().sum::<u64>() as f64 / 2000.0;
+    assert!(mean < 4162.0, "mean queue {mean:.0} B");
+    // Both flows get about half.
+    for f in &sim.flows {
+        let AnyCc::Hpcc(h) = &f.cc else {
+            panic!("not HPCC")
+        };
+        assert!(h.updates > 10);
+        let r = f.cc.rate_bps();
+        assert!((40e9..55e9).contains(&r), "rate {r:.3e}");
+    }
+}
+
+#[test]
+fn flows_of_a_class_run_their_own_algorithm() {
+    let sim = build(&format!(
+        "{}\n{}",
+        two_into_one("dcqcn", ""),
+        r#"
+[[workload]]
+kind = "flows"
+flows = [{ src = "a", dst = "r", size = "10KB", start = "1ms" }]
+[[cc.class]]
+algorithm = "hpcc"
+max_size = "100KB"
+[[cc.class]]
+algorithm = "acc"
+workload = 0
+min_size = "50MB"
+"#
+    ));
+    assert!(matches!(sim.flows[0].cc, AnyCc::Acc(_)));
+    assert!(matches!(sim.flows[1].cc, AnyCc::Acc(_)));
+    assert!(matches!(sim.flows[2].cc, AnyCc::Hpcc(_)));
+    // TCD switches on by itself because ACC flows read its marks.
+    assert!(!sim.tcd.is_empty());
+}
+
+/// A congestion tree: F0 (a0 -> r0) and F1 (a1 -> r1) share the s1 -> s2 branch at 20G
+/// each (not congested by themselves); at 100 us, 16 hosts behind s2 burst 200 KB each
+/// to r1. Port s2 -> r1 is the root; PFC from s2 pauses s1 -> s2, which F0 shares.
+fn tree(n_burst: usize) -> String {
+    let mut hosts = vec!["a0".to_string(), "a1".into(), "r0".into(), "r1".into()];
+    let mut links = vec![
+        r#"{ a = "a0", b = "s1", rate = "20Gbps", delay = "1us" }"#.to_string(),
+        r#"{ a = "a1", b = "s1", rate = "20Gbps", delay = "1us" }"#.into(),
+        r#"{ a = "s1", b = "s2", rate = "100Gbps", delay = "1us" }"#.into(),
+        r#"{ a = "r0", b = "s2", rate = "100Gbps", delay = "1us" }"#.into(),
+        r#"{ a = "r1", b = "s2", rate = "100Gbps", delay = "1us" }"#.into(),
+    ];
+    let mut bursts = Vec::new();
+    for i in 0..n_burst {
+        hosts.push(format!("h{i}"));
+        links.push(format!(
+            r#"{{ a = "h{i}", b = "s2", rate = "100Gbps", delay = "1us" }}"#
+        ));
+        bursts.push(format!(
+            r#"{{ src = "h{i}", dst = "r1", size = "200KB", start = "100us" }}"#
+        ));
+    }
+    let hosts: Vec<String> = hosts.iter().map(|h| format!("\"{h}\"")).collect();
+    format!(
+        r#"
+max_time = "50ms"
+[topology]
+kind = "custom"
+hosts = [{}]
+switches = ["s1", "s2"]
+links = [{}]
+[fabric.pfc]
+threshold = "static"
+xoff = "256KB"
+[fabric.tcd]
+enabled = true
+[cc]
+algorithm = "none"
+[[workload]]
+kind = "flows"
+flows = [
+  {{ src = "a0", dst = "r0", size = "4MB" }},
+  {{ src = "a1", dst = "r1", size = "4MB" }},
+  {}
+]
+"#,
+        hosts.join(", "),
+        links.join(",\n  "),
+        bursts.join(",\n  ")
+    )
+}
+
+#[test]
+fn tcd_marks_the_root_ce_and_the_paused_branch_ue() {
+    let mut sim = build(&tree(16));
+    let o = sim.run(&mut |_| {});
+    assert_eq!(o, Outcome::Completed);
+    assert!(invariants::check(&sim).is_empty());
+    assert_eq!(sim.counters.drops, 0);
+    let root = port_between(&sim, "s2", "r1");
+    let branch = port_between(&sim, "s1", "s2");
+    let leaf0 = port_between(&sim, "s2", "r0");
+    let st = |p: usize| &sim.ports[p].stats;
+    assert!(
+        st(branch).pause_frames_received > 0,
+        "the branch must be paused"
+    );
+    assert!(st(root).tcd_ce > 0, "the root marks CE");
+    assert_eq!(st(root).tcd_ue, 0, "nothing pauses the root");
+    assert!(st(branch).tcd_ue > 0, "the paused branch marks UE");
+    assert_eq!(st(branch).tcd_ce, 0, "the branch is never a root here");
+    assert_eq!((st(leaf0).tcd_ce, st(leaf0).tcd_ue), (0, 0));
+    // F0 never crosses the root: a victim (UE only); F1 does: CE.
+    let (f0, f1) = (&sim.flows[0], &sim.flows[1]);
+    assert!(
+        f0.ue_acks > 0 && f0.ce_acks == 0,
+        "F0 {} UE {} CE",
+        f0.ue_acks,
+        f0.ce_acks
+    );
+    assert!(f1.ce_acks > 0, "F1 CE {}", f1.ce_acks);
+}
+
+fn acc_convergence(variant: &str) -> fabricsim::convergence::Convergence {
+    let loaded = fabricsim::load_file(&scenarios_dir().join("acc-convergence.toml"), &[]).unwrap();
+    let (_, mut sim) = fabricsim::runner::build_all(&loaded, None)
+        .unwrap()
+        .into_iter()
+        .find(|(n, _)| n == variant)
+        .unwrap();
+    assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    assert!(invariants::check(&sim).is_empty());
+    let spec = sim
+        .convergence
+        .clone()
+        .expect("the scenario asks for convergence");
+    fabricsim::convergence::analyse(&sim, &spec)
+}
+
+#[test]
+fn acc_reaches_the_fair_share_within_two_periods_and_dcqcn_does_not() {
+    let period = 50 * US;
+    let acc = acc_convergence("acc");
+    assert_eq!(acc.fair_share_gbps, 5.0);
+    let t = acc.time_to_fair_ns.expect("ACC converges") * 1000.0;
+    assert!(
+        t as Time <= 2 * period,
+        "ACC within 10% of the fair share after {:.1} us",
+        t / 1e6
+    );
+    let cut = acc.time_to_cut_ns.unwrap() * 1000.0;
+    assert!(cut as Time <= 2 * period);
+    let dcqcn = acc_convergence("dcqcn");
+    let td = dcqcn.time_to_fair_ns.map_or(f64::INFINITY, |x| x * 1000.0);
+    assert!(
+        td > (MS as f64),
+        "DCQCN (paper profile) takes milliseconds, not {:.1} us",
+        td / 1e6
+    );
+}
+
+fn mixed(alg: &str) -> String {
+    format!(
+        r#"
+max_time = "100ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 4
+host_rate = "100Gbps"
+link_delay = "1us"
+[cc]
+algorithm = "{alg}"
+[[workload]]
+kind = "incast"
+senders = 6
+receiver = 0
+size = "1MB"
+[[workload]]
+kind = "permutation"
+size = "2MB"
+start = "20us"
+[[workload]]
+kind = "flows"
+flows = [
+  {{ src = 1, dst = 5, size = "3KB", start = "30us" }},
+  {{ src = 2, dst = 6, size = "60KB", start = "40us" }},
+]
+"#
+    )
+}
+
+#[test]
+fn every_algorithm_is_lossless_conserves_packets_never_beats_ideal_and_is_deterministic() {
+    for alg in ["none", "dcqcn", "timely", "hpcc", "acc", "acc_no_halt"] {
+        let run = || {
+            let mut sim = build(&mixed(alg));
+            let o = sim.run(&mut |_| {});
+            (sim, o)
+        };
+        let (sim, o) = run();
+        assert_eq!(o, Outcome::Completed, "{alg}");
+        let bad = invariants::check(&sim);
+        assert!(bad.is_empty(), "{alg}: {bad:#?}");
+        assert_eq!(sim.counters.drops, 0, "{alg}: PFC is on");
+        for i in 0..sim.flows.len() {
+            let f = fct(&sim, i).unwrap();
+            assert!(f >= sim.ideal[i], "{alg}: flow {i} beat its ideal");
+        }
+        let (again, _) = run();
+        assert_eq!(flows_csv(&sim), flows_csv(&again), "{alg}");
+        assert_eq!(ports_csv(&sim), ports_csv(&again), "{alg}");
+    }
+}
