@@ -9,7 +9,7 @@
 //!   ECMP, spraying), [`gse`] (PKTC, DGSQ, reordering), [`transport`] (RDMA RC with
 //!   go-back-N), [`cc`] (DCQCN, TIMELY, HPCC, ACC, line rate), [`workload`] (flow lists,
 //!   generators, collectives);
-//! - [`results`], [`metrics`], [`convergence`], [`report`]: tables, summaries and reports
+//! - [`results`], [`metrics`], [`convergence`], [`window`], [`report`]: tables, summaries and reports
 //!   written after a run; [`bench`]: fixed benchmarks.
 //!
 //! See `docs/ARCHITECTURE.md` for the design and its invariants.
@@ -38,6 +38,7 @@ pub mod stall;
 pub mod topology;
 pub mod transport;
 pub mod units;
+pub mod window;
 pub mod workload;
 
 pub use scenario::{load_file, load_str, ScenarioError};

@@ -26,7 +26,7 @@ pub const ALL: &str = "all";
 
 /// Header of `buckets.csv`.
 pub const BUCKETS_CSV_HEADER: &str =
-    "bucket,flows,slowdown_p50,slowdown_p95,slowdown_p99,fct_p50_ns,fct_p99_ns";
+    "bucket,flows,slowdown_p50,slowdown_p95,slowdown_p99,fct_p50_ns,fct_p99_ns,slowdown_mean,fct_mean_ns";
 
 /// Most points of one series in a chart.
 pub const MAX_SERIES_POINTS: usize = 2000;
@@ -177,6 +177,10 @@ pub struct BucketStats {
     pub fct_p50_ns: f64,
     /// 99th percentile FCT (ns).
     pub fct_p99_ns: f64,
+    /// Mean slowdown.
+    pub slowdown_mean: f64,
+    /// Mean FCT (ns).
+    pub fct_mean_ns: f64,
 }
 
 /// The per-bucket part of `summary.json`.
@@ -190,6 +194,10 @@ pub struct BucketSlowdown {
     pub slowdown_p50: f64,
     /// 99th percentile slowdown.
     pub slowdown_p99: f64,
+    /// Mean slowdown.
+    pub slowdown_mean: f64,
+    /// Mean FCT (ns).
+    pub fct_mean_ns: f64,
 }
 
 impl From<&BucketStats> for BucketSlowdown {
@@ -199,7 +207,18 @@ impl From<&BucketStats> for BucketSlowdown {
             flows: b.flows,
             slowdown_p50: b.slowdown_p50,
             slowdown_p99: b.slowdown_p99,
+            slowdown_mean: b.slowdown_mean,
+            fct_mean_ns: b.fct_mean_ns,
         }
+    }
+}
+
+/// Mean of `v` (NaN when empty).
+pub fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
     }
 }
 
@@ -216,6 +235,8 @@ fn stats_of(bucket: String, flows: &[&FlowOutcome]) -> BucketStats {
         slowdown_p99: quantile(&slow, 0.99),
         fct_p50_ns: quantile(&fct, 0.5) / 1000.0,
         fct_p99_ns: quantile(&fct, 0.99) / 1000.0,
+        slowdown_mean: mean(&slow),
+        fct_mean_ns: mean(&fct) / 1000.0,
     }
 }
 
@@ -250,14 +271,16 @@ pub fn buckets_csv(stats: &[BucketStats]) -> String {
     for b in stats {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{}",
             b.bucket,
             b.flows,
             cell(b.slowdown_p50, 6),
             cell(b.slowdown_p95, 6),
             cell(b.slowdown_p99, 6),
             cell(b.fct_p50_ns, 3),
-            cell(b.fct_p99_ns, 3)
+            cell(b.fct_p99_ns, 3),
+            cell(b.slowdown_mean, 6),
+            cell(b.fct_mean_ns, 3)
         );
     }
     s
@@ -722,11 +745,16 @@ mod tests {
         let csv = buckets_csv(&s);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines[0], BUCKETS_CSV_HEADER);
-        assert_eq!(lines[1], "<10KB,4,2.000000,4.000000,4.000000,20.000,40.000");
-        assert_eq!(lines[2], "10KB-100KB,0,,,,,");
+        // Means: <10KB slowdown (1+2+3+4)/4, FCT (10+20+30+40)/4 ns; all: 17.75/7 and
+        // 11650/7 ns.
+        assert_eq!(
+            lines[1],
+            "<10KB,4,2.000000,4.000000,4.000000,20.000,40.000,2.500000,25.000"
+        );
+        assert_eq!(lines[2], "10KB-100KB,0,,,,,,,");
         assert_eq!(
             lines[5],
-            "all,7,2.000000,5.000000,5.000000,40.000,10000.000"
+            "all,7,2.000000,5.000000,5.000000,40.000,10000.000,2.535714,1664.286"
         );
     }
 

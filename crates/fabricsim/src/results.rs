@@ -50,6 +50,10 @@ pub struct Summary {
     pub flows: usize,
     /// Flows finished.
     pub flows_completed: usize,
+    /// Mean FCT (ns) of finished flows.
+    pub fct_mean_ns: f64,
+    /// Mean slowdown of finished flows.
+    pub slowdown_mean: f64,
     /// Median FCT (ns) of finished flows.
     pub fct_p50_ns: f64,
     /// 99th percentile FCT (ns).
@@ -103,6 +107,8 @@ pub struct Summary {
     pub slowdown_buckets: Vec<crate::metrics::BucketSlowdown>,
     /// Time to cut and to fair share after a join (`[record.convergence]`).
     pub convergence: Option<crate::convergence::Convergence>,
+    /// Goodput and queues over a time window (`[record.window]`).
+    pub window: Option<crate::window::Window>,
     /// Time-averaged bytes queued at the switch egress port with the longest average
     /// queue (the bottleneck).
     pub mean_queue_bytes: f64,
@@ -177,6 +183,8 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         },
         flows: sim.flows.len(),
         flows_completed: sim.flows_done(),
+        fct_mean_ns: crate::metrics::mean(&fcts) / 1000.0,
+        slowdown_mean: crate::metrics::mean(&slow),
         fct_p50_ns: quantile(&fcts, 0.5) / 1000.0,
         fct_p99_ns: quantile(&fcts, 0.99) / 1000.0,
         slowdown_p50: quantile(&slow, 0.5),
@@ -243,6 +251,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .convergence
             .as_ref()
             .map(|c| crate::convergence::analyse(sim, c)),
+        window: sim.window.as_ref().map(|w| crate::window::analyse(sim, w)),
         mean_queue_bytes: ports
             .iter()
             .filter(|p| sim.is_switch(p.node))
@@ -394,6 +403,9 @@ pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Re
     }
     if let Some(c) = &summary.convergence {
         write_file(dir, "convergence.csv", &crate::convergence::csv(c))?;
+    }
+    if let Some(w) = &summary.window {
+        write_file(dir, "window.csv", &crate::window::csv(w))?;
     }
     let title = crate::metrics::run_report_title(summary);
     let sections = crate::metrics::run_report_sections(sim, summary);

@@ -334,6 +334,8 @@ pub struct Simulation {
     pub tcd: Vec<TcdDetector>,
     /// Convergence analysis asked for in `[record.convergence]`.
     pub convergence: Option<crate::convergence::ConvergenceSpec>,
+    /// Window analysis asked for in `[record.window]`.
+    pub window: Option<crate::window::WindowSpec>,
 }
 
 /// The INT records a packet collected (data) or carries back (ACK).
@@ -556,6 +558,23 @@ impl Simulation {
                 err(file, &format!("record.convergence.{f}"), rest)
             })?;
             sim.convergence = Some(spec);
+        }
+        if let Some(w) = &sc.record.window {
+            let fail = |m: String| {
+                let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
+                err(file, &format!("record.window.{f}"), rest)
+            };
+            if !w.flows.is_empty() && sc.record.rate_interval.is_none() {
+                return Err(fail(
+                    "flows: goodput comes from the rate samples: set record.rate_interval".into(),
+                ));
+            }
+            if !w.ports.is_empty() && sc.record.queue_interval.is_none() {
+                return Err(fail(
+                    "ports: queues come from the queue samples: set record.queue_interval".into(),
+                ));
+            }
+            sim.window = Some(crate::window::WindowSpec::resolve(w, &sim).map_err(fail)?);
         }
         Ok(sim)
     }
@@ -822,6 +841,7 @@ impl Simulation {
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
             seed: sc.seed,
             convergence: None,
+            window: None,
             int_tab: Vec::new(),
             int_rx: IntStack::default(),
             tcd: Vec::new(),

@@ -64,12 +64,12 @@ fn read_buckets(dir: &Path) -> Vec<Row> {
     assert_eq!(lines.next(), Some(BUCKETS_CSV_HEADER));
     assert_eq!(
         BUCKETS_CSV_HEADER,
-        "bucket,flows,slowdown_p50,slowdown_p95,slowdown_p99,fct_p50_ns,fct_p99_ns"
+        "bucket,flows,slowdown_p50,slowdown_p95,slowdown_p99,fct_p50_ns,fct_p99_ns,slowdown_mean,fct_mean_ns"
     );
     lines
         .map(|l| {
             let c: Vec<&str> = l.split(',').collect();
-            assert_eq!(c.len(), 7, "{l}");
+            assert_eq!(c.len(), 9, "{l}");
             let flows: usize = c[1].parse().unwrap();
             let q = if flows == 0 {
                 assert!(c[2..].iter().all(|x| x.is_empty()), "empty bucket: {l}");

@@ -29,11 +29,15 @@ fn every_scenario_keeps_the_invariants() {
             path.display()
         );
         // Bound the work so the suite stays fast: 30 ms of simulated time, and 1 ms for
-        // the long sweeps (they are checked on the first millisecond of every run).
-        let runs = build_all(&load_file(&path, &[]).unwrap(), None)
-            .unwrap()
-            .len();
-        let bound = if runs > 30 { "1ms" } else { "30ms" };
+        // the long sweeps and the large generated workloads (they are checked on the
+        // first millisecond of every run).
+        let all = build_all(&load_file(&path, &[]).unwrap(), None).unwrap();
+        let flows: usize = all.iter().map(|(_, s)| s.flows.len()).sum();
+        let bound = if all.len() > 30 || flows > 10_000 {
+            "1ms"
+        } else {
+            "30ms"
+        };
         let loaded = load_file(&path, &[format!("max_time=\"{bound}\"")]).unwrap();
         for (name, mut sim) in build_all(&loaded, None).unwrap() {
             let outcome = sim.run(&mut |_| {});

@@ -1071,6 +1071,10 @@ pub struct RecordCfg {
     /// rates every 10 us unless `rate_interval` says otherwise.
     #[serde(default)]
     pub convergence: Option<crate::convergence::ConvergenceCfg>,
+    /// Goodput of chosen flows and queues of chosen ports over a time window
+    /// (`window.csv`); needs `rate_interval` for flows and `queue_interval` for ports.
+    #[serde(default)]
+    pub window: Option<crate::window::WindowCfg>,
 }
 
 /// Default time for `start` fields.

@@ -1,0 +1,199 @@
+//! Goodput of chosen flows and queues of chosen ports over a time window
+//! (`[record.window]` -> `window.csv`).
+//!
+//! Experiments such as document 004's victim-flow study ask what happens *during* an
+//! episode (a burst from 1 ms to 3 ms): how much a victim flow still delivers, how long
+//! the congested port's queue grows. Whole-run figures (FCT, max queue) blur that, so the
+//! window analysis averages the recorded time series over [from, to):
+//!
+//! - a flow's goodput is the mean of its `rates.csv` goodput samples whose interval lies
+//!   in the window (samples at times t with from < t <= to: each covers (t - interval, t]);
+//!   a flow that is not active at a sample contributes zero for it;
+//! - a port's mean and max queue are taken over the `queues.csv` samples in the window
+//!   (absent samples are empty queues).
+
+use crate::sim::Simulation;
+use crate::units::serde_units as su;
+use crate::units::Time;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// `[record.window]`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WindowCfg {
+    /// Start of the window.
+    #[serde(deserialize_with = "su::time")]
+    pub from: Time,
+    /// End of the window.
+    #[serde(deserialize_with = "su::time")]
+    pub to: Time,
+    /// Flow ids whose goodput to report (default: none).
+    #[serde(default)]
+    pub flows: Vec<u32>,
+    /// Switch egress ports whose queue to report, as `"<switch>:<port>"` with the port's
+    /// local index (as in `ports.csv`).
+    #[serde(default)]
+    pub ports: Vec<String>,
+}
+
+/// The window resolved against a built simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowSpec {
+    /// Start.
+    pub from: Time,
+    /// End.
+    pub to: Time,
+    /// Flow ids.
+    pub flows: Vec<u32>,
+    /// (name as given, port id).
+    pub ports: Vec<(String, u32)>,
+}
+
+impl WindowSpec {
+    /// Resolves names and checks ids; the error is `"<field>: <message>"`.
+    pub fn resolve(cfg: &WindowCfg, sim: &Simulation) -> Result<WindowSpec, String> {
+        if cfg.to <= cfg.from {
+            return Err("to: must be after `from`".into());
+        }
+        for &f in &cfg.flows {
+            if f as usize >= sim.flows.len() {
+                return Err(format!(
+                    "flows: flow {f} does not exist (the run has {} flows, ids from 0)",
+                    sim.flows.len()
+                ));
+            }
+        }
+        let mut ports = Vec::new();
+        for name in &cfg.ports {
+            let bad =
+                || format!("ports: `{name}` is not `<switch>:<port>` naming a switch egress port");
+            let (node, local) = name.rsplit_once(':').ok_or_else(bad)?;
+            let local: u32 = local.parse().map_err(|_| bad())?;
+            let id = (0..sim.ports.len() as u32)
+                .find(|&p| {
+                    let pr = &sim.ports[p as usize];
+                    pr.local == local && sim.is_switch(pr.node) && sim.port_node_name(p) == node
+                })
+                .ok_or_else(bad)?;
+            ports.push((name.clone(), id));
+        }
+        Ok(WindowSpec {
+            from: cfg.from,
+            to: cfg.to,
+            flows: cfg.flows.clone(),
+            ports,
+        })
+    }
+}
+
+/// One row of the result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowRow {
+    /// `flow <id>` or the port's name.
+    pub what: String,
+    /// Mean goodput in the window, Gbit/s (flows).
+    pub goodput_gbps: Option<f64>,
+    /// Mean sampled queue, bytes (ports).
+    pub mean_queue_bytes: Option<f64>,
+    /// Largest sampled queue, bytes (ports).
+    pub max_queue_bytes: Option<u64>,
+}
+
+/// The analysis' result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Window {
+    /// Window start, ns.
+    pub from_ns: f64,
+    /// Window end, ns.
+    pub to_ns: f64,
+    /// One row per flow, then per port.
+    pub rows: Vec<WindowRow>,
+}
+
+/// Sample times in (from, to] of a series with interval `iv`.
+fn grid(from: Time, to: Time, iv: Time) -> impl Iterator<Item = Time> {
+    let first = (from / iv + 1) * iv;
+    (0..)
+        .map(move |k| first + k * iv)
+        .take_while(move |&t| t <= to)
+}
+
+/// Runs the analysis.
+pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
+    let mut rows = Vec::new();
+    if let Some(iv) = sim.params.rate_interval {
+        let n = grid(spec.from, spec.to, iv).count().max(1) as f64;
+        for &f in &spec.flows {
+            let sum: f64 = sim
+                .rate_samples
+                .iter()
+                .filter(|r| r.flow == f && r.t > spec.from && r.t <= spec.to)
+                .map(|r| r.goodput_bps)
+                .sum();
+            rows.push(WindowRow {
+                what: format!("flow {f}"),
+                goodput_gbps: Some(sum / n / 1e9),
+                mean_queue_bytes: None,
+                max_queue_bytes: None,
+            });
+        }
+    }
+    if let Some(iv) = sim.params.queue_interval {
+        let n = grid(spec.from, spec.to, iv).count().max(1) as f64;
+        for (name, p) in &spec.ports {
+            let v: Vec<u64> = sim
+                .queue_samples
+                .iter()
+                .filter(|q| q.port == *p && q.t > spec.from && q.t <= spec.to)
+                .map(|q| q.bytes)
+                .collect();
+            rows.push(WindowRow {
+                what: name.clone(),
+                goodput_gbps: None,
+                mean_queue_bytes: Some(v.iter().sum::<u64>() as f64 / n),
+                max_queue_bytes: Some(v.iter().copied().max().unwrap_or(0)),
+            });
+        }
+    }
+    Window {
+        from_ns: spec.from as f64 / 1000.0,
+        to_ns: spec.to as f64 / 1000.0,
+        rows,
+    }
+}
+
+/// `window.csv`.
+pub fn csv(w: &Window) -> String {
+    let mut s = String::from("what,goodput_gbps,mean_queue_bytes,max_queue_bytes,from_ns,to_ns\n");
+    for r in &w.rows {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{:.3},{:.3}",
+            r.what,
+            r.goodput_gbps
+                .map(|g| format!("{g:.4}"))
+                .unwrap_or_default(),
+            r.mean_queue_bytes
+                .map(|q| format!("{q:.1}"))
+                .unwrap_or_default(),
+            r.max_queue_bytes.map(|q| q.to_string()).unwrap_or_default(),
+            w.from_ns,
+            w.to_ns
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_is_the_sample_times_covering_the_window() {
+        let g: Vec<Time> = grid(100, 300, 50).collect();
+        assert_eq!(g, [150, 200, 250, 300]);
+        let g: Vec<Time> = grid(90, 100, 50).collect();
+        assert_eq!(g, [100]);
+    }
+}
