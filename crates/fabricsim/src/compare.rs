@@ -10,8 +10,13 @@
 //! every run, and, for flow workloads (runs without collective jobs, whose charts are
 //! about JCT), two bar charts (p50, p99; buckets on x, one bar per run) and an overlay of
 //! the runs' slowdown CDFs (at most [`MAX_CDF_RUNS`] runs).
+//!
+//! Last, the dynamics: PFC and queue figures per run (pauses, paused time, max and mean
+//! queue, TCD marks), the convergence (`[record.convergence]`) and window
+//! (`[record.window]`) tables when the runs have them, and for a handful of runs
+//! overlays of their rate-vs-time and bottleneck-queue-vs-time series.
 
-use crate::report::{BarChart, Section, Table};
+use crate::report::{BarChart, LineChart, Section, Table};
 use crate::results::Summary;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,6 +27,9 @@ pub const MAX_CDF_RUNS: usize = 12;
 
 /// Most runs (bars per bucket) in the slowdown-per-bucket charts.
 pub const MAX_BUCKET_CHART_RUNS: usize = 24;
+
+/// Most runs whose rate and queue series are overlaid.
+pub const MAX_SERIES_RUNS: usize = 6;
 
 /// A charted quantity: name, how to read it from a run, log scale.
 type Metric = (&'static str, fn(&Summary) -> f64, bool);
@@ -303,6 +311,167 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
         }
     }
     out.extend(slowdown_sections(rows, !jobs));
+    out.extend(dynamics_sections(rows));
+    out
+}
+
+fn opt_us(ns: Option<f64>) -> String {
+    ns.map_or("-".into(), |v| format!("{:.1}", v / 1000.0))
+}
+
+/// PFC and queues per run; convergence and window tables; rate and queue overlays.
+pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
+    let mut out = Vec::new();
+    if rows.is_empty() {
+        return out;
+    }
+    out.push(Section::Heading("PFC, queues and dynamics".into()));
+    let tcd = rows.iter().any(|r| r.tcd_ce_marks + r.tcd_ue_marks > 0);
+    let mut header: Vec<String> = [
+        "run",
+        "PFC pauses",
+        "paused (us, all ports)",
+        "max queue (KB)",
+        "mean queue, busiest port (KB)",
+    ]
+    .map(String::from)
+    .to_vec();
+    if tcd {
+        header.extend(["TCD CE marks", "TCD UE marks"].map(String::from));
+    }
+    out.push(Section::Table(Table {
+        title: "PFC and switch queues per run".into(),
+        header,
+        rows: rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![
+                    run_label(r),
+                    r.pause_frames.to_string(),
+                    format!("{:.1}", r.paused_ns / 1000.0),
+                    format!("{:.1}", r.max_queue_bytes as f64 / 1000.0),
+                    format!("{:.1}", r.mean_queue_bytes / 1000.0),
+                ];
+                if tcd {
+                    row.push(r.tcd_ce_marks.to_string());
+                    row.push(r.tcd_ue_marks.to_string());
+                }
+                row
+            })
+            .collect(),
+    }));
+    if rows.iter().any(|r| r.convergence.is_some()) {
+        out.push(Section::Table(Table {
+            title: "Convergence after the join (controller rates, from rates.csv)".into(),
+            header: [
+                "run",
+                "fair share (Gbps)",
+                "tolerance",
+                "time to cut (us)",
+                "time to fair share (us)",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: rows
+                .iter()
+                .filter_map(|r| {
+                    let c = r.convergence.as_ref()?;
+                    Some(vec![
+                        run_label(r),
+                        format!("{:.3}", c.fair_share_gbps),
+                        format!("{:.2}", c.tolerance),
+                        opt_us(c.time_to_cut_ns),
+                        opt_us(c.time_to_fair_ns),
+                    ])
+                })
+                .collect(),
+        }));
+    }
+    if let Some(first) = rows.iter().find_map(|r| r.window.as_ref()) {
+        let mut header = vec!["run".to_string()];
+        for w in &first.rows {
+            if w.goodput_gbps.is_some() {
+                header.push(format!("{} goodput (Gbps)", w.what));
+            } else {
+                header.push(format!("{} mean queue (KB)", w.what));
+                header.push(format!("{} max queue (KB)", w.what));
+            }
+        }
+        out.push(Section::Table(Table {
+            title: format!(
+                "Window {:.3} ms to {:.3} ms",
+                first.from_ns / 1e6,
+                first.to_ns / 1e6
+            ),
+            header,
+            rows: rows
+                .iter()
+                .filter_map(|r| {
+                    let w = r.window.as_ref()?;
+                    let mut row = vec![run_label(r)];
+                    for x in &w.rows {
+                        if let Some(g) = x.goodput_gbps {
+                            row.push(format!("{g:.2}"));
+                        } else {
+                            row.push(format!("{:.1}", x.mean_queue_bytes.unwrap_or(0.0) / 1e3));
+                            row.push(format!(
+                                "{:.1}",
+                                x.max_queue_bytes.unwrap_or(0) as f64 / 1e3
+                            ));
+                        }
+                    }
+                    Some(row)
+                })
+                .collect(),
+        }));
+    }
+    let with_rates = rows.iter().filter(|r| !r.rate_series.is_empty()).count();
+    if with_rates > 0 && rows.len() <= MAX_SERIES_RUNS {
+        let series = rows
+            .iter()
+            .flat_map(|r| {
+                r.rate_series
+                    .iter()
+                    .map(move |(name, pts)| (format!("{}: {name}", run_label(r)), pts.clone()))
+            })
+            .collect();
+        out.push(Section::Line(LineChart {
+            title: "Sending rate per flow, every run".into(),
+            x_label: "time (us)".into(),
+            y_label: "rate (Gbps)".into(),
+            series,
+            log_x: false,
+            log_y: false,
+            step: false,
+        }));
+    }
+    let with_queues = rows.iter().filter(|r| !r.queue_series.is_empty()).count();
+    if with_queues > 0 && rows.len() <= MAX_SERIES_RUNS {
+        let series = rows
+            .iter()
+            .flat_map(|r| {
+                r.queue_series
+                    .iter()
+                    .map(move |(name, pts)| (format!("{}: {name}", run_label(r)), pts.clone()))
+            })
+            .collect();
+        out.push(Section::Line(LineChart {
+            title: "Longest switch queue of each run".into(),
+            x_label: "time (us)".into(),
+            y_label: "queue (bytes)".into(),
+            series,
+            log_x: false,
+            log_y: false,
+            step: false,
+        }));
+    }
+    if (with_rates > 0 || with_queues > 0) && rows.len() > MAX_SERIES_RUNS {
+        out.push(Section::Text(format!(
+            "{} runs: too many to overlay their rate and queue series (at most \
+             {MAX_SERIES_RUNS}); each run's own report.html has them.",
+            rows.len()
+        )));
+    }
     out
 }
 

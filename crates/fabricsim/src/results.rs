@@ -21,6 +21,9 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
+/// Flows per run whose rate series the multi-run report overlays.
+pub const SUMMARY_RATE_FLOWS: usize = 4;
+
 /// Headline numbers of one run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -116,6 +119,14 @@ pub struct Summary {
     pub tcd_ce_marks: u64,
     /// Data packets marked UE by TCD.
     pub tcd_ue_marks: u64,
+    /// Rate vs time (us, Gbps) of the run's most sampled flows (at most
+    /// [`SUMMARY_RATE_FLOWS`]), for the multi-run report; not written to `summary.json`.
+    #[serde(skip)]
+    pub rate_series: Vec<(String, Vec<(f64, f64)>)>,
+    /// Queue vs time (us, bytes) of the run's longest sampled switch queue, for the
+    /// multi-run report; not written to `summary.json`.
+    #[serde(skip)]
+    pub queue_series: Vec<(String, Vec<(f64, f64)>)>,
     /// Slowdown CDF (value, fraction of finished flows), thinned to at most
     /// [`crate::metrics::SUMMARY_CDF_POINTS`] points, for the multi-run report; not
     /// written to `summary.json`.
@@ -257,6 +268,8 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .filter(|p| sim.is_switch(p.node))
             .map(|p| p.mean_queue_bytes(sim.now))
             .fold(0.0, f64::max),
+        rate_series: crate::metrics::rate_series(sim, SUMMARY_RATE_FLOWS),
+        queue_series: crate::metrics::queue_series(sim, 1),
         tcd_ce_marks: ports.iter().map(|p| p.stats.tcd_ce).sum(),
         tcd_ue_marks: ports.iter().map(|p| p.stats.tcd_ue).sum(),
     }

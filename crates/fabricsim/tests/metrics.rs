@@ -281,13 +281,17 @@ fn variants_get_per_run_reports_and_slowdown_comparison() {
     }
     let html = std::fs::read_to_string(d.path().join("report.html")).unwrap();
     check_well_formed(&html).expect("well-formed HTML");
-    // FCT p99 and goodput (existing), slowdown p50 and p99 per bucket, CDF overlay.
-    assert_eq!(html.matches("<svg").count(), 5);
-    assert_eq!(html.matches("</svg>").count(), 5);
+    // FCT p99 and goodput (existing), slowdown p50 and p99 per bucket, CDF overlay, and
+    // the overlays of the runs' rates and longest queues (quickstart samples both).
+    assert_eq!(html.matches("<svg").count(), 7);
+    assert_eq!(html.matches("</svg>").count(), 7);
     for t in [
         "Slowdown p50 per flow size",
         "Slowdown p99 per flow size",
         "CDF of slowdown per run",
+        "PFC and switch queues per run",
+        "Longest switch queue of each run",
+        "Sending rate per flow, every run",
         "&lt;10KB p99",
     ] {
         assert!(html.contains(t), "{t}");
