@@ -193,7 +193,104 @@ hosts = "all"
 cross_rack_only = true
 "#;
 
-const BASES: &[&str] = &[FULL, FAT_TREE, CUSTOM, POISSON];
+/// Every congestion-control block of document 004 spelled out, flow classes, TCD and the
+/// convergence and window analyses.
+const CONGESTION: &str = r#"seed = 9
+max_time = "2ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 1
+servers_per_leaf = 2
+host_rate = "100Gbps"
+
+[fabric.tcd]
+enabled = true
+q_th = "100KB"
+t_on_max = "40us"
+
+[cc]
+algorithm = "acc"
+
+[cc.timely]
+alpha = 0.875
+beta = 0.8
+t_low = "50us"
+t_high = "500us"
+min_rtt = "20us"
+delta = "10Mbps"
+hai = "50Mbps"
+hai_after = 5
+min_rate = "100Mbps"
+per_rtt = true
+
+[cc.hpcc]
+form = "window"
+eta = 0.95
+max_stage = 5
+base_rtt = "9us"
+expected_flows = 100
+r_ai = "50Mbps"
+min_rate = "100Mbps"
+fast_react = true
+
+[cc.acc]
+period = "20us"
+base_rtt = "10us"
+ce_threshold = 0.9
+p_thresh = 3
+r_ai = "1Gbps"
+fast_after = 5
+fast_factor = 4.0
+rate_weight = 1.0
+min_rate = "100Mbps"
+halt = true
+onset_restart = true
+
+[[cc.class]]
+algorithm = "hpcc"
+max_size = "10KB"
+
+[[cc.class]]
+algorithm = "timely"
+workload = 1
+min_size = "10KB"
+max_size = "1MB"
+
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 2, size = "2MB" }, { src = 1, dst = 2, size = "2MB", start = "100us" }]
+
+[[workload]]
+kind = "flows"
+flows = [{ src = 3, dst = 0, size = "4KB" }, { src = 2, dst = 1, size = "64KB" }]
+
+[record]
+rate_interval = "10us"
+queue_interval = "10us"
+
+[record.convergence]
+flows = [0, 1]
+join = "100us"
+fair_share = "50Gbps"
+tolerance = 0.1
+hold = "200us"
+
+[record.window]
+from = "100us"
+to = "500us"
+flows = [0, 1]
+ports = ["leaf1:0"]
+
+[[variants]]
+name = "acc"
+
+[[variants]]
+name = "dcqcn"
+set = { "cc.algorithm" = "dcqcn" }
+"#;
+
+const BASES: &[&str] = &[FULL, FAT_TREE, CUSTOM, POISSON, CONGESTION];
 
 /// Keys that may be added on a new line (anywhere: most places make them unknown fields).
 const KEYS: &[&str] = &[
@@ -629,6 +726,42 @@ proptest! {
         let set = vec![format!("{path}={v}")];
         if let Ok(loaded) = load_str(base, "set.toml", Path::new("."), &set) {
             let _ = build_if_small(&loaded);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Parameters that load and build also run: mutants of the congestion-control base
+    /// (odd gains, thresholds, periods, classes, windows) simulate 300 us without a
+    /// panic, keep the invariants, and the results and analyses can be summarised.
+    #[test]
+    fn mutated_congestion_scenarios_run_without_panicking(
+        muts in prop::collection::vec(mutation(), 1..3),
+    ) {
+        let mut src = CONGESTION.to_string();
+        for m in &muts {
+            src = apply(&src, m);
+        }
+        let set = vec!["max_time=\"300us\"".to_string()];
+        let Ok(loaded) = load_str(&src, "fuzz.toml", Path::new("."), &set) else {
+            return Ok(());
+        };
+        let Ok(variants) = loaded.expand_variants() else {
+            return Ok(());
+        };
+        if !variants.iter().all(|(_, sc)| small_enough(sc)) {
+            return Ok(());
+        }
+        let Ok(sims) = runner::build_all(&loaded, None) else {
+            return Ok(());
+        };
+        for (name, mut sim) in sims {
+            let o = sim.run(&mut |_| {});
+            let bad = fabricsim::invariants::check(&sim);
+            prop_assert!(bad.is_empty(), "{name}: {bad:?}");
+            let _ = fabricsim::results::summarize(&sim, &name, &o, 0.0);
         }
     }
 }

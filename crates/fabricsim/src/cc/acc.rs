@@ -120,7 +120,12 @@ impl AccParams {
             fast_after: cfg.fast_after.unwrap_or(b.fast_after),
             fast_factor: cfg.fast_factor.unwrap_or(b.fast_factor),
             rate_weight: cfg.rate_weight.unwrap_or(b.rate_weight),
-            min_rate: cfg.min_rate.map(|r| r.0 as f64).unwrap_or(b.min_rate),
+            // A floor above the line rate would be meaningless: the line rate caps it.
+            min_rate: cfg
+                .min_rate
+                .map(|r| r.0 as f64)
+                .unwrap_or(b.min_rate)
+                .min(line.0 as f64),
             halt: cfg.halt.unwrap_or(b.halt),
             onset_restart: cfg.onset_restart.unwrap_or(b.onset_restart),
         }

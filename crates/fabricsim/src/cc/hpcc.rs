@@ -151,10 +151,12 @@ impl HpccParams {
             eta,
             max_stage: cfg.max_stage.unwrap_or(b.max_stage),
             w_ai,
+            // A floor above the line rate would be meaningless: W_init caps it.
             w_min: cfg
                 .min_rate
                 .map(|r| bdp_bytes(r.0 as f64, t))
-                .unwrap_or(b.w_min),
+                .unwrap_or(b.w_min)
+                .min(b.w_init),
             fast_react: cfg.fast_react.unwrap_or(b.fast_react),
             ..b
         }

@@ -96,7 +96,12 @@ impl TimelyParams {
             delta,
             hai: cfg.hai.map(|r| r.0 as f64).unwrap_or(5.0 * delta),
             hai_after: cfg.hai_after.unwrap_or(b.hai_after),
-            min_rate: cfg.min_rate.map(|r| r.0 as f64).unwrap_or(b.min_rate),
+            // A floor above the line rate would be meaningless: the line rate caps it.
+            min_rate: cfg
+                .min_rate
+                .map(|r| r.0 as f64)
+                .unwrap_or(b.min_rate)
+                .min(line.0 as f64),
             per_rtt: cfg.per_rtt.unwrap_or(b.per_rtt),
         }
     }
