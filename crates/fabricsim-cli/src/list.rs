@@ -1,7 +1,11 @@
 //! `fabricsim list`: every model with its parameters and defaults. Defaults are read from
 //! the schema's own `Default` values so this list cannot drift from the code.
 
+use fabricsim::cc::acc::AccParams;
 use fabricsim::cc::dcqcn::DcqcnParams;
+use fabricsim::cc::hpcc::{HpccParams, INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use fabricsim::cc::timely::TimelyParams;
+use fabricsim::fabric::tcd::TcdParams;
 use fabricsim::scenario::config::{
     DcqcnCfg, DcqcnProfile, EcnCfg, FabricCfg, PfcCfg, TransportCfg,
 };
@@ -46,6 +50,14 @@ pub fn text() -> String {
     let _ = writeln!(
         w,
         "              routes = [{{at, to, via = [names]}}] (static next hops)"
+    );
+    let _ = writeln!(
+        w,
+        "  three_tier  pods, tors_per_pod, servers_per_tor, aggs_per_pod, cores (multiple of aggs_per_pod),"
+    );
+    let _ = writeln!(
+        w,
+        "              host_rate, tor_agg_rate = host_rate, agg_core_rate = tor_agg_rate, link_delay | link_length"
     );
     let _ = writeln!(
         w,
@@ -131,7 +143,14 @@ pub fn text() -> String {
         "  data_priority = {}, control_priority = {}",
         t.data_priority, t.control_priority
     );
-    let _ = writeln!(w, "\n[cc] algorithm = \"dcqcn\" (default) | \"none\"");
+    let _ = writeln!(
+        w,
+        "\n[cc] algorithm = \"dcqcn\" (default) | \"none\" | \"timely\" | \"hpcc\" | \"acc\" | \"acc_no_halt\""
+    );
+    let _ = writeln!(
+        w,
+        "  [[cc.class]] algorithm, workload (index), min_size, max_size: flows matching the first class run its algorithm"
+    );
     for (name, d) in [("ns3", ns3), ("paper", paper)] {
         let _ = writeln!(
             w,
@@ -147,6 +166,66 @@ pub fn text() -> String {
             fmt_time(d.cnp_interval)
         );
     }
+    let line = Rate::gbps(100);
+    let rtt = 10 * fabricsim::units::US;
+    let tm = TimelyParams::new(line);
+    let _ = writeln!(
+        w,
+        "  [cc.timely] alpha = {}, beta = {}, t_low = \"{}\", t_high = \"{}\", min_rtt = \"{}\",",
+        tm.alpha,
+        tm.beta,
+        fmt_time(tm.t_low),
+        fmt_time(tm.t_high),
+        fmt_time(tm.min_rtt)
+    );
+    let _ = writeln!(
+        w,
+        "             delta = C/1000 ({:.0} Mbps at 100G), hai = 5 delta, hai_after = {}, min_rate = C/1000 [recon],",
+        tm.delta / 1e6,
+        tm.hai_after
+    );
+    let _ = writeln!(
+        w,
+        "             per_rtt = {} (update once per RTT: on an ACK of data sent after the last update)",
+        tm.per_rtt
+    );
+    let hp = HpccParams::new(line, rtt);
+    let _ = writeln!(
+        w,
+        "  [cc.hpcc] form = \"window\" | \"rate\" (ns-3 profile, R_AI = C/2500), eta = {}, max_stage = {},",
+        hp.eta, hp.max_stage
+    );
+    let _ = writeln!(
+        w,
+        "            base_rtt = longest base RTT of the HPCC flows, expected_flows = 100 (W_AI = (1-eta) C T / N),"
+    );
+    let _ = writeln!(
+        w,
+        "            w_ai | r_ai override W_AI, min_rate = C/1000, fast_react = {}; INT {} B per hop, at most {} hops",
+        hp.fast_react, INT_BYTES_PER_HOP, MAX_INT_HOPS
+    );
+    let ac = AccParams::new(line, rtt);
+    let _ = writeln!(
+        w,
+        "  [cc.acc]  period = base RTT of the flow, base_rtt = the flow's, ce_threshold = {}, p_thresh = {},",
+        ac.ce_threshold, ac.p_thresh
+    );
+    let _ = writeln!(
+        w,
+        "            r_ai = C/100 [recon], fast_after = {}, fast_factor = {} [recon], rate_weight = {} [recon],",
+        ac.fast_after, ac.fast_factor, ac.rate_weight
+    );
+    let _ = writeln!(
+        w,
+        "            min_rate = C/1000 [recon], halt = {} (acc_no_halt: false), onset_restart = {} [recon]",
+        ac.halt, ac.onset_restart
+    );
+    let td = TcdParams::new(line, 512_000, 0);
+    let _ = writeln!(
+        w,
+        "  [fabric.tcd] enabled = on when a flow runs ACC, q_th = {} per 100G [recon], t_on_max = (xoff + headroom)/C [recon]",
+        fmt_bytes(td.q_th)
+    );
     let _ = writeln!(w, "\n[[workload]] kind = ...");
     let _ = writeln!(
         w,
@@ -197,6 +276,20 @@ pub fn text() -> String {
     let _ = writeln!(
         w,
         "\n[record]  queue_interval (queues.csv), rate_interval (rates.csv)"
+    );
+    let _ = writeln!(
+        w,
+        "  [record.convergence] flows = all, join = latest start, fair_share = receiver NIC / flows,"
+    );
+    let _ = writeln!(
+        w,
+        "                       tolerance = {}, hold = \"{}\" (convergence.csv: time to cut, time to fair share)",
+        fabricsim::convergence::DEFAULT_TOLERANCE,
+        fmt_time(fabricsim::convergence::DEFAULT_HOLD)
+    );
+    let _ = writeln!(
+        w,
+        "  [record.window]      from, to, flows = [ids], ports = [\"switch:port\"] (window.csv: goodput, queues)"
     );
     let _ = writeln!(w, "\n[[variants]] name, set = {{ \"dotted.path\" = value, ... }}  (one run each, in parallel)");
     let _ = writeln!(
