@@ -130,3 +130,22 @@ fn results_written_to_disk_are_identical_across_runs() {
     let cmp = std::fs::read_to_string(outs[0].join("comparison.csv")).unwrap();
     assert_eq!(cmp.lines().count(), 4, "header + 3 variants");
 }
+
+/// The complete scenarios shown in docs/SCENARIOS.md (its ```toml blocks with a
+/// `[topology]`) load and build, so the guide cannot drift from the schema.
+#[test]
+fn the_scenario_guide_examples_load_and_build() {
+    let doc = std::fs::read_to_string(scenarios_dir().join("../docs/SCENARIOS.md")).unwrap();
+    let mut n = 0;
+    for block in doc.split("```toml\n").skip(1) {
+        let (toml, _) = block.split_once("```").expect("closed block");
+        if !toml.contains("[topology]") || !toml.contains("[[workload]]") {
+            continue;
+        }
+        let loaded = fabricsim::load_str(toml, "SCENARIOS.md", &scenarios_dir(), &[])
+            .unwrap_or_else(|e| panic!("{e}\n{toml}"));
+        assert!(!build_all(&loaded, None).unwrap().is_empty());
+        n += 1;
+    }
+    assert!(n >= 1, "the guide shows at least one complete scenario");
+}
