@@ -31,6 +31,9 @@ pub const MAX_BUCKET_CHART_RUNS: usize = 24;
 /// Most runs whose rate and queue series are overlaid.
 pub const MAX_SERIES_RUNS: usize = 6;
 
+/// A named line: (name, points).
+type Series = (String, Vec<(f64, f64)>);
+
 /// A charted quantity: name, how to read it from a run, log scale.
 type Metric = (&'static str, fn(&Summary) -> f64, bool);
 
@@ -425,45 +428,33 @@ pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
                 .collect(),
         }));
     }
+    // Each run's series, named "<run>: <series>", overlaid in one chart.
+    let overlay = |pick: fn(&Summary) -> &[Series]| {
+        rows.iter()
+            .flat_map(|r| {
+                pick(r)
+                    .iter()
+                    .map(move |(name, pts)| (format!("{}: {name}", run_label(r)), pts.clone()))
+            })
+            .collect::<Vec<_>>()
+    };
     let with_rates = rows.iter().filter(|r| !r.rate_series.is_empty()).count();
-    if with_rates > 0 && rows.len() <= MAX_SERIES_RUNS {
-        let series = rows
-            .iter()
-            .flat_map(|r| {
-                r.rate_series
-                    .iter()
-                    .map(move |(name, pts)| (format!("{}: {name}", run_label(r)), pts.clone()))
-            })
-            .collect();
-        out.push(Section::Line(LineChart {
-            title: "Sending rate per flow, every run".into(),
-            x_label: "time (us)".into(),
-            y_label: "rate (Gbps)".into(),
-            series,
-            log_x: false,
-            log_y: false,
-            step: false,
-        }));
-    }
     let with_queues = rows.iter().filter(|r| !r.queue_series.is_empty()).count();
-    if with_queues > 0 && rows.len() <= MAX_SERIES_RUNS {
-        let series = rows
-            .iter()
-            .flat_map(|r| {
-                r.queue_series
-                    .iter()
-                    .map(move |(name, pts)| (format!("{}: {name}", run_label(r)), pts.clone()))
-            })
-            .collect();
-        out.push(Section::Line(LineChart {
-            title: "Longest switch queue of each run".into(),
-            x_label: "time (us)".into(),
-            y_label: "queue (bytes)".into(),
-            series,
-            log_x: false,
-            log_y: false,
-            step: false,
-        }));
+    if rows.len() <= MAX_SERIES_RUNS {
+        if with_rates > 0 {
+            out.push(Section::Line(LineChart::over_time(
+                "Sending rate per flow, every run",
+                "rate (Gbps)",
+                overlay(|r| r.rate_series.as_slice()),
+            )));
+        }
+        if with_queues > 0 {
+            out.push(Section::Line(LineChart::over_time(
+                "Longest switch queue of each run",
+                "queue (bytes)",
+                overlay(|r| r.queue_series.as_slice()),
+            )));
+        }
     }
     if (with_rates > 0 || with_queues > 0) && rows.len() > MAX_SERIES_RUNS {
         out.push(Section::Text(format!(

@@ -638,33 +638,25 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
             .map(|r| r.flow)
             .collect::<std::collections::BTreeSet<_>>()
             .len();
-        out.push(Section::Line(LineChart {
-            title: format!(
+        out.push(Section::Line(LineChart::over_time(
+            format!(
                 "Sending rate per flow ({} of {n} flows, most samples)",
                 series.len()
             ),
-            x_label: "time (us)".into(),
-            y_label: "rate (Gbps)".into(),
+            "rate (Gbps)",
             series,
-            log_x: false,
-            log_y: false,
-            step: false,
-        }));
+        )));
     }
     if !sim.queue_samples.is_empty() {
         let series = queue_series(sim, MAX_QUEUE_PORTS);
-        out.push(Section::Line(LineChart {
-            title: format!(
+        out.push(Section::Line(LineChart::over_time(
+            format!(
                 "Switch egress queue ({} ports with the largest queues)",
                 series.len()
             ),
-            x_label: "time (us)".into(),
-            y_label: "queue (bytes)".into(),
+            "queue (bytes)",
             series,
-            log_x: false,
-            log_y: false,
-            step: false,
-        }));
+        )));
     }
     out
 }

@@ -61,6 +61,23 @@ pub struct LineChart {
     pub step: bool,
 }
 
+impl LineChart {
+    /// Lines against time in microseconds on linear axes (rate or queue vs time).
+    pub fn over_time(
+        title: impl Into<String>,
+        y_label: &str,
+        series: Vec<(String, Vec<(f64, f64)>)>,
+    ) -> LineChart {
+        LineChart {
+            title: title.into(),
+            x_label: "time (us)".into(),
+            y_label: y_label.into(),
+            series,
+            ..LineChart::default()
+        }
+    }
+}
+
 /// A table: header and rows of already formatted cells.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Table {
