@@ -350,6 +350,14 @@ pub struct IntStack {
 /// (node, local index, peer port, rate, delay) of a port being built.
 type PortInit = (u32, u32, u32, Rate, Time, SecurityMode);
 
+/// PFC headroom of an ingress port fed at `rate` over a link of `delay`: 3 C delay / 8
+/// (the bytes in flight on the cable while XOFF travels and takes effect), plus two
+/// maximum frames being serialized and the pause frame itself.
+fn default_headroom(rate: Rate, delay: Time, params: &RunParams) -> u64 {
+    let bdp = (3.0 * rate.0 as f64 * delay as f64 / 8e12) as u64;
+    bdp + 2 * (params.mtu + params.header) + PFC_FRAME_BYTES as u64
+}
+
 fn err(file: &str, field: &str, m: impl Into<String>) -> ScenarioError {
     ScenarioError::field(file, field, m)
 }
@@ -688,12 +696,11 @@ impl Simulation {
                 let port = &ports[p as usize];
                 // Bytes arrive on this port over the peer's link.
                 let delay = links[port.peer as usize].delay;
-                let h = sc.fabric.pfc.headroom.unwrap_or_else(|| {
-                    // 3 * C * delay / 8: the bytes in flight on the cable while XOFF
-                    // travels and takes effect, plus two maximum frames being serialized.
-                    let bdp = (3.0 * port.rate.0 as f64 * delay as f64 / 8e12) as u64;
-                    bdp + 2 * (params.mtu + params.header) + PFC_FRAME_BYTES as u64
-                });
+                let h = sc
+                    .fabric
+                    .pfc
+                    .headroom
+                    .unwrap_or_else(|| default_headroom(port.rate, delay, &params));
                 headroom.push(h);
                 ecn.push(RedMarker::from_cfg(&sc.fabric.ecn, port.rate));
             }
@@ -889,11 +896,14 @@ impl Simulation {
             .enabled
             .unwrap_or_else(|| sim.flows.iter().any(|f| f.cc.wants_tcd()));
         if tcd_on {
-            let headroom = sc.fabric.pfc.headroom.unwrap_or(0);
-            sim.tcd = sim
-                .ports
-                .iter()
-                .flat_map(|p| {
+            // A pause can hold back what the downstream ingress admits before XOFF plus
+            // its headroom (on this port's own link).
+            sim.tcd = (0..sim.ports.len())
+                .flat_map(|i| {
+                    let p = &sim.ports[i];
+                    let headroom = sc.fabric.pfc.headroom.unwrap_or_else(|| {
+                        default_headroom(p.rate, sim.links[i].delay, &sim.params)
+                    });
                     let tp =
                         TcdParams::resolve(&sc.fabric.tcd, p.rate, sc.fabric.pfc.xoff, headroom);
                     std::iter::repeat_n(TcdDetector::new(tp), N_PRIO)
