@@ -1055,6 +1055,16 @@ impl Simulation {
     ) -> Option<Outcome> {
         if !self.started {
             self.started = true;
+            // The event calendar's window should span a frame's serialization plus a
+            // link delay (with some margin): nearly every event is scheduled that far
+            // ahead at most.
+            let frame = self.params.mtu + self.params.header;
+            let delay = self.links.iter().map(|l| l.delay).max().unwrap_or(0);
+            let ser = (self.ports.iter())
+                .map(|p| p.tx_time(frame + p.sec_extra as u64))
+                .max()
+                .unwrap_or(0);
+            self.queue.set_horizon((delay + ser) / 8 * 9);
             if !self.arrival_order.is_empty() {
                 let t0 = self.flows[self.arrival_order[0] as usize].spec.start;
                 self.queue.push(t0, Event::FlowArrivals);
