@@ -92,15 +92,16 @@ impl Event {
 pub const SLOTS: usize = 1 << SLOT_BITS;
 const SLOT_BITS: u32 = 12;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
-/// Entries a slot holds inline (two cache lines); more go to the slot's spill vector.
-const INLINE: usize = 16;
+/// Entries a slot holds inline (four cache lines); more go to the slot's spill vector.
+const INLINE: usize = 32;
 /// Widest slot: 2^12 ps (4.1 ns), so that the time within a slot fits the key's top bits.
 const MAX_SHIFT: u32 = 12;
-/// A slot entry is one `u64`: the time within the slot in the top 12 bits, the entry's
-/// position in its slot (insertion order) in the next 24, the event in the low 28.
-/// Sorting entries as integers orders them by (time, insertion).
-const OFF_POS: u32 = 64 - MAX_SHIFT;
-const POS_LIMIT: u32 = 1 << (OFF_POS - EV_BITS);
+/// Narrowest slot: 2 ps.
+const MIN_SHIFT: u32 = 1;
+/// A slot entry is one `u64`: the time within the slot in the top `shift` bits, the
+/// entry's position in its slot (insertion order) in bits 28..52, the event in the low
+/// 28. Sorting entries as integers orders them by (time, insertion).
+const POS_LIMIT: u32 = 1 << (64 - MAX_SHIFT - EV_BITS);
 
 /// Pending events ordered by (time, insertion order), in a calendar of [`SLOTS`] slots
 /// of 2^`shift` ps plus a binary heap for events beyond the calendar's window.
@@ -118,6 +119,8 @@ const POS_LIMIT: u32 = 1 << (OFF_POS - EV_BITS);
 pub struct EventQueue {
     /// log2 of the slot width in ps.
     shift: u32,
+    /// 64 - `shift`: where an entry's time within its slot starts.
+    lsh: u32,
     /// Absolute number (time >> shift) of the slot being drained.
     cur: u64,
     /// First time of the current slot.
@@ -156,6 +159,7 @@ impl EventQueue {
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
             shift: 10,
+            lsh: 64 - 10,
             cur: 0,
             base: 0,
             drain: Vec::with_capacity(256),
@@ -178,7 +182,7 @@ impl EventQueue {
     /// Pending events are kept, in order.
     pub fn set_horizon(&mut self, horizon: Time) {
         let per_slot = horizon.div_ceil(SLOTS as u64).max(1);
-        let shift = (64 - (per_slot - 1).leading_zeros()).min(MAX_SHIFT);
+        let shift = (64 - (per_slot - 1).leading_zeros()).clamp(MIN_SHIFT, MAX_SHIFT);
         if shift == self.shift {
             return;
         }
@@ -190,6 +194,7 @@ impl EventQueue {
             pending.push(e);
         }
         self.shift = shift;
+        self.lsh = 64 - shift;
         self.cur = now >> shift;
         self.base = self.cur << shift;
         self.popped = popped;
@@ -217,7 +222,7 @@ impl EventQueue {
     fn put(&mut self, s: u64, time: Time, ev: u64) {
         let i = (s & SLOT_MASK) as usize;
         let n = self.counts[i];
-        let key = ((time & ((1 << self.shift) - 1)) << OFF_POS) | ((n as u64) << EV_BITS) | ev;
+        let key = (time << self.lsh) | ((n as u64) << EV_BITS) | ev;
         if (n as usize) < INLINE {
             self.inline[i * INLINE + n as usize] = key;
             if n == 0 {
@@ -252,8 +257,9 @@ impl EventQueue {
             // slot that is not later.
             let off = time.saturating_sub(self.base).min((1 << self.shift) - 1);
             let pending = &self.drain[self.head..];
-            let pos = self.head + pending.partition_point(|&k| k >> OFF_POS <= off);
-            self.drain.insert(pos, (off << OFF_POS) | ev);
+            let lsh = self.lsh;
+            let pos = self.head + pending.partition_point(|&k| k >> lsh <= off);
+            self.drain.insert(pos, (off << lsh) | ev);
         } else {
             // 2^36 far events would be needed before the tie-break among equal far times
             // restarts: far beyond any run this simulator makes.
@@ -272,7 +278,7 @@ impl EventQueue {
         if let Some(&k) = self.drain.get(self.head) {
             self.head += 1;
             self.popped += 1;
-            return Some((self.base + (k >> OFF_POS), Event::decode(k & EV_MASK)));
+            return Some((self.base + (k >> self.lsh), Event::decode(k & EV_MASK)));
         }
         self.advance()
     }
@@ -383,7 +389,10 @@ impl EventQueue {
         self.drain.extend_from_slice(&spill);
         spill.clear();
         self.spill_pool.push(spill);
-        self.drain.sort_unstable();
+        // Large slots are mostly bursts of events at one time, already in order.
+        if !self.drain.is_sorted() {
+            self.drain.sort_unstable();
+        }
     }
 
     /// Pops the first entry of a slot just entered.
@@ -392,7 +401,7 @@ impl EventQueue {
         let k = self.drain[0];
         self.head = 1;
         self.popped += 1;
-        Some((self.base + (k >> OFF_POS), Event::decode(k & EV_MASK)))
+        Some((self.base + (k >> self.lsh), Event::decode(k & EV_MASK)))
     }
 
     /// Puts back the event `pop` just returned (it pops next again). Only valid right
@@ -403,26 +412,31 @@ impl EventQueue {
         self.popped -= 1;
     }
 
-    /// The event `n` places ahead in pop order, when it is cheap to know (events of the
-    /// current slot); used only for prefetching, never for semantics.
+    /// The event `n` places ahead in pop order if it is cheap to know (an event of the
+    /// current slot) and a packet event (`LinkArrive` or `PortWake`; others read as
+    /// `None`); used only for prefetching, never for semantics.
     #[inline(always)]
     pub fn peek_near(&self, n: usize) -> Option<Event> {
-        self.drain
-            .get(self.head + n)
-            .map(|&k| Event::decode(k & EV_MASK))
+        let k = *self.drain.get(self.head + n)?;
+        let i = (k & MAX_INDEX as u64) as u32;
+        match (k >> IDX_BITS) & ((1 << KIND_BITS) - 1) {
+            0 => Some(Event::LinkArrive(i)),
+            1 => Some(Event::PortWake(i)),
+            _ => None,
+        }
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
         if let Some(&k) = self.drain.get(self.head) {
-            return Some(self.base + (k >> OFF_POS));
+            return Some(self.base + (k >> self.lsh));
         }
         let near = self.next_occupied().map(|s| {
             let i = (s & SLOT_MASK) as usize;
             let n = self.counts[i] as usize;
             let inline = &self.inline[i * INLINE..i * INLINE + n.min(INLINE)];
             let first = inline.iter().chain(&self.spill[i]).min().copied();
-            (s << self.shift) + (first.expect("occupied slot") >> OFF_POS)
+            (s << self.shift) + (first.expect("occupied slot") >> self.lsh)
         });
         let far = self.far.peek().map(|Reverse(k)| (k >> 64) as Time);
         match (near, far) {

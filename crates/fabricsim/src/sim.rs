@@ -1074,6 +1074,7 @@ impl Simulation {
             }
         }
         let total = self.flows.len();
+        let stop = self.params.max_time.min(until);
         let mut tick = 0u32;
         let outcome = loop {
             if self.flows_done == total {
@@ -1082,17 +1083,17 @@ impl Simulation {
             let Some((t, ev)) = self.queue.pop() else {
                 break Outcome::Starved;
             };
-            if t > self.params.max_time {
-                self.now = self.params.max_time;
-                break Outcome::MaxTime;
-            }
-            if t > until {
+            if t > stop {
+                if t > self.params.max_time {
+                    self.now = self.params.max_time;
+                    break Outcome::MaxTime;
+                }
                 self.queue.unpop();
                 self.now = until;
                 return None;
             }
-            if self.flows_started > self.flows_done
-                && t.saturating_sub(self.last_progress) > self.params.stall_timeout
+            if t.saturating_sub(self.last_progress) > self.params.stall_timeout
+                && self.flows_started > self.flows_done
             {
                 self.now = self.last_progress + self.params.stall_timeout;
                 break Outcome::Stalled(crate::stall::diagnose(self));
