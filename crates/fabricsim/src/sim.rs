@@ -23,7 +23,9 @@ use crate::fabric::tcd::{TcdDetector, TcdMark, TcdParams};
 use crate::fabric::{Link, Node, NodeKind, Port};
 use crate::gse::reorder::Held;
 use crate::gse::Gse;
-use crate::packet::{Desc, Packet, PacketArena, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
+use crate::packet::{
+    Desc, Packet, PacketArena, PacketKind, ECN_CE, ECN_ECT, FLAG_INT, FLAG_ROUTED,
+};
 use crate::routing::{ecmp, spray, RoutingTable};
 use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario, SecurityMode};
 use crate::scenario::ScenarioError;
@@ -321,6 +323,10 @@ pub struct Simulation {
     /// Look ahead in the event queue and prefetch (large models only: when everything
     /// fits in the cache the prefetches are pure overhead).
     prefetch: bool,
+    /// Choose a packet's ECMP egress at the next switch when it is put on the link
+    /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
+    /// large models only).
+    route_ahead: bool,
     /// Scenario name.
     pub name: String,
     /// Seed of the run.
@@ -796,6 +802,7 @@ impl Simulation {
             gse,
             started: false,
             prefetch: n_ports >= PREFETCH_MIN_PORTS,
+            route_ahead: false,
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
             seed: sc.seed,
             int_tab: Vec::new(),
@@ -1065,6 +1072,9 @@ impl Simulation {
                 .max()
                 .unwrap_or(0);
             self.queue.set_horizon((delay + ser) / 8 * 9);
+            // Worth it only where the routing tables miss the cache (large models).
+            self.route_ahead =
+                self.prefetch && self.params.lb == LbAlgorithm::Ecmp && self.gse.is_none();
             if !self.arrival_order.is_empty() {
                 let t0 = self.flows[self.arrival_order[0] as usize].spec.start;
                 self.queue.push(t0, Event::FlowArrivals);
@@ -1167,20 +1177,25 @@ impl Simulation {
                     match link.to {
                         NodeKind::Host(_) => prefetch(self.arena.get(d.id)),
                         NodeKind::Switch(s) => {
-                            let c = self.routing.lookup(s, d.dst);
-                            if c.len > 0 {
-                                let k = if c.len == 1 {
-                                    0
-                                } else if self.params.lb == LbAlgorithm::Ecmp {
-                                    ecmp::pick(
-                                        d.hash,
-                                        self.switches[s as usize].salt,
-                                        c.len as usize,
-                                    )
-                                } else {
-                                    0
-                                };
-                                let e = &self.ports[self.routing.port_of(c, k) as usize];
+                            let egress = if d.flags & FLAG_ROUTED != 0 {
+                                Some(link.to_port.wrapping_add(d.in_port as i16 as u32))
+                            } else {
+                                let c = self.routing.lookup(s, d.dst);
+                                (c.len > 0).then(|| {
+                                    let k = if c.len > 1 && self.params.lb == LbAlgorithm::Ecmp {
+                                        ecmp::pick(
+                                            d.hash,
+                                            self.switches[s as usize].salt,
+                                            c.len as usize,
+                                        )
+                                    } else {
+                                        0
+                                    };
+                                    self.routing.port_of(c, k)
+                                })
+                            };
+                            if let Some(egress) = egress {
+                                let e = &self.ports[egress as usize];
                                 prefetch(e);
                                 prefetch(&e.queues[d.prio as usize & 7]);
                                 let sw = &self.switches[s as usize];
@@ -1405,6 +1420,26 @@ impl Simulation {
         port_ref.tx_packets += 1;
         let link = &mut self.links[pi];
         let arrival = now + d + link.delay;
+        let mut pkt = pkt;
+        if self.route_ahead && pkt.kind != PacketKind::Pause {
+            if let NodeKind::Switch(s) = link.to {
+                // The receiving switch's ECMP choice, made now: the same port it would
+                // pick on arrival, but off the arrival's chain of dependent loads.
+                let c = self.routing.lookup(s, pkt.dst);
+                if c.len > 0 {
+                    let k = if c.len == 1 {
+                        0
+                    } else {
+                        ecmp::pick(pkt.hash, self.switches[s as usize].salt, c.len as usize)
+                    };
+                    let off = self.routing.port_of(c, k).wrapping_sub(link.to_port) as i32;
+                    if off as i16 as i32 == off {
+                        pkt.in_port = off as u16;
+                        pkt.flags |= FLAG_ROUTED;
+                    }
+                }
+            }
+        }
         let was_empty = link.ring.is_empty();
         link.ring.push_back((arrival, pkt));
         if was_empty {
@@ -1527,7 +1562,13 @@ impl Simulation {
 
     // ---- switches --------------------------------------------------------------
 
-    fn switch_receive(&mut self, s: u32, in_port: u32, pkt: Desc) {
+    fn switch_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) {
+        if pkt.flags & FLAG_ROUTED != 0 {
+            pkt.flags &= !FLAG_ROUTED;
+            let egress = in_port.wrapping_add(pkt.in_port as i16 as u32);
+            self.forward(s, in_port, pkt, egress);
+            return;
+        }
         if self.gse.is_some() && self.gsp_receive(s, in_port, pkt) {
             return;
         }
