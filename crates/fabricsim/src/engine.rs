@@ -94,6 +94,18 @@ const SLOT_BITS: u32 = 12;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
 /// Entries a slot holds inline (four cache lines); more go to the slot's spill vector.
 const INLINE: usize = 32;
+/// [`EventQueue::peek_codes`] where no event is known.
+pub const NO_EVENT: u32 = u32::MAX;
+
+/// The kind of an event code from [`EventQueue::peek_codes`]: 0 for `LinkArrive`, 1 for
+/// `PortWake`, more for the others, and its component index.
+#[inline(always)]
+pub fn peek_code(code: u32) -> (u32, u32) {
+    (code >> IDX_BITS, code & MAX_INDEX)
+}
+
+/// `EventQueue::ahead` when there is no slot to look into.
+const NO_SLOT: usize = usize::MAX;
 /// Widest slot: 2^12 ps (4.1 ns), so that the time within a slot fits the key's top bits.
 const MAX_SHIFT: u32 = 12;
 /// Narrowest slot: 2 ps.
@@ -125,9 +137,12 @@ pub struct EventQueue {
     cur: u64,
     /// First time of the current slot.
     base: Time,
-    /// Entries of the current slot in pop order; `drain[head..]` are still pending.
+    /// Entries of the current slot in pop order, `drain[head..end]` still pending; with
+    /// look-ahead, followed by four entries of the next occupied slot (or fillers) for
+    /// [`Self::peek_codes`].
     drain: Vec<u64>,
     head: usize,
+    end: usize,
     /// Entries per slot (inline, then spilled).
     counts: Box<[u32]>,
     /// `INLINE` entries per slot.
@@ -140,6 +155,12 @@ pub struct EventQueue {
     occupied: Box<[u64]>,
     /// Entries in the slots (not counting `drain` and `far`).
     in_wheel: usize,
+    /// Index of the first occupied slot after the current one when it was entered
+    /// (`NO_SLOT` when none or when look-ahead is off): where [`Self::peek_codes`] looks
+    /// past the current slot.
+    ahead: usize,
+    /// Keep `ahead` up to date.
+    lookahead: bool,
     /// Events beyond the window: key time(64) . sequence(36) . event(28).
     far: BinaryHeap<Reverse<u128>>,
     /// Slot of the earliest far event (`u64::MAX` when none).
@@ -164,12 +185,15 @@ impl EventQueue {
             base: 0,
             drain: Vec::with_capacity(256),
             head: 0,
+            end: 0,
             counts: vec![0; SLOTS].into_boxed_slice(),
             inline: vec![0; SLOTS * INLINE].into_boxed_slice(),
             spill: (0..SLOTS).map(|_| Vec::new()).collect(),
             spill_pool: Vec::new(),
             occupied: vec![0; SLOTS / 64].into_boxed_slice(),
             in_wheel: 0,
+            ahead: NO_SLOT,
+            lookahead: false,
             far: BinaryHeap::with_capacity(cap / 16),
             far_slot: u64::MAX,
             far_seq: 0,
@@ -198,6 +222,7 @@ impl EventQueue {
         self.cur = now >> shift;
         self.base = self.cur << shift;
         self.popped = popped;
+        self.ahead = NO_SLOT;
         for (t, ev) in pending {
             self.push(t, ev);
         }
@@ -256,10 +281,11 @@ impl EventQueue {
             // still pops next rather than being lost): after every pending entry of the
             // slot that is not later.
             let off = time.saturating_sub(self.base).min((1 << self.shift) - 1);
-            let pending = &self.drain[self.head..];
+            let pending = &self.drain[self.head..self.end];
             let lsh = self.lsh;
             let pos = self.head + pending.partition_point(|&k| k >> lsh <= off);
             self.drain.insert(pos, (off << lsh) | ev);
+            self.end += 1;
         } else {
             // 2^36 far events would be needed before the tie-break among equal far times
             // restarts: far beyond any run this simulator makes.
@@ -275,7 +301,8 @@ impl EventQueue {
     /// Removes and returns the earliest event.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        if let Some(&k) = self.drain.get(self.head) {
+        if self.head < self.end {
+            let k = self.drain[self.head];
             self.head += 1;
             self.popped += 1;
             return Some((self.base + (k >> self.lsh), Event::decode(k & EV_MASK)));
@@ -283,12 +310,25 @@ impl EventQueue {
         self.advance()
     }
 
+    /// Lets [`Self::peek_codes`] look past the current slot (at a small cost per slot).
+    pub fn set_lookahead(&mut self, on: bool) {
+        self.lookahead = on;
+        self.ahead = NO_SLOT;
+    }
+
     /// The first occupied slot after the current one, if the wheel holds any.
+    #[inline(always)]
     fn next_occupied(&self) -> Option<u64> {
+        self.next_occupied_after(self.cur)
+    }
+
+    /// The first occupied slot after slot `cur`, if the wheel holds any.
+    #[inline(always)]
+    fn next_occupied_after(&self, cur: u64) -> Option<u64> {
         if self.in_wheel == 0 {
             return None;
         }
-        let mut s = self.cur + 1;
+        let mut s = cur + 1;
         let mut i = (s & SLOT_MASK) as usize;
         let mut w = self.occupied[i >> 6] & (!0u64 << (i & 63));
         loop {
@@ -313,7 +353,27 @@ impl EventQueue {
             near => return self.advance_far(near),
         };
         self.enter(next);
+        if self.lookahead {
+            self.ahead = self
+                .next_occupied_after(next)
+                .map_or(NO_SLOT, |s| (s & SLOT_MASK) as usize);
+            self.preview();
+        }
         self.first()
+    }
+
+    /// Appends the look-ahead entries after the current slot's: the next occupied slot's
+    /// first four entries as they stand (not sorted yet), or fillers.
+    #[inline(always)]
+    fn preview(&mut self) {
+        let next = match self.ahead {
+            NO_SLOT => &[][..],
+            i => &self.inline[i * INLINE..i * INLINE + (self.counts[i] as usize).min(4)],
+        };
+        self.drain.extend_from_slice(next);
+        for _ in next.len()..4 {
+            self.drain.push(NO_EVENT as u64);
+        }
     }
 
     /// [`Self::advance`] when far events come into the window (or the wheel is empty).
@@ -325,6 +385,7 @@ impl EventQueue {
             None if self.far.is_empty() => {
                 self.drain.clear();
                 self.head = 0;
+                self.end = 0;
                 return None;
             }
             None => self.far_slot,
@@ -344,6 +405,10 @@ impl EventQueue {
             .peek()
             .map_or(u64::MAX, |Reverse(k)| ((k >> 64) as u64) >> self.shift);
         self.enter(next);
+        self.ahead = NO_SLOT;
+        if self.lookahead {
+            self.preview();
+        }
         self.first()
     }
 
@@ -360,6 +425,7 @@ impl EventQueue {
         self.in_wheel -= n;
         self.drain.clear();
         self.head = 0;
+        self.end = n;
         if n > INLINE {
             return self.enter_spilled(i, n);
         }
@@ -412,24 +478,29 @@ impl EventQueue {
         self.popped -= 1;
     }
 
-    /// The event `n` places ahead in pop order if it is cheap to know (an event of the
-    /// current slot) and a packet event (`LinkArrive` or `PortWake`; others read as
-    /// `None`); used only for prefetching, never for semantics.
+    /// The events 0..4 places ahead in pop order, as [`peek_code`] values (`NO_EVENT`
+    /// where unknown): the current slot's next entries, then, past it, the next occupied
+    /// slot's first entries, not sorted yet, so that order is approximate. For prefetching
+    /// only, never for semantics; needs [`Self::set_lookahead`].
     #[inline(always)]
-    pub fn peek_near(&self, n: usize) -> Option<Event> {
-        let k = *self.drain.get(self.head + n)?;
-        let i = (k & MAX_INDEX as u64) as u32;
-        match (k >> IDX_BITS) & ((1 << KIND_BITS) - 1) {
-            0 => Some(Event::LinkArrive(i)),
-            1 => Some(Event::PortWake(i)),
-            _ => None,
-        }
+    pub fn peek_codes(&self) -> [u32; 4] {
+        let h = self.head;
+        let Some(d) = self.drain.get(h..h + 4) else {
+            return [NO_EVENT; 4];
+        };
+        let m = EV_MASK as u32;
+        [
+            d[0] as u32 & m,
+            d[1] as u32 & m,
+            d[2] as u32 & m,
+            d[3] as u32 & m,
+        ]
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        if let Some(&k) = self.drain.get(self.head) {
-            return Some(self.base + (k >> self.lsh));
+        if self.head < self.end {
+            return Some(self.base + (self.drain[self.head] >> self.lsh));
         }
         let near = self.next_occupied().map(|s| {
             let i = (s & SLOT_MASK) as usize;
@@ -447,7 +518,7 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.drain.len() - self.head + self.in_wheel + self.far.len()
+        self.end - self.head + self.in_wheel + self.far.len()
     }
 
     /// True when nothing is pending.
@@ -470,12 +541,33 @@ mod tests {
     fn queues() -> Vec<EventQueue> {
         [1u64, 1 << 20, 1 << 40]
             .into_iter()
-            .map(|h| {
-                let mut q = EventQueue::with_capacity(0);
-                q.set_horizon(h);
-                q
+            .flat_map(|h| {
+                [false, true].map(|look| {
+                    let mut q = EventQueue::with_capacity(0);
+                    q.set_horizon(h);
+                    q.set_lookahead(look);
+                    q
+                })
             })
             .collect()
+    }
+
+    #[test]
+    fn peek_codes_show_the_next_events() {
+        let mut q = EventQueue::with_capacity(0);
+        q.set_horizon(1 << 20);
+        q.set_lookahead(true);
+        for i in 0..3 {
+            q.push(1000, Event::PortWake(i));
+        }
+        q.push(1_000_000, Event::LinkArrive(9));
+        q.push(1_000_001, Event::Rto(4));
+        assert_eq!(q.pop(), Some((1000, Event::PortWake(0))));
+        let codes = q.peek_codes().map(peek_code);
+        // Two more in this slot, then the next slot's first entries (Rto is not a
+        // packet event: its kind is neither 0 nor 1).
+        assert_eq!(&codes[..3], &[(1, 1), (1, 2), (0, 9)]);
+        assert!(codes[3].0 > 1);
     }
 
     #[test]

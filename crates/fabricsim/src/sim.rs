@@ -1075,6 +1075,7 @@ impl Simulation {
             // Worth it only where the routing tables miss the cache (large models).
             self.route_ahead =
                 self.prefetch && self.params.lb == LbAlgorithm::Ecmp && self.gse.is_none();
+            self.queue.set_lookahead(self.prefetch);
             if !self.arrival_order.is_empty() {
                 let t0 = self.flows[self.arrival_order[0] as usize].spec.start;
                 self.queue.push(t0, Event::FlowArrivals);
@@ -1139,28 +1140,38 @@ impl Simulation {
         Some(outcome)
     }
 
-    /// Starts loading what the next three events' handlers will read, one dependent step
-    /// per event of look-ahead: the component itself two events ahead, what it points to
-    /// (the link's head packet, the port's queue) one event ahead, and the next hop's
-    /// state (routing entry, egress queue, the receiver's packet slot) for the very next
-    /// event. Each step reads only lines the previous step started loading.
+    /// Starts loading what the next four events' handlers will read, one dependent step
+    /// per event of look-ahead, so that each step reads only lines the previous step
+    /// (one event earlier) started loading:
+    /// - 3 ahead: the link, or the port;
+    /// - 2 ahead: the link's first packets, or the port's queue and its link;
+    /// - 1 ahead: for an arrival at a switch, the egress port, its queue and the ingress
+    ///   counter (the egress was chosen upstream, see `route_ahead`), at a host the packet's
+    ///   slot; for a port, its head packet, its link's tail and its switch's buffer;
+    /// - next: for a port, the head packet's ingress counter and the port's ECN marker.
     #[inline(always)]
     fn prefetch_ahead(&self) {
+        use crate::engine::peek_code;
         use crate::prefetch::prefetch;
-        const FAR: usize = 2;
-        const MID: usize = 1;
-        match self.queue.peek_near(FAR) {
-            Some(Event::LinkArrive(l)) => prefetch(&self.links[l as usize]),
-            Some(Event::PortWake(p)) => prefetch(&self.ports[p as usize]),
+        const LINK: u32 = 0;
+        const PORT: u32 = 1;
+        let ahead = self.queue.peek_codes();
+        match peek_code(ahead[3]) {
+            (LINK, l) => prefetch(&self.links[l as usize]),
+            (PORT, p) => prefetch(&self.ports[p as usize]),
             _ => {}
         }
-        match self.queue.peek_near(MID) {
-            Some(Event::LinkArrive(l)) => {
-                if let Some(head) = self.links[l as usize].ring.front() {
+        match peek_code(ahead[2]) {
+            (LINK, l) => {
+                let ring = &self.links[l as usize].ring;
+                if let Some(head) = ring.front() {
                     prefetch(head);
                 }
+                if let Some(next) = ring.get(1) {
+                    prefetch(next);
+                }
             }
-            Some(Event::PortWake(p)) => {
+            (PORT, p) => {
                 let port = &self.ports[p as usize];
                 if port.nonempty != 0 {
                     let prio = 7 - port.nonempty.leading_zeros() as usize;
@@ -1170,8 +1181,8 @@ impl Simulation {
             }
             _ => {}
         }
-        match self.queue.peek_near(0) {
-            Some(Event::LinkArrive(l)) => {
+        match peek_code(ahead[1]) {
+            (LINK, l) => {
                 let link = &self.links[l as usize];
                 if let Some((_, d)) = link.ring.front() {
                     match link.to {
@@ -1194,8 +1205,7 @@ impl Simulation {
                                     self.routing.port_of(c, k)
                                 })
                             };
-                            if let Some(egress) = egress {
-                                let e = &self.ports[egress as usize];
+                            if let Some(e) = egress.and_then(|e| self.ports.get(e as usize)) {
                                 prefetch(e);
                                 prefetch(&e.queues[d.prio as usize & 7]);
                                 let sw = &self.switches[s as usize];
@@ -1208,7 +1218,7 @@ impl Simulation {
                     }
                 }
             }
-            Some(Event::PortWake(p)) => {
+            (PORT, p) => {
                 let port = &self.ports[p as usize];
                 if port.nonempty != 0 {
                     let prio = 7 - port.nonempty.leading_zeros() as usize;
@@ -1224,6 +1234,20 @@ impl Simulation {
                 }
             }
             _ => {}
+        }
+        if let (PORT, p) = peek_code(ahead[0]) {
+            let port = &self.ports[p as usize];
+            if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
+                let prio = 7 - port.nonempty.leading_zeros() as usize;
+                if let Some(d) = port.queues[prio].q.front() {
+                    let sw = &self.switches[s as usize];
+                    sw.buffer
+                        .prefetch_counter(d.in_port as usize, d.prio as usize);
+                    if let Some(m) = sw.ecn.get((p - sw.first_port) as usize) {
+                        prefetch(m);
+                    }
+                }
+            }
         }
     }
 
