@@ -1630,8 +1630,18 @@ impl Simulation {
             return;
         }
         pkt.in_port = local_in as u16;
+        let now = self.now;
         let e = &mut self.ports[egress as usize];
-        e.enqueue(prio, pkt, self.now);
+        if in_port != egress && e.can_pass_through(prio, now) {
+            // The packet would be queued and dequeued at once: skip the queue (whose
+            // enqueue and dequeue cancel out) and leave straight from here.
+            e.pass_through(wire);
+            self.maybe_pause(s, in_port, local_in, prio);
+            self.on_switch_dequeue(egress, &mut pkt);
+            self.transmit(egress, pkt);
+            return;
+        }
+        e.enqueue(prio, pkt, now);
         self.maybe_pause(s, in_port, local_in, prio);
         self.try_transmit(egress);
     }

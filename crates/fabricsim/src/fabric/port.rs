@@ -269,6 +269,28 @@ impl Port {
         self.nonempty |= 1 << prio;
     }
 
+    /// True when a packet of priority `prio` offered now would be the next to leave at
+    /// once: the transmitter is idle, nothing is queued or waiting (no MAC control frame)
+    /// and `prio` is not paused.
+    #[inline]
+    pub fn can_pass_through(&self, prio: usize, now: Time) -> bool {
+        self.busy_until <= now
+            && self.nonempty == 0
+            && self.owner_code & CTRL_BIT == 0
+            && !self.is_paused(prio, now)
+    }
+
+    /// Accounts a packet of `wire` bytes that goes straight to the transmitter (see
+    /// [`Self::can_pass_through`]) exactly as its enqueue and immediate dequeue would:
+    /// they cancel out but for the longest queue seen.
+    #[inline]
+    pub fn pass_through(&mut self, wire: u64) {
+        let t = self.total_bytes + wire;
+        if t > self.max_queue_bytes {
+            self.max_queue_bytes = t;
+        }
+    }
+
     /// Removes the head of queue `prio`, which must be non-empty, at `now`.
     #[inline]
     pub fn dequeue_head(&mut self, prio: usize, now: Time) -> Desc {
@@ -376,6 +398,42 @@ mod tests {
         p.enqueue(0, d(u32::MAX), t);
         let want = u32::MAX as u128 * (1u128 << 62);
         assert_eq!(p.queues[0].area_exact(2 * t), want);
+    }
+
+    #[test]
+    fn passing_through_an_idle_port_equals_enqueue_then_dequeue() {
+        let d = Desc {
+            id: crate::packet::PktId(0),
+            dst: 0,
+            hash: 0,
+            wire: 1000,
+            kind: crate::packet::PacketKind::Data,
+            prio: 3,
+            ecn: 0,
+            in_port: 0,
+            mark: 0,
+            flags: 0,
+        };
+        let mut a = Port::new(0, NodeKind::Switch(0), 0, 1, Rate(100_000_000_000));
+        let mut b = a.clone();
+        assert!(a.can_pass_through(3, 50));
+        a.pass_through(1000);
+        b.enqueue(3, d, 50);
+        b.dequeue_head(3, 50);
+        assert_eq!(a.max_queue_bytes, b.max_queue_bytes);
+        assert_eq!(a.queued_bytes(), b.queued_bytes());
+        assert_eq!(a.queues[3].area_exact(99), b.queues[3].area_exact(99));
+        assert_eq!(a.nonempty, b.nonempty);
+        // Not when busy, queued, paused or holding a PFC frame.
+        a.busy_until = 60;
+        assert!(!a.can_pass_through(3, 50) && a.can_pass_through(3, 60));
+        a.enqueue(1, d, 60);
+        assert!(!a.can_pass_through(3, 60));
+        a.dequeue_head(1, 60);
+        a.pause(3, 100);
+        assert!(!a.can_pass_through(3, 60) && a.can_pass_through(2, 60));
+        a.push_ctrl(d);
+        assert!(!a.can_pass_through(2, 60));
     }
 
     #[test]
