@@ -56,7 +56,7 @@ criterion_group!(benches, event_queue, binary_heap_reference, small_fat_tree);
 criterion_main!(benches);
 
 fn binary_heap_reference(c: &mut Criterion) {
-    // The same workload on std's binary heap, as the reference the radix heap must beat.
+    // The same workload on std's binary heap, as the reference the calendar queue must beat.
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let mut g = c.benchmark_group("event_queue");

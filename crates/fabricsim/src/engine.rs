@@ -5,13 +5,19 @@
 //! (time, insertion sequence), which makes every run a pure function of its inputs: two
 //! events at the same picosecond fire in the order they were scheduled.
 //!
-//! An event is one `u128` key: time in the high 64 bits, then a 36-bit insertion sequence,
-//! a 4-bit kind and a 24-bit component index. Comparing keys is one integer compare, an
-//! event costs 16 bytes, and keys are unique, so the order is total.
+//! The queue is a calendar (a timing wheel): almost every event of a packet simulation is
+//! scheduled a little ahead of the current time (a serialization time, a link delay), so
+//! time is cut into slots of 2^`shift` ps and a wheel of [`SLOTS`] slots covers the next
+//! `SLOTS << shift` ps. An event in that window is appended to its slot (a few integer
+//! operations, no comparisons); when the loop reaches a slot, its events are put in
+//! (time, insertion) order, usually already the case, and popped in turn. Events beyond
+//! the window (timers) wait in a binary heap until the wheel comes near them. The slot
+//! width is tuned to the model ([`EventQueue::set_horizon`]) so that the window covers a
+//! packet's serialization plus a link delay.
 
 use crate::units::Time;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// The component an event wakes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,12 +46,14 @@ pub enum Event {
 
 const IDX_BITS: u32 = 24;
 const KIND_BITS: u32 = 4;
-const SEQ_BITS: u32 = 36;
+/// Bits of an encoded event (kind and index).
+const EV_BITS: u32 = IDX_BITS + KIND_BITS;
+const EV_MASK: u64 = (1 << EV_BITS) - 1;
 /// Largest component index an event can address.
 pub const MAX_INDEX: u32 = (1 << IDX_BITS) - 1;
 
 impl Event {
-    #[inline]
+    #[inline(always)]
     fn encode(self) -> u64 {
         let (k, i) = match self {
             Event::LinkArrive(i) => (0, i),
@@ -62,7 +70,7 @@ impl Event {
         debug_assert!(i <= MAX_INDEX);
         ((k as u64) << IDX_BITS) | i as u64
     }
-    #[inline]
+    #[inline(always)]
     fn decode(v: u64) -> Event {
         let i = (v & MAX_INDEX as u64) as u32;
         match (v >> IDX_BITS) & ((1 << KIND_BITS) - 1) {
@@ -80,294 +88,444 @@ impl Event {
     }
 }
 
-/// Pending events ordered by (time, insertion order), in a binary heap of keys.
-#[derive(Default)]
-pub struct HeapQueue {
-    heap: BinaryHeap<Reverse<u128>>,
-    last: u128,
-    seq: u64,
+/// Slots in the wheel (a power of two).
+pub const SLOTS: usize = 1 << SLOT_BITS;
+const SLOT_BITS: u32 = 12;
+const SLOT_MASK: u64 = SLOTS as u64 - 1;
+/// Entries a slot holds inline (four cache lines); more go to the slot's spill vector.
+const INLINE: usize = 32;
+/// [`EventQueue::peek_codes`] where no event is known.
+pub const NO_EVENT: u32 = u32::MAX;
+
+/// The kind of an event code from [`EventQueue::peek_codes`]: 0 for `LinkArrive`, 1 for
+/// `PortWake`, more for the others, and its component index.
+#[inline(always)]
+pub fn peek_code(code: u32) -> (u32, u32) {
+    (code >> IDX_BITS, code & MAX_INDEX)
+}
+
+/// `EventQueue::ahead` when there is no slot to look into.
+const NO_SLOT: usize = usize::MAX;
+/// Widest slot: 2^12 ps (4.1 ns), so that the time within a slot fits the key's top bits.
+const MAX_SHIFT: u32 = 12;
+/// Narrowest slot: 2 ps.
+const MIN_SHIFT: u32 = 1;
+/// A slot entry is one `u64`: the time within the slot in the top `shift` bits, the
+/// entry's position in its slot (insertion order) in bits 28..52, the event in the low
+/// 28. Sorting entries as integers orders them by (time, insertion).
+const POS_LIMIT: u32 = 1 << (64 - MAX_SHIFT - EV_BITS);
+
+/// Pending events ordered by (time, insertion order), in a calendar of [`SLOTS`] slots
+/// of 2^`shift` ps plus a binary heap for events beyond the calendar's window.
+///
+/// It relies on the event queue of a discrete-event simulation being *monotone*: nothing
+/// is scheduled before the last event popped. Within the window an event is appended to
+/// its slot; since a slot only receives events in insertion order, its entries carry
+/// their position in the slot, and ordering them as integers gives (time, insertion)
+/// order. Events for the slot being drained (same time or a few ps ahead) are inserted in
+/// order into the drained run. Far events move into the wheel, in (time, insertion) order,
+/// when the window reaches their slot, always before any later event can be appended
+/// there. Spill vectors are lent to slots from a pool and returned when the slot drains;
+/// they, the slots and the drain buffer keep their capacity, so a steady run
+/// allocates nothing.
+pub struct EventQueue {
+    /// log2 of the slot width in ps.
+    shift: u32,
+    /// 64 - `shift`: where an entry's time within its slot starts.
+    lsh: u32,
+    /// Absolute number (time >> shift) of the slot being drained.
+    cur: u64,
+    /// First time of the current slot.
+    base: Time,
+    /// Entries of the current slot in pop order, `drain[head..end]` still pending; with
+    /// look-ahead, followed by four entries of the next occupied slot (or fillers) for
+    /// [`Self::peek_codes`].
+    drain: Vec<u64>,
+    head: usize,
+    end: usize,
+    /// Entries per slot (inline, then spilled).
+    counts: Box<[u32]>,
+    /// `INLINE` entries per slot.
+    inline: Box<[u64]>,
+    /// Entries beyond `INLINE`, per slot.
+    spill: Box<[Vec<u64>]>,
+    /// Spill vectors not lent to a slot (with their capacity).
+    spill_pool: Vec<Vec<u64>>,
+    /// Bit i set when slot i holds entries.
+    occupied: Box<[u64]>,
+    /// Entries in the slots (not counting `drain` and `far`).
+    in_wheel: usize,
+    /// Index of the first occupied slot after the current one when it was entered
+    /// (`NO_SLOT` when none or when look-ahead is off): where [`Self::peek_codes`] looks
+    /// past the current slot.
+    ahead: usize,
+    /// Keep `ahead` up to date.
+    lookahead: bool,
+    /// Events beyond the window: key time(64) . sequence(36) . event(28).
+    far: BinaryHeap<Reverse<u128>>,
+    /// Slot of the earliest far event (`u64::MAX` when none).
+    far_slot: u64,
+    far_seq: u64,
     popped: u64,
-}
-
-impl HeapQueue {
-    /// An empty queue with room for `cap` events.
-    pub fn with_capacity(cap: usize) -> Self {
-        HeapQueue {
-            heap: BinaryHeap::with_capacity(cap),
-            last: 0,
-            seq: 0,
-            popped: 0,
-        }
-    }
-    /// Schedules `ev` at `time`.
-    #[inline(always)]
-    pub fn push(&mut self, time: Time, ev: Event) {
-        let seq = self.seq & ((1 << SEQ_BITS) - 1);
-        self.seq += 1;
-        let low = (seq << (IDX_BITS + KIND_BITS)) | ev.encode();
-        self.heap
-            .push(Reverse(((time as u128) << 64) | low as u128));
-    }
-    /// Removes and returns the earliest event.
-    #[inline]
-    pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let Reverse(k) = self.heap.pop()?;
-        self.last = k;
-        self.popped += 1;
-        let low = k as u64 & ((1u64 << (IDX_BITS + KIND_BITS)) - 1);
-        Some(((k >> 64) as Time, Event::decode(low)))
-    }
-    /// Puts back the event `pop` just returned.
-    pub fn unpop(&mut self) {
-        self.popped -= 1;
-        self.heap.push(Reverse(self.last));
-    }
-    /// Time of the earliest event.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|Reverse(k)| (k >> 64) as Time)
-    }
-    /// The `n`-th event to pop next, if cheap to find (only `n == 0` here).
-    #[inline]
-    pub fn peek_near(&self, n: usize) -> Option<Event> {
-        if n > 0 {
-            return None;
-        }
-        self.heap
-            .peek()
-            .map(|Reverse(k)| Event::decode(*k as u64 & ((1u64 << (IDX_BITS + KIND_BITS)) - 1)))
-    }
-    /// Events pending.
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-    /// True when nothing is pending.
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-    /// Events processed so far.
-    pub fn popped(&self) -> u64 {
-        self.popped
-    }
-}
-
-/// Below this many expected pending events the binary heap is faster (it fits in cache
-/// and does fewer instructions); above it the radix heap's sequential bucket scans miss
-/// the cache less. Measured with cachegrind and wall time on the fat-tree benchmarks: the
-/// heap wins at k = 8 (768 ports), the radix heap at k = 16 (6144 ports).
-pub const RADIX_THRESHOLD: usize = 8192;
-
-/// The event queue: one of two interchangeable implementations, chosen by size. Both
-/// order events by (time, insertion sequence), so results do not depend on the choice.
-pub enum EventQueue {
-    /// Binary heap of keys.
-    Heap(HeapQueue),
-    /// Radix heap on times.
-    Radix(RadixQueue),
 }
 
 impl Default for EventQueue {
-    fn default() -> Self {
-        EventQueue::Heap(HeapQueue::default())
-    }
-}
-
-macro_rules! each {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            EventQueue::Heap($q) => $e,
-            EventQueue::Radix($q) => $e,
-        }
-    };
-}
-
-impl EventQueue {
-    /// A queue sized for about `cap` pending events.
-    pub fn with_capacity(cap: usize) -> Self {
-        if cap >= RADIX_THRESHOLD {
-            EventQueue::Radix(RadixQueue::with_capacity(cap))
-        } else {
-            EventQueue::Heap(HeapQueue::with_capacity(cap))
-        }
-    }
-    /// Schedules `ev` at `time` (never earlier than the last event popped).
-    #[inline(always)]
-    pub fn push(&mut self, time: Time, ev: Event) {
-        each!(self, q => q.push(time, ev))
-    }
-    /// Removes and returns the earliest event.
-    #[inline]
-    pub fn pop(&mut self) -> Option<(Time, Event)> {
-        each!(self, q => q.pop())
-    }
-    /// Puts back the event `pop` just returned.
-    pub fn unpop(&mut self) {
-        each!(self, q => q.unpop())
-    }
-    /// Time of the earliest event.
-    pub fn peek_time(&self) -> Option<Time> {
-        each!(self, q => q.peek_time())
-    }
-    /// The event `n` places ahead in pop order, when it is cheap to know (events at the
-    /// current time); used only for prefetching, never for semantics.
-    #[inline(always)]
-    pub fn peek_near(&self, n: usize) -> Option<Event> {
-        each!(self, q => q.peek_near(n))
-    }
-    /// Events pending.
-    pub fn len(&self) -> usize {
-        each!(self, q => q.len())
-    }
-    /// True when nothing is pending.
-    pub fn is_empty(&self) -> bool {
-        each!(self, q => q.is_empty())
-    }
-    /// Events processed so far.
-    pub fn popped(&self) -> u64 {
-        each!(self, q => q.popped())
-    }
-}
-
-/// Pending events ordered by (time, insertion order), in a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, 1990) on event times. It relies on
-/// the event queue of a discrete-event simulation being *monotone*: nothing is ever
-/// scheduled before the last event popped. An event lives in the bucket numbered by the
-/// highest bit in which its time differs from the last time popped; bucket 0 holds the
-/// events at exactly the last time, in key order (insertion sequence), as a FIFO. A push is
-/// an XOR, a leading-zero count and a `Vec` push; a pop that finds bucket 0 empty empties
-/// the lowest non-empty bucket into lower ones (each event moves down a few times over
-/// its life). Buckets keep their capacity, so a steady run allocates nothing.
-pub struct RadixQueue {
-    /// Bucket 0: events at `last_time`, in key order.
-    now: VecDeque<u64>,
-    /// Buckets 1..=64 as (time, low key) pairs.
-    buckets: Vec<Vec<(u64, u64)>>,
-    /// Bit i set when bucket i (1..=64) is non-empty.
-    nonempty: u128,
-    last_time: Time,
-    last_low: u64,
-    len: usize,
-    seq: u64,
-    popped: u64,
-}
-
-impl Default for RadixQueue {
     fn default() -> Self {
         Self::with_capacity(0)
     }
 }
 
-impl RadixQueue {
-    /// An empty queue; `cap` is a hint for the number of pending events.
+impl EventQueue {
+    /// An empty queue with 1 ns slots; `cap` is a hint for the number of pending events.
     pub fn with_capacity(cap: usize) -> Self {
-        let mut buckets: Vec<Vec<(u64, u64)>> = (0..65).map(|_| Vec::new()).collect();
-        for b in buckets.iter_mut().skip(8) {
-            b.reserve(cap / 16);
-        }
-        RadixQueue {
-            now: VecDeque::with_capacity(64),
-            buckets,
-            nonempty: 0,
-            last_time: 0,
-            last_low: 0,
-            len: 0,
-            seq: 0,
+        EventQueue {
+            shift: 10,
+            lsh: 64 - 10,
+            cur: 0,
+            base: 0,
+            drain: Vec::with_capacity(256),
+            head: 0,
+            end: 0,
+            counts: vec![0; SLOTS].into_boxed_slice(),
+            inline: vec![0; SLOTS * INLINE].into_boxed_slice(),
+            spill: (0..SLOTS).map(|_| Vec::new()).collect(),
+            spill_pool: Vec::new(),
+            occupied: vec![0; SLOTS / 64].into_boxed_slice(),
+            in_wheel: 0,
+            ahead: NO_SLOT,
+            lookahead: false,
+            far: BinaryHeap::with_capacity(cap / 16),
+            far_slot: u64::MAX,
+            far_seq: 0,
             popped: 0,
         }
     }
 
-    #[inline]
-    fn put(&mut self, time: Time, low: u64) {
-        if time <= self.last_time {
-            // Same time as the last pop (or, if a caller broke monotonicity, earlier:
-            // clamped so it still pops next rather than being lost).
-            self.now.push_back(low);
-        } else {
-            let b = 64 - (time ^ self.last_time).leading_zeros() as usize;
-            self.buckets[b].push((time, low));
-            self.nonempty |= 1 << b;
+    /// Sizes the slots so that the window spans at least `horizon` ps (the longest a
+    /// packet event is scheduled ahead: serialization plus link delay), within limits.
+    /// Pending events are kept, in order.
+    pub fn set_horizon(&mut self, horizon: Time) {
+        let per_slot = horizon.div_ceil(SLOTS as u64).max(1);
+        let shift = (64 - (per_slot - 1).leading_zeros()).clamp(MIN_SHIFT, MAX_SHIFT);
+        if shift == self.shift {
+            return;
+        }
+        // Every pending event is at or after the current slot's start.
+        let now = self.base;
+        let popped = self.popped;
+        let mut pending = Vec::with_capacity(self.len());
+        while let Some(e) = self.pop() {
+            pending.push(e);
+        }
+        self.shift = shift;
+        self.lsh = 64 - shift;
+        self.cur = now >> shift;
+        self.base = self.cur << shift;
+        self.popped = popped;
+        self.ahead = NO_SLOT;
+        for (t, ev) in pending {
+            self.push(t, ev);
         }
     }
 
-    /// Schedules `ev` at `time`. `time` must not be earlier than the last event popped.
+    /// Schedules `ev` at `time` (never earlier than the last event popped).
     #[inline(always)]
     pub fn push(&mut self, time: Time, ev: Event) {
-        // 2^36 insertions is 68 billion events: far beyond any run this simulator makes in
-        // a day; past it the tie-break among equal times would restart.
-        let seq = self.seq & ((1 << SEQ_BITS) - 1);
-        self.seq += 1;
-        let low = (seq << (IDX_BITS + KIND_BITS)) | ev.encode();
-        debug_assert!(time >= self.last_time, "event scheduled in the past");
-        self.len += 1;
-        self.put(time, low);
+        let ev = ev.encode();
+        let s = time >> self.shift;
+        let d = s.wrapping_sub(self.cur);
+        if d.wrapping_sub(1) < SLOT_MASK {
+            // 1 <= d < SLOTS: in the window, after the current slot.
+            self.put(s, time, ev);
+        } else {
+            self.push_other(time, ev);
+        }
+    }
+
+    /// Appends an event to the wheel slot `s` (inside the window).
+    #[inline(always)]
+    fn put(&mut self, s: u64, time: Time, ev: u64) {
+        let i = (s & SLOT_MASK) as usize;
+        let n = self.counts[i];
+        let key = (time << self.lsh) | ((n as u64) << EV_BITS) | ev;
+        if (n as usize) < INLINE {
+            self.inline[i * INLINE + n as usize] = key;
+            if n == 0 {
+                self.occupied[i >> 6] |= 1 << (i & 63);
+            }
+        } else {
+            self.put_spill(i, n, key);
+        }
+        self.counts[i] = n + 1;
+        self.in_wheel += 1;
+    }
+
+    /// Appends entry `key` (the `n`-th) to slot `i` whose inline entries are full.
+    #[cold]
+    #[inline(never)]
+    fn put_spill(&mut self, i: usize, n: u32, key: u64) {
+        assert!(n < POS_LIMIT, "more than 2^24 events pending in one slot");
+        if n as usize == INLINE {
+            self.spill[i] = self.spill_pool.pop().unwrap_or_default();
+        }
+        self.spill[i].push(key);
+    }
+
+    /// An event for the slot being drained, or beyond the window.
+    #[cold]
+    #[inline(never)]
+    fn push_other(&mut self, time: Time, ev: u64) {
+        let s = time >> self.shift;
+        if s <= self.cur {
+            // The current slot (or, if a caller broke monotonicity, earlier: clamped so it
+            // still pops next rather than being lost): after every pending entry of the
+            // slot that is not later.
+            let off = time.saturating_sub(self.base).min((1 << self.shift) - 1);
+            let pending = &self.drain[self.head..self.end];
+            let lsh = self.lsh;
+            let pos = self.head + pending.partition_point(|&k| k >> lsh <= off);
+            self.drain.insert(pos, (off << lsh) | ev);
+            self.end += 1;
+        } else {
+            // 2^36 far events would be needed before the tie-break among equal far times
+            // restarts: far beyond any run this simulator makes.
+            let seq = self.far_seq & ((1 << 36) - 1);
+            self.far_seq += 1;
+            self.far.push(Reverse(
+                ((time as u128) << 64) | ((seq as u128) << EV_BITS) | ev as u128,
+            ));
+            self.far_slot = self.far_slot.min(s);
+        }
     }
 
     /// Removes and returns the earliest event.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        if self.now.is_empty() {
-            if self.nonempty == 0 {
+        if self.head < self.end {
+            let k = self.drain[self.head];
+            self.head += 1;
+            self.popped += 1;
+            return Some((self.base + (k >> self.lsh), Event::decode(k & EV_MASK)));
+        }
+        self.advance()
+    }
+
+    /// Lets [`Self::peek_codes`] look past the current slot (at a small cost per slot).
+    pub fn set_lookahead(&mut self, on: bool) {
+        self.lookahead = on;
+        self.ahead = NO_SLOT;
+    }
+
+    /// The first occupied slot after the current one, if the wheel holds any.
+    #[inline(always)]
+    fn next_occupied(&self) -> Option<u64> {
+        self.next_occupied_after(self.cur)
+    }
+
+    /// The first occupied slot after slot `cur`, if the wheel holds any.
+    #[inline(always)]
+    fn next_occupied_after(&self, cur: u64) -> Option<u64> {
+        if self.in_wheel == 0 {
+            return None;
+        }
+        let mut s = cur + 1;
+        let mut i = (s & SLOT_MASK) as usize;
+        let mut w = self.occupied[i >> 6] & (!0u64 << (i & 63));
+        loop {
+            if w != 0 {
+                let j = (i & !63) | w.trailing_zeros() as usize;
+                return Some(s + (j - i) as u64);
+            }
+            let ni = (i | 63) + 1;
+            s += (ni - i) as u64;
+            i = ni & SLOT_MASK as usize;
+            w = self.occupied[i >> 6];
+        }
+    }
+
+    /// Moves to the next slot holding events and pops its first one.
+    #[inline(never)]
+    fn advance(&mut self) -> Option<(Time, Event)> {
+        let next = match self.next_occupied() {
+            // The common case: the next slot is in the wheel and no far event is due to
+            // enter the window.
+            Some(s) if self.far_slot > s + SLOT_MASK => s,
+            near => return self.advance_far(near),
+        };
+        self.enter(next);
+        if self.lookahead {
+            self.ahead = self
+                .next_occupied_after(next)
+                .map_or(NO_SLOT, |s| (s & SLOT_MASK) as usize);
+            self.preview();
+        }
+        self.first()
+    }
+
+    /// Appends the look-ahead entries after the current slot's: the next occupied slot's
+    /// first four entries as they stand (not sorted yet), or fillers.
+    #[inline(always)]
+    fn preview(&mut self) {
+        let next = match self.ahead {
+            NO_SLOT => &[][..],
+            i => &self.inline[i * INLINE..i * INLINE + (self.counts[i] as usize).min(4)],
+        };
+        self.drain.extend_from_slice(next);
+        for _ in next.len()..4 {
+            self.drain.push(NO_EVENT as u64);
+        }
+    }
+
+    /// [`Self::advance`] when far events come into the window (or the wheel is empty).
+    #[cold]
+    #[inline(never)]
+    fn advance_far(&mut self, near: Option<u64>) -> Option<(Time, Event)> {
+        let next = match near {
+            Some(s) => s.min(self.far_slot),
+            None if self.far.is_empty() => {
+                self.drain.clear();
+                self.head = 0;
+                self.end = 0;
                 return None;
             }
-            let b = self.nonempty.trailing_zeros() as usize;
-            let mut items = std::mem::take(&mut self.buckets[b]);
-            self.nonempty &= !(1 << b);
-            let t = items.iter().map(|e| e.0).min().expect("bucket non-empty");
-            self.last_time = t;
-            // Events at the new time go to bucket 0 in key order; the rest move down.
-            let first = self.now.len();
-            for &(time, low) in &items {
-                self.put(time, low);
+            None => self.far_slot,
+        };
+        // Far events whose slot is now inside the window enter it, in order, before any
+        // later event can be appended to their slot.
+        while let Some(&Reverse(k)) = self.far.peek() {
+            let t = (k >> 64) as u64;
+            if (t >> self.shift) - next > SLOT_MASK {
+                break;
             }
-            if self.now.len() - first > 1 {
-                self.now.make_contiguous().sort_unstable();
-            }
-            items.clear();
-            self.buckets[b] = items;
+            self.far.pop();
+            self.put(t >> self.shift, t, k as u64 & EV_MASK);
         }
-        let low = self.now.pop_front().expect("bucket 0 non-empty");
-        self.last_low = low;
-        self.len -= 1;
+        self.far_slot = self
+            .far
+            .peek()
+            .map_or(u64::MAX, |Reverse(k)| ((k >> 64) as u64) >> self.shift);
+        self.enter(next);
+        self.ahead = NO_SLOT;
+        if self.lookahead {
+            self.preview();
+        }
+        self.first()
+    }
+
+    /// Makes slot `next` (occupied) the current one: its entries go to the drain buffer
+    /// in pop order.
+    #[inline(always)]
+    fn enter(&mut self, next: u64) {
+        self.cur = next;
+        self.base = next << self.shift;
+        let i = (next & SLOT_MASK) as usize;
+        let n = self.counts[i] as usize;
+        self.counts[i] = 0;
+        self.occupied[i >> 6] &= !(1 << (i & 63));
+        self.in_wheel -= n;
+        self.drain.clear();
+        self.head = 0;
+        self.end = n;
+        if n > INLINE {
+            return self.enter_spilled(i, n);
+        }
+        self.drain
+            .extend_from_slice(&self.inline[i * INLINE..i * INLINE + n]);
+        // Insertion sort: entries mostly arrive in time order already.
+        let d = &mut self.drain[..];
+        for j in 1..d.len() {
+            let k = d[j];
+            let mut m = j;
+            while m > 0 && d[m - 1] > k {
+                d[m] = d[m - 1];
+                m -= 1;
+            }
+            d[m] = k;
+        }
+    }
+
+    /// [`Self::enter`] for a slot with spilled entries.
+    #[cold]
+    #[inline(never)]
+    fn enter_spilled(&mut self, i: usize, n: usize) {
+        self.drain
+            .extend_from_slice(&self.inline[i * INLINE..(i + 1) * INLINE]);
+        let mut spill = std::mem::take(&mut self.spill[i]);
+        debug_assert_eq!(spill.len() + INLINE, n);
+        self.drain.extend_from_slice(&spill);
+        spill.clear();
+        self.spill_pool.push(spill);
+        // Large slots are mostly bursts of events at one time, already in order.
+        if !self.drain.is_sorted() {
+            self.drain.sort_unstable();
+        }
+    }
+
+    /// Pops the first entry of a slot just entered.
+    #[inline(always)]
+    fn first(&mut self) -> Option<(Time, Event)> {
+        let k = self.drain[0];
+        self.head = 1;
         self.popped += 1;
-        Some((
-            self.last_time,
-            Event::decode(low & ((1u64 << (IDX_BITS + KIND_BITS)) - 1)),
-        ))
+        Some((self.base + (k >> self.lsh), Event::decode(k & EV_MASK)))
     }
 
-    /// Puts back the event `pop` just returned, with its original key (so its order among
-    /// equal-time events is kept). Only valid right after a `pop`.
+    /// Puts back the event `pop` just returned (it pops next again). Only valid right
+    /// after a `pop` that returned an event.
     pub fn unpop(&mut self) {
-        self.len += 1;
+        debug_assert!(self.head > 0);
+        self.head -= 1;
         self.popped -= 1;
-        self.now.push_front(self.last_low);
     }
 
-    /// The event `n` places ahead among those at the current time, if any.
-    #[inline]
-    pub fn peek_near(&self, n: usize) -> Option<Event> {
-        self.now
-            .get(n)
-            .map(|&low| Event::decode(low & ((1u64 << (IDX_BITS + KIND_BITS)) - 1)))
+    /// The events 0..4 places ahead in pop order, as [`peek_code`] values (`NO_EVENT`
+    /// where unknown): the current slot's next entries, then, past it, the next occupied
+    /// slot's first entries, not sorted yet, so that order is approximate. For prefetching
+    /// only, never for semantics; needs [`Self::set_lookahead`].
+    #[inline(always)]
+    pub fn peek_codes(&self) -> [u32; 4] {
+        let h = self.head;
+        let Some(d) = self.drain.get(h..h + 4) else {
+            return [NO_EVENT; 4];
+        };
+        let m = EV_MASK as u32;
+        [
+            d[0] as u32 & m,
+            d[1] as u32 & m,
+            d[2] as u32 & m,
+            d[3] as u32 & m,
+        ]
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        if !self.now.is_empty() {
-            return Some(self.last_time);
+        if self.head < self.end {
+            return Some(self.base + (self.drain[self.head] >> self.lsh));
         }
-        if self.nonempty == 0 {
-            return None;
+        let near = self.next_occupied().map(|s| {
+            let i = (s & SLOT_MASK) as usize;
+            let n = self.counts[i] as usize;
+            let inline = &self.inline[i * INLINE..i * INLINE + n.min(INLINE)];
+            let first = inline.iter().chain(&self.spill[i]).min().copied();
+            (s << self.shift) + (first.expect("occupied slot") >> self.lsh)
+        });
+        let far = self.far.peek().map(|Reverse(k)| (k >> 64) as Time);
+        match (near, far) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
-        let b = self.nonempty.trailing_zeros() as usize;
-        self.buckets[b].iter().map(|e| e.0).min()
     }
+
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.len
+        self.end - self.head + self.in_wheel + self.far.len()
     }
+
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
+
     /// Events processed so far.
     pub fn popped(&self) -> u64 {
         self.popped
@@ -378,12 +536,43 @@ impl RadixQueue {
 mod tests {
     use super::*;
 
+    /// Queues with slots of 1 ps, 1 ns and the widest, so that the tests cross slot
+    /// boundaries, the window and the far heap.
+    fn queues() -> Vec<EventQueue> {
+        [1u64, 1 << 20, 1 << 40]
+            .into_iter()
+            .flat_map(|h| {
+                [false, true].map(|look| {
+                    let mut q = EventQueue::with_capacity(0);
+                    q.set_horizon(h);
+                    q.set_lookahead(look);
+                    q
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn peek_codes_show_the_next_events() {
+        let mut q = EventQueue::with_capacity(0);
+        q.set_horizon(1 << 20);
+        q.set_lookahead(true);
+        for i in 0..3 {
+            q.push(1000, Event::PortWake(i));
+        }
+        q.push(1_000_000, Event::LinkArrive(9));
+        q.push(1_000_001, Event::Rto(4));
+        assert_eq!(q.pop(), Some((1000, Event::PortWake(0))));
+        let codes = q.peek_codes().map(peek_code);
+        // Two more in this slot, then the next slot's first entries (Rto is not a
+        // packet event: its kind is neither 0 nor 1).
+        assert_eq!(&codes[..3], &[(1, 1), (1, 2), (0, 9)]);
+        assert!(codes[3].0 > 1);
+    }
+
     #[test]
     fn orders_by_time_then_insertion() {
-        for mut q in [
-            EventQueue::with_capacity(0),
-            EventQueue::with_capacity(RADIX_THRESHOLD),
-        ] {
+        for mut q in queues() {
             q.push(10, Event::PortWake(3));
             q.push(5, Event::LinkArrive(7));
             q.push(10, Event::Rto(1));
@@ -406,17 +595,21 @@ mod tests {
     #[test]
     fn matches_a_sorted_reference_under_random_monotone_use() {
         use rand::{Rng, SeedableRng};
-        for mut q in [
-            EventQueue::with_capacity(0),
-            EventQueue::with_capacity(RADIX_THRESHOLD),
-        ] {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for (qi, mut q) in queues().into_iter().enumerate() {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7 + qi as u64);
             let mut reference: Vec<(u64, u64, u32)> = Vec::new();
             let mut seq = 0u64;
             let mut now = 0u64;
-            for _ in 0..20_000 {
+            for step in 0..60_000 {
                 if rng.gen_bool(0.55) || reference.is_empty() {
-                    let t = now + rng.gen_range(0..5_000u64) * rng.gen_range(0..3u64);
+                    // Mostly near-future events, some at the current time, some far.
+                    let d = match rng.gen_range(0..10) {
+                        0 => 0,
+                        1 => rng.gen_range(0..5u64),
+                        2 => rng.gen_range(0..100_000_000u64),
+                        _ => rng.gen_range(0..5_000u64) * rng.gen_range(0..3u64),
+                    };
+                    let t = now + d;
                     let idx = rng.gen_range(0..1000u32);
                     q.push(t, Event::PortWake(idx));
                     reference.push((t, seq, idx));
@@ -424,7 +617,14 @@ mod tests {
                 } else {
                     reference.sort();
                     let (t, _, idx) = reference.remove(0);
-                    assert_eq!(q.pop(), Some((t, Event::PortWake(idx))));
+                    if step % 7 == 0 {
+                        assert_eq!(q.peek_time(), Some(t));
+                    }
+                    assert_eq!(
+                        q.pop(),
+                        Some((t, Event::PortWake(idx))),
+                        "queue {qi} step {step} now {now}"
+                    );
                     now = t;
                 }
                 assert_eq!(q.len(), reference.len());
@@ -433,14 +633,59 @@ mod tests {
     }
 
     #[test]
+    fn many_events_in_one_slot_keep_their_order() {
+        for mut q in queues() {
+            // More than a slot holds inline, in reverse time order, then some at the
+            // current time and just after it while the slot drains.
+            let mut reference: Vec<(u64, u64, Event)> = Vec::new();
+            for i in 0..100u32 {
+                let t = 1000 - (i as u64 % 7);
+                q.push(t, Event::LinkArrive(i));
+                reference.push((t, i as u64, Event::LinkArrive(i)));
+            }
+            reference.sort_by_key(|&(t, s, _)| (t, s));
+            let mut got = Vec::new();
+            for _ in 0..50 {
+                got.push(q.pop().unwrap());
+            }
+            let now = got.last().unwrap().0;
+            q.push(now, Event::Rto(1));
+            q.push(now + 2, Event::Rto(2));
+            let mut rest = reference.split_off(50);
+            rest.push((now, 100, Event::Rto(1)));
+            rest.push((now + 2, 101, Event::Rto(2)));
+            rest.sort_by_key(|&(t, s, _)| (t, s));
+            reference.extend(rest);
+            while let Some(e) = q.pop() {
+                got.push(e);
+            }
+            let want: Vec<(u64, Event)> = reference.into_iter().map(|(t, _, e)| (t, e)).collect();
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn set_horizon_keeps_pending_events() {
+        let mut q = EventQueue::with_capacity(0);
+        q.push(5, Event::PortWake(1));
+        q.push(7_000_000, Event::PortWake(2));
+        q.push(5, Event::PortWake(3));
+        assert_eq!(q.pop(), Some((5, Event::PortWake(1))));
+        q.set_horizon(1 << 30);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.pop(), Some((5, Event::PortWake(3))));
+        assert_eq!(q.pop(), Some((7_000_000, Event::PortWake(2))));
+        assert_eq!(q.pop(), None);
+        assert_eq!(q.popped(), 3);
+    }
+
+    #[test]
     fn unpop_restores_order() {
-        for mut q in [
-            EventQueue::with_capacity(0),
-            EventQueue::with_capacity(RADIX_THRESHOLD),
-        ] {
+        for mut q in queues() {
             q.push(5, Event::PortWake(1));
             q.push(5, Event::PortWake(2));
             q.push(7, Event::PortWake(3));
+            q.push(1 << 41, Event::PortWake(4));
             assert_eq!(q.pop(), Some((5, Event::PortWake(1))));
             q.unpop();
             assert_eq!(q.pop(), Some((5, Event::PortWake(1))));
@@ -448,6 +693,10 @@ mod tests {
             assert_eq!(q.pop(), Some((7, Event::PortWake(3))));
             q.unpop();
             assert_eq!(q.pop(), Some((7, Event::PortWake(3))));
+            assert_eq!(q.pop(), Some((1 << 41, Event::PortWake(4))));
+            q.unpop();
+            assert_eq!(q.peek_time(), Some(1 << 41));
+            assert_eq!(q.pop(), Some((1 << 41, Event::PortWake(4))));
             assert_eq!(q.pop(), None);
         }
     }

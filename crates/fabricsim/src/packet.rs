@@ -84,6 +84,11 @@ pub struct Packet {
 /// simulator's INT side table under the packet's arena slot.
 pub const FLAG_INT: u8 = 1;
 
+/// Descriptor flag (never set in a [`Packet`]): on a link toward a switch, `in_port`
+/// holds the egress port the receiving switch will use, as an offset from the port the
+/// packet arrives on (ECMP chosen when the packet was put on the link).
+pub const FLAG_ROUTED: u8 = 2;
+
 impl Packet {
     /// A blank frame of the given kind.
     pub fn new(kind: PacketKind) -> Packet {
@@ -133,11 +138,12 @@ pub struct Desc {
     pub prio: u8,
     /// ECN bits (switches mark here; the receiver reads them from here).
     pub ecn: u8,
-    /// Ingress port (local index) at the switch holding the packet.
+    /// Ingress port (local index) at the switch holding the packet; on a link, with
+    /// [`FLAG_ROUTED`], the next switch's egress port relative to the arrival port.
     pub in_port: u16,
     /// TCD mark bits (switches merge here; the receiver reads them from here).
     pub mark: u8,
-    /// Packet flags ([`FLAG_INT`]).
+    /// Packet flags ([`FLAG_INT`], [`FLAG_ROUTED`]).
     pub flags: u8,
 }
 

@@ -23,7 +23,9 @@ use crate::fabric::tcd::{TcdDetector, TcdMark, TcdParams};
 use crate::fabric::{Link, Node, NodeKind, Port};
 use crate::gse::reorder::Held;
 use crate::gse::Gse;
-use crate::packet::{Desc, Packet, PacketArena, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
+use crate::packet::{
+    Desc, Packet, PacketArena, PacketKind, ECN_CE, ECN_ECT, FLAG_INT, FLAG_ROUTED,
+};
 use crate::routing::{ecmp, spray, RoutingTable};
 use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario, SecurityMode};
 use crate::scenario::ScenarioError;
@@ -321,6 +323,10 @@ pub struct Simulation {
     /// Look ahead in the event queue and prefetch (large models only: when everything
     /// fits in the cache the prefetches are pure overhead).
     prefetch: bool,
+    /// Choose a packet's ECMP egress at the next switch when it is put on the link
+    /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
+    /// large models only).
+    route_ahead: bool,
     /// Scenario name.
     pub name: String,
     /// Seed of the run.
@@ -845,6 +851,7 @@ impl Simulation {
             gse,
             started: false,
             prefetch: n_ports >= PREFETCH_MIN_PORTS,
+            route_ahead: false,
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
             seed: sc.seed,
             convergence: None,
@@ -1128,6 +1135,20 @@ impl Simulation {
     ) -> Option<Outcome> {
         if !self.started {
             self.started = true;
+            // The event calendar's window should span a frame's serialization plus a
+            // link delay (with some margin): nearly every event is scheduled that far
+            // ahead at most.
+            let frame = self.params.mtu + self.params.header;
+            let delay = self.links.iter().map(|l| l.delay).max().unwrap_or(0);
+            let ser = (self.ports.iter())
+                .map(|p| p.tx_time(frame + p.sec_extra as u64))
+                .max()
+                .unwrap_or(0);
+            self.queue.set_horizon((delay + ser) / 8 * 9);
+            // Worth it only where the routing tables miss the cache (large models).
+            self.route_ahead =
+                self.prefetch && self.params.lb == LbAlgorithm::Ecmp && self.gse.is_none();
+            self.queue.set_lookahead(self.prefetch);
             if !self.arrival_order.is_empty() {
                 let t0 = self.flows[self.arrival_order[0] as usize].spec.start;
                 self.queue.push(t0, Event::FlowArrivals);
@@ -1137,6 +1158,7 @@ impl Simulation {
             }
         }
         let total = self.flows.len();
+        let stop = self.params.max_time.min(until);
         let mut tick = 0u32;
         let outcome = loop {
             if self.flows_done == total {
@@ -1145,17 +1167,17 @@ impl Simulation {
             let Some((t, ev)) = self.queue.pop() else {
                 break Outcome::Starved;
             };
-            if t > self.params.max_time {
-                self.now = self.params.max_time;
-                break Outcome::MaxTime;
-            }
-            if t > until {
+            if t > stop {
+                if t > self.params.max_time {
+                    self.now = self.params.max_time;
+                    break Outcome::MaxTime;
+                }
                 self.queue.unpop();
                 self.now = until;
                 return None;
             }
-            if self.flows_started > self.flows_done
-                && t.saturating_sub(self.last_progress) > self.params.stall_timeout
+            if t.saturating_sub(self.last_progress) > self.params.stall_timeout
+                && self.flows_started > self.flows_done
             {
                 self.now = self.last_progress + self.params.stall_timeout;
                 break Outcome::Stalled(crate::stall::diagnose(self));
@@ -1191,28 +1213,38 @@ impl Simulation {
         Some(outcome)
     }
 
-    /// Starts loading what the next three events' handlers will read, one dependent step
-    /// per event of look-ahead: the component itself two events ahead, what it points to
-    /// (the link's head packet, the port's queue) one event ahead, and the next hop's
-    /// state (routing entry, egress queue, the receiver's packet slot) for the very next
-    /// event. Each step reads only lines the previous step started loading.
+    /// Starts loading what the next four events' handlers will read, one dependent step
+    /// per event of look-ahead, so that each step reads only lines the previous step
+    /// (one event earlier) started loading:
+    /// - 3 ahead: the link, or the port;
+    /// - 2 ahead: the link's first packets, or the port's queue and its link;
+    /// - 1 ahead: for an arrival at a switch, the egress port, its queue and the ingress
+    ///   counter (the egress was chosen upstream, see `route_ahead`), at a host the packet's
+    ///   slot; for a port, its head packet, its link's tail and its switch's buffer;
+    /// - next: for a port, the head packet's ingress counter and the port's ECN marker.
     #[inline(always)]
     fn prefetch_ahead(&self) {
+        use crate::engine::peek_code;
         use crate::prefetch::prefetch;
-        const FAR: usize = 2;
-        const MID: usize = 1;
-        match self.queue.peek_near(FAR) {
-            Some(Event::LinkArrive(l)) => prefetch(&self.links[l as usize]),
-            Some(Event::PortWake(p)) => prefetch(&self.ports[p as usize]),
+        const LINK: u32 = 0;
+        const PORT: u32 = 1;
+        let ahead = self.queue.peek_codes();
+        match peek_code(ahead[3]) {
+            (LINK, l) => prefetch(&self.links[l as usize]),
+            (PORT, p) => prefetch(&self.ports[p as usize]),
             _ => {}
         }
-        match self.queue.peek_near(MID) {
-            Some(Event::LinkArrive(l)) => {
-                if let Some(head) = self.links[l as usize].ring.front() {
+        match peek_code(ahead[2]) {
+            (LINK, l) => {
+                let ring = &self.links[l as usize].ring;
+                if let Some(head) = ring.front() {
                     prefetch(head);
                 }
+                if let Some(next) = ring.get(1) {
+                    prefetch(next);
+                }
             }
-            Some(Event::PortWake(p)) => {
+            (PORT, p) => {
                 let port = &self.ports[p as usize];
                 if port.nonempty != 0 {
                     let prio = 7 - port.nonempty.leading_zeros() as usize;
@@ -1222,27 +1254,31 @@ impl Simulation {
             }
             _ => {}
         }
-        match self.queue.peek_near(0) {
-            Some(Event::LinkArrive(l)) => {
+        match peek_code(ahead[1]) {
+            (LINK, l) => {
                 let link = &self.links[l as usize];
                 if let Some((_, d)) = link.ring.front() {
                     match link.to {
                         NodeKind::Host(_) => prefetch(self.arena.get(d.id)),
                         NodeKind::Switch(s) => {
-                            let c = self.routing.lookup(s, d.dst);
-                            if c.len > 0 {
-                                let k = if c.len == 1 {
-                                    0
-                                } else if self.params.lb == LbAlgorithm::Ecmp {
-                                    ecmp::pick(
-                                        d.hash,
-                                        self.switches[s as usize].salt,
-                                        c.len as usize,
-                                    )
-                                } else {
-                                    0
-                                };
-                                let e = &self.ports[self.routing.port_of(c, k) as usize];
+                            let egress = if d.flags & FLAG_ROUTED != 0 {
+                                Some(link.to_port.wrapping_add(d.in_port as i16 as u32))
+                            } else {
+                                let c = self.routing.lookup(s, d.dst);
+                                (c.len > 0).then(|| {
+                                    let k = if c.len > 1 && self.params.lb == LbAlgorithm::Ecmp {
+                                        ecmp::pick(
+                                            d.hash,
+                                            self.switches[s as usize].salt,
+                                            c.len as usize,
+                                        )
+                                    } else {
+                                        0
+                                    };
+                                    self.routing.port_of(c, k)
+                                })
+                            };
+                            if let Some(e) = egress.and_then(|e| self.ports.get(e as usize)) {
                                 prefetch(e);
                                 prefetch(&e.queues[d.prio as usize & 7]);
                                 let sw = &self.switches[s as usize];
@@ -1255,7 +1291,7 @@ impl Simulation {
                     }
                 }
             }
-            Some(Event::PortWake(p)) => {
+            (PORT, p) => {
                 let port = &self.ports[p as usize];
                 if port.nonempty != 0 {
                     let prio = 7 - port.nonempty.leading_zeros() as usize;
@@ -1271,6 +1307,20 @@ impl Simulation {
                 }
             }
             _ => {}
+        }
+        if let (PORT, p) = peek_code(ahead[0]) {
+            let port = &self.ports[p as usize];
+            if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
+                let prio = 7 - port.nonempty.leading_zeros() as usize;
+                if let Some(d) = port.queues[prio].q.front() {
+                    let sw = &self.switches[s as usize];
+                    sw.buffer
+                        .prefetch_counter(d.in_port as usize, d.prio as usize);
+                    if let Some(m) = sw.ecn.get((p - sw.first_port) as usize) {
+                        prefetch(m);
+                    }
+                }
+            }
         }
     }
 
@@ -1467,6 +1517,26 @@ impl Simulation {
         port_ref.tx_packets += 1;
         let link = &mut self.links[pi];
         let arrival = now + d + link.delay;
+        let mut pkt = pkt;
+        if self.route_ahead && pkt.kind != PacketKind::Pause {
+            if let NodeKind::Switch(s) = link.to {
+                // The receiving switch's ECMP choice, made now: the same port it would
+                // pick on arrival, but off the arrival's chain of dependent loads.
+                let c = self.routing.lookup(s, pkt.dst);
+                if c.len > 0 {
+                    let k = if c.len == 1 {
+                        0
+                    } else {
+                        ecmp::pick(pkt.hash, self.switches[s as usize].salt, c.len as usize)
+                    };
+                    let off = self.routing.port_of(c, k).wrapping_sub(link.to_port) as i32;
+                    if off as i16 as i32 == off {
+                        pkt.in_port = off as u16;
+                        pkt.flags |= FLAG_ROUTED;
+                    }
+                }
+            }
+        }
         let was_empty = link.ring.is_empty();
         link.ring.push_back((arrival, pkt));
         if was_empty {
@@ -1589,7 +1659,13 @@ impl Simulation {
 
     // ---- switches --------------------------------------------------------------
 
-    fn switch_receive(&mut self, s: u32, in_port: u32, pkt: Desc) {
+    fn switch_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) {
+        if pkt.flags & FLAG_ROUTED != 0 {
+            pkt.flags &= !FLAG_ROUTED;
+            let egress = in_port.wrapping_add(pkt.in_port as i16 as u32);
+            self.forward(s, in_port, pkt, egress);
+            return;
+        }
         if self.gse.is_some() && self.gsp_receive(s, in_port, pkt) {
             return;
         }
@@ -1627,8 +1703,18 @@ impl Simulation {
             return;
         }
         pkt.in_port = local_in as u16;
+        let now = self.now;
         let e = &mut self.ports[egress as usize];
-        e.enqueue(prio, pkt, self.now);
+        if in_port != egress && e.can_pass_through(prio, now) {
+            // The packet would be queued and dequeued at once: skip the queue (whose
+            // enqueue and dequeue cancel out) and leave straight from here.
+            e.pass_through(wire);
+            self.maybe_pause(s, in_port, local_in, prio);
+            self.on_switch_dequeue(egress, &mut pkt);
+            self.transmit(egress, pkt);
+            return;
+        }
+        e.enqueue(prio, pkt, now);
         self.maybe_pause(s, in_port, local_in, prio);
         self.try_transmit(egress);
     }

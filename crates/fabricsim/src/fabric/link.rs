@@ -17,14 +17,14 @@ pub struct Link {
     pub delay: Time,
     /// The port packets arrive on (the far end's port on this cable).
     pub to_port: u32,
+    /// True while the link is up.
+    pub up: bool,
     /// The node at the far end.
     pub to: NodeKind,
     /// Packets delivered.
     pub delivered: u64,
     /// Packets in flight with their arrival times, oldest first.
     pub ring: VecDeque<(Time, Desc)>,
-    /// True while the link is up.
-    pub up: bool,
 }
 
 impl Link {
@@ -38,5 +38,13 @@ impl Link {
             ring: VecDeque::new(),
             up: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_link_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<super::Link>(), 64);
     }
 }

@@ -56,10 +56,12 @@ pub struct PrioQueue {
     pub bytes: u64,
     /// Packets, oldest first.
     pub q: VecDeque<Desc>,
-    /// Time of the last change of `bytes`.
-    pub changed_at: Time,
-    /// Integral of `bytes` over time up to `changed_at` (bytes x picoseconds).
-    pub area: f64,
+    /// Queue-length integral bookkeeping, in bytes x picoseconds modulo 2^128: every
+    /// enqueue subtracts `wire * now`, every dequeue adds it back, so that the integral
+    /// of `bytes` over [0, t] is `bytes * t + area_base` for any t at or after the last
+    /// change (each byte counts from its enqueue to its dequeue, or to t). Two integer
+    /// operations per change, exact (no rounding, no overflow below 2^128).
+    area_base: u128,
 }
 
 impl PrioQueue {
@@ -75,17 +77,15 @@ impl PrioQueue {
     pub fn iter(&self) -> impl Iterator<Item = &Desc> {
         self.q.iter()
     }
-    /// Adds the area since the last change; `bytes` is about to change at `now`.
-    #[inline]
-    fn account(&mut self, now: Time) {
-        if self.bytes != 0 {
-            self.area += self.bytes as f64 * now.saturating_sub(self.changed_at) as f64;
-        }
-        self.changed_at = now;
-    }
-    /// Integral of the queue length over [0, now] (bytes x picoseconds).
+    /// Integral of the queue length over [0, now] (bytes x picoseconds), exact up to
+    /// the final conversion to `f64`; `now` must not be earlier than the last enqueue or
+    /// dequeue.
     pub fn area_until(&self, now: Time) -> f64 {
-        self.area + self.bytes as f64 * now.saturating_sub(self.changed_at) as f64
+        self.area_exact(now) as f64
+    }
+    /// [`Self::area_until`] as an exact integer.
+    pub fn area_exact(&self, now: Time) -> u128 {
+        (self.bytes as u128 * now as u128).wrapping_add(self.area_base)
     }
 }
 
@@ -259,7 +259,7 @@ impl Port {
     #[inline]
     pub fn enqueue(&mut self, prio: usize, d: Desc, now: Time) {
         let q = &mut self.queues[prio];
-        q.account(now);
+        q.area_base = q.area_base.wrapping_sub(d.wire as u128 * now as u128);
         q.q.push_back(d);
         q.bytes += d.wire as u64;
         self.total_bytes += d.wire as u64;
@@ -269,12 +269,34 @@ impl Port {
         self.nonempty |= 1 << prio;
     }
 
+    /// True when a packet of priority `prio` offered now would be the next to leave at
+    /// once: the transmitter is idle, nothing is queued or waiting (no MAC control frame)
+    /// and `prio` is not paused.
+    #[inline]
+    pub fn can_pass_through(&self, prio: usize, now: Time) -> bool {
+        self.busy_until <= now
+            && self.nonempty == 0
+            && self.owner_code & CTRL_BIT == 0
+            && !self.is_paused(prio, now)
+    }
+
+    /// Accounts a packet of `wire` bytes that goes straight to the transmitter (see
+    /// [`Self::can_pass_through`]) exactly as its enqueue and immediate dequeue would:
+    /// they cancel out but for the longest queue seen.
+    #[inline]
+    pub fn pass_through(&mut self, wire: u64) {
+        let t = self.total_bytes + wire;
+        if t > self.max_queue_bytes {
+            self.max_queue_bytes = t;
+        }
+    }
+
     /// Removes the head of queue `prio`, which must be non-empty, at `now`.
     #[inline]
     pub fn dequeue_head(&mut self, prio: usize, now: Time) -> Desc {
         let q = &mut self.queues[prio];
-        q.account(now);
         let d = q.q.pop_front().expect("dequeue from an empty queue");
+        q.area_base = q.area_base.wrapping_add(d.wire as u128 * now as u128);
         q.bytes -= d.wire as u64;
         if q.q.is_empty() {
             self.nonempty &= !(1 << prio);
@@ -300,7 +322,8 @@ impl Port {
         if now == 0 {
             return 0.0;
         }
-        self.queues.iter().map(|q| q.area_until(now)).sum::<f64>() / now as f64
+        let area = (self.queues.iter()).fold(0u128, |a, q| a.wrapping_add(q.area_exact(now)));
+        area as f64 / now as f64
     }
 
     /// True if priority `p` is paused at `now`.
@@ -340,6 +363,77 @@ mod tests {
     fn hot_fields_fill_exactly_the_first_cache_line() {
         assert_eq!(std::mem::offset_of!(Port, queues), 64);
         assert_eq!(std::mem::size_of::<PrioQueue>(), 64);
+    }
+
+    #[test]
+    fn queue_area_is_the_exact_integral_of_the_queue_length() {
+        let mut p = Port::new(0, NodeKind::Switch(0), 0, 1, Rate(100_000_000_000));
+        let d = |wire| Desc {
+            id: crate::packet::PktId(0),
+            dst: 0,
+            hash: 0,
+            wire,
+            kind: crate::packet::PacketKind::Data,
+            prio: 3,
+            ecn: 0,
+            in_port: 0,
+            mark: 0,
+            flags: 0,
+        };
+        assert_eq!(p.mean_queue_bytes(1000), 0.0);
+        p.enqueue(3, d(100), 10);
+        p.enqueue(3, d(50), 30);
+        p.enqueue(1, d(7), 40);
+        assert_eq!(p.queues[3].area_exact(30), 2000);
+        p.dequeue_head(3, 60);
+        assert_eq!(p.queues[3].area_exact(60), 100 * 50 + 50 * 30);
+        assert_eq!(p.queues[3].area_exact(100), 100 * 50 + 50 * 70);
+        p.dequeue_head(3, 100);
+        p.dequeue_head(1, 41);
+        assert_eq!(p.queues[3].area_exact(1000), 100 * 50 + 50 * 70);
+        assert_eq!(p.queues[3].area_until(1000), 8500.0);
+        assert_eq!(p.mean_queue_bytes(1000), 8507.0 / 1000.0);
+        // Large times and sizes stay exact.
+        let t = 1u64 << 62;
+        p.enqueue(0, d(u32::MAX), t);
+        let want = u32::MAX as u128 * (1u128 << 62);
+        assert_eq!(p.queues[0].area_exact(2 * t), want);
+    }
+
+    #[test]
+    fn passing_through_an_idle_port_equals_enqueue_then_dequeue() {
+        let d = Desc {
+            id: crate::packet::PktId(0),
+            dst: 0,
+            hash: 0,
+            wire: 1000,
+            kind: crate::packet::PacketKind::Data,
+            prio: 3,
+            ecn: 0,
+            in_port: 0,
+            mark: 0,
+            flags: 0,
+        };
+        let mut a = Port::new(0, NodeKind::Switch(0), 0, 1, Rate(100_000_000_000));
+        let mut b = a.clone();
+        assert!(a.can_pass_through(3, 50));
+        a.pass_through(1000);
+        b.enqueue(3, d, 50);
+        b.dequeue_head(3, 50);
+        assert_eq!(a.max_queue_bytes, b.max_queue_bytes);
+        assert_eq!(a.queued_bytes(), b.queued_bytes());
+        assert_eq!(a.queues[3].area_exact(99), b.queues[3].area_exact(99));
+        assert_eq!(a.nonempty, b.nonempty);
+        // Not when busy, queued, paused or holding a PFC frame.
+        a.busy_until = 60;
+        assert!(!a.can_pass_through(3, 50) && a.can_pass_through(3, 60));
+        a.enqueue(1, d, 60);
+        assert!(!a.can_pass_through(3, 60));
+        a.dequeue_head(1, 60);
+        a.pause(3, 100);
+        assert!(!a.can_pass_through(3, 60) && a.can_pass_through(2, 60));
+        a.push_ctrl(d);
+        assert!(!a.can_pass_through(2, 60));
     }
 
     #[test]
