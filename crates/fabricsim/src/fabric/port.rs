@@ -358,6 +358,23 @@ impl Port {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::PacketKind;
+
+    /// A descriptor of `wire` bytes of `kind` at `prio`.
+    fn desc(kind: PacketKind, prio: u8, wire: u32) -> Desc {
+        Desc {
+            id: crate::packet::PktId(0),
+            dst: 0,
+            hash: 0,
+            wire,
+            kind,
+            prio,
+            ecn: 0,
+            in_port: 0,
+            mark: 0,
+            flags: 0,
+        }
+    }
 
     #[test]
     fn hot_fields_fill_exactly_the_first_cache_line() {
@@ -368,18 +385,7 @@ mod tests {
     #[test]
     fn queue_area_is_the_exact_integral_of_the_queue_length() {
         let mut p = Port::new(0, NodeKind::Switch(0), 0, 1, Rate(100_000_000_000));
-        let d = |wire| Desc {
-            id: crate::packet::PktId(0),
-            dst: 0,
-            hash: 0,
-            wire,
-            kind: crate::packet::PacketKind::Data,
-            prio: 3,
-            ecn: 0,
-            in_port: 0,
-            mark: 0,
-            flags: 0,
-        };
+        let d = |wire| desc(PacketKind::Data, 3, wire);
         assert_eq!(p.mean_queue_bytes(1000), 0.0);
         p.enqueue(3, d(100), 10);
         p.enqueue(3, d(50), 30);
@@ -402,18 +408,7 @@ mod tests {
 
     #[test]
     fn passing_through_an_idle_port_equals_enqueue_then_dequeue() {
-        let d = Desc {
-            id: crate::packet::PktId(0),
-            dst: 0,
-            hash: 0,
-            wire: 1000,
-            kind: crate::packet::PacketKind::Data,
-            prio: 3,
-            ecn: 0,
-            in_port: 0,
-            mark: 0,
-            flags: 0,
-        };
+        let d = desc(PacketKind::Data, 3, 1000);
         let mut a = Port::new(0, NodeKind::Switch(0), 0, 1, Rate(100_000_000_000));
         let mut b = a.clone();
         assert!(a.can_pass_through(3, 50));
@@ -449,18 +444,7 @@ mod tests {
         p.resume(3);
         assert!(!p.is_paused(3, 0));
         assert_eq!(p.tx_time(1), 80);
-        let d = Desc {
-            id: crate::packet::PktId(1),
-            dst: 0,
-            hash: 0,
-            wire: 64,
-            kind: crate::packet::PacketKind::Pause,
-            prio: 7,
-            ecn: 0,
-            in_port: 0,
-            mark: 0,
-            flags: 0,
-        };
+        let d = desc(PacketKind::Pause, 7, 64);
         assert_eq!(p.ctrl_len(), 0);
         p.push_ctrl(d);
         p.push_ctrl(d);
