@@ -1261,22 +1261,11 @@ impl Simulation {
                     match link.to {
                         NodeKind::Host(_) => prefetch(self.arena.get(d.id)),
                         NodeKind::Switch(s) => {
+                            // (Under spraying the ECMP choice is only a guess.)
                             let egress = if d.flags & FLAG_ROUTED != 0 {
                                 Some(link.to_port.wrapping_add(d.in_port as i16 as u32))
                             } else {
-                                let c = self.routing.lookup(s, d.dst);
-                                (c.len > 0).then(|| {
-                                    let k = if c.len > 1 && self.params.lb == LbAlgorithm::Ecmp {
-                                        ecmp::pick(
-                                            d.hash,
-                                            self.switches[s as usize].salt,
-                                            c.len as usize,
-                                        )
-                                    } else {
-                                        0
-                                    };
-                                    self.routing.port_of(c, k)
-                                })
+                                self.ecmp_egress(s, d.dst, d.hash)
                             };
                             if let Some(e) = egress.and_then(|e| self.ports.get(e as usize)) {
                                 prefetch(e);
@@ -1515,21 +1504,14 @@ impl Simulation {
         port_ref.busy_until = now + d;
         port_ref.tx_bytes += wire + extra;
         port_ref.tx_packets += 1;
-        let link = &mut self.links[pi];
-        let arrival = now + d + link.delay;
+        let (to, to_port) = (self.links[pi].to, self.links[pi].to_port);
         let mut pkt = pkt;
         if self.route_ahead && pkt.kind != PacketKind::Pause {
-            if let NodeKind::Switch(s) = link.to {
+            if let NodeKind::Switch(s) = to {
                 // The receiving switch's ECMP choice, made now: the same port it would
                 // pick on arrival, but off the arrival's chain of dependent loads.
-                let c = self.routing.lookup(s, pkt.dst);
-                if c.len > 0 {
-                    let k = if c.len == 1 {
-                        0
-                    } else {
-                        ecmp::pick(pkt.hash, self.switches[s as usize].salt, c.len as usize)
-                    };
-                    let off = self.routing.port_of(c, k).wrapping_sub(link.to_port) as i32;
+                if let Some(egress) = self.ecmp_egress(s, pkt.dst, pkt.hash) {
+                    let off = egress.wrapping_sub(to_port) as i32;
                     if off as i16 as i32 == off {
                         pkt.in_port = off as u16;
                         pkt.flags |= FLAG_ROUTED;
@@ -1537,6 +1519,8 @@ impl Simulation {
                 }
             }
         }
+        let link = &mut self.links[pi];
+        let arrival = now + d + link.delay;
         let was_empty = link.ring.is_empty();
         link.ring.push_back((arrival, pkt));
         if was_empty {
@@ -1658,6 +1642,19 @@ impl Simulation {
     }
 
     // ---- switches --------------------------------------------------------------
+
+    /// Switch `s`'s ECMP egress towards host `dst` for flow hash `hash`; `None` when `s`
+    /// has no route there.
+    #[inline(always)]
+    fn ecmp_egress(&self, s: u32, dst: u32, hash: u32) -> Option<u32> {
+        let c = self.routing.lookup(s, dst);
+        let k = match c.len {
+            0 => return None,
+            1 => 0,
+            n => ecmp::pick(hash, self.switches[s as usize].salt, n as usize),
+        };
+        Some(self.routing.port_of(c, k))
+    }
 
     fn switch_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) {
         if pkt.flags & FLAG_ROUTED != 0 {
