@@ -3,12 +3,13 @@
 
 use fabricsim::cc::acc::AccParams;
 use fabricsim::cc::dcqcn::DcqcnParams;
-use fabricsim::cc::hpcc::{HpccParams, INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use fabricsim::cc::hpcc::HpccParams;
 use fabricsim::cc::timely::TimelyParams;
-use fabricsim::fabric::tcd::TcdParams;
 use fabricsim::scenario::config::{
     DcqcnCfg, DcqcnProfile, EcnCfg, FabricCfg, PfcCfg, TransportCfg,
 };
+use fabricsim::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use fabricsim::telemetry::tcd::TcdParams;
 use fabricsim::units::{fmt_bytes, fmt_time, Rate};
 use std::fmt::Write;
 

@@ -73,7 +73,7 @@ pub struct Packet {
     pub sent_at: Time,
     /// GSE container tag, set by the source GSP.
     pub tag: crate::gse::pktc::Tag,
-    /// Data: the TCD mark collected on the way ([`crate::fabric::tcd::TcdMark::to_bits`]);
+    /// Data: the TCD mark collected on the way ([`crate::telemetry::tcd::TcdMark::to_bits`]);
     /// ACK: the acked packet's mark, echoed.
     pub mark: u8,
     /// [`FLAG_INT`] and friends.
@@ -90,6 +90,17 @@ pub const FLAG_INT: u8 = 1;
 pub const FLAG_ROUTED: u8 = 2;
 
 impl Packet {
+    /// A PFC frame: XOFF (or XON when `quanta` is 0) for one priority. It travels ahead
+    /// of every queue (priority 7) and takes a minimum frame's wire time.
+    pub fn pfc(sig: crate::fabric::pfc::PfcSignal) -> Packet {
+        let mut p = Packet::new(PacketKind::Pause);
+        p.flow = sig.prio as u32;
+        p.seq = sig.quanta as u64;
+        p.wire = crate::fabric::pfc::PFC_FRAME_BYTES;
+        p.prio = 7;
+        p
+    }
+
     /// A blank frame of the given kind.
     pub fn new(kind: PacketKind) -> Packet {
         Packet {

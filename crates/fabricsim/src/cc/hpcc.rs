@@ -25,40 +25,16 @@
 //! rate is W / T. Rate form ([`HpccForm::Rate`], the HPCC ns-3 module's default profile):
 //! the same law applied to a rate R = W / T with R_AI = W_AI / T, and no window.
 //!
-//! What the simulator provides: each egress stamps an [`IntHop`] on data packets (at most
-//! [`MAX_INT_HOPS`], [`INT_BYTES_PER_HOP`] bytes each on the wire), the receiver acks every
+//! What the simulator provides ([`crate::telemetry::int`]): each egress stamps an [`IntHop`]
+//! on data packets (at most [`MAX_INT_HOPS`], 8 bytes each on the wire), the receiver acks every
 //! packet and echoes the records, and the sender calls [`Hpcc::on_ack_int`] with the ACK's
 //! sequence and its own snd_nxt.
 
 use super::{AckInfo, CongestionControl};
+use crate::telemetry::int::{IntHop, MAX_INT_HOPS};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
 use serde::Deserialize;
-
-/// Most INT records a packet carries (the HPCC ns-3 module's `IntHeader::maxHop`); a path
-/// with more switch hops keeps the first five.
-pub const MAX_INT_HOPS: usize = 5;
-
-/// Bytes each INT record adds to a data packet on the wire. The HPCC paper and the ns-3
-/// module pack a hop into 8 bytes (a line-rate code, a 24-bit timestamp, 20 bits of
-/// transmitted bytes in 128 B units, 17 bits of queue in 80 B units); the simulator keeps
-/// the fields at full precision in [`IntHop`] but charges these 8 bytes per hop of
-/// serialisation time (plus nothing for the hop count, which the paper folds into the
-/// existing header).
-pub const INT_BYTES_PER_HOP: u32 = 8;
-
-/// One switch egress's INT record.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct IntHop {
-    /// The egress port's line rate in bit/s.
-    pub rate_bps: u64,
-    /// Dequeue time of the packet, picoseconds.
-    pub ts: u64,
-    /// Bytes the port has transmitted since the start, including this packet.
-    pub tx_bytes: u64,
-    /// Bytes queued at the egress (port, priority) when the packet was dequeued.
-    pub qlen: u64,
-}
 
 /// Whether HPCC runs as a window (the paper) or as a rate (the ns-3 module's profile).
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]

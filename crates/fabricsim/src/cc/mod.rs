@@ -14,9 +14,9 @@ pub mod hpcc;
 pub mod line_rate;
 pub mod timely;
 
-use crate::fabric::tcd::TcdMark;
+use crate::telemetry::int::IntHop;
+use crate::telemetry::tcd::TcdMark;
 use crate::units::Time;
-use hpcc::IntHop;
 
 /// What an ACK tells the sender.
 #[derive(Clone, Copy, Debug, Default)]

@@ -8,11 +8,15 @@
 
 pub mod buffer;
 pub mod ecn;
+mod egress;
+pub mod flow_control;
+mod forwarding;
 pub mod link;
-pub mod pfc;
+mod link_arrive;
+pub use flow_control::pfc;
+
 pub mod port;
 pub mod switch;
-pub mod tcd;
 
 pub use link::Link;
 pub use port::Port;

@@ -9,6 +9,7 @@
 //! so a container keeps to one path end to end.
 
 pub mod dgsq;
+mod gsp;
 pub mod pktc;
 pub mod reorder;
 

@@ -285,7 +285,7 @@ pub struct FabricCfg {
     pub gse: GseCfg,
     /// TCD ternary congestion detection at switch egress queues (marks CE / UE for ACC).
     #[serde(default)]
-    pub tcd: crate::fabric::tcd::TcdCfg,
+    pub tcd: crate::telemetry::tcd::TcdCfg,
 }
 
 /// GSE scheduling modes.
@@ -433,7 +433,7 @@ impl Default for FabricCfg {
             load_balance: LoadBalanceCfg::default(),
             security: SecurityCfg::default(),
             gse: GseCfg::default(),
-            tcd: crate::fabric::tcd::TcdCfg::default(),
+            tcd: crate::telemetry::tcd::TcdCfg::default(),
         }
     }
 }

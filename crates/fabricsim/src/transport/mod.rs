@@ -14,6 +14,8 @@
 //! a NIC never holds a queue of data packets, and a go-back-N rewind costs nothing but
 //! resetting `snd_nxt`.
 
+mod launcher;
+mod nic;
 pub mod rdma;
 
 pub use rdma::{Flow, FlowSpec, Host};

@@ -1,0 +1,338 @@
+//! IEEE 802.1Qbb priority flow control frames.
+//!
+//! A PFC frame is a MAC control frame (EtherType 0x8808) with opcode 0x0101, a
+//! priority-enable vector (one bit per priority) and eight 16-bit pause times in quanta of
+//! 512 bit times (so one quantum is 5.12 ns at 100 Gbit/s). A time of zero resumes the
+//! priority at once. The frame is padded to the 64-byte Ethernet minimum and, like any
+//! frame, takes wire time: 64 B + 20 B preamble and gap is not modelled (RoCE header
+//! accounting in fabricsim counts frame bytes only).
+//!
+//! As in smoltcp, [`PfcFrame`] is a checked view over bytes and [`PfcRepr`] the parsed form.
+
+use crate::engine::Event;
+use crate::fabric::buffer::SharedBuffer;
+use crate::fabric::port::N_PRIO;
+use crate::fabric::NodeKind;
+use crate::packet::Packet;
+use crate::sim::Simulation;
+use crate::units::{Rate, Time, SEC};
+
+/// EtherType of MAC control frames.
+pub const ETHERTYPE_MAC_CONTROL: u16 = 0x8808;
+/// Opcode of priority-based flow control.
+pub const OPCODE_PFC: u16 = 0x0101;
+/// Bytes of a PFC frame on the wire (minimum Ethernet frame).
+pub const PFC_FRAME_BYTES: u32 = 64;
+/// Bytes of the MAC control payload: opcode, enable vector, 8 times.
+pub const PFC_PAYLOAD_LEN: usize = 2 + 2 + 16;
+
+/// Why a PFC payload could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PfcError {
+    /// Fewer bytes than a PFC payload.
+    Truncated,
+    /// The opcode is not 0x0101.
+    NotPfc,
+}
+
+/// A checked view of a MAC-control payload carrying PFC.
+#[derive(Clone, Copy, Debug)]
+pub struct PfcFrame<T: AsRef<[u8]>> {
+    buf: T,
+}
+
+impl<T: AsRef<[u8]>> PfcFrame<T> {
+    /// Wraps `buf` after checking it is long enough and has the PFC opcode.
+    pub fn new_checked(buf: T) -> Result<Self, PfcError> {
+        let b = buf.as_ref();
+        if b.len() < PFC_PAYLOAD_LEN {
+            return Err(PfcError::Truncated);
+        }
+        if u16::from_be_bytes([b[0], b[1]]) != OPCODE_PFC {
+            return Err(PfcError::NotPfc);
+        }
+        Ok(PfcFrame { buf })
+    }
+    /// The priority-enable vector.
+    pub fn enable_vector(&self) -> u8 {
+        self.buf.as_ref()[3]
+    }
+    /// Pause time of priority `p` (0..8) in quanta.
+    pub fn quanta(&self, p: usize) -> u16 {
+        let b = self.buf.as_ref();
+        u16::from_be_bytes([b[4 + 2 * p], b[5 + 2 * p]])
+    }
+}
+
+/// Parsed PFC frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PfcRepr {
+    /// Bit p set: the time for priority p is valid.
+    pub enable: u8,
+    /// Pause time per priority in quanta.
+    pub quanta: [u16; 8],
+}
+
+impl PfcRepr {
+    /// Reads a checked frame.
+    pub fn parse<T: AsRef<[u8]>>(f: &PfcFrame<T>) -> PfcRepr {
+        let mut quanta = [0; 8];
+        for (p, q) in quanta.iter_mut().enumerate() {
+            *q = f.quanta(p);
+        }
+        PfcRepr {
+            enable: f.enable_vector(),
+            quanta,
+        }
+    }
+    /// Writes the payload into `buf` (at least [`PFC_PAYLOAD_LEN`] bytes).
+    pub fn emit(&self, buf: &mut [u8]) -> Result<(), PfcError> {
+        if buf.len() < PFC_PAYLOAD_LEN {
+            return Err(PfcError::Truncated);
+        }
+        buf[0..2].copy_from_slice(&OPCODE_PFC.to_be_bytes());
+        buf[2] = 0;
+        buf[3] = self.enable;
+        for p in 0..8 {
+            buf[4 + 2 * p..6 + 2 * p].copy_from_slice(&self.quanta[p].to_be_bytes());
+        }
+        Ok(())
+    }
+}
+
+/// How long `quanta` pause quanta last on a link of `rate`.
+pub fn pause_duration(quanta: u16, rate: Rate) -> Time {
+    (quanta as u128 * 512 * SEC as u128 / rate.0 as u128) as Time
+}
+
+/// XOFF or XON (quanta 0) for one priority, to be sent upstream on an ingress port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfcSignal {
+    /// Priority paused or resumed.
+    pub prio: u8,
+    /// Pause time in quanta; 0 resumes.
+    pub quanta: u16,
+}
+
+/// PFC as the switches run it: which ingresses may pause, for how long, and which
+/// pauses are waiting for their refresh.
+#[derive(Clone, Debug)]
+pub struct Pfc {
+    /// The ingress ports PFC runs on, when not all of them (`fabric.pfc.scope = "edge"`:
+    /// only switch ports facing hosts, as in GSE's testbed without PFC in the fabric).
+    only_on: Option<Vec<bool>>,
+    /// The control priority, never paused (ACKs and CNPs must get through).
+    pub ctrl_prio: u8,
+    /// XOFF pause time in quanta.
+    pub pause_quanta: u16,
+    /// Ports with a refresh timer pending.
+    refresh_pending: Vec<bool>,
+}
+
+impl Pfc {
+    /// PFC over `n_ports` ports, on every ingress or `only_on` those marked.
+    pub fn new(
+        only_on: Option<Vec<bool>>,
+        ctrl_prio: u8,
+        pause_quanta: u16,
+        n_ports: usize,
+    ) -> Pfc {
+        Pfc {
+            only_on,
+            ctrl_prio,
+            pause_quanta,
+            refresh_pending: vec![false; n_ports],
+        }
+    }
+
+    /// An XOFF was sent on `port`: true if its refresh timer must be armed (none is
+    /// pending).
+    #[inline]
+    pub fn arm_refresh(&mut self, port: u32) -> bool {
+        !std::mem::replace(&mut self.refresh_pending[port as usize], true)
+    }
+
+    /// True if PFC runs on some ingress ports only.
+    pub fn is_partial(&self) -> bool {
+        self.only_on.is_some()
+    }
+
+    /// The refresh timer of `port` fired.
+    #[inline]
+    pub fn refresh_fired(&mut self, port: u32) {
+        self.refresh_pending[port as usize] = false;
+    }
+}
+
+impl super::LinkFlowControl for Pfc {
+    #[inline(always)]
+    fn after_admit(
+        &self,
+        buffer: &mut SharedBuffer,
+        in_port: u32,
+        local_in: usize,
+        prio: usize,
+    ) -> Option<PfcSignal> {
+        (prio as u8 != self.ctrl_prio
+            && self.only_on.as_ref().is_none_or(|on| on[in_port as usize])
+            && buffer.should_pause(local_in, prio))
+        .then_some(PfcSignal {
+            prio: prio as u8,
+            quanta: self.pause_quanta,
+        })
+    }
+
+    #[inline(always)]
+    fn after_release(
+        &self,
+        buffer: &mut SharedBuffer,
+        local_in: usize,
+        prio: usize,
+    ) -> Option<PfcSignal> {
+        buffer.should_resume(local_in, prio).then_some(PfcSignal {
+            prio: prio as u8,
+            quanta: 0,
+        })
+    }
+}
+
+// ---- the switches' and NICs' side: frames on the wire ----------------------------
+
+impl Simulation {
+    /// A PFC frame for `prio` (`quanta` 0: resume) arrived on `port` (it pauses the
+    /// port's own transmissions, so the frame acts on the port it arrives at).
+    pub(crate) fn on_pfc_frame(&mut self, port: u32, prio: usize, quanta: u16) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let until = (quanta != 0).then(|| now + pause_duration(quanta, p.rate));
+        self.telemetry.on_pfc_frame(port, prio, now, until);
+        match until {
+            None => {
+                p.stats.resume_frames_received += 1;
+                if let Some(s) = p.pause_started.take() {
+                    p.stats.paused_ps += now.saturating_sub(s);
+                }
+                p.resume(prio);
+                self.schedule_wake(port, now);
+            }
+            Some(until) => {
+                p.stats.pause_frames_received += 1;
+                match p.pause_started {
+                    Some(s) if p.paused_until(prio) <= now => {
+                        // The previous pause expired without a resume frame.
+                        p.stats.paused_ps += p.paused_until(prio).saturating_sub(s);
+                        p.pause_started = Some(now);
+                    }
+                    None => p.pause_started = Some(now),
+                    _ => {}
+                }
+                p.pause(prio, until);
+            }
+        }
+    }
+
+    /// Sends `sig` upstream on ingress `port`, ahead of every queue; an XOFF arms the
+    /// port's refresh timer.
+    pub(crate) fn send_pfc(&mut self, port: u32, sig: PfcSignal) {
+        let d = self.arena.alloc_desc(Packet::pfc(sig));
+        let port_ref = &mut self.ports[port as usize];
+        port_ref.push_ctrl(d);
+        if sig.quanta > 0 {
+            port_ref.stats.pause_frames_sent += 1;
+        } else {
+            port_ref.stats.resume_frames_sent += 1;
+        }
+        self.counters.pfc_frames += 1;
+        if sig.quanta > 0 {
+            let pfc = self.flow_control.pfc_mut().expect("PFC frames need PFC");
+            if pfc.arm_refresh(port) {
+                let half = pause_duration(sig.quanta, port_ref.rate) / 2;
+                self.queue
+                    .push(self.now + half.max(1), Event::PfcRefresh(port));
+            }
+        }
+        self.try_transmit(port);
+    }
+
+    /// Re-sends XOFF on `port` for every priority still over its threshold, before the
+    /// previous pause expires.
+    pub(crate) fn on_pfc_refresh(&mut self, port: u32) {
+        let pfc = self.flow_control.pfc_mut().expect("PFC refresh needs PFC");
+        pfc.refresh_fired(port);
+        let quanta = pfc.pause_quanta;
+        let node = self.ports[port as usize].node;
+        let NodeKind::Switch(s) = self.nodes[node as usize].kind else {
+            return;
+        };
+        let local = (port - self.switches[s as usize].first_port) as usize;
+        for prio in 0..N_PRIO {
+            if self.switches[s as usize].buffer.is_pausing(local, prio) {
+                self.send_pfc(
+                    port,
+                    PfcSignal {
+                        prio: prio as u8,
+                        quanta,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Switch `s` admitted a packet of `prio` on `in_port` (`local_in`): flow control may
+    /// signal upstream.
+    #[inline]
+    pub(crate) fn after_admit(&mut self, s: u32, in_port: u32, local_in: usize, prio: usize) {
+        let buffer = &mut self.switches[s as usize].buffer;
+        if let Some(sig) = self
+            .flow_control
+            .after_admit(buffer, in_port, local_in, prio)
+        {
+            self.send_pfc(in_port, sig);
+        }
+    }
+
+    /// A packet that entered switch `s` by `local_in` at `prio` left its buffer.
+    #[inline]
+    pub(crate) fn after_release(&mut self, s: u32, local_in: usize, prio: usize) {
+        let sw = &mut self.switches[s as usize];
+        if let Some(sig) = self
+            .flow_control
+            .after_release(&mut sw.buffer, local_in, prio)
+        {
+            let in_port = sw.first_port + local_in as u32;
+            self.send_pfc(in_port, sig);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repr_round_trips() {
+        let r = PfcRepr {
+            enable: 0b0000_1000,
+            quanta: [0, 0, 0, 0xffff, 0, 0, 0, 0],
+        };
+        let mut buf = [0u8; PFC_PAYLOAD_LEN];
+        r.emit(&mut buf).unwrap();
+        let f = PfcFrame::new_checked(&buf[..]).unwrap();
+        assert_eq!(PfcRepr::parse(&f), r);
+        assert_eq!(
+            PfcFrame::new_checked(&buf[..10]).unwrap_err(),
+            PfcError::Truncated
+        );
+        buf[0] = 0; // opcode 0x0001 is 802.3x PAUSE, not PFC
+        assert_eq!(
+            PfcFrame::new_checked(&buf[..]).unwrap_err(),
+            PfcError::NotPfc
+        );
+    }
+
+    #[test]
+    fn quantum_is_512_bit_times() {
+        assert_eq!(pause_duration(1, Rate::gbps(100)), 5_120);
+        assert_eq!(pause_duration(0xffff, Rate::gbps(100)), 65_535 * 5_120);
+    }
+}

@@ -1,0 +1,468 @@
+//! GSE at the edge switches (GSPs): the handlers.
+
+use crate::engine::Event;
+use crate::fabric::buffer::Admission;
+use crate::fabric::switch::Switch;
+use crate::fabric::{Node, NodeKind, Port};
+use crate::gse::reorder::Held;
+use crate::gse::Gse;
+use crate::packet::{Desc, Packet, PacketKind};
+use crate::routing::ecmp;
+use crate::scenario::config::Scenario;
+use crate::transport::Host;
+use crate::units::Time;
+
+use crate::sim::*;
+
+impl Simulation {
+    pub(crate) fn build_gse(
+        sc: &Scenario,
+        nodes: &[Node],
+        ports: &[Port],
+        hosts: &[Host],
+        switches: &[Switch],
+    ) -> Gse {
+        let n_hosts = hosts.len();
+        let mut gsp_of_switch = vec![u32::MAX; switches.len()];
+        let mut switch_of_gsp = Vec::new();
+        let mut gsp_of_host = vec![u32::MAX; n_hosts];
+        for (h, host) in hosts.iter().enumerate() {
+            let peer = ports[host.port as usize].peer;
+            if let NodeKind::Switch(s) = nodes[ports[peer as usize].node as usize].kind {
+                if gsp_of_switch[s as usize] == u32::MAX {
+                    gsp_of_switch[s as usize] = switch_of_gsp.len() as u32;
+                    switch_of_gsp.push(s);
+                }
+                gsp_of_host[h] = gsp_of_switch[s as usize];
+            }
+        }
+        let n_gsp = switch_of_gsp.len();
+        let dgsq = sc.fabric.gse.scheduling == crate::scenario::config::GseScheduling::Dgsq;
+        Gse {
+            cfg: sc.fabric.gse.clone(),
+            dgsq,
+            gsp_of_switch,
+            gsp_of_host,
+            switch_of_gsp,
+            n_hosts,
+            tx: vec![Default::default(); n_gsp * n_hosts],
+            rx: vec![Default::default(); n_gsp * n_hosts],
+            voq: if dgsq {
+                vec![Default::default(); n_gsp * n_hosts]
+            } else {
+                Vec::new()
+            },
+            sched: if dgsq {
+                (0..n_hosts)
+                    .map(|_| crate::gse::dgsq::Scheduler::new(n_gsp))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            rr: vec![0; n_gsp],
+            held_bytes: vec![0; n_gsp],
+            via_out: if dgsq {
+                vec![0; ports.len()]
+            } else {
+                Vec::new()
+            },
+            stats: Default::default(),
+        }
+    }
+
+    /// GSE handling of a packet arriving at switch `s`; returns true if it took the
+    /// packet (the caller then does nothing more).
+    pub(crate) fn gsp_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) -> bool {
+        let g = self.gse.as_ref().expect("GSE mode");
+        let gsp = g.gsp_of_switch[s as usize];
+        if gsp == u32::MAX {
+            return false;
+        }
+        match pkt.kind {
+            PacketKind::Request | PacketKind::Grant => {
+                if g.gsp_of_host[pkt.dst as usize] != gsp {
+                    return false;
+                }
+                let p = *self.arena.get(pkt.id);
+                self.arena.release(pkt.id);
+                self.switches[s as usize].consumed += 1;
+                if p.kind == PacketKind::Request {
+                    self.on_request(p.src, p.flow, p.seq);
+                } else {
+                    self.on_grant(s, gsp, p.flow, p.seq, p.payload);
+                }
+                true
+            }
+            PacketKind::Data if pkt.prio == self.params.data_prio => {
+                let from_host = self.edge_port[in_port as usize];
+                let dst_gsp = g.gsp_of_host[pkt.dst as usize];
+                let header = g.cfg.header as u32;
+                let local = dst_gsp == gsp;
+                if from_host && (!local || g.dgsq) {
+                    // Source GSP: add the GSE header (not for a port of its own), then
+                    // containers, or DGSQ (which schedules local ports too).
+                    if !local {
+                        pkt.wire += header;
+                    }
+                    let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
+                    let sw = &mut self.switches[s as usize];
+                    let local_in = (in_port - sw.first_port) as usize;
+                    if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
+                        self.drop_packet(pkt, in_port, s);
+                        return true;
+                    }
+                    pkt.in_port = local_in as u16;
+                    let payload = self.payload_of(&pkt, !local);
+                    let stream = g.stream(gsp, pkt.dst);
+                    if g.dgsq {
+                        let container = g.cfg.container;
+                        let NodeKind::Host(src_host) =
+                            self.ports[self.ports[in_port as usize].peer as usize].owner()
+                        else {
+                            unreachable!("edge ports face hosts")
+                        };
+                        let sw = &mut self.switches[s as usize];
+                        sw.held += 1;
+                        sw.voq_wire += wire;
+                        let dst = pkt.dst;
+                        let g = self.gse.as_mut().expect("GSE mode");
+                        let v = &mut g.voq[stream];
+                        v.grant_to = src_host;
+                        let req = v.push(pkt, payload, container);
+                        g.stats.voq_max_bytes = g.stats.voq_max_bytes.max(v.max_bytes);
+                        if req > 0 {
+                            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, NO_VIA);
+                        }
+                    } else {
+                        self.gsp_emit(s, gsp, stream, pkt, payload, false, NO_VIA);
+                    }
+                    self.after_admit(s, in_port, pkt.in_port as usize, prio);
+                    return true;
+                }
+                if !from_host && dst_gsp == gsp {
+                    // Destination GSP: strip the header, restore container order.
+                    pkt.wire -= header;
+                    if g.dgsq {
+                        let payload = self.payload_of(&pkt, false);
+                        let g = self.gse.as_mut().expect("GSE mode");
+                        let v = &mut g.via_out[in_port as usize];
+                        *v = v.saturating_sub(payload);
+                    }
+                    pkt.in_port = (in_port - self.switches[s as usize].first_port) as u16;
+                    self.gsp_reorder(s, gsp, pkt);
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// Payload bytes of a data packet as it sits in a GSP (wire less RoCE headers, and
+    /// the GSE header if it carries one).
+    pub(crate) fn payload_of(&self, d: &Desc, gse_header: bool) -> u64 {
+        let h = match (&self.gse, gse_header) {
+            (Some(g), true) => g.cfg.header,
+            _ => 0,
+        };
+        (d.wire as u64).saturating_sub(self.params.header + h)
+    }
+
+    /// Places an admitted packet in its container and queues it on the container's uplink.
+    /// `via`: with DGSQ, the destination GSP's port the grant asked the container to come
+    /// in on (the source takes its uplink toward that spine), or `NO_VIA`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gsp_emit(
+        &mut self,
+        s: u32,
+        gsp: u32,
+        stream: usize,
+        mut pkt: Desc,
+        payload: u64,
+        force: bool,
+        via: u32,
+    ) {
+        let g = self.gse.as_mut().expect("GSE mode");
+        if g.gsp_of_host[pkt.dst as usize] == gsp {
+            // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
+            let cands = self.routing.lookup(s, pkt.dst);
+            let port = self.routing.port_of(cands, 0);
+            self.ports[port as usize].enqueue(pkt.prio as usize, pkt, self.now);
+            self.try_transmit(port);
+            return;
+        }
+        let (tag, open) = g.tx[stream].assign(payload, g.cfg.container, force);
+        if open {
+            g.stats.containers += 1;
+            let cands = self.routing.lookup(s, pkt.dst);
+            let n = cands.len as usize;
+            let ports = &self.ports;
+            let routing = &self.routing;
+            // The spine the grant named, if this GSP has uplinks to it: those uplinks
+            // only; otherwise all of them.
+            let spine = if via == NO_VIA {
+                u32::MAX
+            } else {
+                ports[ports[via as usize].peer as usize].node
+            };
+            let to_spine = |k: usize| {
+                let p = routing.port_of(cands, k) as usize;
+                ports[ports[p].peer as usize].node == spine
+            };
+            let restrict = spine != u32::MAX && (0..n).any(to_spine);
+            let k = crate::gse::pktc::best_uplink(n, &mut g.rr[gsp as usize], |k| {
+                if restrict && !to_spine(k) {
+                    u64::MAX
+                } else {
+                    ports[routing.port_of(cands, k) as usize].total_bytes
+                }
+            });
+            g.tx[stream].uplink = self.routing.port_of(cands, k);
+        }
+        let uplink = g.tx[stream].uplink;
+        self.arena.get_mut(pkt.id).tag = tag;
+        // Later switches hash the container, so it keeps to one path.
+        pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
+        self.ports[uplink as usize].enqueue(pkt.prio as usize, pkt, self.now);
+        self.try_transmit(uplink);
+    }
+
+    /// Destination GSP: deliver in container order or hold.
+    pub(crate) fn gsp_reorder(&mut self, s: u32, gsp: u32, pkt: Desc) {
+        let now = self.now;
+        let (tag, src) = {
+            let p = self.arena.get(pkt.id);
+            (p.tag, p.src)
+        };
+        let g = self.gse.as_mut().expect("GSE mode");
+        let stream = g.stream(g.gsp_of_host[src as usize], pkt.dst);
+        let rx = &mut g.rx[stream];
+        if tag.cont == rx.exp_cont && tag.idx > rx.exp_idx {
+            g.stats.intra_container_gaps += 1;
+        }
+        if rx.is_next(tag) {
+            rx.advance(tag);
+        } else if !rx.is_stale(tag) {
+            rx.hold(Held {
+                tag,
+                desc: pkt,
+                since: now,
+            });
+            g.held_bytes[gsp as usize] += pkt.wire as u64;
+            g.stats.reorder_max_bytes = g.stats.reorder_max_bytes.max(g.held_bytes[gsp as usize]);
+            self.switches[s as usize].held += 1;
+            if !rx.timer {
+                rx.timer = true;
+                let t = now + g.cfg.reorder_timeout;
+                self.queue.push(t, Event::Reorder(stream as u32));
+            }
+            return;
+        }
+        self.gsp_deliver(s, pkt);
+        self.gsp_drain(s, gsp, stream);
+    }
+
+    /// Delivers every held packet of `stream` that is now in order.
+    pub(crate) fn gsp_drain(&mut self, s: u32, gsp: u32, stream: usize) {
+        let now = self.now;
+        loop {
+            let g = self.gse.as_mut().expect("GSE mode");
+            let Some(h) = g.rx[stream].take_next() else {
+                break;
+            };
+            self.note_released(s, gsp, &h, now);
+            self.gsp_deliver(s, h.desc);
+        }
+    }
+
+    pub(crate) fn note_released(&mut self, s: u32, gsp: u32, h: &Held, now: Time) {
+        let g = self.gse.as_mut().expect("GSE mode");
+        g.held_bytes[gsp as usize] -= h.desc.wire as u64;
+        let w = now - h.since;
+        g.stats.reordered_packets += 1;
+        g.stats.reorder_wait_ps += w;
+        g.stats.reorder_wait_max_ps = g.stats.reorder_wait_max_ps.max(w);
+        self.switches[s as usize].held -= 1;
+    }
+
+    /// Forwards an in-order packet from the destination GSP to its NIC.
+    pub(crate) fn gsp_deliver(&mut self, s: u32, pkt: Desc) {
+        let cands = self.routing.lookup(s, pkt.dst);
+        let in_port = self.switches[s as usize].first_port + pkt.in_port as u32;
+        if cands.len == 0 {
+            self.drop_packet(pkt, in_port, s);
+            return;
+        }
+        let egress = self.routing.port_of(cands, 0);
+        self.forward(s, in_port, pkt, egress);
+    }
+
+    pub(crate) fn on_reorder_timer(&mut self, stream: u32) {
+        let now = self.now;
+        let g = self.gse.as_mut().expect("GSE mode");
+        let stream = stream as usize;
+        let dst = (stream % g.n_hosts) as u32;
+        let gsp = g.gsp_of_host[dst as usize];
+        let s = g.switch_of_gsp[gsp as usize];
+        let timeout = g.cfg.reorder_timeout;
+        let rx = &mut g.rx[stream];
+        rx.timer = false;
+        if rx.held.is_empty() {
+            return;
+        }
+        if now >= rx.blocked_since + timeout {
+            let h = rx.skip().expect("held is not empty");
+            g.stats.reorder_skips += 1;
+            self.note_released(s, gsp, &h, now);
+            self.gsp_deliver(s, h.desc);
+            self.gsp_drain(s, gsp, stream);
+        }
+        let g = self.gse.as_mut().expect("GSE mode");
+        let rx = &mut g.rx[stream];
+        if !rx.held.is_empty() && !rx.timer {
+            rx.timer = true;
+            let t = (rx.blocked_since + timeout).max(now + 1);
+            self.queue.push(t, Event::Reorder(stream as u32));
+        }
+    }
+
+    /// Sends a REQUEST or GRANT from switch `s` toward host `to` (whose GSP takes it).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn send_gse_ctrl(
+        &mut self,
+        s: u32,
+        kind: PacketKind,
+        gsp: u32,
+        to: u32,
+        port_host: u32,
+        bytes: u64,
+        via: u32,
+    ) {
+        let g = self.gse.as_mut().expect("GSE mode");
+        if g.gsp_of_host[to as usize] == g.gsp_of_switch[s as usize] {
+            // Addressed to this GSP itself (a port of its own): no packet on the wire.
+            match kind {
+                PacketKind::Request => self.on_request(gsp, port_host, bytes),
+                _ => {
+                    let me = g.gsp_of_switch[s as usize];
+                    self.on_grant(s, me, port_host, bytes, via);
+                }
+            }
+            return;
+        }
+        if kind == PacketKind::Request {
+            g.stats.requests += 1;
+        } else {
+            g.stats.grants += 1;
+        }
+        let mut p = Packet::new(kind);
+        p.prio = self.params.ctrl_prio;
+        p.wire = g.cfg.control_bytes as u32;
+        p.src = gsp;
+        p.dst = to;
+        p.flow = port_host;
+        p.seq = bytes;
+        p.payload = via;
+        p.hash = ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host);
+        let mut d = self.arena.alloc_desc(p);
+        d.in_port = LOCAL_PORT;
+        self.switches[s as usize].generated += 1;
+        let cands = self.routing.lookup(s, to);
+        let n = cands.len as usize;
+        let k = if n > 1 {
+            ecmp::pick(p.hash, self.switches[s as usize].salt, n)
+        } else {
+            0
+        };
+        let egress = self.routing.port_of(cands, k);
+        self.ports[egress as usize].enqueue(p.prio as usize, d, self.now);
+        self.try_transmit(egress);
+    }
+
+    /// A REQUEST for `bytes` toward host `dst` from GSP `src_gsp` reached `dst`'s GSP.
+    pub(crate) fn on_request(&mut self, src_gsp: u32, dst: u32, bytes: u64) {
+        let now = self.now;
+        let g = self.gse.as_mut().expect("GSE mode");
+        let sc = &mut g.sched[dst as usize];
+        if sc.request(src_gsp as usize, bytes) {
+            let t = sc.next_grant.max(now);
+            self.queue.push(t, Event::Grant(dst));
+        }
+    }
+
+    /// The scheduler of destination host `dst` issues its next grant.
+    pub(crate) fn on_grant_timer(&mut self, dst: u32) {
+        let now = self.now;
+        let (mtu, header) = (self.params.mtu, self.params.header);
+        let rate = self.ports[self.hosts[dst as usize].port as usize].rate;
+        let g = self.gse.as_mut().expect("GSE mode");
+        let container = g.cfg.container;
+        let gt = |b: u64| {
+            let wire = b as f64 * (mtu + header + g.cfg.header) as f64 / mtu as f64;
+            (wire * 8.0 / (rate.0 as f64 * (1.0 - g.cfg.eps)) * 1e12).ceil() as Time
+        };
+        let (grant, more) = g.sched[dst as usize].grant(now, container, gt);
+        let next = g.sched[dst as usize].next_grant;
+        let dst_gsp = g.gsp_of_host[dst as usize];
+        let s = g.switch_of_gsp[dst_gsp as usize];
+        if let Some((src_gsp, bytes)) = grant {
+            let to = g.voq[g.stream(src_gsp as u32, dst)].grant_to;
+            // Spine-link capacity: the container is to come in over the fabric link into
+            // this GSP with the fewest granted bytes still to arrive.
+            let via = if src_gsp as u32 == dst_gsp {
+                NO_VIA
+            } else {
+                let node = &self.nodes[self.switches[s as usize].node as usize];
+                let mut best = NO_VIA;
+                for p in node.first_port..node.first_port + node.n_ports {
+                    if !self.edge_port[p as usize]
+                        && (best == NO_VIA || g.via_out[p as usize] < g.via_out[best as usize])
+                    {
+                        best = p;
+                    }
+                }
+                if best != NO_VIA {
+                    g.via_out[best as usize] += bytes;
+                }
+                best
+            };
+            self.send_gse_ctrl(s, PacketKind::Grant, src_gsp as u32, to, dst, bytes, via);
+        }
+        if more {
+            self.queue.push(next.max(now), Event::Grant(dst));
+        }
+    }
+
+    /// A GRANT of `bytes` toward host `dst` reached its source GSP `gsp` (switch `s`).
+    pub(crate) fn on_grant(&mut self, s: u32, gsp: u32, dst: u32, bytes: u64, via: u32) {
+        let g = self.gse.as_mut().expect("GSE mode");
+        let stream = g.stream(gsp, dst);
+        g.voq[stream].grant(bytes);
+        let mut first = true;
+        let remote = g.gsp_of_host[dst as usize] != gsp;
+        loop {
+            let gh = if remote {
+                self.gse.as_ref().expect("GSE").cfg.header
+            } else {
+                0
+            };
+            let hdr = self.params.header + gh;
+            let g = self.gse.as_mut().expect("GSE mode");
+            let Some(d) = g.voq[stream].release(|d| (d.wire as u64).saturating_sub(hdr)) else {
+                break;
+            };
+            let sw = &mut self.switches[s as usize];
+            sw.held -= 1;
+            sw.voq_wire -= d.wire as u64;
+            let payload = (d.wire as u64).saturating_sub(hdr);
+            self.gsp_emit(s, gsp, stream, d, payload, first, via);
+            first = false;
+        }
+        let g = self.gse.as_mut().expect("GSE mode");
+        let container = g.cfg.container;
+        let req = g.voq[stream].request_due(container);
+        if req > 0 {
+            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, NO_VIA);
+        }
+    }
+}

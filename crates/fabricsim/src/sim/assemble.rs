@@ -1,0 +1,418 @@
+//! Assembly: turn a validated scenario into the typed tables of a [`Simulation`].
+
+use crate::cc::{acc, dcqcn, hpcc, line_rate, timely, AnyCc, CongestionControl};
+use crate::engine::{EventQueue, MAX_INDEX};
+use crate::fabric::buffer::SharedBuffer;
+use crate::fabric::ecn::RedMarker;
+use crate::fabric::port::N_PRIO;
+use crate::fabric::switch::Switch;
+use crate::fabric::{Link, Node, NodeKind, Port};
+use crate::packet::PacketArena;
+use crate::routing::{ecmp, RoutingTable};
+use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario, SecurityMode};
+use crate::scenario::ScenarioError;
+use crate::seed::{component_rng, component_seed};
+use crate::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use crate::telemetry::tcd::{TcdDetector, TcdParams};
+use crate::topology::TopoGraph;
+use crate::transport::rdma::ideal_fct;
+use crate::transport::{Flow, Host};
+use crate::units::{Rate, Time};
+use crate::workload::Workload;
+
+use crate::fabric::flow_control::{AnyFlowControl, Pfc};
+use crate::sim::*;
+
+impl Simulation {
+    pub(crate) fn assemble(
+        sc: &Scenario,
+        g: &TopoGraph,
+        wl: Workload,
+        params: RunParams,
+        file: &str,
+    ) -> Result<Simulation, ScenarioError> {
+        let Workload {
+            flows: specs,
+            deps,
+            jobs: job_specs,
+            conn,
+            origin,
+        } = wl;
+        let n = g.nodes.len();
+        // Ports: node by node, in link order.
+        let mut node_links: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
+        for (i, l) in g.links.iter().enumerate() {
+            node_links[l.a].push((i, true));
+            node_links[l.b].push((i, false));
+        }
+        let mut port_of: Vec<[u32; 2]> = vec![[0, 0]; g.links.len()];
+        let mut nodes = Vec::with_capacity(n);
+        let mut next_port = 0u32;
+        let mut n_sw = 0u32;
+        let mut switch_nodes = Vec::new();
+        for (i, ns) in g.nodes.iter().enumerate() {
+            let kind = if ns.is_switch {
+                n_sw += 1;
+                switch_nodes.push(i as u32);
+                NodeKind::Switch(n_sw - 1)
+            } else {
+                NodeKind::Host(g.hosts.iter().position(|&h| h == i).unwrap_or(0) as u32)
+            };
+            nodes.push(Node {
+                name: ns.name.clone(),
+                kind,
+                first_port: next_port,
+                n_ports: node_links[i].len() as u32,
+            });
+            for &(li, is_a) in &node_links[i] {
+                port_of[li][if is_a { 0 } else { 1 }] = next_port;
+                next_port += 1;
+            }
+        }
+        if next_port > MAX_INDEX {
+            return Err(err(
+                file,
+                "topology",
+                format!("{next_port} ports: at most {MAX_INDEX} are supported"),
+            ));
+        }
+        let mut ports: Vec<Port> = Vec::with_capacity(next_port as usize);
+        let mut links: Vec<Link> = Vec::with_capacity(next_port as usize);
+        // Fill ports in id order.
+        let mut by_id: Vec<Option<PortInit>> = vec![None; next_port as usize];
+        for (li, l) in g.links.iter().enumerate() {
+            let [pa, pb] = port_of[li];
+            let la = pa - nodes[l.a].first_port;
+            let lb = pb - nodes[l.b].first_port;
+            let sec = l.security.unwrap_or(sc.fabric.security.mode);
+            by_id[pa as usize] = Some((l.a as u32, la, pb, l.rate, l.delay, sec));
+            by_id[pb as usize] = Some((l.b as u32, lb, pa, l.rate, l.delay, sec));
+        }
+        let node_is_switch: Vec<bool> = g.nodes.iter().map(|x| x.is_switch).collect();
+        let sw_lat = sc.fabric.switch_latency;
+        let by_id: Vec<PortInit> = by_id
+            .into_iter()
+            .map(|e| e.expect("every port belongs to a link"))
+            .collect();
+        let secc = &sc.fabric.security;
+        for &(node, local, peer, rate, delay, sec) in &by_id {
+            let peer_node = by_id[peer as usize].0;
+            let mut port = Port::new(node, nodes[node as usize].kind, local, peer, rate);
+            let mut delay = delay;
+            match sec {
+                SecurityMode::None => {}
+                SecurityMode::Macsec => port.set_security(secc.macsec_bytes as u16, rate),
+                SecurityMode::Ipsec => port.set_security(secc.ipsec_bytes as u16, rate),
+                SecurityMode::Physec => {
+                    let f =
+                        physec::overhead::ChannelOverhead::for_segment(secc.physec_segment_blocks)
+                            .overhead_fraction();
+                    let eff = ((rate.0 as f64) * (1.0 - f)).floor().max(1.0) as u64;
+                    port.set_security(0, Rate(eff));
+                    delay += secc.physec_latency;
+                }
+            }
+            ports.push(port);
+            links.push(Link::new(delay, peer, nodes[peer_node as usize].kind));
+        }
+        // The receiving node's forwarding latency is added to the link's delay (packets
+        // reach the egress queue that much after their last bit arrives).
+        for p in 0..ports.len() {
+            let peer_node = ports[ports[p].peer as usize].node as usize;
+            if node_is_switch[peer_node] {
+                links[p].delay += sw_lat;
+            }
+        }
+        // Switches.
+        let mut switches = Vec::with_capacity(n_sw as usize);
+        for &sn in &switch_nodes {
+            let node = &nodes[sn as usize];
+            let mut headroom = Vec::new();
+            let mut ecn = Vec::new();
+            for p in node.first_port..node.first_port + node.n_ports {
+                let port = &ports[p as usize];
+                // Bytes arrive on this port over the peer's link.
+                let delay = links[port.peer as usize].delay;
+                let h = sc
+                    .fabric
+                    .pfc
+                    .headroom
+                    .unwrap_or_else(|| default_headroom(port.rate, delay, &params));
+                headroom.push(h);
+                ecn.push(RedMarker::from_cfg(&sc.fabric.ecn, port.rate));
+            }
+            let buffer = SharedBuffer::new(sc.fabric.buffer, &sc.fabric.pfc, headroom);
+            if params.pfc && buffer.set_aside() >= sc.fabric.buffer {
+                return Err(err(
+                    file,
+                    "fabric.buffer",
+                    format!(
+                        "{} bytes at switch {} is less than its PFC headroom and reserve ({} bytes); raise the buffer or lower fabric.pfc.headroom/reserve",
+                        sc.fabric.buffer,
+                        node.name,
+                        buffer.set_aside()
+                    ),
+                ));
+            }
+            switches.push(Switch {
+                node: sn,
+                first_port: node.first_port,
+                n_ports: node.n_ports,
+                buffer,
+                ecn,
+                rng: component_rng(sc.seed, &node.name),
+                salt: component_seed(sc.seed, &format!("{}/ecmp", node.name)) as u32,
+                rr: 0,
+                drops: 0,
+                generated: 0,
+                consumed: 0,
+                held: 0,
+                voq_wire: 0,
+            });
+        }
+        let host_nodes: Vec<u32> = g.hosts.iter().map(|&h| h as u32).collect();
+        let statics: Vec<(u32, u32, Vec<u32>)> = g
+            .routes
+            .iter()
+            .map(|r| {
+                let sw = match nodes[r.at].kind {
+                    NodeKind::Switch(s) => s,
+                    NodeKind::Host(_) => 0,
+                };
+                let node = &nodes[r.at];
+                let ps = r
+                    .via
+                    .iter()
+                    .filter_map(|&v| {
+                        (node.first_port..node.first_port + node.n_ports)
+                            .find(|&p| ports[ports[p as usize].peer as usize].node as usize == v)
+                    })
+                    .collect();
+                (sw, r.to_host as u32, ps)
+            })
+            .collect();
+        let routing = RoutingTable::build(&nodes, &ports, &switch_nodes, &host_nodes, &statics)
+            .map_err(|e| err(file, "topology", e.0))?;
+        let hosts: Vec<Host> = host_nodes
+            .iter()
+            .map(|&hn| Host {
+                node: hn,
+                port: nodes[hn as usize].first_port,
+                active: Vec::new(),
+                rr: 0,
+            })
+            .collect();
+        // Flows.
+        let mut flows = Vec::with_capacity(specs.len());
+        for (i, s) in specs.into_iter().enumerate() {
+            let line = ports[hosts[s.src as usize].port as usize].rate;
+            // The real controller is made once the flow's path (and base RTT) is known.
+            let cc = AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 });
+            // RoCE NICs derive the UDP source port from the queue pair; here it is drawn
+            // from the seed so that a different seed gives different ECMP paths.
+            // Flows of one queue pair (steps of a collective) share its source port.
+            let key = match conn[i] {
+                Some(k) => k,
+                None => component_seed(sc.seed, &format!("flow{i}")),
+            };
+            let sport = (key & 0xffff) as u16 | 0xc000;
+            let hash = ecmp::five_tuple_hash(s.src, s.dst, sport);
+            flows.push(Flow::new(s, hash, sport, cc));
+        }
+        let deps = Deps::build(flows.len(), &deps, &job_specs, &conn);
+        let mut order: Vec<u32> = (0..flows.len() as u32)
+            .filter(|&i| deps.pending[i as usize] == 0)
+            .collect();
+        order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
+        let jobs: Vec<JobState> = job_specs
+            .into_iter()
+            .map(|spec| JobState {
+                left: spec.n_flows,
+                started: if spec.after.is_none() {
+                    Some(spec.start)
+                } else {
+                    None
+                },
+                finish: None,
+                spec,
+            })
+            .collect();
+        let n_ports = ports.len();
+        let edge_port: Vec<bool> = ports
+            .iter()
+            .map(|p| {
+                matches!(p.owner(), NodeKind::Switch(_))
+                    && matches!(ports[p.peer as usize].owner(), NodeKind::Host(_))
+            })
+            .collect();
+        let gse = if params.lb == LbAlgorithm::Pktc {
+            Some(Box::new(Self::build_gse(
+                sc, &nodes, &ports, &hosts, &switches,
+            )))
+        } else {
+            None
+        };
+        let flow_control = if params.pfc {
+            AnyFlowControl::Pfc(Pfc::new(
+                params.pfc_edge_only.then(|| edge_port.clone()),
+                params.ctrl_prio,
+                params.pause_quanta,
+                n_ports,
+            ))
+        } else {
+            AnyFlowControl::Lossy
+        };
+        let mut sim = Simulation {
+            now: 0,
+            queue: EventQueue::with_capacity(4 * n_ports + 1024),
+            arena: PacketArena::default(),
+            nodes,
+            ports,
+            links,
+            switches,
+            hosts,
+            flows,
+            ideal: Vec::new(),
+            routing,
+            params,
+            server_of_host: g.server_of_host.clone(),
+            counters: Counters::default(),
+            queue_samples: Vec::new(),
+            rate_samples: Vec::new(),
+            arrival_order: order,
+            deps,
+            jobs,
+            next_arrival: 0,
+            flows_done: 0,
+            flows_started: 0,
+            last_progress: 0,
+            flow_control,
+            node_is_switch,
+            edge_port,
+            gse,
+            started: false,
+            prefetch: n_ports >= PREFETCH_MIN_PORTS,
+            route_ahead: false,
+            name: sc.name.clone().unwrap_or_else(|| "run".into()),
+            seed: sc.seed,
+            convergence: None,
+            window: None,
+            telemetry: crate::telemetry::Telemetry::default(),
+        };
+        let algs: Vec<CcAlgorithm> = (0..sim.flows.len())
+            .map(|i| {
+                let s = &sim.flows[i].spec;
+                let w = origin.get(i).copied().unwrap_or(0) as usize;
+                sc.cc
+                    .class
+                    .iter()
+                    .find(|c| c.matches(w, s.size))
+                    .map_or(sc.cc.algorithm, |c| c.algorithm)
+            })
+            .collect();
+        // Base RTTs: per flow for TIMELY and ACC; HPCC's T is one value for the whole
+        // network, the longest flow's, as in the paper and the ns-3 module.
+        let rtts: Vec<Time> = (0..sim.flows.len())
+            .map(|i| {
+                if algs[i] == CcAlgorithm::None || algs[i] == CcAlgorithm::Dcqcn {
+                    0
+                } else {
+                    sim.base_rtt_of(i)
+                }
+            })
+            .collect();
+        let hpcc_rtt = rtts
+            .iter()
+            .zip(&algs)
+            .filter(|(_, &a)| a == CcAlgorithm::Hpcc)
+            .map(|(&r, _)| r)
+            .max()
+            .unwrap_or(1);
+        for i in 0..sim.flows.len() {
+            let rtt = if algs[i] == CcAlgorithm::Hpcc {
+                hpcc_rtt
+            } else {
+                rtts[i]
+            };
+            sim.flows[i].cc = sim.make_cc(sc, algs[i], i, rtt);
+        }
+        let tcd_on = sc
+            .fabric
+            .tcd
+            .enabled
+            .unwrap_or_else(|| sim.flows.iter().any(|f| f.cc.wants_tcd()));
+        if tcd_on {
+            // A pause can hold back what the downstream ingress admits before XOFF plus
+            // its headroom (on this port's own link).
+            sim.telemetry.tcd = (0..sim.ports.len())
+                .flat_map(|i| {
+                    let p = &sim.ports[i];
+                    let headroom = sc.fabric.pfc.headroom.unwrap_or_else(|| {
+                        default_headroom(p.rate, sim.links[i].delay, &sim.params)
+                    });
+                    let tp =
+                        TcdParams::resolve(&sc.fabric.tcd, p.rate, sc.fabric.pfc.xoff, headroom);
+                    std::iter::repeat_n(TcdDetector::new(tp), N_PRIO)
+                })
+                .collect();
+        }
+        sim.ideal = (0..sim.flows.len()).map(|i| sim.ideal_fct_of(i)).collect();
+        for (i, &ideal) in sim.ideal.iter().enumerate() {
+            if ideal == 0 {
+                let s = &sim.flows[i].spec;
+                return Err(err(
+                    file,
+                    "workload",
+                    format!("flow {i} ({} -> {}) has no route", s.src, s.dst),
+                ));
+            }
+        }
+        Ok(sim)
+    }
+
+    /// The congestion controller of flow `i` running `alg` with base RTT `rtt`.
+    pub(crate) fn make_cc(&self, sc: &Scenario, alg: CcAlgorithm, i: usize, rtt: Time) -> AnyCc {
+        let s = &self.flows[i].spec;
+        let line = self.ports[self.hosts[s.src as usize].port as usize].rate;
+        match alg {
+            CcAlgorithm::None => AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 }),
+            CcAlgorithm::Dcqcn => AnyCc::Dcqcn(dcqcn::Dcqcn::new(
+                dcqcn::DcqcnParams::resolve(&sc.cc.dcqcn, line),
+                line,
+                s.start,
+            )),
+            CcAlgorithm::Timely => AnyCc::Timely(timely::Timely::new(
+                timely::TimelyParams::resolve(&sc.cc.timely, line, rtt),
+                line,
+            )),
+            CcAlgorithm::Hpcc => AnyCc::Hpcc(hpcc::Hpcc::new(hpcc::HpccParams::resolve(
+                &sc.cc.hpcc,
+                line,
+                rtt,
+            ))),
+            CcAlgorithm::Acc | CcAlgorithm::AccNoHalt => {
+                let mut p = acc::AccParams::resolve(&sc.cc.acc, line, rtt);
+                if alg == CcAlgorithm::AccNoHalt {
+                    p.halt = false;
+                }
+                AnyCc::Acc(acc::Acc::new(p, line))
+            }
+        }
+    }
+
+    pub(crate) fn ideal_fct_of(&self, i: usize) -> Time {
+        let mut hops = self.path_of(i);
+        if self.flows[i].cc.wants_int() {
+            // Every switch egress adds one INT record to the frame.
+            for (j, h) in hops.iter_mut().enumerate().skip(1) {
+                h.extra += INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64;
+            }
+        }
+        ideal_fct(
+            self.flows[i].spec.size,
+            self.params.mtu,
+            self.params.header,
+            &hops,
+        )
+    }
+}

@@ -1,0 +1,108 @@
+//! Look-ahead prefetching for large models.
+
+use crate::fabric::NodeKind;
+use crate::packet::FLAG_ROUTED;
+
+use crate::sim::*;
+
+impl Simulation {
+    /// Starts loading what the next four events' handlers will read, one dependent step
+    /// per event of look-ahead, so that each step reads only lines the previous step
+    /// (one event earlier) started loading:
+    /// - 3 ahead: the link, or the port;
+    /// - 2 ahead: the link's first packets, or the port's queue and its link;
+    /// - 1 ahead: for an arrival at a switch, the egress port, its queue and the ingress
+    ///   counter (the egress was chosen upstream, see `route_ahead`), at a host the packet's
+    ///   slot; for a port, its head packet, its link's tail and its switch's buffer;
+    /// - next: for a port, the head packet's ingress counter and the port's ECN marker.
+    #[inline(always)]
+    pub(crate) fn prefetch_ahead(&self) {
+        use crate::engine::peek_code;
+        use crate::prefetch::prefetch;
+        const LINK: u32 = 0;
+        const PORT: u32 = 1;
+        let ahead = self.queue.peek_codes();
+        match peek_code(ahead[3]) {
+            (LINK, l) => prefetch(&self.links[l as usize]),
+            (PORT, p) => prefetch(&self.ports[p as usize]),
+            _ => {}
+        }
+        match peek_code(ahead[2]) {
+            (LINK, l) => {
+                let ring = &self.links[l as usize].ring;
+                if let Some(head) = ring.front() {
+                    prefetch(head);
+                }
+                if let Some(next) = ring.get(1) {
+                    prefetch(next);
+                }
+            }
+            (PORT, p) => {
+                let port = &self.ports[p as usize];
+                if port.nonempty != 0 {
+                    let prio = 7 - port.nonempty.leading_zeros() as usize;
+                    prefetch(&port.queues[prio]);
+                }
+                prefetch(&self.links[p as usize]);
+            }
+            _ => {}
+        }
+        match peek_code(ahead[1]) {
+            (LINK, l) => {
+                let link = &self.links[l as usize];
+                if let Some((_, d)) = link.ring.front() {
+                    match link.to {
+                        NodeKind::Host(_) => prefetch(self.arena.get(d.id)),
+                        NodeKind::Switch(s) => {
+                            // (Under spraying the ECMP choice is only a guess.)
+                            let egress = if d.flags & FLAG_ROUTED != 0 {
+                                Some(link.to_port.wrapping_add(d.in_port as i16 as u32))
+                            } else {
+                                self.ecmp_egress(s, d.dst, d.hash)
+                            };
+                            if let Some(e) = egress.and_then(|e| self.ports.get(e as usize)) {
+                                prefetch(e);
+                                prefetch(&e.queues[d.prio as usize & 7]);
+                                let sw = &self.switches[s as usize];
+                                sw.buffer.prefetch_counter(
+                                    (link.to_port - sw.first_port) as usize,
+                                    d.prio as usize,
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            (PORT, p) => {
+                let port = &self.ports[p as usize];
+                if port.nonempty != 0 {
+                    let prio = 7 - port.nonempty.leading_zeros() as usize;
+                    if let Some(d) = port.queues[prio].q.front() {
+                        prefetch(d);
+                    }
+                }
+                if let Some(t) = self.links[p as usize].ring.back() {
+                    prefetch(t);
+                }
+                if let NodeKind::Switch(s) = port.owner() {
+                    prefetch(&self.switches[s as usize].buffer);
+                }
+            }
+            _ => {}
+        }
+        if let (PORT, p) = peek_code(ahead[0]) {
+            let port = &self.ports[p as usize];
+            if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
+                let prio = 7 - port.nonempty.leading_zeros() as usize;
+                if let Some(d) = port.queues[prio].q.front() {
+                    let sw = &self.switches[s as usize];
+                    sw.buffer
+                        .prefetch_counter(d.in_port as usize, d.prio as usize);
+                    if let Some(m) = sw.ecn.get((p - sw.first_port) as usize) {
+                        prefetch(m);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,464 @@
+//! The simulation: a scenario built into typed tables, and the event loop that runs it.
+//!
+//! Build once, then run: [`Simulation::build`] validates the scenario and turns it into
+//! nodes, ports, links, switches, hosts, flows and routing tables; the loop never
+//! re-validates. Components refer to each other by index. An event names the component it
+//! wakes ([`Event`]); the handlers below are the only code that moves packets.
+//!
+//! Per packet and hop the work is: the link's arrival event, routing (a table slice and a
+//! hash), buffer admission, a queue push, and, when the egress port is idle, the
+//! transmission, which pushes the packet on the next link. A busy port schedules a single
+//! wakeup for the end of its current frame. Nothing here allocates per packet: packets
+//! live in the arena, queues and link rings reuse their capacity.
+
+use crate::engine::EventQueue;
+use crate::fabric::pfc::PFC_FRAME_BYTES;
+use crate::fabric::switch::Switch;
+use crate::fabric::{Link, Node, NodeKind, Port};
+use crate::gse::Gse;
+use crate::packet::PacketArena;
+use crate::routing::{ecmp, RoutingTable};
+use crate::scenario::config::{LbAlgorithm, SecurityMode};
+use crate::scenario::ScenarioError;
+use crate::stall::StallReport;
+use crate::telemetry::Telemetry;
+use crate::transport::rdma::{ideal_fct, Hop};
+use crate::transport::{Flow, Host};
+use crate::units::{Rate, Time};
+use crate::workload::JobSpec;
+
+mod assemble;
+mod build;
+mod event_loop;
+mod lookahead;
+
+/// Models with at least this many ports prefetch ahead of the event loop (their state
+/// outgrows the L2 cache); smaller ones do not (measured on the fat-tree benchmarks: a
+/// 12 % gain at k = 16, 6144 ports; a 15 % instruction overhead and no gain at k = 8).
+pub(crate) const PREFETCH_MIN_PORTS: usize = 4096;
+
+/// No port (a grant without a spine to come in by).
+pub(crate) const NO_VIA: u32 = u32::MAX;
+
+/// `Desc::in_port` of a packet a switch generated itself (charged to no ingress).
+pub(crate) const LOCAL_PORT: u16 = u16::MAX;
+
+/// Transport and fabric settings resolved for the run.
+#[derive(Clone, Debug)]
+pub struct RunParams {
+    /// Payload per packet.
+    pub mtu: u64,
+    /// Header bytes per data packet.
+    pub header: u64,
+    /// Wire size of ACK/NACK/CNP.
+    pub ack_size: u32,
+    /// ACK coalescing.
+    pub ack_every: u32,
+    /// Retransmission timeout.
+    pub rto: Time,
+    /// Data priority.
+    pub data_prio: u8,
+    /// Control priority.
+    pub ctrl_prio: u8,
+    /// Lossless fabric.
+    pub pfc: bool,
+    /// PFC only on switch ports facing hosts.
+    pub pfc_edge_only: bool,
+    /// XOFF pause time in quanta.
+    pub pause_quanta: u16,
+    /// Load balancer.
+    pub lb: LbAlgorithm,
+    /// Stop time.
+    pub max_time: Time,
+    /// Stall timeout.
+    pub stall_timeout: Time,
+    /// Queue sampling interval.
+    pub queue_interval: Option<Time>,
+    /// Rate sampling interval.
+    pub rate_interval: Option<Time>,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Every flow finished.
+    Completed,
+    /// `max_time` came first.
+    MaxTime,
+    /// No progress for `stall_timeout` with flows unfinished.
+    Stalled(StallReport),
+    /// Nothing left to do but some flows never finished.
+    Starved,
+}
+
+impl Outcome {
+    /// Short name for tables.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::MaxTime => "max_time",
+            Outcome::Stalled(_) => "stalled",
+            Outcome::Starved => "starved",
+        }
+    }
+}
+
+/// Progress of a running simulation, for progress bars.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Simulated time.
+    pub now: Time,
+    /// Events processed.
+    pub events: u64,
+    /// Flows finished.
+    pub flows_done: usize,
+    /// Flows in total.
+    pub flows_total: usize,
+    /// The run's `max_time`.
+    pub max_time: Time,
+}
+
+/// Global counters.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    /// Packets that crossed a link (one per hop).
+    pub packet_hops: u64,
+    /// Packets dropped anywhere.
+    pub drops: u64,
+    /// PFC frames sent (XOFF and XON).
+    pub pfc_frames: u64,
+    /// CE marks.
+    pub ecn_marks: u64,
+    /// CNPs sent.
+    pub cnps: u64,
+    /// ACKs sent.
+    pub acks: u64,
+    /// NACKs sent.
+    pub nacks: u64,
+    /// Data packets sent by NICs.
+    pub data_sent: u64,
+    /// Data packets delivered to receiving NICs.
+    pub data_arrived: u64,
+}
+
+/// One row of a queue-length time series.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueSample {
+    /// Time.
+    pub t: Time,
+    /// Port id.
+    pub port: u32,
+    /// Bytes queued.
+    pub bytes: u64,
+}
+
+/// One row of a flow-rate time series.
+#[derive(Clone, Copy, Debug)]
+pub struct RateSample {
+    /// Time.
+    pub t: Time,
+    /// Flow id.
+    pub flow: u32,
+    /// Congestion controller's rate (bps).
+    pub rate_bps: f64,
+    /// Bytes delivered in order per second over the last interval.
+    pub goodput_bps: f64,
+}
+
+/// A job iteration as it runs.
+#[derive(Clone, Debug)]
+pub struct JobState {
+    /// What it runs.
+    pub spec: JobSpec,
+    /// When it started (`None` until the iteration it waits for has finished).
+    pub started: Option<Time>,
+    /// When its last flow was fully received.
+    pub finish: Option<Time>,
+    /// Flows not yet finished.
+    pub left: u32,
+}
+
+/// Flow dependencies in compressed form: the flows that wait for flow `i` are
+/// `after[off[i]..off[i+1]]`; `pending[i]` counts what flow `i` still waits for (its
+/// unfinished predecessors, plus one while its job iteration has not started).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Deps {
+    pub(crate) off: Vec<u32>,
+    pub(crate) after: Vec<u32>,
+    pub(crate) pending: Vec<u32>,
+    /// Job of each flow (`u32::MAX`: none).
+    pub(crate) job: Vec<u32>,
+    /// Jobs waiting for job `j`: `next_jobs[noff[j]..noff[j+1]]`.
+    pub(crate) noff: Vec<u32>,
+    pub(crate) next_jobs: Vec<u32>,
+    /// Flows a job iteration's start releases (those with no predecessor inside it).
+    pub(crate) root: Vec<bool>,
+    /// The previous flow of each flow's queue pair (`u32::MAX`: none): a flow continues
+    /// its queue pair's congestion-control state.
+    pub(crate) prev_on_conn: Vec<u32>,
+}
+
+impl Deps {
+    pub(crate) fn build(
+        n: usize,
+        edges: &[(u32, u32)],
+        jobs: &[JobSpec],
+        conn: &[Option<u64>],
+    ) -> Deps {
+        let mut count = vec![0u32; n + 1];
+        let mut pending = vec![0u32; n];
+        for &(b, a) in edges {
+            count[b as usize] += 1;
+            pending[a as usize] += 1;
+        }
+        let mut off = vec![0u32; n + 1];
+        for i in 0..n {
+            off[i + 1] = off[i] + count[i];
+        }
+        let mut fill = off.clone();
+        let mut after = vec![0u32; edges.len()];
+        for &(b, a) in edges {
+            after[fill[b as usize] as usize] = a;
+            fill[b as usize] += 1;
+        }
+        let root: Vec<bool> = pending.iter().map(|&p| p == 0).collect();
+        let mut job = vec![u32::MAX; n];
+        let mut ncount = vec![0u32; jobs.len() + 1];
+        for (j, js) in jobs.iter().enumerate() {
+            for f in js.first_flow..js.first_flow + js.n_flows {
+                job[f as usize] = j as u32;
+                if js.after.is_some() && root[f as usize] {
+                    pending[f as usize] += 1;
+                }
+            }
+            if let Some(p) = js.after {
+                ncount[p as usize] += 1;
+            }
+        }
+        let mut noff = vec![0u32; jobs.len() + 1];
+        for j in 0..jobs.len() {
+            noff[j + 1] = noff[j] + ncount[j];
+        }
+        let mut nfill = noff.clone();
+        let mut next_jobs = vec![0u32; noff[jobs.len()] as usize];
+        for (j, js) in jobs.iter().enumerate() {
+            if let Some(p) = js.after {
+                next_jobs[nfill[p as usize] as usize] = j as u32;
+                nfill[p as usize] += 1;
+            }
+        }
+        let mut last: std::collections::HashMap<u64, u32> = Default::default();
+        let mut prev_on_conn = vec![u32::MAX; n];
+        for (i, k) in conn.iter().enumerate() {
+            if let Some(k) = k {
+                if let Some(p) = last.insert(*k, i as u32) {
+                    prev_on_conn[i] = p;
+                }
+            }
+        }
+        Deps {
+            off,
+            after,
+            pending,
+            job,
+            noff,
+            next_jobs,
+            root,
+            prev_on_conn,
+        }
+    }
+}
+
+/// A built scenario, ready to run (and, after running, holding its results).
+pub struct Simulation {
+    /// Current simulated time.
+    pub now: Time,
+    pub(crate) queue: EventQueue,
+    /// Packets.
+    pub arena: PacketArena,
+    /// All nodes.
+    pub nodes: Vec<Node>,
+    /// All ports (port i transmits on link i).
+    pub ports: Vec<Port>,
+    /// All links.
+    pub links: Vec<Link>,
+    /// Switches.
+    pub switches: Vec<Switch>,
+    /// Hosts (NICs).
+    pub hosts: Vec<Host>,
+    /// Flows.
+    pub flows: Vec<Flow>,
+    /// Ideal FCT of each flow.
+    pub ideal: Vec<Time>,
+    /// Routing tables.
+    pub routing: RoutingTable,
+    /// Resolved parameters.
+    pub params: RunParams,
+    /// Server of each host.
+    pub server_of_host: Vec<u32>,
+    /// Global counters.
+    pub counters: Counters,
+    /// Queue samples.
+    pub queue_samples: Vec<QueueSample>,
+    /// Rate samples.
+    pub rate_samples: Vec<RateSample>,
+    pub(crate) arrival_order: Vec<u32>,
+    /// Start-after dependencies between flows.
+    pub(crate) deps: Deps,
+    /// Jobs (collective workloads).
+    pub jobs: Vec<JobState>,
+    pub(crate) next_arrival: usize,
+    pub(crate) flows_done: usize,
+    pub(crate) flows_started: usize,
+    pub(crate) last_progress: Time,
+    /// Link-level flow control (PFC, or none).
+    pub(crate) flow_control: crate::fabric::flow_control::AnyFlowControl,
+    pub(crate) node_is_switch: Vec<bool>,
+    /// Switch ports whose peer is a host.
+    pub(crate) edge_port: Vec<bool>,
+    /// GSE state (PKTC load balancing; DGSQ).
+    pub gse: Option<Box<Gse>>,
+    pub(crate) started: bool,
+    /// Look ahead in the event queue and prefetch (large models only: when everything
+    /// fits in the cache the prefetches are pure overhead).
+    pub(crate) prefetch: bool,
+    /// Choose a packet's ECMP egress at the next switch when it is put on the link
+    /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
+    /// large models only).
+    pub(crate) route_ahead: bool,
+    /// Scenario name.
+    pub name: String,
+    /// Seed of the run.
+    pub seed: u64,
+    /// INT records and TCD detectors.
+    pub telemetry: Telemetry,
+    /// Convergence analysis asked for in `[record.convergence]`.
+    pub convergence: Option<crate::convergence::ConvergenceSpec>,
+    /// Window analysis asked for in `[record.window]`.
+    pub window: Option<crate::window::WindowSpec>,
+}
+
+/// (node, local index, peer port, rate, delay) of a port being built.
+pub(crate) type PortInit = (u32, u32, u32, Rate, Time, SecurityMode);
+
+/// PFC headroom of an ingress port fed at `rate` over a link of `delay`: 3 C delay / 8
+/// (the bytes in flight on the cable while XOFF travels and takes effect), plus two
+/// maximum frames being serialized and the pause frame itself.
+pub(crate) fn default_headroom(rate: Rate, delay: Time, params: &RunParams) -> u64 {
+    let bdp = (3.0 * rate.0 as f64 * delay as f64 / 8e12) as u64;
+    bdp + 2 * (params.mtu + params.header) + PFC_FRAME_BYTES as u64
+}
+
+pub(crate) fn err(file: &str, field: &str, m: impl Into<String>) -> ScenarioError {
+    ScenarioError::field(file, field, m)
+}
+
+impl Simulation {
+    /// Hops (rate, delay after) of the path flow `i` takes, following the routing the
+    /// switches apply (ECMP with the flow's hash; the first candidate under spraying).
+    pub fn path_of(&self, i: usize) -> Vec<Hop> {
+        let f = &self.flows[i];
+        let mut hops = Vec::new();
+        let mut port = self.hosts[f.spec.src as usize].port;
+        for _ in 0..64 {
+            let p = &self.ports[port as usize];
+            hops.push(Hop {
+                bps: p.ser_rate.0,
+                delay: self.links[port as usize].delay,
+                extra: p.sec_extra as u64,
+            });
+            let next_node = self.ports[self.ports[port as usize].peer as usize].node;
+            match self.nodes[next_node as usize].kind {
+                NodeKind::Host(h) => {
+                    return if h == f.spec.dst { hops } else { Vec::new() };
+                }
+                NodeKind::Switch(s) => {
+                    let c = self.routing.candidates(s, f.spec.dst);
+                    if c.is_empty() {
+                        return Vec::new();
+                    }
+                    let k = match self.params.lb {
+                        LbAlgorithm::Ecmp => {
+                            ecmp::pick(f.hash, self.switches[s as usize].salt, c.len())
+                        }
+                        _ => 0,
+                    };
+                    port = c[k];
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// Round trip of one full-size packet and its ACK on flow `i`'s idle path.
+    pub fn base_rtt_of(&self, i: usize) -> Time {
+        let hops = self.path_of(i);
+        if hops.is_empty() {
+            return 1;
+        }
+        let mtu = self.params.mtu;
+        let fwd = ideal_fct(mtu, mtu, self.params.header, &hops);
+        let ack = self.params.ack_size as u64;
+        let back: Time = hops
+            .iter()
+            .map(|h| Rate(h.bps).tx_time(ack + h.extra) + h.delay)
+            .sum();
+        (fwd + back).max(1)
+    }
+
+    /// Job completion time of job iteration `j`, if it finished.
+    pub fn jct(&self, j: usize) -> Option<Time> {
+        let job = &self.jobs[j];
+        Some(job.finish? - job.started?)
+    }
+
+    /// Analytic lower bound on job iteration `j`'s completion time on an idle fabric:
+    /// the bytes each rank must send (`2(n-1)/n * S` for AllReduce, `(n-1)/n * S` for
+    /// AlltoAll) at the slowest rank NIC's goodput rate (line rate x MTU / (MTU +
+    /// headers)). Latency is left out, so the bound is reached only by large messages.
+    pub fn job_lower_bound(&self, j: usize) -> Time {
+        let spec = &self.jobs[j].spec;
+        let (num, den) =
+            crate::workload::collective::lower_bound_factor(spec.collective, spec.ranks.len());
+        let rate = spec
+            .ranks
+            .iter()
+            .map(|&h| self.ports[self.hosts[h as usize].port as usize].ser_rate.0)
+            .min()
+            .unwrap_or(1) as f64;
+        let goodput = rate * self.params.mtu as f64 / (self.params.mtu + self.params.header) as f64;
+        let bytes = spec.size as f64 * num as f64 / den as f64;
+        (bytes * 8.0 / goodput * 1e12).floor() as Time
+    }
+
+    /// Flows finished so far.
+    pub fn flows_done(&self) -> usize {
+        self.flows_done
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.queue.popped()
+    }
+
+    /// Current progress.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            now: self.now,
+            events: self.queue.popped(),
+            flows_done: self.flows_done,
+            flows_total: self.flows.len(),
+            max_time: self.params.max_time,
+        }
+    }
+
+    /// Node name of a port's owner.
+    pub fn port_node_name(&self, port: u32) -> &str {
+        &self.nodes[self.ports[port as usize].node as usize].name
+    }
+
+    /// True if node `n` is a switch.
+    pub fn is_switch(&self, n: u32) -> bool {
+        self.node_is_switch[n as usize]
+    }
+}

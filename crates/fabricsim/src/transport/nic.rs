@@ -1,0 +1,318 @@
+//! The NIC: sending data, feedback and receiving.
+
+use crate::cc::{AckInfo, CongestionControl};
+use crate::engine::Event;
+use crate::packet::{Desc, Packet, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
+use crate::routing::ecmp;
+use crate::telemetry::int::INT_BYTES_PER_HOP;
+use crate::telemetry::tcd::TcdMark;
+use crate::units::{ser_time_f, Time};
+
+use crate::sim::*;
+
+impl Simulation {
+    pub(crate) fn on_rto(&mut self, fid: u32) {
+        let now = self.now;
+        let rto = self.params.rto;
+        let f = &mut self.flows[fid as usize];
+        if f.sender_done.is_some() {
+            f.rto_pending = false;
+            return;
+        }
+        if now < f.rto_deadline {
+            self.queue.push(f.rto_deadline, Event::Rto(fid));
+            return;
+        }
+        if f.snd_una < f.snd_nxt || f.snd_una < f.spec.size {
+            f.snd_nxt = f.snd_una;
+            f.timeouts += 1;
+            f.rto_deadline = now + rto;
+            self.queue.push(f.rto_deadline, Event::Rto(fid));
+            let port = self.hosts[f.spec.src as usize].port;
+            self.schedule_wake(port, now);
+        } else {
+            f.rto_pending = false;
+        }
+    }
+
+    /// The NIC picks the next data packet, round robin over flows whose pacer allows.
+    pub(crate) fn pull_data(&mut self, h: u32) -> Option<Desc> {
+        let now = self.now;
+        let host = &self.hosts[h as usize];
+        let port = host.port;
+        let dp = self.params.data_prio as usize;
+        if self.ports[port as usize].is_paused(dp, now) {
+            let t = self.ports[port as usize].paused_until(dp);
+            if !host.active.is_empty() {
+                self.schedule_wake(port, t);
+            }
+            return None;
+        }
+        let n = host.active.len();
+        let mut earliest = Time::MAX;
+        for k in 0..n {
+            let i = (self.hosts[h as usize].rr + k) % n;
+            let fid = self.hosts[h as usize].active[i];
+            let f = &self.flows[fid as usize];
+            if f.snd_nxt >= f.spec.size {
+                continue;
+            }
+            if let Some(w) = f.cc.window() {
+                if f.snd_nxt - f.snd_una >= w {
+                    continue;
+                }
+            }
+            if f.next_send > now {
+                earliest = earliest.min(f.next_send);
+                continue;
+            }
+            self.hosts[h as usize].rr = i + 1;
+            return Some(self.make_data(fid, port));
+        }
+        if earliest != Time::MAX {
+            self.schedule_wake(port, earliest);
+        }
+        None
+    }
+
+    pub(crate) fn make_data(&mut self, fid: u32, port: u32) -> Desc {
+        let now = self.now;
+        let rp = &self.params;
+        let line = self.ports[port as usize].rate;
+        let f = &mut self.flows[fid as usize];
+        let payload = rp.mtu.min(f.spec.size - f.snd_nxt);
+        let wire = payload + rp.header;
+        let pkt = Packet {
+            kind: PacketKind::Data,
+            prio: rp.data_prio,
+            ecn: ECN_ECT,
+            echo: 0,
+            src: f.spec.src,
+            dst: f.spec.dst,
+            flow: fid,
+            seq: f.snd_nxt,
+            payload: payload as u32,
+            wire: wire as u32,
+            hash: f.hash,
+            sent_at: now,
+            tag: Default::default(),
+            mark: 0,
+            flags: if f.cc.wants_int() { FLAG_INT } else { 0 },
+        };
+        if f.snd_nxt < f.high_sent {
+            f.retx_bytes += payload;
+        }
+        f.snd_nxt += payload;
+        f.high_sent = f.high_sent.max(f.snd_nxt);
+        f.data_pkts_sent += 1;
+        f.cc.on_send(now, wire);
+        let rate = f.cc.rate_bps();
+        f.next_send = if rate >= line.0 as f64 {
+            now + line.tx_time(wire)
+        } else {
+            now + ser_time_f(wire, rate)
+        };
+        if !f.rto_pending {
+            f.rto_pending = true;
+            f.rto_deadline = now + rp.rto;
+            self.queue.push(f.rto_deadline, Event::Rto(fid));
+        }
+        self.counters.data_sent += 1;
+        let d = self.arena.alloc_desc(pkt);
+        if pkt.flags & FLAG_INT != 0 {
+            self.telemetry.int.slot(d.id).n = 0;
+        }
+        d
+    }
+
+    pub(crate) fn send_feedback(
+        &mut self,
+        from_host: u32,
+        kind: PacketKind,
+        data: &Packet,
+        seq: u64,
+    ) {
+        let mut p = Packet::new(kind);
+        p.prio = self.params.ctrl_prio;
+        p.src = data.dst;
+        p.dst = data.src;
+        p.flow = data.flow;
+        p.seq = seq;
+        p.wire = self.params.ack_size;
+        p.hash = ecmp::mix32(data.hash ^ 0x5bd1_e995);
+        p.echo = (data.ecn == ECN_CE) as u8;
+        p.mark = data.mark;
+        p.sent_at = data.sent_at;
+        let int = kind == PacketKind::Ack && data.flags & FLAG_INT != 0;
+        if int {
+            p.flags = FLAG_INT;
+            p.wire += INT_BYTES_PER_HOP * self.telemetry.int.rx.n as u32;
+        }
+        let d = self.arena.alloc_desc(p);
+        if int {
+            let rx = self.telemetry.int.rx;
+            *self.telemetry.int.slot(d.id) = rx;
+        }
+        let port = self.hosts[from_host as usize].port;
+        let pr = &mut self.ports[port as usize];
+        let prio = self.params.ctrl_prio as usize;
+        pr.enqueue(prio, d, self.now);
+        match kind {
+            PacketKind::Ack => self.counters.acks += 1,
+            PacketKind::Nack => self.counters.nacks += 1,
+            PacketKind::Cnp => self.counters.cnps += 1,
+            _ => {}
+        }
+        self.try_transmit(port);
+    }
+
+    pub(crate) fn host_receive(&mut self, h: u32, pkt: Desc) {
+        let mut p = *self.arena.get(pkt.id);
+        p.ecn = pkt.ecn;
+        if p.kind == PacketKind::Data {
+            p.mark = pkt.mark;
+        }
+        if p.flags & FLAG_INT != 0 {
+            self.telemetry.int.receive(pkt.id);
+        }
+        self.arena.release(pkt.id);
+        match p.kind {
+            PacketKind::Data => self.on_data(h, &p),
+            PacketKind::Ack | PacketKind::Nack => self.on_ack(&p),
+            PacketKind::Cnp => {
+                let f = &mut self.flows[p.flow as usize];
+                f.cc.on_cnp(self.now);
+            }
+            PacketKind::Pause | PacketKind::Request | PacketKind::Grant => {}
+        }
+    }
+
+    pub(crate) fn on_data(&mut self, h: u32, p: &Packet) {
+        let now = self.now;
+        self.counters.data_arrived += 1;
+        let fid = p.flow;
+        let ack_every = self.params.ack_every;
+        let f = &mut self.flows[fid as usize];
+        f.data_pkts_arrived += 1;
+        if p.ecn == ECN_CE && f.cc.wants_cnp() {
+            let interval = f.cc.cnp_interval();
+            if now >= f.next_cnp {
+                f.next_cnp = now + interval;
+                f.cnps_sent += 1;
+                self.send_feedback(h, PacketKind::Cnp, p, 0);
+            } else if !f.cnp_pending {
+                f.cnp_pending = true;
+                let t = f.next_cnp;
+                self.queue.push(t, Event::CnpTimer(fid));
+            }
+        }
+        let f = &mut self.flows[fid as usize];
+        if p.seq == f.rcv_nxt {
+            f.rcv_nxt += p.payload as u64;
+            f.nacked_at = u64::MAX;
+            f.unacked_pkts += 1;
+            self.last_progress = now;
+            let done = f.rcv_nxt >= f.spec.size;
+            if f.unacked_pkts >= ack_every || done {
+                f.unacked_pkts = 0;
+                let seq = f.rcv_nxt;
+                self.send_feedback(h, PacketKind::Ack, p, seq);
+            }
+            let f = &mut self.flows[fid as usize];
+            if done && f.finish.is_none() {
+                f.finish = Some(now);
+                self.flows_done += 1;
+                self.on_flow_finished(fid);
+            }
+        } else if p.seq > f.rcv_nxt {
+            if f.nacked_at != f.rcv_nxt {
+                f.nacked_at = f.rcv_nxt;
+                let seq = f.rcv_nxt;
+                self.send_feedback(h, PacketKind::Nack, p, seq);
+            }
+        } else {
+            let seq = f.rcv_nxt;
+            self.send_feedback(h, PacketKind::Ack, p, seq);
+        }
+    }
+
+    pub(crate) fn on_cnp_timer(&mut self, fid: u32) {
+        let now = self.now;
+        let f = &mut self.flows[fid as usize];
+        let interval = f.cc.cnp_interval();
+        if !f.cnp_pending {
+            return;
+        }
+        f.cnp_pending = false;
+        f.next_cnp = now + interval;
+        f.cnps_sent += 1;
+        // A CNP carries only the flow; build it from a template of the flow's data.
+        let mut tmpl = Packet::new(PacketKind::Data);
+        tmpl.src = f.spec.src;
+        tmpl.dst = f.spec.dst;
+        tmpl.flow = fid;
+        tmpl.hash = f.hash;
+        let h = f.spec.dst;
+        self.send_feedback(h, PacketKind::Cnp, &tmpl, 0);
+    }
+
+    pub(crate) fn on_ack(&mut self, p: &Packet) {
+        let now = self.now;
+        let rto = self.params.rto;
+        let fid = p.flow;
+        let f = &mut self.flows[fid as usize];
+        let mut wake = false;
+        if p.seq > f.snd_una {
+            let newly = p.seq - f.snd_una;
+            f.snd_una = p.seq;
+            if f.snd_nxt < f.snd_una {
+                f.snd_nxt = f.snd_una;
+            }
+            let (mtu, hdr) = (self.params.mtu, self.params.header);
+            let wire = |b: u64| b + b.div_ceil(mtu) * hdr;
+            let info = AckInfo {
+                newly_acked: newly,
+                ack_seq: p.seq,
+                ecn_echo: p.echo,
+                rtt: now.saturating_sub(p.sent_at),
+                mark: TcdMark::from_bits(p.mark),
+                newly_acked_wire: wire(newly),
+                inflight_wire: wire(f.snd_nxt - f.snd_una),
+                snd_nxt: f.snd_nxt,
+            };
+            match info.mark {
+                TcdMark::Ce => f.ce_acks += 1,
+                TcdMark::Ue => f.ue_acks += 1,
+                TcdMark::None => {}
+            }
+            f.cc.on_ack(now, &info);
+            if p.flags & FLAG_INT != 0 {
+                let n = self.telemetry.int.rx.n as usize;
+                f.cc.on_ack_int(now, &info, &self.telemetry.int.rx.hops[..n]);
+            }
+            if let Some(t) = f.cc.hold_until() {
+                if t > f.next_send {
+                    f.next_send = t;
+                }
+            }
+            f.rto_deadline = now + rto;
+            wake = f.cc.window().is_some();
+        }
+        if p.kind == PacketKind::Nack {
+            f.nacks += 1;
+            if p.seq < f.snd_nxt {
+                f.snd_nxt = p.seq.max(f.snd_una);
+                wake = true;
+            }
+        }
+        if f.snd_una >= f.spec.size && f.sender_done.is_none() {
+            f.sender_done = Some(now);
+            let h = f.spec.src as usize;
+            self.hosts[h].active.retain(|&x| x != fid);
+        }
+        if wake {
+            let port = self.hosts[self.flows[fid as usize].spec.src as usize].port;
+            self.schedule_wake(port, now);
+        }
+    }
+}
