@@ -36,8 +36,6 @@ pub enum Event {
     PfcRefresh(u32),
     /// Record time-series samples.
     Sample,
-    /// Congestion-control timer of flow `n`.
-    CcTimer(u32),
     /// GSE: reorder-timeout check of stream `n`.
     Reorder(u32),
     /// GSE: the grant scheduler of destination host `n` may grant.
@@ -52,20 +50,42 @@ const EV_MASK: u64 = (1 << EV_BITS) - 1;
 /// Largest component index an event can address.
 pub const MAX_INDEX: u32 = (1 << IDX_BITS) - 1;
 
+/// Event kinds as the 4-bit code stored in the queue, defined once: [`Event`]'s encoding
+/// and the look-ahead ([`EventQueue::peek_codes`]) both use these.
+pub mod code {
+    /// [`super::Event::LinkArrive`].
+    pub const LINK_ARRIVE: u32 = 0;
+    /// [`super::Event::PortWake`].
+    pub const PORT_WAKE: u32 = 1;
+    /// [`super::Event::FlowArrivals`].
+    pub const FLOW_ARRIVALS: u32 = 2;
+    /// [`super::Event::Rto`].
+    pub const RTO: u32 = 3;
+    /// [`super::Event::CnpTimer`].
+    pub const CNP_TIMER: u32 = 4;
+    /// [`super::Event::PfcRefresh`].
+    pub const PFC_REFRESH: u32 = 5;
+    /// [`super::Event::Sample`].
+    pub const SAMPLE: u32 = 6;
+    /// [`super::Event::Reorder`].
+    pub const REORDER: u32 = 7;
+    /// [`super::Event::Grant`].
+    pub const GRANT: u32 = 8;
+}
+
 impl Event {
     #[inline(always)]
     fn encode(self) -> u64 {
         let (k, i) = match self {
-            Event::LinkArrive(i) => (0, i),
-            Event::PortWake(i) => (1, i),
-            Event::FlowArrivals => (2, 0),
-            Event::Rto(i) => (3, i),
-            Event::CnpTimer(i) => (4, i),
-            Event::PfcRefresh(i) => (5, i),
-            Event::Sample => (6, 0),
-            Event::CcTimer(i) => (7, i),
-            Event::Reorder(i) => (8, i),
-            Event::Grant(i) => (9, i),
+            Event::LinkArrive(i) => (code::LINK_ARRIVE, i),
+            Event::PortWake(i) => (code::PORT_WAKE, i),
+            Event::FlowArrivals => (code::FLOW_ARRIVALS, 0),
+            Event::Rto(i) => (code::RTO, i),
+            Event::CnpTimer(i) => (code::CNP_TIMER, i),
+            Event::PfcRefresh(i) => (code::PFC_REFRESH, i),
+            Event::Sample => (code::SAMPLE, 0),
+            Event::Reorder(i) => (code::REORDER, i),
+            Event::Grant(i) => (code::GRANT, i),
         };
         debug_assert!(i <= MAX_INDEX);
         ((k as u64) << IDX_BITS) | i as u64
@@ -73,16 +93,15 @@ impl Event {
     #[inline(always)]
     fn decode(v: u64) -> Event {
         let i = (v & MAX_INDEX as u64) as u32;
-        match (v >> IDX_BITS) & ((1 << KIND_BITS) - 1) {
-            0 => Event::LinkArrive(i),
-            1 => Event::PortWake(i),
-            2 => Event::FlowArrivals,
-            3 => Event::Rto(i),
-            4 => Event::CnpTimer(i),
-            5 => Event::PfcRefresh(i),
-            6 => Event::Sample,
-            7 => Event::CcTimer(i),
-            8 => Event::Reorder(i),
+        match ((v >> IDX_BITS) & ((1 << KIND_BITS) - 1)) as u32 {
+            code::LINK_ARRIVE => Event::LinkArrive(i),
+            code::PORT_WAKE => Event::PortWake(i),
+            code::FLOW_ARRIVALS => Event::FlowArrivals,
+            code::RTO => Event::Rto(i),
+            code::CNP_TIMER => Event::CnpTimer(i),
+            code::PFC_REFRESH => Event::PfcRefresh(i),
+            code::SAMPLE => Event::Sample,
+            code::REORDER => Event::Reorder(i),
             _ => Event::Grant(i),
         }
     }
@@ -97,8 +116,8 @@ const INLINE: usize = 32;
 /// [`EventQueue::peek_codes`] where no event is known.
 pub const NO_EVENT: u32 = u32::MAX;
 
-/// The kind of an event code from [`EventQueue::peek_codes`]: 0 for `LinkArrive`, 1 for
-/// `PortWake`, more for the others, and its component index.
+/// The kind of an event code from [`EventQueue::peek_codes`] (one of [`code`]) and its
+/// component index.
 #[inline(always)]
 pub fn peek_code(code: u32) -> (u32, u32) {
     (code >> IDX_BITS, code & MAX_INDEX)
@@ -711,7 +730,6 @@ mod tests {
             Event::CnpTimer(9),
             Event::PfcRefresh(4),
             Event::Sample,
-            Event::CcTimer(77),
             Event::Reorder(5),
             Event::Grant(MAX_INDEX),
         ] {

@@ -8,7 +8,6 @@
 //! - Lossless means lossless: with PFC on, no packet is dropped.
 //! - No finished flow is faster than its ideal FCT.
 
-use crate::packet::PacketKind;
 use crate::sim::Simulation;
 
 /// Data packets of each flow still queued in a port or travelling on a link.
@@ -16,8 +15,8 @@ pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
     let mut v = vec![0u64; sim.flows.len()];
     let mut count = |d: &crate::packet::Desc| {
         let p = sim.arena.get(d.id);
-        if p.kind == PacketKind::Data {
-            v[p.flow as usize] += 1;
+        if let crate::packet::Payload::Data { flow, .. } = p.payload {
+            v[flow.idx()] += 1;
         }
     };
     for l in &sim.links {
@@ -118,7 +117,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
             .iter()
             .flat_map(|p| p.queues.iter())
             .flat_map(|q| q.iter())
-            .filter(|d| d.in_port == u16::MAX)
+            .filter(|d| d.in_port == crate::packet::LOCAL_PORT)
             .map(|d| d.wire as u64)
             .sum();
         if sw.buffer.used + local

@@ -15,6 +15,8 @@
 //! See `docs/ARCHITECTURE.md` for the design and its invariants.
 
 #![warn(missing_docs)]
+// The one exception is `prefetch` (a cache hint that cannot fault).
+#![deny(unsafe_code)]
 
 pub mod bench;
 pub mod cc;
@@ -23,6 +25,7 @@ pub mod convergence;
 pub mod engine;
 pub mod fabric;
 pub mod gse;
+pub mod ids;
 pub mod invariants;
 pub mod metrics;
 pub mod packet;

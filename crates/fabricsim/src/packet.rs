@@ -6,6 +6,8 @@
 //! 20 B IPv4, 8 B UDP, 12 B BTH, 4 B ICRC/FCS = 58 B, document 002), or a fixed size for
 //! control frames.
 
+use crate::fabric::pfc::PfcSignal;
+use crate::ids::{FlowId, HostId, PortId};
 use crate::units::Time;
 
 /// Index of a packet in the arena.
@@ -18,18 +20,100 @@ pub struct PktId(pub u32);
 pub enum PacketKind {
     /// RDMA payload.
     Data,
-    /// Cumulative acknowledgement (`seq` = next byte expected).
+    /// Cumulative acknowledgement.
     Ack,
-    /// Negative acknowledgement: go back to `seq`.
+    /// Negative acknowledgement: go back.
     Nack,
     /// DCQCN congestion notification packet.
     Cnp,
     /// IEEE 802.1Qbb priority flow control frame (MAC control, EtherType 0x8808).
     Pause,
-    /// GSE DGSQ request: source GSP `src` asks for `seq` bytes toward host `flow`.
+    /// GSE DGSQ request.
     Request,
-    /// GSE DGSQ grant: `seq` bytes toward host `flow`, for source GSP `src`.
+    /// GSE DGSQ grant.
     Grant,
+}
+
+/// What a frame carries, by kind: the fields each kind has and no others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// RDMA data of `flow`: `bytes` of payload starting at byte offset `seq`.
+    Data {
+        /// The flow (queue pair).
+        flow: FlowId,
+        /// Byte offset of the payload in the message.
+        seq: u64,
+        /// Payload bytes.
+        bytes: u32,
+    },
+    /// Cumulative acknowledgement of `flow`: every byte before `seq` arrived.
+    Ack {
+        /// The flow.
+        flow: FlowId,
+        /// Next byte expected.
+        seq: u64,
+    },
+    /// Negative acknowledgement of `flow`: a gap at `seq`; go back to it.
+    Nack {
+        /// The flow.
+        flow: FlowId,
+        /// Next byte expected.
+        seq: u64,
+    },
+    /// DCQCN congestion notification for `flow`.
+    Cnp {
+        /// The flow.
+        flow: FlowId,
+    },
+    /// IEEE 802.1Qbb PFC: pause (or resume) one priority.
+    Pause(PfcSignal),
+    /// GSE DGSQ request: the source GSP (the packet's `src`) asks for `bytes` toward host
+    /// `host`.
+    Request {
+        /// Destination NIC the bytes wait for.
+        host: HostId,
+        /// Bytes asked for.
+        bytes: u64,
+    },
+    /// GSE DGSQ grant: `bytes` toward host `host`, for the source GSP the packet goes to,
+    /// to come in over the destination GSP's port `via`.
+    Grant {
+        /// Destination NIC.
+        host: HostId,
+        /// Bytes granted.
+        bytes: u64,
+        /// The destination GSP's fabric port the container is to arrive on (spine-link
+        /// capacity), if any.
+        via: Option<PortId>,
+    },
+}
+
+impl Payload {
+    /// The kind of frame this payload makes.
+    #[inline]
+    pub fn kind(&self) -> PacketKind {
+        match self {
+            Payload::Data { .. } => PacketKind::Data,
+            Payload::Ack { .. } => PacketKind::Ack,
+            Payload::Nack { .. } => PacketKind::Nack,
+            Payload::Cnp { .. } => PacketKind::Cnp,
+            Payload::Pause(_) => PacketKind::Pause,
+            Payload::Request { .. } => PacketKind::Request,
+            Payload::Grant { .. } => PacketKind::Grant,
+        }
+    }
+
+    /// The flow of a transport frame (data, ACK, NACK, CNP).
+    #[inline]
+    pub fn flow(&self) -> Option<FlowId> {
+        match *self {
+            Payload::Data { flow, .. }
+            | Payload::Ack { flow, .. }
+            | Payload::Nack { flow, .. }
+            | Payload::Cnp { flow } => Some(flow),
+            _ => None,
+        }
+    }
 }
 
 impl PacketKind {
@@ -47,8 +131,8 @@ pub const ECN_ECT: u8 = 0b10;
 /// One frame in flight or queued.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
-    /// What it is.
-    pub kind: PacketKind,
+    /// What it is and what it carries.
+    pub payload: Payload,
     /// 802.1p priority (0..8) used for queueing and PFC.
     pub prio: u8,
     /// ECN bits of the IP header.
@@ -59,12 +143,6 @@ pub struct Packet {
     pub src: u32,
     /// Destination host.
     pub dst: u32,
-    /// Flow (queue pair) this packet belongs to; for pause frames, the priority-enable mask.
-    pub flow: u32,
-    /// Byte offset of the payload (data), cumulative ack point (ACK/NACK), or pause quanta.
-    pub seq: u64,
-    /// Payload bytes.
-    pub payload: u32,
     /// Bytes on the wire.
     pub wire: u32,
     /// ECMP hash of the flow's 5-tuple.
@@ -90,29 +168,15 @@ pub const FLAG_INT: u8 = 1;
 pub const FLAG_ROUTED: u8 = 2;
 
 impl Packet {
-    /// A PFC frame: XOFF (or XON when `quanta` is 0) for one priority. It travels ahead
-    /// of every queue (priority 7) and takes a minimum frame's wire time.
-    pub fn pfc(sig: crate::fabric::pfc::PfcSignal) -> Packet {
-        let mut p = Packet::new(PacketKind::Pause);
-        p.flow = sig.prio as u32;
-        p.seq = sig.quanta as u64;
-        p.wire = crate::fabric::pfc::PFC_FRAME_BYTES;
-        p.prio = 7;
-        p
-    }
-
-    /// A blank frame of the given kind.
-    pub fn new(kind: PacketKind) -> Packet {
+    /// A frame carrying `payload`, every header field blank.
+    pub fn new(payload: Payload) -> Packet {
         Packet {
-            kind,
+            payload,
             prio: 0,
             ecn: 0,
             echo: 0,
             src: 0,
             dst: 0,
-            flow: 0,
-            seq: 0,
-            payload: 0,
             wire: 0,
             hash: 0,
             sent_at: 0,
@@ -125,7 +189,26 @@ impl Packet {
             flags: 0,
         }
     }
+
+    /// A PFC frame: XOFF (or XON when `quanta` is 0) for one priority. It travels ahead
+    /// of every queue (priority 7) and takes a minimum frame's wire time.
+    pub fn pfc(sig: PfcSignal) -> Packet {
+        let mut p = Packet::new(Payload::Pause(sig));
+        p.wire = crate::fabric::pfc::PFC_FRAME_BYTES;
+        p.prio = 7;
+        p
+    }
+
+    /// What it is.
+    #[inline]
+    pub fn kind(&self) -> PacketKind {
+        self.payload.kind()
+    }
 }
+
+/// `Desc::in_port` of a packet no switch ingress holds (a switch generated it, or it is
+/// not in a switch): charged to no ingress counter.
+pub const LOCAL_PORT: u16 = u16::MAX;
 
 /// What switches need of a packet, carried by value through queues and link rings.
 ///
@@ -167,10 +250,10 @@ impl Desc {
             dst: p.dst,
             hash: p.hash,
             wire: p.wire,
-            kind: p.kind,
+            kind: p.kind(),
             prio: p.prio,
             ecn: p.ecn,
-            in_port: u16::MAX,
+            in_port: LOCAL_PORT,
             mark: p.mark,
             flags: p.flags,
         }

@@ -2,7 +2,7 @@
 
 use crate::fabric::buffer::Admission;
 use crate::fabric::NodeKind;
-use crate::packet::{Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_ROUTED};
+use crate::packet::{Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_ROUTED, LOCAL_PORT};
 use crate::routing::{ecmp, spray};
 use crate::scenario::config::LbAlgorithm;
 use rand::Rng;
@@ -85,8 +85,9 @@ impl Simulation {
 
     pub(crate) fn drop_packet(&mut self, pkt: Desc, _in_port: u32, s: u32) {
         if pkt.kind == PacketKind::Data {
-            let flow = self.arena.get(pkt.id).flow;
-            self.flows[flow as usize].data_pkts_dropped += 1;
+            if let Some(flow) = self.arena.get(pkt.id).payload.flow() {
+                self.flows[flow.idx()].data_pkts_dropped += 1;
+            }
         }
         self.switches[s as usize].drops += 1;
         self.counters.drops += 1;

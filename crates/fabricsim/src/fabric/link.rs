@@ -17,8 +17,6 @@ pub struct Link {
     pub delay: Time,
     /// The port packets arrive on (the far end's port on this cable).
     pub to_port: u32,
-    /// True while the link is up.
-    pub up: bool,
     /// The node at the far end.
     pub to: NodeKind,
     /// Packets delivered.
@@ -36,7 +34,6 @@ impl Link {
             to,
             delivered: 0,
             ring: VecDeque::new(),
-            up: true,
         }
     }
 }

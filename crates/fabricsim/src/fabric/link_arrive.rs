@@ -2,7 +2,7 @@
 
 use crate::engine::Event;
 use crate::fabric::NodeKind;
-use crate::packet::PacketKind;
+use crate::packet::{PacketKind, Payload};
 
 use crate::sim::*;
 
@@ -21,12 +21,11 @@ impl Simulation {
         link.delivered += 1;
         let (in_port, to) = (link.to_port, link.to);
         if pkt.kind == PacketKind::Pause {
-            let (prio, quanta) = {
-                let p = self.arena.get(pkt.id);
-                (p.flow as usize, p.seq as u16)
+            let Payload::Pause(sig) = self.arena.get(pkt.id).payload else {
+                unreachable!("a pause descriptor holds a pause frame")
             };
             self.arena.release(pkt.id);
-            self.on_pfc_frame(in_port, prio, quanta);
+            self.on_pfc_frame(in_port, sig.prio as usize, sig.quanta);
             return;
         }
         match to {

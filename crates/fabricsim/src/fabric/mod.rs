@@ -21,13 +21,7 @@ pub mod switch;
 pub use link::Link;
 pub use port::Port;
 
-/// Index of a port (and of the link it transmits on).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PortId(pub u32);
-
-/// Index of a node (host or switch).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(pub u32);
+pub use crate::ids::{NodeId, PortId};
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

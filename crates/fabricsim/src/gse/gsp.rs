@@ -12,6 +12,9 @@ use crate::scenario::config::Scenario;
 use crate::transport::Host;
 use crate::units::Time;
 
+use crate::ids::{HostId, PortId};
+use crate::packet::Payload;
+use crate::packet::LOCAL_PORT;
 use crate::sim::*;
 
 impl Simulation {
@@ -23,14 +26,14 @@ impl Simulation {
         switches: &[Switch],
     ) -> Gse {
         let n_hosts = hosts.len();
-        let mut gsp_of_switch = vec![u32::MAX; switches.len()];
+        let mut gsp_of_switch: Vec<Option<u32>> = vec![None; switches.len()];
         let mut switch_of_gsp = Vec::new();
-        let mut gsp_of_host = vec![u32::MAX; n_hosts];
+        let mut gsp_of_host = vec![None; n_hosts];
         for (h, host) in hosts.iter().enumerate() {
             let peer = ports[host.port as usize].peer;
             if let NodeKind::Switch(s) = nodes[ports[peer as usize].node as usize].kind {
-                if gsp_of_switch[s as usize] == u32::MAX {
-                    gsp_of_switch[s as usize] = switch_of_gsp.len() as u32;
+                if gsp_of_switch[s as usize].is_none() {
+                    gsp_of_switch[s as usize] = Some(switch_of_gsp.len() as u32);
                     switch_of_gsp.push(s);
                 }
                 gsp_of_host[h] = gsp_of_switch[s as usize];
@@ -74,22 +77,23 @@ impl Simulation {
     /// packet (the caller then does nothing more).
     pub(crate) fn gsp_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) -> bool {
         let g = self.gse.as_ref().expect("GSE mode");
-        let gsp = g.gsp_of_switch[s as usize];
-        if gsp == u32::MAX {
+        let Some(gsp) = g.gsp_of_switch[s as usize] else {
             return false;
-        }
+        };
         match pkt.kind {
             PacketKind::Request | PacketKind::Grant => {
-                if g.gsp_of_host[pkt.dst as usize] != gsp {
+                if g.gsp_of_host[pkt.dst as usize] != Some(gsp) {
                     return false;
                 }
                 let p = *self.arena.get(pkt.id);
                 self.arena.release(pkt.id);
                 self.switches[s as usize].consumed += 1;
-                if p.kind == PacketKind::Request {
-                    self.on_request(p.src, p.flow, p.seq);
-                } else {
-                    self.on_grant(s, gsp, p.flow, p.seq, p.payload);
+                match p.payload {
+                    Payload::Request { host, bytes } => self.on_request(p.src, host.0, bytes),
+                    Payload::Grant { host, bytes, via } => {
+                        self.on_grant(s, gsp, host.0, bytes, via.map(|v| v.0))
+                    }
+                    _ => unreachable!("a request or grant descriptor"),
                 }
                 true
             }
@@ -97,7 +101,7 @@ impl Simulation {
                 let from_host = self.edge_port[in_port as usize];
                 let dst_gsp = g.gsp_of_host[pkt.dst as usize];
                 let header = g.cfg.header as u32;
-                let local = dst_gsp == gsp;
+                let local = dst_gsp == Some(gsp);
                 if from_host && (!local || g.dgsq) {
                     // Source GSP: add the GSE header (not for a port of its own), then
                     // containers, or DGSQ (which schedules local ports too).
@@ -131,15 +135,15 @@ impl Simulation {
                         let req = v.push(pkt, payload, container);
                         g.stats.voq_max_bytes = g.stats.voq_max_bytes.max(v.max_bytes);
                         if req > 0 {
-                            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, NO_VIA);
+                            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, None);
                         }
                     } else {
-                        self.gsp_emit(s, gsp, stream, pkt, payload, false, NO_VIA);
+                        self.gsp_emit(s, gsp, stream, pkt, payload, false, None);
                     }
                     self.after_admit(s, in_port, pkt.in_port as usize, prio);
                     return true;
                 }
-                if !from_host && dst_gsp == gsp {
+                if !from_host && dst_gsp == Some(gsp) {
                     // Destination GSP: strip the header, restore container order.
                     pkt.wire -= header;
                     if g.dgsq {
@@ -170,7 +174,7 @@ impl Simulation {
 
     /// Places an admitted packet in its container and queues it on the container's uplink.
     /// `via`: with DGSQ, the destination GSP's port the grant asked the container to come
-    /// in on (the source takes its uplink toward that spine), or `NO_VIA`.
+    /// in on (the source takes its uplink toward that spine), if any.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn gsp_emit(
         &mut self,
@@ -180,10 +184,10 @@ impl Simulation {
         mut pkt: Desc,
         payload: u64,
         force: bool,
-        via: u32,
+        via: Option<u32>,
     ) {
         let g = self.gse.as_mut().expect("GSE mode");
-        if g.gsp_of_host[pkt.dst as usize] == gsp {
+        if g.gsp_of_host[pkt.dst as usize] == Some(gsp) {
             // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
             let cands = self.routing.lookup(s, pkt.dst);
             let port = self.routing.port_of(cands, 0);
@@ -200,16 +204,12 @@ impl Simulation {
             let routing = &self.routing;
             // The spine the grant named, if this GSP has uplinks to it: those uplinks
             // only; otherwise all of them.
-            let spine = if via == NO_VIA {
-                u32::MAX
-            } else {
-                ports[ports[via as usize].peer as usize].node
-            };
+            let spine = via.map(|v| ports[ports[v as usize].peer as usize].node);
             let to_spine = |k: usize| {
                 let p = routing.port_of(cands, k) as usize;
-                ports[ports[p].peer as usize].node == spine
+                Some(ports[ports[p].peer as usize].node) == spine
             };
-            let restrict = spine != u32::MAX && (0..n).any(to_spine);
+            let restrict = spine.is_some() && (0..n).any(to_spine);
             let k = crate::gse::pktc::best_uplink(n, &mut g.rr[gsp as usize], |k| {
                 if restrict && !to_spine(k) {
                     u64::MAX
@@ -217,9 +217,11 @@ impl Simulation {
                     ports[routing.port_of(cands, k) as usize].total_bytes
                 }
             });
-            g.tx[stream].uplink = self.routing.port_of(cands, k);
+            g.tx[stream].uplink = Some(self.routing.port_of(cands, k));
         }
-        let uplink = g.tx[stream].uplink;
+        let uplink = g.tx[stream]
+            .uplink
+            .expect("the first packet opens a container");
         self.arena.get_mut(pkt.id).tag = tag;
         // Later switches hash the container, so it keeps to one path.
         pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
@@ -235,7 +237,8 @@ impl Simulation {
             (p.tag, p.src)
         };
         let g = self.gse.as_mut().expect("GSE mode");
-        let stream = g.stream(g.gsp_of_host[src as usize], pkt.dst);
+        let src_gsp = g.gsp_of_host[src as usize].expect("GSE sources sit behind GSPs");
+        let stream = g.stream(src_gsp, pkt.dst);
         let rx = &mut g.rx[stream];
         if tag.cont == rx.exp_cont && tag.idx > rx.exp_idx {
             g.stats.intra_container_gaps += 1;
@@ -302,7 +305,7 @@ impl Simulation {
         let g = self.gse.as_mut().expect("GSE mode");
         let stream = stream as usize;
         let dst = (stream % g.n_hosts) as u32;
-        let gsp = g.gsp_of_host[dst as usize];
+        let gsp = g.gsp_of_host[dst as usize].expect("reorder streams end at GSPs");
         let s = g.switch_of_gsp[gsp as usize];
         let timeout = g.cfg.reorder_timeout;
         let rx = &mut g.rx[stream];
@@ -336,7 +339,7 @@ impl Simulation {
         to: u32,
         port_host: u32,
         bytes: u64,
-        via: u32,
+        via: Option<u32>,
     ) {
         let g = self.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[to as usize] == g.gsp_of_switch[s as usize] {
@@ -344,25 +347,29 @@ impl Simulation {
             match kind {
                 PacketKind::Request => self.on_request(gsp, port_host, bytes),
                 _ => {
-                    let me = g.gsp_of_switch[s as usize];
+                    let me = g.gsp_of_switch[s as usize].expect("GSE control leaves GSPs");
                     self.on_grant(s, me, port_host, bytes, via);
                 }
             }
             return;
         }
-        if kind == PacketKind::Request {
+        let host = HostId(port_host);
+        let payload = if kind == PacketKind::Request {
             g.stats.requests += 1;
+            Payload::Request { host, bytes }
         } else {
             g.stats.grants += 1;
-        }
-        let mut p = Packet::new(kind);
+            Payload::Grant {
+                host,
+                bytes,
+                via: via.map(PortId),
+            }
+        };
+        let mut p = Packet::new(payload);
         p.prio = self.params.ctrl_prio;
         p.wire = g.cfg.control_bytes as u32;
         p.src = gsp;
         p.dst = to;
-        p.flow = port_host;
-        p.seq = bytes;
-        p.payload = via;
         p.hash = ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host);
         let mut d = self.arena.alloc_desc(p);
         d.in_port = LOCAL_PORT;
@@ -403,26 +410,26 @@ impl Simulation {
         };
         let (grant, more) = g.sched[dst as usize].grant(now, container, gt);
         let next = g.sched[dst as usize].next_grant;
-        let dst_gsp = g.gsp_of_host[dst as usize];
+        let dst_gsp = g.gsp_of_host[dst as usize].expect("grants come from GSPs");
         let s = g.switch_of_gsp[dst_gsp as usize];
         if let Some((src_gsp, bytes)) = grant {
             let to = g.voq[g.stream(src_gsp as u32, dst)].grant_to;
             // Spine-link capacity: the container is to come in over the fabric link into
             // this GSP with the fewest granted bytes still to arrive.
             let via = if src_gsp as u32 == dst_gsp {
-                NO_VIA
+                None
             } else {
                 let node = &self.nodes[self.switches[s as usize].node as usize];
-                let mut best = NO_VIA;
+                let mut best: Option<u32> = None;
                 for p in node.first_port..node.first_port + node.n_ports {
                     if !self.edge_port[p as usize]
-                        && (best == NO_VIA || g.via_out[p as usize] < g.via_out[best as usize])
+                        && best.is_none_or(|b| g.via_out[p as usize] < g.via_out[b as usize])
                     {
-                        best = p;
+                        best = Some(p);
                     }
                 }
-                if best != NO_VIA {
-                    g.via_out[best as usize] += bytes;
+                if let Some(b) = best {
+                    g.via_out[b as usize] += bytes;
                 }
                 best
             };
@@ -434,12 +441,12 @@ impl Simulation {
     }
 
     /// A GRANT of `bytes` toward host `dst` reached its source GSP `gsp` (switch `s`).
-    pub(crate) fn on_grant(&mut self, s: u32, gsp: u32, dst: u32, bytes: u64, via: u32) {
+    pub(crate) fn on_grant(&mut self, s: u32, gsp: u32, dst: u32, bytes: u64, via: Option<u32>) {
         let g = self.gse.as_mut().expect("GSE mode");
         let stream = g.stream(gsp, dst);
         g.voq[stream].grant(bytes);
         let mut first = true;
-        let remote = g.gsp_of_host[dst as usize] != gsp;
+        let remote = g.gsp_of_host[dst as usize] != Some(gsp);
         loop {
             let gh = if remote {
                 self.gse.as_ref().expect("GSE").cfg.header
@@ -462,7 +469,7 @@ impl Simulation {
         let container = g.cfg.container;
         let req = g.voq[stream].request_due(container);
         if req > 0 {
-            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, NO_VIA);
+            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, None);
         }
     }
 }

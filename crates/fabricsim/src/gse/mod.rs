@@ -23,10 +23,10 @@ pub struct Gse {
     pub cfg: GseCfg,
     /// DGSQ on.
     pub dgsq: bool,
-    /// GSP index of each switch (`u32::MAX`: not a GSP).
-    pub gsp_of_switch: Vec<u32>,
-    /// GSP of each host (its edge switch).
-    pub gsp_of_host: Vec<u32>,
+    /// GSP index of each switch (`None`: not a GSP).
+    pub gsp_of_switch: Vec<Option<u32>>,
+    /// GSP of each host (its edge switch; `None` for a host behind no switch).
+    pub gsp_of_host: Vec<Option<u32>>,
     /// Switch of each GSP.
     pub switch_of_gsp: Vec<u32>,
     /// Hosts.

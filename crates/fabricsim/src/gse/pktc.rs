@@ -30,8 +30,8 @@ pub struct TxStream {
     pub count: u16,
     /// Packets in the previous container.
     pub prev: u16,
-    /// Uplink port of the current container (`u32::MAX` before the first).
-    pub uplink: u32,
+    /// Uplink port of the current container (`None` before the first).
+    pub uplink: Option<u32>,
     /// Containers opened.
     pub opened: u64,
 }
@@ -43,7 +43,7 @@ impl Default for TxStream {
             used: 0,
             count: 0,
             prev: 0,
-            uplink: u32::MAX,
+            uplink: None,
             opened: 0,
         }
     }

@@ -18,6 +18,9 @@ const CONTIGUOUS: u32 = 1 << 31;
 use crate::fabric::{Node, NodeKind, Port};
 use std::collections::{HashMap, VecDeque};
 
+/// BFS distance of a switch not reached (yet).
+const UNREACHED: u32 = u32::MAX;
+
 /// A looked-up candidate set: consecutive ports, or a run of the flat table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Candidates {
@@ -87,11 +90,11 @@ impl RoutingTable {
             NodeKind::Switch(s) => Some(s),
             NodeKind::Host(_) => None,
         };
-        let mut dist = vec![u32::MAX; n_sw];
+        let mut dist = vec![UNREACHED; n_sw];
         let mut queue = VecDeque::new();
         t.ranges = vec![(0, 0); n_sw * t.n_edges];
         for e in 0..t.n_edges {
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            dist.iter_mut().for_each(|d| *d = UNREACHED);
             let root = t.edge_switch[e];
             dist[root as usize] = 0;
             queue.push_back(root);
@@ -100,7 +103,7 @@ impl RoutingTable {
                 for p in node.first_port..node.first_port + node.n_ports {
                     let peer_node = ports[ports[p as usize].peer as usize].node;
                     if let Some(t2) = sw_of_node(peer_node) {
-                        if dist[t2 as usize] == u32::MAX {
+                        if dist[t2 as usize] == UNREACHED {
                             dist[t2 as usize] = dist[s as usize] + 1;
                             queue.push_back(t2);
                         }
@@ -108,7 +111,7 @@ impl RoutingTable {
                 }
             }
             for s in 0..n_sw {
-                if s as u32 == root || dist[s] == u32::MAX {
+                if s as u32 == root || dist[s] == UNREACHED {
                     continue;
                 }
                 let node = &nodes[switch_nodes[s] as usize];

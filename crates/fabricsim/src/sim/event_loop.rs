@@ -87,7 +87,6 @@ impl Simulation {
                 Event::CnpTimer(f) => self.on_cnp_timer(f),
                 Event::PfcRefresh(p) => self.on_pfc_refresh(p),
                 Event::Sample => self.on_sample(),
-                Event::CcTimer(_) => {}
                 Event::Reorder(i) => self.on_reorder_timer(i),
                 Event::Grant(h) => self.on_grant_timer(h),
             }

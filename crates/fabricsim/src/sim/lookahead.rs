@@ -17,10 +17,9 @@ impl Simulation {
     /// - next: for a port, the head packet's ingress counter and the port's ECN marker.
     #[inline(always)]
     pub(crate) fn prefetch_ahead(&self) {
+        use crate::engine::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
         use crate::engine::peek_code;
         use crate::prefetch::prefetch;
-        const LINK: u32 = 0;
-        const PORT: u32 = 1;
         let ahead = self.queue.peek_codes();
         match peek_code(ahead[3]) {
             (LINK, l) => prefetch(&self.links[l as usize]),

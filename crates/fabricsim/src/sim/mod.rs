@@ -37,12 +37,6 @@ mod lookahead;
 /// 12 % gain at k = 16, 6144 ports; a 15 % instruction overhead and no gain at k = 8).
 pub(crate) const PREFETCH_MIN_PORTS: usize = 4096;
 
-/// No port (a grant without a spine to come in by).
-pub(crate) const NO_VIA: u32 = u32::MAX;
-
-/// `Desc::in_port` of a packet a switch generated itself (charged to no ingress).
-pub(crate) const LOCAL_PORT: u16 = u16::MAX;
-
 /// Transport and fabric settings resolved for the run.
 #[derive(Clone, Debug)]
 pub struct RunParams {
@@ -186,16 +180,16 @@ pub(crate) struct Deps {
     pub(crate) off: Vec<u32>,
     pub(crate) after: Vec<u32>,
     pub(crate) pending: Vec<u32>,
-    /// Job of each flow (`u32::MAX`: none).
-    pub(crate) job: Vec<u32>,
+    /// Job of each flow, if it belongs to one.
+    pub(crate) job: Vec<Option<u32>>,
     /// Jobs waiting for job `j`: `next_jobs[noff[j]..noff[j+1]]`.
     pub(crate) noff: Vec<u32>,
     pub(crate) next_jobs: Vec<u32>,
     /// Flows a job iteration's start releases (those with no predecessor inside it).
     pub(crate) root: Vec<bool>,
-    /// The previous flow of each flow's queue pair (`u32::MAX`: none): a flow continues
-    /// its queue pair's congestion-control state.
-    pub(crate) prev_on_conn: Vec<u32>,
+    /// The previous flow of each flow's queue pair, if any: a flow continues its queue
+    /// pair's congestion-control state.
+    pub(crate) prev_on_conn: Vec<Option<u32>>,
 }
 
 impl Deps {
@@ -222,11 +216,11 @@ impl Deps {
             fill[b as usize] += 1;
         }
         let root: Vec<bool> = pending.iter().map(|&p| p == 0).collect();
-        let mut job = vec![u32::MAX; n];
+        let mut job = vec![None; n];
         let mut ncount = vec![0u32; jobs.len() + 1];
         for (j, js) in jobs.iter().enumerate() {
             for f in js.first_flow..js.first_flow + js.n_flows {
-                job[f as usize] = j as u32;
+                job[f as usize] = Some(j as u32);
                 if js.after.is_some() && root[f as usize] {
                     pending[f as usize] += 1;
                 }
@@ -248,11 +242,11 @@ impl Deps {
             }
         }
         let mut last: std::collections::HashMap<u64, u32> = Default::default();
-        let mut prev_on_conn = vec![u32::MAX; n];
+        let mut prev_on_conn = vec![None; n];
         for (i, k) in conn.iter().enumerate() {
             if let Some(k) = k {
                 if let Some(p) = last.insert(*k, i as u32) {
-                    prev_on_conn[i] = p;
+                    prev_on_conn[i] = Some(p);
                 }
             }
         }

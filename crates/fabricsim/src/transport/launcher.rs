@@ -23,7 +23,7 @@ impl Simulation {
     pub(crate) fn start_flow(&mut self, fid: u32) {
         let now = self.now;
         let prev = self.deps.prev_on_conn[fid as usize];
-        if prev != u32::MAX && self.flows[prev as usize].started {
+        if let Some(prev) = prev.filter(|&p| self.flows[p as usize].started) {
             // The same queue pair: its congestion state carries over.
             let cc = self.flows[prev as usize].cc.clone();
             self.flows[fid as usize].cc = cc;
@@ -53,9 +53,9 @@ impl Simulation {
             self.release(nxt);
         }
         let j = self.deps.job[fid as usize];
-        if j == u32::MAX {
+        let Some(j) = j else {
             return;
-        }
+        };
         let job = &mut self.jobs[j as usize];
         job.left -= 1;
         if job.left > 0 {

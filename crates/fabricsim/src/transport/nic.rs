@@ -8,6 +8,8 @@ use crate::telemetry::int::INT_BYTES_PER_HOP;
 use crate::telemetry::tcd::TcdMark;
 use crate::units::{ser_time_f, Time};
 
+use crate::ids::FlowId;
+use crate::packet::Payload;
 use crate::sim::*;
 
 impl Simulation {
@@ -83,15 +85,16 @@ impl Simulation {
         let payload = rp.mtu.min(f.spec.size - f.snd_nxt);
         let wire = payload + rp.header;
         let pkt = Packet {
-            kind: PacketKind::Data,
+            payload: Payload::Data {
+                flow: FlowId(fid),
+                seq: f.snd_nxt,
+                bytes: payload as u32,
+            },
             prio: rp.data_prio,
             ecn: ECN_ECT,
             echo: 0,
             src: f.spec.src,
             dst: f.spec.dst,
-            flow: fid,
-            seq: f.snd_nxt,
-            payload: payload as u32,
             wire: wire as u32,
             hash: f.hash,
             sent_at: now,
@@ -125,19 +128,12 @@ impl Simulation {
         d
     }
 
-    pub(crate) fn send_feedback(
-        &mut self,
-        from_host: u32,
-        kind: PacketKind,
-        data: &Packet,
-        seq: u64,
-    ) {
-        let mut p = Packet::new(kind);
+    pub(crate) fn send_feedback(&mut self, from_host: u32, payload: Payload, data: &Packet) {
+        let kind = payload.kind();
+        let mut p = Packet::new(payload);
         p.prio = self.params.ctrl_prio;
         p.src = data.dst;
         p.dst = data.src;
-        p.flow = data.flow;
-        p.seq = seq;
         p.wire = self.params.ack_size;
         p.hash = ecmp::mix32(data.hash ^ 0x5bd1_e995);
         p.echo = (data.ecn == ECN_CE) as u8;
@@ -169,28 +165,29 @@ impl Simulation {
     pub(crate) fn host_receive(&mut self, h: u32, pkt: Desc) {
         let mut p = *self.arena.get(pkt.id);
         p.ecn = pkt.ecn;
-        if p.kind == PacketKind::Data {
+        if p.kind() == PacketKind::Data {
             p.mark = pkt.mark;
         }
         if p.flags & FLAG_INT != 0 {
             self.telemetry.int.receive(pkt.id);
         }
         self.arena.release(pkt.id);
-        match p.kind {
-            PacketKind::Data => self.on_data(h, &p),
-            PacketKind::Ack | PacketKind::Nack => self.on_ack(&p),
-            PacketKind::Cnp => {
-                let f = &mut self.flows[p.flow as usize];
+        match p.payload {
+            Payload::Data { flow, seq, bytes } => self.on_data(h, &p, flow, seq, bytes),
+            Payload::Ack { flow, seq } => self.on_ack(&p, flow, seq, false),
+            Payload::Nack { flow, seq } => self.on_ack(&p, flow, seq, true),
+            Payload::Cnp { flow } => {
+                let f = &mut self.flows[flow.idx()];
                 f.cc.on_cnp(self.now);
             }
-            PacketKind::Pause | PacketKind::Request | PacketKind::Grant => {}
+            Payload::Pause(_) | Payload::Request { .. } | Payload::Grant { .. } => {}
         }
     }
 
-    pub(crate) fn on_data(&mut self, h: u32, p: &Packet) {
+    pub(crate) fn on_data(&mut self, h: u32, p: &Packet, flow: FlowId, seq: u64, bytes: u32) {
         let now = self.now;
         self.counters.data_arrived += 1;
-        let fid = p.flow;
+        let fid = flow.0;
         let ack_every = self.params.ack_every;
         let f = &mut self.flows[fid as usize];
         f.data_pkts_arrived += 1;
@@ -199,7 +196,7 @@ impl Simulation {
             if now >= f.next_cnp {
                 f.next_cnp = now + interval;
                 f.cnps_sent += 1;
-                self.send_feedback(h, PacketKind::Cnp, p, 0);
+                self.send_feedback(h, Payload::Cnp { flow }, p);
             } else if !f.cnp_pending {
                 f.cnp_pending = true;
                 let t = f.next_cnp;
@@ -207,8 +204,8 @@ impl Simulation {
             }
         }
         let f = &mut self.flows[fid as usize];
-        if p.seq == f.rcv_nxt {
-            f.rcv_nxt += p.payload as u64;
+        if seq == f.rcv_nxt {
+            f.rcv_nxt += bytes as u64;
             f.nacked_at = u64::MAX;
             f.unacked_pkts += 1;
             self.last_progress = now;
@@ -216,7 +213,7 @@ impl Simulation {
             if f.unacked_pkts >= ack_every || done {
                 f.unacked_pkts = 0;
                 let seq = f.rcv_nxt;
-                self.send_feedback(h, PacketKind::Ack, p, seq);
+                self.send_feedback(h, Payload::Ack { flow, seq }, p);
             }
             let f = &mut self.flows[fid as usize];
             if done && f.finish.is_none() {
@@ -224,15 +221,15 @@ impl Simulation {
                 self.flows_done += 1;
                 self.on_flow_finished(fid);
             }
-        } else if p.seq > f.rcv_nxt {
+        } else if seq > f.rcv_nxt {
             if f.nacked_at != f.rcv_nxt {
                 f.nacked_at = f.rcv_nxt;
                 let seq = f.rcv_nxt;
-                self.send_feedback(h, PacketKind::Nack, p, seq);
+                self.send_feedback(h, Payload::Nack { flow, seq }, p);
             }
         } else {
             let seq = f.rcv_nxt;
-            self.send_feedback(h, PacketKind::Ack, p, seq);
+            self.send_feedback(h, Payload::Ack { flow, seq }, p);
         }
     }
 
@@ -247,24 +244,29 @@ impl Simulation {
         f.next_cnp = now + interval;
         f.cnps_sent += 1;
         // A CNP carries only the flow; build it from a template of the flow's data.
-        let mut tmpl = Packet::new(PacketKind::Data);
+        let flow = FlowId(fid);
+        let mut tmpl = Packet::new(Payload::Data {
+            flow,
+            seq: 0,
+            bytes: 0,
+        });
         tmpl.src = f.spec.src;
         tmpl.dst = f.spec.dst;
-        tmpl.flow = fid;
         tmpl.hash = f.hash;
         let h = f.spec.dst;
-        self.send_feedback(h, PacketKind::Cnp, &tmpl, 0);
+        self.send_feedback(h, Payload::Cnp { flow }, &tmpl);
     }
 
-    pub(crate) fn on_ack(&mut self, p: &Packet) {
+    /// A cumulative ACK (or, with `nack`, a NACK) of `flow` up to `seq`.
+    pub(crate) fn on_ack(&mut self, p: &Packet, flow: FlowId, seq: u64, nack: bool) {
         let now = self.now;
         let rto = self.params.rto;
-        let fid = p.flow;
+        let fid = flow.0;
         let f = &mut self.flows[fid as usize];
         let mut wake = false;
-        if p.seq > f.snd_una {
-            let newly = p.seq - f.snd_una;
-            f.snd_una = p.seq;
+        if seq > f.snd_una {
+            let newly = seq - f.snd_una;
+            f.snd_una = seq;
             if f.snd_nxt < f.snd_una {
                 f.snd_nxt = f.snd_una;
             }
@@ -272,7 +274,7 @@ impl Simulation {
             let wire = |b: u64| b + b.div_ceil(mtu) * hdr;
             let info = AckInfo {
                 newly_acked: newly,
-                ack_seq: p.seq,
+                ack_seq: seq,
                 ecn_echo: p.echo,
                 rtt: now.saturating_sub(p.sent_at),
                 mark: TcdMark::from_bits(p.mark),
@@ -298,10 +300,10 @@ impl Simulation {
             f.rto_deadline = now + rto;
             wake = f.cc.window().is_some();
         }
-        if p.kind == PacketKind::Nack {
+        if nack {
             f.nacks += 1;
-            if p.seq < f.snd_nxt {
-                f.snd_nxt = p.seq.max(f.snd_una);
+            if seq < f.snd_nxt {
+                f.snd_nxt = seq.max(f.snd_una);
                 wake = true;
             }
         }
