@@ -128,8 +128,10 @@ pub const ECN_CE: u8 = 0b11;
 /// ECN-capable transport.
 pub const ECN_ECT: u8 = 0b10;
 
-/// One frame in flight or queued.
+/// One frame in flight or queued: one cache line in the arena (only the NICs at both ends
+/// touch it).
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub struct Packet {
     /// What it is and what it carries.
     pub payload: Payload,

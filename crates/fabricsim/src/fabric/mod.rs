@@ -10,9 +10,7 @@ pub mod buffer;
 pub mod ecn;
 mod egress;
 pub mod flow_control;
-mod forwarding;
 pub mod link;
-mod link_arrive;
 pub use flow_control::pfc;
 
 pub mod port;

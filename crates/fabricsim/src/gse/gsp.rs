@@ -12,6 +12,7 @@ use crate::scenario::config::Scenario;
 use crate::transport::Host;
 use crate::units::Time;
 
+use crate::fabric::switch::SwitchRole;
 use crate::ids::{HostId, PortId};
 use crate::packet::Payload;
 use crate::packet::LOCAL_PORT;
@@ -23,7 +24,7 @@ impl Simulation {
         nodes: &[Node],
         ports: &[Port],
         hosts: &[Host],
-        switches: &[Switch],
+        switches: &mut [Switch],
     ) -> Gse {
         let n_hosts = hosts.len();
         let mut gsp_of_switch: Vec<Option<u32>> = vec![None; switches.len()];
@@ -40,6 +41,9 @@ impl Simulation {
             }
         }
         let n_gsp = switch_of_gsp.len();
+        for (g, &s) in switch_of_gsp.iter().enumerate() {
+            switches[s as usize].role = SwitchRole::Gsp(g as u32);
+        }
         let dgsq = sc.fabric.gse.scheduling == crate::scenario::config::GseScheduling::Dgsq;
         Gse {
             cfg: sc.fabric.gse.clone(),
@@ -75,11 +79,8 @@ impl Simulation {
 
     /// GSE handling of a packet arriving at switch `s`; returns true if it took the
     /// packet (the caller then does nothing more).
-    pub(crate) fn gsp_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) -> bool {
-        let g = self.gse.as_ref().expect("GSE mode");
-        let Some(gsp) = g.gsp_of_switch[s as usize] else {
-            return false;
-        };
+    pub(crate) fn gsp_receive(&mut self, s: u32, gsp: u32, in_port: u32, mut pkt: Desc) -> bool {
+        let g = self.gse.as_ref().expect("GSPs exist in GSE mode");
         match pkt.kind {
             PacketKind::Request | PacketKind::Grant => {
                 if g.gsp_of_host[pkt.dst as usize] != Some(gsp) {

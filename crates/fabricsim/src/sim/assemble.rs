@@ -21,7 +21,10 @@ use crate::units::{Rate, Time};
 use crate::workload::Workload;
 
 use crate::fabric::flow_control::{AnyFlowControl, Pfc};
+use crate::fabric::switch::SwitchRole;
 use crate::sim::*;
+use crate::transport::rdma::RdmaRc;
+use crate::transport::AnyTransport;
 
 impl Simulation {
     pub(crate) fn assemble(
@@ -168,6 +171,7 @@ impl Simulation {
                 consumed: 0,
                 held: 0,
                 voq_wire: 0,
+                role: SwitchRole::Plain,
             });
         }
         let host_nodes: Vec<u32> = g.hosts.iter().map(|&h| h as u32).collect();
@@ -247,7 +251,11 @@ impl Simulation {
             .collect();
         let gse = if params.lb == LbAlgorithm::Pktc {
             Some(Box::new(Self::build_gse(
-                sc, &nodes, &ports, &hosts, &switches,
+                sc,
+                &nodes,
+                &ports,
+                &hosts,
+                &mut switches,
             )))
         } else {
             None
@@ -262,6 +270,9 @@ impl Simulation {
         } else {
             AnyFlowControl::Lossy
         };
+        let transport = AnyTransport::RdmaRc(RdmaRc {
+            ack_every: params.ack_every,
+        });
         let mut sim = Simulation {
             now: 0,
             queue: EventQueue::with_capacity(4 * n_ports + 1024),
@@ -287,6 +298,7 @@ impl Simulation {
             flows_started: 0,
             last_progress: 0,
             flow_control,
+            transport,
             node_is_switch,
             edge_port,
             gse,

@@ -305,6 +305,8 @@ pub struct Simulation {
     pub(crate) flows_done: usize,
     pub(crate) flows_started: usize,
     pub(crate) last_progress: Time,
+    /// The NICs' transport (reliability state machine).
+    pub(crate) transport: crate::transport::AnyTransport,
     /// Link-level flow control (PFC, or none).
     pub(crate) flow_control: crate::fabric::flow_control::AnyFlowControl,
     pub(crate) node_is_switch: Vec<bool>,

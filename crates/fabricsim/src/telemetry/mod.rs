@@ -40,6 +40,12 @@ impl Telemetry {
         }
     }
 
+    /// True if a dequeued data packet gets telemetry (TCD runs, or it collects INT).
+    #[inline(always)]
+    pub fn applies_to(&self, pkt: &Desc) -> bool {
+        !self.tcd.is_empty() || pkt.flags & FLAG_INT != 0
+    }
+
     /// Data packet `pkt` of `wire` bytes leaves the queue of priority `prio` at switch
     /// egress `port` (`port_ref`): TCD merges its mark, INT appends a record.
     #[inline]

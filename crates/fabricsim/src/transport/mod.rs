@@ -19,3 +19,83 @@ mod nic;
 pub mod rdma;
 
 pub use rdma::{Flow, FlowSpec, Host};
+
+/// What a receiving NIC sends back for a data packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxReply {
+    /// Nothing (a coalesced ACK, or a gap already NACKed).
+    Nothing,
+    /// A cumulative ACK up to this byte.
+    Ack(u64),
+    /// A NACK: a gap at this byte.
+    Nack(u64),
+}
+
+/// A data packet's effect at the receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RxOutcome {
+    /// What to send back.
+    pub reply: RxReply,
+    /// The packet advanced the in-order point (progress, for stall detection).
+    pub in_order: bool,
+    /// The flow's last byte has now arrived in order.
+    pub completed: bool,
+}
+
+/// One NIC transport: the reliability state machine of a flow at both ends. The NIC
+/// around it paces and builds packets, runs the timers and feeds the congestion
+/// controller; the transport decides what a data packet, an ACK, a NACK and a timeout do
+/// to the flow's sequence state. RDMA RC with go-back-N ([`rdma::RdmaRc`]) is the one
+/// today; a transport with selective repeat, or the Sunway NIC's, is one more file and
+/// one more [`AnyTransport`] variant.
+pub trait NicTransport {
+    /// Receiver: data of `bytes` at byte offset `seq` arrived for `f`.
+    fn on_data(&self, f: &mut Flow, seq: u64, bytes: u32) -> RxOutcome;
+    /// Sender: a cumulative ACK (or NACK) says every byte before `seq` arrived. Returns the
+    /// bytes newly acknowledged.
+    fn on_cumulative_ack(&self, f: &mut Flow, seq: u64) -> u64;
+    /// Sender: a NACK reports a gap at `seq`. Returns true if the sender goes back (and
+    /// must be woken).
+    fn on_nack(&self, f: &mut Flow, seq: u64) -> bool;
+    /// Sender: the retransmission timer expired with data unacknowledged. Returns true if
+    /// the sender goes back (and must be woken).
+    fn on_timeout(&self, f: &mut Flow) -> bool;
+}
+
+/// The transport a run's NICs use (enum dispatch: the hooks run per packet).
+#[derive(Clone, Debug)]
+pub enum AnyTransport {
+    /// RDMA reliable connection with go-back-N.
+    RdmaRc(rdma::RdmaRc),
+}
+
+impl AnyTransport {
+    /// See [`NicTransport::on_data`].
+    #[inline(always)]
+    pub fn on_data(&self, f: &mut Flow, seq: u64, bytes: u32) -> RxOutcome {
+        match self {
+            AnyTransport::RdmaRc(t) => t.on_data(f, seq, bytes),
+        }
+    }
+    /// See [`NicTransport::on_cumulative_ack`].
+    #[inline(always)]
+    pub fn on_cumulative_ack(&self, f: &mut Flow, seq: u64) -> u64 {
+        match self {
+            AnyTransport::RdmaRc(t) => t.on_cumulative_ack(f, seq),
+        }
+    }
+    /// See [`NicTransport::on_nack`].
+    #[inline(always)]
+    pub fn on_nack(&self, f: &mut Flow, seq: u64) -> bool {
+        match self {
+            AnyTransport::RdmaRc(t) => t.on_nack(f, seq),
+        }
+    }
+    /// See [`NicTransport::on_timeout`].
+    #[inline(always)]
+    pub fn on_timeout(&self, f: &mut Flow) -> bool {
+        match self {
+            AnyTransport::RdmaRc(t) => t.on_timeout(f),
+        }
+    }
+}

@@ -11,6 +11,7 @@ use crate::units::{ser_time_f, Time};
 use crate::ids::FlowId;
 use crate::packet::Payload;
 use crate::sim::*;
+use crate::transport::RxReply;
 
 impl Simulation {
     pub(crate) fn on_rto(&mut self, fid: u32) {
@@ -25,9 +26,7 @@ impl Simulation {
             self.queue.push(f.rto_deadline, Event::Rto(fid));
             return;
         }
-        if f.snd_una < f.snd_nxt || f.snd_una < f.spec.size {
-            f.snd_nxt = f.snd_una;
-            f.timeouts += 1;
+        if self.transport.on_timeout(f) {
             f.rto_deadline = now + rto;
             self.queue.push(f.rto_deadline, Event::Rto(fid));
             let port = self.hosts[f.spec.src as usize].port;
@@ -188,7 +187,6 @@ impl Simulation {
         let now = self.now;
         self.counters.data_arrived += 1;
         let fid = flow.0;
-        let ack_every = self.params.ack_every;
         let f = &mut self.flows[fid as usize];
         f.data_pkts_arrived += 1;
         if p.ecn == ECN_CE && f.cc.wants_cnp() {
@@ -204,32 +202,19 @@ impl Simulation {
             }
         }
         let f = &mut self.flows[fid as usize];
-        if seq == f.rcv_nxt {
-            f.rcv_nxt += bytes as u64;
-            f.nacked_at = u64::MAX;
-            f.unacked_pkts += 1;
+        let rx = self.transport.on_data(f, seq, bytes);
+        if rx.in_order {
             self.last_progress = now;
-            let done = f.rcv_nxt >= f.spec.size;
-            if f.unacked_pkts >= ack_every || done {
-                f.unacked_pkts = 0;
-                let seq = f.rcv_nxt;
-                self.send_feedback(h, Payload::Ack { flow, seq }, p);
-            }
-            let f = &mut self.flows[fid as usize];
-            if done && f.finish.is_none() {
-                f.finish = Some(now);
-                self.flows_done += 1;
-                self.on_flow_finished(fid);
-            }
-        } else if seq > f.rcv_nxt {
-            if f.nacked_at != f.rcv_nxt {
-                f.nacked_at = f.rcv_nxt;
-                let seq = f.rcv_nxt;
-                self.send_feedback(h, Payload::Nack { flow, seq }, p);
-            }
-        } else {
-            let seq = f.rcv_nxt;
-            self.send_feedback(h, Payload::Ack { flow, seq }, p);
+        }
+        match rx.reply {
+            RxReply::Nothing => {}
+            RxReply::Ack(seq) => self.send_feedback(h, Payload::Ack { flow, seq }, p),
+            RxReply::Nack(seq) => self.send_feedback(h, Payload::Nack { flow, seq }, p),
+        }
+        if rx.completed {
+            self.flows[fid as usize].finish = Some(now);
+            self.flows_done += 1;
+            self.on_flow_finished(fid);
         }
     }
 
@@ -264,12 +249,8 @@ impl Simulation {
         let fid = flow.0;
         let f = &mut self.flows[fid as usize];
         let mut wake = false;
-        if seq > f.snd_una {
-            let newly = seq - f.snd_una;
-            f.snd_una = seq;
-            if f.snd_nxt < f.snd_una {
-                f.snd_nxt = f.snd_una;
-            }
+        let newly = self.transport.on_cumulative_ack(f, seq);
+        if newly > 0 {
             let (mtu, hdr) = (self.params.mtu, self.params.header);
             let wire = |b: u64| b + b.div_ceil(mtu) * hdr;
             let info = AckInfo {
@@ -300,12 +281,8 @@ impl Simulation {
             f.rto_deadline = now + rto;
             wake = f.cc.window().is_some();
         }
-        if nack {
-            f.nacks += 1;
-            if seq < f.snd_nxt {
-                f.snd_nxt = seq.max(f.snd_una);
-                wake = true;
-            }
+        if nack && self.transport.on_nack(f, seq) {
+            wake = true;
         }
         if f.snd_una >= f.spec.size && f.sender_done.is_none() {
             f.sender_done = Some(now);

@@ -45,8 +45,8 @@ pub struct Flow {
     pub rcv_nxt: u64,
     /// In-order packets since the last ACK.
     pub unacked_pkts: u32,
-    /// `rcv_nxt` for which a NACK was already sent (u64::MAX: none).
-    pub nacked_at: u64,
+    /// `rcv_nxt` for which a NACK was already sent, if any (one NACK per gap).
+    pub nacked_at: Option<u64>,
     /// NP: earliest time the next CNP may be sent.
     pub next_cnp: Time,
     /// NP: a CE mark arrived inside the CNP interval; a CNP timer is pending.
@@ -94,7 +94,7 @@ impl Flow {
             rto_pending: false,
             rcv_nxt: 0,
             unacked_pkts: 0,
-            nacked_at: u64::MAX,
+            nacked_at: None,
             next_cnp: 0,
             cnp_pending: false,
             finish: None,
@@ -215,6 +215,90 @@ pub fn ideal_fct_by_packets(size: u64, mtu: u64, header: u64, hops: &[Hop]) -> T
         arrive_last = arrive;
     }
     arrive_last
+}
+
+/// RDMA RC (RoCEv2 reliable connection) with go-back-N, as RoCE NICs run it: the
+/// receiver accepts only the next expected byte, ACKs every `ack_every` in-order packets
+/// and the last, answers the first out-of-order packet of a gap with one NACK and
+/// duplicates with an ACK; the sender goes back to the NACKed byte, or to the first
+/// unacknowledged byte on a timeout.
+#[derive(Clone, Copy, Debug)]
+pub struct RdmaRc {
+    /// In-order packets per ACK.
+    pub ack_every: u32,
+}
+
+impl super::NicTransport for RdmaRc {
+    #[inline(always)]
+    fn on_data(&self, f: &mut Flow, seq: u64, bytes: u32) -> super::RxOutcome {
+        use super::{RxOutcome, RxReply};
+        if seq == f.rcv_nxt {
+            f.rcv_nxt += bytes as u64;
+            f.nacked_at = None;
+            f.unacked_pkts += 1;
+            let done = f.rcv_nxt >= f.spec.size;
+            let reply = if f.unacked_pkts >= self.ack_every || done {
+                f.unacked_pkts = 0;
+                RxReply::Ack(f.rcv_nxt)
+            } else {
+                RxReply::Nothing
+            };
+            RxOutcome {
+                reply,
+                in_order: true,
+                completed: done && f.finish.is_none(),
+            }
+        } else {
+            let reply = if seq < f.rcv_nxt {
+                RxReply::Ack(f.rcv_nxt)
+            } else if f.nacked_at != Some(f.rcv_nxt) {
+                f.nacked_at = Some(f.rcv_nxt);
+                RxReply::Nack(f.rcv_nxt)
+            } else {
+                RxReply::Nothing
+            };
+            RxOutcome {
+                reply,
+                in_order: false,
+                completed: false,
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn on_cumulative_ack(&self, f: &mut Flow, seq: u64) -> u64 {
+        if seq <= f.snd_una {
+            return 0;
+        }
+        let newly = seq - f.snd_una;
+        f.snd_una = seq;
+        if f.snd_nxt < f.snd_una {
+            f.snd_nxt = f.snd_una;
+        }
+        newly
+    }
+
+    #[inline(always)]
+    fn on_nack(&self, f: &mut Flow, seq: u64) -> bool {
+        f.nacks += 1;
+        if seq < f.snd_nxt {
+            f.snd_nxt = seq.max(f.snd_una);
+            true
+        } else {
+            false
+        }
+    }
+
+    #[inline(always)]
+    fn on_timeout(&self, f: &mut Flow) -> bool {
+        if f.snd_una < f.snd_nxt || f.snd_una < f.spec.size {
+            f.snd_nxt = f.snd_una;
+            f.timeouts += 1;
+            true
+        } else {
+            false
+        }
+    }
 }
 
 #[cfg(test)]
