@@ -192,7 +192,7 @@ pub fn analyse(sim: &Simulation, spec: &ConvergenceSpec) -> Convergence {
     let all: Vec<Vec<(Time, f64)>> = spec
         .flows
         .iter()
-        .map(|&f| series(&sim.rate_samples, f))
+        .map(|&f| series(&sim.record.rate_samples, f))
         .collect();
     let mut per_flow = Vec::new();
     let mut cut_max: Option<Option<Time>> = None;

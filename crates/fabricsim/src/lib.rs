@@ -30,7 +30,7 @@ pub mod invariants;
 pub mod metrics;
 pub mod packet;
 pub mod prefetch;
-mod record;
+pub mod record;
 pub mod report;
 pub mod results;
 pub mod routing;

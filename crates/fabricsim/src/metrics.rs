@@ -356,7 +356,7 @@ fn series_budget(nseries: usize) -> usize {
 /// `flow <id> (<src>-><dst>)`.
 pub fn rate_series(sim: &Simulation, max_flows: usize) -> Vec<(String, Vec<(f64, f64)>)> {
     let mut by_flow: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
-    for r in &sim.rate_samples {
+    for r in &sim.record.rate_samples {
         by_flow
             .entry(r.flow)
             .or_default()
@@ -384,7 +384,7 @@ pub fn rate_series(sim: &Simulation, max_flows: usize) -> Vec<(String, Vec<(f64,
 /// zero. Series are named `<node>:<port>`.
 pub fn queue_series(sim: &Simulation, max_ports: usize) -> Vec<(String, Vec<(f64, f64)>)> {
     let mut by_port: BTreeMap<u32, Vec<(Time, u64)>> = BTreeMap::new();
-    for q in &sim.queue_samples {
+    for q in &sim.record.queue_samples {
         by_port.entry(q.port).or_default().push((q.t, q.bytes));
     }
     let mut ids: Vec<(u32, u64)> = by_port
@@ -630,9 +630,10 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
     if let Some(t) = ports_table(sim, 16) {
         out.push(Section::Table(t));
     }
-    if !sim.rate_samples.is_empty() {
+    if !sim.record.rate_samples.is_empty() {
         let series = rate_series(sim, MAX_RATE_FLOWS);
         let n = sim
+            .record
             .rate_samples
             .iter()
             .map(|r| r.flow)
@@ -647,7 +648,7 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
             series,
         )));
     }
-    if !sim.queue_samples.is_empty() {
+    if !sim.record.queue_samples.is_empty() {
         let series = queue_series(sim, MAX_QUEUE_PORTS);
         out.push(Section::Line(LineChart::over_time(
             format!(

@@ -1,18 +1,66 @@
-//! Recording.
+//! Recording: the time series `[record]` asks for, sampled on a fixed grid.
+//!
+//! Every `queue_interval` the recorder notes each switch port's queued bytes (non-zero
+//! only), and every `rate_interval` each running flow's controller rate and its in-order
+//! goodput over the interval. Sampling is one event on the grid, never per packet; the
+//! samples feed `queues.csv`, `rates.csv` and the convergence and window analyses.
 
 use crate::cc::CongestionControl;
 use crate::engine::Event;
+use crate::fabric::Port;
+use crate::transport::Flow;
 use crate::units::Time;
 
-use crate::sim::*;
+use crate::sim::Simulation;
 
-impl Simulation {
-    pub(crate) fn on_sample(&mut self) {
-        let now = self.now;
-        if let Some(iv) = self.params.queue_interval {
+/// One row of a queue-length time series.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueSample {
+    /// Time.
+    pub t: Time,
+    /// Port id.
+    pub port: u32,
+    /// Bytes queued.
+    pub bytes: u64,
+}
+
+/// One row of a flow-rate time series.
+#[derive(Clone, Copy, Debug)]
+pub struct RateSample {
+    /// Time.
+    pub t: Time,
+    /// Flow id.
+    pub flow: u32,
+    /// Congestion controller's rate (bps).
+    pub rate_bps: f64,
+    /// Bytes delivered in order per second over the last interval.
+    pub goodput_bps: f64,
+}
+
+/// The samples of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    /// Queue samples.
+    pub queue_samples: Vec<QueueSample>,
+    /// Rate samples.
+    pub rate_samples: Vec<RateSample>,
+}
+
+impl Recorder {
+    /// Takes the samples due at `now` and returns the next sampling time, if any.
+    pub fn sample(
+        &mut self,
+        now: Time,
+        intervals: (Option<Time>, Option<Time>),
+        ports: &[Port],
+        node_is_switch: &[bool],
+        flows: &mut [Flow],
+    ) -> Option<Time> {
+        let (queue_interval, rate_interval) = intervals;
+        if let Some(iv) = queue_interval {
             if now.is_multiple_of(iv) {
-                for (i, p) in self.ports.iter().enumerate() {
-                    if self.node_is_switch[p.node as usize] {
+                for (i, p) in ports.iter().enumerate() {
+                    if node_is_switch[p.node as usize] {
                         let b = p.queued_bytes();
                         if b > 0 {
                             self.queue_samples.push(QueueSample {
@@ -25,9 +73,9 @@ impl Simulation {
                 }
             }
         }
-        if let Some(iv) = self.params.rate_interval {
+        if let Some(iv) = rate_interval {
             if now.is_multiple_of(iv) {
-                for (i, f) in self.flows.iter_mut().enumerate() {
+                for (i, f) in flows.iter_mut().enumerate() {
                     if f.started && f.finish.is_none() || f.finish == Some(now) {
                         let delivered = f.rcv_nxt - f.delivered_at_last_sample;
                         f.delivered_at_last_sample = f.rcv_nxt;
@@ -43,21 +91,27 @@ impl Simulation {
                 }
             }
         }
-        let q = self.params.queue_interval.unwrap_or(Time::MAX);
-        let r = self.params.rate_interval.unwrap_or(Time::MAX);
-        let next_q = if q == Time::MAX {
-            Time::MAX
-        } else {
-            (now / q + 1) * q
-        };
-        let next_r = if r == Time::MAX {
-            Time::MAX
-        } else {
-            (now / r + 1) * r
-        };
-        let next = next_q.min(next_r);
-        if next != Time::MAX && self.flows_done < self.flows.len() {
-            self.queue.push(next, Event::Sample);
+        let next = |iv: Option<Time>| iv.map_or(Time::MAX, |q| (now / q + 1) * q);
+        let t = next(queue_interval).min(next(rate_interval));
+        (t != Time::MAX).then_some(t)
+    }
+}
+
+impl Simulation {
+    /// The sampling event: sample, and keep sampling while flows remain.
+    pub(crate) fn on_sample(&mut self) {
+        let intervals = (self.params.queue_interval, self.params.rate_interval);
+        let next = self.record.sample(
+            self.now,
+            intervals,
+            &self.ports,
+            &self.node_is_switch,
+            &mut self.flows,
+        );
+        if let Some(t) = next {
+            if self.flows_done < self.flows.len() {
+                self.queue.push(t, Event::Sample);
+            }
         }
     }
 }

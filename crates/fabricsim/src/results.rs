@@ -385,9 +385,9 @@ pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Re
     if !sim.jobs.is_empty() {
         write_file(dir, "jobs.csv", &jobs_csv(sim))?;
     }
-    if !sim.queue_samples.is_empty() || sim.params.queue_interval.is_some() {
+    if !sim.record.queue_samples.is_empty() || sim.params.queue_interval.is_some() {
         let mut s = String::from("time_ns,node,port,bytes\n");
-        for q in &sim.queue_samples {
+        for q in &sim.record.queue_samples {
             let p = &sim.ports[q.port as usize];
             let _ = writeln!(
                 s,
@@ -402,7 +402,7 @@ pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Re
     }
     if sim.params.rate_interval.is_some() {
         let mut s = String::from("time_ns,flow_id,rate_gbps,goodput_gbps\n");
-        for r in &sim.rate_samples {
+        for r in &sim.record.rate_samples {
             let _ = writeln!(
                 s,
                 "{},{},{:.4},{:.4}",

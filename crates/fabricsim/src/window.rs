@@ -126,6 +126,7 @@ pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
         let n = grid(spec.from, spec.to, iv).count().max(1) as f64;
         for &f in &spec.flows {
             let sum: f64 = sim
+                .record
                 .rate_samples
                 .iter()
                 .filter(|r| r.flow == f && r.t > spec.from && r.t <= spec.to)
@@ -143,6 +144,7 @@ pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
         let n = grid(spec.from, spec.to, iv).count().max(1) as f64;
         for (name, p) in &spec.ports {
             let v: Vec<u64> = sim
+                .record
                 .queue_samples
                 .iter()
                 .filter(|q| q.port == *p && q.t > spec.from && q.t <= spec.to)

@@ -83,6 +83,7 @@ fn hpcc_holds_the_bottleneck_at_eta_with_an_empty_queue_and_pays_for_int() {
     );
     // Queue near zero: the mean over [2 ms, 4 ms] is under one packet.
     let samples: Vec<u64> = sim
+        .record
         .queue_samples
         .iter()
         .filter(|q| q.port as usize == bottleneck && q.t >= 2 * MS)

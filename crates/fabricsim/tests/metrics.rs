@@ -230,7 +230,7 @@ fn chart_series_are_capped_chosen_by_rule_and_deterministic() {
     assert_eq!(rates, metrics::rate_series(&sim, 16));
     // The chosen flows have the most samples: none left out has more than any chosen.
     let mut count = std::collections::BTreeMap::<u32, usize>::new();
-    for r in &sim.rate_samples {
+    for r in &sim.record.rate_samples {
         *count.entry(r.flow).or_default() += 1;
     }
     let chosen: Vec<u32> = rates
@@ -258,7 +258,13 @@ fn chart_series_are_capped_chosen_by_rule_and_deterministic() {
         .collect();
     assert!(maxes.windows(2).all(|w| w[0] >= w[1]), "{maxes:?}");
     // The largest sampled queue anywhere is the first series' peak.
-    let top = sim.queue_samples.iter().map(|q| q.bytes).max().unwrap();
+    let top = sim
+        .record
+        .queue_samples
+        .iter()
+        .map(|q| q.bytes)
+        .max()
+        .unwrap();
     assert_eq!(maxes[0], top as f64);
     for (_, pts) in &queues {
         assert!(pts.len() <= metrics::MAX_SERIES_POINTS);

@@ -180,6 +180,7 @@ flows = [{{src = 1, dst = 0, size = "1GB"}}, {{src = 2, dst = 0, size = "1GB", s
 /// Mean goodput (bps) of `flow` over (8 ms, 10 ms].
 fn goodput_8_to_10ms(sim: &Simulation, flow: u32) -> f64 {
     let s: Vec<f64> = sim
+        .record
         .rate_samples
         .iter()
         .filter(|r| r.flow == flow && r.t > 8 * MS && r.t <= 10 * MS)

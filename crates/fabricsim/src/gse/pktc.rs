@@ -20,7 +20,7 @@ pub struct Tag {
 }
 
 /// Container state of one (source GSP, destination) stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TxStream {
     /// Current container.
     pub cont: u32,
@@ -34,19 +34,6 @@ pub struct TxStream {
     pub uplink: Option<u32>,
     /// Containers opened.
     pub opened: u64,
-}
-
-impl Default for TxStream {
-    fn default() -> Self {
-        TxStream {
-            cont: 0,
-            used: 0,
-            count: 0,
-            prev: 0,
-            uplink: None,
-            opened: 0,
-        }
-    }
 }
 
 impl TxStream {

@@ -37,8 +37,8 @@ impl Simulation {
             self.route_ahead =
                 self.prefetch && self.params.lb == LbAlgorithm::Ecmp && self.gse.is_none();
             self.queue.set_lookahead(self.prefetch);
-            if !self.arrival_order.is_empty() {
-                let t0 = self.flows[self.arrival_order[0] as usize].spec.start;
+            if !self.launcher.order.is_empty() {
+                let t0 = self.flows[self.launcher.order[0] as usize].spec.start;
                 self.queue.push(t0, Event::FlowArrivals);
             }
             if self.params.queue_interval.is_some() || self.params.rate_interval.is_some() {

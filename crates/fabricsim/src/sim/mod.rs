@@ -32,6 +32,9 @@ mod build;
 mod event_loop;
 mod lookahead;
 
+pub use crate::record::{QueueSample, RateSample, Recorder};
+pub(crate) use crate::transport::launcher::{Deps, FlowLauncher};
+
 /// Models with at least this many ports prefetch ahead of the event loop (their state
 /// outgrows the L2 cache); smaller ones do not (measured on the fat-tree benchmarks: a
 /// 12 % gain at k = 16, 6144 ports; a 15 % instruction overhead and no gain at k = 8).
@@ -135,30 +138,6 @@ pub struct Counters {
     pub data_arrived: u64,
 }
 
-/// One row of a queue-length time series.
-#[derive(Clone, Copy, Debug)]
-pub struct QueueSample {
-    /// Time.
-    pub t: Time,
-    /// Port id.
-    pub port: u32,
-    /// Bytes queued.
-    pub bytes: u64,
-}
-
-/// One row of a flow-rate time series.
-#[derive(Clone, Copy, Debug)]
-pub struct RateSample {
-    /// Time.
-    pub t: Time,
-    /// Flow id.
-    pub flow: u32,
-    /// Congestion controller's rate (bps).
-    pub rate_bps: f64,
-    /// Bytes delivered in order per second over the last interval.
-    pub goodput_bps: f64,
-}
-
 /// A job iteration as it runs.
 #[derive(Clone, Debug)]
 pub struct JobState {
@@ -170,97 +149,6 @@ pub struct JobState {
     pub finish: Option<Time>,
     /// Flows not yet finished.
     pub left: u32,
-}
-
-/// Flow dependencies in compressed form: the flows that wait for flow `i` are
-/// `after[off[i]..off[i+1]]`; `pending[i]` counts what flow `i` still waits for (its
-/// unfinished predecessors, plus one while its job iteration has not started).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Deps {
-    pub(crate) off: Vec<u32>,
-    pub(crate) after: Vec<u32>,
-    pub(crate) pending: Vec<u32>,
-    /// Job of each flow, if it belongs to one.
-    pub(crate) job: Vec<Option<u32>>,
-    /// Jobs waiting for job `j`: `next_jobs[noff[j]..noff[j+1]]`.
-    pub(crate) noff: Vec<u32>,
-    pub(crate) next_jobs: Vec<u32>,
-    /// Flows a job iteration's start releases (those with no predecessor inside it).
-    pub(crate) root: Vec<bool>,
-    /// The previous flow of each flow's queue pair, if any: a flow continues its queue
-    /// pair's congestion-control state.
-    pub(crate) prev_on_conn: Vec<Option<u32>>,
-}
-
-impl Deps {
-    pub(crate) fn build(
-        n: usize,
-        edges: &[(u32, u32)],
-        jobs: &[JobSpec],
-        conn: &[Option<u64>],
-    ) -> Deps {
-        let mut count = vec![0u32; n + 1];
-        let mut pending = vec![0u32; n];
-        for &(b, a) in edges {
-            count[b as usize] += 1;
-            pending[a as usize] += 1;
-        }
-        let mut off = vec![0u32; n + 1];
-        for i in 0..n {
-            off[i + 1] = off[i] + count[i];
-        }
-        let mut fill = off.clone();
-        let mut after = vec![0u32; edges.len()];
-        for &(b, a) in edges {
-            after[fill[b as usize] as usize] = a;
-            fill[b as usize] += 1;
-        }
-        let root: Vec<bool> = pending.iter().map(|&p| p == 0).collect();
-        let mut job = vec![None; n];
-        let mut ncount = vec![0u32; jobs.len() + 1];
-        for (j, js) in jobs.iter().enumerate() {
-            for f in js.first_flow..js.first_flow + js.n_flows {
-                job[f as usize] = Some(j as u32);
-                if js.after.is_some() && root[f as usize] {
-                    pending[f as usize] += 1;
-                }
-            }
-            if let Some(p) = js.after {
-                ncount[p as usize] += 1;
-            }
-        }
-        let mut noff = vec![0u32; jobs.len() + 1];
-        for j in 0..jobs.len() {
-            noff[j + 1] = noff[j] + ncount[j];
-        }
-        let mut nfill = noff.clone();
-        let mut next_jobs = vec![0u32; noff[jobs.len()] as usize];
-        for (j, js) in jobs.iter().enumerate() {
-            if let Some(p) = js.after {
-                next_jobs[nfill[p as usize] as usize] = j as u32;
-                nfill[p as usize] += 1;
-            }
-        }
-        let mut last: std::collections::HashMap<u64, u32> = Default::default();
-        let mut prev_on_conn = vec![None; n];
-        for (i, k) in conn.iter().enumerate() {
-            if let Some(k) = k {
-                if let Some(p) = last.insert(*k, i as u32) {
-                    prev_on_conn[i] = Some(p);
-                }
-            }
-        }
-        Deps {
-            off,
-            after,
-            pending,
-            job,
-            noff,
-            next_jobs,
-            root,
-            prev_on_conn,
-        }
-    }
 }
 
 /// A built scenario, ready to run (and, after running, holding its results).
@@ -292,16 +180,11 @@ pub struct Simulation {
     pub server_of_host: Vec<u32>,
     /// Global counters.
     pub counters: Counters,
-    /// Queue samples.
-    pub queue_samples: Vec<QueueSample>,
-    /// Rate samples.
-    pub rate_samples: Vec<RateSample>,
-    pub(crate) arrival_order: Vec<u32>,
-    /// Start-after dependencies between flows.
-    pub(crate) deps: Deps,
+    /// Time series asked for in `[record]`.
+    pub record: Recorder,
+    pub(crate) launcher: FlowLauncher,
     /// Jobs (collective workloads).
     pub jobs: Vec<JobState>,
-    pub(crate) next_arrival: usize,
     pub(crate) flows_done: usize,
     pub(crate) flows_started: usize,
     pub(crate) last_progress: Time,

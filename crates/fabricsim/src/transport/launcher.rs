@@ -1,20 +1,129 @@
-//! Flow starts: arrivals, start-after dependencies and job iterations.
+//! Flow starts: arrivals in start-time order, start-after dependencies between flows
+//! (collective steps), and job iterations that wait for the previous iteration.
+//!
+//! A flow starts when its start time has come and nothing it waits for is unfinished:
+//! the launcher keeps the flows without predecessors sorted by start time, and for the
+//! others a count of what each still waits for; a finished flow releases its
+//! successors, and a finished job iteration releases the next one's first flows.
 
 use crate::cc::CongestionControl;
 use crate::engine::Event;
 
 use crate::sim::*;
+use crate::workload::JobSpec;
+
+/// What decides when flows start.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FlowLauncher {
+    /// Flows without predecessors, by start time.
+    pub(crate) order: Vec<u32>,
+    /// The next of `order` to start.
+    pub(crate) next: usize,
+    /// Start-after dependencies between flows.
+    pub(crate) deps: Deps,
+}
+
+/// Flow dependencies in compressed form: the flows that wait for flow `i` are
+/// `after[off[i]..off[i+1]]`; `pending[i]` counts what flow `i` still waits for (its
+/// unfinished predecessors, plus one while its job iteration has not started).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Deps {
+    pub(crate) off: Vec<u32>,
+    pub(crate) after: Vec<u32>,
+    pub(crate) pending: Vec<u32>,
+    /// Job of each flow, if it belongs to one.
+    pub(crate) job: Vec<Option<u32>>,
+    /// Jobs waiting for job `j`: `next_jobs[noff[j]..noff[j+1]]`.
+    pub(crate) noff: Vec<u32>,
+    pub(crate) next_jobs: Vec<u32>,
+    /// Flows a job iteration's start releases (those with no predecessor inside it).
+    pub(crate) root: Vec<bool>,
+    /// The previous flow of each flow's queue pair, if any: a flow continues its queue
+    /// pair's congestion-control state.
+    pub(crate) prev_on_conn: Vec<Option<u32>>,
+}
+
+impl Deps {
+    pub(crate) fn build(
+        n: usize,
+        edges: &[(u32, u32)],
+        jobs: &[JobSpec],
+        conn: &[Option<u64>],
+    ) -> Deps {
+        let mut count = vec![0u32; n + 1];
+        let mut pending = vec![0u32; n];
+        for &(b, a) in edges {
+            count[b as usize] += 1;
+            pending[a as usize] += 1;
+        }
+        let mut off = vec![0u32; n + 1];
+        for i in 0..n {
+            off[i + 1] = off[i] + count[i];
+        }
+        let mut fill = off.clone();
+        let mut after = vec![0u32; edges.len()];
+        for &(b, a) in edges {
+            after[fill[b as usize] as usize] = a;
+            fill[b as usize] += 1;
+        }
+        let root: Vec<bool> = pending.iter().map(|&p| p == 0).collect();
+        let mut job = vec![None; n];
+        let mut ncount = vec![0u32; jobs.len() + 1];
+        for (j, js) in jobs.iter().enumerate() {
+            for f in js.first_flow..js.first_flow + js.n_flows {
+                job[f as usize] = Some(j as u32);
+                if js.after.is_some() && root[f as usize] {
+                    pending[f as usize] += 1;
+                }
+            }
+            if let Some(p) = js.after {
+                ncount[p as usize] += 1;
+            }
+        }
+        let mut noff = vec![0u32; jobs.len() + 1];
+        for j in 0..jobs.len() {
+            noff[j + 1] = noff[j] + ncount[j];
+        }
+        let mut nfill = noff.clone();
+        let mut next_jobs = vec![0u32; noff[jobs.len()] as usize];
+        for (j, js) in jobs.iter().enumerate() {
+            if let Some(p) = js.after {
+                next_jobs[nfill[p as usize] as usize] = j as u32;
+                nfill[p as usize] += 1;
+            }
+        }
+        let mut last: std::collections::HashMap<u64, u32> = Default::default();
+        let mut prev_on_conn = vec![None; n];
+        for (i, k) in conn.iter().enumerate() {
+            if let Some(k) = k {
+                if let Some(p) = last.insert(*k, i as u32) {
+                    prev_on_conn[i] = Some(p);
+                }
+            }
+        }
+        Deps {
+            off,
+            after,
+            pending,
+            job,
+            noff,
+            next_jobs,
+            root,
+            prev_on_conn,
+        }
+    }
+}
 
 impl Simulation {
     pub(crate) fn on_flow_arrivals(&mut self) {
-        while self.next_arrival < self.arrival_order.len() {
-            let fid = self.arrival_order[self.next_arrival];
+        while self.launcher.next < self.launcher.order.len() {
+            let fid = self.launcher.order[self.launcher.next];
             let f = &mut self.flows[fid as usize];
             if f.spec.start > self.now {
                 self.queue.push(f.spec.start, Event::FlowArrivals);
                 return;
             }
-            self.next_arrival += 1;
+            self.launcher.next += 1;
             self.start_flow(fid);
         }
     }
@@ -22,7 +131,7 @@ impl Simulation {
     /// Starts flow `fid` now: its NIC begins sending it.
     pub(crate) fn start_flow(&mut self, fid: u32) {
         let now = self.now;
-        let prev = self.deps.prev_on_conn[fid as usize];
+        let prev = self.launcher.deps.prev_on_conn[fid as usize];
         if let Some(prev) = prev.filter(|&p| self.flows[p as usize].started) {
             // The same queue pair: its congestion state carries over.
             let cc = self.flows[prev as usize].cc.clone();
@@ -45,14 +154,14 @@ impl Simulation {
     pub(crate) fn on_flow_finished(&mut self, fid: u32) {
         let now = self.now;
         let (a, b) = (
-            self.deps.off[fid as usize] as usize,
-            self.deps.off[fid as usize + 1] as usize,
+            self.launcher.deps.off[fid as usize] as usize,
+            self.launcher.deps.off[fid as usize + 1] as usize,
         );
         for k in a..b {
-            let nxt = self.deps.after[k];
+            let nxt = self.launcher.deps.after[k];
             self.release(nxt);
         }
-        let j = self.deps.job[fid as usize];
+        let j = self.launcher.deps.job[fid as usize];
         let Some(j) = j else {
             return;
         };
@@ -63,15 +172,15 @@ impl Simulation {
         }
         job.finish = Some(now);
         let (a, b) = (
-            self.deps.noff[j as usize] as usize,
-            self.deps.noff[j as usize + 1] as usize,
+            self.launcher.deps.noff[j as usize] as usize,
+            self.launcher.deps.noff[j as usize + 1] as usize,
         );
         for k in a..b {
-            let nj = self.deps.next_jobs[k] as usize;
+            let nj = self.launcher.deps.next_jobs[k] as usize;
             self.jobs[nj].started = Some(now);
             let (f0, n) = (self.jobs[nj].spec.first_flow, self.jobs[nj].spec.n_flows);
             for f in f0..f0 + n {
-                if self.deps.root[f as usize] {
+                if self.launcher.deps.root[f as usize] {
                     self.release(f);
                 }
             }
@@ -80,7 +189,7 @@ impl Simulation {
 
     /// One thing flow `f` waited for is done; start it if nothing else remains.
     pub(crate) fn release(&mut self, f: u32) {
-        let p = &mut self.deps.pending[f as usize];
+        let p = &mut self.launcher.deps.pending[f as usize];
         debug_assert!(*p > 0);
         *p -= 1;
         if *p == 0 {

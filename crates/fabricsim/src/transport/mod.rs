@@ -14,7 +14,7 @@
 //! a NIC never holds a queue of data packets, and a go-back-N rewind costs nothing but
 //! resetting `snd_nxt`.
 
-mod launcher;
+pub(crate) mod launcher;
 mod nic;
 pub mod rdma;
 

@@ -45,8 +45,9 @@ pub struct Flow {
     pub rcv_nxt: u64,
     /// In-order packets since the last ACK.
     pub unacked_pkts: u32,
-    /// `rcv_nxt` for which a NACK was already sent, if any (one NACK per gap).
-    pub nacked_at: Option<u64>,
+    /// A NACK was sent for the current `rcv_nxt` (one NACK per gap; cleared when
+    /// `rcv_nxt` advances).
+    pub nack_sent: bool,
     /// NP: earliest time the next CNP may be sent.
     pub next_cnp: Time,
     /// NP: a CE mark arrived inside the CNP interval; a CNP timer is pending.
@@ -94,7 +95,7 @@ impl Flow {
             rto_pending: false,
             rcv_nxt: 0,
             unacked_pkts: 0,
-            nacked_at: None,
+            nack_sent: false,
             next_cnp: 0,
             cnp_pending: false,
             finish: None,
@@ -234,7 +235,7 @@ impl super::NicTransport for RdmaRc {
         use super::{RxOutcome, RxReply};
         if seq == f.rcv_nxt {
             f.rcv_nxt += bytes as u64;
-            f.nacked_at = None;
+            f.nack_sent = false;
             f.unacked_pkts += 1;
             let done = f.rcv_nxt >= f.spec.size;
             let reply = if f.unacked_pkts >= self.ack_every || done {
@@ -251,8 +252,8 @@ impl super::NicTransport for RdmaRc {
         } else {
             let reply = if seq < f.rcv_nxt {
                 RxReply::Ack(f.rcv_nxt)
-            } else if f.nacked_at != Some(f.rcv_nxt) {
-                f.nacked_at = Some(f.rcv_nxt);
+            } else if !f.nack_sent {
+                f.nack_sent = true;
                 RxReply::Nack(f.rcv_nxt)
             } else {
                 RxReply::Nothing

@@ -233,6 +233,8 @@ impl Simulation {
 
     /// Sends `sig` upstream on ingress `port`, ahead of every queue; an XOFF arms the
     /// port's refresh timer.
+    // Kept out of line: frames are rare next to the packets whose hooks call this.
+    #[inline(never)]
     pub(crate) fn send_pfc(&mut self, port: u32, sig: PfcSignal) {
         let d = self.arena.alloc_desc(Packet::pfc(sig));
         let port_ref = &mut self.ports[port as usize];
