@@ -7,7 +7,7 @@
 //! control frames.
 
 use crate::fabric::pfc::PfcSignal;
-use crate::ids::{FlowId, HostId, PortId};
+use crate::ids::{FlowId, GspId, HostId, PortId};
 use crate::units::Time;
 
 /// Index of a packet in the arena.
@@ -67,9 +67,10 @@ pub enum Payload {
     },
     /// IEEE 802.1Qbb PFC: pause (or resume) one priority.
     Pause(PfcSignal),
-    /// GSE DGSQ request: the source GSP (the packet's `src`) asks for `bytes` toward host
-    /// `host`.
+    /// GSE DGSQ request: source GSP `from` asks for `bytes` toward host `host`.
     Request {
+        /// The requesting (source) GSP.
+        from: GspId,
         /// Destination NIC the bytes wait for.
         host: HostId,
         /// Bytes asked for.
@@ -128,31 +129,36 @@ pub const ECN_CE: u8 = 0b11;
 /// ECN-capable transport.
 pub const ECN_ECT: u8 = 0b10;
 
-/// One frame in flight or queued: one cache line in the arena (only the NICs at both ends
-/// touch it).
+/// What only the NICs at both ends read of a frame, kept in its arena slot. The header
+/// fields switches read (destination, hash, size, priority, ECN, marks, flags) travel in
+/// the frame's [`Desc`] instead, and exist only there.
 #[derive(Clone, Copy, Debug)]
-#[repr(align(64))]
 pub struct Packet {
     /// What it is and what it carries.
     pub payload: Payload,
-    /// 802.1p priority (0..8) used for queueing and PFC.
-    pub prio: u8,
-    /// ECN bits of the IP header.
-    pub ecn: u8,
-    /// For ACKs: the ECN echo of the acknowledged data packet (CE seen).
-    pub echo: u8,
     /// Source host.
     pub src: u32,
-    /// Destination host.
-    pub dst: u32,
-    /// Bytes on the wire.
-    pub wire: u32,
-    /// ECMP hash of the flow's 5-tuple.
-    pub hash: u32,
+    /// For ACKs: the ECN echo of the acknowledged data packet (CE seen).
+    pub echo: u8,
     /// When the sender put the packet on the wire (echoed in ACKs for RTT samples).
     pub sent_at: Time,
     /// GSE container tag, set by the source GSP.
     pub tag: crate::gse::pktc::Tag,
+}
+
+/// The header a frame is sent with: what switches read. It becomes the frame's [`Desc`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Header {
+    /// Destination host.
+    pub dst: u32,
+    /// ECMP hash of the flow's 5-tuple.
+    pub hash: u32,
+    /// Bytes on the wire.
+    pub wire: u32,
+    /// 802.1p priority (0..8) used for queueing and PFC.
+    pub prio: u8,
+    /// ECN bits of the IP header.
+    pub ecn: u8,
     /// Data: the TCD mark collected on the way ([`crate::telemetry::tcd::TcdMark::to_bits`]);
     /// ACK: the acked packet's mark, echoed.
     pub mark: u8,
@@ -164,41 +170,36 @@ pub struct Packet {
 /// simulator's INT side table under the packet's arena slot.
 pub const FLAG_INT: u8 = 1;
 
-/// Descriptor flag (never set in a [`Packet`]): on a link toward a switch, `in_port`
+/// Descriptor flag (never set by a sender): on a link toward a switch, `in_port`
 /// holds the egress port the receiving switch will use, as an offset from the port the
 /// packet arrives on (ECMP chosen when the packet was put on the link).
 pub const FLAG_ROUTED: u8 = 2;
 
 impl Packet {
-    /// A frame carrying `payload`, every header field blank.
-    pub fn new(payload: Payload) -> Packet {
+    /// A frame carrying `payload` from host `src`, sent at `sent_at`.
+    pub fn new(payload: Payload, src: u32, sent_at: Time) -> Packet {
         Packet {
             payload,
-            prio: 0,
-            ecn: 0,
+            src,
             echo: 0,
-            src: 0,
-            dst: 0,
-            wire: 0,
-            hash: 0,
-            sent_at: 0,
+            sent_at,
             tag: crate::gse::pktc::Tag {
                 cont: 0,
                 idx: 0,
                 prev: 0,
             },
-            mark: 0,
-            flags: 0,
         }
     }
 
     /// A PFC frame: XOFF (or XON when `quanta` is 0) for one priority. It travels ahead
     /// of every queue (priority 7) and takes a minimum frame's wire time.
-    pub fn pfc(sig: PfcSignal) -> Packet {
-        let mut p = Packet::new(Payload::Pause(sig));
-        p.wire = crate::fabric::pfc::PFC_FRAME_BYTES;
-        p.prio = 7;
-        p
+    pub fn pfc(sig: PfcSignal) -> (Packet, Header) {
+        let h = Header {
+            wire: crate::fabric::pfc::PFC_FRAME_BYTES,
+            prio: 7,
+            ..Header::default()
+        };
+        (Packet::new(Payload::Pause(sig), 0, 0), h)
     }
 
     /// What it is.
@@ -244,20 +245,34 @@ pub struct Desc {
 }
 
 impl Desc {
-    /// The descriptor of packet `p` stored at `id`.
+    /// The header this descriptor carries (as switches left it).
     #[inline]
-    pub fn of(id: PktId, p: &Packet) -> Desc {
+    pub fn header(&self) -> Header {
+        Header {
+            dst: self.dst,
+            hash: self.hash,
+            wire: self.wire,
+            prio: self.prio,
+            ecn: self.ecn,
+            mark: self.mark,
+            flags: self.flags,
+        }
+    }
+
+    /// The descriptor of packet `p`, sent with header `h`, stored at `id`.
+    #[inline]
+    pub fn of(id: PktId, p: &Packet, h: Header) -> Desc {
         Desc {
             id,
-            dst: p.dst,
-            hash: p.hash,
-            wire: p.wire,
+            dst: h.dst,
+            hash: h.hash,
+            wire: h.wire,
             kind: p.kind(),
-            prio: p.prio,
-            ecn: p.ecn,
+            prio: h.prio,
+            ecn: h.ecn,
             in_port: LOCAL_PORT,
-            mark: p.mark,
-            flags: p.flags,
+            mark: h.mark,
+            flags: h.flags,
         }
     }
 }
@@ -272,11 +287,11 @@ pub struct PacketArena {
 }
 
 impl PacketArena {
-    /// Stores `p` and returns its descriptor.
+    /// Stores `p`, sent with header `h`, and returns its descriptor.
     #[inline]
-    pub fn alloc_desc(&mut self, p: Packet) -> Desc {
+    pub fn alloc_desc(&mut self, p: Packet, h: Header) -> Desc {
         let id = self.alloc(p);
-        Desc::of(id, &p)
+        Desc::of(id, &p, h)
     }
     /// Puts `p` in a slot and returns its id.
     #[inline]

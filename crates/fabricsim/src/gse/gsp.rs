@@ -13,7 +13,8 @@ use crate::transport::Host;
 use crate::units::Time;
 
 use crate::fabric::switch::SwitchRole;
-use crate::ids::{HostId, PortId};
+use crate::ids::{GspId, HostId, PortId};
+use crate::packet::Header;
 use crate::packet::Payload;
 use crate::packet::LOCAL_PORT;
 use crate::sim::*;
@@ -90,7 +91,9 @@ impl Simulation {
                 self.arena.release(pkt.id);
                 self.switches[s as usize].consumed += 1;
                 match p.payload {
-                    Payload::Request { host, bytes } => self.on_request(p.src, host.0, bytes),
+                    Payload::Request { from, host, bytes } => {
+                        self.on_request(from.0, host.0, bytes)
+                    }
                     Payload::Grant { host, bytes, via } => {
                         self.on_grant(s, gsp, host.0, bytes, via.map(|v| v.0))
                     }
@@ -357,7 +360,11 @@ impl Simulation {
         let host = HostId(port_host);
         let payload = if kind == PacketKind::Request {
             g.stats.requests += 1;
-            Payload::Request { host, bytes }
+            Payload::Request {
+                from: GspId(gsp),
+                host,
+                bytes,
+            }
         } else {
             g.stats.grants += 1;
             Payload::Grant {
@@ -366,24 +373,27 @@ impl Simulation {
                 via: via.map(PortId),
             }
         };
-        let mut p = Packet::new(payload);
-        p.prio = self.params.ctrl_prio;
-        p.wire = g.cfg.control_bytes as u32;
-        p.src = gsp;
-        p.dst = to;
-        p.hash = ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host);
-        let mut d = self.arena.alloc_desc(p);
+        // A GSP's control packet comes from no host.
+        let p = Packet::new(payload, 0, self.now);
+        let hdr = Header {
+            dst: to,
+            hash: ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host),
+            wire: g.cfg.control_bytes as u32,
+            prio: self.params.ctrl_prio,
+            ..Header::default()
+        };
+        let mut d = self.arena.alloc_desc(p, hdr);
         d.in_port = LOCAL_PORT;
         self.switches[s as usize].generated += 1;
         let cands = self.routing.lookup(s, to);
         let n = cands.len as usize;
         let k = if n > 1 {
-            ecmp::pick(p.hash, self.switches[s as usize].salt, n)
+            ecmp::pick(hdr.hash, self.switches[s as usize].salt, n)
         } else {
             0
         };
         let egress = self.routing.port_of(cands, k);
-        self.ports[egress as usize].enqueue(p.prio as usize, d, self.now);
+        self.ports[egress as usize].enqueue(hdr.prio as usize, d, self.now);
         self.try_transmit(egress);
     }
 

@@ -9,7 +9,7 @@ use crate::telemetry::tcd::TcdMark;
 use crate::units::{ser_time_f, Time};
 
 use crate::ids::FlowId;
-use crate::packet::Payload;
+use crate::packet::{Header, Payload};
 use crate::sim::*;
 use crate::transport::RxReply;
 
@@ -83,21 +83,21 @@ impl Simulation {
         let f = &mut self.flows[fid as usize];
         let payload = rp.mtu.min(f.spec.size - f.snd_nxt);
         let wire = payload + rp.header;
-        let pkt = Packet {
-            payload: Payload::Data {
+        let pkt = Packet::new(
+            Payload::Data {
                 flow: FlowId(fid),
                 seq: f.snd_nxt,
                 bytes: payload as u32,
             },
+            f.spec.src,
+            now,
+        );
+        let hdr = Header {
+            dst: f.spec.dst,
+            hash: f.hash,
+            wire: wire as u32,
             prio: rp.data_prio,
             ecn: ECN_ECT,
-            echo: 0,
-            src: f.spec.src,
-            dst: f.spec.dst,
-            wire: wire as u32,
-            hash: f.hash,
-            sent_at: now,
-            tag: Default::default(),
             mark: 0,
             flags: if f.cc.wants_int() { FLAG_INT } else { 0 },
         };
@@ -120,30 +120,44 @@ impl Simulation {
             self.queue.push(f.rto_deadline, Event::Rto(fid));
         }
         self.counters.data_sent += 1;
-        let d = self.arena.alloc_desc(pkt);
-        if pkt.flags & FLAG_INT != 0 {
+        let d = self.arena.alloc_desc(pkt, hdr);
+        if hdr.flags & FLAG_INT != 0 {
             self.telemetry.int.slot(d.id).n = 0;
         }
         d
     }
 
-    pub(crate) fn send_feedback(&mut self, from_host: u32, payload: Payload, data: &Packet) {
+    /// Sends `payload` (ACK, NACK or CNP) back to the sender of data packet `data`, which
+    /// arrived with header `hdr`.
+    pub(crate) fn send_feedback(
+        &mut self,
+        from_host: u32,
+        payload: Payload,
+        data: &Packet,
+        hdr: Header,
+    ) {
         let kind = payload.kind();
-        let mut p = Packet::new(payload);
-        p.prio = self.params.ctrl_prio;
-        p.src = data.dst;
-        p.dst = data.src;
-        p.wire = self.params.ack_size;
-        p.hash = ecmp::mix32(data.hash ^ 0x5bd1_e995);
-        p.echo = (data.ecn == ECN_CE) as u8;
-        p.mark = data.mark;
-        p.sent_at = data.sent_at;
-        let int = kind == PacketKind::Ack && data.flags & FLAG_INT != 0;
+        // The flow's own hash, not the arriving header's: a GSP rewrites that to spray
+        // containers, while the reverse path keeps to the flow's.
+        let flow = payload.flow().expect("feedback belongs to a flow");
+        let hash = self.flows[flow.idx()].hash;
+        let mut p = Packet::new(payload, hdr.dst, data.sent_at);
+        p.echo = (hdr.ecn == ECN_CE) as u8;
+        let mut h = Header {
+            dst: data.src,
+            hash: ecmp::mix32(hash ^ 0x5bd1_e995),
+            wire: self.params.ack_size,
+            prio: self.params.ctrl_prio,
+            ecn: 0,
+            mark: hdr.mark,
+            flags: 0,
+        };
+        let int = kind == PacketKind::Ack && hdr.flags & FLAG_INT != 0;
         if int {
-            p.flags = FLAG_INT;
-            p.wire += INT_BYTES_PER_HOP * self.telemetry.int.rx.n as u32;
+            h.flags = FLAG_INT;
+            h.wire += INT_BYTES_PER_HOP * self.telemetry.int.rx.n as u32;
         }
-        let d = self.arena.alloc_desc(p);
+        let d = self.arena.alloc_desc(p, h);
         if int {
             let rx = self.telemetry.int.rx;
             *self.telemetry.int.slot(d.id) = rx;
@@ -162,19 +176,16 @@ impl Simulation {
     }
 
     pub(crate) fn host_receive(&mut self, h: u32, pkt: Desc) {
-        let mut p = *self.arena.get(pkt.id);
-        p.ecn = pkt.ecn;
-        if p.kind() == PacketKind::Data {
-            p.mark = pkt.mark;
-        }
-        if p.flags & FLAG_INT != 0 {
+        let p = *self.arena.get(pkt.id);
+        let hdr = pkt.header();
+        if hdr.flags & FLAG_INT != 0 {
             self.telemetry.int.receive(pkt.id);
         }
         self.arena.release(pkt.id);
         match p.payload {
-            Payload::Data { flow, seq, bytes } => self.on_data(h, &p, flow, seq, bytes),
-            Payload::Ack { flow, seq } => self.on_ack(&p, flow, seq, false),
-            Payload::Nack { flow, seq } => self.on_ack(&p, flow, seq, true),
+            Payload::Data { flow, seq, bytes } => self.on_data(h, &p, hdr, flow, seq, bytes),
+            Payload::Ack { flow, seq } => self.on_ack(&p, hdr, flow, seq, false),
+            Payload::Nack { flow, seq } => self.on_ack(&p, hdr, flow, seq, true),
             Payload::Cnp { flow } => {
                 let f = &mut self.flows[flow.idx()];
                 f.cc.on_cnp(self.now);
@@ -183,18 +194,27 @@ impl Simulation {
         }
     }
 
-    pub(crate) fn on_data(&mut self, h: u32, p: &Packet, flow: FlowId, seq: u64, bytes: u32) {
+    /// Data packet `p` (header `hdr`) of `flow`: `bytes` at `seq` reached its NIC `h`.
+    pub(crate) fn on_data(
+        &mut self,
+        h: u32,
+        p: &Packet,
+        hdr: Header,
+        flow: FlowId,
+        seq: u64,
+        bytes: u32,
+    ) {
         let now = self.now;
         self.counters.data_arrived += 1;
         let fid = flow.0;
         let f = &mut self.flows[fid as usize];
         f.data_pkts_arrived += 1;
-        if p.ecn == ECN_CE && f.cc.wants_cnp() {
+        if hdr.ecn == ECN_CE && f.cc.wants_cnp() {
             let interval = f.cc.cnp_interval();
             if now >= f.next_cnp {
                 f.next_cnp = now + interval;
                 f.cnps_sent += 1;
-                self.send_feedback(h, Payload::Cnp { flow }, p);
+                self.send_feedback(h, Payload::Cnp { flow }, p, hdr);
             } else if !f.cnp_pending {
                 f.cnp_pending = true;
                 let t = f.next_cnp;
@@ -208,8 +228,8 @@ impl Simulation {
         }
         match rx.reply {
             RxReply::Nothing => {}
-            RxReply::Ack(seq) => self.send_feedback(h, Payload::Ack { flow, seq }, p),
-            RxReply::Nack(seq) => self.send_feedback(h, Payload::Nack { flow, seq }, p),
+            RxReply::Ack(seq) => self.send_feedback(h, Payload::Ack { flow, seq }, p, hdr),
+            RxReply::Nack(seq) => self.send_feedback(h, Payload::Nack { flow, seq }, p, hdr),
         }
         if rx.completed {
             self.flows[fid as usize].finish = Some(now);
@@ -230,20 +250,25 @@ impl Simulation {
         f.cnps_sent += 1;
         // A CNP carries only the flow; build it from a template of the flow's data.
         let flow = FlowId(fid);
-        let mut tmpl = Packet::new(Payload::Data {
-            flow,
-            seq: 0,
-            bytes: 0,
-        });
-        tmpl.src = f.spec.src;
-        tmpl.dst = f.spec.dst;
-        tmpl.hash = f.hash;
+        let tmpl = Packet::new(
+            Payload::Data {
+                flow,
+                seq: 0,
+                bytes: 0,
+            },
+            f.spec.src,
+            0,
+        );
+        let hdr = Header {
+            dst: f.spec.dst,
+            ..Header::default()
+        };
         let h = f.spec.dst;
-        self.send_feedback(h, Payload::Cnp { flow }, &tmpl);
+        self.send_feedback(h, Payload::Cnp { flow }, &tmpl, hdr);
     }
 
-    /// A cumulative ACK (or, with `nack`, a NACK) of `flow` up to `seq`.
-    pub(crate) fn on_ack(&mut self, p: &Packet, flow: FlowId, seq: u64, nack: bool) {
+    /// A cumulative ACK (or, with `nack`, a NACK) `p` with header `hdr`.
+    pub(crate) fn on_ack(&mut self, p: &Packet, hdr: Header, flow: FlowId, seq: u64, nack: bool) {
         let now = self.now;
         let rto = self.params.rto;
         let fid = flow.0;
@@ -251,14 +276,14 @@ impl Simulation {
         let mut wake = false;
         let newly = self.transport.on_cumulative_ack(f, seq);
         if newly > 0 {
-            let (mtu, hdr) = (self.params.mtu, self.params.header);
-            let wire = |b: u64| b + b.div_ceil(mtu) * hdr;
+            let (mtu, overhead) = (self.params.mtu, self.params.header);
+            let wire = |b: u64| b + b.div_ceil(mtu) * overhead;
             let info = AckInfo {
                 newly_acked: newly,
                 ack_seq: seq,
                 ecn_echo: p.echo,
                 rtt: now.saturating_sub(p.sent_at),
-                mark: TcdMark::from_bits(p.mark),
+                mark: TcdMark::from_bits(hdr.mark),
                 newly_acked_wire: wire(newly),
                 inflight_wire: wire(f.snd_nxt - f.snd_una),
                 snd_nxt: f.snd_nxt,
@@ -269,7 +294,7 @@ impl Simulation {
                 TcdMark::None => {}
             }
             f.cc.on_ack(now, &info);
-            if p.flags & FLAG_INT != 0 {
+            if hdr.flags & FLAG_INT != 0 {
                 let n = self.telemetry.int.rx.n as usize;
                 f.cc.on_ack_int(now, &info, &self.telemetry.int.rx.hops[..n]);
             }

@@ -236,7 +236,8 @@ impl Simulation {
     // Kept out of line: frames are rare next to the packets whose hooks call this.
     #[inline(never)]
     pub(crate) fn send_pfc(&mut self, port: u32, sig: PfcSignal) {
-        let d = self.arena.alloc_desc(Packet::pfc(sig));
+        let (p, h) = Packet::pfc(sig);
+        let d = self.arena.alloc_desc(p, h);
         let port_ref = &mut self.ports[port as usize];
         port_ref.push_ctrl(d);
         if sig.quanta > 0 {
