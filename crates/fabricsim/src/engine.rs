@@ -15,6 +15,7 @@
 //! width is tuned to the model ([`EventQueue::set_horizon`]) so that the window covers a
 //! packet's serialization plus a link delay.
 
+use crate::ids::{FlowId, HostId, LinkId, PortId};
 use crate::units::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -22,24 +23,24 @@ use std::collections::BinaryHeap;
 /// The component an event wakes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// The head packet of link `n` reaches the far end.
-    LinkArrive(u32),
-    /// Port `n` may be able to start a transmission.
-    PortWake(u32),
+    /// The head packet of the link reaches the far end.
+    LinkArrive(LinkId),
+    /// The port may be able to start a transmission.
+    PortWake(PortId),
     /// Time to start the flows whose start time has come.
     FlowArrivals,
-    /// Retransmission timer of flow `n`.
-    Rto(u32),
-    /// Receiver-side CNP pacing timer of flow `n`.
-    CnpTimer(u32),
-    /// PFC: refresh the pause sent on ingress port `n` before it expires.
-    PfcRefresh(u32),
+    /// Retransmission timer of the flow.
+    Rto(FlowId),
+    /// Receiver-side CNP pacing timer of the flow.
+    CnpTimer(FlowId),
+    /// PFC: refresh the pause sent on the ingress port before it expires.
+    PfcRefresh(PortId),
     /// Record time-series samples.
     Sample,
     /// GSE: reorder-timeout check of stream `n`.
     Reorder(u32),
-    /// GSE: the grant scheduler of destination host `n` may grant.
-    Grant(u32),
+    /// GSE: the grant scheduler of the destination host may grant.
+    Grant(HostId),
 }
 
 const IDX_BITS: u32 = 24;
@@ -77,15 +78,15 @@ impl Event {
     #[inline(always)]
     fn encode(self) -> u64 {
         let (k, i) = match self {
-            Event::LinkArrive(i) => (code::LINK_ARRIVE, i),
-            Event::PortWake(i) => (code::PORT_WAKE, i),
+            Event::LinkArrive(i) => (code::LINK_ARRIVE, i.0),
+            Event::PortWake(i) => (code::PORT_WAKE, i.0),
             Event::FlowArrivals => (code::FLOW_ARRIVALS, 0),
-            Event::Rto(i) => (code::RTO, i),
-            Event::CnpTimer(i) => (code::CNP_TIMER, i),
-            Event::PfcRefresh(i) => (code::PFC_REFRESH, i),
+            Event::Rto(i) => (code::RTO, i.0),
+            Event::CnpTimer(i) => (code::CNP_TIMER, i.0),
+            Event::PfcRefresh(i) => (code::PFC_REFRESH, i.0),
             Event::Sample => (code::SAMPLE, 0),
             Event::Reorder(i) => (code::REORDER, i),
-            Event::Grant(i) => (code::GRANT, i),
+            Event::Grant(i) => (code::GRANT, i.0),
         };
         debug_assert!(i <= MAX_INDEX);
         ((k as u64) << IDX_BITS) | i as u64
@@ -94,15 +95,15 @@ impl Event {
     fn decode(v: u64) -> Event {
         let i = (v & MAX_INDEX as u64) as u32;
         match ((v >> IDX_BITS) & ((1 << KIND_BITS) - 1)) as u32 {
-            code::LINK_ARRIVE => Event::LinkArrive(i),
-            code::PORT_WAKE => Event::PortWake(i),
+            code::LINK_ARRIVE => Event::LinkArrive(LinkId(i)),
+            code::PORT_WAKE => Event::PortWake(PortId(i)),
             code::FLOW_ARRIVALS => Event::FlowArrivals,
-            code::RTO => Event::Rto(i),
-            code::CNP_TIMER => Event::CnpTimer(i),
-            code::PFC_REFRESH => Event::PfcRefresh(i),
+            code::RTO => Event::Rto(FlowId(i)),
+            code::CNP_TIMER => Event::CnpTimer(FlowId(i)),
+            code::PFC_REFRESH => Event::PfcRefresh(PortId(i)),
             code::SAMPLE => Event::Sample,
             code::REORDER => Event::Reorder(i),
-            _ => Event::Grant(i),
+            _ => Event::Grant(HostId(i)),
         }
     }
 }
@@ -577,11 +578,11 @@ mod tests {
         q.set_horizon(1 << 20);
         q.set_lookahead(true);
         for i in 0..3 {
-            q.push(1000, Event::PortWake(i));
+            q.push(1000, Event::PortWake(PortId(i)));
         }
-        q.push(1_000_000, Event::LinkArrive(9));
-        q.push(1_000_001, Event::Rto(4));
-        assert_eq!(q.pop(), Some((1000, Event::PortWake(0))));
+        q.push(1_000_000, Event::LinkArrive(LinkId(9)));
+        q.push(1_000_001, Event::Rto(FlowId(4)));
+        assert_eq!(q.pop(), Some((1000, Event::PortWake(PortId(0)))));
         let codes = q.peek_codes().map(peek_code);
         // Two more in this slot, then the next slot's first entries (Rto is not a
         // packet event: its kind is neither 0 nor 1).
@@ -592,20 +593,20 @@ mod tests {
     #[test]
     fn orders_by_time_then_insertion() {
         for mut q in queues() {
-            q.push(10, Event::PortWake(3));
-            q.push(5, Event::LinkArrive(7));
-            q.push(10, Event::Rto(1));
-            q.push(10, Event::PortWake(2));
+            q.push(10, Event::PortWake(PortId(3)));
+            q.push(5, Event::LinkArrive(LinkId(7)));
+            q.push(10, Event::Rto(FlowId(1)));
+            q.push(10, Event::PortWake(PortId(2)));
             q.push(0, Event::FlowArrivals);
             let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
             assert_eq!(
                 got,
                 vec![
                     (0, Event::FlowArrivals),
-                    (5, Event::LinkArrive(7)),
-                    (10, Event::PortWake(3)),
-                    (10, Event::Rto(1)),
-                    (10, Event::PortWake(2)),
+                    (5, Event::LinkArrive(LinkId(7))),
+                    (10, Event::PortWake(PortId(3))),
+                    (10, Event::Rto(FlowId(1))),
+                    (10, Event::PortWake(PortId(2))),
                 ]
             );
         }
@@ -630,7 +631,7 @@ mod tests {
                     };
                     let t = now + d;
                     let idx = rng.gen_range(0..1000u32);
-                    q.push(t, Event::PortWake(idx));
+                    q.push(t, Event::PortWake(PortId(idx)));
                     reference.push((t, seq, idx));
                     seq += 1;
                 } else {
@@ -641,7 +642,7 @@ mod tests {
                     }
                     assert_eq!(
                         q.pop(),
-                        Some((t, Event::PortWake(idx))),
+                        Some((t, Event::PortWake(PortId(idx)))),
                         "queue {qi} step {step} now {now}"
                     );
                     now = t;
@@ -659,8 +660,8 @@ mod tests {
             let mut reference: Vec<(u64, u64, Event)> = Vec::new();
             for i in 0..100u32 {
                 let t = 1000 - (i as u64 % 7);
-                q.push(t, Event::LinkArrive(i));
-                reference.push((t, i as u64, Event::LinkArrive(i)));
+                q.push(t, Event::LinkArrive(LinkId(i)));
+                reference.push((t, i as u64, Event::LinkArrive(LinkId(i))));
             }
             reference.sort_by_key(|&(t, s, _)| (t, s));
             let mut got = Vec::new();
@@ -668,11 +669,11 @@ mod tests {
                 got.push(q.pop().unwrap());
             }
             let now = got.last().unwrap().0;
-            q.push(now, Event::Rto(1));
-            q.push(now + 2, Event::Rto(2));
+            q.push(now, Event::Rto(FlowId(1)));
+            q.push(now + 2, Event::Rto(FlowId(2)));
             let mut rest = reference.split_off(50);
-            rest.push((now, 100, Event::Rto(1)));
-            rest.push((now + 2, 101, Event::Rto(2)));
+            rest.push((now, 100, Event::Rto(FlowId(1))));
+            rest.push((now + 2, 101, Event::Rto(FlowId(2))));
             rest.sort_by_key(|&(t, s, _)| (t, s));
             reference.extend(rest);
             while let Some(e) = q.pop() {
@@ -686,14 +687,14 @@ mod tests {
     #[test]
     fn set_horizon_keeps_pending_events() {
         let mut q = EventQueue::with_capacity(0);
-        q.push(5, Event::PortWake(1));
-        q.push(7_000_000, Event::PortWake(2));
-        q.push(5, Event::PortWake(3));
-        assert_eq!(q.pop(), Some((5, Event::PortWake(1))));
+        q.push(5, Event::PortWake(PortId(1)));
+        q.push(7_000_000, Event::PortWake(PortId(2)));
+        q.push(5, Event::PortWake(PortId(3)));
+        assert_eq!(q.pop(), Some((5, Event::PortWake(PortId(1)))));
         q.set_horizon(1 << 30);
         assert_eq!(q.len(), 2);
-        assert_eq!(q.pop(), Some((5, Event::PortWake(3))));
-        assert_eq!(q.pop(), Some((7_000_000, Event::PortWake(2))));
+        assert_eq!(q.pop(), Some((5, Event::PortWake(PortId(3)))));
+        assert_eq!(q.pop(), Some((7_000_000, Event::PortWake(PortId(2)))));
         assert_eq!(q.pop(), None);
         assert_eq!(q.popped(), 3);
     }
@@ -701,21 +702,21 @@ mod tests {
     #[test]
     fn unpop_restores_order() {
         for mut q in queues() {
-            q.push(5, Event::PortWake(1));
-            q.push(5, Event::PortWake(2));
-            q.push(7, Event::PortWake(3));
-            q.push(1 << 41, Event::PortWake(4));
-            assert_eq!(q.pop(), Some((5, Event::PortWake(1))));
+            q.push(5, Event::PortWake(PortId(1)));
+            q.push(5, Event::PortWake(PortId(2)));
+            q.push(7, Event::PortWake(PortId(3)));
+            q.push(1 << 41, Event::PortWake(PortId(4)));
+            assert_eq!(q.pop(), Some((5, Event::PortWake(PortId(1)))));
             q.unpop();
-            assert_eq!(q.pop(), Some((5, Event::PortWake(1))));
-            assert_eq!(q.pop(), Some((5, Event::PortWake(2))));
-            assert_eq!(q.pop(), Some((7, Event::PortWake(3))));
+            assert_eq!(q.pop(), Some((5, Event::PortWake(PortId(1)))));
+            assert_eq!(q.pop(), Some((5, Event::PortWake(PortId(2)))));
+            assert_eq!(q.pop(), Some((7, Event::PortWake(PortId(3)))));
             q.unpop();
-            assert_eq!(q.pop(), Some((7, Event::PortWake(3))));
-            assert_eq!(q.pop(), Some((1 << 41, Event::PortWake(4))));
+            assert_eq!(q.pop(), Some((7, Event::PortWake(PortId(3)))));
+            assert_eq!(q.pop(), Some((1 << 41, Event::PortWake(PortId(4)))));
             q.unpop();
             assert_eq!(q.peek_time(), Some(1 << 41));
-            assert_eq!(q.pop(), Some((1 << 41, Event::PortWake(4))));
+            assert_eq!(q.pop(), Some((1 << 41, Event::PortWake(PortId(4)))));
             assert_eq!(q.pop(), None);
         }
     }
@@ -723,15 +724,15 @@ mod tests {
     #[test]
     fn every_kind_round_trips() {
         for ev in [
-            Event::LinkArrive(MAX_INDEX),
-            Event::PortWake(0),
+            Event::LinkArrive(LinkId(MAX_INDEX)),
+            Event::PortWake(PortId(0)),
             Event::FlowArrivals,
-            Event::Rto(12345),
-            Event::CnpTimer(9),
-            Event::PfcRefresh(4),
+            Event::Rto(FlowId(12345)),
+            Event::CnpTimer(FlowId(9)),
+            Event::PfcRefresh(PortId(4)),
             Event::Sample,
             Event::Reorder(5),
-            Event::Grant(MAX_INDEX),
+            Event::Grant(HostId(MAX_INDEX)),
         ] {
             assert_eq!(Event::decode(ev.encode()), ev);
         }

@@ -2,6 +2,7 @@
 
 use crate::engine::Event;
 use crate::fabric::NodeKind;
+use crate::ids::PortId;
 use crate::packet::{Desc, PacketKind, FLAG_ROUTED};
 use crate::units::Time;
 
@@ -15,7 +16,7 @@ impl Simulation {
             return;
         }
         p.wake_at = t;
-        self.queue.push(t, Event::PortWake(port));
+        self.queue.push(t, Event::PortWake(PortId(port)));
     }
 
     pub(crate) fn try_transmit(&mut self, port: u32) {
@@ -88,7 +89,8 @@ impl Simulation {
         let was_empty = link.ring.is_empty();
         link.ring.push_back((arrival, pkt));
         if was_empty {
-            self.queue.push(arrival, Event::LinkArrive(port));
+            self.queue
+                .push(arrival, Event::LinkArrive(PortId(port).link()));
         }
         let p = &self.ports[pi];
         let more = p.ctrl_len() != 0

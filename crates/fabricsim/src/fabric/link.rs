@@ -6,6 +6,7 @@
 
 use super::NodeKind;
 use crate::engine::Event;
+use crate::ids::LinkId;
 use crate::packet::Desc;
 use crate::packet::{PacketKind, Payload};
 use crate::sim::*;
@@ -44,8 +45,8 @@ impl Link {
 impl Simulation {
     /// The head packet of link `l` reaches the far end: it enters the receiving switch or
     /// NIC (a PFC frame acts on the receiving port itself).
-    pub(crate) fn on_link_arrive(&mut self, l: u32) {
-        let li = l as usize;
+    pub(crate) fn on_link_arrive(&mut self, l: LinkId) {
+        let li = l.idx();
         let (_, pkt) = self.links[li]
             .ring
             .pop_front()

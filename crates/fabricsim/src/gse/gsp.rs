@@ -404,12 +404,13 @@ impl Simulation {
         let sc = &mut g.sched[dst as usize];
         if sc.request(src_gsp as usize, bytes) {
             let t = sc.next_grant.max(now);
-            self.queue.push(t, Event::Grant(dst));
+            self.queue.push(t, Event::Grant(HostId(dst)));
         }
     }
 
     /// The scheduler of destination host `dst` issues its next grant.
-    pub(crate) fn on_grant_timer(&mut self, dst: u32) {
+    pub(crate) fn on_grant_timer(&mut self, dst: HostId) {
+        let dst = dst.0;
         let now = self.now;
         let (mtu, header) = (self.params.mtu, self.params.header);
         let rate = self.ports[self.hosts[dst as usize].port as usize].rate;
@@ -447,7 +448,7 @@ impl Simulation {
             self.send_gse_ctrl(s, PacketKind::Grant, src_gsp as u32, to, dst, bytes, via);
         }
         if more {
-            self.queue.push(next.max(now), Event::Grant(dst));
+            self.queue.push(next.max(now), Event::Grant(HostId(dst)));
         }
     }
 

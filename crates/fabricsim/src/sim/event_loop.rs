@@ -77,10 +77,11 @@ impl Simulation {
             match ev {
                 Event::LinkArrive(l) => self.on_link_arrive(l),
                 Event::PortWake(p) => {
-                    if self.ports[p as usize].wake_at == t {
-                        self.ports[p as usize].wake_at = Time::MAX;
+                    let port = &mut self.ports[p.idx()];
+                    if port.wake_at == t {
+                        port.wake_at = Time::MAX;
                     }
-                    self.try_transmit(p);
+                    self.try_transmit(p.0);
                 }
                 Event::FlowArrivals => self.on_flow_arrivals(),
                 Event::Rto(f) => self.on_rto(f),

@@ -14,7 +14,9 @@ use crate::sim::*;
 use crate::transport::RxReply;
 
 impl Simulation {
-    pub(crate) fn on_rto(&mut self, fid: u32) {
+    /// The retransmission timer of flow `fid` fired (it may have been pushed back since).
+    pub(crate) fn on_rto(&mut self, fid: FlowId) {
+        let fid = fid.0;
         let now = self.now;
         let rto = self.params.rto;
         let f = &mut self.flows[fid as usize];
@@ -23,12 +25,12 @@ impl Simulation {
             return;
         }
         if now < f.rto_deadline {
-            self.queue.push(f.rto_deadline, Event::Rto(fid));
+            self.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
             return;
         }
         if self.transport.on_timeout(f) {
             f.rto_deadline = now + rto;
-            self.queue.push(f.rto_deadline, Event::Rto(fid));
+            self.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
             let port = self.hosts[f.spec.src as usize].port;
             self.schedule_wake(port, now);
         } else {
@@ -117,7 +119,7 @@ impl Simulation {
         if !f.rto_pending {
             f.rto_pending = true;
             f.rto_deadline = now + rp.rto;
-            self.queue.push(f.rto_deadline, Event::Rto(fid));
+            self.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
         }
         self.counters.data_sent += 1;
         let d = self.arena.alloc_desc(pkt, hdr);
@@ -218,7 +220,7 @@ impl Simulation {
             } else if !f.cnp_pending {
                 f.cnp_pending = true;
                 let t = f.next_cnp;
-                self.queue.push(t, Event::CnpTimer(fid));
+                self.queue.push(t, Event::CnpTimer(FlowId(fid)));
             }
         }
         let f = &mut self.flows[fid as usize];
@@ -238,7 +240,9 @@ impl Simulation {
         }
     }
 
-    pub(crate) fn on_cnp_timer(&mut self, fid: u32) {
+    /// The receiver's CNP pacing timer of flow `fid`: send the CNP it held back.
+    pub(crate) fn on_cnp_timer(&mut self, fid: FlowId) {
+        let fid = fid.0;
         let now = self.now;
         let f = &mut self.flows[fid as usize];
         let interval = f.cc.cnp_interval();

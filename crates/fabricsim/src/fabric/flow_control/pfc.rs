@@ -13,6 +13,7 @@ use crate::engine::Event;
 use crate::fabric::buffer::SharedBuffer;
 use crate::fabric::port::N_PRIO;
 use crate::fabric::NodeKind;
+use crate::ids::PortId;
 use crate::packet::Packet;
 use crate::sim::Simulation;
 use crate::units::{Rate, Time, SEC};
@@ -251,7 +252,7 @@ impl Simulation {
             if pfc.arm_refresh(port) {
                 let half = pause_duration(sig.quanta, port_ref.rate) / 2;
                 self.queue
-                    .push(self.now + half.max(1), Event::PfcRefresh(port));
+                    .push(self.now + half.max(1), Event::PfcRefresh(PortId(port)));
             }
         }
         self.try_transmit(port);
@@ -259,7 +260,8 @@ impl Simulation {
 
     /// Re-sends XOFF on `port` for every priority still over its threshold, before the
     /// previous pause expires.
-    pub(crate) fn on_pfc_refresh(&mut self, port: u32) {
+    pub(crate) fn on_pfc_refresh(&mut self, port: PortId) {
+        let port = port.0;
         let pfc = self.flow_control.pfc_mut().expect("PFC refresh needs PFC");
         pfc.refresh_fired(port);
         let quanta = pfc.pause_quanta;
