@@ -1,4 +1,9 @@
 //! Egress: starting transmissions on ports.
+//!
+//! A port sends PFC frames first, then the highest non-empty unpaused priority queue,
+//! and a NIC port with nothing queued pulls a data packet from its flows. A transmission
+//! occupies the port for the frame's serialization time and puts the packet on the link
+//! with its arrival time; a busy port keeps one wakeup for the end of its frame.
 
 use crate::engine::Event;
 use crate::fabric::NodeKind;

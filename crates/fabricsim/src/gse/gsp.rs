@@ -1,4 +1,11 @@
-//! GSE at the edge switches (GSPs): the handlers.
+//! GSE at the edge switches (GSPs, document 000): the handlers.
+//!
+//! A source GSP puts the data its NICs send into PKTC containers on the least-loaded
+//! uplink (or, with DGSQ, into per-destination VOQs that send REQUESTs and release one
+//! container per GRANT); a destination GSP strips the GSE header and restores container
+//! order before its NIC; each destination NIC's scheduler grants round robin, paced at
+//! the port's rate, and names the spine link the container should come in on. The
+//! state machines live beside this file (`pktc`, `dgsq`, `reorder`).
 
 use crate::engine::Event;
 use crate::fabric::buffer::Admission;

@@ -1,4 +1,9 @@
 //! Assembly: turn a validated scenario into the typed tables of a [`Simulation`].
+//!
+//! Ports are numbered node by node in link order (a node's ports are contiguous), and
+//! port `i` transmits on link `i`; switches get their shared buffers, ECN markers and
+//! seeded random streams; flows get their hashes, paths, base RTTs, congestion
+//! controllers and ideal FCTs.
 
 use crate::cc::{acc, dcqcn, hpcc, line_rate, timely, AnyCc, CongestionControl};
 use crate::engine::{EventQueue, MAX_INDEX};

@@ -1,4 +1,8 @@
-//! Build: validate a scenario and resolve its run parameters (`Simulation::build`).
+//! Build: validate a scenario and resolve its run parameters ([`Simulation::build`]).
+//!
+//! Every semantic check happens here (or in the models' own `validate`), before any
+//! simulated time passes, so that bad input fails fast with the file and field named;
+//! the event loop never re-validates.
 
 use crate::engine::MAX_INDEX;
 use crate::fabric::port::N_PRIO;

@@ -1,4 +1,6 @@
-//! The event loop and its dispatch.
+//! The event loop and its dispatch: pop the next event, stop at `max_time`, a pause
+//! time or a stall, and hand the event to the handler of the component it names.
+//! Events are ordered by (time, insertion), so a run is a pure function of its inputs.
 
 use crate::engine::Event;
 use crate::scenario::config::LbAlgorithm;

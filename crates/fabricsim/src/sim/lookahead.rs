@@ -1,4 +1,6 @@
-//! Look-ahead prefetching for large models.
+//! Look-ahead prefetching for large models: while one event runs, start loading what the
+//! next few events' handlers will read, so their cache misses overlap. It reads the event
+//! codes the queue holds ([`crate::engine::code`]) and never changes a result.
 
 use crate::fabric::NodeKind;
 use crate::packet::FLAG_ROUTED;

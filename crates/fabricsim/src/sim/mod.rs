@@ -1,9 +1,17 @@
 //! The simulation: a scenario built into typed tables, and the event loop that runs it.
 //!
-//! Build once, then run: [`Simulation::build`] validates the scenario and turns it into
-//! nodes, ports, links, switches, hosts, flows and routing tables; the loop never
-//! re-validates. Components refer to each other by index. An event names the component it
-//! wakes ([`Event`]); the handlers below are the only code that moves packets.
+//! Build once, then run: [`Simulation::build`] (`build.rs`) validates the scenario and
+//! `assemble.rs` turns it into nodes, ports, links, switches, hosts, flows and routing
+//! tables; the loop never re-validates. Components refer to each other by index (see
+//! [`crate::ids`]). An event names the component it wakes ([`crate::engine::Event`]);
+//! `event_loop.rs` pops events and dispatches each to its component's handler, which lives
+//! beside the component's state: [`crate::fabric::link`] (arrivals),
+//! [`crate::fabric::port`] and `fabric/egress.rs` (transmission),
+//! [`crate::fabric::switch`] (forwarding), [`crate::fabric::flow_control`] (PFC),
+//! [`crate::transport`] (the NIC and the flow launcher), [`crate::gse`] (GSPs),
+//! [`crate::telemetry`] (INT, TCD) and [`crate::record`] (sampling). This struct holds
+//! the parts together; the narrow context every handler shares is `now`, the event queue
+//! and the packet arena.
 //!
 //! Per packet and hop the work is: the link's arrival event, routing (a table slice and a
 //! hash), buffer admission, a queue push, and, when the egress port is idle, the
@@ -217,7 +225,7 @@ pub struct Simulation {
     pub window: Option<crate::window::WindowSpec>,
 }
 
-/// (node, local index, peer port, rate, delay) of a port being built.
+/// (node, local index, peer port, rate, delay, link security) of a port being built.
 pub(crate) type PortInit = (u32, u32, u32, Rate, Time, SecurityMode);
 
 /// PFC headroom of an ingress port fed at `rate` over a link of `delay`: 3 C delay / 8

@@ -1,4 +1,8 @@
-//! The NIC: sending data, feedback and receiving.
+//! The NIC: it pulls data from its active flows round robin when its port is free
+//! (paced by each flow's congestion controller, within its window), answers data with
+//! ACKs, NACKs and CNPs, and feeds what comes back to the transport state machine
+//! ([`crate::transport::NicTransport`]) and the flow's controller. Timers (RTO, CNP
+//! pacing) are lazy: a deadline moves freely and one pending event re-arms itself.
 
 use crate::cc::{AckInfo, CongestionControl};
 use crate::engine::Event;
