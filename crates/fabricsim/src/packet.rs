@@ -333,3 +333,38 @@ impl PacketArena {
         self.peak
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Switches stream descriptors through queues and rings, NICs touch arena slots: both
+    /// are sized on purpose (a larger descriptor or slot costs cache misses per hop).
+    #[test]
+    fn descriptors_and_slots_keep_their_size() {
+        assert_eq!(std::mem::size_of::<Desc>(), 24);
+        assert_eq!(std::mem::size_of::<Packet>(), 48);
+    }
+
+    #[test]
+    fn a_payload_knows_its_kind_and_flow() {
+        let d = Payload::Data {
+            flow: FlowId(7),
+            seq: 0,
+            bytes: 1,
+        };
+        assert_eq!(d.kind(), PacketKind::Data);
+        assert_eq!(d.flow(), Some(FlowId(7)));
+        let p = Payload::Pause(PfcSignal { prio: 3, quanta: 0 });
+        assert_eq!(p.kind(), PacketKind::Pause);
+        assert_eq!(p.flow(), None);
+        let (pkt, h) = Packet::pfc(PfcSignal {
+            prio: 3,
+            quanta: 65535,
+        });
+        let desc = Desc::of(PktId(1), &pkt, h);
+        assert_eq!(desc.kind, PacketKind::Pause);
+        assert_eq!(desc.wire, crate::fabric::pfc::PFC_FRAME_BYTES);
+        assert_eq!(desc.in_port, LOCAL_PORT);
+    }
+}
