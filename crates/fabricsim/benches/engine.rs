@@ -18,7 +18,7 @@ fn event_queue(c: &mut Criterion) {
             let mut q = EventQueue::with_capacity(10_000);
             let mut x = 12345u64;
             for i in 0..10_000u32 {
-                q.push(i as u64 * 100, Event::LinkArrive(i));
+                q.push(i as u64 * 100, Event::LinkArrive(fabricsim::ids::LinkId(i)));
             }
             for _ in 0..100_000 {
                 let (t, ev) = q.pop().expect("non-empty");
