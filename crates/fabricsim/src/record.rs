@@ -115,3 +115,47 @@ impl Simulation {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::line_rate::LineRate;
+    use crate::cc::AnyCc;
+    use crate::transport::FlowSpec;
+    use crate::units::US;
+
+    fn flows() -> Vec<Flow> {
+        let spec = FlowSpec {
+            src: 0,
+            dst: 1,
+            size: 1_000_000,
+            start: 0,
+        };
+        let mut f = Flow::new(spec, 0, 0, AnyCc::LineRate(LineRate { bps: 1e11 }));
+        f.started = true;
+        vec![f]
+    }
+
+    #[test]
+    fn samples_fall_on_the_grid_of_each_interval() {
+        let mut r = Recorder::default();
+        let mut fl = flows();
+        let iv = (Some(3 * US), Some(2 * US));
+        // At 0 both are due; the next point is the nearer grid line.
+        assert_eq!(r.sample(0, iv, &[], &[], &mut fl), Some(2 * US));
+        fl[0].rcv_nxt = 25_000;
+        assert_eq!(r.sample(2 * US, iv, &[], &[], &mut fl), Some(3 * US));
+        // Goodput over the interval: 25 kB in 2 us = 100 Gbit/s.
+        let last = r.rate_samples.last().unwrap();
+        assert_eq!((last.t, last.flow), (2 * US, 0));
+        assert!(
+            (last.goodput_bps - 1e11).abs() < 1.0,
+            "{}",
+            last.goodput_bps
+        );
+        // 3 us is on the queue grid only: no rate sample is taken there.
+        assert_eq!(r.sample(3 * US, iv, &[], &[], &mut fl), Some(4 * US));
+        assert_eq!(r.rate_samples.len(), 2);
+        assert_eq!(r.sample(0, (None, None), &[], &[], &mut fl), None);
+    }
+}

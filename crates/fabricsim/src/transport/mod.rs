@@ -99,3 +99,116 @@ impl AnyTransport {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::rdma::RdmaRc;
+    use super::*;
+    use crate::cc::line_rate::LineRate;
+    use crate::cc::AnyCc;
+
+    fn flow(size: u64) -> Flow {
+        let spec = FlowSpec {
+            src: 0,
+            dst: 1,
+            size,
+            start: 0,
+        };
+        Flow::new(spec, 0, 0, AnyCc::LineRate(LineRate { bps: 1e11 }))
+    }
+
+    fn rx(reply: RxReply, in_order: bool, completed: bool) -> RxOutcome {
+        RxOutcome {
+            reply,
+            in_order,
+            completed,
+        }
+    }
+
+    #[test]
+    fn the_receiver_acks_every_nth_in_order_packet_and_the_last() {
+        let t = RdmaRc { ack_every: 2 };
+        let mut f = flow(5000);
+        assert_eq!(
+            t.on_data(&mut f, 0, 1000),
+            rx(RxReply::Nothing, true, false)
+        );
+        assert_eq!(
+            t.on_data(&mut f, 1000, 1000),
+            rx(RxReply::Ack(2000), true, false)
+        );
+        assert_eq!(
+            t.on_data(&mut f, 2000, 1000),
+            rx(RxReply::Nothing, true, false)
+        );
+        assert_eq!(
+            t.on_data(&mut f, 3000, 1000),
+            rx(RxReply::Ack(4000), true, false)
+        );
+        // The last byte is acknowledged at once and completes the flow.
+        assert_eq!(
+            t.on_data(&mut f, 4000, 1000),
+            rx(RxReply::Ack(5000), true, true)
+        );
+        assert_eq!(f.rcv_nxt, 5000);
+    }
+
+    #[test]
+    fn a_gap_gets_one_nack_and_a_duplicate_gets_an_ack() {
+        let t = RdmaRc { ack_every: 1 };
+        let mut f = flow(10_000);
+        assert_eq!(
+            t.on_data(&mut f, 0, 1000),
+            rx(RxReply::Ack(1000), true, false)
+        );
+        // 1000..2000 lost: the first packet past the gap is NACKed, the next ones are not.
+        assert_eq!(
+            t.on_data(&mut f, 2000, 1000),
+            rx(RxReply::Nack(1000), false, false)
+        );
+        assert_eq!(
+            t.on_data(&mut f, 3000, 1000),
+            rx(RxReply::Nothing, false, false)
+        );
+        // A duplicate of delivered data re-acknowledges.
+        assert_eq!(
+            t.on_data(&mut f, 0, 1000),
+            rx(RxReply::Ack(1000), false, false)
+        );
+        // The retransmission fills the gap; a later gap is NACKed again.
+        assert_eq!(
+            t.on_data(&mut f, 1000, 1000),
+            rx(RxReply::Ack(2000), true, false)
+        );
+        assert_eq!(
+            t.on_data(&mut f, 3000, 1000),
+            rx(RxReply::Nack(2000), false, false)
+        );
+    }
+
+    #[test]
+    fn the_sender_goes_back_on_a_nack_and_on_a_timeout() {
+        let t = RdmaRc { ack_every: 1 };
+        let mut f = flow(10_000);
+        f.snd_nxt = 6000;
+        assert_eq!(t.on_cumulative_ack(&mut f, 2000), 2000);
+        assert_eq!(
+            t.on_cumulative_ack(&mut f, 1000),
+            0,
+            "an old ACK acks nothing"
+        );
+        assert_eq!(f.snd_una, 2000);
+        // Go-back-N: resend from the NACKed byte.
+        assert!(t.on_nack(&mut f, 3000));
+        assert_eq!(f.snd_nxt, 3000);
+        // A NACK at or past what was sent moves nothing.
+        assert!(!t.on_nack(&mut f, 3000));
+        assert_eq!(f.nacks, 2);
+        // A timeout resends from the first unacknowledged byte.
+        assert!(t.on_timeout(&mut f));
+        assert_eq!((f.snd_nxt, f.timeouts), (2000, 1));
+        // With everything acknowledged there is nothing to resend.
+        assert_eq!(t.on_cumulative_ack(&mut f, 10_000), 8000);
+        assert!(!t.on_timeout(&mut f));
+    }
+}
