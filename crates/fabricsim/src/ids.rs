@@ -68,3 +68,42 @@ impl LinkId {
         PortId(self.0)
     }
 }
+
+/// Tables indexed by their typed id (`ports[p.peer]`), so an id of one table cannot
+/// index another.
+macro_rules! indexed_by {
+    ($id:ty => $item:ty) => {
+        impl std::ops::Index<$id> for Vec<$item> {
+            type Output = $item;
+            #[inline(always)]
+            fn index(&self, id: $id) -> &$item {
+                &self[id.0 as usize]
+            }
+        }
+        impl std::ops::IndexMut<$id> for Vec<$item> {
+            #[inline(always)]
+            fn index_mut(&mut self, id: $id) -> &mut $item {
+                &mut self[id.0 as usize]
+            }
+        }
+    };
+}
+
+indexed_by!(PortId => crate::fabric::Port);
+indexed_by!(LinkId => crate::fabric::Link);
+indexed_by!(NodeId => crate::fabric::Node);
+indexed_by!(FlowId => crate::transport::Flow);
+indexed_by!(HostId => crate::transport::Host);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_and_its_link_share_the_index() {
+        assert_eq!(PortId(7).link(), LinkId(7));
+        assert_eq!(LinkId(7).port(), PortId(7));
+        assert_eq!(PortId(7).idx(), 7);
+        assert_eq!(usize::from(FlowId(3)), 3);
+    }
+}

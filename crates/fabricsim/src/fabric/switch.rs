@@ -145,7 +145,7 @@ impl Simulation {
     pub(crate) fn drop_packet(&mut self, pkt: Desc, _in_port: u32, s: u32) {
         if pkt.kind == PacketKind::Data {
             if let Some(flow) = self.arena.get(pkt.id).payload.flow() {
-                self.flows[flow.idx()].data_pkts_dropped += 1;
+                self.flows[flow].data_pkts_dropped += 1;
             }
         }
         self.switches[s as usize].drops += 1;

@@ -79,7 +79,7 @@ impl Simulation {
             match ev {
                 Event::LinkArrive(l) => self.on_link_arrive(l),
                 Event::PortWake(p) => {
-                    let port = &mut self.ports[p.idx()];
+                    let port = &mut self.ports[p];
                     if port.wake_at == t {
                         port.wake_at = Time::MAX;
                     }

@@ -146,7 +146,7 @@ impl Simulation {
         // The flow's own hash, not the arriving header's: a GSP rewrites that to spray
         // containers, while the reverse path keeps to the flow's.
         let flow = payload.flow().expect("feedback belongs to a flow");
-        let hash = self.flows[flow.idx()].hash;
+        let hash = self.flows[flow].hash;
         let mut p = Packet::new(payload, hdr.dst, data.sent_at);
         p.echo = (hdr.ecn == ECN_CE) as u8;
         let mut h = Header {
@@ -193,7 +193,7 @@ impl Simulation {
             Payload::Ack { flow, seq } => self.on_ack(&p, hdr, flow, seq, false),
             Payload::Nack { flow, seq } => self.on_ack(&p, hdr, flow, seq, true),
             Payload::Cnp { flow } => {
-                let f = &mut self.flows[flow.idx()];
+                let f = &mut self.flows[flow];
                 f.cc.on_cnp(self.now);
             }
             Payload::Pause(_) | Payload::Request { .. } | Payload::Grant { .. } => {}
