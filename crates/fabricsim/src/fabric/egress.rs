@@ -91,9 +91,7 @@ impl Simulation {
         }
         let link = &mut self.links[pi];
         let arrival = now + d + link.delay;
-        let was_empty = link.ring.is_empty();
-        link.ring.push_back((arrival, pkt));
-        if was_empty {
+        if link.put(arrival, pkt) {
             self.queue
                 .push(arrival, Event::LinkArrive(PortId(port).link()));
         }

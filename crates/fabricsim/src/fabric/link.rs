@@ -40,24 +40,37 @@ impl Link {
             ring: VecDeque::new(),
         }
     }
+
+    /// Puts `pkt` on the link to arrive at `arrival`; true if the link was empty (the
+    /// caller then schedules the arrival: a link keeps one pending event, its head's).
+    #[inline]
+    pub fn put(&mut self, arrival: Time, pkt: Desc) -> bool {
+        let was_empty = self.ring.is_empty();
+        self.ring.push_back((arrival, pkt));
+        was_empty
+    }
+
+    /// Takes the head packet, which has arrived, and returns it with the arrival time of
+    /// the next one, if any (the link's next event).
+    #[inline]
+    pub fn take_head(&mut self) -> (Desc, Option<Time>) {
+        let (_, pkt) = self.ring.pop_front().expect("arrival on an empty link");
+        self.delivered += 1;
+        (pkt, self.ring.front().map(|&(t, _)| t))
+    }
 }
 
 impl Simulation {
     /// The head packet of link `l` reaches the far end: it enters the receiving switch or
     /// NIC (a PFC frame acts on the receiving port itself).
     pub(crate) fn on_link_arrive(&mut self, l: LinkId) {
-        let li = l.idx();
-        let (_, pkt) = self.links[li]
-            .ring
-            .pop_front()
-            .expect("arrival on an empty link");
-        if let Some(&(t2, _)) = self.links[li].ring.front() {
-            self.queue.push(t2, Event::LinkArrive(l));
+        let link = &mut self.links[l];
+        let (pkt, next) = link.take_head();
+        let (in_port, to) = (link.to_port, link.to);
+        if let Some(t) = next {
+            self.queue.push(t, Event::LinkArrive(l));
         }
         self.counters.packet_hops += 1;
-        let link = &mut self.links[li];
-        link.delivered += 1;
-        let (in_port, to) = (link.to_port, link.to);
         if pkt.kind == PacketKind::Pause {
             let Payload::Pause(sig) = self.arena.get(pkt.id).payload else {
                 unreachable!("a pause descriptor holds a pause frame")
