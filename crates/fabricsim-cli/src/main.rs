@@ -1,7 +1,12 @@
 //! The `fabricsim` command line: run, check, list, bench.
 //!
 //! Exit status: 0 on success, 1 when a run stalled or did not finish its flows, 2 on bad
-//! input (the message names the file, the field and what is allowed).
+//! input (the message names the file, the field and what is allowed) and on an `--out`
+//! that cannot take the results (found before anything is simulated).
+//!
+//! There is no default results folder: without `--out` a run writes nothing, so no
+//! scenario name can choose where files go. With it, every file lands in `--out` or in a
+//! run folder directly inside it, named by `scenario::folder_name`.
 
 use clap::{Parser, Subcommand};
 use fabricsim::runner::{self, RunError, RunOptions};
@@ -32,7 +37,8 @@ enum Cmd {
     Run {
         /// Scenario file (TOML).
         file: PathBuf,
-        /// Results folder.
+        /// Results folder (without it, nothing is written). Runs of a scenario with
+        /// variants or sweeps each get a folder inside it.
         #[arg(long)]
         out: Option<PathBuf>,
         /// Seed (overrides the scenario's).
@@ -203,6 +209,8 @@ fn cmd_run(
     let results = match runner::run(&loaded, &opts, &progress) {
         Ok(r) => r,
         Err(RunError::Input(e)) => return input_error(e),
+        // An unusable `--out` is found before anything runs: bad input, like a bad file.
+        Err(RunError::Out(e)) => return input_error(e),
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(1);

@@ -52,9 +52,9 @@ fn quickstart_runs_and_writes_every_table() {
     assert!(ports.starts_with("node,port,tx_bytes,tx_packets,drops,pause_frames_sent,paused_ns,max_queue_bytes,ecn_marked"));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["outcome"], "completed");
-    assert_eq!(summary["flows_completed"], 27);
-    assert!(summary["packet_hops"].as_u64().unwrap() > 10_000);
+    assert_eq!(summary["run"]["outcome"], "completed");
+    assert_eq!(summary["flows"]["completed"], 27);
+    assert!(summary["speed"]["packet_hops"].as_u64().unwrap() > 10_000);
     for f in ["queues.csv", "rates.csv"] {
         assert!(
             std::fs::read_to_string(out.join(f))
@@ -80,8 +80,14 @@ fn a_deadlocked_run_exits_1_names_the_cycle_and_keeps_its_results() {
     );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["outcome"], "stalled");
-    assert!(summary["stall"]["deadlock_cycle"].as_array().unwrap().len() >= 4);
+    assert_eq!(summary["run"]["outcome"], "stalled");
+    assert!(
+        summary["run"]["stall"]["deadlock_cycle"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 4
+    );
     assert!(out.join("flows.csv").exists());
 }
 

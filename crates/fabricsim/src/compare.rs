@@ -1,6 +1,6 @@
-//! Comparisons across the runs of one scenario: `jct.csv` (job completion times per run
-//! with the ratio between variants) and `report.html` (tables and bar charts like the
-//! source documents' figures).
+//! Comparisons across the runs of one scenario: `report.html` (tables and bar charts like
+//! the source documents' figures). The tables across runs (`comparison.csv`, `jct.csv`)
+//! are written by [`crate::output`].
 //!
 //! Runs are grouped by their sweep coordinates. The last sweep axis becomes the x axis
 //! of the charts (e.g. message size), the variants are the bars side by side, and every
@@ -18,8 +18,6 @@
 
 use crate::report::{BarChart, LineChart, Section, Table};
 use crate::results::Summary;
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 /// Most runs overlaid in the slowdown CDF chart; above this only the table and the bar
 /// charts show slowdown.
@@ -83,77 +81,6 @@ fn ms(ns: f64) -> String {
     } else {
         "-".into()
     }
-}
-
-/// `jct.csv`: one row per sweep point, with mean and max JCT of every variant and the
-/// ratio of the first variant to each other one. `axis_order` lists the sweep axes as
-/// the scenario declares them.
-pub fn jct_csv(rows: &[Summary], axis_order: &[String]) -> String {
-    let vars = variants(rows);
-    let axes = axes(rows, axis_order);
-    let mut s = String::new();
-    for a in &axes {
-        let _ = write!(s, "{a},");
-    }
-    for v in &vars {
-        let _ = write!(s, "{v}_jct_mean_ns,{v}_jct_max_ns,");
-    }
-    let _ = write!(s, "lower_bound_ns");
-    for v in vars.iter().skip(1) {
-        let _ = write!(
-            s,
-            ",ratio_mean_{}_over_{v},ratio_max_{}_over_{v}",
-            vars[0], vars[0]
-        );
-    }
-    s.push('\n');
-    let mut points: BTreeMap<Vec<String>, BTreeMap<String, &Summary>> = BTreeMap::new();
-    let mut order: Vec<Vec<String>> = Vec::new();
-    for r in rows {
-        let k = coord_key(r, &axes);
-        if !points.contains_key(&k) {
-            order.push(k.clone());
-        }
-        points
-            .entry(k)
-            .or_default()
-            .insert(r.variant_name.clone(), r);
-    }
-    for k in order {
-        let p = &points[&k];
-        for c in &k {
-            let _ = write!(s, "{c},");
-        }
-        for v in &vars {
-            match p.get(v) {
-                Some(r) => {
-                    let _ = write!(s, "{:.3},{:.3},", r.jct_mean_ns, r.jct_max_ns);
-                }
-                None => s.push_str(",,"),
-            }
-        }
-        let lb = p
-            .values()
-            .next()
-            .map(|r| r.jct_lower_bound_ns)
-            .unwrap_or(f64::NAN);
-        let _ = write!(s, "{lb:.3}");
-        for v in vars.iter().skip(1) {
-            match (p.get(&vars[0]), p.get(v)) {
-                (Some(a), Some(b)) => {
-                    let _ = write!(
-                        s,
-                        ",{:.4},{:.4}",
-                        a.jct_mean_ns / b.jct_mean_ns,
-                        a.jct_max_ns / b.jct_max_ns
-                    );
-                }
-                _ => s.push_str(",,"),
-            }
-        }
-        s.push('\n');
-    }
-    s
 }
 
 /// The report's sections: a JCT table and one bar chart per combination of the sweep

@@ -9,7 +9,7 @@
 //!   ECMP, spraying), [`gse`] (PKTC, DGSQ, reordering), [`transport`] (RDMA RC with
 //!   go-back-N), [`cc`] (DCQCN, TIMELY, HPCC, ACC, line rate), [`workload`] (flow lists,
 //!   generators, collectives);
-//! - [`results`], [`metrics`], [`convergence`], [`window`], [`report`]: tables, summaries and reports
+//! - [`output`] (also as `results`), [`metrics`], [`convergence`], [`window`], [`report`]: tables, summaries and reports
 //!   written after a run; [`bench`]: fixed benchmarks.
 //!
 //! See `docs/ARCHITECTURE.md` for the design and its invariants.
@@ -28,11 +28,11 @@ pub mod gse;
 pub mod ids;
 pub mod invariants;
 pub mod metrics;
+pub mod output;
 pub mod packet;
 pub mod prefetch;
 pub mod record;
 pub mod report;
-pub mod results;
 pub mod routing;
 pub mod runner;
 pub mod scenario;
@@ -45,6 +45,9 @@ pub mod transport;
 pub mod units;
 pub mod window;
 pub mod workload;
+
+/// The output layer under its first name: `results::Summary`, `results::flows_csv`, ...
+pub use output as results;
 
 pub use scenario::{load_file, load_str, ScenarioError};
 pub use sim::{Outcome, Simulation};

@@ -1,9 +1,10 @@
 //! Running a scenario: every variant is built first (so input errors appear before any
-//! simulated time passes), then the runs share the machine's cores, one run per thread.
-//! Each run writes its results as soon as it ends, so a later failure or interruption
-//! never loses what earlier runs produced.
+//! simulated time passes), then `--out` is checked (created, written to, no run folder
+//! blocked), then the runs share the machine's cores, one run per thread. Each run writes
+//! its results as soon as it ends, so a later failure or interruption never loses what
+//! earlier runs produced.
 
-use crate::results::{self, Summary};
+use crate::output::{self as results, resolved, Summary};
 use crate::scenario::{LoadedScenario, ScenarioError};
 use crate::sim::{Outcome, Progress, Simulation};
 use std::path::PathBuf;
@@ -27,6 +28,8 @@ pub struct RunOptions {
 pub enum RunError {
     /// Bad input.
     Input(ScenarioError),
+    /// `--out` cannot take the results (found before anything runs).
+    Out(String),
     /// Could not write results.
     Io(String),
 }
@@ -35,7 +38,7 @@ impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunError::Input(e) => write!(f, "{e}"),
-            RunError::Io(e) => write!(f, "{e}"),
+            RunError::Out(e) | RunError::Io(e) => write!(f, "{e}"),
         }
     }
 }
@@ -74,17 +77,23 @@ pub fn build_runs(
         if let Some(s) = seed {
             sc.seed = s;
         }
-        let sim = Simulation::build(&sc, &loaded.file, &loaded.base_dir).map_err(|mut e| {
+        let in_run = |mut e: ScenarioError| {
             if named {
                 e.message = format!("in run `{name}`: {}", e.message);
             }
             e
-        })?;
+        };
+        let sim = Simulation::build(&sc, &loaded.file, &loaded.base_dir).map_err(in_run)?;
+        let table = resolved::with_absolute_files(&r.table, &sc, &loaded.base_dir, &loaded.file)
+            .map_err(in_run)?;
         out.push((
             RunMeta {
                 name,
+                folder: r.folder,
                 variant: r.variant,
                 coords: r.coords,
+                seed: sc.seed,
+                table,
             },
             sim,
         ));
@@ -92,15 +101,22 @@ pub fn build_runs(
     Ok(out)
 }
 
-/// Name and sweep coordinates of a run.
+/// Name, folder, sweep coordinates and effective scenario of a run.
 #[derive(Clone, Debug)]
 pub struct RunMeta {
-    /// Run name (folder).
+    /// Run name.
     pub name: String,
+    /// Results folder under `--out` when the scenario has several runs.
+    pub folder: String,
     /// Variant.
     pub variant: String,
     /// Sweep coordinates.
     pub coords: Vec<(String, String)>,
+    /// Seed the run uses.
+    pub seed: u64,
+    /// The run's TOML tree with absolute file paths (`scenario.resolved.toml` once the
+    /// seed is set).
+    pub table: toml::Table,
 }
 
 /// Runs every variant; `progress(i, p)` reports run i's progress.
@@ -109,9 +125,25 @@ pub fn run(
     opts: &RunOptions,
     progress: &(dyn Fn(usize, &Progress) + Sync),
 ) -> Result<Vec<RunResult>, RunError> {
-    let sims = build_runs(loaded, opts.seed).map_err(RunError::Input)?;
+    let mut sims = build_runs(loaded, opts.seed).map_err(RunError::Input)?;
     let multi = sims.len() > 1;
     let n = sims.len();
+    // Sweep axis labels in the scenario's order (every run has the same axes).
+    let axes: Vec<String> = sims
+        .first()
+        .map(|(m, _)| m.coords.iter().map(|(l, _)| l.clone()).collect())
+        .unwrap_or_default();
+    if let Some(out) = &opts.out {
+        for (m, _) in &mut sims {
+            resolved::set_seed(&mut m.table, m.seed).map_err(RunError::Input)?;
+        }
+        let folders: Vec<String> = if multi {
+            sims.iter().map(|(m, _)| m.folder.clone()).collect()
+        } else {
+            Vec::new()
+        };
+        results::prepare_out(out, &folders).map_err(RunError::Out)?;
+    }
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism()
             .map(|p| p.get())
@@ -153,14 +185,28 @@ pub fn run(
                 let mut summary = results::summarize(&sim, &meta.name, &outcome, wall);
                 summary.params = meta.coords.iter().cloned().collect();
                 summary.variant_name = meta.variant.clone();
-                let name = meta.name;
+                if multi {
+                    summary.folder = meta.folder.clone();
+                }
                 let mut res = Ok(());
                 if let Some(out) = &opts.out {
-                    let dir = if multi { out.join(&name) } else { out.clone() };
-                    res = results::write_all(&sim, &summary, &dir).map_err(|e| {
-                        RunError::Io(format!("writing results to {}: {e}", dir.display()))
-                    });
+                    // `folder` is one sanitised path component (`scenario::folder_name`):
+                    // the run cannot write outside `out`.
+                    let dir = if multi {
+                        out.join(&meta.folder)
+                    } else {
+                        out.clone()
+                    };
+                    res = resolved::text(&meta.table, &meta.name, &loaded.file)
+                        .and_then(|toml| {
+                            results::write_all(&sim, &summary, &toml, &dir)
+                                .map_err(|e| e.to_string())
+                        })
+                        .map_err(|e| {
+                            RunError::Io(format!("writing results to {}: {e}", dir.display()))
+                        });
                 }
+                let name = meta.name;
                 *results[i].lock().expect("result lock") = Some(res.map(|_| RunResult {
                     variant: name,
                     summary,
@@ -180,25 +226,8 @@ pub fn run(
     if multi {
         if let Some(dir) = &opts.out {
             let rows: Vec<Summary> = out.iter().map(|r| r.summary.clone()).collect();
-            results::write_comparison(&rows, dir).map_err(|e| RunError::Io(e.to_string()))?;
-            let axes: Vec<String> = loaded
-                .scenario
-                .sweep
-                .iter()
-                .map(|a| {
-                    a.label
-                        .clone()
-                        .unwrap_or_else(|| a.path.rsplit('.').next().unwrap_or(&a.path).to_string())
-                })
-                .collect();
-            let io = |e: std::io::Error| RunError::Io(format!("writing to {}: {e}", dir.display()));
-            if rows.iter().any(|r| r.jobs > 0) {
-                std::fs::write(dir.join("jct.csv"), crate::compare::jct_csv(&rows, &axes))
-                    .map_err(io)?;
-            }
-            let title = rows.first().map(|r| r.scenario.clone()).unwrap_or_default();
-            let sections = crate::compare::report_sections(&title, &rows, &axes);
-            crate::report::write_html(&dir.join("report.html"), &title, &sections).map_err(io)?;
+            results::write_sweep(&rows, &axes, dir)
+                .map_err(|e| RunError::Io(format!("writing to {}: {e}", dir.display())))?;
         }
     }
     Ok(out)

@@ -311,14 +311,21 @@ pub fn load_file(path: &Path, overrides: &[String]) -> Result<LoadedScenario, Sc
 /// One run a scenario stands for.
 #[derive(Clone, Debug)]
 pub struct RunSpec {
-    /// Run name (variant, then sweep coordinates); names the results folder.
+    /// Run name (variant, then `label=value` per sweep axis), as written in tables and
+    /// messages.
     pub name: String,
+    /// Results folder under `--out`: the name made safe ([`folder_name`]).
+    pub folder: String,
     /// Variant name.
     pub variant: String,
     /// Sweep coordinates (label, value) in axis order.
     pub coords: Vec<(String, String)>,
     /// The scenario with overrides applied.
     pub scenario: Scenario,
+    /// The TOML tree `scenario` was deserialized from: the file after `--set`, the
+    /// variant's `set` and the sweep point, without `variants` and `sweep` (written to the
+    /// run folder as `scenario.resolved.toml`).
+    pub table: toml::Table,
 }
 
 fn value_text(v: &toml::Value) -> String {
@@ -328,8 +335,21 @@ fn value_text(v: &toml::Value) -> String {
     }
 }
 
-fn folder_safe(s: &str) -> String {
-    s.chars()
+/// Longest run-folder name, in bytes (well under the 255 of common file systems, with
+/// room for the `.<file>.tmp` names written inside).
+pub const MAX_FOLDER_BYTES: usize = 120;
+
+/// The results folder of a run named `name`: one path component that cannot leave
+/// `--out`. Letters, digits, `-`, `_`, `.` and `=` are kept (so the shipped scenarios'
+/// names, such as `gse-collective=alltoall-speedup=1.5-uplink=100Gbps-size=128MiB`, are
+/// their folders), anything else (path separators, control characters, spaces,
+/// non-ASCII) becomes `_`; a leading `.` or `-` becomes `_` (no `.` or `..`, no hidden
+/// folder, nothing a command takes for an option), as does the first `.` of every `..`.
+/// A name longer than [`MAX_FOLDER_BYTES`] is cut and ends in a hash of the whole name,
+/// so that long names that differ only at the end still get different folders.
+pub fn folder_name(name: &str) -> String {
+    let mut s: String = name
+        .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "-_.=".contains(c) {
                 c
@@ -337,7 +357,49 @@ fn folder_safe(s: &str) -> String {
                 '_'
             }
         })
-        .collect()
+        .collect();
+    if s.starts_with(['.', '-']) {
+        s.replace_range(..1, "_");
+    }
+    while s.contains("..") {
+        s = s.replace("..", "_.");
+    }
+    if s.is_empty() {
+        s.push('_');
+    }
+    if s.len() > MAX_FOLDER_BYTES {
+        // FNV-1a: stable across builds and platforms (unlike std's hasher).
+        let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        });
+        s.truncate(MAX_FOLDER_BYTES - 17);
+        s.push_str(&format!("-{h:016x}"));
+    }
+    s
+}
+
+/// A name that ends up in tables, messages and the terminal: not empty, no control
+/// characters (a line break would split a message line; escape sequences would act on
+/// the terminal).
+fn check_name(file: &str, field: String, what: &str, name: &str) -> Result<(), ScenarioError> {
+    if name.is_empty() {
+        return Err(ScenarioError::field(
+            file,
+            field,
+            format!("{what} is empty: give it a name"),
+        ));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(ScenarioError::field(
+            file,
+            field,
+            format!(
+                "{what} {name:?} contains the control character {c:?}: any other character \
+                 is allowed"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl LoadedScenario {
@@ -351,15 +413,18 @@ impl LoadedScenario {
     }
 
     /// Every run: each variant (or the scenario itself) times every combination of the
-    /// sweep axes' values.
+    /// sweep axes' values. Two runs never share a results folder: duplicate variant
+    /// names, duplicate values on a sweep axis, two axes with one label, and names that
+    /// make the same folder are errors, found here, before anything runs.
     pub fn expand_runs(&self) -> Result<Vec<RunSpec>, ScenarioError> {
         let base_name = self.scenario.name.clone().unwrap_or_else(|| "run".into());
-        let mut bases: Vec<(String, toml::Table)> = Vec::new();
+        // (name, index in `variants`, tree)
+        let mut bases: Vec<(String, Option<usize>, toml::Table)> = Vec::new();
         let mut base_table = self.table.clone();
         base_table.remove("variants");
         base_table.remove("sweep");
         if self.scenario.variants.is_empty() {
-            bases.push((base_name, base_table.clone()));
+            bases.push((base_name, None, base_table.clone()));
         }
         let mut seen = std::collections::BTreeSet::new();
         for (i, v) in self.scenario.variants.iter().enumerate() {
@@ -370,18 +435,12 @@ impl LoadedScenario {
                     format!("duplicate variant name `{}`", v.name),
                 ));
             }
-            if v.name.is_empty()
-                || !v
-                    .name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            {
-                return Err(ScenarioError::field(
-                    &self.file,
-                    format!("variants[{i}].name"),
-                    "a variant name is letters, digits, '-' and '_' (it names a folder)",
-                ));
-            }
+            check_name(
+                &self.file,
+                format!("variants[{i}].name"),
+                "the variant name",
+                &v.name,
+            )?;
             let mut t = base_table.clone();
             for (path, value) in &v.set {
                 apply_override(&mut t, path, value.clone(), &self.file).map_err(|mut e| {
@@ -389,10 +448,16 @@ impl LoadedScenario {
                     e
                 })?;
             }
-            bases.push((v.name.clone(), t));
+            bases.push((v.name.clone(), Some(i), t));
         }
         // Cartesian product of the sweep axes, first axis outermost.
         let axes = &self.scenario.sweep;
+        let label_of = |a: &config::SweepAxisCfg| {
+            a.label
+                .clone()
+                .unwrap_or_else(|| a.path.rsplit('.').next().unwrap_or(&a.path).to_string())
+        };
+        let mut labels: Vec<String> = Vec::new();
         for (i, a) in axes.iter().enumerate() {
             if a.values.is_empty() {
                 return Err(ScenarioError::field(
@@ -400,6 +465,34 @@ impl LoadedScenario {
                     format!("sweep[{i}].values"),
                     "a sweep axis needs at least one value",
                 ));
+            }
+            let label = label_of(a);
+            check_name(&self.file, format!("sweep[{i}].label"), "the label", &label)?;
+            if let Some(j) = labels.iter().position(|l| *l == label) {
+                return Err(ScenarioError::field(
+                    &self.file,
+                    format!("sweep[{i}].label"),
+                    format!(
+                        "sweep[{j}] and sweep[{i}] are both labelled `{label}`: each axis \
+                         needs its own label (set `label`), it names a column and part of \
+                         the run folders"
+                    ),
+                ));
+            }
+            labels.push(label);
+            // Two equal values would make two runs with one name and one folder.
+            let texts: Vec<String> = a.values.iter().map(value_text).collect();
+            for (k, t) in texts.iter().enumerate() {
+                if let Some(j) = texts[..k].iter().position(|u| u == t) {
+                    return Err(ScenarioError::field(
+                        &self.file,
+                        format!("sweep[{i}].values"),
+                        format!(
+                            "values[{j}] and values[{k}] are both `{t}`: each value of an \
+                             axis must differ, two runs cannot share a results folder"
+                        ),
+                    ));
+                }
             }
         }
         let total: usize = axes.iter().map(|a| a.values.len()).product();
@@ -411,7 +504,14 @@ impl LoadedScenario {
             ));
         }
         let mut out = Vec::new();
-        for (vname, t) in &bases {
+        // Folder (lower case: a case-insensitive file system would merge `A` and `a`)
+        // -> (run, its variant index, its axis indices), to name the field of a clash.
+        let mut folders: std::collections::HashMap<String, (String, Option<usize>, Vec<usize>)> =
+            std::collections::HashMap::new();
+        let reserved: Vec<&str> = crate::output::sweep_file_names().collect();
+        // A scenario of one run writes into `--out` itself: no run folder to check.
+        let multi = total * bases.len() > 1;
+        for (vname, vidx, t) in &bases {
             for combo in 0..total {
                 let mut t = t.clone();
                 let mut coords = Vec::new();
@@ -427,20 +527,52 @@ impl LoadedScenario {
                         e.field = Some(format!("sweep[{k}].path"));
                         e
                     })?;
-                    let label = a.label.clone().unwrap_or_else(|| {
-                        a.path.rsplit('.').next().unwrap_or(&a.path).to_string()
-                    });
-                    coords.push((label, value_text(v)));
+                    coords.push((labels[k].clone(), value_text(v)));
                 }
                 let name = if coords.is_empty() {
                     vname.clone()
                 } else {
-                    let c: Vec<String> = coords
-                        .iter()
-                        .map(|(l, v)| folder_safe(&format!("{l}={v}")))
-                        .collect();
+                    let c: Vec<String> = coords.iter().map(|(l, v)| format!("{l}={v}")).collect();
                     format!("{vname}-{}", c.join("-"))
                 };
+                let folder = folder_name(&name);
+                if multi {
+                    let field = || match vidx {
+                        Some(i) => format!("variants[{i}].name"),
+                        None => "name".to_string(),
+                    };
+                    let key = folder.to_ascii_lowercase();
+                    if let Some(r) = reserved.iter().find(|r| r.eq_ignore_ascii_case(&key)) {
+                        return Err(ScenarioError::field(
+                            &self.file,
+                            field(),
+                            format!(
+                                "run `{name}` would be written to folder `{folder}`, the name \
+                                 of a file written beside the run folders (`{r}`): rename it"
+                            ),
+                        ));
+                    }
+                    if let Some((other, ovidx, oidx)) = folders.get(&key) {
+                        // Name the field that tells the two runs apart.
+                        let f = if ovidx != vidx {
+                            field()
+                        } else {
+                            let k = (0..axes.len()).find(|&k| oidx[k] != idx[k]).unwrap_or(0);
+                            format!("sweep[{k}].values")
+                        };
+                        return Err(ScenarioError::field(
+                            &self.file,
+                            f,
+                            format!(
+                                "runs `{other}` and `{name}` would share the results folder \
+                                 `{folder}` (folder names keep letters, digits, `-`, `_`, `.` \
+                                 and `=`, anything else becomes `_`, and ignore case): \
+                                 make the names differ in those characters"
+                            ),
+                        ));
+                    }
+                    folders.insert(key, (name.clone(), *vidx, idx.clone()));
+                }
                 let s = from_table(&t, &self.file).map_err(|mut e| {
                     e.message = if coords.is_empty() {
                         format!("in variant `{vname}`: {}", e.message)
@@ -451,9 +583,11 @@ impl LoadedScenario {
                 })?;
                 out.push(RunSpec {
                     name,
+                    folder,
                     variant: vname.clone(),
                     coords,
                     scenario: s,
+                    table: t,
                 });
             }
         }
@@ -561,5 +695,108 @@ flows = [{ src = 0, dst = 3, size = "1MB" }]
         assert_eq!(v.len(), 2);
         assert_eq!(v[0].1.cc.algorithm, config::CcAlgorithm::None);
         assert_eq!(v[1].1.cc.algorithm, config::CcAlgorithm::Dcqcn);
+    }
+
+    #[test]
+    fn folder_names_keep_todays_names_and_stay_one_component() {
+        for keep in [
+            "gse-collective=alltoall-speedup=1.5-uplink=100Gbps-size=128MiB",
+            "physec-payload=64",
+            "acc_no_halt",
+            "incast-pfc",
+        ] {
+            assert_eq!(folder_name(keep), keep);
+        }
+        for (name, want) in [
+            ("../../x-mtu=1024", "_.__._x-mtu=1024"),
+            ("/tmp/x-mtu=1024", "_tmp_x-mtu=1024"),
+            ("..", "_."),
+            (".", "_"),
+            ("", "_"),
+            ("-rf", "_rf"),
+            ("a\\b\nc", "a_b_c"),
+            ("a,\"b\"", "a__b_"),
+            ("é", "_"),
+            ("C:\\x", "C__x"),
+        ] {
+            let got = folder_name(name);
+            assert_eq!(got, want, "{name:?}");
+        }
+        for name in ["../../x", "/tmp/x", "a/../../b", "...", "x/..", "\0"] {
+            let f = folder_name(name);
+            let p = Path::new(&f);
+            assert_eq!(p.components().count(), 1, "{name:?} -> {f}");
+            assert!(
+                matches!(p.components().next(), Some(std::path::Component::Normal(_))),
+                "{name:?} -> {f}"
+            );
+            assert!(!f.contains("..") && !f.contains('/'), "{name:?} -> {f}");
+        }
+    }
+
+    #[test]
+    fn long_folder_names_are_cut_with_a_hash_of_the_whole_name() {
+        let a = "v".repeat(300) + "a";
+        let b = "v".repeat(300) + "b";
+        let (fa, fb) = (folder_name(&a), folder_name(&b));
+        assert_eq!(fa.len(), MAX_FOLDER_BYTES);
+        assert_eq!(fb.len(), MAX_FOLDER_BYTES);
+        assert_ne!(fa, fb);
+        assert_eq!(fa, folder_name(&a), "stable");
+        let exactly = "w".repeat(MAX_FOLDER_BYTES);
+        assert_eq!(folder_name(&exactly), exactly);
+    }
+
+    /// The error of expanding MIN with `extra` appended (tables) and `name` set.
+    fn expand_err(extra: &str) -> ScenarioError {
+        let src = format!("name = \"s\"\n{MIN}\n{extra}");
+        let l = load_str(&src, "t.toml", Path::new("."), &[]).unwrap();
+        l.expand_runs().unwrap_err()
+    }
+
+    #[test]
+    fn two_runs_never_share_a_folder() {
+        let e = expand_err("[[sweep]]\npath = \"transport.mtu\"\nvalues = [1024, 2048, 1024]\n");
+        assert_eq!(e.field.as_deref(), Some("sweep[0].values"), "{e}");
+        assert!(e.message.contains("values[0] and values[2]"), "{e}");
+        // Values that differ only in characters a folder cannot hold.
+        let e = expand_err(
+            "[[sweep]]\npath = \"workload[0].flows[0].size\"\nlabel = \"size\"\nvalues = [\"1 MB\", \"1/MB\"]\n",
+        );
+        assert_eq!(e.field.as_deref(), Some("sweep[0].values"), "{e}");
+        assert!(
+            e.message.contains("share the results folder `s-size=1_MB`"),
+            "{e}"
+        );
+        // Variant names that differ only in case or in unsafe characters.
+        let e = expand_err("[[variants]]\nname = \"a/b\"\n[[variants]]\nname = \"A_b\"\n");
+        assert_eq!(e.field.as_deref(), Some("variants[1].name"), "{e}");
+        // Two axes with one label.
+        let e = expand_err(
+            "[[sweep]]\npath = \"transport.mtu\"\nvalues = [1024, 2048]\n[[sweep]]\npath = \"fabric.mtu\"\nlabel = \"mtu\"\nvalues = [1]\n",
+        );
+        assert_eq!(e.field.as_deref(), Some("sweep[1].label"), "{e}");
+        // A run folder named like a file written beside the run folders.
+        let e = expand_err("[[variants]]\nname = \"comparison.csv\"\n[[variants]]\nname = \"b\"\n");
+        assert_eq!(e.field.as_deref(), Some("variants[0].name"), "{e}");
+        assert!(e.message.contains("comparison.csv"), "{e}");
+        // A control character in a variant name.
+        let e = expand_err("[[variants]]\nname = \"a\\u001b[2J\"\n");
+        assert_eq!(e.field.as_deref(), Some("variants[0].name"), "{e}");
+    }
+
+    #[test]
+    fn any_printable_variant_name_is_allowed_and_keeps_its_text() {
+        let src = format!(
+            "name = \"../../x\"\n{MIN}\n[[variants]]\nname = 'a,\"b\" c'\n[[variants]]\nname = \"d\"\n[[sweep]]\npath = \"transport.mtu\"\nvalues = [1024]\n"
+        );
+        let l = load_str(&src, "t.toml", Path::new("."), &[]).unwrap();
+        let runs = l.expand_runs().unwrap();
+        assert_eq!(runs[0].name, "a,\"b\" c-mtu=1024");
+        assert_eq!(runs[0].folder, "a__b__c-mtu=1024");
+        assert_eq!(runs[0].variant, "a,\"b\" c");
+        // The tree of a run has the sweep point and no variants or sweep.
+        assert_eq!(runs[1].table["transport"]["mtu"].as_integer(), Some(1024));
+        assert!(!runs[1].table.contains_key("variants") && !runs[1].table.contains_key("sweep"));
     }
 }

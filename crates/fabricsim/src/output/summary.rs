@@ -1,31 +1,38 @@
-//! Results of a run: the summary and the tables written under `--out DIR`.
+//! The headline numbers of one run ([`Summary`]) and their `summary.json`.
 //!
-//! - `summary.json`: scenario, seed, outcome, simulated end time, wall time, events,
-//!   packet-hops and the headline metrics;
-//! - `flows.csv`: `flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown`;
-//! - `buckets.csv`: slowdown p50/p95/p99 and FCT p50/p99 per flow-size bucket and `all`
-//!   (see [`crate::metrics`]);
-//! - `ports.csv`: per port bytes, packets, drops, PFC frames, paused time, max queue, marks;
-//! - `queues.csv`, `rates.csv`: time series when `[record]` asks for them;
-//! - `report.html`: the run's charts (slowdown CDF and per bucket, rates, queues).
+//! The Rust struct stays flat, so code that reads a run's figures (the reports, the
+//! comparison tables) names a field directly. The JSON groups the same fields into
+//! sections, through a borrowed view ([`Summary`]'s `Serialize`):
 //!
-//! Times in tables are nanoseconds written with three decimals, so the picosecond value
-//! is exact. Everything but `wall_seconds` and the rates derived from it is a pure
-//! function of (scenario, seed).
+//! - `run`: scenario, run name, variant, sweep coordinates, results folder, seed,
+//!   outcome, stall diagnosis, simulated end, fabricsim version and git commit;
+//! - `speed`: wall seconds, events, packet-hops, packet-hops per second, peak packets
+//!   alive (only `wall_seconds` and `packet_hops_per_sec` depend on the machine);
+//! - `flows`: count, finished, goodput, FCT and slowdown statistics, per size bucket;
+//! - `transport`: CNPs, timeouts, retransmitted bytes;
+//! - `fabric`: drops, PFC pauses and paused time, ECN marks, queues, TCD marks;
+//! - `jobs`: job iterations, finished, JCT and its lower bound;
+//! - `gse`, `convergence`, `window`: `null` for runs without GSE, `[record.convergence]`
+//!   or `[record.window]`; every key is always there, so a reader can rely on the shape.
 
 use crate::sim::{Outcome, Simulation};
 use crate::stall::StallReport;
 use crate::units::Time;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::fmt::Write as _;
-use std::io::Write;
-use std::path::Path;
+
+/// The fabricsim version that wrote the results (`run.fabricsim_version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The git commit the library was built from (12 hex digits), or `unknown` outside a
+/// git checkout; see `build.rs`.
+pub const GIT_COMMIT: &str = env!("FABRICSIM_GIT_COMMIT");
 
 /// Flows per run whose rate series the multi-run report overlays.
 pub const SUMMARY_RATE_FLOWS: usize = 4;
 
 /// Headline numbers of one run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct Summary {
     /// Scenario name.
     pub scenario: String,
@@ -91,6 +98,9 @@ pub struct Summary {
     pub peak_packets: usize,
     /// Variant name alone (without sweep coordinates; empty when there are no variants).
     pub variant_name: String,
+    /// Results folder of the run, relative to `--out` (empty when the run writes into
+    /// `--out` itself: a scenario of one run).
+    pub folder: String,
     /// Job iterations (collective workloads).
     pub jobs: usize,
     /// Job iterations finished.
@@ -121,25 +131,18 @@ pub struct Summary {
     pub tcd_ue_marks: u64,
     /// Rate vs time (us, Gbps) of the run's most sampled flows (at most
     /// [`SUMMARY_RATE_FLOWS`]), for the multi-run report; not written to `summary.json`.
-    #[serde(skip)]
     pub rate_series: Vec<(String, Vec<(f64, f64)>)>,
     /// Queue vs time (us, bytes) of the run's longest sampled switch queue, for the
     /// multi-run report; not written to `summary.json`.
-    #[serde(skip)]
     pub queue_series: Vec<(String, Vec<(f64, f64)>)>,
     /// Slowdown CDF (value, fraction of finished flows), thinned to at most
     /// [`crate::metrics::SUMMARY_CDF_POINTS`] points, for the multi-run report; not
     /// written to `summary.json`.
-    #[serde(skip)]
     pub slowdown_cdf: Vec<(f64, f64)>,
 }
 
 fn ns(t: Time) -> f64 {
     t as f64 / 1000.0
-}
-
-fn fmt_ns(t: Time) -> String {
-    format!("{}.{:03}", t / 1000, t % 1000)
 }
 
 /// Value at quantile q (0..=1) of sorted data, by nearest rank.
@@ -223,6 +226,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
         peak_packets: sim.arena.peak(),
         variant_name: String::new(),
+        folder: String::new(),
         jobs: sim.jobs.len(),
         jobs_completed: sim.jobs.iter().filter(|j| j.finish.is_some()).count(),
         jct_mean_ns: {
@@ -275,162 +279,6 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
     }
 }
 
-/// `jobs.csv`: one row per job iteration.
-pub fn jobs_csv(sim: &Simulation) -> String {
-    let mut s = String::from(
-        "job_id,collective,ranks,size_bytes,start_ns,finish_ns,jct_ns,lower_bound_ns\n",
-    );
-    for (j, job) in sim.jobs.iter().enumerate() {
-        let ranks: Vec<String> = job.spec.ranks.iter().map(|r| r.to_string()).collect();
-        let (start, finish, jct) = match (job.started, job.finish) {
-            (Some(a), Some(b)) => (fmt_ns(a), fmt_ns(b), fmt_ns(b - a)),
-            (Some(a), None) => (fmt_ns(a), String::new(), String::new()),
-            _ => (String::new(), String::new(), String::new()),
-        };
-        let _ = writeln!(
-            s,
-            "{j},{},{},{},{start},{finish},{jct},{}",
-            job.spec.collective.name(),
-            ranks.join(" "),
-            job.spec.size,
-            fmt_ns(sim.job_lower_bound(j))
-        );
-    }
-    s
-}
-
-/// `flows.csv` as a string.
-pub fn flows_csv(sim: &Simulation) -> String {
-    let mut s = String::from(
-        "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown\n",
-    );
-    for (i, f) in sim.flows.iter().enumerate() {
-        let ideal = sim.ideal[i];
-        let (fin, fc, sl) = match f.finish {
-            Some(t) => {
-                let fct = t - f.spec.start;
-                (
-                    fmt_ns(t),
-                    fmt_ns(fct),
-                    format!("{:.6}", fct as f64 / ideal as f64),
-                )
-            }
-            None => (String::new(), String::new(), String::new()),
-        };
-        let _ = writeln!(
-            s,
-            "{i},{},{},{},{},{fin},{fc},{},{sl}",
-            f.spec.src,
-            f.spec.dst,
-            f.spec.size,
-            fmt_ns(f.spec.start),
-            fmt_ns(ideal)
-        );
-    }
-    s
-}
-
-/// `ports.csv` as a string.
-pub fn ports_csv(sim: &Simulation) -> String {
-    let mut s = String::from("node,port,tx_bytes,tx_packets,drops,pause_frames_sent,paused_ns,max_queue_bytes,ecn_marked,pause_frames_received,resume_frames_sent,mean_queue_bytes,tcd_ce,tcd_ue\n");
-    for (i, p) in sim.ports.iter().enumerate() {
-        let st = &p.stats;
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{},{:.1},{},{}",
-            sim.port_node_name(i as u32),
-            p.local,
-            p.tx_bytes,
-            p.tx_packets,
-            st.drops,
-            st.pause_frames_sent,
-            fmt_ns(st.paused_ps),
-            p.max_queue_bytes,
-            st.ecn_marked,
-            st.pause_frames_received,
-            st.resume_frames_sent,
-            p.mean_queue_bytes(sim.now),
-            st.tcd_ce,
-            st.tcd_ue
-        );
-    }
-    s
-}
-
-fn write_file(dir: &Path, name: &str, body: &str) -> std::io::Result<()> {
-    // Write then rename, so a reader never sees half a file.
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(body.as_bytes())?;
-    f.sync_all().ok();
-    std::fs::rename(tmp, dir.join(name))
-}
-
-/// `buckets.csv`: slowdown and FCT quantiles per flow-size bucket, then `all`.
-pub fn buckets_csv(sim: &Simulation) -> String {
-    let flows = crate::metrics::finished_flows(sim);
-    crate::metrics::buckets_csv(&crate::metrics::bucket_stats(
-        &crate::metrics::SizeBuckets::default(),
-        &flows,
-    ))
-}
-
-/// Writes every table of a run into `dir` (created if needed), and the run's
-/// `report.html`.
-pub fn write_all(sim: &Simulation, summary: &Summary, dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    write_file(dir, "flows.csv", &flows_csv(sim))?;
-    write_file(dir, "buckets.csv", &buckets_csv(sim))?;
-    write_file(dir, "ports.csv", &ports_csv(sim))?;
-    if !sim.jobs.is_empty() {
-        write_file(dir, "jobs.csv", &jobs_csv(sim))?;
-    }
-    if !sim.record.queue_samples.is_empty() || sim.params.queue_interval.is_some() {
-        let mut s = String::from("time_ns,node,port,bytes\n");
-        for q in &sim.record.queue_samples {
-            let p = &sim.ports[q.port as usize];
-            let _ = writeln!(
-                s,
-                "{},{},{},{}",
-                fmt_ns(q.t),
-                sim.port_node_name(q.port),
-                p.local,
-                q.bytes
-            );
-        }
-        write_file(dir, "queues.csv", &s)?;
-    }
-    if sim.params.rate_interval.is_some() {
-        let mut s = String::from("time_ns,flow_id,rate_gbps,goodput_gbps\n");
-        for r in &sim.record.rate_samples {
-            let _ = writeln!(
-                s,
-                "{},{},{:.4},{:.4}",
-                fmt_ns(r.t),
-                r.flow,
-                r.rate_bps / 1e9,
-                r.goodput_bps / 1e9
-            );
-        }
-        write_file(dir, "rates.csv", &s)?;
-    }
-    if let Some(c) = &summary.convergence {
-        write_file(dir, "convergence.csv", &crate::convergence::csv(c))?;
-    }
-    if let Some(w) = &summary.window {
-        write_file(dir, "window.csv", &crate::window::csv(w))?;
-    }
-    let title = crate::metrics::run_report_title(summary);
-    let sections = crate::metrics::run_report_sections(sim, summary);
-    write_file(
-        dir,
-        "report.html",
-        &crate::report::render_html(&title, &sections),
-    )?;
-    let json = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
-    write_file(dir, "summary.json", &(json + "\n"))
-}
-
 fn opt_time(ns: f64) -> String {
     if ns.is_finite() {
         crate::units::fmt_time((ns * 1000.0) as Time)
@@ -475,91 +323,164 @@ pub fn table(rows: &[Summary]) -> String {
     s
 }
 
-/// `comparison.csv` across variants.
-pub fn comparison_csv(rows: &[Summary]) -> String {
-    let axes: Vec<String> = rows
-        .first()
-        .map(|r| r.params.keys().cloned().collect())
-        .unwrap_or_default();
-    let mut s = String::from("variant,");
-    for a in &axes {
-        s.push_str(a);
-        s.push(',');
-    }
-    s.push_str("outcome,flows,flows_completed,goodput_gbps,fct_p50_ns,fct_p99_ns,slowdown_p50,slowdown_p99,slowdown_max,drops,pause_frames,paused_ns,ecn_marks,cnps,timeouts,max_queue_bytes,sim_end_ns,jobs_completed,jct_mean_ns,jct_max_ns,jct_lower_bound_ns,slowdown_p95");
-    let buckets = crate::metrics::SizeBuckets::default();
-    for i in 0..buckets.len() {
-        let _ = write!(s, ",slowdown_p99_{}", buckets.key(i));
-    }
-    s.push_str(",mean_queue_bytes,tcd_ce_marks,tcd_ue_marks,time_to_cut_ns,time_to_fair_ns\n");
-    for r in rows {
-        let _ = write!(s, "{},", r.variant);
-        for a in &axes {
-            let _ = write!(s, "{},", r.params.get(a).map(String::as_str).unwrap_or(""));
-        }
-        let _ = write!(
-            s,
-            "{},{},{},{:.4},{:.3},{:.3},{:.6},{:.6},{:.6},{},{},{:.3},{},{},{},{},{:.3},{},{:.3},{:.3},{:.3}",
-            r.outcome,
-            r.flows,
-            r.flows_completed,
-            r.goodput_gbps,
-            r.fct_p50_ns,
-            r.fct_p99_ns,
-            r.slowdown_p50,
-            r.slowdown_p99,
-            r.slowdown_max,
-            r.drops,
-            r.pause_frames,
-            r.paused_ns,
-            r.ecn_marks,
-            r.cnps,
-            r.timeouts,
-            r.max_queue_bytes,
-            r.sim_end_ns,
-            r.jobs_completed,
-            r.jct_mean_ns,
-            r.jct_max_ns,
-            r.jct_lower_bound_ns
-        );
-        // Appended columns: empty when a value is undefined (no finished flow).
-        let opt = |v: f64| {
-            if v.is_finite() {
-                format!("{v:.6}")
-            } else {
-                String::new()
-            }
-        };
-        let _ = write!(s, ",{}", opt(r.slowdown_p95));
-        for i in 0..buckets.len() {
-            let v = r
-                .slowdown_buckets
-                .get(i)
-                .map_or(f64::NAN, |b| b.slowdown_p99);
-            let _ = write!(s, ",{}", opt(v));
-        }
-        let conv = |f: fn(&crate::convergence::Convergence) -> Option<f64>| {
-            r.convergence
-                .as_ref()
-                .and_then(f)
-                .map(|v| format!("{v:.3}"))
-                .unwrap_or_default()
-        };
-        let _ = writeln!(
-            s,
-            ",{:.1},{},{},{},{}",
-            r.mean_queue_bytes,
-            r.tcd_ce_marks,
-            r.tcd_ue_marks,
-            conv(|c| c.time_to_cut_ns),
-            conv(|c| c.time_to_fair_ns)
-        );
-    }
-    s
+/// `summary.json`'s sections, borrowed from a [`Summary`].
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    run: RunJson<'a>,
+    speed: SpeedJson,
+    flows: FlowsJson<'a>,
+    transport: TransportJson,
+    fabric: FabricJson,
+    jobs: JobsJson,
+    gse: Option<&'a crate::gse::GseStats>,
+    convergence: Option<&'a crate::convergence::Convergence>,
+    window: Option<&'a crate::window::Window>,
 }
 
-/// Writes `comparison.csv` into `dir`.
-pub fn write_comparison(rows: &[Summary], dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    write_file(dir, "comparison.csv", &comparison_csv(rows))
+/// What ran, and how it ended.
+#[derive(Serialize)]
+struct RunJson<'a> {
+    scenario: &'a str,
+    /// Run name: variant and sweep point.
+    name: &'a str,
+    /// Variant alone (empty without variants).
+    variant: &'a str,
+    params: &'a std::collections::BTreeMap<String, String>,
+    folder: &'a str,
+    seed: u64,
+    outcome: &'a str,
+    stall: Option<&'a StallReport>,
+    sim_end_ns: f64,
+    fabricsim_version: &'static str,
+    git_commit: &'static str,
+}
+
+/// The simulator's work; the two per-second figures depend on the machine.
+#[derive(Serialize)]
+struct SpeedJson {
+    wall_seconds: f64,
+    events: u64,
+    packet_hops: u64,
+    packet_hops_per_sec: f64,
+    peak_packets: usize,
+}
+
+#[derive(Serialize)]
+struct FlowsJson<'a> {
+    count: usize,
+    completed: usize,
+    goodput_gbps: f64,
+    fct_mean_ns: f64,
+    fct_p50_ns: f64,
+    fct_p99_ns: f64,
+    slowdown_mean: f64,
+    slowdown_min: f64,
+    slowdown_p50: f64,
+    slowdown_p95: f64,
+    slowdown_p99: f64,
+    slowdown_max: f64,
+    buckets: &'a [crate::metrics::BucketSlowdown],
+}
+
+#[derive(Serialize)]
+struct TransportJson {
+    cnps: u64,
+    timeouts: u64,
+    retx_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct FabricJson {
+    drops: u64,
+    pause_frames: u64,
+    paused_ns: f64,
+    ecn_marks: u64,
+    max_queue_bytes: u64,
+    mean_queue_bytes: f64,
+    tcd_ce_marks: u64,
+    tcd_ue_marks: u64,
+}
+
+#[derive(Serialize)]
+struct JobsJson {
+    count: usize,
+    completed: usize,
+    jct_mean_ns: f64,
+    jct_max_ns: f64,
+    jct_lower_bound_ns: f64,
+}
+
+impl<'a> From<&'a Summary> for SummaryJson<'a> {
+    fn from(s: &'a Summary) -> Self {
+        SummaryJson {
+            run: RunJson {
+                scenario: &s.scenario,
+                name: &s.variant,
+                variant: &s.variant_name,
+                params: &s.params,
+                folder: &s.folder,
+                seed: s.seed,
+                outcome: &s.outcome,
+                stall: s.stall.as_ref(),
+                sim_end_ns: s.sim_end_ns,
+                fabricsim_version: VERSION,
+                git_commit: GIT_COMMIT,
+            },
+            speed: SpeedJson {
+                wall_seconds: s.wall_seconds,
+                events: s.events,
+                packet_hops: s.packet_hops,
+                packet_hops_per_sec: s.packet_hops_per_sec,
+                peak_packets: s.peak_packets,
+            },
+            flows: FlowsJson {
+                count: s.flows,
+                completed: s.flows_completed,
+                goodput_gbps: s.goodput_gbps,
+                fct_mean_ns: s.fct_mean_ns,
+                fct_p50_ns: s.fct_p50_ns,
+                fct_p99_ns: s.fct_p99_ns,
+                slowdown_mean: s.slowdown_mean,
+                slowdown_min: s.slowdown_min,
+                slowdown_p50: s.slowdown_p50,
+                slowdown_p95: s.slowdown_p95,
+                slowdown_p99: s.slowdown_p99,
+                slowdown_max: s.slowdown_max,
+                buckets: &s.slowdown_buckets,
+            },
+            transport: TransportJson {
+                cnps: s.cnps,
+                timeouts: s.timeouts,
+                retx_bytes: s.retx_bytes,
+            },
+            fabric: FabricJson {
+                drops: s.drops,
+                pause_frames: s.pause_frames,
+                paused_ns: s.paused_ns,
+                ecn_marks: s.ecn_marks,
+                max_queue_bytes: s.max_queue_bytes,
+                mean_queue_bytes: s.mean_queue_bytes,
+                tcd_ce_marks: s.tcd_ce_marks,
+                tcd_ue_marks: s.tcd_ue_marks,
+            },
+            jobs: JobsJson {
+                count: s.jobs,
+                completed: s.jobs_completed,
+                jct_mean_ns: s.jct_mean_ns,
+                jct_max_ns: s.jct_max_ns,
+                jct_lower_bound_ns: s.jct_lower_bound_ns,
+            },
+            gse: s.gse.as_ref(),
+            convergence: s.convergence.as_ref(),
+            window: s.window.as_ref(),
+        }
+    }
+}
+
+/// `summary.json`: the sections of the module documentation. The series kept for the
+/// multi-run report (`rate_series`, `queue_series`, `slowdown_cdf`) stay out of it.
+impl Serialize for Summary {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SummaryJson::from(self).serialize(s)
+    }
 }

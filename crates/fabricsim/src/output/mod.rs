@@ -1,0 +1,361 @@
+//! The output layer: what a run writes under `--out DIR`.
+//!
+//! Per run (in `DIR` for a scenario of one run, else in `DIR/<run folder>`):
+//! - the CSV tables of [`TABLES`] with [`Scope::Run`] (`flows.csv`, `buckets.csv`,
+//!   `ports.csv`, and when the run has them `jobs.csv`, `queues.csv`, `rates.csv`,
+//!   `convergence.csv`, `window.csv`);
+//! - `report.html`: the run's charts;
+//! - [`resolved::FILE`] (`scenario.resolved.toml`): the effective scenario, which reruns
+//!   to the same `flows.csv`;
+//! - `summary.json`: the headline numbers in sections (see [`summary`]), written last, so
+//!   a folder with a `summary.json` is complete.
+//!
+//! Beside the run folders of a scenario of several runs: the [`Scope::Sweep`] tables
+//! (`comparison.csv`, `jct.csv`) and a `report.html` comparing the runs.
+//!
+//! Every table is a serde row struct written with the `csv` crate ([`cells`]): the
+//! header is the struct's field names, cells are quoted when they hold a comma, a quote or
+//! a line break, and numbers keep their fixed decimals. Times in tables are nanoseconds
+//! with three decimals, so the picosecond value is exact. Everything but the wall-clock
+//! figures of `summary.json` is a pure function of (scenario, seed).
+//!
+//! Every file is written to `.<name>.tmp` and renamed, so a reader never sees half a
+//! file, and the temporary file is removed when the write fails.
+//!
+//! # Adding an output table
+//! 1. A new file `output/<table>.rs` with a `#[derive(Default, Serialize)]` row struct
+//!    (cells: integers, strings, [`cells::Fixed`], [`cells::Ns`], `Option`s of them) and
+//!    `pub const TABLE: Table` naming the file, saying what it holds and giving its
+//!    `present` and `write` functions.
+//! 2. `mod <table>;` and `<table>::TABLE` in [`TABLES`] below. `write_all` (or
+//!    `write_sweep`) then writes it, and the docs list is [`TABLES`] itself.
+
+mod buckets;
+pub mod cells;
+mod comparison;
+mod convergence;
+mod flows;
+mod jct;
+mod jobs;
+mod ports;
+mod queues;
+mod rates;
+pub mod resolved;
+pub mod summary;
+mod window;
+
+pub use cells::CsvOut;
+pub use summary::{fct, quantile, summarize, table, Summary, SUMMARY_RATE_FLOWS};
+
+use crate::sim::Simulation;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// One output table.
+pub struct Table {
+    /// File name.
+    pub file: &'static str,
+    /// What it holds, one line.
+    pub about: &'static str,
+    /// Per run or across runs, and how to write it.
+    pub scope: Scope,
+}
+
+/// Where a table is written, when, and how.
+pub enum Scope {
+    /// In every run folder.
+    Run {
+        /// Whether the run has this table (`jobs.csv` only with collective jobs, ...).
+        present: fn(&RunData) -> bool,
+        /// Writes the table.
+        write: fn(&RunData, &mut CsvOut) -> csv::Result<()>,
+    },
+    /// Once, beside the run folders of a scenario of several runs.
+    Sweep {
+        /// Whether the runs have this table.
+        present: fn(&SweepData) -> bool,
+        /// Writes the table.
+        write: fn(&SweepData, &mut CsvOut) -> csv::Result<()>,
+    },
+}
+
+/// What a per-run table is made from.
+pub struct RunData<'a> {
+    /// The finished simulation.
+    pub sim: &'a Simulation,
+    /// Its summary.
+    pub summary: &'a Summary,
+}
+
+/// What a table across runs is made from.
+pub struct SweepData<'a> {
+    /// Every run's summary, in the scenario's order.
+    pub rows: &'a [Summary],
+    /// Sweep axis labels in the scenario's order.
+    pub axes: &'a [String],
+}
+
+/// `present` of a table every run has.
+fn always(_: &RunData) -> bool {
+    true
+}
+
+/// Every output table, in the order they are written. The one list: writing, the
+/// reserved names beside run folders and the documentation come from it.
+pub const TABLES: &[Table] = &[
+    flows::TABLE,
+    buckets::TABLE,
+    ports::TABLE,
+    jobs::TABLE,
+    queues::TABLE,
+    rates::TABLE,
+    convergence::TABLE,
+    window::TABLE,
+    comparison::TABLE,
+    jct::TABLE,
+];
+
+/// The multi-run report beside the run folders.
+pub const SWEEP_REPORT: &str = "report.html";
+
+/// Names of the files written beside the run folders: no run folder may take one.
+pub fn sweep_file_names() -> impl Iterator<Item = &'static str> {
+    TABLES
+        .iter()
+        .filter(|t| matches!(t.scope, Scope::Sweep { .. }))
+        .map(|t| t.file)
+        .chain(std::iter::once(SWEEP_REPORT))
+}
+
+fn find_table(file: &str) -> Option<&'static Table> {
+    TABLES.iter().find(|t| t.file == file)
+}
+
+/// A per-run table as text, `None` when the run does not have it.
+pub fn run_table_text(file: &str, sim: &Simulation, summary: &Summary) -> Option<String> {
+    let d = RunData { sim, summary };
+    match find_table(file)?.scope {
+        // Rendering into memory fails only for a row type the `csv` crate cannot
+        // serialize (a nested sequence): a bug the tests of every table would show.
+        Scope::Run { present, write } if present(&d) => {
+            Some(cells::render(|o| write(&d, o)).expect("a table renders into memory"))
+        }
+        _ => None,
+    }
+}
+
+/// `flows.csv` as a string (tests compare runs with it).
+pub fn flows_csv(sim: &Simulation) -> String {
+    run_table_text("flows.csv", sim, &Summary::default()).unwrap_or_default()
+}
+
+/// `ports.csv` as a string.
+pub fn ports_csv(sim: &Simulation) -> String {
+    run_table_text("ports.csv", sim, &Summary::default()).unwrap_or_default()
+}
+
+/// `jobs.csv` as a string (empty without jobs).
+pub fn jobs_csv(sim: &Simulation) -> String {
+    run_table_text("jobs.csv", sim, &Summary::default()).unwrap_or_default()
+}
+
+/// `buckets.csv` as a string.
+pub fn buckets_csv(sim: &Simulation) -> String {
+    run_table_text("buckets.csv", sim, &Summary::default()).unwrap_or_default()
+}
+
+/// `comparison.csv` across runs, as a string.
+pub fn comparison_csv(rows: &[Summary]) -> String {
+    let d = SweepData { rows, axes: &[] };
+    cells::render(|o| match comparison::TABLE.scope {
+        Scope::Sweep { write, .. } => write(&d, o),
+        Scope::Run { .. } => Ok(()),
+    })
+    .expect("a table renders into memory")
+}
+
+/// Writes `dir/name` through a temporary file: `body` writes the content, then the
+/// temporary file is renamed to `name`. On any error the temporary file is removed, so a
+/// failed write leaves neither a half file nor a `.tmp` behind.
+pub fn write_file(
+    dir: &Path,
+    name: &str,
+    body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let res = (|| {
+        let f = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::new(f);
+        body(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        // Best effort: a file system without fsync still gets the rename.
+        f.sync_all().ok();
+        std::fs::rename(&tmp, dir.join(name))
+    })();
+    if res.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    res
+}
+
+fn write_csv(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut CsvOut) -> csv::Result<()>,
+) -> std::io::Result<()> {
+    write_file(dir, name, |w| {
+        let mut out = CsvOut::new(w);
+        write(&mut out)?;
+        out.finish()?;
+        Ok(())
+    })
+}
+
+/// Writes every file of a run into `dir` (created if needed): its tables, `report.html`,
+/// `scenario.resolved.toml` (`resolved_toml`, see [`resolved`]) and last `summary.json`.
+pub fn write_all(
+    sim: &Simulation,
+    summary: &Summary,
+    resolved_toml: &str,
+    dir: &Path,
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let d = RunData { sim, summary };
+    for t in TABLES {
+        if let Scope::Run { present, write } = t.scope {
+            if present(&d) {
+                write_csv(dir, t.file, |o| write(&d, o))?;
+            }
+        }
+    }
+    let title = crate::metrics::run_report_title(summary);
+    let sections = crate::metrics::run_report_sections(sim, summary);
+    let html = crate::report::render_html(&title, &sections);
+    write_file(dir, "report.html", |w| w.write_all(html.as_bytes()))?;
+    write_file(dir, resolved::FILE, |w| {
+        w.write_all(resolved_toml.as_bytes())
+    })?;
+    write_file(dir, "summary.json", |w| {
+        serde_json::to_writer_pretty(&mut *w, summary)?;
+        w.write_all(b"\n")
+    })
+}
+
+/// Writes the files beside the run folders of a scenario of several runs: the
+/// [`Scope::Sweep`] tables and the multi-run `report.html`. `axes` are the sweep axis
+/// labels in the scenario's order.
+pub fn write_sweep(rows: &[Summary], axes: &[String], dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let d = SweepData { rows, axes };
+    for t in TABLES {
+        if let Scope::Sweep { present, write } = t.scope {
+            if present(&d) {
+                write_csv(dir, t.file, |o| write(&d, o))?;
+            }
+        }
+    }
+    let title = rows.first().map(|r| r.scenario.clone()).unwrap_or_default();
+    let sections = crate::compare::report_sections(&title, rows, axes);
+    let html = crate::report::render_html(&title, &sections);
+    write_file(dir, SWEEP_REPORT, |w| w.write_all(html.as_bytes()))
+}
+
+/// Makes sure results can be written before anything is simulated: creates `out`, writes
+/// and removes a probe file in it, and checks that no run folder's name is taken by
+/// something that is not a folder. `folders` are the run folders under `out` (none for a
+/// scenario of one run). The error says what is wrong with which path.
+pub fn prepare_out(out: &Path, folders: &[String]) -> Result<(), String> {
+    let shown = out.display();
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("--out {shown}: cannot create the results folder: {e}"))?;
+    let probe: PathBuf = out.join(format!(".fabricsim-probe-{}.tmp", std::process::id()));
+    let res = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"probe"));
+    let _ = std::fs::remove_file(&probe);
+    res.map_err(|e| format!("--out {shown}: the results folder is not writable: {e}"))?;
+    for f in folders {
+        let p = out.join(f);
+        if p.exists() && !p.is_dir() {
+            return Err(format!(
+                "--out {shown}: {} exists and is not a folder, so run folder `{f}` cannot \
+                 be created there",
+                p.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_no_tmp_file() {
+        let d = tempfile::tempdir().unwrap();
+        // The body fails half way.
+        let e = write_file(d.path(), "a.csv", |w| {
+            w.write_all(b"half a table")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert!(e.is_err());
+        // The rename fails: the target is a folder.
+        std::fs::create_dir(d.path().join("b.csv")).unwrap();
+        std::fs::write(d.path().join("b.csv").join("x"), "keep").unwrap();
+        let e = write_file(d.path(), "b.csv", |w| w.write_all(b"rows"));
+        assert!(e.is_err());
+        let names: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["b.csv"], "only the pre-existing folder stays");
+        // The parent is a regular file: nothing can be created, nothing is left.
+        let file = d.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        assert!(write_file(&file, "c.csv", |w| w.write_all(b"rows")).is_err());
+        assert!(!d.path().join("f").join(".c.csv.tmp").exists());
+    }
+
+    #[test]
+    fn a_write_that_succeeds_leaves_only_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        write_file(d.path(), "a.csv", |w| w.write_all(b"x,y\n")).unwrap();
+        let names: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["a.csv"]);
+        assert_eq!(std::fs::read(d.path().join("a.csv")).unwrap(), b"x,y\n");
+    }
+
+    #[test]
+    fn prepare_out_refuses_a_path_under_a_file_and_a_blocked_run_folder() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        let e = prepare_out(&file.join("out"), &[]).unwrap_err();
+        assert!(
+            e.starts_with("--out ") && e.contains("cannot create"),
+            "{e}"
+        );
+        let e = prepare_out(&file, &[]).unwrap_err();
+        assert!(e.contains("cannot create"), "{e}");
+        let out = d.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("run-a"), "x").unwrap();
+        let e = prepare_out(&out, &["run-a".into()]).unwrap_err();
+        assert!(e.contains("run-a") && e.contains("not a folder"), "{e}");
+        prepare_out(&out, &["run-b".into()]).unwrap();
+        // The probe is gone.
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn table_names_are_unique_and_csv() {
+        let mut names: Vec<&str> = TABLES.iter().map(|t| t.file).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), TABLES.len());
+        assert!(names.iter().all(|n| n.ends_with(".csv")));
+        assert!(TABLES.iter().all(|t| !t.about.is_empty()));
+    }
+}
