@@ -21,7 +21,6 @@ use crate::sim::{RateSample, Simulation};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, MS};
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 
 /// `[record.convergence]`: which flows share the bottleneck and what counts as converged.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -243,40 +242,6 @@ pub fn analyse(sim: &Simulation, spec: &ConvergenceSpec) -> Convergence {
         time_to_fair_ns: fair_all.map(ns),
         per_flow,
     }
-}
-
-fn cell(v: Option<f64>) -> String {
-    v.map(|x| format!("{x:.3}")).unwrap_or_default()
-}
-
-/// `convergence.csv`: one row per flow, then `all`.
-pub fn csv(c: &Convergence) -> String {
-    let mut s = String::from(
-        "flow_id,rate_at_join_gbps,time_to_cut_ns,time_to_fair_ns,fair_share_gbps,join_ns\n",
-    );
-    for f in &c.per_flow {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{:.4},{:.3}",
-            f.flow,
-            f.rate_at_join_gbps
-                .map(|r| format!("{r:.4}"))
-                .unwrap_or_default(),
-            cell(f.time_to_cut_ns),
-            cell(f.time_to_fair_ns),
-            c.fair_share_gbps,
-            c.join_ns
-        );
-    }
-    let _ = writeln!(
-        s,
-        "all,,{},{},{:.4},{:.3}",
-        cell(c.time_to_cut_ns),
-        cell(c.time_to_fair_ns),
-        c.fair_share_gbps,
-        c.join_ns
-    );
-    s
 }
 
 #[cfg(test)]

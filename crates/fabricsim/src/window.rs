@@ -16,7 +16,6 @@ use crate::sim::Simulation;
 use crate::units::serde_units as su;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 
 /// `[record.window]`.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -163,28 +162,6 @@ pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
         to_ns: spec.to as f64 / 1000.0,
         rows,
     }
-}
-
-/// `window.csv`.
-pub fn csv(w: &Window) -> String {
-    let mut s = String::from("what,goodput_gbps,mean_queue_bytes,max_queue_bytes,from_ns,to_ns\n");
-    for r in &w.rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{:.3},{:.3}",
-            r.what,
-            r.goodput_gbps
-                .map(|g| format!("{g:.4}"))
-                .unwrap_or_default(),
-            r.mean_queue_bytes
-                .map(|q| format!("{q:.1}"))
-                .unwrap_or_default(),
-            r.max_queue_bytes.map(|q| q.to_string()).unwrap_or_default(),
-            w.from_ns,
-            w.to_ns
-        );
-    }
-    s
 }
 
 #[cfg(test)]

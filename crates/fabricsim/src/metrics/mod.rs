@@ -28,7 +28,7 @@ pub use series::{
     SUMMARY_CDF_POINTS,
 };
 pub use slowdown::{
-    bucket_stats, buckets_csv, finished_flows, mean, sorted_slowdowns, BucketSlowdown, BucketStats,
-    FlowOutcome, BUCKETS_CSV_HEADER,
+    bucket_stats, finished_flows, mean, sorted_slowdowns, BucketSlowdown, BucketStats, FlowOutcome,
+    BUCKETS_CSV_HEADER,
 };
 pub use slowdown_charts::{buckets_chart, buckets_table, cdf_chart};

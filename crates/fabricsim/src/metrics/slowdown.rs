@@ -6,7 +6,6 @@ use crate::results::quantile;
 use crate::sim::Simulation;
 use crate::units::Time;
 use serde::Serialize;
-use std::fmt::Write as _;
 
 /// Header of `buckets.csv`.
 pub const BUCKETS_CSV_HEADER: &str =
@@ -143,37 +142,6 @@ pub fn bucket_stats(buckets: &SizeBuckets, flows: &[FlowOutcome]) -> Vec<BucketS
     out
 }
 
-fn cell(v: f64, decimals: usize) -> String {
-    if v.is_finite() {
-        format!("{v:.decimals$}")
-    } else {
-        String::new()
-    }
-}
-
-/// `buckets.csv`: [`BUCKETS_CSV_HEADER`], then one row per bucket and `all`. Empty
-/// buckets have empty quantile cells.
-pub fn buckets_csv(stats: &[BucketStats]) -> String {
-    let mut s = String::from(BUCKETS_CSV_HEADER);
-    s.push('\n');
-    for b in stats {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{}",
-            b.bucket,
-            b.flows,
-            cell(b.slowdown_p50, 6),
-            cell(b.slowdown_p95, 6),
-            cell(b.slowdown_p99, 6),
-            cell(b.fct_p50_ns, 3),
-            cell(b.fct_p99_ns, 3),
-            cell(b.slowdown_mean, 6),
-            cell(b.fct_mean_ns, 3)
-        );
-    }
-    s
-}
-
 /// Sorted slowdowns of finished flows.
 pub fn sorted_slowdowns(flows: &[FlowOutcome]) -> Vec<f64> {
     let mut v: Vec<f64> = flows.iter().map(FlowOutcome::slowdown).collect();
@@ -230,7 +198,8 @@ mod tests {
             (s[4].slowdown_p50, s[4].slowdown_p95, s[4].slowdown_p99),
             (2.0, 5.0, 5.0)
         );
-        let csv = buckets_csv(&s);
+        let csv =
+            crate::output::cells::render(|o| crate::output::buckets::write_stats(&s, o)).unwrap();
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines[0], BUCKETS_CSV_HEADER);
         // Means: <10KB slowdown (1+2+3+4)/4, FCT (10+20+30+40)/4 ns; all: 17.75/7 and

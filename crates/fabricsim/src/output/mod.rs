@@ -30,7 +30,7 @@
 //! 2. `mod <table>;` and `<table>::TABLE` in [`TABLES`] below. `write_all` (or
 //!    `write_sweep`) then writes it, and the docs list is [`TABLES`] itself.
 
-mod buckets;
+pub(crate) mod buckets;
 pub mod cells;
 mod comparison;
 mod convergence;

@@ -36,7 +36,7 @@ mod well_formed;
 pub use bar_chart::bar_chart_svg;
 pub use escape::escape_html;
 pub use line_chart::line_chart_svg;
-pub use page::{render_html, write_html};
+pub use page::render_html;
 pub use well_formed::check_well_formed;
 
 /// A chart of bars grouped by category (e.g. message sizes on x), one bar per series

@@ -2,8 +2,6 @@
 //! [`Section`] in order (headings, paragraphs, tables, and charts as inline `<svg>`
 //! figures).
 
-use std::path::Path;
-
 use super::escape::push_escaped;
 use super::table::push_table;
 use super::{bar_chart_svg, line_chart_svg, Section};
@@ -39,11 +37,6 @@ pub fn render_html(title: &str, sections: &[Section]) -> String {
     }
     out.push_str("</main>\n</body>\n</html>\n");
     out
-}
-
-/// Writes render_html to `path` (creating nothing else).
-pub fn write_html(path: &Path, title: &str, sections: &[Section]) -> std::io::Result<()> {
-    std::fs::write(path, render_html(title, sections))
 }
 
 const CSS: &str = "\

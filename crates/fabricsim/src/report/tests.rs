@@ -504,18 +504,6 @@ fn long_titles_are_shortened_in_charts() {
     );
 }
 
-#[test]
-fn write_html_writes_the_page() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("report.html");
-    write_html(&path, "r", &sample_sections()).unwrap();
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        render_html("r", &sample_sections())
-    );
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-}
-
 fn value() -> impl Strategy<Value = f64> {
     prop_oneof![
         4 => -1e12f64..1e12,
