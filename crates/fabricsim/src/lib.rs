@@ -2,15 +2,19 @@
 //! networks.
 //!
 //! A run is a pure function of (scenario, seed). The layers, top to bottom:
-//! - [`scenario`]: the TOML schema, overrides, variants and input errors;
+//! - [`scenario`]: the TOML schema (composing the models' own configs), overrides,
+//!   variants and input errors;
 //! - [`topology`]: graphs of hosts, switches and links;
-//! - [`sim`]: the built model and its event loop over [`engine`];
-//! - models: [`fabric`] (ports, links, shared buffers, PFC, ECN), [`routing`] (tables,
-//!   ECMP, spraying), [`gse`] (PKTC, DGSQ, reordering), [`transport`] (RDMA RC with
-//!   go-back-N), [`cc`] (DCQCN, TIMELY, HPCC, ACC, line rate), [`workload`] (flow lists,
-//!   generators, collectives);
-//! - [`output`] (also as `results`), [`metrics`], [`convergence`], [`window`], [`report`]: tables, summaries and reports
-//!   written after a run; [`bench`]: fixed benchmarks.
+//! - [`sim`]: the built model (build, then run) and its event loop over [`engine`];
+//! - models, each owning its state and handlers: [`fabric`] (links, ports, switches,
+//!   shared buffers, ECN, link-level flow control), [`routing`] (tables, ECMP, spraying),
+//!   [`gse`] (PKTC, DGSQ, reordering, the GSP handlers), [`transport`] (the NIC, RDMA RC
+//!   with go-back-N, the flow launcher), [`cc`] (DCQCN, TIMELY, HPCC, ACC, line rate),
+//!   [`telemetry`] (INT, TCD), [`record`] (time series), [`workload`] (flow lists,
+//!   generators, collectives); [`packet`] and [`ids`] are what they exchange;
+//! - [`output`] (also as `results`), [`metrics`], [`convergence`], [`window`], [`report`]:
+//!   tables, summaries and reports written after a run; [`bench`](mod@bench): fixed
+//!   benchmarks.
 //!
 //! See `docs/ARCHITECTURE.md` for the design and its invariants.
 
