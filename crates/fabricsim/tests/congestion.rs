@@ -123,7 +123,7 @@ min_size = "50MB"
     assert!(matches!(sim.flows[1].cc, AnyCc::Acc(_)));
     assert!(matches!(sim.flows[2].cc, AnyCc::Hpcc(_)));
     // TCD switches on by itself because ACC flows read its marks.
-    assert!(!sim.tcd.is_empty());
+    assert!(!sim.telemetry.tcd.is_empty());
 }
 
 /// A congestion tree: F0 (a0 -> r0) and F1 (a1 -> r1) share the s1 -> s2 branch at 20G
