@@ -26,6 +26,7 @@ pub mod gse;
 pub mod invariants;
 pub mod metrics;
 pub mod packet;
+pub mod param;
 pub mod prefetch;
 mod record;
 pub mod report;

@@ -43,6 +43,7 @@
 //! [`Acc::rate`] and sends nothing before [`Acc::halted_until`].
 
 use super::{AckInfo, CongestionControl};
+use crate::param::{Checked, ParamError};
 use crate::telemetry::tcd::TcdMark;
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
@@ -172,6 +173,43 @@ pub struct AccCfg {
     /// period).
     #[serde(default)]
     pub onset_restart: Option<bool>,
+}
+
+impl AccCfg {
+    /// Checks the settings; fields are named relative to `[cc.acc]`.
+    pub fn validate(&self) -> Checked {
+        let e = |field: &str, m: &str| Err(ParamError::new(field, m));
+        if self.period == Some(0) {
+            return e("period", "must be positive");
+        }
+        if self.base_rtt == Some(0) {
+            return e("base_rtt", "must be positive");
+        }
+        if super::not_unit_fraction(self.ce_threshold) {
+            return e("ce_threshold", "a fraction of ACKs in (0, 1]");
+        }
+        if self
+            .fast_factor
+            .is_some_and(|f| !(f >= 1.0 && f.is_finite()))
+        {
+            return e("fast_factor", "a step multiplier of at least 1");
+        }
+        if self
+            .rate_weight
+            .is_some_and(|w| !(w >= 0.0 && w.is_finite()))
+        {
+            return e(
+                "rate_weight",
+                "a non-negative weight (0: plain additive steps)",
+            );
+        }
+        for (field, r) in [("r_ai", self.r_ai), ("min_rate", self.min_rate)] {
+            if r == Some(Rate(0)) {
+                return e(field, "must be positive");
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How ACC classified a period.

@@ -18,8 +18,100 @@
 //! period. The sender's pacing uses Rc.
 
 use super::CongestionControl;
-use crate::scenario::config::{DcqcnCfg, DcqcnProfile};
+use crate::param::{Checked, ParamError};
+use crate::units::serde_units as su;
 use crate::units::{Rate, Time, US};
+use serde::Deserialize;
+
+/// DCQCN parameter profile.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DcqcnProfile {
+    /// The HPCC ns-3 module's defaults (R_AI 40 Mbps... scaled; see ALGORITHMS.md).
+    Ns3,
+    /// The DCQCN paper's values.
+    Paper,
+}
+
+/// DCQCN sender (RP) and receiver (NP) parameters. Unset fields take the profile's value.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DcqcnCfg {
+    /// Parameter profile.
+    #[serde(default = "d_dcqcn_profile")]
+    pub profile: DcqcnProfile,
+    /// EWMA gain of alpha.
+    #[serde(default)]
+    pub g: Option<f64>,
+    /// Initial alpha.
+    #[serde(default)]
+    pub alpha0: Option<f64>,
+    /// Additive increase step.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub rai: Option<Rate>,
+    /// Hyper increase step.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub rhai: Option<Rate>,
+    /// Minimum rate.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub rmin: Option<Rate>,
+    /// Rate-increase and alpha-decay timer period.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub timer: Option<Time>,
+    /// Byte counter threshold.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub byte_counter: Option<u64>,
+    /// Fast-recovery stage count F.
+    #[serde(default)]
+    pub f: Option<u32>,
+    /// Minimum interval between CNPs of one flow at the receiver.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub cnp_interval: Option<Time>,
+}
+
+fn d_dcqcn_profile() -> DcqcnProfile {
+    DcqcnProfile::Ns3
+}
+
+impl Default for DcqcnCfg {
+    fn default() -> Self {
+        DcqcnCfg {
+            profile: d_dcqcn_profile(),
+            g: None,
+            alpha0: None,
+            rai: None,
+            rhai: None,
+            rmin: None,
+            timer: None,
+            byte_counter: None,
+            f: None,
+            cnp_interval: None,
+        }
+    }
+}
+
+impl DcqcnCfg {
+    /// Checks the settings; fields are named relative to `[cc.dcqcn]`.
+    pub fn validate(&self) -> Checked {
+        if let Some(g) = self.g {
+            if !(g > 0.0 && g <= 1.0) {
+                return Err(ParamError::new("g", "a gain between 0 (exclusive) and 1"));
+            }
+        }
+        if self.timer == Some(0) {
+            return Err(ParamError::new("timer", "must be positive"));
+        }
+        if self.byte_counter == Some(0) {
+            return Err(ParamError::new("byte_counter", "must be positive"));
+        }
+        for (field, r) in [("rai", self.rai), ("rhai", self.rhai), ("rmin", self.rmin)] {
+            if r == Some(Rate(0)) {
+                return Err(ParamError::new(field, "must be positive"));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// Resolved DCQCN parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]

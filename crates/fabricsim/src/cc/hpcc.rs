@@ -31,6 +31,7 @@
 //! sequence and its own snd_nxt.
 
 use super::{AckInfo, CongestionControl};
+use crate::param::{Checked, ParamError};
 use crate::telemetry::int::{IntHop, MAX_INT_HOPS};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
@@ -177,6 +178,31 @@ pub struct HpccCfg {
     /// React on every ACK (true) or once per RTT.
     #[serde(default)]
     pub fast_react: Option<bool>,
+}
+
+impl HpccCfg {
+    /// Checks the settings; fields are named relative to `[cc.hpcc]`.
+    pub fn validate(&self) -> Checked {
+        let e = |field: &str, m: &str| Err(ParamError::new(field, m));
+        if super::not_unit_fraction(self.eta) {
+            return e("eta", "a target utilisation in (0, 1]");
+        }
+        if self.base_rtt == Some(0) {
+            return e("base_rtt", "must be positive");
+        }
+        if self.expected_flows == Some(0) {
+            return e("expected_flows", "must be at least 1");
+        }
+        if self.w_ai == Some(0) {
+            return e("w_ai", "must be positive");
+        }
+        for (field, r) in [("r_ai", self.r_ai), ("min_rate", self.min_rate)] {
+            if r == Some(Rate(0)) {
+                return e(field, "must be positive");
+            }
+        }
+        Ok(())
+    }
 }
 
 /// HPCC sender state of one flow.

@@ -14,9 +14,12 @@ pub mod hpcc;
 pub mod line_rate;
 pub mod timely;
 
+use crate::param::{Checked, ParamError};
 use crate::telemetry::int::IntHop;
 use crate::telemetry::tcd::TcdMark;
+use crate::units::serde_units as su;
 use crate::units::Time;
+use serde::Deserialize;
 
 /// What an ACK tells the sender.
 #[derive(Clone, Copy, Debug, Default)]
@@ -158,113 +161,140 @@ impl CongestionControl for AnyCc {
     }
 }
 
-/// Checks the parameters of every algorithm and the flow classes of `[cc]` (the DCQCN
-/// block is checked with the fabric); `workloads` is the number of `[[workload]]` entries.
-pub fn validate(
-    cc: &crate::scenario::config::CcCfg,
-    workloads: usize,
-    file: &str,
-) -> Result<(), crate::scenario::ScenarioError> {
-    use crate::scenario::ScenarioError;
-    let e = |field: &str, m: &str| Err(ScenarioError::field(file, field, m));
-    let frac = |v: Option<f64>| v.is_some_and(|x| !(x > 0.0 && x <= 1.0));
-    let pos_rate = |v: Option<crate::units::Rate>| v.is_some_and(|r| r.0 == 0);
-    let t = &cc.timely;
-    if frac(t.alpha) {
-        return e("cc.timely.alpha", "an EWMA gain in (0, 1]");
+/// Congestion control selection and parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcCfg {
+    /// The algorithm of every flow not in a class below.
+    #[serde(default = "d_cc")]
+    pub algorithm: CcAlgorithm,
+    /// DCQCN parameters.
+    #[serde(default)]
+    pub dcqcn: dcqcn::DcqcnCfg,
+    /// TIMELY parameters.
+    #[serde(default)]
+    pub timely: timely::TimelyCfg,
+    /// HPCC parameters.
+    #[serde(default)]
+    pub hpcc: hpcc::HpccCfg,
+    /// ACC parameters (also used by `acc_no_halt`).
+    #[serde(default)]
+    pub acc: acc::AccCfg,
+    /// Flow classes with an algorithm of their own (`[[cc.class]]`); the first class a
+    /// flow matches decides.
+    #[serde(default)]
+    pub class: Vec<CcClassCfg>,
+}
+
+/// A class of flows that runs its own congestion control.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcClassCfg {
+    /// The algorithm of the class's flows.
+    pub algorithm: CcAlgorithm,
+    /// Flows of this `[[workload]]` entry (0-based index) only.
+    #[serde(default)]
+    pub workload: Option<usize>,
+    /// Flows of at least this many bytes only.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub min_size: Option<u64>,
+    /// Flows of fewer than this many bytes only.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub max_size: Option<u64>,
+}
+
+impl CcClassCfg {
+    /// True if a flow of `size` bytes from workload entry `workload` is in the class.
+    pub fn matches(&self, workload: usize, size: u64) -> bool {
+        self.workload.is_none_or(|w| w == workload)
+            && self.min_size.is_none_or(|m| size >= m)
+            && self.max_size.is_none_or(|m| size < m)
     }
-    if frac(t.beta) {
-        return e("cc.timely.beta", "a decrease factor in (0, 1]");
-    }
-    if t.min_rtt == Some(0) {
-        return e(
-            "cc.timely.min_rtt",
-            "must be positive (it divides the gradient)",
-        );
-    }
-    let (lo, hi) = (
-        t.t_low.unwrap_or(50 * crate::units::US),
-        t.t_high.unwrap_or(500 * crate::units::US),
-    );
-    if lo >= hi {
-        return e(
-            "cc.timely.t_low",
-            "must be below t_high (defaults 50us and 500us)",
-        );
-    }
-    for (f, r) in [
-        ("cc.timely.delta", t.delta),
-        ("cc.timely.hai", t.hai),
-        ("cc.timely.min_rate", t.min_rate),
-    ] {
-        if pos_rate(r) {
-            return e(f, "must be positive");
+}
+
+/// Congestion-control algorithm names.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CcAlgorithm {
+    /// Send at line rate.
+    None,
+    /// DCQCN (Zhu et al., SIGCOMM 2015).
+    Dcqcn,
+    /// TIMELY (Mittal et al., SIGCOMM 2015): RTT gradient.
+    Timely,
+    /// HPCC (Li et al., SIGCOMM 2019): INT-based window.
+    Hpcc,
+    /// ACC (document 004): ACK-driven, TCD marks, source halt.
+    Acc,
+    /// ACC without the source halt (rate matching only).
+    AccNoHalt,
+}
+
+impl CcAlgorithm {
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            CcAlgorithm::None => "none",
+            CcAlgorithm::Dcqcn => "dcqcn",
+            CcAlgorithm::Timely => "timely",
+            CcAlgorithm::Hpcc => "hpcc",
+            CcAlgorithm::Acc => "acc",
+            CcAlgorithm::AccNoHalt => "acc_no_halt",
         }
     }
-    let h = &cc.hpcc;
-    if frac(h.eta) {
-        return e("cc.hpcc.eta", "a target utilisation in (0, 1]");
-    }
-    if h.base_rtt == Some(0) {
-        return e("cc.hpcc.base_rtt", "must be positive");
-    }
-    if h.expected_flows == Some(0) {
-        return e("cc.hpcc.expected_flows", "must be at least 1");
-    }
-    if h.w_ai == Some(0) {
-        return e("cc.hpcc.w_ai", "must be positive");
-    }
-    for (f, r) in [("cc.hpcc.r_ai", h.r_ai), ("cc.hpcc.min_rate", h.min_rate)] {
-        if pos_rate(r) {
-            return e(f, "must be positive");
+}
+
+fn d_cc() -> CcAlgorithm {
+    CcAlgorithm::Dcqcn
+}
+
+impl Default for CcCfg {
+    fn default() -> Self {
+        CcCfg {
+            algorithm: d_cc(),
+            dcqcn: Default::default(),
+            timely: Default::default(),
+            hpcc: Default::default(),
+            acc: Default::default(),
+            class: Vec::new(),
         }
     }
-    let a = &cc.acc;
-    if a.period == Some(0) {
-        return e("cc.acc.period", "must be positive");
-    }
-    if a.base_rtt == Some(0) {
-        return e("cc.acc.base_rtt", "must be positive");
-    }
-    if frac(a.ce_threshold) {
-        return e("cc.acc.ce_threshold", "a fraction of ACKs in (0, 1]");
-    }
-    if a.fast_factor.is_some_and(|f| !(f >= 1.0 && f.is_finite())) {
-        return e("cc.acc.fast_factor", "a step multiplier of at least 1");
-    }
-    if a.rate_weight.is_some_and(|w| !(w >= 0.0 && w.is_finite())) {
-        return e(
-            "cc.acc.rate_weight",
-            "a non-negative weight (0: plain additive steps)",
-        );
-    }
-    for (f, r) in [("cc.acc.r_ai", a.r_ai), ("cc.acc.min_rate", a.min_rate)] {
-        if pos_rate(r) {
-            return e(f, "must be positive");
-        }
-    }
-    for (i, c) in cc.class.iter().enumerate() {
-        if let Some(w) = c.workload {
-            if w >= workloads {
-                return Err(ScenarioError::field(
-                    file,
-                    format!("cc.class[{i}].workload"),
-                    format!(
-                        "workload entry {w} does not exist: the scenario has {workloads} \
-                         (indices start at 0)"
-                    ),
-                ));
+}
+
+impl CcCfg {
+    /// Checks every algorithm's section and the flow classes; fields are named relative
+    /// to `[cc]`. `workloads` is the number of `[[workload]]` entries.
+    pub fn validate(&self, workloads: usize) -> Checked {
+        self.dcqcn.validate().map_err(|e| e.within("dcqcn"))?;
+        self.timely.validate().map_err(|e| e.within("timely"))?;
+        self.hpcc.validate().map_err(|e| e.within("hpcc"))?;
+        self.acc.validate().map_err(|e| e.within("acc"))?;
+        for (i, c) in self.class.iter().enumerate() {
+            if let Some(w) = c.workload {
+                if w >= workloads {
+                    return Err(ParamError::new(
+                        format!("class[{i}].workload"),
+                        format!(
+                            "workload entry {w} does not exist: the scenario has {workloads} \
+                             (indices start at 0)"
+                        ),
+                    ));
+                }
+            }
+            if let (Some(lo), Some(hi)) = (c.min_size, c.max_size) {
+                if lo >= hi {
+                    return Err(ParamError::new(
+                        format!("class[{i}].min_size"),
+                        "must be below max_size (the class is [min_size, max_size))",
+                    ));
+                }
             }
         }
-        if let (Some(lo), Some(hi)) = (c.min_size, c.max_size) {
-            if lo >= hi {
-                return Err(ScenarioError::field(
-                    file,
-                    format!("cc.class[{i}].min_size"),
-                    "must be below max_size (the class is [min_size, max_size))",
-                ));
-            }
-        }
+        Ok(())
     }
-    Ok(())
+}
+
+/// True if `v` is set and outside (0, 1].
+fn not_unit_fraction(v: Option<f64>) -> bool {
+    v.is_some_and(|x| !(x > 0.0 && x <= 1.0))
 }

@@ -25,6 +25,7 @@
 //! paces at [`Timely::rate`].
 
 use super::{AckInfo, CongestionControl};
+use crate::param::{Checked, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, US};
 use serde::Deserialize;
@@ -142,6 +143,36 @@ pub struct TimelyCfg {
     /// Update once per RTT instead of on every ACK.
     #[serde(default)]
     pub per_rtt: Option<bool>,
+}
+
+impl TimelyCfg {
+    /// Checks the settings; fields are named relative to `[cc.timely]`.
+    pub fn validate(&self) -> Checked {
+        let e = |field: &str, m: &str| Err(ParamError::new(field, m));
+        if super::not_unit_fraction(self.alpha) {
+            return e("alpha", "an EWMA gain in (0, 1]");
+        }
+        if super::not_unit_fraction(self.beta) {
+            return e("beta", "a decrease factor in (0, 1]");
+        }
+        if self.min_rtt == Some(0) {
+            return e("min_rtt", "must be positive (it divides the gradient)");
+        }
+        let d = TimelyParams::new(Rate(1));
+        if self.t_low.unwrap_or(d.t_low) >= self.t_high.unwrap_or(d.t_high) {
+            return e("t_low", "must be below t_high (defaults 50us and 500us)");
+        }
+        for (field, r) in [
+            ("delta", self.delta),
+            ("hai", self.hai),
+            ("min_rate", self.min_rate),
+        ] {
+            if r == Some(Rate(0)) {
+                return e(field, "must be positive");
+            }
+        }
+        Ok(())
+    }
 }
 
 /// TIMELY sender state of one flow.

@@ -3,8 +3,8 @@
 use crate::fabric::buffer::Admission;
 use crate::fabric::NodeKind;
 use crate::packet::{Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_ROUTED};
+use crate::routing::LbAlgorithm;
 use crate::routing::{ecmp, spray};
-use crate::scenario::config::LbAlgorithm;
 use rand::Rng;
 
 use crate::sim::*;

@@ -16,6 +16,7 @@ mod link_arrive;
 pub use flow_control::pfc;
 
 pub mod port;
+pub mod security;
 pub mod switch;
 
 pub use link::Link;

@@ -6,9 +6,9 @@ use crate::fabric::switch::Switch;
 use crate::fabric::{Node, NodeKind, Port};
 use crate::gse::reorder::Held;
 use crate::gse::Gse;
+use crate::gse::{GseCfg, GseScheduling};
 use crate::packet::{Desc, Packet, PacketKind};
 use crate::routing::ecmp;
-use crate::scenario::config::Scenario;
 use crate::transport::Host;
 use crate::units::Time;
 
@@ -16,7 +16,7 @@ use crate::sim::*;
 
 impl Simulation {
     pub(crate) fn build_gse(
-        sc: &Scenario,
+        cfg: &GseCfg,
         nodes: &[Node],
         ports: &[Port],
         hosts: &[Host],
@@ -37,9 +37,9 @@ impl Simulation {
             }
         }
         let n_gsp = switch_of_gsp.len();
-        let dgsq = sc.fabric.gse.scheduling == crate::scenario::config::GseScheduling::Dgsq;
+        let dgsq = cfg.scheduling == GseScheduling::Dgsq;
         Gse {
-            cfg: sc.fabric.gse.clone(),
+            cfg: cfg.clone(),
             dgsq,
             gsp_of_switch,
             gsp_of_host,

@@ -16,7 +16,43 @@ pub mod spray;
 const CONTIGUOUS: u32 = 1 << 31;
 
 use crate::fabric::{Node, NodeKind, Port};
+use serde::Deserialize;
 use std::collections::{HashMap, VecDeque};
+
+/// Load balancing among equal-cost next hops.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadBalanceCfg {
+    /// `ecmp`, `spray_random` or `spray_rr`.
+    #[serde(default = "d_lb")]
+    pub algorithm: LbAlgorithm,
+}
+
+/// Load-balancing algorithm names.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LbAlgorithm {
+    /// Per-flow 5-tuple hash with a per-switch salt.
+    Ecmp,
+    /// Per-packet uniformly random next hop.
+    SprayRandom,
+    /// Per-packet round robin among next hops.
+    SprayRr,
+    /// GSE packet containers: at the source edge switch (GSP) all packets of a container
+    /// take one uplink, successive containers the least-loaded one; the destination GSP
+    /// restores order.
+    Pktc,
+}
+
+fn d_lb() -> LbAlgorithm {
+    LbAlgorithm::Ecmp
+}
+
+impl Default for LoadBalanceCfg {
+    fn default() -> Self {
+        LoadBalanceCfg { algorithm: d_lb() }
+    }
+}
 
 /// A looked-up candidate set: consecutive ports, or a run of the flat table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -54,6 +54,16 @@ impl ScenarioError {
             message: message.into(),
         }
     }
+
+    /// A model's parameter error (field path relative to the scenario root) in `file`.
+    pub fn param(file: &str, e: crate::param::ParamError) -> Self {
+        ScenarioError {
+            file: file.to_string(),
+            pos: None,
+            field: (!e.field.is_empty()).then_some(e.field),
+            message: e.message,
+        }
+    }
 }
 
 /// A scenario ready to build, with where it came from.
@@ -514,7 +524,7 @@ flows = [{ src = 0, dst = 3, size = "1MB" }]
         .unwrap();
         assert_eq!(l.scenario.cc.algorithm, config::CcAlgorithm::None);
         match &l.scenario.workload[0] {
-            config::WorkloadCfg::Flows { flows } => assert_eq!(flows[0].size, 2_000_000),
+            config::WorkloadCfg::Flows(c) => assert_eq!(c.flows[0].size, 2_000_000),
             _ => panic!("wrong workload"),
         }
         let e = load_str(

@@ -247,7 +247,11 @@ impl Simulation {
             .collect();
         let gse = if params.lb == LbAlgorithm::Pktc {
             Some(Box::new(Self::build_gse(
-                sc, &nodes, &ports, &hosts, &switches,
+                &sc.fabric.gse,
+                &nodes,
+                &ports,
+                &hosts,
+                &switches,
             )))
         } else {
             None
