@@ -17,8 +17,8 @@
 //! when the sender next sends or hears a CNP, in order, so no event is scheduled per
 //! period. The sender's pacing uses Rc.
 
-use super::CongestionControl;
-use crate::param::{Checked, ParamError};
+use super::{AnyCc, BaseRtt, CcEntry, CongestionControl};
+use crate::param::{Checked, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, US};
 use serde::Deserialize;
@@ -88,6 +88,93 @@ impl Default for DcqcnCfg {
             cnp_interval: None,
         }
     }
+}
+
+impl DcqcnProfile {
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            DcqcnProfile::Ns3 => "ns3",
+            DcqcnProfile::Paper => "paper",
+        }
+    }
+}
+
+/// `dcqcn`.
+pub static ENTRY: CcEntry = CcEntry {
+    name: "dcqcn",
+    about: "DCQCN (Zhu et al., SIGCOMM 2015): ECN marks, CNPs, rate cuts and timed recovery",
+    section: Some("dcqcn"),
+    reads_cnp: true,
+    reads_int: false,
+    reads_tcd: false,
+    base_rtt: BaseRtt::Unused,
+    params: |cc, ctx| params(&cc.dcqcn, ctx.line),
+    build: |cc, ctx| {
+        AnyCc::Dcqcn(Dcqcn::new(
+            DcqcnParams::resolve(&cc.dcqcn, ctx.line),
+            ctx.line,
+            ctx.start,
+        ))
+    },
+    validate: |cc| cc.dcqcn.validate(),
+    #[cfg(test)]
+    check_fields: || {
+        crate::param::assert_lists_fields::<DcqcnCfg>(&params(
+            &DcqcnCfg::default(),
+            Rate::gbps(100),
+        ))
+    },
+};
+
+/// The parameters `cfg` resolves to for a NIC of rate `line`, each noting the other
+/// profile's value where it differs.
+fn params(cfg: &DcqcnCfg, line: Rate) -> Vec<Param> {
+    let rows = |p: &DcqcnParams| {
+        vec![
+            Param::plain("g", p.g, "alpha EWMA gain"),
+            Param::plain("alpha0", p.alpha0, "initial alpha"),
+            Param::rate("rai", p.rai, "additive increase R_AI"),
+            Param::rate("rhai", p.rhai, "hyper increase R_HAI"),
+            Param::rate("rmin", p.rmin, "minimum rate"),
+            Param::time("timer", p.timer, "rate-increase timer period"),
+            Param::bytes("byte_counter", p.byte_counter, "byte counter (0: off)"),
+            Param::plain("f", p.f, "fast-recovery stages F"),
+            Param::time(
+                "cnp_interval",
+                p.cnp_interval,
+                "receiver: least gap between CNPs of a flow (0: one per CE packet)",
+            ),
+        ]
+    };
+    let other = match cfg.profile {
+        DcqcnProfile::Ns3 => DcqcnProfile::Paper,
+        DcqcnProfile::Paper => DcqcnProfile::Ns3,
+    };
+    let theirs = rows(&DcqcnParams::resolve(
+        &DcqcnCfg {
+            profile: other,
+            ..DcqcnCfg::default()
+        },
+        line,
+    ));
+    let mut v = vec![Param::word(
+        "profile",
+        cfg.profile.name(),
+        "\"ns3\": the HPCC ns-3 module (Mellanox) | \"paper\": SIGCOMM 2015",
+    )];
+    v.extend(
+        rows(&DcqcnParams::resolve(cfg, line))
+            .into_iter()
+            .zip(theirs)
+            .map(|(mut a, b)| {
+                if a.value != b.value {
+                    a.note = format!("{}; {}: {}", a.note, other.name(), b.value);
+                }
+                a
+            }),
+    );
+    v
 }
 
 impl DcqcnCfg {

@@ -30,8 +30,8 @@
 //! packet and echoes the records, and the sender calls [`Hpcc::on_ack_int`] with the ACK's
 //! sequence and its own snd_nxt.
 
-use super::{AckInfo, CongestionControl};
-use crate::param::{Checked, ParamError};
+use super::{AckInfo, AnyCc, BaseRtt, CcEntry, CongestionControl};
+use crate::param::{Checked, Param, ParamError};
 use crate::telemetry::int::{IntHop, MAX_INT_HOPS};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
@@ -178,6 +178,84 @@ pub struct HpccCfg {
     /// React on every ACK (true) or once per RTT.
     #[serde(default)]
     pub fast_react: Option<bool>,
+}
+
+/// `hpcc`.
+pub static ENTRY: CcEntry = CcEntry {
+    name: "hpcc",
+    about: "HPCC (Li et al., SIGCOMM 2019): window from the INT records of every hop",
+    section: Some("hpcc"),
+    reads_cnp: false,
+    reads_int: true,
+    reads_tcd: false,
+    base_rtt: BaseRtt::Longest,
+    params: |cc, ctx| params(&cc.hpcc, ctx.line, ctx.base_rtt),
+    build: |cc, ctx| {
+        AnyCc::Hpcc(Hpcc::new(HpccParams::resolve(
+            &cc.hpcc,
+            ctx.line,
+            ctx.base_rtt,
+        )))
+    },
+    validate: |cc| cc.hpcc.validate(),
+    #[cfg(test)]
+    check_fields: || {
+        crate::param::assert_lists_fields::<HpccCfg>(&params(
+            &HpccCfg::default(),
+            Rate::gbps(100),
+            10 * crate::units::US,
+        ))
+    },
+};
+
+/// The rows of `fabricsim list`: what `cfg` resolves to for a NIC of rate `line` in a
+/// network of base RTT `base_rtt`.
+fn params(cfg: &HpccCfg, line: Rate, base_rtt: Time) -> Vec<Param> {
+    let p = HpccParams::resolve(cfg, line, base_rtt);
+    let t = p.base_rtt.max(1);
+    let form = match p.form {
+        HpccForm::Window => "window",
+        HpccForm::Rate => "rate",
+    };
+    vec![
+        Param::word(
+            "form",
+            form,
+            "\"window\" [paper] | \"rate\" (the ns-3 module's profile: R_AI = C/2500, no window)",
+        ),
+        Param::plain("eta", p.eta, "target utilisation [paper]"),
+        Param::plain(
+            "max_stage",
+            p.max_stage,
+            "additive rounds before a multiplicative correction [paper]",
+        ),
+        Param::time(
+            "base_rtt",
+            p.base_rtt,
+            "T; unset: the longest base RTT of the HPCC flows",
+        ),
+        Param::plain(
+            "expected_flows",
+            DEFAULT_EXPECTED_FLOWS,
+            "N in W_AI = (1 - eta) C T / N [paper]",
+        ),
+        Param::bytes(
+            "w_ai",
+            p.w_ai.round() as u64,
+            "additive increase per update; overrides r_ai and expected_flows",
+        ),
+        Param::unset("r_ai", "additive increase as a rate: W_AI = r_ai T"),
+        Param::rate(
+            "min_rate",
+            p.w_min * 8.0 * SEC as f64 / t as f64,
+            "lowest rate, C/1000 [code]",
+        ),
+        Param::plain(
+            "fast_react",
+            p.fast_react,
+            "react on every ACK against the reference window [paper, code]",
+        ),
+    ]
 }
 
 impl HpccCfg {

@@ -5,14 +5,21 @@
 //! every packet is a match the compiler can inline). A controller exposes a sending rate
 //! (the NIC paces packets at it) and optionally a window of bytes in flight.
 //!
-//! Adding an algorithm: a new file with a config type that builds the controller, a
-//! variant of [`AnyCc`] and of `CcAlgorithm` in the scenario schema.
+//! The file also owns the algorithm's `[cc.<name>]` settings (serde, defaults, checks) and
+//! its [`registry::CcEntry`], through which scenarios name it and flows get their
+//! controllers. Adding an algorithm `foo`: `cc/foo.rs` with `FooCfg`, the controller and
+//! `pub static ENTRY: CcEntry`; here `pub mod foo;`, a variant `Foo(foo::Foo)` in
+//! [`any_cc!`] and `pub foo: foo::FooCfg` in [`CcCfg`]; and `&foo::ENTRY` in
+//! [`registry::ALGORITHMS`].
 
 pub mod acc;
 pub mod dcqcn;
 pub mod hpcc;
 pub mod line_rate;
+pub mod registry;
 pub mod timely;
+
+pub use registry::{BaseRtt, CcAlgorithm, CcEntry, FlowContext, ALGORITHMS};
 
 use crate::param::{Checked, ParamError};
 use crate::telemetry::int::IntHop;
@@ -84,9 +91,80 @@ pub trait CongestionControl {
     }
 }
 
-/// Any congestion controller.
-#[derive(Clone, Debug)]
-pub enum AnyCc {
+/// Matches `$self` over the listed [`AnyCc`] variants, binding the controller to `$c`.
+macro_rules! dispatch {
+    ($self:ident, [$($Variant:ident),*], $c:ident => $e:expr) => {
+        match $self {
+            $( AnyCc::$Variant($c) => $e, )*
+        }
+    };
+}
+
+/// Declares [`AnyCc`], one variant per controller type, and its [`CongestionControl`]
+/// impl, each method a match over the variants.
+macro_rules! any_cc {
+    ($( $(#[$doc:meta])* $Variant:ident($Ctl:ty), )*) => {
+        /// Any congestion controller.
+        #[derive(Clone, Debug)]
+        pub enum AnyCc {
+            $( $(#[$doc])* $Variant($Ctl), )*
+        }
+
+        impl CongestionControl for AnyCc {
+            #[inline]
+            fn rate_bps(&self) -> f64 {
+                dispatch!(self, [$($Variant),*], c => c.rate_bps())
+            }
+            #[inline]
+            fn window(&self) -> Option<u64> {
+                dispatch!(self, [$($Variant),*], c => c.window())
+            }
+            fn on_start(&mut self, now: Time) {
+                dispatch!(self, [$($Variant),*], c => c.on_start(now))
+            }
+            #[inline]
+            fn on_send(&mut self, now: Time, bytes: u64) {
+                dispatch!(self, [$($Variant),*], c => c.on_send(now, bytes))
+            }
+            #[inline]
+            fn on_ack(&mut self, now: Time, ack: &AckInfo) {
+                dispatch!(self, [$($Variant),*], c => c.on_ack(now, ack))
+            }
+            #[inline]
+            fn on_ack_int(&mut self, now: Time, ack: &AckInfo, hops: &[IntHop]) {
+                dispatch!(self, [$($Variant),*], c => {
+                    CongestionControl::on_ack_int(c, now, ack, hops)
+                })
+            }
+            #[inline]
+            fn on_cnp(&mut self, now: Time) {
+                dispatch!(self, [$($Variant),*], c => c.on_cnp(now))
+            }
+            #[inline]
+            fn wants_int(&self) -> bool {
+                dispatch!(self, [$($Variant),*], c => c.wants_int())
+            }
+            #[inline]
+            fn wants_tcd(&self) -> bool {
+                dispatch!(self, [$($Variant),*], c => c.wants_tcd())
+            }
+            #[inline]
+            fn hold_until(&self) -> Option<Time> {
+                dispatch!(self, [$($Variant),*], c => c.hold_until())
+            }
+            #[inline]
+            fn wants_cnp(&self) -> bool {
+                dispatch!(self, [$($Variant),*], c => c.wants_cnp())
+            }
+            #[inline]
+            fn cnp_interval(&self) -> Time {
+                dispatch!(self, [$($Variant),*], c => c.cnp_interval())
+            }
+        }
+    };
+}
+
+any_cc! {
     /// Line rate, no reaction.
     LineRate(line_rate::LineRate),
     /// DCQCN.
@@ -99,73 +177,12 @@ pub enum AnyCc {
     Acc(acc::Acc),
 }
 
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            AnyCc::LineRate($c) => $e,
-            AnyCc::Dcqcn($c) => $e,
-            AnyCc::Timely($c) => $e,
-            AnyCc::Hpcc($c) => $e,
-            AnyCc::Acc($c) => $e,
-        }
-    };
-}
-
-impl CongestionControl for AnyCc {
-    #[inline]
-    fn rate_bps(&self) -> f64 {
-        dispatch!(self, c => c.rate_bps())
-    }
-    #[inline]
-    fn window(&self) -> Option<u64> {
-        dispatch!(self, c => c.window())
-    }
-    fn on_start(&mut self, now: Time) {
-        dispatch!(self, c => c.on_start(now))
-    }
-    #[inline]
-    fn on_send(&mut self, now: Time, bytes: u64) {
-        dispatch!(self, c => c.on_send(now, bytes))
-    }
-    #[inline]
-    fn on_ack(&mut self, now: Time, ack: &AckInfo) {
-        dispatch!(self, c => c.on_ack(now, ack))
-    }
-    #[inline]
-    fn on_ack_int(&mut self, now: Time, ack: &AckInfo, hops: &[IntHop]) {
-        dispatch!(self, c => CongestionControl::on_ack_int(c, now, ack, hops))
-    }
-    #[inline]
-    fn on_cnp(&mut self, now: Time) {
-        dispatch!(self, c => c.on_cnp(now))
-    }
-    #[inline]
-    fn wants_int(&self) -> bool {
-        dispatch!(self, c => c.wants_int())
-    }
-    #[inline]
-    fn wants_tcd(&self) -> bool {
-        dispatch!(self, c => c.wants_tcd())
-    }
-    #[inline]
-    fn hold_until(&self) -> Option<Time> {
-        dispatch!(self, c => c.hold_until())
-    }
-    #[inline]
-    fn wants_cnp(&self) -> bool {
-        dispatch!(self, c => c.wants_cnp())
-    }
-    #[inline]
-    fn cnp_interval(&self) -> Time {
-        dispatch!(self, c => c.cnp_interval())
-    }
-}
-
 /// Congestion control selection and parameters.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CcCfg {
-    /// The algorithm of every flow not in a class below.
+    /// The algorithm of every flow not in a class below (a name of
+    /// [`registry::ALGORITHMS`]).
     #[serde(default = "d_cc")]
     pub algorithm: CcAlgorithm,
     /// DCQCN parameters.
@@ -212,40 +229,8 @@ impl CcClassCfg {
     }
 }
 
-/// Congestion-control algorithm names.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum CcAlgorithm {
-    /// Send at line rate.
-    None,
-    /// DCQCN (Zhu et al., SIGCOMM 2015).
-    Dcqcn,
-    /// TIMELY (Mittal et al., SIGCOMM 2015): RTT gradient.
-    Timely,
-    /// HPCC (Li et al., SIGCOMM 2019): INT-based window.
-    Hpcc,
-    /// ACC (document 004): ACK-driven, TCD marks, source halt.
-    Acc,
-    /// ACC without the source halt (rate matching only).
-    AccNoHalt,
-}
-
-impl CcAlgorithm {
-    /// The name used in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            CcAlgorithm::None => "none",
-            CcAlgorithm::Dcqcn => "dcqcn",
-            CcAlgorithm::Timely => "timely",
-            CcAlgorithm::Hpcc => "hpcc",
-            CcAlgorithm::Acc => "acc",
-            CcAlgorithm::AccNoHalt => "acc_no_halt",
-        }
-    }
-}
-
 fn d_cc() -> CcAlgorithm {
-    CcAlgorithm::Dcqcn
+    CcAlgorithm::named(dcqcn::ENTRY.name).expect("DCQCN is registered")
 }
 
 impl Default for CcCfg {
@@ -265,10 +250,15 @@ impl CcCfg {
     /// Checks every algorithm's section and the flow classes; fields are named relative
     /// to `[cc]`. `workloads` is the number of `[[workload]]` entries.
     pub fn validate(&self, workloads: usize) -> Checked {
-        self.dcqcn.validate().map_err(|e| e.within("dcqcn"))?;
-        self.timely.validate().map_err(|e| e.within("timely"))?;
-        self.hpcc.validate().map_err(|e| e.within("hpcc"))?;
-        self.acc.validate().map_err(|e| e.within("acc"))?;
+        let mut checked: Vec<&str> = Vec::new();
+        for e in ALGORITHMS {
+            // Every section is checked, whichever algorithms the flows run; a section
+            // that two algorithms share (acc, acc_no_halt) once.
+            if let Some(section) = e.section.filter(|s| !checked.contains(s)) {
+                (e.validate)(self).map_err(|err| err.within(section))?;
+                checked.push(section);
+            }
+        }
         for (i, c) in self.class.iter().enumerate() {
             if let Some(w) = c.workload {
                 if w >= workloads {
