@@ -7,52 +7,20 @@
 //! same code serves leaf-spine, fat-tree and hand-written topologies. Static routes of a
 //! custom topology override single (switch, host) entries.
 //!
-//! Choosing among the candidates is the load balancer's job ([`ecmp`], [`spray`]).
+//! Choosing among the candidates is the load balancer's job ([`ecmp`], [`spray`], and
+//! GSE's [`crate::gse::pktc`] at the edge), one file each, named in [`registry`].
 
 pub mod ecmp;
+pub mod registry;
 pub mod spray;
+
+pub use registry::{LbAlgorithm, LbEntry, LoadBalanceCfg, BALANCERS};
 
 /// Flag in a range's start: the candidates are the consecutive ports start..start+len.
 const CONTIGUOUS: u32 = 1 << 31;
 
 use crate::fabric::{Node, NodeKind, Port};
-use serde::Deserialize;
 use std::collections::{HashMap, VecDeque};
-
-/// Load balancing among equal-cost next hops.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LoadBalanceCfg {
-    /// `ecmp`, `spray_random` or `spray_rr`.
-    #[serde(default = "d_lb")]
-    pub algorithm: LbAlgorithm,
-}
-
-/// Load-balancing algorithm names.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum LbAlgorithm {
-    /// Per-flow 5-tuple hash with a per-switch salt.
-    Ecmp,
-    /// Per-packet uniformly random next hop.
-    SprayRandom,
-    /// Per-packet round robin among next hops.
-    SprayRr,
-    /// GSE packet containers: at the source edge switch (GSP) all packets of a container
-    /// take one uplink, successive containers the least-loaded one; the destination GSP
-    /// restores order.
-    Pktc,
-}
-
-fn d_lb() -> LbAlgorithm {
-    LbAlgorithm::Ecmp
-}
-
-impl Default for LoadBalanceCfg {
-    fn default() -> Self {
-        LoadBalanceCfg { algorithm: d_lb() }
-    }
-}
 
 /// A looked-up candidate set: consecutive ports, or a run of the flat table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
