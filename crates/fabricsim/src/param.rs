@@ -99,6 +99,32 @@ impl Param {
     pub fn plain(name: &'static str, v: impl fmt::Display, note: impl Into<String>) -> Param {
         Param::new(name, v.to_string(), note)
     }
+    /// An enum value, written with the name serde reads it by (quoted); the note is
+    /// prefixed with every name the enum accepts.
+    pub fn choice<T>(name: &'static str, v: &T, note: impl Into<String>) -> Param
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned,
+    {
+        let word = match toml::Value::try_from(v) {
+            Ok(toml::Value::String(s)) => s,
+            _ => String::from("?"),
+        };
+        let note = note.into();
+        let all = alternatives::<T>();
+        Param::new(
+            name,
+            format!("\"{word}\""),
+            if note.is_empty() {
+                all
+            } else {
+                format!("{all}: {note}")
+            },
+        )
+    }
+    /// A nested section, described under its own heading.
+    pub fn section(name: &'static str, heading: &str) -> Param {
+        Param::new(name, "table", format!("{heading}, below"))
+    }
     /// A word value (an enum name, a host set): quoted.
     pub fn word(name: &'static str, v: &str, note: impl Into<String>) -> Param {
         Param::new(name, format!("\"{v}\""), note)
@@ -325,6 +351,17 @@ pub fn de_registry_name<'de, D: Deserializer<'de>>(
     d.deserialize_enum(what, names, V(names))
 }
 
+/// The names serde accepts for the enum `T`, as `"a" | "b"` for a listing's note. They
+/// are read from serde's own message for an unknown name, so they cannot drift from the
+/// enum's declaration.
+pub fn alternatives<T: serde::de::DeserializeOwned>() -> String {
+    expected_names::<T>(toml::Value::String("__no_such_variant".into()))
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
 /// The field names serde accepts for `T` (a struct that denies unknown fields), read
 /// from the message serde gives for an unknown one. Tests use it to check that a
 /// model's listing names every field of its section and nothing else.
@@ -341,7 +378,7 @@ pub(crate) fn serde_variants<T: serde::de::DeserializeOwned>() -> Vec<String> {
     expected_names::<T>(toml::Value::String("__no_such_variant".into()))
 }
 
-#[cfg(test)]
+/// The backquoted names after "expected" in the error `T` gives for `probe`.
 fn expected_names<T: serde::de::DeserializeOwned>(probe: toml::Value) -> Vec<String> {
     let msg = match T::deserialize(probe) {
         Ok(_) => return Vec::new(),
@@ -393,6 +430,34 @@ mod tests {
             "workload[2]"
         );
         assert_eq!(ParamError::new("g", "bad").to_string(), "field `g`: bad");
+    }
+
+    #[test]
+    fn alternatives_come_from_serde() {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        #[allow(dead_code)]
+        enum One {
+            Alone,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        #[allow(dead_code)]
+        enum Two {
+            Left,
+            Right,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        #[allow(dead_code)]
+        enum Three {
+            A,
+            BeeCee,
+            D,
+        }
+        assert_eq!(alternatives::<One>(), "\"alone\"");
+        assert_eq!(alternatives::<Two>(), "\"left\" | \"right\"");
+        assert_eq!(alternatives::<Three>(), "\"a\" | \"bee_cee\" | \"d\"");
     }
 
     #[test]

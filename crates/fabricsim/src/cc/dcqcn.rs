@@ -24,7 +24,7 @@ use crate::units::{Rate, Time, US};
 use serde::Deserialize;
 
 /// DCQCN parameter profile.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum DcqcnProfile {
     /// The HPCC ns-3 module's defaults (R_AI 40 Mbps... scaled; see ALGORITHMS.md).
@@ -158,10 +158,10 @@ fn params(cfg: &DcqcnCfg, line: Rate) -> Vec<Param> {
         },
         line,
     ));
-    let mut v = vec![Param::word(
+    let mut v = vec![Param::choice(
         "profile",
-        cfg.profile.name(),
-        "\"ns3\": the HPCC ns-3 module (Mellanox) | \"paper\": SIGCOMM 2015",
+        &cfg.profile,
+        "the HPCC ns-3 module (Mellanox mode), or SIGCOMM 2015",
     )];
     v.extend(
         rows(&DcqcnParams::resolve(cfg, line))

@@ -38,7 +38,7 @@ use crate::units::{Rate, Time, SEC};
 use serde::Deserialize;
 
 /// Whether HPCC runs as a window (the paper) or as a rate (the ns-3 module's profile).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum HpccForm {
     /// Window W limits bytes in flight; pacing at W / T.
@@ -213,15 +213,11 @@ pub static ENTRY: CcEntry = CcEntry {
 fn params(cfg: &HpccCfg, line: Rate, base_rtt: Time) -> Vec<Param> {
     let p = HpccParams::resolve(cfg, line, base_rtt);
     let t = p.base_rtt.max(1);
-    let form = match p.form {
-        HpccForm::Window => "window",
-        HpccForm::Rate => "rate",
-    };
     vec![
-        Param::word(
+        Param::choice(
             "form",
-            form,
-            "\"window\" [paper] | \"rate\" (the ns-3 module's profile: R_AI = C/2500, no window)",
+            &p.form,
+            "window [paper], or rate (the ns-3 module's: R_AI = C/2500, no window)",
         ),
         Param::plain("eta", p.eta, "target utilisation [paper]"),
         Param::plain(

@@ -21,7 +21,7 @@ pub mod timely;
 
 pub use registry::{BaseRtt, CcAlgorithm, CcEntry, FlowContext, ALGORITHMS};
 
-use crate::param::{Checked, ParamError};
+use crate::param::{Checked, Described, Param, ParamError};
 use crate::telemetry::int::IntHop;
 use crate::telemetry::tcd::TcdMark;
 use crate::units::serde_units as su;
@@ -281,6 +281,54 @@ impl CcCfg {
             }
         }
         Ok(())
+    }
+}
+
+impl Described for CcCfg {
+    const ABOUT: &'static str = "congestion control of every flow, or of classes of flows";
+    fn params() -> Vec<Param> {
+        let mut v = vec![
+            Param::word(
+                "algorithm",
+                d_cc().name(),
+                format!(
+                    "{}: every flow not in a class",
+                    registry::names()
+                        .iter()
+                        .map(|n| format!("\"{n}\""))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
+                ),
+            ),
+            Param::new(
+                "class",
+                "[]",
+                "[[cc.class]]: flows matching the first class run its algorithm",
+            ),
+        ];
+        let mut sections: Vec<&'static str> = Vec::new();
+        for e in ALGORITHMS {
+            if let Some(s) = e.section.filter(|s| !sections.contains(s)) {
+                sections.push(s);
+                v.push(Param::new(s, "table", format!("[cc.{s}], below")));
+            }
+        }
+        v
+    }
+}
+
+impl Described for CcClassCfg {
+    const ABOUT: &'static str = "a class of flows running its own algorithm";
+    fn params() -> Vec<Param> {
+        vec![
+            Param::required("algorithm", "the class's algorithm"),
+            Param::unset(
+                "workload",
+                "flows of this [[workload]] entry (index from 0)",
+            ),
+            Param::unset("min_size", "flows of at least this many bytes"),
+            Param::unset("max_size", "flows of fewer than this many bytes"),
+        ]
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::{acc, dcqcn, hpcc, line_rate, timely, AnyCc, CcCfg};
 use crate::param::{Checked, Param};
-use crate::units::{Rate, Time};
+use crate::units::{Rate, Time, US};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -45,6 +45,16 @@ pub struct FlowContext {
     pub base_rtt: Time,
     /// The flow's start time.
     pub start: Time,
+}
+
+impl FlowContext {
+    /// The flow `fabricsim list` resolves every algorithm's parameters for: a 100 Gbit/s
+    /// NIC with a 10 us base RTT.
+    pub const LISTING: FlowContext = FlowContext {
+        line: Rate::gbps(100),
+        base_rtt: 10 * US,
+        start: 0,
+    };
 }
 
 /// One congestion control.
@@ -142,11 +152,7 @@ mod tests {
 
     #[test]
     fn controllers_ask_for_what_their_entry_says() {
-        let ctx = FlowContext {
-            line: Rate::gbps(100),
-            base_rtt: 10 * crate::units::US,
-            start: 0,
-        };
+        let ctx = FlowContext::LISTING;
         let cc = CcCfg::default();
         for e in ALGORITHMS {
             let c = (e.build)(&cc, &ctx);

@@ -3,9 +3,9 @@
 //! (port, priority), mark with probability 0 below Kmin, rising linearly to Pmax at Kmax,
 //! and 1 above Kmax.
 
-use crate::param::{Checked, ParamError};
+use crate::param::{Checked, Described, Param, ParamError};
 use crate::units::serde_units as su;
-use crate::units::Rate;
+use crate::units::{fmt_bytes, Rate};
 use serde::Deserialize;
 
 /// RED-style ECN marking at egress dequeue.
@@ -31,7 +31,7 @@ pub struct EcnCfg {
 }
 
 /// ECN parameter profile.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum EcnProfile {
     /// The HPCC ns-3 module's values, scaled with the port rate.
@@ -58,6 +58,58 @@ impl Default for EcnCfg {
 
 fn yes() -> bool {
     true
+}
+
+impl Described for EcnCfg {
+    const ABOUT: &'static str = "RED marking at egress dequeue (thresholds per 100Gbps port)";
+    fn params() -> Vec<Param> {
+        let d = EcnCfg::default();
+        let at = |profile| {
+            RedMarker::from_cfg(
+                &EcnCfg {
+                    profile,
+                    ..EcnCfg::default()
+                },
+                Rate::gbps(100),
+            )
+        };
+        let (ns3, paper) = (at(EcnProfile::Ns3), at(EcnProfile::Paper));
+        let m = at(d.profile);
+        vec![
+            Param::plain("enabled", d.enabled, "marking on or off"),
+            Param::choice(
+                "profile",
+                &d.profile,
+                "the HPCC ns-3 module's, scaled with the port rate, or the DCQCN paper's",
+            ),
+            Param::bytes(
+                "kmin",
+                m.kmin,
+                format!(
+                    "no marking below; ns3 {}, paper {}",
+                    fmt_bytes(ns3.kmin),
+                    fmt_bytes(paper.kmin)
+                ),
+            ),
+            Param::bytes(
+                "kmax",
+                m.kmax,
+                format!(
+                    "certain marking above; ns3 {}, paper {}",
+                    fmt_bytes(ns3.kmax),
+                    fmt_bytes(paper.kmax)
+                ),
+            ),
+            Param::plain(
+                "pmax",
+                m.pmax,
+                format!(
+                    "probability at kmax; ns3 {}, paper {}",
+                    ns3.pmax, paper.pmax
+                ),
+            ),
+        ]
+    }
 }
 
 impl EcnCfg {

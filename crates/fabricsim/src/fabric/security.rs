@@ -9,13 +9,13 @@
 //!
 //! PFC frames are link-local MAC control frames and carry no security bytes.
 
-use crate::param::{Checked, ParamError};
+use crate::param::{Checked, Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Time, NS};
 use serde::Deserialize;
 
 /// Link security modes.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum SecurityMode {
     /// No encryption.
@@ -75,6 +75,24 @@ impl Default for SecurityCfg {
             physec_segment_blocks: d_physec_seg(),
             physec_latency: d_physec_lat(),
         }
+    }
+}
+
+impl Described for SecurityCfg {
+    const ABOUT: &'static str = "link-layer security on every link (custom links: security = ...)";
+    fn params() -> Vec<Param> {
+        let d = SecurityCfg::default();
+        vec![
+            Param::choice("mode", &d.mode, ""),
+            Param::plain("macsec_bytes", d.macsec_bytes, "SecTAG + ICV per frame"),
+            Param::plain("ipsec_bytes", d.ipsec_bytes, "ESP tunnel bytes per packet"),
+            Param::plain(
+                "physec_segment_blocks",
+                d.physec_segment_blocks,
+                "PHYSec segment length in 66-bit blocks",
+            ),
+            Param::time("physec_latency", d.physec_latency, "PHYSec latency per hop"),
+        ]
     }
 }
 

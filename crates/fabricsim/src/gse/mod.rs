@@ -13,13 +13,13 @@ mod gsp;
 pub mod pktc;
 pub mod reorder;
 
-use crate::param::{Checked, ParamError};
+use crate::param::{Checked, Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, US};
 use serde::Deserialize;
 
 /// GSE scheduling modes.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum GseScheduling {
     /// Containers leave as soon as they are formed.
@@ -79,6 +79,42 @@ impl Default for GseCfg {
             reorder_timeout: d_reorder_timeout(),
             control_bytes: d_ctrl_bytes(),
         }
+    }
+}
+
+impl Described for GseCfg {
+    const ABOUT: &'static str =
+        "GSE with load_balance.algorithm = \"pktc\": containers, reordering, DGSQ";
+    fn params() -> Vec<Param> {
+        let d = GseCfg::default();
+        vec![
+            Param::bytes("container", d.container, "container payload bytes"),
+            Param::plain(
+                "header",
+                d.header,
+                "GSE header bytes on data packets between GSPs",
+            ),
+            Param::choice(
+                "scheduling",
+                &d.scheduling,
+                "containers leave at once, or on a grant",
+            ),
+            Param::plain(
+                "eps",
+                d.eps,
+                "grants are paced at (1 - eps) of the port rate",
+            ),
+            Param::time(
+                "reorder_timeout",
+                d.reorder_timeout,
+                "wait for a missing packet before skipping it",
+            ),
+            Param::plain(
+                "control_bytes",
+                d.control_bytes,
+                "wire bytes of a REQUEST or GRANT",
+            ),
+        ]
     }
 }
 

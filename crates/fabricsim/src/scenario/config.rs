@@ -9,6 +9,7 @@
 //! it rather than a silently ignored setting. Quantities are strings with units (see
 //! [`crate::units`]). `fabricsim list` prints every section with its defaults.
 
+use crate::param::{Described, Param};
 use crate::units::serde_units as su;
 use crate::units::{Time, MS, NS};
 use serde::Deserialize;
@@ -180,4 +181,128 @@ pub struct RecordCfg {
     /// (`window.csv`); needs `rate_interval` for flows and `queue_interval` for ports.
     #[serde(default)]
     pub window: Option<crate::window::WindowCfg>,
+}
+
+impl Described for Scenario {
+    const ABOUT: &'static str = "the top level of a scenario file";
+    fn params() -> Vec<Param> {
+        vec![
+            Param::unset("name", "short name used in result folders and tables"),
+            Param::unset(
+                "description",
+                "which document and experiment this reproduces",
+            ),
+            Param::plain("seed", d_seed(), "seed of every random choice of the run"),
+            Param::time(
+                "max_time",
+                d_max_time(),
+                "the run stops here, finished or not",
+            ),
+            Param::time(
+                "stall_timeout",
+                d_stall(),
+                "unfinished flows and no byte delivered for this long: a stall",
+            ),
+            Param::new("topology", "required", "[topology], below"),
+            Param::section("fabric", "[fabric]"),
+            Param::section("transport", "[transport]"),
+            Param::section("cc", "[cc]"),
+            Param::new("workload", "required", "[[workload]] entries, below"),
+            Param::section("record", "[record]"),
+            Param::new("variants", "[]", "[[variants]], below"),
+            Param::new("sweep", "[]", "[[sweep]] axes, below"),
+        ]
+    }
+}
+
+impl Described for FabricCfg {
+    const ABOUT: &'static str = "switch and link behaviour";
+    fn params() -> Vec<Param> {
+        vec![
+            Param::bytes("buffer", d_buffer(), "shared packet buffer per switch"),
+            Param::time(
+                "switch_latency",
+                d_sw_lat(),
+                "ingress-to-egress forwarding latency",
+            ),
+            Param::section("pfc", "[fabric.pfc]"),
+            Param::section("ecn", "[fabric.ecn]"),
+            Param::section("load_balance", "[fabric.load_balance]"),
+            Param::section("security", "[fabric.security]"),
+            Param::section("gse", "[fabric.gse]"),
+            Param::section("tcd", "[fabric.tcd]"),
+        ]
+    }
+}
+
+impl Described for RecordCfg {
+    const ABOUT: &'static str = "optional time series and analyses";
+    fn params() -> Vec<Param> {
+        vec![
+            Param::unset("queue_interval", "sample switch egress queues (queues.csv)"),
+            Param::unset(
+                "rate_interval",
+                "sample flow sending rates and goodput (rates.csv)",
+            ),
+            Param::unset(
+                "convergence",
+                "[record.convergence], below (convergence.csv)",
+            ),
+            Param::unset("window", "[record.window], below (window.csv)"),
+        ]
+    }
+}
+
+impl Described for VariantCfg {
+    const ABOUT: &'static str = "the scenario with some fields overridden; one run each";
+    fn params() -> Vec<Param> {
+        vec![
+            Param::required("name", "names the variant's result folder"),
+            Param::new(
+                "set",
+                "{}",
+                "{ \"dotted.path\" = value, ... } applied like --set",
+            ),
+        ]
+    }
+}
+
+impl Described for SweepAxisCfg {
+    const ABOUT: &'static str = "a field and its values: every combination runs, for every variant";
+    fn params() -> Vec<Param> {
+        vec![
+            Param::required("path", "dotted field path, as for --set"),
+            Param::required("values", "the values, in order"),
+            Param::unset(
+                "label",
+                "name in run names and tables; unset: the path's last part",
+            ),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::param::assert_describes_fields;
+
+    #[test]
+    fn listings_name_every_field() {
+        assert_describes_fields::<Scenario>();
+        assert_describes_fields::<FabricCfg>();
+        assert_describes_fields::<RecordCfg>();
+        assert_describes_fields::<VariantCfg>();
+        assert_describes_fields::<SweepAxisCfg>();
+        assert_describes_fields::<PfcCfg>();
+        assert_describes_fields::<EcnCfg>();
+        assert_describes_fields::<SecurityCfg>();
+        assert_describes_fields::<GseCfg>();
+        assert_describes_fields::<TcdCfg>();
+        assert_describes_fields::<TransportCfg>();
+        assert_describes_fields::<LoadBalanceCfg>();
+        assert_describes_fields::<CcCfg>();
+        assert_describes_fields::<CcClassCfg>();
+        assert_describes_fields::<crate::convergence::ConvergenceCfg>();
+        assert_describes_fields::<crate::window::WindowCfg>();
+    }
 }

@@ -2,7 +2,7 @@
 
 use crate::cc::AnyCc;
 use crate::fabric::port::N_PRIO;
-use crate::param::{Checked, ParamError};
+use crate::param::{Checked, Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Time, MS};
 use serde::Deserialize;
@@ -281,6 +281,34 @@ impl Default for TransportCfg {
             data_priority: d_data_prio(),
             control_priority: d_ctrl_prio(),
         }
+    }
+}
+
+impl Described for TransportCfg {
+    const ABOUT: &'static str = "RDMA reliable connection (RoCEv2 RC) with go-back-N";
+    fn params() -> Vec<Param> {
+        let d = TransportCfg::default();
+        vec![
+            Param::bytes("mtu", d.mtu, "payload bytes per packet"),
+            Param::plain(
+                "header",
+                d.header,
+                "header bytes per packet (MAC, IP, UDP, BTH, CRC)",
+            ),
+            Param::plain("ack_size", d.ack_size, "wire bytes of ACK, NACK and CNP"),
+            Param::plain(
+                "ack_every",
+                d.ack_every,
+                "acknowledge every n-th in-order packet",
+            ),
+            Param::time("rto", d.rto, "retransmission timeout"),
+            Param::plain("data_priority", d.data_priority, "priority of data packets"),
+            Param::plain(
+                "control_priority",
+                d.control_priority,
+                "priority of ACK, NACK and CNP (above data)",
+            ),
+        ]
     }
 }
 

@@ -63,7 +63,7 @@ impl CollectiveKind {
 }
 
 /// How a collective workload forms its jobs.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum JobGrouping {
     /// One job over all the given hosts.
@@ -297,13 +297,10 @@ impl Described for CollectiveCfg {
             Param::required("collective", kinds.join(" | ")),
             Param::required("size", "message bytes per rank (S)"),
             super::hosts_param(),
-            Param::word(
+            Param::choice(
                 "jobs",
-                match JobGrouping::default() {
-                    JobGrouping::One => "one",
-                    JobGrouping::NicIndex => "nic_index",
-                },
-                "\"one\" job over all hosts | one job per \"nic_index\" of the servers",
+                &JobGrouping::default(),
+                "one job over all hosts, or one per NIC index of the servers",
             ),
             Param::time("start", DEFAULT_START, "start of the first iteration"),
             Param::plain(

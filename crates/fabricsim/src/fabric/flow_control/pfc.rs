@@ -14,7 +14,7 @@ use crate::fabric::buffer::SharedBuffer;
 use crate::fabric::port::N_PRIO;
 use crate::fabric::NodeKind;
 use crate::packet::Packet;
-use crate::param::{Checked, ParamError};
+use crate::param::{Checked, Described, Param, ParamError};
 use crate::sim::Simulation;
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
@@ -30,7 +30,7 @@ pub const PFC_FRAME_BYTES: u32 = 64;
 pub const PFC_PAYLOAD_LEN: usize = 2 + 2 + 16;
 
 /// How the PFC pause threshold is computed.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum PfcThreshold {
     /// Dynamic threshold on the free shared buffer (alpha).
@@ -40,7 +40,7 @@ pub enum PfcThreshold {
 }
 
 /// Ports on which PFC runs.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum PfcScope {
     /// Every switch port.
@@ -119,6 +119,51 @@ impl Default for PfcCfg {
             headroom: None,
             pause_quanta: d_quanta(),
         }
+    }
+}
+
+impl Described for PfcCfg {
+    const ABOUT: &'static str = "priority flow control (IEEE 802.1Qbb) and buffer admission";
+    fn params() -> Vec<Param> {
+        let d = PfcCfg::default();
+        vec![
+            Param::plain("enabled", d.enabled, "lossless; false: lossy drop-tail"),
+            Param::choice(
+                "scope",
+                &d.scope,
+                "every switch port, or only those facing hosts",
+            ),
+            Param::choice(
+                "threshold",
+                &d.threshold,
+                "alpha x free shared buffer, or xoff",
+            ),
+            Param::plain("alpha", d.alpha, "dynamic-threshold factor"),
+            Param::bytes(
+                "xoff",
+                d.xoff,
+                "static XOFF threshold per (ingress port, priority)",
+            ),
+            Param::bytes(
+                "xon_delta",
+                d.xon_delta,
+                "XON hysteresis below the threshold",
+            ),
+            Param::bytes(
+                "reserve",
+                d.reserve,
+                "guaranteed buffer per (ingress port, priority)",
+            ),
+            Param::unset(
+                "headroom",
+                "per ingress port; unset: 3 x rate x link delay / 8 + 2 packets + a PFC frame",
+            ),
+            Param::plain(
+                "pause_quanta",
+                d.pause_quanta,
+                "pause time of XOFF frames, in 512 bit times",
+            ),
+        ]
     }
 }
 
