@@ -147,7 +147,7 @@ impl Param {
     }
 }
 
-/// The names of `T`'s enum values for messages: `` `a`, `b` `` (as serde lists them).
+/// Names as error messages list them: `` `a`, `b` `` (serde's style).
 pub fn quoted_list(names: &[&str]) -> String {
     names
         .iter()

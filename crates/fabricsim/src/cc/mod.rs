@@ -9,7 +9,7 @@
 //! its [`registry::CcEntry`], through which scenarios name it and flows get their
 //! controllers. Adding an algorithm `foo`: `cc/foo.rs` with `FooCfg`, the controller and
 //! `pub static ENTRY: CcEntry`; here `pub mod foo;`, a variant `Foo(foo::Foo)` in
-//! [`any_cc!`] and `pub foo: foo::FooCfg` in [`CcCfg`]; and `&foo::ENTRY` in
+//! `any_cc!` and `pub foo: foo::FooCfg` in [`CcCfg`]; and `&foo::ENTRY` in
 //! [`registry::ALGORITHMS`].
 
 pub mod acc;
