@@ -178,12 +178,12 @@ any_cc! {
 }
 
 /// Congestion control selection and parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CcCfg {
     /// The algorithm of every flow not in a class below (a name of
     /// [`registry::ALGORITHMS`]).
-    #[serde(default = "d_cc")]
+    #[serde(default)]
     pub algorithm: CcAlgorithm,
     /// DCQCN parameters.
     #[serde(default)]
@@ -226,23 +226,6 @@ impl CcClassCfg {
         self.workload.is_none_or(|w| w == workload)
             && self.min_size.is_none_or(|m| size >= m)
             && self.max_size.is_none_or(|m| size < m)
-    }
-}
-
-fn d_cc() -> CcAlgorithm {
-    CcAlgorithm::named(dcqcn::ENTRY.name).expect("DCQCN is registered")
-}
-
-impl Default for CcCfg {
-    fn default() -> Self {
-        CcCfg {
-            algorithm: d_cc(),
-            dcqcn: Default::default(),
-            timely: Default::default(),
-            hpcc: Default::default(),
-            acc: Default::default(),
-            class: Vec::new(),
-        }
     }
 }
 
@@ -290,7 +273,7 @@ impl Described for CcCfg {
         let mut v = vec![
             Param::word(
                 "algorithm",
-                d_cc().name(),
+                CcAlgorithm::default().name(),
                 format!(
                     "{}: every flow not in a class",
                     registry::names()

@@ -112,6 +112,13 @@ impl CcAlgorithm {
     }
 }
 
+impl Default for CcAlgorithm {
+    /// The algorithm of flows a scenario assigns none: DCQCN, RoCEv2's own.
+    fn default() -> Self {
+        CcAlgorithm(&dcqcn::ENTRY)
+    }
+}
+
 impl PartialEq for CcAlgorithm {
     fn eq(&self, other: &Self) -> bool {
         self.0.name == other.0.name
