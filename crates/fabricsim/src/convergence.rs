@@ -45,6 +45,38 @@ pub struct ConvergenceCfg {
     pub hold: Option<Time>,
 }
 
+impl crate::param::Described for ConvergenceCfg {
+    const ABOUT: &'static str =
+        "time to cut and to fair share after a flow joins (convergence.csv)";
+    fn params() -> Vec<crate::param::Param> {
+        use crate::param::Param;
+        vec![
+            Param::unset(
+                "flows",
+                "flow ids sharing the bottleneck; unset: every flow",
+            ),
+            Param::unset(
+                "join",
+                "when the joining flow starts; unset: the latest start",
+            ),
+            Param::unset(
+                "fair_share",
+                "per flow; unset: the first flow's receiving NIC rate / flows",
+            ),
+            Param::plain(
+                "tolerance",
+                DEFAULT_TOLERANCE,
+                "band around the fair share, and the drop that counts as a cut",
+            ),
+            Param::time(
+                "hold",
+                DEFAULT_HOLD,
+                "how long the rates must stay in the band",
+            ),
+        ]
+    }
+}
+
 /// Default tolerance.
 pub const DEFAULT_TOLERANCE: f64 = 0.1;
 /// Default hold time.

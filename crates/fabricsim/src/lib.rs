@@ -34,6 +34,7 @@ pub mod invariants;
 pub mod metrics;
 pub mod output;
 pub mod packet;
+pub mod param;
 pub mod prefetch;
 pub mod record;
 pub mod report;

@@ -36,6 +36,27 @@ pub struct WindowCfg {
     pub ports: Vec<String>,
 }
 
+impl crate::param::Described for WindowCfg {
+    const ABOUT: &'static str = "flow goodput and port queues over a time window (window.csv)";
+    fn params() -> Vec<crate::param::Param> {
+        use crate::param::Param;
+        vec![
+            Param::required("from", "start of the window"),
+            Param::required("to", "end of the window"),
+            Param::new(
+                "flows",
+                "[]",
+                "flow ids whose goodput to report (needs rate_interval)",
+            ),
+            Param::new(
+                "ports",
+                "[]",
+                "\"switch:port\" egress queues to report (needs queue_interval)",
+            ),
+        ]
+    }
+}
+
 /// The window resolved against a built simulation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowSpec {

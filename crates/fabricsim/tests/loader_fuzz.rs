@@ -540,7 +540,7 @@ fn small_enough(sc: &Scenario) -> bool {
         TopologyCfg::ThreeTier(c) => c.host_rate.0 as f64,
         TopologyCfg::Custom(c) => c.links.iter().map(|l| l.rate.0 as f64).fold(0.0, f64::max),
         // Not read here: assume the fastest rate there is.
-        TopologyCfg::Ns3File { .. } => fabricsim::units::MAX_RATE_BPS as f64,
+        TopologyCfg::Ns3File(_) => fabricsim::units::MAX_RATE_BPS as f64,
     };
     let hosts: f64 = match &sc.topology {
         TopologyCfg::LeafSpine(c) => {
@@ -576,9 +576,9 @@ fn small_enough(sc: &Scenario) -> bool {
             c.pods as f64 * c.tors_per_pod as f64 * c.servers_per_tor as f64
         }
         TopologyCfg::Custom(c) => c.hosts.len() as f64,
-        TopologyCfg::Ns3File { file } => {
+        TopologyCfg::Ns3File(c) => {
             // The header `nodes switches links`, when the file is there.
-            let header = std::fs::read_to_string(Path::new(".").join(file))
+            let header = std::fs::read_to_string(Path::new(".").join(&c.file))
                 .ok()
                 .and_then(|t| {
                     let v: Vec<f64> = t
@@ -608,20 +608,15 @@ fn small_enough(sc: &Scenario) -> bool {
     let mut packets = 0.0;
     for w in &sc.workload {
         packets += match w {
-            WorkloadCfg::Flows { flows } => flows
+            WorkloadCfg::Flows(c) => c
+                .flows
                 .iter()
                 .map(|f| (f.size as f64 / mtu).ceil())
                 .sum::<f64>(),
-            WorkloadCfg::Csv { .. } | WorkloadCfg::HpccFlowFile { .. } => 0.0,
-            WorkloadCfg::Incast { senders, size, .. } => {
-                set_len(senders) * (*size as f64 / mtu).ceil()
-            }
-            WorkloadCfg::Permutation { hosts: h, size, .. } => {
-                set_len(h) * (*size as f64 / mtu).ceil()
-            }
-            WorkloadCfg::AllToAll { hosts: h, size, .. } => {
-                set_len(h).powi(2) * (*size as f64 / mtu).ceil()
-            }
+            WorkloadCfg::Csv(_) | WorkloadCfg::HpccFlowFile(_) => 0.0,
+            WorkloadCfg::Incast(c) => set_len(&c.senders) * (c.size as f64 / mtu).ceil(),
+            WorkloadCfg::Permutation(c) => set_len(&c.hosts) * (c.size as f64 / mtu).ceil(),
+            WorkloadCfg::AllToAll(c) => set_len(&c.hosts).powi(2) * (c.size as f64 / mtu).ceil(),
             WorkloadCfg::Collective(c) => {
                 // Every rank sends at most 2 S per iteration, split into pieces of at
                 // least one packet each.
@@ -631,7 +626,7 @@ fn small_enough(sc: &Scenario) -> bool {
             }
             WorkloadCfg::Poisson(c) => {
                 // Each host offers `load` of its link; with `flows` the count bounds it.
-                let mean = fabricsim::workload::cdf::resolve(&c.cdf, Path::new("."), "f", "f")
+                let mean = fabricsim::workload::cdf::resolve(&c.cdf, Path::new("."), "cdf")
                     .map(|d| d.mean())
                     .unwrap_or(0.0);
                 let (flows, bytes) = match (c.flows, c.duration) {

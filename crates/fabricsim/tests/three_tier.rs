@@ -51,7 +51,7 @@ fn ns3_head() -> String {
 
 fn graph(src: &str, base: &Path) -> TopoGraph {
     let l = load(src, base);
-    topology::build(&l.scenario.topology, &l.file, &l.base_dir).unwrap()
+    topology::build(&l.scenario.topology, &l.base_dir).unwrap()
 }
 
 fn sim(src: &str, base: &Path) -> Simulation {

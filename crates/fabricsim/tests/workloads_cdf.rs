@@ -4,6 +4,7 @@
 //! cross-rack placement, bad files are reported with their line, and the 320-server
 //! fat-tree imports and routes.
 
+use fabricsim::param::ParamError;
 use fabricsim::scenario::LoadedScenario;
 use fabricsim::seed::component_rng;
 use fabricsim::transport::FlowSpec;
@@ -29,10 +30,10 @@ fn load(src: &str, base: &Path) -> LoadedScenario {
 }
 
 /// The flows of a scenario (with `seed`), generated without building the simulation.
-fn flows_of(src: &str, base: &Path, seed: u64) -> Result<Vec<FlowSpec>, ScenarioError> {
+fn flows_of(src: &str, base: &Path, seed: u64) -> Result<Vec<FlowSpec>, ParamError> {
     let l = load(src, base);
-    let g = topology::build(&l.scenario.topology, &l.file, &l.base_dir)?;
-    Ok(workload::generate(&l.scenario.workload, &g, seed, &l.base_dir, &l.file)?.flows)
+    let g = topology::build(&l.scenario.topology, &l.base_dir)?;
+    Ok(workload::generate(&l.scenario.workload, &g, seed, &l.base_dir)?.flows)
 }
 
 fn build_err(src: &str, base: &Path) -> ScenarioError {
@@ -196,7 +197,7 @@ fn cross_rack_only_is_respected() {
     let base = "kind = \"poisson\"\ncdf = \"fbhdp\"\nload = 0.5\nflows = 5000";
     let rack = |src: &str| {
         let l = load(src, Path::new("."));
-        let g = topology::build(&l.scenario.topology, &l.file, &l.base_dir).unwrap();
+        let g = topology::build(&l.scenario.topology, &l.base_dir).unwrap();
         host_attachments(&g)
             .into_iter()
             .map(|a| a.unwrap().0)
@@ -406,7 +407,7 @@ fn ns3_fat_320_is_the_document_004_fat_tree() {
         "kind = \"flows\"\nflows = [{ src = 0, dst = 319, size = \"1MB\" }, { src = 0, dst = 1, size = 4096 }]",
     );
     let l = load(&src, &topo_dir);
-    let g = topology::build(&l.scenario.topology, &l.file, &l.base_dir).unwrap();
+    let g = topology::build(&l.scenario.topology, &l.base_dir).unwrap();
     let switches = g.nodes.iter().filter(|n| n.is_switch).count();
     assert_eq!((g.hosts.len(), switches, g.links.len()), (320, 56, 480));
     let is_host_link = |a: usize, b: usize| !g.nodes[a].is_switch || !g.nodes[b].is_switch;

@@ -42,7 +42,8 @@
 //! it newly acknowledges and the bytes still in flight after it; the NIC paces at
 //! [`Acc::rate`] and sends nothing before [`Acc::halted_until`].
 
-use super::{AckInfo, CongestionControl};
+use super::{AckInfo, AnyCc, BaseRtt, CcEntry, CongestionControl, FlowContext};
+use crate::param::{Checked, Param, ParamError};
 use crate::telemetry::tcd::TcdMark;
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
@@ -172,6 +173,130 @@ pub struct AccCfg {
     /// period).
     #[serde(default)]
     pub onset_restart: Option<bool>,
+}
+
+/// `acc`.
+pub static ENTRY: CcEntry = CcEntry {
+    name: "acc",
+    about: "ACC (NSDI 2024, document 004): ACK-driven, TCD marks, source halt, rate matching",
+    section: Some("acc"),
+    reads_cnp: false,
+    reads_int: false,
+    reads_tcd: true,
+    base_rtt: BaseRtt::PerFlow,
+    params: |cc, ctx| params(&resolve(&cc.acc, ctx, true)),
+    build: |cc, ctx| AnyCc::Acc(Acc::new(resolve(&cc.acc, ctx, true), ctx.line)),
+    validate: |cc| cc.acc.validate(),
+    #[cfg(test)]
+    check_fields,
+};
+
+/// `acc_no_halt`: ACC that only matches the rate (the paper's ablation).
+pub static NO_HALT_ENTRY: CcEntry = CcEntry {
+    name: "acc_no_halt",
+    about: "ACC without the source halt (rate matching only); reads [cc.acc]",
+    params: |cc, ctx| params(&resolve(&cc.acc, ctx, false)),
+    build: |cc, ctx| AnyCc::Acc(Acc::new(resolve(&cc.acc, ctx, false), ctx.line)),
+    ..ENTRY
+};
+
+/// The parameters of a flow in `ctx`; `halt` false forces the halt off.
+fn resolve(cfg: &AccCfg, ctx: &FlowContext, halt: bool) -> AccParams {
+    let mut p = AccParams::resolve(cfg, ctx.line, ctx.base_rtt);
+    p.halt &= halt;
+    p
+}
+
+#[cfg(test)]
+fn check_fields() {
+    let p = AccParams::new(Rate::gbps(100), 10 * crate::units::US);
+    crate::param::assert_lists_fields::<AccCfg>(&params(&p));
+}
+
+/// The rows of `fabricsim list` for resolved parameters `p`.
+fn params(p: &AccParams) -> Vec<Param> {
+    vec![
+        Param::time(
+            "period",
+            p.period,
+            "decision period T; unset: the base RTT [seed]",
+        ),
+        Param::time(
+            "base_rtt",
+            p.base_rtt,
+            "for the pipe R_ack x base RTT; unset: the flow's",
+        ),
+        Param::plain(
+            "ce_threshold",
+            p.ce_threshold,
+            "CE fraction of a congested period [seed]",
+        ),
+        Param::plain(
+            "p_thresh",
+            p.p_thresh,
+            "victim periods before halving [ALGORITHMS.md]",
+        ),
+        Param::rate("r_ai", p.r_ai, "additive step, C/100 [recon]"),
+        Param::plain(
+            "fast_after",
+            p.fast_after,
+            "gentle-increase periods S [ALGORITHMS.md]",
+        ),
+        Param::plain(
+            "fast_factor",
+            p.fast_factor,
+            "step multiplier after S [recon]",
+        ),
+        Param::plain(
+            "rate_weight",
+            p.rate_weight,
+            "w in the step factor 1 + w (1 - R/C) [recon]",
+        ),
+        Param::rate("min_rate", p.min_rate, "lowest rate, C/1000 [recon]"),
+        Param::plain("halt", p.halt, "source halt (acc_no_halt: false)"),
+        Param::plain(
+            "onset_restart",
+            p.onset_restart,
+            "restart the period at the onset of congestion [recon]",
+        ),
+    ]
+}
+
+impl AccCfg {
+    /// Checks the settings; fields are named relative to `[cc.acc]`.
+    pub fn validate(&self) -> Checked {
+        let e = |field: &str, m: &str| Err(ParamError::new(field, m));
+        if self.period == Some(0) {
+            return e("period", "must be positive");
+        }
+        if self.base_rtt == Some(0) {
+            return e("base_rtt", "must be positive");
+        }
+        if super::not_unit_fraction(self.ce_threshold) {
+            return e("ce_threshold", "a fraction of ACKs in (0, 1]");
+        }
+        if self
+            .fast_factor
+            .is_some_and(|f| !(f >= 1.0 && f.is_finite()))
+        {
+            return e("fast_factor", "a step multiplier of at least 1");
+        }
+        if self
+            .rate_weight
+            .is_some_and(|w| !(w >= 0.0 && w.is_finite()))
+        {
+            return e(
+                "rate_weight",
+                "a non-negative weight (0: plain additive steps)",
+            );
+        }
+        for (field, r) in [("r_ai", self.r_ai), ("min_rate", self.min_rate)] {
+            if r == Some(Rate(0)) {
+                return e(field, "must be positive");
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How ACC classified a period.

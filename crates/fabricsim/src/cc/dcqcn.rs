@@ -17,9 +17,188 @@
 //! when the sender next sends or hears a CNP, in order, so no event is scheduled per
 //! period. The sender's pacing uses Rc.
 
-use super::CongestionControl;
-use crate::scenario::config::{DcqcnCfg, DcqcnProfile};
+use super::{AnyCc, BaseRtt, CcEntry, CongestionControl};
+use crate::param::{Checked, Param, ParamError};
+use crate::units::serde_units as su;
 use crate::units::{Rate, Time, US};
+use serde::Deserialize;
+
+/// DCQCN parameter profile.
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DcqcnProfile {
+    /// The HPCC ns-3 module's defaults (R_AI 40 Mbps... scaled; see ALGORITHMS.md).
+    Ns3,
+    /// The DCQCN paper's values.
+    Paper,
+}
+
+/// DCQCN sender (RP) and receiver (NP) parameters. Unset fields take the profile's value.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DcqcnCfg {
+    /// Parameter profile.
+    #[serde(default = "d_dcqcn_profile")]
+    pub profile: DcqcnProfile,
+    /// EWMA gain of alpha.
+    #[serde(default)]
+    pub g: Option<f64>,
+    /// Initial alpha.
+    #[serde(default)]
+    pub alpha0: Option<f64>,
+    /// Additive increase step.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub rai: Option<Rate>,
+    /// Hyper increase step.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub rhai: Option<Rate>,
+    /// Minimum rate.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub rmin: Option<Rate>,
+    /// Rate-increase and alpha-decay timer period.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub timer: Option<Time>,
+    /// Byte counter threshold.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub byte_counter: Option<u64>,
+    /// Fast-recovery stage count F.
+    #[serde(default)]
+    pub f: Option<u32>,
+    /// Minimum interval between CNPs of one flow at the receiver.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub cnp_interval: Option<Time>,
+}
+
+fn d_dcqcn_profile() -> DcqcnProfile {
+    DcqcnProfile::Ns3
+}
+
+impl Default for DcqcnCfg {
+    fn default() -> Self {
+        DcqcnCfg {
+            profile: d_dcqcn_profile(),
+            g: None,
+            alpha0: None,
+            rai: None,
+            rhai: None,
+            rmin: None,
+            timer: None,
+            byte_counter: None,
+            f: None,
+            cnp_interval: None,
+        }
+    }
+}
+
+impl DcqcnProfile {
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            DcqcnProfile::Ns3 => "ns3",
+            DcqcnProfile::Paper => "paper",
+        }
+    }
+}
+
+/// `dcqcn`.
+pub static ENTRY: CcEntry = CcEntry {
+    name: "dcqcn",
+    about: "DCQCN (Zhu et al., SIGCOMM 2015): ECN marks, CNPs, rate cuts and timed recovery",
+    section: Some("dcqcn"),
+    reads_cnp: true,
+    reads_int: false,
+    reads_tcd: false,
+    base_rtt: BaseRtt::Unused,
+    params: |cc, ctx| params(&cc.dcqcn, ctx.line),
+    build: |cc, ctx| {
+        AnyCc::Dcqcn(Dcqcn::new(
+            DcqcnParams::resolve(&cc.dcqcn, ctx.line),
+            ctx.line,
+            ctx.start,
+        ))
+    },
+    validate: |cc| cc.dcqcn.validate(),
+    #[cfg(test)]
+    check_fields: || {
+        crate::param::assert_lists_fields::<DcqcnCfg>(&params(
+            &DcqcnCfg::default(),
+            Rate::gbps(100),
+        ))
+    },
+};
+
+/// The parameters `cfg` resolves to for a NIC of rate `line`, each noting the other
+/// profile's value where it differs.
+fn params(cfg: &DcqcnCfg, line: Rate) -> Vec<Param> {
+    let rows = |p: &DcqcnParams| {
+        vec![
+            Param::plain("g", p.g, "alpha EWMA gain"),
+            Param::plain("alpha0", p.alpha0, "initial alpha"),
+            Param::rate("rai", p.rai, "additive increase R_AI"),
+            Param::rate("rhai", p.rhai, "hyper increase R_HAI"),
+            Param::rate("rmin", p.rmin, "minimum rate"),
+            Param::time("timer", p.timer, "rate-increase timer period"),
+            Param::bytes("byte_counter", p.byte_counter, "byte counter (0: off)"),
+            Param::plain("f", p.f, "fast-recovery stages F"),
+            Param::time(
+                "cnp_interval",
+                p.cnp_interval,
+                "receiver: least gap between CNPs of a flow (0: one per CE packet)",
+            ),
+        ]
+    };
+    let other = match cfg.profile {
+        DcqcnProfile::Ns3 => DcqcnProfile::Paper,
+        DcqcnProfile::Paper => DcqcnProfile::Ns3,
+    };
+    let theirs = rows(&DcqcnParams::resolve(
+        &DcqcnCfg {
+            profile: other,
+            ..DcqcnCfg::default()
+        },
+        line,
+    ));
+    let mut v = vec![Param::choice(
+        "profile",
+        &cfg.profile,
+        "the HPCC ns-3 module (Mellanox mode), or SIGCOMM 2015",
+    )];
+    v.extend(
+        rows(&DcqcnParams::resolve(cfg, line))
+            .into_iter()
+            .zip(theirs)
+            .map(|(mut a, b)| {
+                if a.value != b.value {
+                    a.note = format!("{}; {}: {}", a.note, other.name(), b.value);
+                }
+                a
+            }),
+    );
+    v
+}
+
+impl DcqcnCfg {
+    /// Checks the settings; fields are named relative to `[cc.dcqcn]`.
+    pub fn validate(&self) -> Checked {
+        if let Some(g) = self.g {
+            if !(g > 0.0 && g <= 1.0) {
+                return Err(ParamError::new("g", "a gain between 0 (exclusive) and 1"));
+            }
+        }
+        if self.timer == Some(0) {
+            return Err(ParamError::new("timer", "must be positive"));
+        }
+        if self.byte_counter == Some(0) {
+            return Err(ParamError::new("byte_counter", "must be positive"));
+        }
+        for (field, r) in [("rai", self.rai), ("rhai", self.rhai), ("rmin", self.rmin)] {
+            if r == Some(Rate(0)) {
+                return Err(ParamError::new(field, "must be positive"));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// Resolved DCQCN parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]

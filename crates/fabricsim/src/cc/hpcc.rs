@@ -30,14 +30,15 @@
 //! packet and echoes the records, and the sender calls [`Hpcc::on_ack_int`] with the ACK's
 //! sequence and its own snd_nxt.
 
-use super::{AckInfo, CongestionControl};
+use super::{AckInfo, AnyCc, BaseRtt, CcEntry, CongestionControl};
+use crate::param::{Checked, Param, ParamError};
 use crate::telemetry::int::{IntHop, MAX_INT_HOPS};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
 use serde::Deserialize;
 
 /// Whether HPCC runs as a window (the paper) or as a rate (the ns-3 module's profile).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum HpccForm {
     /// Window W limits bytes in flight; pacing at W / T.
@@ -177,6 +178,105 @@ pub struct HpccCfg {
     /// React on every ACK (true) or once per RTT.
     #[serde(default)]
     pub fast_react: Option<bool>,
+}
+
+/// `hpcc`.
+pub static ENTRY: CcEntry = CcEntry {
+    name: "hpcc",
+    about: "HPCC (Li et al., SIGCOMM 2019): window from the INT records of every hop",
+    section: Some("hpcc"),
+    reads_cnp: false,
+    reads_int: true,
+    reads_tcd: false,
+    base_rtt: BaseRtt::Longest,
+    params: |cc, ctx| params(&cc.hpcc, ctx.line, ctx.base_rtt),
+    build: |cc, ctx| {
+        AnyCc::Hpcc(Hpcc::new(HpccParams::resolve(
+            &cc.hpcc,
+            ctx.line,
+            ctx.base_rtt,
+        )))
+    },
+    validate: |cc| cc.hpcc.validate(),
+    #[cfg(test)]
+    check_fields: || {
+        crate::param::assert_lists_fields::<HpccCfg>(&params(
+            &HpccCfg::default(),
+            Rate::gbps(100),
+            10 * crate::units::US,
+        ))
+    },
+};
+
+/// The rows of `fabricsim list`: what `cfg` resolves to for a NIC of rate `line` in a
+/// network of base RTT `base_rtt`.
+fn params(cfg: &HpccCfg, line: Rate, base_rtt: Time) -> Vec<Param> {
+    let p = HpccParams::resolve(cfg, line, base_rtt);
+    let t = p.base_rtt.max(1);
+    vec![
+        Param::choice(
+            "form",
+            &p.form,
+            "window [paper], or rate (the ns-3 module's: R_AI = C/2500, no window)",
+        ),
+        Param::plain("eta", p.eta, "target utilisation [paper]"),
+        Param::plain(
+            "max_stage",
+            p.max_stage,
+            "additive rounds before a multiplicative correction [paper]",
+        ),
+        Param::time(
+            "base_rtt",
+            p.base_rtt,
+            "T; unset: the longest base RTT of the HPCC flows",
+        ),
+        Param::plain(
+            "expected_flows",
+            DEFAULT_EXPECTED_FLOWS,
+            "N in W_AI = (1 - eta) C T / N [paper]",
+        ),
+        Param::bytes(
+            "w_ai",
+            p.w_ai.round() as u64,
+            "additive increase per update; overrides r_ai and expected_flows",
+        ),
+        Param::unset("r_ai", "additive increase as a rate: W_AI = r_ai T"),
+        Param::rate(
+            "min_rate",
+            p.w_min * 8.0 * SEC as f64 / t as f64,
+            "lowest rate, C/1000 [code]",
+        ),
+        Param::plain(
+            "fast_react",
+            p.fast_react,
+            "react on every ACK against the reference window [paper, code]",
+        ),
+    ]
+}
+
+impl HpccCfg {
+    /// Checks the settings; fields are named relative to `[cc.hpcc]`.
+    pub fn validate(&self) -> Checked {
+        let e = |field: &str, m: &str| Err(ParamError::new(field, m));
+        if super::not_unit_fraction(self.eta) {
+            return e("eta", "a target utilisation in (0, 1]");
+        }
+        if self.base_rtt == Some(0) {
+            return e("base_rtt", "must be positive");
+        }
+        if self.expected_flows == Some(0) {
+            return e("expected_flows", "must be at least 1");
+        }
+        if self.w_ai == Some(0) {
+            return e("w_ai", "must be positive");
+        }
+        for (field, r) in [("r_ai", self.r_ai), ("min_rate", self.min_rate)] {
+            if r == Some(Rate(0)) {
+                return e(field, "must be positive");
+            }
+        }
+        Ok(())
+    }
 }
 
 /// HPCC sender state of one flow.

@@ -5,18 +5,28 @@
 //! every packet is a match the compiler can inline). A controller exposes a sending rate
 //! (the NIC paces packets at it) and optionally a window of bytes in flight.
 //!
-//! Adding an algorithm: a new file with a config type that builds the controller, a
-//! variant of [`AnyCc`] and of `CcAlgorithm` in the scenario schema.
+//! The file also owns the algorithm's `[cc.<name>]` settings (serde, defaults, checks) and
+//! its [`registry::CcEntry`], through which scenarios name it and flows get their
+//! controllers. Adding an algorithm `foo`: `cc/foo.rs` with `FooCfg`, the controller and
+//! `pub static ENTRY: CcEntry`; here `pub mod foo;`, a variant `Foo(foo::Foo)` in
+//! `any_cc!` and `pub foo: foo::FooCfg` in [`CcCfg`]; and `&foo::ENTRY` in
+//! [`registry::ALGORITHMS`].
 
 pub mod acc;
 pub mod dcqcn;
 pub mod hpcc;
 pub mod line_rate;
+pub mod registry;
 pub mod timely;
 
+pub use registry::{BaseRtt, CcAlgorithm, CcEntry, FlowContext, ALGORITHMS};
+
+use crate::param::{Checked, Described, Param, ParamError};
 use crate::telemetry::int::IntHop;
 use crate::telemetry::tcd::TcdMark;
+use crate::units::serde_units as su;
 use crate::units::Time;
+use serde::Deserialize;
 
 /// What an ACK tells the sender.
 #[derive(Clone, Copy, Debug, Default)]
@@ -81,9 +91,80 @@ pub trait CongestionControl {
     }
 }
 
-/// Any congestion controller.
-#[derive(Clone, Debug)]
-pub enum AnyCc {
+/// Matches `$self` over the listed [`AnyCc`] variants, binding the controller to `$c`.
+macro_rules! dispatch {
+    ($self:ident, [$($Variant:ident),*], $c:ident => $e:expr) => {
+        match $self {
+            $( AnyCc::$Variant($c) => $e, )*
+        }
+    };
+}
+
+/// Declares [`AnyCc`], one variant per controller type, and its [`CongestionControl`]
+/// impl, each method a match over the variants.
+macro_rules! any_cc {
+    ($( $(#[$doc:meta])* $Variant:ident($Ctl:ty), )*) => {
+        /// Any congestion controller.
+        #[derive(Clone, Debug)]
+        pub enum AnyCc {
+            $( $(#[$doc])* $Variant($Ctl), )*
+        }
+
+        impl CongestionControl for AnyCc {
+            #[inline]
+            fn rate_bps(&self) -> f64 {
+                dispatch!(self, [$($Variant),*], c => c.rate_bps())
+            }
+            #[inline]
+            fn window(&self) -> Option<u64> {
+                dispatch!(self, [$($Variant),*], c => c.window())
+            }
+            fn on_start(&mut self, now: Time) {
+                dispatch!(self, [$($Variant),*], c => c.on_start(now))
+            }
+            #[inline]
+            fn on_send(&mut self, now: Time, bytes: u64) {
+                dispatch!(self, [$($Variant),*], c => c.on_send(now, bytes))
+            }
+            #[inline]
+            fn on_ack(&mut self, now: Time, ack: &AckInfo) {
+                dispatch!(self, [$($Variant),*], c => c.on_ack(now, ack))
+            }
+            #[inline]
+            fn on_ack_int(&mut self, now: Time, ack: &AckInfo, hops: &[IntHop]) {
+                dispatch!(self, [$($Variant),*], c => {
+                    CongestionControl::on_ack_int(c, now, ack, hops)
+                })
+            }
+            #[inline]
+            fn on_cnp(&mut self, now: Time) {
+                dispatch!(self, [$($Variant),*], c => c.on_cnp(now))
+            }
+            #[inline]
+            fn wants_int(&self) -> bool {
+                dispatch!(self, [$($Variant),*], c => c.wants_int())
+            }
+            #[inline]
+            fn wants_tcd(&self) -> bool {
+                dispatch!(self, [$($Variant),*], c => c.wants_tcd())
+            }
+            #[inline]
+            fn hold_until(&self) -> Option<Time> {
+                dispatch!(self, [$($Variant),*], c => c.hold_until())
+            }
+            #[inline]
+            fn wants_cnp(&self) -> bool {
+                dispatch!(self, [$($Variant),*], c => c.wants_cnp())
+            }
+            #[inline]
+            fn cnp_interval(&self) -> Time {
+                dispatch!(self, [$($Variant),*], c => c.cnp_interval())
+            }
+        }
+    };
+}
+
+any_cc! {
     /// Line rate, no reaction.
     LineRate(line_rate::LineRate),
     /// DCQCN.
@@ -96,175 +177,145 @@ pub enum AnyCc {
     Acc(acc::Acc),
 }
 
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            AnyCc::LineRate($c) => $e,
-            AnyCc::Dcqcn($c) => $e,
-            AnyCc::Timely($c) => $e,
-            AnyCc::Hpcc($c) => $e,
-            AnyCc::Acc($c) => $e,
-        }
-    };
+/// Congestion control selection and parameters.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcCfg {
+    /// The algorithm of every flow not in a class below (a name of
+    /// [`registry::ALGORITHMS`]).
+    #[serde(default)]
+    pub algorithm: CcAlgorithm,
+    /// DCQCN parameters.
+    #[serde(default)]
+    pub dcqcn: dcqcn::DcqcnCfg,
+    /// TIMELY parameters.
+    #[serde(default)]
+    pub timely: timely::TimelyCfg,
+    /// HPCC parameters.
+    #[serde(default)]
+    pub hpcc: hpcc::HpccCfg,
+    /// ACC parameters (also used by `acc_no_halt`).
+    #[serde(default)]
+    pub acc: acc::AccCfg,
+    /// Flow classes with an algorithm of their own (`[[cc.class]]`); the first class a
+    /// flow matches decides.
+    #[serde(default)]
+    pub class: Vec<CcClassCfg>,
 }
 
-impl CongestionControl for AnyCc {
-    #[inline]
-    fn rate_bps(&self) -> f64 {
-        dispatch!(self, c => c.rate_bps())
-    }
-    #[inline]
-    fn window(&self) -> Option<u64> {
-        dispatch!(self, c => c.window())
-    }
-    fn on_start(&mut self, now: Time) {
-        dispatch!(self, c => c.on_start(now))
-    }
-    #[inline]
-    fn on_send(&mut self, now: Time, bytes: u64) {
-        dispatch!(self, c => c.on_send(now, bytes))
-    }
-    #[inline]
-    fn on_ack(&mut self, now: Time, ack: &AckInfo) {
-        dispatch!(self, c => c.on_ack(now, ack))
-    }
-    #[inline]
-    fn on_ack_int(&mut self, now: Time, ack: &AckInfo, hops: &[IntHop]) {
-        dispatch!(self, c => CongestionControl::on_ack_int(c, now, ack, hops))
-    }
-    #[inline]
-    fn on_cnp(&mut self, now: Time) {
-        dispatch!(self, c => c.on_cnp(now))
-    }
-    #[inline]
-    fn wants_int(&self) -> bool {
-        dispatch!(self, c => c.wants_int())
-    }
-    #[inline]
-    fn wants_tcd(&self) -> bool {
-        dispatch!(self, c => c.wants_tcd())
-    }
-    #[inline]
-    fn hold_until(&self) -> Option<Time> {
-        dispatch!(self, c => c.hold_until())
-    }
-    #[inline]
-    fn wants_cnp(&self) -> bool {
-        dispatch!(self, c => c.wants_cnp())
-    }
-    #[inline]
-    fn cnp_interval(&self) -> Time {
-        dispatch!(self, c => c.cnp_interval())
+/// A class of flows that runs its own congestion control.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcClassCfg {
+    /// The algorithm of the class's flows.
+    pub algorithm: CcAlgorithm,
+    /// Flows of this `[[workload]]` entry (0-based index) only.
+    #[serde(default)]
+    pub workload: Option<usize>,
+    /// Flows of at least this many bytes only.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub min_size: Option<u64>,
+    /// Flows of fewer than this many bytes only.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub max_size: Option<u64>,
+}
+
+impl CcClassCfg {
+    /// True if a flow of `size` bytes from workload entry `workload` is in the class.
+    pub fn matches(&self, workload: usize, size: u64) -> bool {
+        self.workload.is_none_or(|w| w == workload)
+            && self.min_size.is_none_or(|m| size >= m)
+            && self.max_size.is_none_or(|m| size < m)
     }
 }
 
-/// Checks the parameters of every algorithm and the flow classes of `[cc]` (the DCQCN
-/// block is checked with the fabric); `workloads` is the number of `[[workload]]` entries.
-pub fn validate(
-    cc: &crate::scenario::config::CcCfg,
-    workloads: usize,
-    file: &str,
-) -> Result<(), crate::scenario::ScenarioError> {
-    use crate::scenario::ScenarioError;
-    let e = |field: &str, m: &str| Err(ScenarioError::field(file, field, m));
-    let frac = |v: Option<f64>| v.is_some_and(|x| !(x > 0.0 && x <= 1.0));
-    let pos_rate = |v: Option<crate::units::Rate>| v.is_some_and(|r| r.0 == 0);
-    let t = &cc.timely;
-    if frac(t.alpha) {
-        return e("cc.timely.alpha", "an EWMA gain in (0, 1]");
-    }
-    if frac(t.beta) {
-        return e("cc.timely.beta", "a decrease factor in (0, 1]");
-    }
-    if t.min_rtt == Some(0) {
-        return e(
-            "cc.timely.min_rtt",
-            "must be positive (it divides the gradient)",
-        );
-    }
-    let (lo, hi) = (
-        t.t_low.unwrap_or(50 * crate::units::US),
-        t.t_high.unwrap_or(500 * crate::units::US),
-    );
-    if lo >= hi {
-        return e(
-            "cc.timely.t_low",
-            "must be below t_high (defaults 50us and 500us)",
-        );
-    }
-    for (f, r) in [
-        ("cc.timely.delta", t.delta),
-        ("cc.timely.hai", t.hai),
-        ("cc.timely.min_rate", t.min_rate),
-    ] {
-        if pos_rate(r) {
-            return e(f, "must be positive");
-        }
-    }
-    let h = &cc.hpcc;
-    if frac(h.eta) {
-        return e("cc.hpcc.eta", "a target utilisation in (0, 1]");
-    }
-    if h.base_rtt == Some(0) {
-        return e("cc.hpcc.base_rtt", "must be positive");
-    }
-    if h.expected_flows == Some(0) {
-        return e("cc.hpcc.expected_flows", "must be at least 1");
-    }
-    if h.w_ai == Some(0) {
-        return e("cc.hpcc.w_ai", "must be positive");
-    }
-    for (f, r) in [("cc.hpcc.r_ai", h.r_ai), ("cc.hpcc.min_rate", h.min_rate)] {
-        if pos_rate(r) {
-            return e(f, "must be positive");
-        }
-    }
-    let a = &cc.acc;
-    if a.period == Some(0) {
-        return e("cc.acc.period", "must be positive");
-    }
-    if a.base_rtt == Some(0) {
-        return e("cc.acc.base_rtt", "must be positive");
-    }
-    if frac(a.ce_threshold) {
-        return e("cc.acc.ce_threshold", "a fraction of ACKs in (0, 1]");
-    }
-    if a.fast_factor.is_some_and(|f| !(f >= 1.0 && f.is_finite())) {
-        return e("cc.acc.fast_factor", "a step multiplier of at least 1");
-    }
-    if a.rate_weight.is_some_and(|w| !(w >= 0.0 && w.is_finite())) {
-        return e(
-            "cc.acc.rate_weight",
-            "a non-negative weight (0: plain additive steps)",
-        );
-    }
-    for (f, r) in [("cc.acc.r_ai", a.r_ai), ("cc.acc.min_rate", a.min_rate)] {
-        if pos_rate(r) {
-            return e(f, "must be positive");
-        }
-    }
-    for (i, c) in cc.class.iter().enumerate() {
-        if let Some(w) = c.workload {
-            if w >= workloads {
-                return Err(ScenarioError::field(
-                    file,
-                    format!("cc.class[{i}].workload"),
-                    format!(
-                        "workload entry {w} does not exist: the scenario has {workloads} \
-                         (indices start at 0)"
-                    ),
-                ));
+impl CcCfg {
+    /// Checks every algorithm's section and the flow classes; fields are named relative
+    /// to `[cc]`. `workloads` is the number of `[[workload]]` entries.
+    pub fn validate(&self, workloads: usize) -> Checked {
+        let mut checked: Vec<&str> = Vec::new();
+        for e in ALGORITHMS {
+            // Every section is checked, whichever algorithms the flows run; a section
+            // that two algorithms share (acc, acc_no_halt) once.
+            if let Some(section) = e.section.filter(|s| !checked.contains(s)) {
+                (e.validate)(self).map_err(|err| err.within(section))?;
+                checked.push(section);
             }
         }
-        if let (Some(lo), Some(hi)) = (c.min_size, c.max_size) {
-            if lo >= hi {
-                return Err(ScenarioError::field(
-                    file,
-                    format!("cc.class[{i}].min_size"),
-                    "must be below max_size (the class is [min_size, max_size))",
-                ));
+        for (i, c) in self.class.iter().enumerate() {
+            if let Some(w) = c.workload {
+                if w >= workloads {
+                    return Err(ParamError::new(
+                        format!("class[{i}].workload"),
+                        format!(
+                            "workload entry {w} does not exist: the scenario has {workloads} \
+                             (indices start at 0)"
+                        ),
+                    ));
+                }
+            }
+            if let (Some(lo), Some(hi)) = (c.min_size, c.max_size) {
+                if lo >= hi {
+                    return Err(ParamError::new(
+                        format!("class[{i}].min_size"),
+                        "must be below max_size (the class is [min_size, max_size))",
+                    ));
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
+}
+
+impl Described for CcCfg {
+    const ABOUT: &'static str = "congestion control of every flow, or of classes of flows";
+    fn params() -> Vec<Param> {
+        let mut v = vec![
+            Param::word(
+                "algorithm",
+                CcAlgorithm::default().name(),
+                format!(
+                    "{}: every flow not in a class",
+                    registry::names()
+                        .iter()
+                        .map(|n| format!("\"{n}\""))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
+                ),
+            ),
+            Param::new(
+                "class",
+                "[]",
+                "[[cc.class]]: flows matching the first class run its algorithm",
+            ),
+        ];
+        let mut sections: Vec<&'static str> = Vec::new();
+        for e in ALGORITHMS {
+            if let Some(s) = e.section.filter(|s| !sections.contains(s)) {
+                sections.push(s);
+                v.push(Param::new(s, "table", format!("[cc.{s}], below")));
+            }
+        }
+        v
+    }
+}
+
+impl Described for CcClassCfg {
+    const ABOUT: &'static str = "a class of flows running its own algorithm";
+    fn params() -> Vec<Param> {
+        vec![
+            Param::required("algorithm", "the class's algorithm"),
+            Param::unset(
+                "workload",
+                "flows of this [[workload]] entry (index from 0)",
+            ),
+            Param::unset("min_size", "flows of at least this many bytes"),
+            Param::unset("max_size", "flows of fewer than this many bytes"),
+        ]
+    }
+}
+
+/// True if `v` is set and outside (0, 1].
+fn not_unit_fraction(v: Option<f64>) -> bool {
+    v.is_some_and(|x| !(x > 0.0 && x <= 1.0))
 }

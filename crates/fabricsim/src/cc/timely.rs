@@ -24,7 +24,8 @@
 //! What the simulator provides: an RTT sample per ACK ([`AckInfo::rtt`]); the sender
 //! paces at [`Timely::rate`].
 
-use super::{AckInfo, CongestionControl};
+use super::{AckInfo, AnyCc, BaseRtt, CcEntry, CongestionControl};
+use crate::param::{Checked, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, US};
 use serde::Deserialize;
@@ -142,6 +143,83 @@ pub struct TimelyCfg {
     /// Update once per RTT instead of on every ACK.
     #[serde(default)]
     pub per_rtt: Option<bool>,
+}
+
+/// `timely`.
+pub static ENTRY: CcEntry = CcEntry {
+    name: "timely",
+    about: "TIMELY (Mittal et al., SIGCOMM 2015): rate from the RTT gradient",
+    section: Some("timely"),
+    reads_cnp: false,
+    reads_int: false,
+    reads_tcd: false,
+    base_rtt: BaseRtt::PerFlow,
+    params: |cc, ctx| params(&TimelyParams::resolve(&cc.timely, ctx.line, ctx.base_rtt)),
+    build: |cc, ctx| {
+        AnyCc::Timely(Timely::new(
+            TimelyParams::resolve(&cc.timely, ctx.line, ctx.base_rtt),
+            ctx.line,
+        ))
+    },
+    validate: |cc| cc.timely.validate(),
+    #[cfg(test)]
+    check_fields: || {
+        crate::param::assert_lists_fields::<TimelyCfg>(&params(&TimelyParams::new(Rate::gbps(100))))
+    },
+};
+
+/// The rows of `fabricsim list` for resolved parameters `p`.
+fn params(p: &TimelyParams) -> Vec<Param> {
+    vec![
+        Param::plain("alpha", p.alpha, "EWMA gain of the RTT difference [code]"),
+        Param::plain("beta", p.beta, "multiplicative decrease [paper, code]"),
+        Param::time("t_low", p.t_low, "below: always increase [paper, code]"),
+        Param::time("t_high", p.t_high, "above: always decrease [paper, code]"),
+        Param::time("min_rtt", p.min_rtt, "gradient normaliser [paper, code]"),
+        Param::rate("delta", p.delta, "additive step, C/1000 [paper, code]"),
+        Param::rate("hai", p.hai, "hyper-active step, 5 delta [paper, code]"),
+        Param::plain(
+            "hai_after",
+            p.hai_after,
+            "non-positive gradients before hyper-active increase [paper, code]",
+        ),
+        Param::rate("min_rate", p.min_rate, "lowest rate, C/1000 [recon]"),
+        Param::plain(
+            "per_rtt",
+            p.per_rtt,
+            "update once per RTT: on an ACK of data sent after the last update",
+        ),
+    ]
+}
+
+impl TimelyCfg {
+    /// Checks the settings; fields are named relative to `[cc.timely]`.
+    pub fn validate(&self) -> Checked {
+        let e = |field: &str, m: &str| Err(ParamError::new(field, m));
+        if super::not_unit_fraction(self.alpha) {
+            return e("alpha", "an EWMA gain in (0, 1]");
+        }
+        if super::not_unit_fraction(self.beta) {
+            return e("beta", "a decrease factor in (0, 1]");
+        }
+        if self.min_rtt == Some(0) {
+            return e("min_rtt", "must be positive (it divides the gradient)");
+        }
+        let d = TimelyParams::new(Rate(1));
+        if self.t_low.unwrap_or(d.t_low) >= self.t_high.unwrap_or(d.t_high) {
+            return e("t_low", "must be below t_high (defaults 50us and 500us)");
+        }
+        for (field, r) in [
+            ("delta", self.delta),
+            ("hai", self.hai),
+            ("min_rate", self.min_rate),
+        ] {
+            if r == Some(Rate(0)) {
+                return e(field, "must be positive");
+            }
+        }
+        Ok(())
+    }
 }
 
 /// TIMELY sender state of one flow.

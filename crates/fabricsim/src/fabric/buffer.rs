@@ -17,8 +17,8 @@
 //! headroom never sees. Without PFC (lossy) the buffer is drop-tail with a dynamic
 //! threshold per egress queue.
 
+use super::pfc::{PfcCfg, PfcThreshold};
 use super::port::N_PRIO;
-use crate::scenario::config::{PfcCfg, PfcThreshold};
 
 /// Bytes charged to one (ingress port, priority).
 #[derive(Clone, Copy, Debug, Default)]

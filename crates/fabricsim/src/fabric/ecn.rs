@@ -3,8 +3,131 @@
 //! (port, priority), mark with probability 0 below Kmin, rising linearly to Pmax at Kmax,
 //! and 1 above Kmax.
 
-use crate::scenario::config::{EcnCfg, EcnProfile};
-use crate::units::Rate;
+use crate::param::{Checked, Described, Param, ParamError};
+use crate::units::serde_units as su;
+use crate::units::{fmt_bytes, Rate};
+use serde::Deserialize;
+
+/// RED-style ECN marking at egress dequeue.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnCfg {
+    /// Marking on or off.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Parameter profile: "ns3" (Kmin 400 KB, Kmax 1600 KB, Pmax 0.2 at 100G, scaled by
+    /// rate) or "paper" (Kmin 5 KB, Kmax 200 KB, Pmax 0.01).
+    #[serde(default = "d_ecn_profile")]
+    pub profile: EcnProfile,
+    /// Below this queue length nothing is marked (overrides the profile).
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub kmin: Option<u64>,
+    /// Above this everything is marked (overrides the profile).
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub kmax: Option<u64>,
+    /// Marking probability at Kmax (overrides the profile).
+    #[serde(default)]
+    pub pmax: Option<f64>,
+}
+
+/// ECN parameter profile.
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnProfile {
+    /// The HPCC ns-3 module's values, scaled with the port rate.
+    Ns3,
+    /// The DCQCN paper's values.
+    Paper,
+}
+
+fn d_ecn_profile() -> EcnProfile {
+    EcnProfile::Ns3
+}
+
+impl Default for EcnCfg {
+    fn default() -> Self {
+        EcnCfg {
+            enabled: true,
+            profile: d_ecn_profile(),
+            kmin: None,
+            kmax: None,
+            pmax: None,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Described for EcnCfg {
+    const ABOUT: &'static str = "RED marking at egress dequeue (thresholds per 100Gbps port)";
+    fn params() -> Vec<Param> {
+        let d = EcnCfg::default();
+        let at = |profile| {
+            RedMarker::from_cfg(
+                &EcnCfg {
+                    profile,
+                    ..EcnCfg::default()
+                },
+                Rate::gbps(100),
+            )
+        };
+        let (ns3, paper) = (at(EcnProfile::Ns3), at(EcnProfile::Paper));
+        let m = at(d.profile);
+        vec![
+            Param::plain("enabled", d.enabled, "marking on or off"),
+            Param::choice(
+                "profile",
+                &d.profile,
+                "the HPCC ns-3 module's, scaled with the port rate, or the DCQCN paper's",
+            ),
+            Param::bytes(
+                "kmin",
+                m.kmin,
+                format!(
+                    "no marking below; ns3 {}, paper {}",
+                    fmt_bytes(ns3.kmin),
+                    fmt_bytes(paper.kmin)
+                ),
+            ),
+            Param::bytes(
+                "kmax",
+                m.kmax,
+                format!(
+                    "certain marking above; ns3 {}, paper {}",
+                    fmt_bytes(ns3.kmax),
+                    fmt_bytes(paper.kmax)
+                ),
+            ),
+            Param::plain(
+                "pmax",
+                m.pmax,
+                format!(
+                    "probability at kmax; ns3 {}, paper {}",
+                    ns3.pmax, paper.pmax
+                ),
+            ),
+        ]
+    }
+}
+
+impl EcnCfg {
+    /// Checks the settings; fields are named relative to `[fabric.ecn]`.
+    pub fn validate(&self) -> Checked {
+        if let Some(p) = self.pmax {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(ParamError::new("pmax", "a probability between 0 and 1"));
+            }
+        }
+        if let (Some(a), Some(b)) = (self.kmin, self.kmax) {
+            if a > b {
+                return Err(ParamError::new("kmin", "must not exceed kmax"));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// Marking thresholds of one egress port.
 #[derive(Clone, Copy, Debug, PartialEq)]

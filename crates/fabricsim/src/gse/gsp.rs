@@ -13,9 +13,9 @@ use crate::fabric::switch::Switch;
 use crate::fabric::{Node, NodeKind, Port};
 use crate::gse::reorder::Held;
 use crate::gse::Gse;
+use crate::gse::{GseCfg, GseScheduling};
 use crate::packet::{Desc, Packet, PacketKind};
 use crate::routing::ecmp;
-use crate::scenario::config::Scenario;
 use crate::transport::Host;
 use crate::units::Time;
 
@@ -28,7 +28,7 @@ use crate::sim::*;
 
 impl Simulation {
     pub(crate) fn build_gse(
-        sc: &Scenario,
+        cfg: &GseCfg,
         nodes: &[Node],
         ports: &[Port],
         hosts: &[Host],
@@ -52,9 +52,9 @@ impl Simulation {
         for (g, &s) in switch_of_gsp.iter().enumerate() {
             switches[s as usize].role = SwitchRole::Gsp(g as u32);
         }
-        let dgsq = sc.fabric.gse.scheduling == crate::scenario::config::GseScheduling::Dgsq;
+        let dgsq = cfg.scheduling == GseScheduling::Dgsq;
         Gse {
-            cfg: sc.fabric.gse.clone(),
+            cfg: cfg.clone(),
             dgsq,
             gsp_of_switch,
             gsp_of_host,

@@ -13,8 +13,132 @@ mod gsp;
 pub mod pktc;
 pub mod reorder;
 
-use crate::scenario::config::GseCfg;
-use crate::units::{Rate, Time};
+use crate::param::{Checked, Described, Param, ParamError};
+use crate::units::serde_units as su;
+use crate::units::{Rate, Time, US};
+use serde::Deserialize;
+
+/// GSE scheduling modes.
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GseScheduling {
+    /// Containers leave as soon as they are formed.
+    #[default]
+    None,
+    /// DGSQ: a container leaves only with a grant from the destination port's scheduler.
+    Dgsq,
+}
+
+/// GSE: PKTC containers, reordering at the destination GSP, DGSQ request/grant.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GseCfg {
+    /// Container length in payload bytes (16 KiB holds four 4 KiB packets).
+    #[serde(default = "d_container", deserialize_with = "su::bytes")]
+    pub container: u64,
+    /// GSE header bytes added to every data packet between GSPs.
+    #[serde(default = "d_gse_header", deserialize_with = "su::bytes")]
+    pub header: u64,
+    /// `none` or `dgsq`.
+    #[serde(default)]
+    pub scheduling: GseScheduling,
+    /// Grants are paced at (1 - eps) of the destination port's rate.
+    #[serde(default = "d_eps")]
+    pub eps: f64,
+    /// A destination GSP waits this long for a missing packet before skipping it.
+    #[serde(default = "d_reorder_timeout", deserialize_with = "su::time")]
+    pub reorder_timeout: Time,
+    /// Wire bytes of a REQUEST or GRANT.
+    #[serde(default = "d_ctrl_bytes", deserialize_with = "su::bytes")]
+    pub control_bytes: u64,
+}
+
+fn d_container() -> u64 {
+    16 * 1024
+}
+fn d_gse_header() -> u64 {
+    16
+}
+fn d_eps() -> f64 {
+    0.02
+}
+fn d_reorder_timeout() -> Time {
+    50 * US
+}
+fn d_ctrl_bytes() -> u64 {
+    64
+}
+
+impl Default for GseCfg {
+    fn default() -> Self {
+        GseCfg {
+            container: d_container(),
+            header: d_gse_header(),
+            scheduling: GseScheduling::None,
+            eps: d_eps(),
+            reorder_timeout: d_reorder_timeout(),
+            control_bytes: d_ctrl_bytes(),
+        }
+    }
+}
+
+impl Described for GseCfg {
+    const ABOUT: &'static str =
+        "GSE with load_balance.algorithm = \"pktc\": containers, reordering, DGSQ";
+    fn params() -> Vec<Param> {
+        let d = GseCfg::default();
+        vec![
+            Param::bytes("container", d.container, "container payload bytes"),
+            Param::plain(
+                "header",
+                d.header,
+                "GSE header bytes on data packets between GSPs",
+            ),
+            Param::choice(
+                "scheduling",
+                &d.scheduling,
+                "containers leave at once, or on a grant",
+            ),
+            Param::plain(
+                "eps",
+                d.eps,
+                "grants are paced at (1 - eps) of the port rate",
+            ),
+            Param::time(
+                "reorder_timeout",
+                d.reorder_timeout,
+                "wait for a missing packet before skipping it",
+            ),
+            Param::plain(
+                "control_bytes",
+                d.control_bytes,
+                "wire bytes of a REQUEST or GRANT",
+            ),
+        ]
+    }
+}
+
+impl GseCfg {
+    /// Checks the settings; fields are named relative to `[fabric.gse]`.
+    pub fn validate(&self) -> Checked {
+        if self.container == 0 {
+            return Err(ParamError::new("container", "must be at least 1 byte"));
+        }
+        if !(self.eps >= 0.0 && self.eps < 1.0) {
+            return Err(ParamError::new("eps", "a fraction in [0, 1)"));
+        }
+        if self.reorder_timeout == 0 {
+            return Err(ParamError::new("reorder_timeout", "must be positive"));
+        }
+        if self.control_bytes == 0 || self.control_bytes > 9000 {
+            return Err(ParamError::new("control_bytes", "between 1 and 9000 bytes"));
+        }
+        if self.header > 1024 {
+            return Err(ParamError::new("header", "at most 1024 bytes"));
+        }
+        Ok(())
+    }
+}
 
 /// GSE state of a run.
 #[derive(Clone, Debug, Default)]

@@ -8,6 +8,15 @@
 //! fill one. Each packet carries (container, index in container, packet count of the
 //! previous container), from which the destination GSP restores order.
 
+use crate::routing::{LbAlgorithm, LbEntry};
+
+/// `pktc`, the load balancer that turns GSE on (settings in `[fabric.gse]`).
+pub static LB_ENTRY: LbEntry = LbEntry {
+    name: "pktc",
+    about: "GSE packet containers: per container at the source GSP, reordered at the destination",
+    algorithm: LbAlgorithm::Pktc,
+};
+
 /// The container tag a packet carries in its GSE header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tag {

@@ -21,13 +21,14 @@ pub const FILE: &str = "scenario.resolved.toml";
 /// The fields of `sc` that name a file, as `--set` paths, with their values.
 fn file_fields(sc: &Scenario) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    if let TopologyCfg::Ns3File { file } = &sc.topology {
-        out.push(("topology.file".to_string(), file.clone()));
+    if let TopologyCfg::Ns3File(t) = &sc.topology {
+        out.push(("topology.file".to_string(), t.file.clone()));
     }
     for (i, w) in sc.workload.iter().enumerate() {
         match w {
-            WorkloadCfg::Csv { file } | WorkloadCfg::HpccFlowFile { file } => {
-                out.push((format!("workload[{i}].file"), file.clone()));
+            WorkloadCfg::Csv(c) => out.push((format!("workload[{i}].file"), c.file.clone())),
+            WorkloadCfg::HpccFlowFile(c) => {
+                out.push((format!("workload[{i}].file"), c.file.clone()))
             }
             // A built-in name wins over a file of the same name (see `cdf::resolve`), so
             // only a CDF that is not built in is a path.

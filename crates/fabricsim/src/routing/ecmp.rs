@@ -3,6 +3,15 @@
 //! switch name) keeps successive tiers from making correlated choices (hash polarization)
 //! and makes a different seed give a different, equally valid, set of paths.
 
+use super::{LbAlgorithm, LbEntry};
+
+/// `ecmp`.
+pub static ENTRY: LbEntry = LbEntry {
+    name: "ecmp",
+    about: "per flow: a hash of the 5-tuple with a per-switch salt",
+    algorithm: LbAlgorithm::Ecmp,
+};
+
 /// The 32-bit finalizer of MurmurHash3: cheap, and every input bit flips about half of
 /// the output bits.
 #[inline]

@@ -7,10 +7,14 @@
 //! same code serves leaf-spine, fat-tree and hand-written topologies. Static routes of a
 //! custom topology override single (switch, host) entries.
 //!
-//! Choosing among the candidates is the load balancer's job ([`ecmp`], [`spray`]).
+//! Choosing among the candidates is the load balancer's job ([`ecmp`], [`spray`], and
+//! GSE's [`crate::gse::pktc`] at the edge), one file each, named in [`registry`].
 
 pub mod ecmp;
+pub mod registry;
 pub mod spray;
+
+pub use registry::{LbAlgorithm, LbEntry, LoadBalanceCfg, BALANCERS};
 
 /// Flag in a range's start: the candidates are the consecutive ports start..start+len.
 const CONTIGUOUS: u32 = 1 << 31;

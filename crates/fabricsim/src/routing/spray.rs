@@ -3,8 +3,23 @@
 //! reorders packets; with go-back-N transport every reordering costs a retransmission,
 //! which is the weakness document 000 names.
 
+use super::{LbAlgorithm, LbEntry};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+
+/// `spray_random`.
+pub static RANDOM_ENTRY: LbEntry = LbEntry {
+    name: "spray_random",
+    about: "per packet: a uniformly random next hop",
+    algorithm: LbAlgorithm::SprayRandom,
+};
+
+/// `spray_rr`.
+pub static RR_ENTRY: LbEntry = LbEntry {
+    name: "spray_rr",
+    about: "per packet: the next hop in round-robin order",
+    algorithm: LbAlgorithm::SprayRr,
+};
 
 /// Uniformly random candidate.
 #[inline]

@@ -54,6 +54,16 @@ impl ScenarioError {
             message: message.into(),
         }
     }
+
+    /// A model's parameter error (field path relative to the scenario root) in `file`.
+    pub fn param(file: &str, e: crate::param::ParamError) -> Self {
+        ScenarioError {
+            file: file.to_string(),
+            pos: None,
+            field: (!e.field.is_empty()).then_some(e.field),
+            message: e.message,
+        }
+    }
 }
 
 /// A scenario ready to build, with where it came from.
@@ -646,9 +656,9 @@ flows = [{ src = 0, dst = 3, size = "1MB" }]
             ],
         )
         .unwrap();
-        assert_eq!(l.scenario.cc.algorithm, config::CcAlgorithm::None);
+        assert_eq!(l.scenario.cc.algorithm.name(), "none");
         match &l.scenario.workload[0] {
-            config::WorkloadCfg::Flows { flows } => assert_eq!(flows[0].size, 2_000_000),
+            config::WorkloadCfg::Flows(c) => assert_eq!(c.flows[0].size, 2_000_000),
             _ => panic!("wrong workload"),
         }
         let e = load_str(
@@ -675,7 +685,7 @@ flows = [{ src = 0, dst = 3, size = "1MB" }]
         assert_eq!(runs[0].name, "a-mtu=1024-size=1MB");
         assert_eq!(runs[11].name, "b-mtu=4096-size=4MB");
         assert_eq!(runs[11].scenario.transport.mtu, 4096);
-        assert_eq!(runs[11].scenario.cc.algorithm, config::CcAlgorithm::None);
+        assert_eq!(runs[11].scenario.cc.algorithm.name(), "none");
         assert_eq!(
             runs[4].coords,
             vec![
@@ -693,8 +703,8 @@ flows = [{ src = 0, dst = 3, size = "1MB" }]
         let l = load_str(&src, "t.toml", Path::new("."), &[]).unwrap();
         let v = l.expand_variants().unwrap();
         assert_eq!(v.len(), 2);
-        assert_eq!(v[0].1.cc.algorithm, config::CcAlgorithm::None);
-        assert_eq!(v[1].1.cc.algorithm, config::CcAlgorithm::Dcqcn);
+        assert_eq!(v[0].1.cc.algorithm.name(), "none");
+        assert_eq!(v[1].1.cc.algorithm.name(), "dcqcn");
     }
 
     #[test]

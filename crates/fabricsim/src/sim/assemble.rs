@@ -5,7 +5,7 @@
 //! seeded random streams; flows get their hashes, paths, base RTTs, congestion
 //! controllers and ideal FCTs.
 
-use crate::cc::{acc, dcqcn, hpcc, line_rate, timely, AnyCc, CongestionControl};
+use crate::cc::{line_rate, AnyCc, BaseRtt, CcAlgorithm, CongestionControl, FlowContext};
 use crate::engine::{EventQueue, MAX_INDEX};
 use crate::fabric::buffer::SharedBuffer;
 use crate::fabric::ecn::RedMarker;
@@ -14,7 +14,7 @@ use crate::fabric::switch::Switch;
 use crate::fabric::{Link, Node, NodeKind, Port};
 use crate::packet::PacketArena;
 use crate::routing::{ecmp, RoutingTable};
-use crate::scenario::config::{CcAlgorithm, LbAlgorithm, Scenario, SecurityMode};
+use crate::scenario::config::{LbAlgorithm, Scenario, SecurityMode};
 use crate::scenario::ScenarioError;
 use crate::seed::{component_rng, component_seed};
 use crate::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
@@ -256,7 +256,7 @@ impl Simulation {
             .collect();
         let gse = if params.lb == LbAlgorithm::Pktc {
             Some(Box::new(Self::build_gse(
-                sc,
+                &sc.fabric.gse,
                 &nodes,
                 &ports,
                 &hosts,
@@ -328,29 +328,30 @@ impl Simulation {
                     .map_or(sc.cc.algorithm, |c| c.algorithm)
             })
             .collect();
-        // Base RTTs: per flow for TIMELY and ACC; HPCC's T is one value for the whole
-        // network, the longest flow's, as in the paper and the ns-3 module.
+        // Base RTTs as each algorithm asks: none, the flow's own, or one value for the
+        // whole network, the longest among the algorithm's flows (HPCC's T).
         let rtts: Vec<Time> = (0..sim.flows.len())
-            .map(|i| {
-                if algs[i] == CcAlgorithm::None || algs[i] == CcAlgorithm::Dcqcn {
-                    0
-                } else {
-                    sim.base_rtt_of(i)
-                }
+            .map(|i| match algs[i].entry().base_rtt {
+                BaseRtt::Unused => 0,
+                BaseRtt::PerFlow | BaseRtt::Longest => sim.base_rtt_of(i),
             })
             .collect();
-        let hpcc_rtt = rtts
-            .iter()
-            .zip(&algs)
-            .filter(|(_, &a)| a == CcAlgorithm::Hpcc)
-            .map(|(&r, _)| r)
-            .max()
-            .unwrap_or(1);
+        let mut longest: Vec<(CcAlgorithm, Time)> = Vec::new();
+        for (&a, &r) in algs.iter().zip(&rtts) {
+            if a.entry().base_rtt == BaseRtt::Longest {
+                match longest.iter_mut().find(|(b, _)| *b == a) {
+                    Some((_, t)) => *t = (*t).max(r),
+                    None => longest.push((a, r)),
+                }
+            }
+        }
         for i in 0..sim.flows.len() {
-            let rtt = if algs[i] == CcAlgorithm::Hpcc {
-                hpcc_rtt
-            } else {
-                rtts[i]
+            let rtt = match algs[i].entry().base_rtt {
+                BaseRtt::Longest => longest
+                    .iter()
+                    .find(|(b, _)| *b == algs[i])
+                    .map_or(rtts[i], |&(_, t)| t),
+                BaseRtt::Unused | BaseRtt::PerFlow => rtts[i],
             };
             sim.flows[i].cc = sim.make_cc(sc, algs[i], i, rtt);
         }
@@ -391,31 +392,12 @@ impl Simulation {
     /// The congestion controller of flow `i` running `alg` with base RTT `rtt`.
     pub(crate) fn make_cc(&self, sc: &Scenario, alg: CcAlgorithm, i: usize, rtt: Time) -> AnyCc {
         let s = &self.flows[i].spec;
-        let line = self.ports[self.hosts[s.src as usize].port as usize].rate;
-        match alg {
-            CcAlgorithm::None => AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 }),
-            CcAlgorithm::Dcqcn => AnyCc::Dcqcn(dcqcn::Dcqcn::new(
-                dcqcn::DcqcnParams::resolve(&sc.cc.dcqcn, line),
-                line,
-                s.start,
-            )),
-            CcAlgorithm::Timely => AnyCc::Timely(timely::Timely::new(
-                timely::TimelyParams::resolve(&sc.cc.timely, line, rtt),
-                line,
-            )),
-            CcAlgorithm::Hpcc => AnyCc::Hpcc(hpcc::Hpcc::new(hpcc::HpccParams::resolve(
-                &sc.cc.hpcc,
-                line,
-                rtt,
-            ))),
-            CcAlgorithm::Acc | CcAlgorithm::AccNoHalt => {
-                let mut p = acc::AccParams::resolve(&sc.cc.acc, line, rtt);
-                if alg == CcAlgorithm::AccNoHalt {
-                    p.halt = false;
-                }
-                AnyCc::Acc(acc::Acc::new(p, line))
-            }
-        }
+        let ctx = FlowContext {
+            line: self.ports[self.hosts[s.src as usize].port as usize].rate,
+            base_rtt: rtt,
+            start: s.start,
+        };
+        (alg.entry().build)(&sc.cc, &ctx)
     }
 
     pub(crate) fn ideal_fct_of(&self, i: usize) -> Time {

@@ -34,6 +34,7 @@
 //! calls [`TcdDetector::on_dequeue`] with the queue's bytes as a data packet leaves and
 //! merges the result into the packet's mark.
 
+use crate::param::{Checked, Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
 use serde::Deserialize;
@@ -140,6 +141,42 @@ pub struct TcdCfg {
     /// Longest uncongested ON period.
     #[serde(default, deserialize_with = "su::opt_time")]
     pub t_on_max: Option<Time>,
+}
+
+impl Described for TcdCfg {
+    const ABOUT: &'static str =
+        "ternary congestion detection at switch egress queues (marks for ACC)";
+    fn params() -> Vec<Param> {
+        let p = TcdParams::new(Rate::gbps(100), 0, 0);
+        vec![
+            Param::unset(
+                "enabled",
+                "unset: on when some flow's congestion control reads TCD marks",
+            ),
+            Param::bytes(
+                "q_th",
+                p.q_th,
+                "queue threshold at 100Gbps, scaled with the port rate [recon]",
+            ),
+            Param::unset(
+                "t_on_max",
+                "unset: (XOFF threshold + headroom) / port rate [recon]",
+            ),
+        ]
+    }
+}
+
+impl TcdCfg {
+    /// Checks the settings; fields are named relative to `[fabric.tcd]`.
+    pub fn validate(&self) -> Checked {
+        if self.q_th == Some(0) {
+            return Err(ParamError::new("q_th", "must be positive"));
+        }
+        if self.t_on_max == Some(0) {
+            return Err(ParamError::new("t_on_max", "must be positive"));
+        }
+        Ok(())
+    }
 }
 
 /// TCD state of one egress (port, priority) queue.

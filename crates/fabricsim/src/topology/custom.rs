@@ -2,13 +2,93 @@
 //! static routes (used, for example, to build the cyclic buffer dependency of a PFC
 //! deadlock, which shortest-path routing never creates on its own).
 
-use super::{link_delay, StaticRoute, TopoGraph};
-use crate::scenario::config::CustomTopoCfg;
-use crate::scenario::ScenarioError;
+use super::{link_delay, GraphGenerator, StaticRoute, TopoGraph};
+use crate::fabric::security::SecurityMode;
+use crate::param::{Described, Param, ParamError};
+use crate::units::serde_units as su;
+use crate::units::{Rate, Time};
+use serde::Deserialize;
 use std::collections::HashMap;
 
+/// A topology listed by hand.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomTopoCfg {
+    /// Host names; a host's id is its index here.
+    pub hosts: Vec<String>,
+    /// Switch names.
+    pub switches: Vec<String>,
+    /// Full-duplex links.
+    pub links: Vec<CustomLinkCfg>,
+    /// Static routes that replace the shortest-path next hops.
+    #[serde(default)]
+    pub routes: Vec<CustomRouteCfg>,
+}
+
+/// One full-duplex link of a custom topology.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomLinkCfg {
+    /// One end (host or switch name).
+    pub a: String,
+    /// Other end.
+    pub b: String,
+    /// Rate.
+    #[serde(deserialize_with = "su::rate")]
+    pub rate: Rate,
+    /// Propagation delay.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub delay: Option<Time>,
+    /// Cable length, at 5 ns per metre.
+    #[serde(default, deserialize_with = "su::opt_length")]
+    pub length: Option<f64>,
+    /// Security mode of this link (default: `fabric.security.mode`).
+    #[serde(default)]
+    pub security: Option<SecurityMode>,
+}
+
+/// A static route: at switch `at`, packets for host `to` go to the neighbour(s) `via`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomRouteCfg {
+    /// Switch name.
+    pub at: String,
+    /// Destination host name.
+    pub to: String,
+    /// Next-hop neighbour names (ECMP among them).
+    pub via: Vec<String>,
+}
+
+impl Described for CustomTopoCfg {
+    const ABOUT: &'static str = "hosts, switches, links and static routes listed by hand";
+    fn params() -> Vec<Param> {
+        vec![
+            Param::required("hosts", "host names; a host's id is its index here"),
+            Param::required("switches", "switch names"),
+            Param::required(
+                "links",
+                format!(
+                    "[{{a, b, rate, delay = \"{}\" | length, security = fabric's}}]",
+                    crate::units::fmt_time(super::DEFAULT_LINK_DELAY)
+                ),
+            ),
+            Param::new(
+                "routes",
+                "[]",
+                "[{at, to, via = [names]}]: static next hops replacing shortest paths",
+            ),
+        ]
+    }
+}
+
+impl GraphGenerator for CustomTopoCfg {
+    fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
+        build(self)
+    }
+}
+
 /// Builds the custom graph.
-pub fn build(c: &CustomTopoCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
+pub fn build(c: &CustomTopoCfg) -> Result<TopoGraph, ParamError> {
     let mut g = TopoGraph::default();
     let mut names: HashMap<&str, usize> = HashMap::new();
     for (i, h) in c.hosts.iter().enumerate() {
@@ -16,9 +96,8 @@ pub fn build(c: &CustomTopoCfg, file: &str) -> Result<TopoGraph, ScenarioError> 
             .insert(h.as_str(), g.add_host(h.clone(), i as u32))
             .is_some()
         {
-            return Err(ScenarioError::field(
-                file,
-                format!("topology.hosts[{i}]"),
+            return Err(ParamError::new(
+                format!("hosts[{i}]"),
                 format!("duplicate name `{h}`"),
             ));
         }
@@ -28,76 +107,66 @@ pub fn build(c: &CustomTopoCfg, file: &str) -> Result<TopoGraph, ScenarioError> 
             .insert(s.as_str(), g.add_node(s.clone(), true))
             .is_some()
         {
-            return Err(ScenarioError::field(
-                file,
-                format!("topology.switches[{i}]"),
+            return Err(ParamError::new(
+                format!("switches[{i}]"),
                 format!("duplicate name `{s}`"),
             ));
         }
     }
     let lookup = |n: &str, field: String| {
-        names.get(n).copied().ok_or_else(|| {
-            ScenarioError::field(file, field, format!("no host or switch named `{n}`"))
-        })
+        names
+            .get(n)
+            .copied()
+            .ok_or_else(|| ParamError::new(field, format!("no host or switch named `{n}`")))
     };
     for (i, l) in c.links.iter().enumerate() {
-        let a = lookup(&l.a, format!("topology.links[{i}].a"))?;
-        let b = lookup(&l.b, format!("topology.links[{i}].b"))?;
+        let a = lookup(&l.a, format!("links[{i}].a"))?;
+        let b = lookup(&l.b, format!("links[{i}].b"))?;
         if l.rate.0 == 0 {
-            return Err(ScenarioError::field(
-                file,
-                format!("topology.links[{i}].rate"),
+            return Err(ParamError::new(
+                format!("links[{i}].rate"),
                 "must be positive",
             ));
         }
-        let d = link_delay(
-            l.delay,
-            l.length,
-            file,
-            &format!("topology.links[{i}].delay"),
-        )?;
+        let d = link_delay(l.delay, l.length, &format!("links[{i}].delay"))?;
         g.link(a, b, l.rate, d);
         if let Some(last) = g.links.last_mut() {
             last.security = l.security;
         }
     }
     for (i, r) in c.routes.iter().enumerate() {
-        let at = lookup(&r.at, format!("topology.routes[{i}].at"))?;
+        let at = lookup(&r.at, format!("routes[{i}].at"))?;
         if !g.nodes[at].is_switch {
-            return Err(ScenarioError::field(
-                file,
-                format!("topology.routes[{i}].at"),
+            return Err(ParamError::new(
+                format!("routes[{i}].at"),
                 format!("`{}` is not a switch", r.at),
             ));
         }
-        let to = lookup(&r.to, format!("topology.routes[{i}].to"))?;
+        let to = lookup(&r.to, format!("routes[{i}].to"))?;
         let to_host = g.hosts.iter().position(|&h| h == to).ok_or_else(|| {
-            ScenarioError::field(
-                file,
-                format!("topology.routes[{i}].to"),
+            ParamError::new(
+                format!("routes[{i}].to"),
                 format!("`{}` is not a host", r.to),
             )
         })?;
         let mut via = Vec::new();
         for (j, v) in r.via.iter().enumerate() {
-            let n = lookup(v, format!("topology.routes[{i}].via[{j}]"))?;
+            let n = lookup(v, format!("routes[{i}].via[{j}]"))?;
             if !g
                 .links
                 .iter()
                 .any(|l| (l.a == at && l.b == n) || (l.b == at && l.a == n))
             {
-                return Err(ScenarioError::field(
-                    file,
-                    format!("topology.routes[{i}].via[{j}]"),
+                return Err(ParamError::new(
+                    format!("routes[{i}].via[{j}]"),
                     format!("`{v}` is not a neighbour of `{}`", r.at),
                 ));
             }
             via.push(n);
         }
         if via.is_empty() {
-            return Err(ScenarioError::field(
-                file,
-                format!("topology.routes[{i}].via"),
+            return Err(ParamError::new(
+                format!("routes[{i}].via"),
                 "needs at least one next hop",
             ));
         }

@@ -4,16 +4,69 @@
 //! a*(k/2) .. a*(k/2)+k/2. With oversubscription m, each edge switch has m*k/2 hosts.
 //! Host ids run pod by pod, edge by edge.
 
-use super::{link_delay, TopoGraph};
-use crate::scenario::config::FatTreeCfg;
-use crate::scenario::ScenarioError;
+use super::{delay_params, link_delay, GraphGenerator, TopoGraph};
+use crate::param::{Described, Param, ParamError};
+use crate::units::serde_units as su;
+use crate::units::{Rate, Time};
+use serde::Deserialize;
+
+/// Three-tier k-ary fat-tree (k pods of k/2 edge and k/2 aggregation switches,
+/// (k/2)^2 cores).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeCfg {
+    /// Switch radix (even, >= 2).
+    pub k: u32,
+    /// Rate of every link (unless the tier rates below are given).
+    #[serde(deserialize_with = "su::rate")]
+    pub rate: Rate,
+    /// Rate of aggregation-core links (default: `rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub core_rate: Option<Rate>,
+    /// Rate of edge-aggregation links (default: `rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub agg_rate: Option<Rate>,
+    /// Hosts per edge switch divided by k/2: 1 is non-blocking, 2 is 2:1 oversubscribed.
+    #[serde(default = "super::one")]
+    pub oversubscription: u32,
+    /// Delay of every link.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub link_delay: Option<Time>,
+    /// Cable length of every link, at 5 ns per metre.
+    #[serde(default, deserialize_with = "su::opt_length")]
+    pub link_length: Option<f64>,
+}
+
+impl Described for FatTreeCfg {
+    const ABOUT: &'static str = "three-tier k-ary fat-tree (k pods, (k/2)^2 cores)";
+    fn params() -> Vec<Param> {
+        let mut v = vec![
+            Param::required("k", "switch radix: even, 2..128"),
+            Param::required("rate", "rate of every link unless the tier rates are given"),
+            Param::unset("agg_rate", "rate of edge-aggregation links (unset: rate)"),
+            Param::unset("core_rate", "rate of aggregation-core links (unset: rate)"),
+            Param::plain(
+                "oversubscription",
+                super::one(),
+                "hosts per edge switch / (k/2): 2 is 2:1 oversubscribed",
+            ),
+        ];
+        v.extend(delay_params());
+        v
+    }
+}
+
+impl GraphGenerator for FatTreeCfg {
+    fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
+        build(self)
+    }
+}
 
 /// Builds the fat-tree graph.
-pub fn build(c: &FatTreeCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
+pub fn build(c: &FatTreeCfg) -> Result<TopoGraph, ParamError> {
     if c.k < 2 || !c.k.is_multiple_of(2) || c.k > 128 {
-        return Err(ScenarioError::field(
-            file,
-            "topology.k",
+        return Err(ParamError::new(
+            "k",
             format!(
                 "k = {} is not allowed: k must be even, between 2 and 128",
                 c.k
@@ -21,28 +74,27 @@ pub fn build(c: &FatTreeCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
         ));
     }
     if c.oversubscription == 0 || c.oversubscription > 64 {
-        return Err(ScenarioError::field(
-            file,
-            "topology.oversubscription",
+        return Err(ParamError::new(
+            "oversubscription",
             "must be between 1 and 64",
         ));
     }
     for (field, r) in [
-        ("topology.rate", Some(c.rate)),
-        ("topology.agg_rate", c.agg_rate),
-        ("topology.core_rate", c.core_rate),
+        ("rate", Some(c.rate)),
+        ("agg_rate", c.agg_rate),
+        ("core_rate", c.core_rate),
     ] {
         if r.is_some_and(|r| r.0 == 0) {
-            return Err(ScenarioError::field(file, field, "must be positive"));
+            return Err(ParamError::new(field, "must be positive"));
         }
     }
-    let delay = link_delay(c.link_delay, c.link_length, file, "topology.link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
     let half = c.k / 2;
     // k pods of half edge switches with half*m hosts each; half*half edge-aggregation and
     // half*half aggregation-core links per pod.
     let (k, h, m) = (c.k as u64, half as u64, c.oversubscription as u64);
     let hosts = k * h * h * m;
-    super::check_size(file, hosts, hosts + 2 * k * h * h)?;
+    super::check_size(hosts, hosts + 2 * k * h * h)?;
     let hosts_per_edge = half * c.oversubscription;
     let mut g = TopoGraph::default();
     let nh = c.k * half * hosts_per_edge;

@@ -6,14 +6,91 @@
 //! `spines` or `speedup`; with `speedup` the spine count is derived as
 //! speedup * downlink capacity / (uplinks_per_pair * uplink_rate), which must be whole.
 
-use super::{link_delay, TopoGraph};
+use super::{delay_params, link_delay, GraphGenerator, TopoGraph};
 use crate::engine::MAX_INDEX;
-use crate::scenario::config::LeafSpineCfg;
-use crate::scenario::ScenarioError;
+use crate::param::{Described, Param, ParamError};
+use crate::units::serde_units as su;
+use crate::units::{Rate, Time};
+use serde::Deserialize;
+
+/// Two-tier leaf-spine (a Clos of leaves and spines).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineCfg {
+    /// Leaf switches.
+    pub leaves: u32,
+    /// Spine switches; omit and give `speedup` to derive it.
+    #[serde(default)]
+    pub spines: Option<u32>,
+    /// Servers below each leaf.
+    pub servers_per_leaf: u32,
+    /// NICs per server (all on the server's leaf); each NIC is a host of the simulation.
+    #[serde(default = "super::one")]
+    pub nics_per_server: u32,
+    /// Rate of NIC-leaf links.
+    #[serde(deserialize_with = "su::rate")]
+    pub host_rate: Rate,
+    /// Rate of each leaf-spine link.
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub uplink_rate: Option<Rate>,
+    /// Parallel links between each leaf and each spine.
+    #[serde(default = "super::one")]
+    pub uplinks_per_pair: u32,
+    /// Uplink:downlink capacity ratio of a leaf (e.g. 1.5 or 2.0); sets the spine count.
+    #[serde(default)]
+    pub speedup: Option<f64>,
+    /// Delay of every link (or give `link_length`).
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub link_delay: Option<Time>,
+    /// Cable length of every link, at 5 ns per metre.
+    #[serde(default, deserialize_with = "su::opt_length")]
+    pub link_length: Option<f64>,
+}
+
+impl Described for LeafSpineCfg {
+    const ABOUT: &'static str = "two-tier leaf-spine; host ids run leaf by leaf";
+    fn params() -> Vec<Param> {
+        let mut v = vec![
+            Param::required("leaves", "leaf switches"),
+            Param::unset(
+                "spines",
+                "spine switches; omit and give speedup to derive it",
+            ),
+            Param::required("servers_per_leaf", "servers below each leaf"),
+            Param::plain(
+                "nics_per_server",
+                super::one(),
+                "NICs per server, each a host of the simulation",
+            ),
+            Param::required("host_rate", "rate of NIC-leaf links"),
+            Param::unset(
+                "uplink_rate",
+                "rate of each leaf-spine link (unset: host_rate)",
+            ),
+            Param::plain(
+                "uplinks_per_pair",
+                super::one(),
+                "parallel links between each leaf and each spine",
+            ),
+            Param::unset(
+                "speedup",
+                "uplink:downlink capacity of a leaf; sets the spine count",
+            ),
+        ];
+        v.extend(delay_params());
+        v
+    }
+}
+
+impl GraphGenerator for LeafSpineCfg {
+    fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
+        build(self)
+    }
+}
 
 /// Builds the leaf-spine graph.
-pub fn build(c: &LeafSpineCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
-    let fe = |field: &str, m: String| ScenarioError::field(file, format!("topology.{field}"), m);
+pub fn build(c: &LeafSpineCfg) -> Result<TopoGraph, ParamError> {
+    let fe = |field: &str, m: String| ParamError::new(field, m);
     if c.leaves == 0 {
         return Err(fe("leaves", "must be at least 1".into()));
     }
@@ -78,8 +155,8 @@ pub fn build(c: &LeafSpineCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
     let uplinks = (c.leaves as u64)
         .saturating_mul(spines as u64)
         .saturating_mul(c.uplinks_per_pair as u64);
-    super::check_size(file, hosts, hosts.saturating_add(uplinks))?;
-    let delay = link_delay(c.link_delay, c.link_length, file, "topology.link_delay")?;
+    super::check_size(hosts, hosts.saturating_add(uplinks))?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
     let mut g = TopoGraph::default();
     let hosts_per_leaf = c.servers_per_leaf * c.nics_per_server;
     for l in 0..c.leaves {

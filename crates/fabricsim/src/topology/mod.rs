@@ -10,13 +10,50 @@ pub mod custom;
 pub mod fat_tree;
 pub mod leaf_spine;
 pub mod ns3;
+pub mod registry;
 pub mod three_tier;
 
 use crate::engine::MAX_INDEX;
-use crate::scenario::config::TopologyCfg;
-use crate::scenario::ScenarioError;
-use crate::units::{Rate, Time, PS_PER_METRE};
+use crate::fabric::security::SecurityMode;
+use crate::param::{Param, ParamError};
+use crate::units::{Rate, Time, PS_PER_METRE, US};
 use std::path::Path;
+
+pub use custom::{CustomLinkCfg, CustomRouteCfg, CustomTopoCfg};
+pub use fat_tree::FatTreeCfg;
+pub use leaf_spine::LeafSpineCfg;
+pub use ns3::Ns3FileCfg;
+pub use registry::{TopologyCfg, KINDS};
+pub use three_tier::ThreeTierCfg;
+
+/// A kind of topology: its settings generate the graph.
+pub trait GraphGenerator {
+    /// The graph; files are read relative to `base_dir`. Errors name fields relative to
+    /// `[topology]`.
+    fn generate(&self, base_dir: &Path) -> Result<TopoGraph, ParamError>;
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// The `link_delay` and `link_length` rows of a generated topology's listing.
+fn delay_params() -> [Param; 2] {
+    [
+        Param::time(
+            "link_delay",
+            DEFAULT_LINK_DELAY,
+            "delay of every link (or give link_length)",
+        ),
+        Param::unset(
+            "link_length",
+            "cable length of every link, at 5 ns per metre",
+        ),
+    ]
+}
+
+/// Default link delay when neither delay nor length is given.
+pub const DEFAULT_LINK_DELAY: Time = US;
 
 /// One node of the graph.
 #[derive(Clone, Debug)]
@@ -39,7 +76,7 @@ pub struct LinkSpec {
     /// Propagation delay.
     pub delay: Time,
     /// Security mode override for this link.
-    pub security: Option<crate::scenario::config::SecurityMode>,
+    pub security: Option<SecurityMode>,
 }
 
 /// A static route of a custom topology.
@@ -93,8 +130,8 @@ impl TopoGraph {
     }
 
     /// Checks what every topology must satisfy.
-    pub fn validate(&self, file: &str) -> Result<(), ScenarioError> {
-        let f = |m: String| ScenarioError::field(file, "topology", m);
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let f = |m: String| ParamError::new("", m);
         if self.hosts.len() < 2 {
             return Err(f(format!(
                 "a topology needs at least 2 hosts, this one has {}",
@@ -159,12 +196,10 @@ impl TopoGraph {
 /// Checks, before anything is allocated, that a generated network fits the simulator: each
 /// full-duplex link is two ports, and ports (like hosts) are numbered up to
 /// [`MAX_INDEX`]. Counts are computed in saturating arithmetic by the caller.
-pub fn check_size(file: &str, hosts: u64, links: u64) -> Result<(), ScenarioError> {
+pub fn check_size(hosts: u64, links: u64) -> Result<(), ParamError> {
     let ports = links.saturating_mul(2);
     if hosts > MAX_INDEX as u64 || ports > MAX_INDEX as u64 {
-        return Err(ScenarioError::field(
-            file,
-            "topology",
+        return Err(ParamError::new("",
             format!(
                 "{hosts} hosts and {links} links ({ports} ports) is too large: at most {MAX_INDEX} ports are supported"
             ),
@@ -177,13 +212,11 @@ pub fn check_size(file: &str, hosts: u64, links: u64) -> Result<(), ScenarioErro
 pub fn link_delay(
     delay: Option<Time>,
     length_m: Option<f64>,
-    file: &str,
     field: &str,
-) -> Result<Time, ScenarioError> {
+) -> Result<Time, ParamError> {
     let d = match (delay, length_m) {
         (Some(_), Some(_)) => {
-            return Err(ScenarioError::field(
-                file,
+            return Err(ParamError::new(
                 field,
                 "give either a delay or a length, not both",
             ))
@@ -193,8 +226,7 @@ pub fn link_delay(
             let d = m * PS_PER_METRE as f64;
             // A length is finite and non-negative (see `parse_length_m`); its delay may be inf.
             if d > MAX_LINK_DELAY as f64 {
-                return Err(ScenarioError::field(
-                    file,
+                return Err(ParamError::new(
                     field,
                     format!(
                         "{m} m of cable is a delay above 1 s: at most 1 s (200,000 km) is allowed"
@@ -203,11 +235,10 @@ pub fn link_delay(
             }
             d.round() as Time
         }
-        (None, None) => crate::scenario::config::DEFAULT_LINK_DELAY,
+        (None, None) => DEFAULT_LINK_DELAY,
     };
     if d > MAX_LINK_DELAY {
-        return Err(ScenarioError::field(
-            file,
+        return Err(ParamError::new(
             field,
             format!("{}: at most 1 s is allowed", crate::units::fmt_time(d)),
         ));
@@ -219,15 +250,10 @@ pub fn link_delay(
 pub const MAX_LINK_DELAY: Time = crate::units::SEC;
 
 /// Builds the graph a scenario's topology section describes; topology files are read
-/// relative to `base_dir` (the scenario file's directory).
-pub fn build(cfg: &TopologyCfg, file: &str, base_dir: &Path) -> Result<TopoGraph, ScenarioError> {
-    let g = match cfg {
-        TopologyCfg::LeafSpine(c) => leaf_spine::build(c, file)?,
-        TopologyCfg::FatTree(c) => fat_tree::build(c, file)?,
-        TopologyCfg::ThreeTier(c) => three_tier::build(c, file)?,
-        TopologyCfg::Custom(c) => custom::build(c, file)?,
-        TopologyCfg::Ns3File { file: path } => ns3::build(path, base_dir, file)?,
-    };
-    g.validate(file)?;
+/// relative to `base_dir` (the scenario file's directory). Errors name fields relative to
+/// `[topology]`.
+pub fn build(cfg: &TopologyCfg, base_dir: &Path) -> Result<TopoGraph, ParamError> {
+    let g = cfg.model().generate(base_dir)?;
+    g.validate()?;
     Ok(g)
 }

@@ -31,10 +31,11 @@
 //! 4 ToRs with 16 hosts); the `three_tier` kind generates the same graph, node for node
 //! and link for link (see [`super::three_tier`]).
 
-use super::{check_size, TopoGraph, MAX_LINK_DELAY};
+use super::{check_size, GraphGenerator, TopoGraph, MAX_LINK_DELAY};
 use crate::engine::MAX_INDEX;
-use crate::scenario::ScenarioError;
+use crate::param::{Described, Param, ParamError};
 use crate::units::{fmt_time, parse_time, Rate, Time, MAX_RATE_BPS, SEC};
+use serde::Deserialize;
 use std::path::Path;
 
 /// A problem on a line of the file.
@@ -46,22 +47,41 @@ pub struct Ns3Error {
     pub message: String,
 }
 
-/// Reads the topology file `path` (relative to `base_dir`); errors name the scenario
-/// file, the field `topology.file`, and the topology file with its line.
-pub fn build(path: &str, base_dir: &Path, file: &str) -> Result<TopoGraph, ScenarioError> {
+/// A topology file in the ns-3 HPCC format.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ns3FileCfg {
+    /// Path, relative to the scenario file.
+    pub file: String,
+}
+
+impl Described for Ns3FileCfg {
+    const ABOUT: &'static str =
+        "an ns-3 HPCC topology file; non-switch nodes are hosts 0.. in node-id order";
+    fn params() -> Vec<Param> {
+        vec![Param::required(
+            "file",
+            "`nodes switches links`, the switch ids, then `a b rate delay error_rate` per link",
+        )]
+    }
+}
+
+impl GraphGenerator for Ns3FileCfg {
+    fn generate(&self, base_dir: &Path) -> Result<TopoGraph, ParamError> {
+        build(&self.file, base_dir)
+    }
+}
+
+/// Reads the topology file `path` (relative to `base_dir`); errors name the field `file`
+/// (of `[topology]`) and the topology file with its line.
+pub fn build(path: &str, base_dir: &Path) -> Result<TopoGraph, ParamError> {
     let p = base_dir.join(path);
-    let text = std::fs::read_to_string(&p).map_err(|e| {
-        ScenarioError::field(
-            file,
-            "topology.file",
-            format!("cannot read {}: {e}", p.display()),
-        )
-    })?;
-    parse(&text, |hosts, links| check_size(file, hosts, links)).map_err(|e| match e {
+    let text = std::fs::read_to_string(&p)
+        .map_err(|e| ParamError::new("file", format!("cannot read {}: {e}", p.display())))?;
+    parse(&text, check_size).map_err(|e| match e {
         Ns3OrSize::Size(e) => e,
-        Ns3OrSize::Line(e) => ScenarioError::field(
-            file,
-            "topology.file",
+        Ns3OrSize::Line(e) => ParamError::new(
+            "file",
             format!("{}:{}:1: {}", p.display(), e.line, e.message),
         ),
     })
@@ -73,7 +93,7 @@ pub enum Ns3OrSize {
     /// A problem on a line.
     Line(Ns3Error),
     /// The network is too large (from the size check).
-    Size(ScenarioError),
+    Size(ParamError),
 }
 
 impl From<Ns3Error> for Ns3OrSize {
@@ -86,7 +106,7 @@ impl From<Ns3Error> for Ns3OrSize {
 /// the header announces before anything is allocated.
 pub fn parse(
     text: &str,
-    size_ok: impl Fn(u64, u64) -> Result<(), ScenarioError>,
+    size_ok: impl Fn(u64, u64) -> Result<(), ParamError>,
 ) -> Result<TopoGraph, Ns3OrSize> {
     let mut lines = text
         .lines()
@@ -394,7 +414,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 mod tests {
     use super::*;
 
-    fn ok(_: u64, _: u64) -> Result<(), ScenarioError> {
+    fn ok(_: u64, _: u64) -> Result<(), ParamError> {
         Ok(())
     }
 

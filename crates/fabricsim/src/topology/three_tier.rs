@@ -14,12 +14,81 @@
 //! (only the switch names differ: `tor{p}_{t}`, `agg{p}_{a}`, `core{c}` here,
 //! `switch<node id>` there). Routes are the shared shortest-path ECMP tables.
 
-use super::{link_delay, TopoGraph};
-use crate::scenario::config::ThreeTierCfg;
-use crate::scenario::ScenarioError;
+use super::{delay_params, link_delay, GraphGenerator, TopoGraph};
+use crate::param::{Described, Param, ParamError};
+use crate::units::serde_units as su;
+use crate::units::{Rate, Time};
+use serde::Deserialize;
+
+/// General three-tier Clos: `pods` pods, each of `tors_per_pod` ToR switches with
+/// `servers_per_tor` servers (one NIC each) and `aggs_per_pod` aggregation switches, and
+/// `cores` core switches. Every ToR links to every aggregation switch of its pod;
+/// aggregation switch j of every pod links to the j-th group of `cores / aggs_per_pod`
+/// cores. The 320-server fat-tree of document 004 is pods = 5, tors_per_pod = 4,
+/// servers_per_tor = 16, aggs_per_pod = 4, cores = 16.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreeTierCfg {
+    /// Pods (>= 1).
+    pub pods: u32,
+    /// ToR (edge) switches per pod (>= 1).
+    pub tors_per_pod: u32,
+    /// Servers below each ToR (>= 1); each is one host.
+    pub servers_per_tor: u32,
+    /// Aggregation switches per pod (>= 1).
+    pub aggs_per_pod: u32,
+    /// Core switches (a positive multiple of `aggs_per_pod`).
+    pub cores: u32,
+    /// Rate of server-ToR links.
+    #[serde(deserialize_with = "su::rate")]
+    pub host_rate: Rate,
+    /// Rate of ToR-aggregation links (default: `host_rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub tor_agg_rate: Option<Rate>,
+    /// Rate of aggregation-core links (default: `tor_agg_rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub agg_core_rate: Option<Rate>,
+    /// Delay of every link.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub link_delay: Option<Time>,
+    /// Cable length of every link, at 5 ns per metre.
+    #[serde(default, deserialize_with = "su::opt_length")]
+    pub link_length: Option<f64>,
+}
+
+impl Described for ThreeTierCfg {
+    const ABOUT: &'static str =
+        "general three-tier Clos: pods of ToR and aggregation switches, and cores";
+    fn params() -> Vec<Param> {
+        let mut v = vec![
+            Param::required("pods", "pods (>= 1)"),
+            Param::required("tors_per_pod", "ToR switches per pod (>= 1)"),
+            Param::required("servers_per_tor", "servers (hosts) below each ToR (>= 1)"),
+            Param::required("aggs_per_pod", "aggregation switches per pod (>= 1)"),
+            Param::required("cores", "core switches, a multiple of aggs_per_pod"),
+            Param::required("host_rate", "rate of server-ToR links"),
+            Param::unset(
+                "tor_agg_rate",
+                "rate of ToR-aggregation links (unset: host_rate)",
+            ),
+            Param::unset(
+                "agg_core_rate",
+                "rate of aggregation-core links (unset: tor_agg_rate)",
+            ),
+        ];
+        v.extend(delay_params());
+        v
+    }
+}
+
+impl GraphGenerator for ThreeTierCfg {
+    fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
+        build(self)
+    }
+}
 
 /// Builds the three-tier graph.
-pub fn build(c: &ThreeTierCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
+pub fn build(c: &ThreeTierCfg) -> Result<TopoGraph, ParamError> {
     for (field, what, n) in [
         ("pods", "pod", c.pods),
         ("tors_per_pod", "ToR switch per pod", c.tors_per_pod),
@@ -28,17 +97,15 @@ pub fn build(c: &ThreeTierCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
         ("cores", "core switch", c.cores),
     ] {
         if n == 0 {
-            return Err(ScenarioError::field(
-                file,
-                format!("topology.{field}"),
+            return Err(ParamError::new(
+                field,
                 format!("{field} = 0: a three-tier topology needs at least 1 {what}"),
             ));
         }
     }
     if !c.cores.is_multiple_of(c.aggs_per_pod) {
-        return Err(ScenarioError::field(
-            file,
-            "topology.cores",
+        return Err(ParamError::new(
+            "cores",
             format!(
                 "cores = {} is not a multiple of aggs_per_pod = {}: aggregation switch j of \
                  every pod links to the j-th group of cores / aggs_per_pod cores",
@@ -47,15 +114,15 @@ pub fn build(c: &ThreeTierCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
         ));
     }
     for (field, r) in [
-        ("topology.host_rate", Some(c.host_rate)),
-        ("topology.tor_agg_rate", c.tor_agg_rate),
-        ("topology.agg_core_rate", c.agg_core_rate),
+        ("host_rate", Some(c.host_rate)),
+        ("tor_agg_rate", c.tor_agg_rate),
+        ("agg_core_rate", c.agg_core_rate),
     ] {
         if r.is_some_and(|r| r.0 == 0) {
-            return Err(ScenarioError::field(file, field, "must be positive"));
+            return Err(ParamError::new(field, "must be positive"));
         }
     }
-    let delay = link_delay(c.link_delay, c.link_length, file, "topology.link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
 
     // Sizes in saturating u64 before anything is allocated: host links, ToR-aggregation
     // links (tors x aggs per pod) and aggregation-core links (each core has one per pod).
@@ -70,7 +137,7 @@ pub fn build(c: &ThreeTierCfg, file: &str) -> Result<TopoGraph, ScenarioError> {
     let links = hosts
         .saturating_add(p.saturating_mul(t).saturating_mul(a))
         .saturating_add(p.saturating_mul(k));
-    super::check_size(file, hosts, links)?;
+    super::check_size(hosts, links)?;
 
     let (pods, tors, servers, aggs, cores) = (
         c.pods as usize,
@@ -143,8 +210,8 @@ mod tests {
 
     #[test]
     fn counts_names_and_wiring() {
-        let g = build(&cfg(2, 3, 2, 2, 4), "t.toml").unwrap();
-        g.validate("t.toml").unwrap();
+        let g = build(&cfg(2, 3, 2, 2, 4)).unwrap();
+        g.validate().unwrap();
         assert_eq!(g.hosts.len(), 12);
         // 12 hosts, 6 ToRs, 4 aggs, 4 cores.
         assert_eq!(g.nodes.len(), 26);
@@ -166,21 +233,21 @@ mod tests {
     #[test]
     fn errors_name_the_field() {
         let cases = [
-            (cfg(0, 1, 1, 1, 1), "topology.pods"),
-            (cfg(1, 0, 1, 1, 1), "topology.tors_per_pod"),
-            (cfg(1, 1, 0, 1, 1), "topology.servers_per_tor"),
-            (cfg(1, 1, 1, 0, 1), "topology.aggs_per_pod"),
-            (cfg(1, 1, 1, 1, 0), "topology.cores"),
-            (cfg(2, 2, 2, 4, 6), "topology.cores"),
-            (cfg(4096, 4096, 4096, 4096, 4096), "topology"),
+            (cfg(0, 1, 1, 1, 1), "pods"),
+            (cfg(1, 0, 1, 1, 1), "tors_per_pod"),
+            (cfg(1, 1, 0, 1, 1), "servers_per_tor"),
+            (cfg(1, 1, 1, 0, 1), "aggs_per_pod"),
+            (cfg(1, 1, 1, 1, 0), "cores"),
+            (cfg(2, 2, 2, 4, 6), "cores"),
+            (cfg(4096, 4096, 4096, 4096, 4096), ""),
         ];
         for (c, field) in cases {
-            let e = build(&c, "t.toml").unwrap_err();
-            assert_eq!(e.field.as_deref(), Some(field), "{e}");
+            let e = build(&c).unwrap_err();
+            assert_eq!(e.field, field, "{e}");
         }
         let mut c = cfg(1, 1, 2, 1, 1);
         c.agg_core_rate = Some(Rate(0));
-        let e = build(&c, "t.toml").unwrap_err();
-        assert_eq!(e.field.as_deref(), Some("topology.agg_core_rate"), "{e}");
+        let e = build(&c).unwrap_err();
+        assert_eq!(e.field, "agg_core_rate", "{e}");
     }
 }

@@ -1,7 +1,11 @@
 //! Queue-pair state of a flow and of a NIC (see the module docs of [`crate::transport`]).
 
 use crate::cc::AnyCc;
-use crate::units::Time;
+use crate::fabric::port::N_PRIO;
+use crate::param::{Checked, Described, Param, ParamError};
+use crate::units::serde_units as su;
+use crate::units::{Time, MS};
+use serde::Deserialize;
 
 /// A flow as the workload asks for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -299,6 +303,140 @@ impl super::NicTransport for RdmaRc {
         } else {
             false
         }
+    }
+}
+
+/// RDMA reliable-connection transport at the NIC.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportCfg {
+    /// Payload bytes per packet.
+    #[serde(default = "d_mtu", deserialize_with = "su::bytes")]
+    pub mtu: u64,
+    /// Header bytes per packet (RoCEv2: 14 MAC + 20 IP + 8 UDP + 12 BTH + 4 CRC).
+    #[serde(default = "d_header", deserialize_with = "su::bytes")]
+    pub header: u64,
+    /// Wire size of ACK, NACK and CNP frames.
+    #[serde(default = "d_ctrl", deserialize_with = "su::bytes")]
+    pub ack_size: u64,
+    /// Acknowledge every n-th in-order packet (1 = every packet).
+    #[serde(default = "d_ack_every")]
+    pub ack_every: u32,
+    /// Retransmission timeout (go back to the last acknowledged byte).
+    #[serde(default = "d_rto", deserialize_with = "su::time")]
+    pub rto: Time,
+    /// Priority of data packets.
+    #[serde(default = "d_data_prio")]
+    pub data_priority: u8,
+    /// Priority of ACK, NACK and CNP (strictly above data).
+    #[serde(default = "d_ctrl_prio")]
+    pub control_priority: u8,
+}
+
+fn d_mtu() -> u64 {
+    4096
+}
+fn d_header() -> u64 {
+    58
+}
+fn d_ctrl() -> u64 {
+    64
+}
+fn d_ack_every() -> u32 {
+    1
+}
+fn d_rto() -> Time {
+    4 * MS
+}
+fn d_data_prio() -> u8 {
+    3
+}
+fn d_ctrl_prio() -> u8 {
+    7
+}
+
+impl Default for TransportCfg {
+    fn default() -> Self {
+        TransportCfg {
+            mtu: d_mtu(),
+            header: d_header(),
+            ack_size: d_ctrl(),
+            ack_every: d_ack_every(),
+            rto: d_rto(),
+            data_priority: d_data_prio(),
+            control_priority: d_ctrl_prio(),
+        }
+    }
+}
+
+impl Described for TransportCfg {
+    const ABOUT: &'static str = "RDMA reliable connection (RoCEv2 RC) with go-back-N";
+    fn params() -> Vec<Param> {
+        let d = TransportCfg::default();
+        vec![
+            Param::bytes("mtu", d.mtu, "payload bytes per packet"),
+            Param::plain(
+                "header",
+                d.header,
+                "header bytes per packet (MAC, IP, UDP, BTH, CRC)",
+            ),
+            Param::plain("ack_size", d.ack_size, "wire bytes of ACK, NACK and CNP"),
+            Param::plain(
+                "ack_every",
+                d.ack_every,
+                "acknowledge every n-th in-order packet",
+            ),
+            Param::time("rto", d.rto, "retransmission timeout"),
+            Param::plain("data_priority", d.data_priority, "priority of data packets"),
+            Param::plain(
+                "control_priority",
+                d.control_priority,
+                "priority of ACK, NACK and CNP (above data)",
+            ),
+        ]
+    }
+}
+
+impl TransportCfg {
+    /// Checks the settings; fields are named relative to `[transport]`.
+    pub fn validate(&self) -> Checked {
+        let e = |field: &str, m: String| Err(ParamError::new(field, m));
+        if self.mtu == 0 {
+            return e("mtu", "must be at least 1 byte".into());
+        }
+        if self.mtu > 65_536 {
+            return e(
+                "mtu",
+                format!("{} bytes: at most 64 KiB is allowed", self.mtu),
+            );
+        }
+        if self.ack_every == 0 {
+            return e("ack_every", "must be at least 1".into());
+        }
+        if self.rto == 0 {
+            return e("rto", "must be positive".into());
+        }
+        if self.ack_size < 1 {
+            return e("ack_size", "must be positive".into());
+        }
+        if self.data_priority as usize >= N_PRIO || self.control_priority as usize >= N_PRIO {
+            return e("data_priority", "priorities are 0..7".into());
+        }
+        if self.control_priority <= self.data_priority {
+            return e(
+                "control_priority",
+                format!(
+                    "must be above data_priority ({}): ACKs and CNPs are served strictly first",
+                    self.data_priority
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// Largest frame of a data packet: MTU plus headers.
+    pub fn max_packet(&self) -> u64 {
+        self.mtu + self.header
     }
 }
 

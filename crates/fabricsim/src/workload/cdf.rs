@@ -12,7 +12,7 @@
 //! `crates/fabricsim/data/cdf/`, see the README there): `websearch` (DCTCP web search),
 //! `fbhdp` (Facebook Hadoop), `alistorage2019` (Alibaba storage) and `googlerpc2008`.
 
-use crate::scenario::ScenarioError;
+use crate::param::ParamError;
 use rand::Rng;
 use std::path::Path;
 
@@ -223,8 +223,8 @@ impl Cdf {
 }
 
 /// The CDF a scenario names in `field`: a built-in name, or else a file relative to
-/// `base_dir`. Errors name the scenario file and the field, and for a file its line.
-pub fn resolve(spec: &str, base_dir: &Path, file: &str, field: &str) -> Result<Cdf, ScenarioError> {
+/// `base_dir`. Errors name `field`, and for a file its line.
+pub fn resolve(spec: &str, base_dir: &Path, field: &str) -> Result<Cdf, ParamError> {
     if let Some(c) = Cdf::builtin(spec) {
         return Ok(c);
     }
@@ -235,9 +235,7 @@ pub fn resolve(spec: &str, base_dir: &Path, file: &str, field: &str) -> Result<C
         .join(", ");
     let path = base_dir.join(spec);
     let text = std::fs::read_to_string(&path).map_err(|e| {
-        ScenarioError::field(
-            file,
-            field,
+        ParamError::new(field,
             format!(
                 "unknown cdf `{spec}`: neither a built-in CDF ({names}) nor a readable file ({}: {e})",
                 path.display()
@@ -245,8 +243,7 @@ pub fn resolve(spec: &str, base_dir: &Path, file: &str, field: &str) -> Result<C
         )
     })?;
     Cdf::parse(&text).map_err(|e| {
-        ScenarioError::field(
-            file,
+        ParamError::new(
             field,
             format!("{}:{}:1: {}", path.display(), e.line, e.message),
         )

@@ -24,7 +24,91 @@
 //! peer and channel: every flow of that pair gets the same UDP source port and hence the
 //! same ECMP path.
 
-use crate::scenario::config::CollectiveKind;
+use super::{all_hosts, resolve_set, Builder, Generator, HostSet, JobSpec, DEFAULT_START};
+use crate::engine::MAX_INDEX;
+use crate::param::{Described, Param, ParamError};
+use crate::transport::FlowSpec;
+use crate::units::serde_units as su;
+use crate::units::Time;
+use serde::Deserialize;
+
+/// Collective algorithms.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CollectiveKind {
+    /// Ring AllReduce: 2(n-1) steps of S/n to the ring neighbour.
+    RingAllreduce,
+    /// AlltoAll: S/n to every other rank.
+    Alltoall,
+    /// Halving-doubling (Rabenseifner) AllReduce; power-of-two ranks.
+    HalvingDoubling,
+}
+
+impl CollectiveKind {
+    /// Every collective, in declaration order.
+    pub const ALL: [CollectiveKind; 3] = [
+        CollectiveKind::RingAllreduce,
+        CollectiveKind::Alltoall,
+        CollectiveKind::HalvingDoubling,
+    ];
+
+    /// The name used in scenarios and `jobs.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CollectiveKind::RingAllreduce => "ring_allreduce",
+            CollectiveKind::Alltoall => "alltoall",
+            CollectiveKind::HalvingDoubling => "halving_doubling",
+        }
+    }
+}
+
+/// How a collective workload forms its jobs.
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum JobGrouping {
+    /// One job over all the given hosts.
+    #[default]
+    One,
+    /// One job per NIC index: job j is the j-th NIC of every server among the hosts (so
+    /// all traffic crosses servers).
+    NicIndex,
+}
+
+/// Jobs running a collective.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectiveCfg {
+    /// `ring_allreduce`, `alltoall` or `halving_doubling`.
+    pub collective: CollectiveKind,
+    /// Message bytes per rank (S).
+    #[serde(deserialize_with = "su::bytes")]
+    pub size: u64,
+    /// Hosts taking part.
+    #[serde(default = "all_hosts")]
+    pub hosts: HostSet,
+    /// `one` job over all hosts, or one job per `nic_index`.
+    #[serde(default)]
+    pub jobs: JobGrouping,
+    /// Start of the first iteration.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub start: Option<Time>,
+    /// Iterations per job, each starting when the previous one completes.
+    #[serde(default = "d_one")]
+    pub repeat: u32,
+    /// Pipelined pieces per step.
+    #[serde(default = "d_one")]
+    pub chunks: u32,
+    /// Independent channels (queue pairs), each carrying 1/channels of the message.
+    #[serde(default = "d_one")]
+    pub channels: u32,
+    /// AlltoAll in n-1 shifted rounds instead of all at once.
+    #[serde(default)]
+    pub rounds: bool,
+}
+
+fn d_one() -> u32 {
+    1
+}
 
 /// One transfer of a collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,9 +285,160 @@ pub fn lower_bound_factor(kind: CollectiveKind, n: usize) -> (u64, u64) {
     }
 }
 
+impl Described for CollectiveCfg {
+    const ABOUT: &'static str =
+        "jobs running a collective, as flows that start when the flows they need are received";
+    fn params() -> Vec<Param> {
+        let kinds: Vec<String> = CollectiveKind::ALL
+            .iter()
+            .map(|k| format!("\"{}\"", k.name()))
+            .collect();
+        vec![
+            Param::required("collective", kinds.join(" | ")),
+            Param::required("size", "message bytes per rank (S)"),
+            super::hosts_param(),
+            Param::choice(
+                "jobs",
+                &JobGrouping::default(),
+                "one job over all hosts, or one per NIC index of the servers",
+            ),
+            Param::time("start", DEFAULT_START, "start of the first iteration"),
+            Param::plain(
+                "repeat",
+                d_one(),
+                "iterations per job, each after the previous",
+            ),
+            Param::plain("chunks", d_one(), "pipelined pieces per step"),
+            Param::plain(
+                "channels",
+                d_one(),
+                "independent queue pairs, each carrying 1/channels of the message",
+            ),
+            Param::plain(
+                "rounds",
+                bool::default(),
+                "AlltoAll in n-1 shifted rounds instead of all at once",
+            ),
+        ]
+    }
+}
+
+/// Ranks of each job of a collective workload.
+fn groups(c: &CollectiveCfg, b: &Builder<'_>) -> Result<Vec<Vec<u32>>, ParamError> {
+    let g = b.graph;
+    let hs = resolve_set(&c.hosts, g, "hosts", None)?;
+    let groups = match c.jobs {
+        JobGrouping::One => vec![hs],
+        JobGrouping::NicIndex => {
+            // Index of each host within its server, in host order.
+            let mut seen: std::collections::BTreeMap<u32, u32> = Default::default();
+            let mut by_idx: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+            for h in hs {
+                let server = g.server_of_host.get(h as usize).copied().unwrap_or(h);
+                let k = seen.entry(server).or_insert(0);
+                by_idx.entry(*k).or_default().push(h);
+                *k += 1;
+            }
+            by_idx.into_values().collect()
+        }
+    };
+    for (j, ranks) in groups.iter().enumerate() {
+        if ranks.len() < 2 {
+            return Err(ParamError::new(
+                "hosts",
+                format!(
+                    "job {j} has {} rank(s): a collective needs at least 2 (with jobs = \"nic_index\", hosts must span at least 2 servers)",
+                    ranks.len()
+                ),
+            ));
+        }
+        if c.collective == CollectiveKind::HalvingDoubling && !ranks.len().is_power_of_two() {
+            return Err(ParamError::new(
+                "collective",
+                format!(
+                    "halving_doubling needs a power-of-two number of ranks; job {j} has {}",
+                    ranks.len()
+                ),
+            ));
+        }
+    }
+    Ok(groups)
+}
+
+impl Generator for CollectiveCfg {
+    fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
+        let c = self;
+        super::check_size(c.size, "size")?;
+        for (name, v) in [
+            ("repeat", c.repeat),
+            ("chunks", c.chunks),
+            ("channels", c.channels),
+        ] {
+            if v == 0 {
+                return Err(ParamError::new(name, "must be at least 1"));
+            }
+        }
+        let start = c.start.unwrap_or(DEFAULT_START);
+        for ranks in groups(c, b)? {
+            let dag = build(c.collective, &ranks, c.size, c.channels, c.chunks, c.rounds);
+            let group = b.job_groups;
+            b.job_groups += 1;
+            let mut prev_job: Option<u32> = None;
+            for it in 0..c.repeat {
+                let w = &mut b.work;
+                let first = w.flows.len() as u64;
+                if first + dag.transfers.len() as u64 > MAX_INDEX as u64 {
+                    return Err(ParamError::new(
+                        "repeat",
+                        format!("the collectives make more than {MAX_INDEX} flows"),
+                    ));
+                }
+                let first = first as u32;
+                for t in &dag.transfers {
+                    w.flows.push(FlowSpec {
+                        src: t.src,
+                        dst: t.dst,
+                        size: t.size,
+                        start,
+                    });
+                    let key = crate::seed::component_seed(
+                        b.seed,
+                        &format!("job{group}/ch{}/{}-{}", t.channel, t.src, t.dst),
+                    );
+                    w.conn.push(Some(key));
+                }
+                for &(before, after) in &dag.edges {
+                    w.deps.push((first + before, first + after));
+                }
+                w.jobs.push(JobSpec {
+                    collective: c.collective,
+                    ranks: ranks.clone(),
+                    size: c.size,
+                    start,
+                    first_flow: first,
+                    n_flows: dag.transfers.len() as u32,
+                    after: prev_job,
+                    iteration: it,
+                });
+                prev_job = Some((w.jobs.len() - 1) as u32);
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn all_names_every_collective() {
+        let names: Vec<String> = CollectiveKind::ALL
+            .iter()
+            .map(|k| k.name().into())
+            .collect();
+        assert_eq!(names, crate::param::serde_variants::<CollectiveKind>());
+    }
 
     fn bytes_from(d: &Dag, src: u32) -> u64 {
         d.transfers

@@ -1,27 +1,25 @@
 //! Flow files users bring: a CSV (`src,dst,size,start`) and the ns-3 HPCC module's flow
 //! format (first line the count, then `src dst pg dport size start_seconds`).
 
-use crate::scenario::ScenarioError;
+use super::{Builder, Generator};
+use crate::param::{Described, Param, ParamError};
 use crate::transport::FlowSpec;
 use crate::units::{parse_bytes, parse_time, NS, SEC};
+use serde::Deserialize;
 use std::path::Path;
 
-fn read(path: &Path, field: &str, file: &str) -> Result<String, ScenarioError> {
-    std::fs::read_to_string(path).map_err(|e| {
-        ScenarioError::field(file, field, format!("cannot read {}: {e}", path.display()))
-    })
+fn read(path: &Path) -> Result<String, ParamError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| ParamError::new("file", format!("cannot read {}: {e}", path.display())))
 }
 
-fn line_err(path: &Path, line: usize, m: String) -> ScenarioError {
-    ScenarioError {
-        file: path.display().to_string(),
-        pos: Some((line, 1)),
-        field: None,
-        message: m,
-    }
+/// A problem on a line of a flow file: reported at the field that names the file, with
+/// the file and line in the message.
+fn line_err(path: &Path, line: usize, m: String) -> ParamError {
+    ParamError::new("file", format!("{}:{line}:1: {m}", path.display()))
 }
 
-fn check_hosts(path: &Path, line: usize, src: u32, dst: u32, n: u32) -> Result<(), ScenarioError> {
+fn check_hosts(path: &Path, line: usize, src: u32, dst: u32, n: u32) -> Result<(), ParamError> {
     for h in [src, dst] {
         if h >= n {
             return Err(line_err(
@@ -41,32 +39,13 @@ fn check_hosts(path: &Path, line: usize, src: u32, dst: u32, n: u32) -> Result<(
     Ok(())
 }
 
-/// A problem on a line of a flow file, reported against the scenario file and the field
-/// that names the flow file, with the flow file's line in the message.
-fn in_field(e: ScenarioError, field: &str, file: &str) -> ScenarioError {
-    if e.field.is_some() {
-        return e;
-    }
-    let at = match e.pos {
-        Some((l, c)) => format!("{}:{l}:{c}", e.file),
-        None => e.file.clone(),
-    };
-    ScenarioError::field(file, field, format!("{at}: {}", e.message))
-}
-
 /// Reads a CSV of flows. Columns `src,dst,size,start`; `size` is bytes or a size with a
 /// unit, `start` nanoseconds or a time with a unit. Lines starting with `#` are comments.
-pub fn read_csv(
-    path: &Path,
-    n_hosts: u32,
-    field: &str,
-    file: &str,
-) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let text = read(path, field, file)?;
-    csv_flows(path, &text, n_hosts).map_err(|e| in_field(e, field, file))
+pub fn read_csv(path: &Path, n_hosts: u32) -> Result<Vec<FlowSpec>, ParamError> {
+    csv_flows(path, &read(path)?, n_hosts)
 }
 
-fn csv_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, ScenarioError> {
+fn csv_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, ParamError> {
     let mut out = Vec::new();
     let mut header_seen = false;
     for (i, raw) in text.lines().enumerate() {
@@ -132,17 +111,11 @@ fn csv_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, Sce
 
 /// Reads the ns-3 HPCC flow format. The priority group and destination port are read and
 /// checked but not used: fabricsim assigns priorities from the transport section.
-pub fn read_hpcc(
-    path: &Path,
-    n_hosts: u32,
-    field: &str,
-    file: &str,
-) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let text = read(path, field, file)?;
-    hpcc_flows(path, &text, n_hosts).map_err(|e| in_field(e, field, file))
+pub fn read_hpcc(path: &Path, n_hosts: u32) -> Result<Vec<FlowSpec>, ParamError> {
+    hpcc_flows(path, &read(path)?, n_hosts)
 }
 
-fn hpcc_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, ScenarioError> {
+fn hpcc_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, ParamError> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -175,7 +148,7 @@ fn hpcc_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, Sc
                 ),
             ));
         }
-        let num = |k: usize, what: &str| -> Result<u64, ScenarioError> {
+        let num = |k: usize, what: &str| -> Result<u64, ParamError> {
             f[k].parse::<u64>().map_err(|_| {
                 line_err(
                     path,
@@ -184,7 +157,7 @@ fn hpcc_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, Sc
                 )
             })
         };
-        let host = |k: usize, what: &str| -> Result<u32, ScenarioError> {
+        let host = |k: usize, what: &str| -> Result<u32, ParamError> {
             u32::try_from(num(k, what)?).map_err(|_| {
                 line_err(
                     path,
@@ -237,6 +210,58 @@ fn hpcc_flows(path: &Path, text: &str, n_hosts: u32) -> Result<Vec<FlowSpec>, Sc
     Ok(out)
 }
 
+/// Flows from a CSV file with the header `src,dst,size,start`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsvCfg {
+    /// Path, relative to the scenario file.
+    pub file: String,
+}
+
+impl Described for CsvCfg {
+    const ABOUT: &'static str = "flows from a CSV file";
+    fn params() -> Vec<Param> {
+        vec![Param::required(
+            "file",
+            "header src,dst,size,start; start in ns or with a unit",
+        )]
+    }
+}
+
+impl Generator for CsvCfg {
+    fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
+        let flows = read_csv(&b.base_dir.join(&self.file), b.graph.hosts.len() as u32)?;
+        b.work.flows.extend(flows);
+        Ok(())
+    }
+}
+
+/// The ns-3 HPCC flow file (`count`, then `src dst pg dport size start_seconds`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccFlowFileCfg {
+    /// Path, relative to the scenario file.
+    pub file: String,
+}
+
+impl Described for HpccFlowFileCfg {
+    const ABOUT: &'static str = "flows from an ns-3 HPCC flow file";
+    fn params() -> Vec<Param> {
+        vec![Param::required(
+            "file",
+            "the flow count, then `src dst pg dport size start_seconds` per line",
+        )]
+    }
+}
+
+impl Generator for HpccFlowFileCfg {
+    fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
+        let flows = read_hpcc(&b.base_dir.join(&self.file), b.graph.hosts.len() as u32)?;
+        b.work.flows.extend(flows);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,11 +271,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("flow.txt");
         std::fs::write(&p, "2\n0 1 3 100 4096 2.0\n1 0 3 100 10000 2.000001\n").unwrap();
-        let f = read_hpcc(&p, 4, "f", "s.toml").unwrap();
+        let f = read_hpcc(&p, 4).unwrap();
         assert_eq!(f.len(), 2);
         assert_eq!(f[1].start, 2_000_001_000_000);
         std::fs::write(&p, "3\n0 1 3 100 4096 2.0\n").unwrap();
-        assert!(read_hpcc(&p, 4, "f", "s.toml")
+        assert!(read_hpcc(&p, 4)
             .unwrap_err()
             .message
             .contains("announces 3"));
@@ -261,11 +286,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f.csv");
         std::fs::write(&p, "src,dst,size,start\n0,1,1MB,10us\n2,3,4096,500\n").unwrap();
-        let f = read_csv(&p, 4, "f", "s.toml").unwrap();
+        let f = read_csv(&p, 4).unwrap();
         assert_eq!(f[0].size, 1_000_000);
         assert_eq!(f[1].start, 500 * NS);
         std::fs::write(&p, "src,dst,size,start\n0,9,1MB,10us\n").unwrap();
-        let e = read_csv(&p, 4, "f", "s.toml").unwrap_err();
+        let e = read_csv(&p, 4).unwrap_err();
         assert!(
             e.to_string().contains(":2:1") && e.message.contains("host 9"),
             "{e}"

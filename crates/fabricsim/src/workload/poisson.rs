@@ -15,18 +15,49 @@
 //! start time; `duration` keeps the arrivals before `start + duration` and `flows = n` the
 //! first n. A longer duration only adds flows after the others.
 
-use super::cdf;
+use super::{all_hosts, cdf, Builder, Generator, HostSet, DEFAULT_START};
 use crate::engine::MAX_INDEX;
-use crate::scenario::config::PoissonCfg;
-use crate::scenario::ScenarioError;
+use crate::param::{Described, Param, ParamError};
 use crate::seed::component_rng;
 use crate::topology::TopoGraph;
 use crate::transport::FlowSpec;
-use crate::units::SEC;
+use crate::units::serde_units as su;
+use crate::units::{Time, SEC};
 use rand::Rng;
+use serde::Deserialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::path::Path;
+
+/// Poisson arrivals of flows whose sizes follow a flow-size CDF (the HPCC traffic
+/// generator's model): every source host starts flows at exponentially distributed
+/// intervals of mean `mean size * 8 / (load * host link rate)`, each to a uniformly random
+/// other host. See [`crate::workload::poisson`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonCfg {
+    /// A built-in CDF (`websearch`, `fbhdp`, `alistorage2019`, `googlerpc2008`) or the
+    /// path of a CDF file (`<size bytes> <cumulative percent>` per line), relative to the
+    /// scenario file.
+    pub cdf: String,
+    /// Offered load as a fraction of each source's host link capacity (0 < load <= 1).
+    pub load: f64,
+    /// Arrivals from `start` for this long (give `duration` or `flows`).
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub duration: Option<Time>,
+    /// Number of flows: the first `flows` arrivals of all hosts together.
+    #[serde(default)]
+    pub flows: Option<u64>,
+    /// Time from which arrivals are counted.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub start: Option<Time>,
+    /// Hosts taking part, as sources and destinations.
+    #[serde(default = "all_hosts")]
+    pub hosts: HostSet,
+    /// Destinations only under another edge switch than the source. Default: true when
+    /// the hosts attach to at least two switches.
+    #[serde(default)]
+    pub cross_rack_only: Option<bool>,
+}
 
 /// For every host id, the node of the switch its link attaches to and the link's rate in
 /// bits per second (`None` for a host without a link).
@@ -50,20 +81,62 @@ pub fn host_attachments(g: &TopoGraph) -> Vec<Option<(usize, u64)>> {
     out
 }
 
-/// Generates the flows of poisson workload `wi`; `first_flow` is the number of flows the
-/// workloads before it made (flow ids are bounded by [`MAX_INDEX`]).
-#[allow(clippy::too_many_arguments)]
+impl Described for PoissonCfg {
+    const ABOUT: &'static str =
+        "Poisson flow arrivals at a target load, sizes drawn from a flow-size CDF (seeded)";
+    fn params() -> Vec<Param> {
+        let cdfs: Vec<String> = cdf::BUILTIN
+            .iter()
+            .map(|(n, _, _)| format!("\"{n}\""))
+            .collect();
+        vec![
+            Param::required(
+                "cdf",
+                format!(
+                    "{} | \"path/to/cdf\" (`size percent` lines)",
+                    cdfs.join(" | ")
+                ),
+            ),
+            Param::required("load", "fraction of each source's host link, 0 < load <= 1"),
+            Param::unset("duration", "arrivals from `start` for this long (or give `flows`)"),
+            Param::unset("flows", "the first `flows` arrivals of all hosts together"),
+            Param::time("start", DEFAULT_START, "time from which arrivals are counted"),
+            super::hosts_param(),
+            Param::unset(
+                "cross_rack_only",
+                "destinations under another edge switch only; unset: true when the hosts span 2+ switches",
+            ),
+        ]
+    }
+}
+
+impl Generator for PoissonCfg {
+    fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
+        let flows = generate(
+            self,
+            b.graph,
+            b.seed,
+            b.base_dir,
+            b.entry,
+            b.work.flows.len(),
+        )?;
+        b.work.flows.extend(flows);
+        Ok(())
+    }
+}
+
+/// Generates the flows of poisson workload entry `wi`; `first_flow` is the number of
+/// flows the entries before it made (flow ids are bounded by [`MAX_INDEX`]). Errors name
+/// fields relative to the entry.
 pub fn generate(
     c: &PoissonCfg,
     g: &TopoGraph,
     seed: u64,
-    base_dir: &Path,
-    file: &str,
+    base_dir: &std::path::Path,
     wi: usize,
     first_flow: usize,
-) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let fld = |s: &str| format!("workload[{wi}].{s}");
-    let ferr = |s: &str, m: String| ScenarioError::field(file, fld(s), m);
+) -> Result<Vec<FlowSpec>, ParamError> {
+    let ferr = |s: &str, m: String| ParamError::new(s, m);
 
     if !(c.load > 0.0 && c.load <= 1.0) {
         return Err(ferr(
@@ -74,7 +147,7 @@ pub fn generate(
             ),
         ));
     }
-    let cdf = cdf::resolve(&c.cdf, base_dir, file, &fld("cdf"))?;
+    let cdf = cdf::resolve(&c.cdf, base_dir, "cdf")?;
     let mean = cdf.mean();
     if mean.is_nan() || mean < 1.0 {
         return Err(ferr(
@@ -82,7 +155,7 @@ pub fn generate(
             format!("the CDF's mean flow size is {mean} bytes: it must be at least 1 byte"),
         ));
     }
-    let start = c.start.unwrap_or(0);
+    let start = c.start.unwrap_or(DEFAULT_START);
     let room = (MAX_INDEX as u64).saturating_sub(first_flow as u64);
     enum Stop {
         At(f64),
@@ -126,7 +199,7 @@ pub fn generate(
         }
     };
 
-    let hs = super::resolve_set(&c.hosts, g, file, &fld("hosts"), None)?;
+    let hs = super::resolve_set(&c.hosts, g, "hosts", None)?;
     {
         let mut seen = vec![false; g.hosts.len()];
         for &h in &hs {

@@ -15,8 +15,11 @@ use crate::fabric::port::N_PRIO;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::Packet;
+use crate::param::{Checked, Described, Param, ParamError};
 use crate::sim::Simulation;
+use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
+use serde::Deserialize;
 
 /// EtherType of MAC control frames.
 pub const ETHERTYPE_MAC_CONTROL: u16 = 0x8808;
@@ -26,6 +29,164 @@ pub const OPCODE_PFC: u16 = 0x0101;
 pub const PFC_FRAME_BYTES: u32 = 64;
 /// Bytes of the MAC control payload: opcode, enable vector, 8 times.
 pub const PFC_PAYLOAD_LEN: usize = 2 + 2 + 16;
+
+/// How the PFC pause threshold is computed.
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PfcThreshold {
+    /// Dynamic threshold on the free shared buffer (alpha).
+    Dynamic,
+    /// A fixed XOFF threshold per (ingress port, priority).
+    Static,
+}
+
+/// Ports on which PFC runs.
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PfcScope {
+    /// Every switch port.
+    #[default]
+    All,
+    /// Only switch ports facing hosts.
+    Edge,
+}
+
+/// Priority flow control (IEEE 802.1Qbb) and buffer admission.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcCfg {
+    /// Lossless (PFC) when true, lossy drop-tail when false.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Where PFC runs: `all` ports, or only `edge` ports (switch ports facing hosts,
+    /// pausing the NICs), the fabric between switches then dropping what overflows.
+    #[serde(default)]
+    pub scope: PfcScope,
+    /// Dynamic or static XOFF threshold.
+    #[serde(default = "d_pfc_thr")]
+    pub threshold: PfcThreshold,
+    /// Dynamic-threshold factor alpha.
+    #[serde(default = "d_alpha")]
+    pub alpha: f64,
+    /// Static XOFF threshold per (ingress port, priority).
+    #[serde(default = "d_xoff", deserialize_with = "su::bytes")]
+    pub xoff: u64,
+    /// XON hysteresis below the threshold.
+    #[serde(default = "d_xon_delta", deserialize_with = "su::bytes")]
+    pub xon_delta: u64,
+    /// Guaranteed buffer per (ingress port, priority).
+    #[serde(default = "d_reserve", deserialize_with = "su::bytes")]
+    pub reserve: u64,
+    /// Headroom per ingress port; default 3 * rate * link delay / 8 plus two MTUs.
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub headroom: Option<u64>,
+    /// Pause time carried by XOFF frames, in quanta of 512 bit times.
+    #[serde(default = "d_quanta")]
+    pub pause_quanta: u16,
+}
+
+fn yes() -> bool {
+    true
+}
+fn d_pfc_thr() -> PfcThreshold {
+    PfcThreshold::Dynamic
+}
+fn d_alpha() -> f64 {
+    0.125
+}
+fn d_xoff() -> u64 {
+    512_000
+}
+fn d_xon_delta() -> u64 {
+    3_000
+}
+fn d_reserve() -> u64 {
+    4_000
+}
+fn d_quanta() -> u16 {
+    0xffff
+}
+
+impl Default for PfcCfg {
+    fn default() -> Self {
+        PfcCfg {
+            enabled: true,
+            scope: PfcScope::All,
+            threshold: d_pfc_thr(),
+            alpha: d_alpha(),
+            xoff: d_xoff(),
+            xon_delta: d_xon_delta(),
+            reserve: d_reserve(),
+            headroom: None,
+            pause_quanta: d_quanta(),
+        }
+    }
+}
+
+impl Described for PfcCfg {
+    const ABOUT: &'static str = "priority flow control (IEEE 802.1Qbb) and buffer admission";
+    fn params() -> Vec<Param> {
+        let d = PfcCfg::default();
+        vec![
+            Param::plain("enabled", d.enabled, "lossless; false: lossy drop-tail"),
+            Param::choice(
+                "scope",
+                &d.scope,
+                "every switch port, or only those facing hosts",
+            ),
+            Param::choice(
+                "threshold",
+                &d.threshold,
+                "alpha x free shared buffer, or xoff",
+            ),
+            Param::plain("alpha", d.alpha, "dynamic-threshold factor"),
+            Param::bytes(
+                "xoff",
+                d.xoff,
+                "static XOFF threshold per (ingress port, priority)",
+            ),
+            Param::bytes(
+                "xon_delta",
+                d.xon_delta,
+                "XON hysteresis below the threshold",
+            ),
+            Param::bytes(
+                "reserve",
+                d.reserve,
+                "guaranteed buffer per (ingress port, priority)",
+            ),
+            Param::unset(
+                "headroom",
+                "per ingress port; unset: 3 x rate x link delay / 8 + 2 packets + a PFC frame",
+            ),
+            Param::plain(
+                "pause_quanta",
+                d.pause_quanta,
+                "pause time of XOFF frames, in 512 bit times",
+            ),
+        ]
+    }
+}
+
+impl PfcCfg {
+    /// Checks the settings for packets of at most `max_packet` bytes (MTU plus headers);
+    /// fields are named relative to `[fabric.pfc]`.
+    pub fn validate(&self, max_packet: u64) -> Checked {
+        if !(self.alpha > 0.0 && self.alpha < 256.0) {
+            return Err(ParamError::new(
+                "alpha",
+                "must be a positive number below 256 (1/8 is usual)",
+            ));
+        }
+        if self.threshold == PfcThreshold::Static && self.xoff < max_packet {
+            return Err(ParamError::new(
+                "xoff",
+                "the static XOFF threshold must hold at least one packet",
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// Why a PFC payload could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

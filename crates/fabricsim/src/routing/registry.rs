@@ -1,0 +1,134 @@
+//! Every load-balancing algorithm, each named once.
+//!
+//! A balancer's file defines a `pub static` [`LbEntry`]: its name in
+//! `fabric.load_balance.algorithm`, one line on what it does, and the [`LbAlgorithm`]
+//! variant the switches dispatch on (the choice is made per packet, so it is an enum
+//! matched in `Simulation::switch_receive`, not a call through this list). The names
+//! scenarios accept, the names an unknown one's error lists and `fabricsim list` come
+//! from [`BALANCERS`].
+
+use crate::param::{Described, Param};
+use serde::Deserialize;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Every load balancer, in the order `fabricsim list` and error messages give them.
+pub static BALANCERS: &[&LbEntry] = &[
+    &super::ecmp::ENTRY,
+    &super::spray::RANDOM_ENTRY,
+    &super::spray::RR_ENTRY,
+    &crate::gse::pktc::LB_ENTRY,
+];
+
+/// One load balancer.
+#[derive(Debug)]
+pub struct LbEntry {
+    /// The name in scenario files.
+    pub name: &'static str,
+    /// One line on what it does.
+    pub about: &'static str,
+    /// What the switches dispatch on.
+    pub algorithm: LbAlgorithm,
+}
+
+/// How a switch chooses among equal-cost next hops (the hot-path form of a
+/// [`BALANCERS`] entry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LbAlgorithm {
+    /// Per-flow 5-tuple hash with a per-switch salt.
+    Ecmp,
+    /// Per-packet uniformly random next hop.
+    SprayRandom,
+    /// Per-packet round robin among next hops.
+    SprayRr,
+    /// GSE packet containers: at the source edge switch (GSP) all packets of a container
+    /// take one uplink, successive containers the least-loaded one; the destination GSP
+    /// restores order.
+    Pktc,
+}
+
+impl LbAlgorithm {
+    /// Its registry entry.
+    pub fn entry(self) -> &'static LbEntry {
+        BALANCERS
+            .iter()
+            .find(|e| e.algorithm == self)
+            .expect("every load balancer is registered")
+    }
+    /// The name used in scenario files.
+    pub fn name(self) -> &'static str {
+        self.entry().name
+    }
+}
+
+impl fmt::Display for LbAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The names of [`BALANCERS`], in order.
+pub fn names() -> &'static [&'static str] {
+    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| BALANCERS.iter().map(|e| e.name).collect())
+}
+
+impl<'de> Deserialize<'de> for LbAlgorithm {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = crate::param::de_registry_name(d, "LbAlgorithm", names())?;
+        Ok(BALANCERS
+            .iter()
+            .find(|e| e.name == name)
+            .expect("the name comes from the registry")
+            .algorithm)
+    }
+}
+
+/// Load balancing among equal-cost next hops (`[fabric.load_balance]`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadBalanceCfg {
+    /// A name of [`BALANCERS`].
+    #[serde(default = "d_lb")]
+    pub algorithm: LbAlgorithm,
+}
+
+fn d_lb() -> LbAlgorithm {
+    LbAlgorithm::Ecmp
+}
+
+impl Default for LoadBalanceCfg {
+    fn default() -> Self {
+        LoadBalanceCfg { algorithm: d_lb() }
+    }
+}
+
+impl Described for LoadBalanceCfg {
+    const ABOUT: &'static str = "load balancing among equal-cost next hops";
+    fn params() -> Vec<Param> {
+        let names: Vec<String> = names().iter().map(|n| format!("\"{n}\"")).collect();
+        vec![Param::word("algorithm", d_lb().name(), names.join(" | "))]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_distinct_and_parse() {
+        for (i, e) in BALANCERS.iter().enumerate() {
+            assert!(BALANCERS[..i]
+                .iter()
+                .all(|o| o.name != e.name && o.algorithm != e.algorithm));
+            let v = toml::Value::String(e.name.into());
+            assert_eq!(v.try_into::<LbAlgorithm>().unwrap(), e.algorithm);
+            assert_eq!(e.algorithm.name(), e.name);
+        }
+    }
+
+    #[test]
+    fn listing_names_every_field() {
+        crate::param::assert_describes_fields::<LoadBalanceCfg>();
+    }
+}
