@@ -23,6 +23,9 @@ use crate::units::serde_units as su;
 use crate::units::{Rate, Time, US};
 use serde::Deserialize;
 
+/// The timer stage counter saturates here (any stage past F behaves alike).
+const STAGE_MAX: u32 = u32::MAX;
+
 /// DCQCN parameter profile.
 #[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -422,7 +425,10 @@ impl Dcqcn {
                 if !self.p.mlx {
                     self.alpha *= (1.0 - self.p.g).powi(n.min(i32::MAX as u64) as i32);
                 }
-                self.t_stage = self.t_stage.saturating_add(n.min(u32::MAX as u64) as u32);
+                // Stages past u32 are all "beyond F": saturate rather than wrap.
+                self.t_stage = self
+                    .t_stage
+                    .saturating_add(u32::try_from(n).unwrap_or(STAGE_MAX));
                 self.next_timer += n * self.p.timer;
                 break;
             }

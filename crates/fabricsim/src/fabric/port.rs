@@ -401,8 +401,9 @@ mod tests {
         assert_eq!(p.mean_queue_bytes(1000), 8507.0 / 1000.0);
         // Large times and sizes stay exact.
         let t = 1u64 << 62;
-        p.enqueue(0, d(u32::MAX), t);
-        let want = u32::MAX as u128 * (1u128 << 62);
+        const LARGEST_FRAME: u32 = u32::MAX;
+        p.enqueue(0, d(LARGEST_FRAME), t);
+        let want = LARGEST_FRAME as u128 * (1u128 << 62);
         assert_eq!(p.queues[0].area_exact(2 * t), want);
     }
 

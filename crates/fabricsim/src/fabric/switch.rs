@@ -14,8 +14,8 @@ use super::ecn::RedMarker;
 use crate::fabric::buffer::Admission;
 use crate::fabric::NodeKind;
 use crate::packet::{Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_ROUTED, LOCAL_PORT};
-use crate::routing::LbAlgorithm;
-use crate::routing::{ecmp, spray};
+use crate::routing::ecmp;
+use crate::routing::registry::LbState;
 use crate::sim::*;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -103,11 +103,15 @@ impl Simulation {
         let k = if n == 1 {
             0
         } else {
-            match self.params.lb {
-                LbAlgorithm::Ecmp | LbAlgorithm::Pktc => ecmp::pick(hash, sw.salt, n),
-                LbAlgorithm::SprayRandom => spray::pick_random(&mut sw.rng, n),
-                LbAlgorithm::SprayRr => spray::pick_rr(&mut sw.rr, n),
-            }
+            self.params.lb.pick(
+                hash,
+                n,
+                LbState {
+                    salt: sw.salt,
+                    rng: &mut sw.rng,
+                    rr: &mut sw.rr,
+                },
+            )
         };
         let egress = self.routing.port_of(cands, k);
         self.forward(s, in_port, pkt, egress);

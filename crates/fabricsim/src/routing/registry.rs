@@ -3,7 +3,7 @@
 //! A balancer's file defines a `pub static` [`LbEntry`]: its name in
 //! `fabric.load_balance.algorithm`, one line on what it does, and the [`LbAlgorithm`]
 //! variant the switches dispatch on (the choice is made per packet, so it is an enum
-//! matched in `Simulation::switch_receive`, not a call through this list). The names
+//! matched in [`LbAlgorithm::pick`], not a call through this list). The names
 //! scenarios accept, the names an unknown one's error lists and `fabricsim list` come
 //! from [`BALANCERS`].
 
@@ -47,7 +47,30 @@ pub enum LbAlgorithm {
     Pktc,
 }
 
+/// What a load balancer may read and update at one switch: the flow hash's per-switch
+/// salt, the switch's seeded random stream and its round-robin cursor.
+pub struct LbState<'a> {
+    /// ECMP salt of the switch.
+    pub salt: u32,
+    /// The switch's random stream.
+    pub rng: &'a mut rand_chacha::ChaCha8Rng,
+    /// The switch's round-robin cursor.
+    pub rr: &'a mut u32,
+}
+
 impl LbAlgorithm {
+    /// The next hop, `0..n` (`n > 1`), for a packet with flow hash `hash` at a switch
+    /// with state `sw`. (PKTC chooses containers' uplinks at the GSPs; between switches
+    /// a container's packets follow the hash of the container.)
+    #[inline(always)]
+    pub fn pick(self, hash: u32, n: usize, sw: LbState<'_>) -> usize {
+        match self {
+            LbAlgorithm::Ecmp | LbAlgorithm::Pktc => super::ecmp::pick(hash, sw.salt, n),
+            LbAlgorithm::SprayRandom => super::spray::pick_random(sw.rng, n),
+            LbAlgorithm::SprayRr => super::spray::pick_rr(sw.rr, n),
+        }
+    }
+
     /// Its registry entry.
     pub fn entry(self) -> &'static LbEntry {
         BALANCERS
