@@ -92,7 +92,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
     for sw in &sim.switches {
         let ports = &sim.ports[sw.first_port as usize..(sw.first_port + sw.n_ports) as usize];
         let sum = |f: &dyn Fn(&crate::fabric::Port) -> u64| ports.iter().map(f).sum::<u64>();
-        let rx = sum(&|p| sim.links[p.peer as usize].delivered);
+        let rx = sum(&|p| sim.links[p.peer.idx()].delivered);
         let pfc_rx = sum(&|p| p.stats.pause_frames_received + p.stats.resume_frames_received);
         let tx = sum(&|p| p.tx_packets);
         let pfc_gen = sum(&|p| p.stats.pause_frames_sent + p.stats.resume_frames_sent);

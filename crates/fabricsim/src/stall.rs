@@ -85,7 +85,7 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
     };
     // Wait-for edges: p -> paused non-empty ports of p's peer node.
     let succ = |p: u32| -> Vec<u32> {
-        let peer = sim.ports[p as usize].peer;
+        let peer = sim.ports[p as usize].peer.0;
         let node = &sim.nodes[sim.ports[peer as usize].node as usize];
         (node.first_port..node.first_port + node.n_ports)
             .filter(|&q| q != peer && is_paused[q as usize])

@@ -108,7 +108,7 @@ fn pktc_keeps_containers_whole_delivers_in_order_and_spreads_containers() {
     let up: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
         .filter(|&p| {
             let peer = sim.ports[p as usize].peer;
-            matches!(sim.ports[peer as usize].owner(), NodeKind::Switch(_))
+            matches!(sim.ports[peer].owner(), NodeKind::Switch(_))
         })
         .map(|p| sim.ports[p as usize].tx_bytes)
         .collect();
@@ -185,7 +185,7 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
     // The receiver's downlink (leaf 0 -> host 0) never queues more than a few containers.
     let host_port = sim.hosts[0].port;
     let down = sim.ports[host_port as usize].peer;
-    let q = sim.ports[down as usize].max_queue_bytes;
+    let q = sim.ports[down].max_queue_bytes;
     assert!(
         q <= 4 * 16_384 + 4 * 4_170,
         "downlink queue reached {q} bytes"
@@ -206,16 +206,16 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
     assert!(s.grants >= 31 * 2 * 1024 * 1024 / 16_384);
     // Grants name the spine link each container comes in by, least loaded first: the four
     // spine -> leaf 0 links carry within 10% of an even share.
-    let leaf = sim.ports[down as usize].node;
+    let leaf = sim.ports[down].node;
     let node = &sim.nodes[leaf as usize];
     let inbound: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
         .filter(|&p| {
             matches!(
-                sim.ports[sim.ports[p as usize].peer as usize].owner(),
+                sim.ports[sim.ports[p as usize].peer.idx()].owner(),
                 NodeKind::Switch(_)
             )
         })
-        .map(|p| sim.ports[sim.ports[p as usize].peer as usize].tx_bytes)
+        .map(|p| sim.ports[sim.ports[p as usize].peer.idx()].tx_bytes)
         .collect();
     assert_eq!(inbound.len(), 4);
     let mean = inbound.iter().sum::<u64>() as f64 / 4.0;
@@ -255,7 +255,7 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
         let up = |i: usize| {
             let f = &sim.flows[i];
             let leaf_port = sim.ports[sim.hosts[f.spec.src as usize].port as usize].peer;
-            let leaf = sim.ports[leaf_port as usize].node;
+            let leaf = sim.ports[leaf_port].node;
             let NodeKind::Switch(s) = sim.nodes[leaf as usize].kind else {
                 unreachable!()
             };
@@ -276,7 +276,7 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
     let ups: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
         .filter(|&p| {
             matches!(
-                sim.ports[sim.ports[p as usize].peer as usize].owner(),
+                sim.ports[sim.ports[p as usize].peer.idx()].owner(),
                 NodeKind::Switch(_)
             )
         })

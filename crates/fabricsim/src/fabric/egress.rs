@@ -74,7 +74,7 @@ impl Simulation {
         port_ref.busy_until = now + d;
         port_ref.tx_bytes += wire + extra;
         port_ref.tx_packets += 1;
-        let (to, to_port) = (self.links[pi].to, self.links[pi].to_port);
+        let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
         let mut pkt = pkt;
         if self.route_ahead && pkt.kind != PacketKind::Pause {
             if let NodeKind::Switch(s) = to {

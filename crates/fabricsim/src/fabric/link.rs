@@ -6,7 +6,7 @@
 
 use super::NodeKind;
 use crate::engine::Event;
-use crate::ids::LinkId;
+use crate::ids::{LinkId, PortId};
 use crate::packet::Desc;
 use crate::packet::{PacketKind, Payload};
 use crate::sim::*;
@@ -20,7 +20,7 @@ pub struct Link {
     /// Propagation delay plus the receiving node's processing latency.
     pub delay: Time,
     /// The port packets arrive on (the far end's port on this cable).
-    pub to_port: u32,
+    pub to_port: PortId,
     /// The node at the far end.
     pub to: NodeKind,
     /// Packets delivered.
@@ -34,7 +34,7 @@ impl Link {
     pub fn new(delay: Time, to_port: u32, to: NodeKind) -> Link {
         Link {
             delay,
-            to_port,
+            to_port: PortId(to_port),
             to,
             delivered: 0,
             ring: VecDeque::new(),
@@ -66,7 +66,7 @@ impl Simulation {
     pub(crate) fn on_link_arrive(&mut self, l: LinkId) {
         let link = &mut self.links[l];
         let (pkt, next) = link.take_head();
-        let (in_port, to) = (link.to_port, link.to);
+        let (in_port, to) = (link.to_port.0, link.to);
         if let Some(t) = next {
             self.queue.push(t, Event::LinkArrive(l));
         }

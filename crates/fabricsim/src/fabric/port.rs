@@ -3,6 +3,7 @@
 //! the counters that end up in `ports.csv`.
 
 use super::NodeKind;
+use crate::ids::PortId;
 use crate::packet::Desc;
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
@@ -129,7 +130,7 @@ pub struct Port {
     /// Index among the node's ports.
     pub local: u32,
     /// The port at the other end of the cable.
-    pub peer: u32,
+    pub peer: PortId,
     /// Line rate.
     pub rate: Rate,
     /// Rate at which frames serialize: the line rate less any PHY-level overhead
@@ -163,7 +164,7 @@ impl Port {
             max_queue_bytes: 0,
             node,
             local,
-            peer,
+            peer: PortId(peer),
             rate,
             queues: Default::default(),
             nonempty: 0,

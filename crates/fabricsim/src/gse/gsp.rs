@@ -39,7 +39,7 @@ impl Simulation {
         let mut switch_of_gsp = Vec::new();
         let mut gsp_of_host = vec![None; n_hosts];
         for (h, host) in hosts.iter().enumerate() {
-            let peer = ports[host.port as usize].peer;
+            let peer = ports[host.port as usize].peer.0;
             if let NodeKind::Switch(s) = nodes[ports[peer as usize].node as usize].kind {
                 if gsp_of_switch[s as usize].is_none() {
                     gsp_of_switch[s as usize] = Some(switch_of_gsp.len() as u32);
@@ -132,7 +132,7 @@ impl Simulation {
                     if g.dgsq {
                         let container = g.cfg.container;
                         let NodeKind::Host(src_host) =
-                            self.ports[self.ports[in_port as usize].peer as usize].owner()
+                            self.ports[self.ports[in_port as usize].peer.idx()].owner()
                         else {
                             unreachable!("edge ports face hosts")
                         };
@@ -215,10 +215,10 @@ impl Simulation {
             let routing = &self.routing;
             // The spine the grant named, if this GSP has uplinks to it: those uplinks
             // only; otherwise all of them.
-            let spine = via.map(|v| ports[ports[v as usize].peer as usize].node);
+            let spine = via.map(|v| ports[ports[v as usize].peer.idx()].node);
             let to_spine = |k: usize| {
                 let p = routing.port_of(cands, k) as usize;
-                Some(ports[ports[p].peer as usize].node) == spine
+                Some(ports[ports[p].peer.idx()].node) == spine
             };
             let restrict = spine.is_some() && (0..n).any(to_spine);
             let k = crate::gse::pktc::best_uplink(n, &mut g.rr[gsp as usize], |k| {

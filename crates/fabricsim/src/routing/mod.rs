@@ -69,7 +69,7 @@ impl RoutingTable {
         for (h, &hn) in host_nodes.iter().enumerate() {
             let node = &nodes[hn as usize];
             let port = &ports[node.first_port as usize];
-            let leaf_port = port.peer;
+            let leaf_port = port.peer.0;
             let leaf_node = ports[leaf_port as usize].node;
             let sw = match nodes[leaf_node as usize].kind {
                 NodeKind::Switch(s) => s,
@@ -105,7 +105,7 @@ impl RoutingTable {
             while let Some(s) = queue.pop_front() {
                 let node = &nodes[switch_nodes[s as usize] as usize];
                 for p in node.first_port..node.first_port + node.n_ports {
-                    let peer_node = ports[ports[p as usize].peer as usize].node;
+                    let peer_node = ports[ports[p as usize].peer.idx()].node;
                     if let Some(t2) = sw_of_node(peer_node) {
                         if dist[t2 as usize] == UNREACHED {
                             dist[t2 as usize] = dist[s as usize] + 1;
@@ -121,7 +121,7 @@ impl RoutingTable {
                 let node = &nodes[switch_nodes[s] as usize];
                 let start = t.flat.len() as u32;
                 for p in node.first_port..node.first_port + node.n_ports {
-                    let peer_node = ports[ports[p as usize].peer as usize].node;
+                    let peer_node = ports[ports[p as usize].peer.idx()].node;
                     if let Some(t2) = sw_of_node(peer_node) {
                         if dist[t2 as usize] + 1 == dist[s] {
                             t.flat.push(p);

@@ -126,7 +126,7 @@ impl Simulation {
         // The receiving node's forwarding latency is added to the link's delay (packets
         // reach the egress queue that much after their last bit arrives).
         for p in 0..ports.len() {
-            let peer_node = ports[ports[p].peer as usize].node as usize;
+            let peer_node = ports[ports[p].peer.idx()].node as usize;
             if node_is_switch[peer_node] {
                 links[p].delay += sw_lat;
             }
@@ -140,7 +140,7 @@ impl Simulation {
             for p in node.first_port..node.first_port + node.n_ports {
                 let port = &ports[p as usize];
                 // Bytes arrive on this port over the peer's link.
-                let delay = links[port.peer as usize].delay;
+                let delay = links[port.peer.idx()].delay;
                 let h = sc
                     .fabric
                     .pfc
@@ -194,7 +194,7 @@ impl Simulation {
                     .iter()
                     .filter_map(|&v| {
                         (node.first_port..node.first_port + node.n_ports)
-                            .find(|&p| ports[ports[p as usize].peer as usize].node as usize == v)
+                            .find(|&p| ports[ports[p as usize].peer.idx()].node as usize == v)
                     })
                     .collect();
                 (sw, r.to_host as u32, ps)
@@ -251,7 +251,7 @@ impl Simulation {
             .iter()
             .map(|p| {
                 matches!(p.owner(), NodeKind::Switch(_))
-                    && matches!(ports[p.peer as usize].owner(), NodeKind::Host(_))
+                    && matches!(ports[p.peer.idx()].owner(), NodeKind::Host(_))
             })
             .collect();
         let gse = if params.lb == LbAlgorithm::Pktc {

@@ -57,7 +57,7 @@ impl Simulation {
                         NodeKind::Switch(s) => {
                             // (Under spraying the ECMP choice is only a guess.)
                             let egress = if d.flags & FLAG_ROUTED != 0 {
-                                Some(link.to_port.wrapping_add(d.in_port as i16 as u32))
+                                Some(link.to_port.0.wrapping_add(d.in_port as i16 as u32))
                             } else {
                                 self.ecmp_egress(s, d.dst, d.hash)
                             };
@@ -66,7 +66,7 @@ impl Simulation {
                                 prefetch(&e.queues[d.prio as usize & 7]);
                                 let sw = &self.switches[s as usize];
                                 sw.buffer.prefetch_counter(
-                                    (link.to_port - sw.first_port) as usize,
+                                    (link.to_port.0 - sw.first_port) as usize,
                                     d.prio as usize,
                                 );
                             }

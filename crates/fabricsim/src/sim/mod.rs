@@ -254,7 +254,7 @@ impl Simulation {
                 delay: self.links[port as usize].delay,
                 extra: p.sec_extra as u64,
             });
-            let next_node = self.ports[self.ports[port as usize].peer as usize].node;
+            let next_node = self.ports[self.ports[port as usize].peer.idx()].node;
             match self.nodes[next_node as usize].kind {
                 NodeKind::Host(h) => {
                     return if h == f.spec.dst { hops } else { Vec::new() };
