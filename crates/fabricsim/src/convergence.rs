@@ -132,7 +132,7 @@ impl ConvergenceSpec {
             Some(r) => r.0 as f64,
             None => {
                 let dst = sim.flows[flows[0] as usize].spec.dst as usize;
-                sim.ports[sim.hosts[dst].port as usize].rate.0 as f64 / flows.len() as f64
+                sim.ports[sim.hosts[dst].port.idx()].rate.0 as f64 / flows.len() as f64
             }
         };
         Ok(ConvergenceSpec {

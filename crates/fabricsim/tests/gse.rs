@@ -184,7 +184,7 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
     assert_eq!(sim.counters.drops, 0);
     // The receiver's downlink (leaf 0 -> host 0) never queues more than a few containers.
     let host_port = sim.hosts[0].port;
-    let down = sim.ports[host_port as usize].peer;
+    let down = sim.ports[host_port].peer;
     let q = sim.ports[down].max_queue_bytes;
     assert!(
         q <= 4 * 16_384 + 4 * 4_170,
@@ -254,7 +254,7 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
         // Same spine: identical second hop rate/delay does not tell; compare uplink ports.
         let up = |i: usize| {
             let f = &sim.flows[i];
-            let leaf_port = sim.ports[sim.hosts[f.spec.src as usize].port as usize].peer;
+            let leaf_port = sim.ports[sim.hosts[f.spec.src as usize].port.idx()].peer;
             let leaf = sim.ports[leaf_port].node;
             let NodeKind::Switch(s) = sim.nodes[leaf as usize].kind else {
                 unreachable!()

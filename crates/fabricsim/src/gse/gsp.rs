@@ -39,7 +39,7 @@ impl Simulation {
         let mut switch_of_gsp = Vec::new();
         let mut gsp_of_host = vec![None; n_hosts];
         for (h, host) in hosts.iter().enumerate() {
-            let peer = ports[host.port as usize].peer.0;
+            let peer = ports[host.port.idx()].peer.0;
             if let NodeKind::Switch(s) = nodes[ports[peer as usize].node as usize].kind {
                 if gsp_of_switch[s as usize].is_none() {
                     gsp_of_switch[s as usize] = Some(switch_of_gsp.len() as u32);
@@ -420,7 +420,7 @@ impl Simulation {
         let dst = dst.0;
         let now = self.now;
         let (mtu, header) = (self.params.mtu, self.params.header);
-        let rate = self.ports[self.hosts[dst as usize].port as usize].rate;
+        let rate = self.ports[self.hosts[dst as usize].port.idx()].rate;
         let g = self.gse.as_mut().expect("GSE mode");
         let container = g.cfg.container;
         let gt = |b: u64| {

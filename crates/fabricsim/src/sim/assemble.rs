@@ -206,7 +206,7 @@ impl Simulation {
             .iter()
             .map(|&hn| Host {
                 node: hn,
-                port: nodes[hn as usize].first_port,
+                port: crate::ids::PortId(nodes[hn as usize].first_port),
                 active: Vec::new(),
                 rr: 0,
             })
@@ -214,7 +214,7 @@ impl Simulation {
         // Flows.
         let mut flows = Vec::with_capacity(specs.len());
         for (i, s) in specs.into_iter().enumerate() {
-            let line = ports[hosts[s.src as usize].port as usize].rate;
+            let line = ports[hosts[s.src as usize].port.idx()].rate;
             // The real controller is made once the flow's path (and base RTT) is known.
             let cc = AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 });
             // RoCE NICs derive the UDP source port from the queue pair; here it is drawn
@@ -393,7 +393,7 @@ impl Simulation {
     pub(crate) fn make_cc(&self, sc: &Scenario, alg: CcAlgorithm, i: usize, rtt: Time) -> AnyCc {
         let s = &self.flows[i].spec;
         let ctx = FlowContext {
-            line: self.ports[self.hosts[s.src as usize].port as usize].rate,
+            line: self.ports[self.hosts[s.src as usize].port.idx()].rate,
             base_rtt: rtt,
             start: s.start,
         };

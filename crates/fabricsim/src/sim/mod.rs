@@ -246,7 +246,7 @@ impl Simulation {
     pub fn path_of(&self, i: usize) -> Vec<Hop> {
         let f = &self.flows[i];
         let mut hops = Vec::new();
-        let mut port = self.hosts[f.spec.src as usize].port;
+        let mut port = self.hosts[f.spec.src as usize].port.0;
         for _ in 0..64 {
             let p = &self.ports[port as usize];
             hops.push(Hop {
@@ -310,7 +310,7 @@ impl Simulation {
         let rate = spec
             .ranks
             .iter()
-            .map(|&h| self.ports[self.hosts[h as usize].port as usize].ser_rate.0)
+            .map(|&h| self.ports[self.hosts[h as usize].port.idx()].ser_rate.0)
             .min()
             .unwrap_or(1) as f64;
         let goodput = rate * self.params.mtu as f64 / (self.params.mtu + self.params.header) as f64;

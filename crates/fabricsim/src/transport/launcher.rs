@@ -146,7 +146,7 @@ impl Simulation {
         self.last_progress = now;
         let h = f.spec.src as usize;
         self.hosts[h].active.push(fid);
-        let port = self.hosts[h].port;
+        let port = self.hosts[h].port.0;
         self.schedule_wake(port, now);
     }
 

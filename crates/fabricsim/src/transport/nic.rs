@@ -35,7 +35,7 @@ impl Simulation {
         if self.transport.on_timeout(f) {
             f.rto_deadline = now + rto;
             self.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
-            let port = self.hosts[f.spec.src as usize].port;
+            let port = self.hosts[f.spec.src as usize].port.0;
             self.schedule_wake(port, now);
         } else {
             f.rto_pending = false;
@@ -46,7 +46,7 @@ impl Simulation {
     pub(crate) fn pull_data(&mut self, h: u32) -> Option<Desc> {
         let now = self.now;
         let host = &self.hosts[h as usize];
-        let port = host.port;
+        let port = host.port.0;
         let dp = self.params.data_prio as usize;
         if self.ports[port as usize].is_paused(dp, now) {
             let t = self.ports[port as usize].paused_until(dp);
@@ -168,7 +168,7 @@ impl Simulation {
             let rx = self.telemetry.int.rx;
             *self.telemetry.int.slot(d.id) = rx;
         }
-        let port = self.hosts[from_host as usize].port;
+        let port = self.hosts[from_host as usize].port.0;
         let pr = &mut self.ports[port as usize];
         let prio = self.params.ctrl_prio as usize;
         pr.enqueue(prio, d, self.now);
@@ -323,7 +323,9 @@ impl Simulation {
             self.hosts[h].active.retain(|&x| x != fid);
         }
         if wake {
-            let port = self.hosts[self.flows[fid as usize].spec.src as usize].port;
+            let port = self.hosts[self.flows[fid as usize].spec.src as usize]
+                .port
+                .0;
             self.schedule_wake(port, now);
         }
     }

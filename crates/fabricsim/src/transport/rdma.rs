@@ -2,6 +2,7 @@
 
 use crate::cc::AnyCc;
 use crate::fabric::port::N_PRIO;
+use crate::ids::PortId;
 use crate::param::{Checked, Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Time, MS};
@@ -129,7 +130,7 @@ pub struct Host {
     /// Node id.
     pub node: u32,
     /// Its (only) port.
-    pub port: u32,
+    pub port: PortId,
     /// Flows with bytes not yet acknowledged, served round robin.
     pub active: Vec<u32>,
     /// Round-robin cursor into `active`.
