@@ -60,7 +60,7 @@ impl Recorder {
         if let Some(iv) = queue_interval {
             if now.is_multiple_of(iv) {
                 for (i, p) in ports.iter().enumerate() {
-                    if node_is_switch[p.node as usize] {
+                    if node_is_switch[p.node.idx()] {
                         let b = p.queued_bytes();
                         if b > 0 {
                             self.queue_samples.push(QueueSample {

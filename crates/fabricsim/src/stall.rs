@@ -64,7 +64,7 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
     let blocked = |p: u32| {
         let port = &sim.ports[p as usize];
         let queued = (0..8).any(|q| port.is_paused(q, now) && !port.queues[q].is_empty());
-        let nic_blocked = match sim.nodes[port.node as usize].kind {
+        let nic_blocked = match sim.nodes[port.node.idx()].kind {
             crate::fabric::NodeKind::Host(h) => {
                 port.is_paused(sim.params.data_prio as usize, now)
                     && !sim.hosts[h as usize].active.is_empty()
@@ -86,7 +86,7 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
     // Wait-for edges: p -> paused non-empty ports of p's peer node.
     let succ = |p: u32| -> Vec<u32> {
         let peer = sim.ports[p as usize].peer.0;
-        let node = &sim.nodes[sim.ports[peer as usize].node as usize];
+        let node = &sim.nodes[sim.ports[peer as usize].node.idx()];
         (node.first_port..node.first_port + node.n_ports)
             .filter(|&q| q != peer && is_paused[q as usize])
             .collect()

@@ -24,7 +24,7 @@ fn port_between(sim: &Simulation, node: &str, peer: &str) -> usize {
     let n = sim.nodes.iter().position(|x| x.name == node).unwrap() as u32;
     let p = sim.nodes.iter().position(|x| x.name == peer).unwrap() as u32;
     (0..sim.ports.len())
-        .find(|&i| sim.ports[i].node == n && sim.ports[sim.links[i].to_port.idx()].node == p)
+        .find(|&i| sim.ports[i].node.0 == n && sim.ports[sim.links[i].to_port].node.0 == p)
         .unwrap_or_else(|| panic!("no port {node} -> {peer}"))
 }
 

@@ -207,7 +207,7 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
     // Grants name the spine link each container comes in by, least loaded first: the four
     // spine -> leaf 0 links carry within 10% of an even share.
     let leaf = sim.ports[down].node;
-    let node = &sim.nodes[leaf as usize];
+    let node = &sim.nodes[leaf];
     let inbound: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
         .filter(|&p| {
             matches!(
@@ -256,7 +256,7 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
             let f = &sim.flows[i];
             let leaf_port = sim.ports[sim.hosts[f.spec.src as usize].port.idx()].peer;
             let leaf = sim.ports[leaf_port].node;
-            let NodeKind::Switch(s) = sim.nodes[leaf as usize].kind else {
+            let NodeKind::Switch(s) = sim.nodes[leaf].kind else {
                 unreachable!()
             };
             let c = sim.routing.candidates(s, f.spec.dst);
@@ -272,7 +272,7 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
     let mut sim = build(&t, &[&format!("seed={seed}")]);
     run(&mut sim);
     // The collided uplink carried both flows; the other uplink carried nothing of them.
-    let node = &sim.nodes[sim.ports[port as usize].node as usize];
+    let node = &sim.nodes[sim.ports[port as usize].node];
     let ups: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
         .filter(|&p| {
             matches!(

@@ -3,7 +3,7 @@
 //! the counters that end up in `ports.csv`.
 
 use super::NodeKind;
-use crate::ids::PortId;
+use crate::ids::{NodeId, PortId};
 use crate::packet::Desc;
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
@@ -126,7 +126,7 @@ pub struct Port {
     /// One queue per priority, each with its byte count in its own cache line.
     pub queues: [PrioQueue; N_PRIO],
     /// Owning node.
-    pub node: u32,
+    pub node: NodeId,
     /// Index among the node's ports.
     pub local: u32,
     /// The port at the other end of the cable.
@@ -162,7 +162,7 @@ impl Port {
             tx_bytes: 0,
             tx_packets: 0,
             max_queue_bytes: 0,
-            node,
+            node: NodeId(node),
             local,
             peer: PortId(peer),
             rate,

@@ -40,7 +40,7 @@ impl Simulation {
         let mut gsp_of_host = vec![None; n_hosts];
         for (h, host) in hosts.iter().enumerate() {
             let peer = ports[host.port.idx()].peer.0;
-            if let NodeKind::Switch(s) = nodes[ports[peer as usize].node as usize].kind {
+            if let NodeKind::Switch(s) = nodes[ports[peer as usize].node.idx()].kind {
                 if gsp_of_switch[s as usize].is_none() {
                     gsp_of_switch[s as usize] = Some(switch_of_gsp.len() as u32);
                     switch_of_gsp.push(s);

@@ -71,7 +71,7 @@ impl RoutingTable {
             let port = &ports[node.first_port as usize];
             let leaf_port = port.peer.0;
             let leaf_node = ports[leaf_port as usize].node;
-            let sw = match nodes[leaf_node as usize].kind {
+            let sw = match nodes[leaf_node.idx()].kind {
                 NodeKind::Switch(s) => s,
                 NodeKind::Host(_) => {
                     return Err(RoutingError(format!(
@@ -106,7 +106,7 @@ impl RoutingTable {
                 let node = &nodes[switch_nodes[s as usize] as usize];
                 for p in node.first_port..node.first_port + node.n_ports {
                     let peer_node = ports[ports[p as usize].peer.idx()].node;
-                    if let Some(t2) = sw_of_node(peer_node) {
+                    if let Some(t2) = sw_of_node(peer_node.0) {
                         if dist[t2 as usize] == UNREACHED {
                             dist[t2 as usize] = dist[s as usize] + 1;
                             queue.push_back(t2);
@@ -122,7 +122,7 @@ impl RoutingTable {
                 let start = t.flat.len() as u32;
                 for p in node.first_port..node.first_port + node.n_ports {
                     let peer_node = ports[ports[p as usize].peer.idx()].node;
-                    if let Some(t2) = sw_of_node(peer_node) {
+                    if let Some(t2) = sw_of_node(peer_node.0) {
                         if dist[t2 as usize] + 1 == dist[s] {
                             t.flat.push(p);
                         }

@@ -126,7 +126,7 @@ impl Simulation {
         // The receiving node's forwarding latency is added to the link's delay (packets
         // reach the egress queue that much after their last bit arrives).
         for p in 0..ports.len() {
-            let peer_node = ports[ports[p].peer.idx()].node as usize;
+            let peer_node = ports[ports[p].peer.idx()].node.idx();
             if node_is_switch[peer_node] {
                 links[p].delay += sw_lat;
             }
@@ -194,7 +194,7 @@ impl Simulation {
                     .iter()
                     .filter_map(|&v| {
                         (node.first_port..node.first_port + node.n_ports)
-                            .find(|&p| ports[ports[p as usize].peer.idx()].node as usize == v)
+                            .find(|&p| ports[ports[p as usize].peer.idx()].node.idx() == v)
                     })
                     .collect();
                 (sw, r.to_host as u32, ps)

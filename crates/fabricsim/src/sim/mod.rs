@@ -255,7 +255,7 @@ impl Simulation {
                 extra: p.sec_extra as u64,
             });
             let next_node = self.ports[self.ports[port as usize].peer.idx()].node;
-            match self.nodes[next_node as usize].kind {
+            match self.nodes[next_node].kind {
                 NodeKind::Host(h) => {
                     return if h == f.spec.dst { hops } else { Vec::new() };
                 }
@@ -341,11 +341,11 @@ impl Simulation {
 
     /// Node name of a port's owner.
     pub fn port_node_name(&self, port: u32) -> &str {
-        &self.nodes[self.ports[port as usize].node as usize].name
+        &self.nodes[self.ports[port as usize].node].name
     }
 
     /// True if node `n` is a switch.
-    pub fn is_switch(&self, n: u32) -> bool {
-        self.node_is_switch[n as usize]
+    pub fn is_switch(&self, n: crate::ids::NodeId) -> bool {
+        self.node_is_switch[n.idx()]
     }
 }

@@ -427,7 +427,7 @@ impl Simulation {
         pfc.refresh_fired(port);
         let quanta = pfc.pause_quanta;
         let node = self.ports[port as usize].node;
-        let NodeKind::Switch(s) = self.nodes[node as usize].kind else {
+        let NodeKind::Switch(s) = self.nodes[node].kind else {
             return;
         };
         let local = (port - self.switches[s as usize].first_port) as usize;
