@@ -114,10 +114,10 @@ fn cmd_check(file: PathBuf, set: Vec<String>) -> ExitCode {
                 println!(
                     "{}: ok: variant {name}: {} hosts, {} switches, {} links, {} flows",
                     file.display(),
-                    sim.hosts.len(),
-                    sim.switches.len(),
-                    sim.ports.len() / 2,
-                    sim.flows.len()
+                    sim.nics.hosts.len(),
+                    sim.fabric.switches.len(),
+                    sim.fabric.ports.len() / 2,
+                    sim.nics.flows.len()
                 );
             }
             ExitCode::SUCCESS

@@ -38,7 +38,7 @@ fn small_fat_tree(c: &mut Criterion) {
     let l = fabricsim::load_str(&src, "bench", Path::new("."), &[]).expect("valid");
     let mut probe = Simulation::build(&l.scenario, "bench", Path::new(".")).expect("builds");
     probe.run(&mut |_| {});
-    let hops = probe.counters.packet_hops;
+    let hops = probe.ctx.counters.packet_hops;
     let mut g = c.benchmark_group("simulation");
     g.throughput(Throughput::Elements(hops));
     g.sample_size(20);
@@ -46,7 +46,7 @@ fn small_fat_tree(c: &mut Criterion) {
         b.iter(|| {
             let mut sim = Simulation::build(&l.scenario, "bench", Path::new(".")).expect("builds");
             sim.run(&mut |_| {});
-            black_box(sim.counters.packet_hops)
+            black_box(sim.ctx.counters.packet_hops)
         })
     });
     g.finish();

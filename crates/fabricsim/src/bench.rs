@@ -80,12 +80,12 @@ pub fn run(k: u32) -> BenchResult {
     let wall = t1.elapsed().as_secs_f64();
     BenchResult {
         name: format!("fat-tree k={k} permutation 2MB"),
-        hosts: sim.hosts.len(),
+        hosts: sim.nics.hosts.len(),
         wall_seconds: wall,
         build_seconds: build,
-        packet_hops: sim.counters.packet_hops,
+        packet_hops: sim.ctx.counters.packet_hops,
         events: sim.events(),
-        sim_ps: sim.now,
-        flows: (sim.flows_done(), sim.flows.len()),
+        sim_ps: sim.ctx.now,
+        flows: (sim.flows_done(), sim.nics.flows.len()),
     }
 }

@@ -102,16 +102,16 @@ impl ConvergenceSpec {
     pub fn resolve(cfg: &ConvergenceCfg, sim: &Simulation) -> Result<ConvergenceSpec, String> {
         let flows: Vec<u32> = match &cfg.flows {
             Some(v) => v.clone(),
-            None => (0..sim.flows.len() as u32).collect(),
+            None => (0..sim.nics.flows.len() as u32).collect(),
         };
         if flows.is_empty() {
             return Err("flows: name at least one flow".into());
         }
         for &f in &flows {
-            if f as usize >= sim.flows.len() {
+            if f as usize >= sim.nics.flows.len() {
                 return Err(format!(
                     "flows: flow {f} does not exist (the run has {} flows, ids from 0)",
-                    sim.flows.len()
+                    sim.nics.flows.len()
                 ));
             }
         }
@@ -123,7 +123,7 @@ impl ConvergenceSpec {
         let join = cfg.join.unwrap_or_else(|| {
             flows
                 .iter()
-                .map(|&f| sim.flows[f as usize].spec.start)
+                .map(|&f| sim.nics.flows[f as usize].spec.start)
                 .max()
                 .unwrap_or(0)
         });
@@ -131,8 +131,8 @@ impl ConvergenceSpec {
             Some(Rate(0)) => return Err("fair_share: must be positive".into()),
             Some(r) => r.0 as f64,
             None => {
-                let dst = sim.flows[flows[0] as usize].spec.dst as usize;
-                sim.ports[sim.hosts[dst].port.idx()].rate.0 as f64 / flows.len() as f64
+                let dst = sim.nics.flows[flows[0] as usize].spec.dst as usize;
+                sim.fabric.ports[sim.nics.hosts[dst].port.idx()].rate.0 as f64 / flows.len() as f64
             }
         };
         Ok(ConvergenceSpec {
@@ -233,7 +233,7 @@ pub fn analyse(sim: &Simulation, spec: &ConvergenceSpec) -> Convergence {
             .iter()
             .take_while(|(t, _)| *t <= spec.join)
             .last()
-            .filter(|_| sim.flows[f as usize].spec.start < spec.join)
+            .filter(|_| sim.nics.flows[f as usize].spec.start < spec.join)
             .map(|&(_, r)| r);
         let cut = at_join.map(|r0| {
             s.iter()

@@ -12,26 +12,26 @@ use crate::sim::Simulation;
 
 /// Data packets of each flow still queued in a port or travelling on a link.
 pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
-    let mut v = vec![0u64; sim.flows.len()];
+    let mut v = vec![0u64; sim.nics.flows.len()];
     let mut count = |d: &crate::packet::Desc| {
-        let p = sim.arena.get(d.id);
+        let p = sim.ctx.arena.get(d.id);
         if let crate::packet::Payload::Data { flow, .. } = p.payload {
             v[flow.idx()] += 1;
         }
     };
-    for l in &sim.links {
+    for l in &sim.fabric.links {
         for (_, d) in &l.ring {
             count(d);
         }
     }
-    for p in &sim.ports {
+    for p in &sim.fabric.ports {
         for q in &p.queues {
             for d in q.iter() {
                 count(d);
             }
         }
     }
-    if let Some(g) = &sim.gse {
+    if let Some(g) = &sim.fabric.gse {
         for v in &g.voq {
             for d in &v.q {
                 count(d);
@@ -50,7 +50,7 @@ pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
 pub fn check(sim: &Simulation) -> Vec<String> {
     let mut bad = Vec::new();
     let inflight = in_flight_data(sim);
-    for (i, f) in sim.flows.iter().enumerate() {
+    for (i, f) in sim.nics.flows.iter().enumerate() {
         let accounted = f.data_pkts_arrived + f.data_pkts_dropped + inflight[i];
         if f.data_pkts_sent != accounted {
             bad.push(format!(
@@ -76,8 +76,8 @@ pub fn check(sim: &Simulation) -> Vec<String> {
     }
     // Per port (and its link): every frame the port transmitted was delivered at the far
     // end or is still on the wire.
-    for (i, p) in sim.ports.iter().enumerate() {
-        let l = &sim.links[i];
+    for (i, p) in sim.fabric.ports.iter().enumerate() {
+        let l = &sim.fabric.links[i];
         if p.tx_packets != l.delivered + l.ring.len() as u64 {
             bad.push(format!(
                 "port {}:{}: {} frames sent but {} delivered + {} on the wire",
@@ -89,16 +89,17 @@ pub fn check(sim: &Simulation) -> Vec<String> {
             ));
         }
     }
-    for sw in &sim.switches {
-        let ports = &sim.ports[sw.first_port as usize..(sw.first_port + sw.n_ports) as usize];
+    for sw in &sim.fabric.switches {
+        let ports =
+            &sim.fabric.ports[sw.first_port as usize..(sw.first_port + sw.n_ports) as usize];
         let sum = |f: &dyn Fn(&crate::fabric::Port) -> u64| ports.iter().map(f).sum::<u64>();
-        let rx = sum(&|p| sim.links[p.peer.idx()].delivered);
+        let rx = sum(&|p| sim.fabric.links[p.peer.idx()].delivered);
         let pfc_rx = sum(&|p| p.stats.pause_frames_received + p.stats.resume_frames_received);
         let tx = sum(&|p| p.tx_packets);
         let pfc_gen = sum(&|p| p.stats.pause_frames_sent + p.stats.resume_frames_sent);
         let pfc_pending = sum(&|p| p.ctrl_len() as u64);
         let queued = sum(&|p| p.queues.iter().map(|q| q.len() as u64).sum());
-        let name = &sim.nodes[sw.node as usize].name;
+        let name = &sim.fabric.nodes[sw.node as usize].name;
         let (gen, sink, held) = (sw.generated, sw.consumed, sw.held);
         if rx - pfc_rx + gen != tx - (pfc_gen - pfc_pending) + sw.drops + queued + held + sink {
             bad.push(format!(
@@ -106,7 +107,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
                 rx, tx, pfc_gen - pfc_pending, sw.drops
             ));
         }
-        if sim.params.pfc && !sim.params.pfc_edge_only && sw.drops > 0 {
+        if sim.ctx.params.pfc && !sim.ctx.params.pfc_edge_only && sw.drops > 0 {
             bad.push(format!(
                 "switch {name}: {} drops in a lossless fabric",
                 sw.drops

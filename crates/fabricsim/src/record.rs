@@ -100,17 +100,20 @@ impl Recorder {
 impl Simulation {
     /// The sampling event: sample, and keep sampling while flows remain.
     pub(crate) fn on_sample(&mut self) {
-        let intervals = (self.params.queue_interval, self.params.rate_interval);
+        let intervals = (
+            self.ctx.params.queue_interval,
+            self.ctx.params.rate_interval,
+        );
         let next = self.record.sample(
-            self.now,
+            self.ctx.now,
             intervals,
-            &self.ports,
-            &self.node_is_switch,
-            &mut self.flows,
+            &self.fabric.ports,
+            &self.fabric.node_is_switch,
+            &mut self.nics.flows,
         );
         if let Some(t) = next {
-            if self.flows_done < self.flows.len() {
-                self.queue.push(t, Event::Sample);
+            if self.nics.flows_done < self.nics.flows.len() {
+                self.ctx.queue.push(t, Event::Sample);
             }
         }
     }

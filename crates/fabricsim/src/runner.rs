@@ -158,7 +158,7 @@ pub fn run(
     let mut order: Vec<usize> = (0..n).collect();
     let cost: Vec<u64> = sims
         .iter()
-        .map(|(_, s)| s.flows.iter().map(|f| f.spec.size).sum())
+        .map(|(_, s)| s.nics.flows.iter().map(|f| f.spec.size).sum())
         .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
     let work: Vec<Mutex<Option<(RunMeta, Simulation)>>> =

@@ -53,31 +53,35 @@ impl std::fmt::Display for StallReport {
 }
 
 fn label(sim: &Simulation, p: u32) -> String {
-    format!("{}:{}", sim.port_node_name(p), sim.ports[p as usize].local)
+    format!(
+        "{}:{}",
+        sim.port_node_name(p),
+        sim.fabric.ports[p as usize].local
+    )
 }
 
 /// Inspects a stalled simulation.
 pub fn diagnose(sim: &Simulation) -> StallReport {
-    let now = sim.now;
+    let now = sim.ctx.now;
     // A port is blocked when a paused priority holds packets, or when it is a NIC with
     // data to send whose data priority is paused.
     let blocked = |p: u32| {
-        let port = &sim.ports[p as usize];
+        let port = &sim.fabric.ports[p as usize];
         let queued = (0..8).any(|q| port.is_paused(q, now) && !port.queues[q].is_empty());
-        let nic_blocked = match sim.nodes[port.node.idx()].kind {
+        let nic_blocked = match sim.fabric.nodes[port.node.idx()].kind {
             crate::fabric::NodeKind::Host(h) => {
-                port.is_paused(sim.params.data_prio as usize, now)
-                    && !sim.hosts[h as usize].active.is_empty()
+                port.is_paused(sim.ctx.params.data_prio as usize, now)
+                    && !sim.nics.hosts[h as usize].active.is_empty()
             }
             crate::fabric::NodeKind::Switch(_) => false,
         };
         queued || nic_blocked
     };
-    let paused: Vec<u32> = (0..sim.ports.len() as u32)
+    let paused: Vec<u32> = (0..sim.fabric.ports.len() as u32)
         .filter(|&p| blocked(p))
         .collect();
     let is_paused = {
-        let mut v = vec![false; sim.ports.len()];
+        let mut v = vec![false; sim.fabric.ports.len()];
         for &p in &paused {
             v[p as usize] = true;
         }
@@ -85,14 +89,14 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
     };
     // Wait-for edges: p -> paused non-empty ports of p's peer node.
     let succ = |p: u32| -> Vec<u32> {
-        let peer = sim.ports[p as usize].peer.0;
-        let node = &sim.nodes[sim.ports[peer as usize].node.idx()];
+        let peer = sim.fabric.ports[p as usize].peer.0;
+        let node = &sim.fabric.nodes[sim.fabric.ports[peer as usize].node.idx()];
         (node.first_port..node.first_port + node.n_ports)
             .filter(|&q| q != peer && is_paused[q as usize])
             .collect()
     };
     // Iterative DFS with colours to find one cycle.
-    let mut colour = vec![0u8; sim.ports.len()];
+    let mut colour = vec![0u8; sim.fabric.ports.len()];
     let mut cycle = Vec::new();
     'outer: for &start in &paused {
         if colour[start as usize] != 0 {
@@ -128,9 +132,9 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
         names.push(first);
     }
     StallReport {
-        last_progress_ps: now.saturating_sub(sim.params.stall_timeout),
+        last_progress_ps: now.saturating_sub(sim.ctx.params.stall_timeout),
         paused_ports: paused.iter().map(|&p| label(sim, p)).collect(),
         deadlock_cycle: names,
-        unfinished_flows: sim.flows.len() - sim.flows_done(),
+        unfinished_flows: sim.nics.flows.len() - sim.flows_done(),
     }
 }

@@ -77,10 +77,10 @@ impl WindowSpec {
             return Err("to: must be after `from`".into());
         }
         for &f in &cfg.flows {
-            if f as usize >= sim.flows.len() {
+            if f as usize >= sim.nics.flows.len() {
                 return Err(format!(
                     "flows: flow {f} does not exist (the run has {} flows, ids from 0)",
-                    sim.flows.len()
+                    sim.nics.flows.len()
                 ));
             }
         }
@@ -90,9 +90,9 @@ impl WindowSpec {
                 || format!("ports: `{name}` is not `<switch>:<port>` naming a switch egress port");
             let (node, local) = name.rsplit_once(':').ok_or_else(bad)?;
             let local: u32 = local.parse().map_err(|_| bad())?;
-            let id = (0..sim.ports.len() as u32)
+            let id = (0..sim.fabric.ports.len() as u32)
                 .find(|&p| {
-                    let pr = &sim.ports[p as usize];
+                    let pr = &sim.fabric.ports[p as usize];
                     pr.local == local && sim.is_switch(pr.node) && sim.port_node_name(p) == node
                 })
                 .ok_or_else(bad)?;
@@ -142,7 +142,7 @@ fn grid(from: Time, to: Time, iv: Time) -> impl Iterator<Item = Time> {
 /// Runs the analysis.
 pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
     let mut rows = Vec::new();
-    if let Some(iv) = sim.params.rate_interval {
+    if let Some(iv) = sim.ctx.params.rate_interval {
         let n = grid(spec.from, spec.to, iv).count().max(1) as f64;
         for &f in &spec.flows {
             let sum: f64 = sim
@@ -160,7 +160,7 @@ pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
             });
         }
     }
-    if let Some(iv) = sim.params.queue_interval {
+    if let Some(iv) = sim.ctx.params.queue_interval {
         let n = grid(spec.from, spec.to, iv).count().max(1) as f64;
         for (name, p) in &spec.ports {
             let v: Vec<u64> = sim

@@ -21,10 +21,23 @@ fn scenarios_dir() -> PathBuf {
 
 /// Port id of `node`'s port toward `peer`.
 fn port_between(sim: &Simulation, node: &str, peer: &str) -> usize {
-    let n = sim.nodes.iter().position(|x| x.name == node).unwrap() as u32;
-    let p = sim.nodes.iter().position(|x| x.name == peer).unwrap() as u32;
-    (0..sim.ports.len())
-        .find(|&i| sim.ports[i].node.0 == n && sim.ports[sim.links[i].to_port].node.0 == p)
+    let n = sim
+        .fabric
+        .nodes
+        .iter()
+        .position(|x| x.name == node)
+        .unwrap() as u32;
+    let p = sim
+        .fabric
+        .nodes
+        .iter()
+        .position(|x| x.name == peer)
+        .unwrap() as u32;
+    (0..sim.fabric.ports.len())
+        .find(|&i| {
+            sim.fabric.ports[i].node.0 == n
+                && sim.fabric.ports[sim.fabric.links[i].to_port].node.0 == p
+        })
         .unwrap_or_else(|| panic!("no port {node} -> {peer}"))
 }
 
@@ -61,13 +74,13 @@ fn hpcc_holds_the_bottleneck_at_eta_with_an_empty_queue_and_pays_for_int() {
     let bottleneck = port_between(&sim, "s", "r");
     assert!(sim.run_until(2 * MS, &mut |_| {}).is_none());
     let (b0, p0) = (
-        sim.ports[bottleneck].tx_bytes,
-        sim.ports[bottleneck].tx_packets,
+        sim.fabric.ports[bottleneck].tx_bytes,
+        sim.fabric.ports[bottleneck].tx_packets,
     );
     assert!(sim.run_until(4 * MS, &mut |_| {}).is_none());
     let (b1, p1) = (
-        sim.ports[bottleneck].tx_bytes,
-        sim.ports[bottleneck].tx_packets,
+        sim.fabric.ports[bottleneck].tx_bytes,
+        sim.fabric.ports[bottleneck].tx_packets,
     );
     // Every frame on the bottleneck is a full data packet with one INT record (one
     // switch): 4096 + 58 + 8 bytes.
@@ -92,7 +105,7 @@ fn hpcc_holds_the_bottleneck_at_eta_with_an_empty_queue_and_pays_for_int() {
     let mean = samples.iter().sum::<u64>() as f64 / 2000.0;
     assert!(mean < 4162.0, "mean queue {mean:.0} B");
     // Both flows get about half.
-    for f in &sim.flows {
+    for f in &sim.nics.flows {
         let AnyCc::Hpcc(h) = &f.cc else {
             panic!("not HPCC")
         };
@@ -120,11 +133,11 @@ workload = 0
 min_size = "50MB"
 "#
     ));
-    assert!(matches!(sim.flows[0].cc, AnyCc::Acc(_)));
-    assert!(matches!(sim.flows[1].cc, AnyCc::Acc(_)));
-    assert!(matches!(sim.flows[2].cc, AnyCc::Hpcc(_)));
+    assert!(matches!(sim.nics.flows[0].cc, AnyCc::Acc(_)));
+    assert!(matches!(sim.nics.flows[1].cc, AnyCc::Acc(_)));
+    assert!(matches!(sim.nics.flows[2].cc, AnyCc::Hpcc(_)));
     // TCD switches on by itself because ACC flows read its marks.
-    assert!(!sim.telemetry.tcd.is_empty());
+    assert!(!sim.fabric.telemetry.tcd.is_empty());
 }
 
 /// A congestion tree: F0 (a0 -> r0) and F1 (a1 -> r1) share the s1 -> s2 branch at 20G
@@ -185,11 +198,11 @@ fn tcd_marks_the_root_ce_and_the_paused_branch_ue() {
     let o = sim.run(&mut |_| {});
     assert_eq!(o, Outcome::Completed);
     assert!(invariants::check(&sim).is_empty());
-    assert_eq!(sim.counters.drops, 0);
+    assert_eq!(sim.ctx.counters.drops, 0);
     let root = port_between(&sim, "s2", "r1");
     let branch = port_between(&sim, "s1", "s2");
     let leaf0 = port_between(&sim, "s2", "r0");
-    let st = |p: usize| &sim.ports[p].stats;
+    let st = |p: usize| &sim.fabric.ports[p].stats;
     assert!(
         st(branch).pause_frames_received > 0,
         "the branch must be paused"
@@ -200,7 +213,7 @@ fn tcd_marks_the_root_ce_and_the_paused_branch_ue() {
     assert_eq!(st(branch).tcd_ce, 0, "the branch is never a root here");
     assert_eq!((st(leaf0).tcd_ce, st(leaf0).tcd_ue), (0, 0));
     // F0 never crosses the root: a victim (UE only); F1 does: CE.
-    let (f0, f1) = (&sim.flows[0], &sim.flows[1]);
+    let (f0, f1) = (&sim.nics.flows[0], &sim.nics.flows[1]);
     assert!(
         f0.ue_acks > 0 && f0.ce_acks == 0,
         "F0 {} UE {} CE",
@@ -292,8 +305,8 @@ fn every_algorithm_is_lossless_conserves_packets_never_beats_ideal_and_is_determ
         assert_eq!(o, Outcome::Completed, "{alg}");
         let bad = invariants::check(&sim);
         assert!(bad.is_empty(), "{alg}: {bad:#?}");
-        assert_eq!(sim.counters.drops, 0, "{alg}: PFC is on");
-        for i in 0..sim.flows.len() {
+        assert_eq!(sim.ctx.counters.drops, 0, "{alg}: PFC is on");
+        for i in 0..sim.nics.flows.len() {
             let f = fct(&sim, i).unwrap();
             assert!(f >= sim.ideal[i], "{alg}: flow {i} beat its ideal");
         }
@@ -312,7 +325,7 @@ fn acc_victim() -> Vec<(String, f64, f64)> {
         .map(|(name, mut sim)| {
             assert_eq!(sim.run(&mut |_| {}), Outcome::Completed, "{name}");
             assert!(invariants::check(&sim).is_empty(), "{name}");
-            assert_eq!(sim.counters.drops, 0, "{name}");
+            assert_eq!(sim.ctx.counters.drops, 0, "{name}");
             let spec = sim.window.clone().expect("the scenario asks for a window");
             let w = fabricsim::window::analyse(&sim, &spec);
             let f0 = w.rows[0].goodput_gbps.unwrap();

@@ -52,7 +52,7 @@ fn idle_fabric_collectives_meet_their_lower_bound_within_5_percent() {
         );
         let mut sim = build(&testbed(4, &w), &[]);
         run(&mut sim);
-        assert_eq!(sim.jobs.len(), 1);
+        assert_eq!(sim.nics.jobs.len(), 1);
         let jct = sim.jct(0).expect("finished") as f64;
         let lb = sim.job_lower_bound(0) as f64;
         assert!(jct >= lb, "{coll}: JCT {jct} below the bound {lb}");
@@ -68,9 +68,9 @@ fn repeated_jobs_run_back_to_back() {
     let w = "[[workload]]\nkind = \"collective\"\ncollective = \"ring_allreduce\"\nsize = \"1MiB\"\nhosts = [0, 8, 16, 24]\nrepeat = 3\n";
     let mut sim = build(&testbed(4, w), &[]);
     run(&mut sim);
-    assert_eq!(sim.jobs.len(), 3);
+    assert_eq!(sim.nics.jobs.len(), 3);
     for j in 1..3 {
-        assert_eq!(sim.jobs[j].started, sim.jobs[j - 1].finish);
+        assert_eq!(sim.nics.jobs[j].started, sim.nics.jobs[j - 1].finish);
         assert!(sim.jct(j).unwrap() >= sim.job_lower_bound(j));
     }
 }
@@ -87,7 +87,7 @@ fn pktc_keeps_containers_whole_delivers_in_order_and_spreads_containers() {
         ],
     );
     run(&mut sim);
-    let g = sim.gse.as_ref().expect("GSE on");
+    let g = sim.fabric.gse.as_ref().expect("GSE on");
     assert_eq!(g.stats.intra_container_gaps, 0, "a container was split");
     assert!(
         g.stats.containers >= 4096,
@@ -95,22 +95,23 @@ fn pktc_keeps_containers_whole_delivers_in_order_and_spreads_containers() {
         g.stats.containers
     );
     // In order at the NIC: no NACK, nothing sent twice.
-    let f = &sim.flows[0];
+    let f = &sim.nics.flows[0];
     assert_eq!(f.nacks, 0);
     assert_eq!(f.retx_bytes, 0);
     // The uplinks of leaf 0 carry within 10% of an even share.
     let leaf0 = sim
+        .fabric
         .nodes
         .iter()
         .position(|n| n.name.starts_with("leaf") && n.name.ends_with('0'))
         .expect("leaf0");
-    let node = &sim.nodes[leaf0];
+    let node = &sim.fabric.nodes[leaf0];
     let up: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
         .filter(|&p| {
-            let peer = sim.ports[p as usize].peer;
-            matches!(sim.ports[peer].owner(), NodeKind::Switch(_))
+            let peer = sim.fabric.ports[p as usize].peer;
+            matches!(sim.fabric.ports[peer].owner(), NodeKind::Switch(_))
         })
-        .map(|p| sim.ports[p as usize].tx_bytes)
+        .map(|p| sim.fabric.ports[p as usize].tx_bytes)
         .collect();
     assert_eq!(up.len(), 4);
     let mean = up.iter().sum::<u64>() as f64 / 4.0;
@@ -153,14 +154,14 @@ fn reorder_buffer_restores_order_when_containers_overtake() {
         ],
     );
     run(&mut sim);
-    let g = sim.gse.as_ref().unwrap();
+    let g = sim.fabric.gse.as_ref().unwrap();
     assert_eq!(g.stats.intra_container_gaps, 0);
     assert!(
         g.stats.reordered_packets > 0,
         "nothing was reordered: the test is moot"
     );
     assert!(g.stats.reorder_max_bytes > 0);
-    for f in &sim.flows {
+    for f in &sim.nics.flows {
         assert_eq!(f.nacks, 0, "a flow saw a packet out of order");
     }
 }
@@ -181,18 +182,18 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
         ],
     );
     run(&mut sim);
-    assert_eq!(sim.counters.drops, 0);
+    assert_eq!(sim.ctx.counters.drops, 0);
     // The receiver's downlink (leaf 0 -> host 0) never queues more than a few containers.
-    let host_port = sim.hosts[0].port;
-    let down = sim.ports[host_port].peer;
-    let q = sim.ports[down].max_queue_bytes;
+    let host_port = sim.nics.hosts[0].port;
+    let down = sim.fabric.ports[host_port].peer;
+    let q = sim.fabric.ports[down].max_queue_bytes;
     assert!(
         q <= 4 * 16_384 + 4 * 4_170,
         "downlink queue reached {q} bytes"
     );
     // Grants never exceed the port's line rate: the grants before the last fit in the
     // time between the first and the last grant.
-    let g = sim.gse.as_ref().unwrap();
+    let g = sim.fabric.gse.as_ref().unwrap();
     let s = &g.sched[0];
     let first = s.first_at.expect("grants were issued");
     let bytes_before_last = s.granted - s.last_bytes;
@@ -206,16 +207,16 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
     assert!(s.grants >= 31 * 2 * 1024 * 1024 / 16_384);
     // Grants name the spine link each container comes in by, least loaded first: the four
     // spine -> leaf 0 links carry within 10% of an even share.
-    let leaf = sim.ports[down].node;
-    let node = &sim.nodes[leaf];
+    let leaf = sim.fabric.ports[down].node;
+    let node = &sim.fabric.nodes[leaf];
     let inbound: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
         .filter(|&p| {
             matches!(
-                sim.ports[sim.ports[p as usize].peer.idx()].owner(),
+                sim.fabric.ports[sim.fabric.ports[p as usize].peer.idx()].owner(),
                 NodeKind::Switch(_)
             )
         })
-        .map(|p| sim.ports[sim.ports[p as usize].peer.idx()].tx_bytes)
+        .map(|p| sim.fabric.ports[sim.fabric.ports[p as usize].peer.idx()].tx_bytes)
         .collect();
     assert_eq!(inbound.len(), 4);
     let mean = inbound.iter().sum::<u64>() as f64 / 4.0;
@@ -236,7 +237,7 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
     );
     no.run(&mut |_| {});
     assert!(
-        no.counters.drops > 0,
+        no.ctx.counters.drops > 0,
         "PKTC alone should drop under 31:1 incast"
     );
 }
@@ -253,14 +254,14 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
         let b = sim.path_of(1);
         // Same spine: identical second hop rate/delay does not tell; compare uplink ports.
         let up = |i: usize| {
-            let f = &sim.flows[i];
-            let leaf_port = sim.ports[sim.hosts[f.spec.src as usize].port.idx()].peer;
-            let leaf = sim.ports[leaf_port].node;
-            let NodeKind::Switch(s) = sim.nodes[leaf].kind else {
+            let f = &sim.nics.flows[i];
+            let leaf_port = sim.fabric.ports[sim.nics.hosts[f.spec.src as usize].port.idx()].peer;
+            let leaf = sim.fabric.ports[leaf_port].node;
+            let NodeKind::Switch(s) = sim.fabric.nodes[leaf].kind else {
                 unreachable!()
             };
-            let c = sim.routing.candidates(s, f.spec.dst);
-            c[fabricsim::routing::ecmp::pick(f.hash, sim.switches[s as usize].salt, c.len())]
+            let c = sim.fabric.routing.candidates(s, f.spec.dst);
+            c[fabricsim::routing::ecmp::pick(f.hash, sim.fabric.switches[s as usize].salt, c.len())]
         };
         assert_eq!(a.len(), b.len());
         if up(0) == up(1) {
@@ -272,17 +273,17 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
     let mut sim = build(&t, &[&format!("seed={seed}")]);
     run(&mut sim);
     // The collided uplink carried both flows; the other uplink carried nothing of them.
-    let node = &sim.nodes[sim.ports[port as usize].node];
+    let node = &sim.fabric.nodes[sim.fabric.ports[port as usize].node];
     let ups: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
         .filter(|&p| {
             matches!(
-                sim.ports[sim.ports[p as usize].peer.idx()].owner(),
+                sim.fabric.ports[sim.fabric.ports[p as usize].peer.idx()].owner(),
                 NodeKind::Switch(_)
             )
         })
-        .map(|p| sim.ports[p as usize].tx_bytes)
+        .map(|p| sim.fabric.ports[p as usize].tx_bytes)
         .collect();
-    let hot = sim.ports[port as usize].tx_bytes;
+    let hot = sim.fabric.ports[port as usize].tx_bytes;
     let one_flow = 8 * 1024 * 1024;
     assert!(
         hot as f64 >= 2.0 * one_flow as f64,

@@ -117,10 +117,15 @@ fn incast_with_pfc_is_lossless() {
             "[fabric]\nbuffer = \"4MB\"\n[fabric.pfc]\nthreshold = \"static\"\nxoff = \"512KB\"\n[cc]\nalgorithm = \"{cc}\""
         )));
         assert_eq!(o, Outcome::Completed, "{cc}");
-        assert_eq!(sim.counters.drops, 0, "{cc}: lossless");
-        let pauses: u64 = sim.ports.iter().map(|p| p.stats.pause_frames_sent).sum();
+        assert_eq!(sim.ctx.counters.drops, 0, "{cc}: lossless");
+        let pauses: u64 = sim
+            .fabric
+            .ports
+            .iter()
+            .map(|p| p.stats.pause_frames_sent)
+            .sum();
         assert!(pauses > 0, "{cc}: the incast must trigger PFC");
-        for f in &sim.flows {
+        for f in &sim.nics.flows {
             assert_eq!(f.rcv_nxt, f.spec.size, "every byte delivered");
         }
     }
@@ -133,16 +138,21 @@ fn lossy_incast_drops_and_go_back_n_recovers() {
     ));
     assert_eq!(o, Outcome::Completed);
     assert!(
-        sim.counters.drops > 0,
+        sim.ctx.counters.drops > 0,
         "a 1 MB buffer cannot absorb a 32 MB incast"
     );
-    let retx: u64 = sim.flows.iter().map(|f| f.retx_bytes).sum();
+    let retx: u64 = sim.nics.flows.iter().map(|f| f.retx_bytes).sum();
     assert!(retx > 0, "go-back-N retransmitted");
-    for f in &sim.flows {
+    for f in &sim.nics.flows {
         assert!(f.is_complete());
         assert_eq!(f.rcv_nxt, f.spec.size);
     }
-    let pauses: u64 = sim.ports.iter().map(|p| p.stats.pause_frames_sent).sum();
+    let pauses: u64 = sim
+        .fabric
+        .ports
+        .iter()
+        .map(|p| p.stats.pause_frames_sent)
+        .sum();
     assert_eq!(pauses, 0, "no PFC in a lossy fabric");
 }
 
@@ -172,7 +182,7 @@ flows = [{{src = 1, dst = 0, size = "1GB"}}, {{src = 2, dst = 0, size = "1GB", s
     );
     let (sim, o) = run(&src);
     assert_eq!(o, Outcome::MaxTime);
-    let cnps: u64 = sim.flows.iter().map(|f| f.cnps_sent as u64).sum();
+    let cnps: u64 = sim.nics.flows.iter().map(|f| f.cnps_sent as u64).sum();
     assert!(cnps > 0);
     sim
 }
@@ -277,7 +287,7 @@ fn spraying_reorders_and_go_back_n_still_completes() {
         "[fabric.load_balance]\nalgorithm = \"spray_rr\"\n[cc]\nalgorithm = \"none\"",
     ));
     assert_eq!(o, Outcome::Completed);
-    for f in &sim.flows {
+    for f in &sim.nics.flows {
         assert_eq!(f.rcv_nxt, f.spec.size);
     }
 }

@@ -32,7 +32,7 @@ fn every_scenario_keeps_the_invariants() {
         // the long sweeps and the large generated workloads (they are checked on the
         // first millisecond of every run).
         let all = build_all(&load_file(&path, &[]).unwrap(), None).unwrap();
-        let flows: usize = all.iter().map(|(_, s)| s.flows.len()).sum();
+        let flows: usize = all.iter().map(|(_, s)| s.nics.flows.len()).sum();
         let bound = if all.len() > 30 || flows > 10_000 {
             "1ms"
         } else {
@@ -47,7 +47,7 @@ fn every_scenario_keeps_the_invariants() {
                 "{} / {name} ({outcome:?}): {bad:#?}",
                 path.display()
             );
-            for i in 0..sim.flows.len() {
+            for i in 0..sim.nics.flows.len() {
                 if let Some(f) = results::fct(&sim, i) {
                     assert!(
                         f >= sim.ideal[i],
@@ -85,7 +85,7 @@ fn quickstart(seed: Option<u64>) -> RunText {
     let (name, mut sim) = build_all(&loaded, seed).unwrap().pop().unwrap();
     let o = sim.run(&mut |_| {});
     let s = results::summarize(&sim, &name, &o, 0.0);
-    let paths = (0..sim.flows.len()).map(|i| sim.path_of(i)).collect();
+    let paths = (0..sim.nics.flows.len()).map(|i| sim.path_of(i)).collect();
     (
         flows_csv(&sim),
         ports_csv(&sim),

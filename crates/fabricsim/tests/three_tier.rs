@@ -236,8 +236,8 @@ fn same_routes_and_ideal_fct_per_flow() {
         Path::new("."),
     );
     let ns3 = sim(&with_flows(&ns3_head(), SAMPLE_FLOWS), &topo_dir());
-    assert_eq!(gen.flows.len(), 6);
-    assert_eq!(ns3.flows.len(), 6);
+    assert_eq!(gen.nics.flows.len(), 6);
+    assert_eq!(ns3.nics.flows.len(), 6);
     let want_hops = [2, 4, 6, 6, 6, 2];
     for (i, &hops) in want_hops.iter().enumerate() {
         let (pg, pn) = (gen.path_of(i), ns3.path_of(i));

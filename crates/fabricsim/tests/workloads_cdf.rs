@@ -455,10 +455,10 @@ fn poisson_on_the_320_fat_tree_runs() {
     );
     let l = load(&src, &data_dir().join("topo"));
     let mut sim = Simulation::build(&l.scenario, &l.file, &l.base_dir).unwrap();
-    let n = sim.flows.len();
+    let n = sim.nics.flows.len();
     assert!(n > 10, "{n} flows");
     for i in 0..n {
-        let s = &sim.flows[i].spec;
+        let s = &sim.nics.flows[i].spec;
         assert_ne!(s.src / 16, s.dst / 16, "flow {i} stays in its rack");
         assert!(!sim.path_of(i).is_empty(), "flow {i} has no route");
     }

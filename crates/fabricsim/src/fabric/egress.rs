@@ -16,42 +16,42 @@ use crate::sim::*;
 impl Simulation {
     #[inline]
     pub(crate) fn schedule_wake(&mut self, port: u32, t: Time) {
-        let p = &mut self.ports[port as usize];
-        if p.wake_at <= t && p.wake_at >= self.now {
+        let p = &mut self.fabric.ports[port as usize];
+        if p.wake_at <= t && p.wake_at >= self.ctx.now {
             return;
         }
         p.wake_at = t;
-        self.queue.push(t, Event::PortWake(PortId(port)));
+        self.ctx.queue.push(t, Event::PortWake(PortId(port)));
     }
 
     pub(crate) fn try_transmit(&mut self, port: u32) {
-        let now = self.now;
+        let now = self.ctx.now;
         let pi = port as usize;
-        if self.ports[pi].busy_until > now {
-            let b = self.ports[pi].busy_until;
+        if self.fabric.ports[pi].busy_until > now {
+            let b = self.fabric.ports[pi].busy_until;
             self.schedule_wake(port, b);
             return;
         }
-        let pkt = if let Some(p) = self.ports[pi].pop_ctrl() {
+        let pkt = if let Some(p) = self.fabric.ports[pi].pop_ctrl() {
             p
-        } else if let Some(prio) = self.ports[pi].next_queue(now) {
-            let mut d = self.ports[pi].dequeue_head(prio, now);
-            if matches!(self.ports[pi].owner(), NodeKind::Switch(_)) {
+        } else if let Some(prio) = self.fabric.ports[pi].next_queue(now) {
+            let mut d = self.fabric.ports[pi].dequeue_head(prio, now);
+            if matches!(self.fabric.ports[pi].owner(), NodeKind::Switch(_)) {
                 self.on_switch_dequeue(port, &mut d);
             }
             d
-        } else if let NodeKind::Host(h) = self.ports[pi].owner() {
+        } else if let NodeKind::Host(h) = self.fabric.ports[pi].owner() {
             match self.pull_data(h) {
                 Some(p) => p,
                 None => {
-                    if let Some(t) = self.ports[pi].earliest_unpause(now) {
+                    if let Some(t) = self.fabric.ports[pi].earliest_unpause(now) {
                         self.schedule_wake(port, t);
                     }
                     return;
                 }
             }
         } else {
-            if let Some(t) = self.ports[pi].earliest_unpause(now) {
+            if let Some(t) = self.fabric.ports[pi].earliest_unpause(now) {
                 self.schedule_wake(port, t);
             }
             return;
@@ -61,10 +61,10 @@ impl Simulation {
 
     #[inline]
     pub(crate) fn transmit(&mut self, port: u32, pkt: Desc) {
-        let now = self.now;
+        let now = self.ctx.now;
         let pi = port as usize;
         let wire = pkt.wire as u64;
-        let port_ref = &mut self.ports[pi];
+        let port_ref = &mut self.fabric.ports[pi];
         let extra = if pkt.kind == PacketKind::Pause {
             0
         } else {
@@ -74,9 +74,9 @@ impl Simulation {
         port_ref.busy_until = now + d;
         port_ref.tx_bytes += wire + extra;
         port_ref.tx_packets += 1;
-        let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
+        let (to, to_port) = (self.fabric.links[pi].to, self.fabric.links[pi].to_port.0);
         let mut pkt = pkt;
-        if self.route_ahead && pkt.kind != PacketKind::Pause {
+        if self.fabric.route_ahead && pkt.kind != PacketKind::Pause {
             if let NodeKind::Switch(s) = to {
                 // The receiving switch's ECMP choice, made now: the same port it would
                 // pick on arrival, but off the arrival's chain of dependent loads.
@@ -89,16 +89,17 @@ impl Simulation {
                 }
             }
         }
-        let link = &mut self.links[pi];
+        let link = &mut self.fabric.links[pi];
         let arrival = now + d + link.delay;
         if link.put(arrival, pkt) {
-            self.queue
+            self.ctx
+                .queue
                 .push(arrival, Event::LinkArrive(PortId(port).link()));
         }
-        let p = &self.ports[pi];
+        let p = &self.fabric.ports[pi];
         let more = p.ctrl_len() != 0
             || p.has_queued()
-            || matches!(p.owner(), NodeKind::Host(h) if !self.hosts[h as usize].active.is_empty());
+            || matches!(p.owner(), NodeKind::Host(h) if !self.nics.hosts[h as usize].active.is_empty());
         if more {
             let b = p.busy_until;
             self.schedule_wake(port, b);

@@ -64,18 +64,18 @@ impl Simulation {
     /// The head packet of link `l` reaches the far end: it enters the receiving switch or
     /// NIC (a PFC frame acts on the receiving port itself).
     pub(crate) fn on_link_arrive(&mut self, l: LinkId) {
-        let link = &mut self.links[l];
+        let link = &mut self.fabric.links[l];
         let (pkt, next) = link.take_head();
         let (in_port, to) = (link.to_port.0, link.to);
         if let Some(t) = next {
-            self.queue.push(t, Event::LinkArrive(l));
+            self.ctx.queue.push(t, Event::LinkArrive(l));
         }
-        self.counters.packet_hops += 1;
+        self.ctx.counters.packet_hops += 1;
         if pkt.kind == PacketKind::Pause {
-            let Payload::Pause(sig) = self.arena.get(pkt.id).payload else {
+            let Payload::Pause(sig) = self.ctx.arena.get(pkt.id).payload else {
                 unreachable!("a pause descriptor holds a pause frame")
             };
-            self.arena.release(pkt.id);
+            self.ctx.arena.release(pkt.id);
             self.on_pfc_frame(in_port, sig.prio as usize, sig.quanta);
             return;
         }

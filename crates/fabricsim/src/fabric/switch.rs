@@ -71,13 +71,13 @@ impl Simulation {
     /// has no route there.
     #[inline(always)]
     pub(crate) fn ecmp_egress(&self, s: u32, dst: u32, hash: u32) -> Option<u32> {
-        let c = self.routing.lookup(s, dst);
+        let c = self.fabric.routing.lookup(s, dst);
         let k = match c.len {
             0 => return None,
             1 => 0,
-            n => ecmp::pick(hash, self.switches[s as usize].salt, n as usize),
+            n => ecmp::pick(hash, self.fabric.switches[s as usize].salt, n as usize),
         };
-        Some(self.routing.port_of(c, k))
+        Some(self.fabric.routing.port_of(c, k))
     }
 
     pub(crate) fn switch_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) {
@@ -87,14 +87,14 @@ impl Simulation {
             self.forward(s, in_port, pkt, egress);
             return;
         }
-        if let SwitchRole::Gsp(gsp) = self.switches[s as usize].role {
+        if let SwitchRole::Gsp(gsp) = self.fabric.switches[s as usize].role {
             if self.gsp_receive(s, gsp, in_port, pkt) {
                 return;
             }
         }
         let (dst, hash) = (pkt.dst, pkt.hash);
-        let sw = &mut self.switches[s as usize];
-        let cands = self.routing.lookup(s, dst);
+        let sw = &mut self.fabric.switches[s as usize];
+        let cands = self.fabric.routing.lookup(s, dst);
         let n = cands.len as usize;
         if n == 0 {
             self.drop_packet(pkt, in_port, s);
@@ -103,7 +103,7 @@ impl Simulation {
         let k = if n == 1 {
             0
         } else {
-            self.params.lb.pick(
+            self.ctx.params.lb.pick(
                 hash,
                 n,
                 LbState {
@@ -113,7 +113,7 @@ impl Simulation {
                 },
             )
         };
-        let egress = self.routing.port_of(cands, k);
+        let egress = self.fabric.routing.port_of(cands, k);
         self.forward(s, in_port, pkt, egress);
     }
 
@@ -122,16 +122,16 @@ impl Simulation {
     #[inline]
     pub(crate) fn forward(&mut self, s: u32, in_port: u32, mut pkt: Desc, egress: u32) {
         let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.fabric.switches[s as usize];
         let local_in = (in_port - sw.first_port) as usize;
         if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
-            self.ports[egress as usize].stats.drops += 1;
+            self.fabric.ports[egress as usize].stats.drops += 1;
             self.drop_packet(pkt, in_port, s);
             return;
         }
         pkt.in_port = local_in as u16;
-        let now = self.now;
-        let e = &mut self.ports[egress as usize];
+        let now = self.ctx.now;
+        let e = &mut self.fabric.ports[egress as usize];
         if in_port != egress && e.can_pass_through(prio, now) {
             // The packet would be queued and dequeued at once: skip the queue (whose
             // enqueue and dequeue cancel out) and leave straight from here.
@@ -148,17 +148,17 @@ impl Simulation {
 
     pub(crate) fn drop_packet(&mut self, pkt: Desc, _in_port: u32, s: u32) {
         if pkt.kind == PacketKind::Data {
-            if let Some(flow) = self.arena.get(pkt.id).payload.flow() {
-                self.flows[flow].data_pkts_dropped += 1;
+            if let Some(flow) = self.ctx.arena.get(pkt.id).payload.flow() {
+                self.nics.flows[flow].data_pkts_dropped += 1;
             }
         }
-        self.switches[s as usize].drops += 1;
-        self.counters.drops += 1;
-        self.arena.release(pkt.id);
+        self.fabric.switches[s as usize].drops += 1;
+        self.ctx.counters.drops += 1;
+        self.ctx.arena.release(pkt.id);
     }
 
     pub(crate) fn on_switch_dequeue(&mut self, port: u32, pkt: &mut Desc) {
-        let NodeKind::Switch(s) = self.ports[port as usize].owner() else {
+        let NodeKind::Switch(s) = self.fabric.ports[port as usize].owner() else {
             return;
         };
         let (local_in, prio, wire, ecn, kind) = (
@@ -171,24 +171,24 @@ impl Simulation {
         if pkt.in_port == LOCAL_PORT {
             return;
         }
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.fabric.switches[s as usize];
         sw.buffer.release(local_in, prio, wire);
         if kind == PacketKind::Data && ecn == ECN_ECT {
             let local_out = (port - sw.first_port) as usize;
-            let q = self.ports[port as usize].queues[prio].bytes;
+            let q = self.fabric.ports[port as usize].queues[prio].bytes;
             let prob = sw.ecn[local_out].probability(q);
             if prob > 0.0 && (prob >= 1.0 || sw.rng.gen::<f64>() < prob) {
                 pkt.ecn = ECN_CE;
-                self.ports[port as usize].stats.ecn_marked += 1;
-                self.counters.ecn_marks += 1;
+                self.fabric.ports[port as usize].stats.ecn_marked += 1;
+                self.ctx.counters.ecn_marks += 1;
             }
         }
-        if kind == PacketKind::Data && self.telemetry.applies_to(pkt) {
-            let now = self.now;
-            self.telemetry.on_data_dequeue(
+        if kind == PacketKind::Data && self.fabric.telemetry.applies_to(pkt) {
+            let now = self.ctx.now;
+            self.fabric.telemetry.on_data_dequeue(
                 now,
                 port,
-                &mut self.ports[port as usize],
+                &mut self.fabric.ports[port as usize],
                 prio,
                 wire,
                 pkt,

@@ -88,15 +88,15 @@ impl Simulation {
     /// GSE handling of a packet arriving at switch `s`; returns true if it took the
     /// packet (the caller then does nothing more).
     pub(crate) fn gsp_receive(&mut self, s: u32, gsp: u32, in_port: u32, mut pkt: Desc) -> bool {
-        let g = self.gse.as_ref().expect("GSPs exist in GSE mode");
+        let g = self.fabric.gse.as_ref().expect("GSPs exist in GSE mode");
         match pkt.kind {
             PacketKind::Request | PacketKind::Grant => {
                 if g.gsp_of_host[pkt.dst as usize] != Some(gsp) {
                     return false;
                 }
-                let p = *self.arena.get(pkt.id);
-                self.arena.release(pkt.id);
-                self.switches[s as usize].consumed += 1;
+                let p = *self.ctx.arena.get(pkt.id);
+                self.ctx.arena.release(pkt.id);
+                self.fabric.switches[s as usize].consumed += 1;
                 match p.payload {
                     Payload::Request { from, host, bytes } => {
                         self.on_request(from.0, host.0, bytes)
@@ -108,8 +108,8 @@ impl Simulation {
                 }
                 true
             }
-            PacketKind::Data if pkt.prio == self.params.data_prio => {
-                let from_host = self.edge_port[in_port as usize];
+            PacketKind::Data if pkt.prio == self.ctx.params.data_prio => {
+                let from_host = self.fabric.edge_port[in_port as usize];
                 let dst_gsp = g.gsp_of_host[pkt.dst as usize];
                 let header = g.cfg.header as u32;
                 let local = dst_gsp == Some(gsp);
@@ -120,7 +120,7 @@ impl Simulation {
                         pkt.wire += header;
                     }
                     let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
-                    let sw = &mut self.switches[s as usize];
+                    let sw = &mut self.fabric.switches[s as usize];
                     let local_in = (in_port - sw.first_port) as usize;
                     if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
                         self.drop_packet(pkt, in_port, s);
@@ -131,16 +131,16 @@ impl Simulation {
                     let stream = g.stream(gsp, pkt.dst);
                     if g.dgsq {
                         let container = g.cfg.container;
-                        let NodeKind::Host(src_host) =
-                            self.ports[self.ports[in_port as usize].peer.idx()].owner()
-                        else {
+                        let NodeKind::Host(src_host) = self.fabric.ports
+                            [self.fabric.ports[in_port as usize].peer.idx()]
+                        .owner() else {
                             unreachable!("edge ports face hosts")
                         };
-                        let sw = &mut self.switches[s as usize];
+                        let sw = &mut self.fabric.switches[s as usize];
                         sw.held += 1;
                         sw.voq_wire += wire;
                         let dst = pkt.dst;
-                        let g = self.gse.as_mut().expect("GSE mode");
+                        let g = self.fabric.gse.as_mut().expect("GSE mode");
                         let v = &mut g.voq[stream];
                         v.grant_to = src_host;
                         let req = v.push(pkt, payload, container);
@@ -159,11 +159,11 @@ impl Simulation {
                     pkt.wire -= header;
                     if g.dgsq {
                         let payload = self.payload_of(&pkt, false);
-                        let g = self.gse.as_mut().expect("GSE mode");
+                        let g = self.fabric.gse.as_mut().expect("GSE mode");
                         let v = &mut g.via_out[in_port as usize];
                         *v = v.saturating_sub(payload);
                     }
-                    pkt.in_port = (in_port - self.switches[s as usize].first_port) as u16;
+                    pkt.in_port = (in_port - self.fabric.switches[s as usize].first_port) as u16;
                     self.gsp_reorder(s, gsp, pkt);
                     return true;
                 }
@@ -176,11 +176,11 @@ impl Simulation {
     /// Payload bytes of a data packet as it sits in a GSP (wire less RoCE headers, and
     /// the GSE header if it carries one).
     pub(crate) fn payload_of(&self, d: &Desc, gse_header: bool) -> u64 {
-        let h = match (&self.gse, gse_header) {
+        let h = match (&self.fabric.gse, gse_header) {
             (Some(g), true) => g.cfg.header,
             _ => 0,
         };
-        (d.wire as u64).saturating_sub(self.params.header + h)
+        (d.wire as u64).saturating_sub(self.ctx.params.header + h)
     }
 
     /// Places an admitted packet in its container and queues it on the container's uplink.
@@ -197,22 +197,22 @@ impl Simulation {
         force: bool,
         via: Option<u32>,
     ) {
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[pkt.dst as usize] == Some(gsp) {
             // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
-            let cands = self.routing.lookup(s, pkt.dst);
-            let port = self.routing.port_of(cands, 0);
-            self.ports[port as usize].enqueue(pkt.prio as usize, pkt, self.now);
+            let cands = self.fabric.routing.lookup(s, pkt.dst);
+            let port = self.fabric.routing.port_of(cands, 0);
+            self.fabric.ports[port as usize].enqueue(pkt.prio as usize, pkt, self.ctx.now);
             self.try_transmit(port);
             return;
         }
         let (tag, open) = g.tx[stream].assign(payload, g.cfg.container, force);
         if open {
             g.stats.containers += 1;
-            let cands = self.routing.lookup(s, pkt.dst);
+            let cands = self.fabric.routing.lookup(s, pkt.dst);
             let n = cands.len as usize;
-            let ports = &self.ports;
-            let routing = &self.routing;
+            let ports = &self.fabric.ports;
+            let routing = &self.fabric.routing;
             // The spine the grant named, if this GSP has uplinks to it: those uplinks
             // only; otherwise all of them.
             let spine = via.map(|v| ports[ports[v as usize].peer.idx()].node);
@@ -228,26 +228,26 @@ impl Simulation {
                     ports[routing.port_of(cands, k) as usize].total_bytes
                 }
             });
-            g.tx[stream].uplink = Some(self.routing.port_of(cands, k));
+            g.tx[stream].uplink = Some(self.fabric.routing.port_of(cands, k));
         }
         let uplink = g.tx[stream]
             .uplink
             .expect("the first packet opens a container");
-        self.arena.get_mut(pkt.id).tag = tag;
+        self.ctx.arena.get_mut(pkt.id).tag = tag;
         // Later switches hash the container, so it keeps to one path.
         pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
-        self.ports[uplink as usize].enqueue(pkt.prio as usize, pkt, self.now);
+        self.fabric.ports[uplink as usize].enqueue(pkt.prio as usize, pkt, self.ctx.now);
         self.try_transmit(uplink);
     }
 
     /// Destination GSP: deliver in container order or hold.
     pub(crate) fn gsp_reorder(&mut self, s: u32, gsp: u32, pkt: Desc) {
-        let now = self.now;
+        let now = self.ctx.now;
         let (tag, src) = {
-            let p = self.arena.get(pkt.id);
+            let p = self.ctx.arena.get(pkt.id);
             (p.tag, p.src)
         };
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         let src_gsp = g.gsp_of_host[src as usize].expect("GSE sources sit behind GSPs");
         let stream = g.stream(src_gsp, pkt.dst);
         let rx = &mut g.rx[stream];
@@ -264,11 +264,11 @@ impl Simulation {
             });
             g.held_bytes[gsp as usize] += pkt.wire as u64;
             g.stats.reorder_max_bytes = g.stats.reorder_max_bytes.max(g.held_bytes[gsp as usize]);
-            self.switches[s as usize].held += 1;
+            self.fabric.switches[s as usize].held += 1;
             if !rx.timer {
                 rx.timer = true;
                 let t = now + g.cfg.reorder_timeout;
-                self.queue.push(t, Event::Reorder(stream as u32));
+                self.ctx.queue.push(t, Event::Reorder(stream as u32));
             }
             return;
         }
@@ -278,9 +278,9 @@ impl Simulation {
 
     /// Delivers every held packet of `stream` that is now in order.
     pub(crate) fn gsp_drain(&mut self, s: u32, gsp: u32, stream: usize) {
-        let now = self.now;
+        let now = self.ctx.now;
         loop {
-            let g = self.gse.as_mut().expect("GSE mode");
+            let g = self.fabric.gse.as_mut().expect("GSE mode");
             let Some(h) = g.rx[stream].take_next() else {
                 break;
             };
@@ -290,30 +290,30 @@ impl Simulation {
     }
 
     pub(crate) fn note_released(&mut self, s: u32, gsp: u32, h: &Held, now: Time) {
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         g.held_bytes[gsp as usize] -= h.desc.wire as u64;
         let w = now - h.since;
         g.stats.reordered_packets += 1;
         g.stats.reorder_wait_ps += w;
         g.stats.reorder_wait_max_ps = g.stats.reorder_wait_max_ps.max(w);
-        self.switches[s as usize].held -= 1;
+        self.fabric.switches[s as usize].held -= 1;
     }
 
     /// Forwards an in-order packet from the destination GSP to its NIC.
     pub(crate) fn gsp_deliver(&mut self, s: u32, pkt: Desc) {
-        let cands = self.routing.lookup(s, pkt.dst);
-        let in_port = self.switches[s as usize].first_port + pkt.in_port as u32;
+        let cands = self.fabric.routing.lookup(s, pkt.dst);
+        let in_port = self.fabric.switches[s as usize].first_port + pkt.in_port as u32;
         if cands.len == 0 {
             self.drop_packet(pkt, in_port, s);
             return;
         }
-        let egress = self.routing.port_of(cands, 0);
+        let egress = self.fabric.routing.port_of(cands, 0);
         self.forward(s, in_port, pkt, egress);
     }
 
     pub(crate) fn on_reorder_timer(&mut self, stream: u32) {
-        let now = self.now;
-        let g = self.gse.as_mut().expect("GSE mode");
+        let now = self.ctx.now;
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         let stream = stream as usize;
         let dst = (stream % g.n_hosts) as u32;
         let gsp = g.gsp_of_host[dst as usize].expect("reorder streams end at GSPs");
@@ -331,12 +331,12 @@ impl Simulation {
             self.gsp_deliver(s, h.desc);
             self.gsp_drain(s, gsp, stream);
         }
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         let rx = &mut g.rx[stream];
         if !rx.held.is_empty() && !rx.timer {
             rx.timer = true;
             let t = (rx.blocked_since + timeout).max(now + 1);
-            self.queue.push(t, Event::Reorder(stream as u32));
+            self.ctx.queue.push(t, Event::Reorder(stream as u32));
         }
     }
 
@@ -352,7 +352,7 @@ impl Simulation {
         bytes: u64,
         via: Option<u32>,
     ) {
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[to as usize] == g.gsp_of_switch[s as usize] {
             // Addressed to this GSP itself (a port of its own): no packet on the wire.
             match kind {
@@ -381,47 +381,47 @@ impl Simulation {
             }
         };
         // A GSP's control packet comes from no host.
-        let p = Packet::new(payload, 0, self.now);
+        let p = Packet::new(payload, 0, self.ctx.now);
         let hdr = Header {
             dst: to,
             hash: ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host),
             wire: g.cfg.control_bytes as u32,
-            prio: self.params.ctrl_prio,
+            prio: self.ctx.params.ctrl_prio,
             ..Header::default()
         };
-        let mut d = self.arena.alloc_desc(p, hdr);
+        let mut d = self.ctx.arena.alloc_desc(p, hdr);
         d.in_port = LOCAL_PORT;
-        self.switches[s as usize].generated += 1;
-        let cands = self.routing.lookup(s, to);
+        self.fabric.switches[s as usize].generated += 1;
+        let cands = self.fabric.routing.lookup(s, to);
         let n = cands.len as usize;
         let k = if n > 1 {
-            ecmp::pick(hdr.hash, self.switches[s as usize].salt, n)
+            ecmp::pick(hdr.hash, self.fabric.switches[s as usize].salt, n)
         } else {
             0
         };
-        let egress = self.routing.port_of(cands, k);
-        self.ports[egress as usize].enqueue(hdr.prio as usize, d, self.now);
+        let egress = self.fabric.routing.port_of(cands, k);
+        self.fabric.ports[egress as usize].enqueue(hdr.prio as usize, d, self.ctx.now);
         self.try_transmit(egress);
     }
 
     /// A REQUEST for `bytes` toward host `dst` from GSP `src_gsp` reached `dst`'s GSP.
     pub(crate) fn on_request(&mut self, src_gsp: u32, dst: u32, bytes: u64) {
-        let now = self.now;
-        let g = self.gse.as_mut().expect("GSE mode");
+        let now = self.ctx.now;
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         let sc = &mut g.sched[dst as usize];
         if sc.request(src_gsp as usize, bytes) {
             let t = sc.next_grant.max(now);
-            self.queue.push(t, Event::Grant(HostId(dst)));
+            self.ctx.queue.push(t, Event::Grant(HostId(dst)));
         }
     }
 
     /// The scheduler of destination host `dst` issues its next grant.
     pub(crate) fn on_grant_timer(&mut self, dst: HostId) {
         let dst = dst.0;
-        let now = self.now;
-        let (mtu, header) = (self.params.mtu, self.params.header);
-        let rate = self.ports[self.hosts[dst as usize].port.idx()].rate;
-        let g = self.gse.as_mut().expect("GSE mode");
+        let now = self.ctx.now;
+        let (mtu, header) = (self.ctx.params.mtu, self.ctx.params.header);
+        let rate = self.fabric.ports[self.nics.hosts[dst as usize].port.idx()].rate;
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         let container = g.cfg.container;
         let gt = |b: u64| {
             let wire = b as f64 * (mtu + header + g.cfg.header) as f64 / mtu as f64;
@@ -438,10 +438,10 @@ impl Simulation {
             let via = if src_gsp as u32 == dst_gsp {
                 None
             } else {
-                let node = &self.nodes[self.switches[s as usize].node as usize];
+                let node = &self.fabric.nodes[self.fabric.switches[s as usize].node as usize];
                 let mut best: Option<u32> = None;
                 for p in node.first_port..node.first_port + node.n_ports {
-                    if !self.edge_port[p as usize]
+                    if !self.fabric.edge_port[p as usize]
                         && best.is_none_or(|b| g.via_out[p as usize] < g.via_out[b as usize])
                     {
                         best = Some(p);
@@ -455,36 +455,38 @@ impl Simulation {
             self.send_gse_ctrl(s, PacketKind::Grant, src_gsp as u32, to, dst, bytes, via);
         }
         if more {
-            self.queue.push(next.max(now), Event::Grant(HostId(dst)));
+            self.ctx
+                .queue
+                .push(next.max(now), Event::Grant(HostId(dst)));
         }
     }
 
     /// A GRANT of `bytes` toward host `dst` reached its source GSP `gsp` (switch `s`).
     pub(crate) fn on_grant(&mut self, s: u32, gsp: u32, dst: u32, bytes: u64, via: Option<u32>) {
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         let stream = g.stream(gsp, dst);
         g.voq[stream].grant(bytes);
         let mut first = true;
         let remote = g.gsp_of_host[dst as usize] != Some(gsp);
         loop {
             let gh = if remote {
-                self.gse.as_ref().expect("GSE").cfg.header
+                self.fabric.gse.as_ref().expect("GSE").cfg.header
             } else {
                 0
             };
-            let hdr = self.params.header + gh;
-            let g = self.gse.as_mut().expect("GSE mode");
+            let hdr = self.ctx.params.header + gh;
+            let g = self.fabric.gse.as_mut().expect("GSE mode");
             let Some(d) = g.voq[stream].release(|d| (d.wire as u64).saturating_sub(hdr)) else {
                 break;
             };
-            let sw = &mut self.switches[s as usize];
+            let sw = &mut self.fabric.switches[s as usize];
             sw.held -= 1;
             sw.voq_wire -= d.wire as u64;
             let payload = (d.wire as u64).saturating_sub(hdr);
             self.gsp_emit(s, gsp, stream, d, payload, first, via);
             first = false;
         }
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.fabric.gse.as_mut().expect("GSE mode");
         let container = g.cfg.container;
         let req = g.voq[stream].request_due(container);
         if req > 0 {

@@ -16,9 +16,9 @@ pub const MAX_QUEUE_PORTS: usize = 8;
 
 /// Top switch ports by largest queue (then paused time): queue, PFC and drop counters.
 fn ports_table(sim: &Simulation, max_rows: usize) -> Option<Table> {
-    let mut ids: Vec<usize> = (0..sim.ports.len())
+    let mut ids: Vec<usize> = (0..sim.fabric.ports.len())
         .filter(|&i| {
-            let p = &sim.ports[i];
+            let p = &sim.fabric.ports[i];
             p.max_queue_bytes > 0 || p.stats.pause_frames_sent > 0 || p.stats.paused_ps > 0
         })
         .collect();
@@ -26,7 +26,7 @@ fn ports_table(sim: &Simulation, max_rows: usize) -> Option<Table> {
         return None;
     }
     ids.sort_by_key(|&i| {
-        let p = &sim.ports[i];
+        let p = &sim.fabric.ports[i];
         (
             std::cmp::Reverse(p.max_queue_bytes),
             std::cmp::Reverse(p.stats.paused_ps),
@@ -54,7 +54,7 @@ fn ports_table(sim: &Simulation, max_rows: usize) -> Option<Table> {
         rows: ids
             .into_iter()
             .map(|i| {
-                let p = &sim.ports[i];
+                let p = &sim.fabric.ports[i];
                 vec![
                     format!("{}:{}", sim.port_node_name(i as u32), p.local),
                     p.max_queue_bytes.to_string(),
@@ -94,7 +94,7 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
         summary.outcome,
         summary.flows_completed,
         summary.flows,
-        crate::units::fmt_time(sim.now),
+        crate::units::fmt_time(sim.ctx.now),
     ))];
     out.push(Section::Table(buckets_table(&stats)));
     if flows.is_empty() {

@@ -89,7 +89,7 @@ pub fn rate_series(sim: &Simulation, max_flows: usize) -> Vec<(String, Vec<(f64,
     let budget = series_budget(ids.len());
     ids.into_iter()
         .map(|(f, _)| {
-            let spec = &sim.flows[f as usize].spec;
+            let spec = &sim.nics.flows[f as usize].spec;
             (
                 format!("flow {f} ({}->{})", spec.src, spec.dst),
                 downsample(&by_flow[&f], budget),
@@ -113,8 +113,8 @@ pub fn queue_series(sim: &Simulation, max_ports: usize) -> Vec<(String, Vec<(f64
         .collect();
     ids.sort_by_key(|&(p, m)| (std::cmp::Reverse(m), p));
     ids.truncate(max_ports);
-    let iv = sim.params.queue_interval.unwrap_or(0);
-    let end = sim.now;
+    let iv = sim.ctx.params.queue_interval.unwrap_or(0);
+    let end = sim.ctx.now;
     let budget = series_budget(ids.len());
     ids.into_iter()
         .map(|(p, _)| {
@@ -144,7 +144,7 @@ pub fn queue_series(sim: &Simulation, max_ports: usize) -> Vec<(String, Vec<(f64
                 .into_iter()
                 .map(|(t, b)| (t as f64 / 1e6, b as f64))
                 .collect();
-            let port = &sim.ports[p as usize];
+            let port = &sim.fabric.ports[p as usize];
             (
                 format!("{}:{}", sim.port_node_name(p), port.local),
                 downsample(&xy, budget),

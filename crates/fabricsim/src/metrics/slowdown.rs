@@ -33,7 +33,8 @@ impl FlowOutcome {
 
 /// Finished flows of a run, in flow-id order.
 pub fn finished_flows(sim: &Simulation) -> Vec<FlowOutcome> {
-    sim.flows
+    sim.nics
+        .flows
         .iter()
         .enumerate()
         .filter_map(|(i, f)| {

@@ -30,7 +30,7 @@ struct FlowRow {
 
 fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
     let sim = r.sim;
-    out.table(sim.flows.iter().enumerate().map(|(i, f)| {
+    out.table(sim.nics.flows.iter().enumerate().map(|(i, f)| {
         let ideal = sim.ideal[i];
         let fct = f.finish.map(|t| t - f.spec.start);
         FlowRow {

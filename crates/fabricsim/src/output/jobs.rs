@@ -10,7 +10,7 @@ pub const TABLE: Table = Table {
     about: "one row per job iteration (collective workloads): collective, ranks, size, \
             start, finish, JCT and its analytic lower bound",
     scope: Scope::Run {
-        present: |r| !r.sim.jobs.is_empty(),
+        present: |r| !r.sim.nics.jobs.is_empty(),
         write,
     },
 };
@@ -30,7 +30,7 @@ struct JobRow {
 
 fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
     let sim = r.sim;
-    out.table(sim.jobs.iter().enumerate().map(|(j, job)| {
+    out.table(sim.nics.jobs.iter().enumerate().map(|(j, job)| {
         let ranks: Vec<String> = job.spec.ranks.iter().map(|r| r.to_string()).collect();
         // A finish without a start cannot happen; the row then shows neither.
         let (start, finish) = match (job.started, job.finish) {

@@ -35,7 +35,7 @@ struct PortRow<'a> {
 
 fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
     let sim = r.sim;
-    out.table(sim.ports.iter().enumerate().map(|(i, p)| {
+    out.table(sim.fabric.ports.iter().enumerate().map(|(i, p)| {
         let st = &p.stats;
         PortRow {
             node: sim.port_node_name(i as u32),
@@ -49,7 +49,7 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
             ecn_marked: st.ecn_marked,
             pause_frames_received: st.pause_frames_received,
             resume_frames_sent: st.resume_frames_sent,
-            mean_queue_bytes: Fixed(p.mean_queue_bytes(sim.now)),
+            mean_queue_bytes: Fixed(p.mean_queue_bytes(sim.ctx.now)),
             tcd_ce: st.tcd_ce,
             tcd_ue: st.tcd_ue,
         }

@@ -11,7 +11,7 @@ pub const TABLE: Table = Table {
             (`[record] queue_interval`)",
     scope: Scope::Run {
         present: |r| {
-            !r.sim.record.queue_samples.is_empty() || r.sim.params.queue_interval.is_some()
+            !r.sim.record.queue_samples.is_empty() || r.sim.ctx.params.queue_interval.is_some()
         },
         write,
     },
@@ -30,7 +30,7 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
     out.table(sim.record.queue_samples.iter().map(|q| QueueRow {
         time_ns: Ns(q.t),
         node: sim.port_node_name(q.port),
-        port: sim.ports[q.port as usize].local,
+        port: sim.fabric.ports[q.port as usize].local,
         bytes: q.bytes,
     }))
 }

@@ -11,7 +11,7 @@ pub const TABLE: Table = Table {
     about: "congestion controller's rate and goodput of every active flow at every sample \
             (`[record] rate_interval`)",
     scope: Scope::Run {
-        present: |r| r.sim.params.rate_interval.is_some(),
+        present: |r| r.sim.ctx.params.rate_interval.is_some(),
         write,
     },
 };

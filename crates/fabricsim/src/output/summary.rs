@@ -156,7 +156,7 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
 
 /// FCT of flow i, if it finished.
 pub fn fct(sim: &Simulation, i: usize) -> Option<Time> {
-    let f = &sim.flows[i];
+    let f = &sim.nics.flows[i];
     f.finish.map(|t| t - f.spec.start)
 }
 
@@ -164,7 +164,7 @@ pub fn fct(sim: &Simulation, i: usize) -> Option<Time> {
 pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_seconds: f64) -> Summary {
     let mut fcts = Vec::new();
     let mut slow = Vec::new();
-    for i in 0..sim.flows.len() {
+    for i in 0..sim.nics.flows.len() {
         if let Some(t) = fct(sim, i) {
             fcts.push(t as f64);
             slow.push(t as f64 / sim.ideal[i] as f64);
@@ -174,7 +174,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
     slow.sort_by(f64::total_cmp);
     let finished = crate::metrics::finished_flows(sim);
     let buckets = crate::metrics::bucket_stats(&crate::metrics::SizeBuckets::default(), &finished);
-    let ports = &sim.ports;
+    let ports = &sim.fabric.ports;
     let sw_ports = ports.iter().filter(|p| sim.is_switch(p.node));
     Summary {
         scenario: sim.name.clone(),
@@ -186,16 +186,16 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             Outcome::Stalled(r) => Some(r.clone()),
             _ => None,
         },
-        sim_end_ns: ns(sim.now),
+        sim_end_ns: ns(sim.ctx.now),
         wall_seconds,
         events: sim.events(),
-        packet_hops: sim.counters.packet_hops,
+        packet_hops: sim.ctx.counters.packet_hops,
         packet_hops_per_sec: if wall_seconds > 0.0 {
-            sim.counters.packet_hops as f64 / wall_seconds
+            sim.ctx.counters.packet_hops as f64 / wall_seconds
         } else {
             0.0
         },
-        flows: sim.flows.len(),
+        flows: sim.nics.flows.len(),
         flows_completed: sim.flows_done(),
         fct_mean_ns: crate::metrics::mean(&fcts) / 1000.0,
         slowdown_mean: crate::metrics::mean(&slow),
@@ -206,7 +206,12 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         slowdown_max: slow.last().copied().unwrap_or(f64::NAN),
         slowdown_min: slow.first().copied().unwrap_or(f64::NAN),
         goodput_gbps: {
-            let done: Vec<_> = sim.flows.iter().filter(|f| f.finish.is_some()).collect();
+            let done: Vec<_> = sim
+                .nics
+                .flows
+                .iter()
+                .filter(|f| f.finish.is_some())
+                .collect();
             let bytes: u64 = done.iter().map(|f| f.spec.size).sum();
             let t0 = done.iter().map(|f| f.spec.start).min().unwrap_or(0);
             let t1 = done.iter().filter_map(|f| f.finish).max().unwrap_or(0);
@@ -216,21 +221,21 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
                 f64::NAN
             }
         },
-        drops: sim.counters.drops,
+        drops: sim.ctx.counters.drops,
         pause_frames: ports.iter().map(|p| p.stats.pause_frames_sent).sum(),
         paused_ns: ns(ports.iter().map(|p| p.stats.paused_ps).sum()),
-        ecn_marks: sim.counters.ecn_marks,
-        cnps: sim.counters.cnps,
-        timeouts: sim.flows.iter().map(|f| f.timeouts as u64).sum(),
-        retx_bytes: sim.flows.iter().map(|f| f.retx_bytes).sum(),
+        ecn_marks: sim.ctx.counters.ecn_marks,
+        cnps: sim.ctx.counters.cnps,
+        timeouts: sim.nics.flows.iter().map(|f| f.timeouts as u64).sum(),
+        retx_bytes: sim.nics.flows.iter().map(|f| f.retx_bytes).sum(),
         max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
-        peak_packets: sim.arena.peak(),
+        peak_packets: sim.ctx.arena.peak(),
         variant_name: String::new(),
         folder: String::new(),
-        jobs: sim.jobs.len(),
-        jobs_completed: sim.jobs.iter().filter(|j| j.finish.is_some()).count(),
+        jobs: sim.nics.jobs.len(),
+        jobs_completed: sim.nics.jobs.iter().filter(|j| j.finish.is_some()).count(),
         jct_mean_ns: {
-            let v: Vec<f64> = (0..sim.jobs.len())
+            let v: Vec<f64> = (0..sim.nics.jobs.len())
                 .filter_map(|j| sim.jct(j))
                 .map(|t| t as f64)
                 .collect();
@@ -240,19 +245,19 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
                 v.iter().sum::<f64>() / v.len() as f64 / 1000.0
             }
         },
-        jct_max_ns: (0..sim.jobs.len())
+        jct_max_ns: (0..sim.nics.jobs.len())
             .filter_map(|j| sim.jct(j))
             .max()
             .map(ns)
             .unwrap_or(f64::NAN),
-        gse: sim.gse.as_ref().map(|g| g.stats.clone()),
-        jct_lower_bound_ns: if sim.jobs.is_empty() {
+        gse: sim.fabric.gse.as_ref().map(|g| g.stats.clone()),
+        jct_lower_bound_ns: if sim.nics.jobs.is_empty() {
             f64::NAN
         } else {
-            (0..sim.jobs.len())
+            (0..sim.nics.jobs.len())
                 .map(|j| sim.job_lower_bound(j) as f64)
                 .sum::<f64>()
-                / sim.jobs.len() as f64
+                / sim.nics.jobs.len() as f64
                 / 1000.0
         },
         slowdown_p95: quantile(&slow, 0.95),
@@ -270,7 +275,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         mean_queue_bytes: ports
             .iter()
             .filter(|p| sim.is_switch(p.node))
-            .map(|p| p.mean_queue_bytes(sim.now))
+            .map(|p| p.mean_queue_bytes(sim.ctx.now))
             .fold(0.0, f64::max),
         rate_series: crate::metrics::rate_series(sim, SUMMARY_RATE_FLOWS),
         queue_series: crate::metrics::queue_series(sim, 1),

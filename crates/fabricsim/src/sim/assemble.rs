@@ -279,47 +279,53 @@ impl Simulation {
             ack_every: params.ack_every,
         });
         let mut sim = Simulation {
-            now: 0,
-            queue: EventQueue::with_capacity(4 * n_ports + 1024),
-            arena: PacketArena::default(),
-            nodes,
-            ports,
-            links,
-            switches,
-            hosts,
-            flows,
-            ideal: Vec::new(),
-            routing,
-            params,
-            server_of_host: g.server_of_host.clone(),
-            counters: Counters::default(),
-            record: Recorder::default(),
-            launcher: FlowLauncher {
-                order,
-                next: 0,
-                deps,
+            ctx: Ctx {
+                now: 0,
+                queue: EventQueue::with_capacity(4 * n_ports + 1024),
+                arena: PacketArena::default(),
+                counters: Counters::default(),
+                params,
             },
-            jobs,
-            flows_done: 0,
-            flows_started: 0,
-            last_progress: 0,
-            flow_control,
-            transport,
-            node_is_switch,
-            edge_port,
-            gse,
+            fabric: Fabric {
+                nodes,
+                ports,
+                links,
+                switches,
+                routing,
+                flow_control,
+                node_is_switch,
+                edge_port,
+                telemetry: crate::telemetry::Telemetry::default(),
+                gse,
+                route_ahead: false,
+            },
+            nics: Nics {
+                hosts,
+                flows,
+                jobs,
+                launcher: FlowLauncher {
+                    order,
+                    next: 0,
+                    deps,
+                },
+                transport,
+                flows_done: 0,
+                flows_started: 0,
+                last_progress: 0,
+            },
+            ideal: Vec::new(),
+            server_of_host: g.server_of_host.clone(),
+            record: Recorder::default(),
             started: false,
             prefetch: n_ports >= PREFETCH_MIN_PORTS,
-            route_ahead: false,
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
             seed: sc.seed,
             convergence: None,
             window: None,
-            telemetry: crate::telemetry::Telemetry::default(),
         };
-        let algs: Vec<CcAlgorithm> = (0..sim.flows.len())
+        let algs: Vec<CcAlgorithm> = (0..sim.nics.flows.len())
             .map(|i| {
-                let s = &sim.flows[i].spec;
+                let s = &sim.nics.flows[i].spec;
                 let w = origin.get(i).copied().unwrap_or(0) as usize;
                 sc.cc
                     .class
@@ -330,7 +336,7 @@ impl Simulation {
             .collect();
         // Base RTTs as each algorithm asks: none, the flow's own, or one value for the
         // whole network, the longest among the algorithm's flows (HPCC's T).
-        let rtts: Vec<Time> = (0..sim.flows.len())
+        let rtts: Vec<Time> = (0..sim.nics.flows.len())
             .map(|i| match algs[i].entry().base_rtt {
                 BaseRtt::Unused => 0,
                 BaseRtt::PerFlow | BaseRtt::Longest => sim.base_rtt_of(i),
@@ -345,7 +351,7 @@ impl Simulation {
                 }
             }
         }
-        for i in 0..sim.flows.len() {
+        for i in 0..sim.nics.flows.len() {
             let rtt = match algs[i].entry().base_rtt {
                 BaseRtt::Longest => longest
                     .iter()
@@ -353,21 +359,21 @@ impl Simulation {
                     .map_or(rtts[i], |&(_, t)| t),
                 BaseRtt::Unused | BaseRtt::PerFlow => rtts[i],
             };
-            sim.flows[i].cc = sim.make_cc(sc, algs[i], i, rtt);
+            sim.nics.flows[i].cc = sim.make_cc(sc, algs[i], i, rtt);
         }
         let tcd_on = sc
             .fabric
             .tcd
             .enabled
-            .unwrap_or_else(|| sim.flows.iter().any(|f| f.cc.wants_tcd()));
+            .unwrap_or_else(|| sim.nics.flows.iter().any(|f| f.cc.wants_tcd()));
         if tcd_on {
             // A pause can hold back what the downstream ingress admits before XOFF plus
             // its headroom (on this port's own link).
-            sim.telemetry.tcd = (0..sim.ports.len())
+            sim.fabric.telemetry.tcd = (0..sim.fabric.ports.len())
                 .flat_map(|i| {
-                    let p = &sim.ports[i];
+                    let p = &sim.fabric.ports[i];
                     let headroom = sc.fabric.pfc.headroom.unwrap_or_else(|| {
-                        default_headroom(p.rate, sim.links[i].delay, &sim.params)
+                        default_headroom(p.rate, sim.fabric.links[i].delay, &sim.ctx.params)
                     });
                     let tp =
                         TcdParams::resolve(&sc.fabric.tcd, p.rate, sc.fabric.pfc.xoff, headroom);
@@ -375,10 +381,12 @@ impl Simulation {
                 })
                 .collect();
         }
-        sim.ideal = (0..sim.flows.len()).map(|i| sim.ideal_fct_of(i)).collect();
+        sim.ideal = (0..sim.nics.flows.len())
+            .map(|i| sim.ideal_fct_of(i))
+            .collect();
         for (i, &ideal) in sim.ideal.iter().enumerate() {
             if ideal == 0 {
-                let s = &sim.flows[i].spec;
+                let s = &sim.nics.flows[i].spec;
                 return Err(err(
                     file,
                     "workload",
@@ -391,9 +399,9 @@ impl Simulation {
 
     /// The congestion controller of flow `i` running `alg` with base RTT `rtt`.
     pub(crate) fn make_cc(&self, sc: &Scenario, alg: CcAlgorithm, i: usize, rtt: Time) -> AnyCc {
-        let s = &self.flows[i].spec;
+        let s = &self.nics.flows[i].spec;
         let ctx = FlowContext {
-            line: self.ports[self.hosts[s.src as usize].port.idx()].rate,
+            line: self.fabric.ports[self.nics.hosts[s.src as usize].port.idx()].rate,
             base_rtt: rtt,
             start: s.start,
         };
@@ -402,16 +410,16 @@ impl Simulation {
 
     pub(crate) fn ideal_fct_of(&self, i: usize) -> Time {
         let mut hops = self.path_of(i);
-        if self.flows[i].cc.wants_int() {
+        if self.nics.flows[i].cc.wants_int() {
             // Every switch egress adds one INT record to the frame.
             for (j, h) in hops.iter_mut().enumerate().skip(1) {
                 h.extra += INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64;
             }
         }
         ideal_fct(
-            self.flows[i].spec.size,
-            self.params.mtu,
-            self.params.header,
+            self.nics.flows[i].spec.size,
+            self.ctx.params.mtu,
+            self.ctx.params.header,
             &hops,
         )
     }

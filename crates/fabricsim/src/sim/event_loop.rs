@@ -28,58 +28,61 @@ impl Simulation {
             // The event calendar's window should span a frame's serialization plus a
             // link delay (with some margin): nearly every event is scheduled that far
             // ahead at most.
-            let frame = self.params.mtu + self.params.header;
-            let delay = self.links.iter().map(|l| l.delay).max().unwrap_or(0);
-            let ser = (self.ports.iter())
+            let frame = self.ctx.params.mtu + self.ctx.params.header;
+            let delay = self.fabric.links.iter().map(|l| l.delay).max().unwrap_or(0);
+            let ser = (self.fabric.ports.iter())
                 .map(|p| p.tx_time(frame + p.sec_extra as u64))
                 .max()
                 .unwrap_or(0);
-            self.queue.set_horizon((delay + ser) / 8 * 9);
+            self.ctx.queue.set_horizon((delay + ser) / 8 * 9);
             // Worth it only where the routing tables miss the cache (large models).
-            self.route_ahead =
-                self.prefetch && self.params.lb == LbAlgorithm::Ecmp && self.gse.is_none();
-            self.queue.set_lookahead(self.prefetch);
-            if !self.launcher.order.is_empty() {
-                let t0 = self.flows[self.launcher.order[0] as usize].spec.start;
-                self.queue.push(t0, Event::FlowArrivals);
+            self.fabric.route_ahead = self.prefetch
+                && self.ctx.params.lb == LbAlgorithm::Ecmp
+                && self.fabric.gse.is_none();
+            self.ctx.queue.set_lookahead(self.prefetch);
+            if !self.nics.launcher.order.is_empty() {
+                let t0 = self.nics.flows[self.nics.launcher.order[0] as usize]
+                    .spec
+                    .start;
+                self.ctx.queue.push(t0, Event::FlowArrivals);
             }
-            if self.params.queue_interval.is_some() || self.params.rate_interval.is_some() {
-                self.queue.push(0, Event::Sample);
+            if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {
+                self.ctx.queue.push(0, Event::Sample);
             }
         }
-        let total = self.flows.len();
-        let stop = self.params.max_time.min(until);
+        let total = self.nics.flows.len();
+        let stop = self.ctx.params.max_time.min(until);
         let mut tick = 0u32;
         let outcome = loop {
-            if self.flows_done == total {
+            if self.nics.flows_done == total {
                 break Outcome::Completed;
             }
-            let Some((t, ev)) = self.queue.pop() else {
+            let Some((t, ev)) = self.ctx.queue.pop() else {
                 break Outcome::Starved;
             };
             if t > stop {
-                if t > self.params.max_time {
-                    self.now = self.params.max_time;
+                if t > self.ctx.params.max_time {
+                    self.ctx.now = self.ctx.params.max_time;
                     break Outcome::MaxTime;
                 }
-                self.queue.unpop();
-                self.now = until;
+                self.ctx.queue.unpop();
+                self.ctx.now = until;
                 return None;
             }
-            if t.saturating_sub(self.last_progress) > self.params.stall_timeout
-                && self.flows_started > self.flows_done
+            if t.saturating_sub(self.nics.last_progress) > self.ctx.params.stall_timeout
+                && self.nics.flows_started > self.nics.flows_done
             {
-                self.now = self.last_progress + self.params.stall_timeout;
+                self.ctx.now = self.nics.last_progress + self.ctx.params.stall_timeout;
                 break Outcome::Stalled(crate::stall::diagnose(self));
             }
-            self.now = t;
+            self.ctx.now = t;
             if self.prefetch {
                 self.prefetch_ahead();
             }
             match ev {
                 Event::LinkArrive(l) => self.on_link_arrive(l),
                 Event::PortWake(p) => {
-                    let port = &mut self.ports[p];
+                    let port = &mut self.fabric.ports[p];
                     if port.wake_at == t {
                         port.wake_at = Time::MAX;
                     }
@@ -104,8 +107,8 @@ impl Simulation {
     }
 
     pub(crate) fn finish_accounting(&mut self) {
-        let now = self.now;
-        for p in &mut self.ports {
+        let now = self.ctx.now;
+        for p in &mut self.fabric.ports {
             if let Some(s) = p.pause_started.take() {
                 let end = p.last_pause_end().min(now);
                 p.stats.paused_ps += end.saturating_sub(s);

@@ -22,15 +22,15 @@ impl Simulation {
         use crate::engine::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
         use crate::engine::peek_code;
         use crate::prefetch::prefetch;
-        let ahead = self.queue.peek_codes();
+        let ahead = self.ctx.queue.peek_codes();
         match peek_code(ahead[3]) {
-            (LINK, l) => prefetch(&self.links[l as usize]),
-            (PORT, p) => prefetch(&self.ports[p as usize]),
+            (LINK, l) => prefetch(&self.fabric.links[l as usize]),
+            (PORT, p) => prefetch(&self.fabric.ports[p as usize]),
             _ => {}
         }
         match peek_code(ahead[2]) {
             (LINK, l) => {
-                let ring = &self.links[l as usize].ring;
+                let ring = &self.fabric.links[l as usize].ring;
                 if let Some(head) = ring.front() {
                     prefetch(head);
                 }
@@ -39,21 +39,21 @@ impl Simulation {
                 }
             }
             (PORT, p) => {
-                let port = &self.ports[p as usize];
+                let port = &self.fabric.ports[p as usize];
                 if port.nonempty != 0 {
                     let prio = 7 - port.nonempty.leading_zeros() as usize;
                     prefetch(&port.queues[prio]);
                 }
-                prefetch(&self.links[p as usize]);
+                prefetch(&self.fabric.links[p as usize]);
             }
             _ => {}
         }
         match peek_code(ahead[1]) {
             (LINK, l) => {
-                let link = &self.links[l as usize];
+                let link = &self.fabric.links[l as usize];
                 if let Some((_, d)) = link.ring.front() {
                     match link.to {
-                        NodeKind::Host(_) => prefetch(self.arena.get(d.id)),
+                        NodeKind::Host(_) => prefetch(self.ctx.arena.get(d.id)),
                         NodeKind::Switch(s) => {
                             // (Under spraying the ECMP choice is only a guess.)
                             let egress = if d.flags & FLAG_ROUTED != 0 {
@@ -61,10 +61,11 @@ impl Simulation {
                             } else {
                                 self.ecmp_egress(s, d.dst, d.hash)
                             };
-                            if let Some(e) = egress.and_then(|e| self.ports.get(e as usize)) {
+                            if let Some(e) = egress.and_then(|e| self.fabric.ports.get(e as usize))
+                            {
                                 prefetch(e);
                                 prefetch(&e.queues[d.prio as usize & 7]);
-                                let sw = &self.switches[s as usize];
+                                let sw = &self.fabric.switches[s as usize];
                                 sw.buffer.prefetch_counter(
                                     (link.to_port.0 - sw.first_port) as usize,
                                     d.prio as usize,
@@ -75,28 +76,28 @@ impl Simulation {
                 }
             }
             (PORT, p) => {
-                let port = &self.ports[p as usize];
+                let port = &self.fabric.ports[p as usize];
                 if port.nonempty != 0 {
                     let prio = 7 - port.nonempty.leading_zeros() as usize;
                     if let Some(d) = port.queues[prio].q.front() {
                         prefetch(d);
                     }
                 }
-                if let Some(t) = self.links[p as usize].ring.back() {
+                if let Some(t) = self.fabric.links[p as usize].ring.back() {
                     prefetch(t);
                 }
                 if let NodeKind::Switch(s) = port.owner() {
-                    prefetch(&self.switches[s as usize].buffer);
+                    prefetch(&self.fabric.switches[s as usize].buffer);
                 }
             }
             _ => {}
         }
         if let (PORT, p) = peek_code(ahead[0]) {
-            let port = &self.ports[p as usize];
+            let port = &self.fabric.ports[p as usize];
             if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
                 let prio = 7 - port.nonempty.leading_zeros() as usize;
                 if let Some(d) = port.queues[prio].q.front() {
-                    let sw = &self.switches[s as usize];
+                    let sw = &self.fabric.switches[s as usize];
                     sw.buffer
                         .prefetch_counter(d.in_port as usize, d.prio as usize);
                     if let Some(m) = sw.ecn.get((p - sw.first_port) as usize) {

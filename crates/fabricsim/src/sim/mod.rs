@@ -159,13 +159,26 @@ pub struct JobState {
     pub left: u32,
 }
 
-/// A built scenario, ready to run (and, after running, holding its results).
-pub struct Simulation {
+/// The narrow context every handler shares: the clock, the event queue, the packet
+/// arena, the run's global counters and its constants. Components take `&mut Ctx` beside
+/// their own state and nothing else of the simulation's.
+pub struct Ctx {
     /// Current simulated time.
     pub now: Time,
     pub(crate) queue: EventQueue,
     /// Packets.
     pub arena: PacketArena,
+    /// Global counters.
+    pub counters: Counters,
+    /// Resolved parameters (read only during the run).
+    pub params: RunParams,
+}
+
+/// The network: nodes, ports, links, switches (with their roles' state) and what they do
+/// to packets, routing, link-level flow control and the telemetry switches add. Its
+/// handlers (`fabric/`, `gse/gsp.rs`) take `&mut self` and the [`Ctx`], plus the
+/// [`Nics`] where a packet crosses into or out of a host.
+pub struct Fabric {
     /// All nodes.
     pub nodes: Vec<Node>,
     /// All ports (port i transmits on link i).
@@ -174,51 +187,62 @@ pub struct Simulation {
     pub links: Vec<Link>,
     /// Switches.
     pub switches: Vec<Switch>,
-    /// Hosts (NICs).
-    pub hosts: Vec<Host>,
-    /// Flows.
-    pub flows: Vec<Flow>,
-    /// Ideal FCT of each flow.
-    pub ideal: Vec<Time>,
     /// Routing tables.
     pub routing: RoutingTable,
-    /// Resolved parameters.
-    pub params: RunParams,
-    /// Server of each host.
-    pub server_of_host: Vec<u32>,
-    /// Global counters.
-    pub counters: Counters,
-    /// Time series asked for in `[record]`.
-    pub record: Recorder,
-    pub(crate) launcher: FlowLauncher,
-    /// Jobs (collective workloads).
-    pub jobs: Vec<JobState>,
-    pub(crate) flows_done: usize,
-    pub(crate) flows_started: usize,
-    pub(crate) last_progress: Time,
-    /// The NICs' transport (reliability state machine).
-    pub(crate) transport: crate::transport::AnyTransport,
     /// Link-level flow control (PFC, or none).
     pub(crate) flow_control: crate::fabric::flow_control::AnyFlowControl,
     pub(crate) node_is_switch: Vec<bool>,
     /// Switch ports whose peer is a host.
     pub(crate) edge_port: Vec<bool>,
-    /// GSE state (PKTC load balancing; DGSQ).
+    /// INT records and TCD detectors.
+    pub telemetry: Telemetry,
+    /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
     pub gse: Option<Box<Gse>>,
-    pub(crate) started: bool,
-    /// Look ahead in the event queue and prefetch (large models only: when everything
-    /// fits in the cache the prefetches are pure overhead).
-    pub(crate) prefetch: bool,
     /// Choose a packet's ECMP egress at the next switch when it is put on the link
     /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
     /// large models only).
     pub(crate) route_ahead: bool,
+}
+
+/// The end hosts: NICs, the flows they send and receive, their transport, and the
+/// launcher that starts flows and job iterations. Handlers in `transport/`.
+pub struct Nics {
+    /// Hosts (NICs).
+    pub hosts: Vec<Host>,
+    /// Flows.
+    pub flows: Vec<Flow>,
+    /// Jobs (collective workloads).
+    pub jobs: Vec<JobState>,
+    pub(crate) launcher: FlowLauncher,
+    /// The NICs' transport (reliability state machine).
+    pub(crate) transport: crate::transport::AnyTransport,
+    pub(crate) flows_done: usize,
+    pub(crate) flows_started: usize,
+    pub(crate) last_progress: Time,
+}
+
+/// A built scenario, ready to run (and, after running, holding its results).
+pub struct Simulation {
+    /// Clock, events, packets, counters, constants.
+    pub ctx: Ctx,
+    /// Switches, ports and links.
+    pub fabric: Fabric,
+    /// NICs and flows.
+    pub nics: Nics,
+    /// Ideal FCT of each flow.
+    pub ideal: Vec<Time>,
+    /// Server of each host.
+    pub server_of_host: Vec<u32>,
+    /// Time series asked for in `[record]`.
+    pub record: Recorder,
+    pub(crate) started: bool,
+    /// Look ahead in the event queue and prefetch (large models only: when everything
+    /// fits in the cache the prefetches are pure overhead).
+    pub(crate) prefetch: bool,
     /// Scenario name.
     pub name: String,
     /// Seed of the run.
     pub seed: u64,
-    /// INT records and TCD detectors.
-    pub telemetry: Telemetry,
     /// Convergence analysis asked for in `[record.convergence]`.
     pub convergence: Option<crate::convergence::ConvergenceSpec>,
     /// Window analysis asked for in `[record.window]`.
@@ -244,29 +268,29 @@ impl Simulation {
     /// Hops (rate, delay after) of the path flow `i` takes, following the routing the
     /// switches apply (ECMP with the flow's hash; the first candidate under spraying).
     pub fn path_of(&self, i: usize) -> Vec<Hop> {
-        let f = &self.flows[i];
+        let f = &self.nics.flows[i];
         let mut hops = Vec::new();
-        let mut port = self.hosts[f.spec.src as usize].port.0;
+        let mut port = self.nics.hosts[f.spec.src as usize].port.0;
         for _ in 0..64 {
-            let p = &self.ports[port as usize];
+            let p = &self.fabric.ports[port as usize];
             hops.push(Hop {
                 bps: p.ser_rate.0,
-                delay: self.links[port as usize].delay,
+                delay: self.fabric.links[port as usize].delay,
                 extra: p.sec_extra as u64,
             });
-            let next_node = self.ports[self.ports[port as usize].peer.idx()].node;
-            match self.nodes[next_node].kind {
+            let next_node = self.fabric.ports[self.fabric.ports[port as usize].peer.idx()].node;
+            match self.fabric.nodes[next_node].kind {
                 NodeKind::Host(h) => {
                     return if h == f.spec.dst { hops } else { Vec::new() };
                 }
                 NodeKind::Switch(s) => {
-                    let c = self.routing.candidates(s, f.spec.dst);
+                    let c = self.fabric.routing.candidates(s, f.spec.dst);
                     if c.is_empty() {
                         return Vec::new();
                     }
-                    let k = match self.params.lb {
+                    let k = match self.ctx.params.lb {
                         LbAlgorithm::Ecmp => {
-                            ecmp::pick(f.hash, self.switches[s as usize].salt, c.len())
+                            ecmp::pick(f.hash, self.fabric.switches[s as usize].salt, c.len())
                         }
                         _ => 0,
                     };
@@ -283,9 +307,9 @@ impl Simulation {
         if hops.is_empty() {
             return 1;
         }
-        let mtu = self.params.mtu;
-        let fwd = ideal_fct(mtu, mtu, self.params.header, &hops);
-        let ack = self.params.ack_size as u64;
+        let mtu = self.ctx.params.mtu;
+        let fwd = ideal_fct(mtu, mtu, self.ctx.params.header, &hops);
+        let ack = self.ctx.params.ack_size as u64;
         let back: Time = hops
             .iter()
             .map(|h| Rate(h.bps).tx_time(ack + h.extra) + h.delay)
@@ -295,7 +319,7 @@ impl Simulation {
 
     /// Job completion time of job iteration `j`, if it finished.
     pub fn jct(&self, j: usize) -> Option<Time> {
-        let job = &self.jobs[j];
+        let job = &self.nics.jobs[j];
         Some(job.finish? - job.started?)
     }
 
@@ -304,48 +328,53 @@ impl Simulation {
     /// AlltoAll) at the slowest rank NIC's goodput rate (line rate x MTU / (MTU +
     /// headers)). Latency is left out, so the bound is reached only by large messages.
     pub fn job_lower_bound(&self, j: usize) -> Time {
-        let spec = &self.jobs[j].spec;
+        let spec = &self.nics.jobs[j].spec;
         let (num, den) =
             crate::workload::collective::lower_bound_factor(spec.collective, spec.ranks.len());
         let rate = spec
             .ranks
             .iter()
-            .map(|&h| self.ports[self.hosts[h as usize].port.idx()].ser_rate.0)
+            .map(|&h| {
+                self.fabric.ports[self.nics.hosts[h as usize].port.idx()]
+                    .ser_rate
+                    .0
+            })
             .min()
             .unwrap_or(1) as f64;
-        let goodput = rate * self.params.mtu as f64 / (self.params.mtu + self.params.header) as f64;
+        let goodput = rate * self.ctx.params.mtu as f64
+            / (self.ctx.params.mtu + self.ctx.params.header) as f64;
         let bytes = spec.size as f64 * num as f64 / den as f64;
         (bytes * 8.0 / goodput * 1e12).floor() as Time
     }
 
     /// Flows finished so far.
     pub fn flows_done(&self) -> usize {
-        self.flows_done
+        self.nics.flows_done
     }
 
     /// Events processed so far.
     pub fn events(&self) -> u64 {
-        self.queue.popped()
+        self.ctx.queue.popped()
     }
 
     /// Current progress.
     pub fn progress(&self) -> Progress {
         Progress {
-            now: self.now,
-            events: self.queue.popped(),
-            flows_done: self.flows_done,
-            flows_total: self.flows.len(),
-            max_time: self.params.max_time,
+            now: self.ctx.now,
+            events: self.ctx.queue.popped(),
+            flows_done: self.nics.flows_done,
+            flows_total: self.nics.flows.len(),
+            max_time: self.ctx.params.max_time,
         }
     }
 
     /// Node name of a port's owner.
     pub fn port_node_name(&self, port: u32) -> &str {
-        &self.nodes[self.ports[port as usize].node].name
+        &self.fabric.nodes[self.fabric.ports[port as usize].node].name
     }
 
     /// True if node `n` is a switch.
     pub fn is_switch(&self, n: crate::ids::NodeId) -> bool {
-        self.node_is_switch[n.idx()]
+        self.fabric.node_is_switch[n.idx()]
     }
 }

@@ -21,21 +21,21 @@ impl Simulation {
     /// The retransmission timer of flow `fid` fired (it may have been pushed back since).
     pub(crate) fn on_rto(&mut self, fid: FlowId) {
         let fid = fid.0;
-        let now = self.now;
-        let rto = self.params.rto;
-        let f = &mut self.flows[fid as usize];
+        let now = self.ctx.now;
+        let rto = self.ctx.params.rto;
+        let f = &mut self.nics.flows[fid as usize];
         if f.sender_done.is_some() {
             f.rto_pending = false;
             return;
         }
         if now < f.rto_deadline {
-            self.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
+            self.ctx.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
             return;
         }
-        if self.transport.on_timeout(f) {
+        if self.nics.transport.on_timeout(f) {
             f.rto_deadline = now + rto;
-            self.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
-            let port = self.hosts[f.spec.src as usize].port.0;
+            self.ctx.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
+            let port = self.nics.hosts[f.spec.src as usize].port.0;
             self.schedule_wake(port, now);
         } else {
             f.rto_pending = false;
@@ -44,12 +44,12 @@ impl Simulation {
 
     /// The NIC picks the next data packet, round robin over flows whose pacer allows.
     pub(crate) fn pull_data(&mut self, h: u32) -> Option<Desc> {
-        let now = self.now;
-        let host = &self.hosts[h as usize];
+        let now = self.ctx.now;
+        let host = &self.nics.hosts[h as usize];
         let port = host.port.0;
-        let dp = self.params.data_prio as usize;
-        if self.ports[port as usize].is_paused(dp, now) {
-            let t = self.ports[port as usize].paused_until(dp);
+        let dp = self.ctx.params.data_prio as usize;
+        if self.fabric.ports[port as usize].is_paused(dp, now) {
+            let t = self.fabric.ports[port as usize].paused_until(dp);
             if !host.active.is_empty() {
                 self.schedule_wake(port, t);
             }
@@ -58,9 +58,9 @@ impl Simulation {
         let n = host.active.len();
         let mut earliest = Time::MAX;
         for k in 0..n {
-            let i = (self.hosts[h as usize].rr + k) % n;
-            let fid = self.hosts[h as usize].active[i];
-            let f = &self.flows[fid as usize];
+            let i = (self.nics.hosts[h as usize].rr + k) % n;
+            let fid = self.nics.hosts[h as usize].active[i];
+            let f = &self.nics.flows[fid as usize];
             if f.snd_nxt >= f.spec.size {
                 continue;
             }
@@ -73,7 +73,7 @@ impl Simulation {
                 earliest = earliest.min(f.next_send);
                 continue;
             }
-            self.hosts[h as usize].rr = i + 1;
+            self.nics.hosts[h as usize].rr = i + 1;
             return Some(self.make_data(fid, port));
         }
         if earliest != Time::MAX {
@@ -83,10 +83,10 @@ impl Simulation {
     }
 
     pub(crate) fn make_data(&mut self, fid: u32, port: u32) -> Desc {
-        let now = self.now;
-        let rp = &self.params;
-        let line = self.ports[port as usize].rate;
-        let f = &mut self.flows[fid as usize];
+        let now = self.ctx.now;
+        let rp = &self.ctx.params;
+        let line = self.fabric.ports[port as usize].rate;
+        let f = &mut self.nics.flows[fid as usize];
         let payload = rp.mtu.min(f.spec.size - f.snd_nxt);
         let wire = payload + rp.header;
         let pkt = Packet::new(
@@ -123,12 +123,12 @@ impl Simulation {
         if !f.rto_pending {
             f.rto_pending = true;
             f.rto_deadline = now + rp.rto;
-            self.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
+            self.ctx.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
         }
-        self.counters.data_sent += 1;
-        let d = self.arena.alloc_desc(pkt, hdr);
+        self.ctx.counters.data_sent += 1;
+        let d = self.ctx.arena.alloc_desc(pkt, hdr);
         if hdr.flags & FLAG_INT != 0 {
-            self.telemetry.int.slot(d.id).n = 0;
+            self.fabric.telemetry.int.slot(d.id).n = 0;
         }
         d
     }
@@ -146,14 +146,14 @@ impl Simulation {
         // The flow's own hash, not the arriving header's: a GSP rewrites that to spray
         // containers, while the reverse path keeps to the flow's.
         let flow = payload.flow().expect("feedback belongs to a flow");
-        let hash = self.flows[flow].hash;
+        let hash = self.nics.flows[flow].hash;
         let mut p = Packet::new(payload, hdr.dst, data.sent_at);
         p.echo = (hdr.ecn == ECN_CE) as u8;
         let mut h = Header {
             dst: data.src,
             hash: ecmp::mix32(hash ^ 0x5bd1_e995),
-            wire: self.params.ack_size,
-            prio: self.params.ctrl_prio,
+            wire: self.ctx.params.ack_size,
+            prio: self.ctx.params.ctrl_prio,
             ecn: 0,
             mark: hdr.mark,
             flags: 0,
@@ -161,40 +161,40 @@ impl Simulation {
         let int = kind == PacketKind::Ack && hdr.flags & FLAG_INT != 0;
         if int {
             h.flags = FLAG_INT;
-            h.wire += INT_BYTES_PER_HOP * self.telemetry.int.rx.n as u32;
+            h.wire += INT_BYTES_PER_HOP * self.fabric.telemetry.int.rx.n as u32;
         }
-        let d = self.arena.alloc_desc(p, h);
+        let d = self.ctx.arena.alloc_desc(p, h);
         if int {
-            let rx = self.telemetry.int.rx;
-            *self.telemetry.int.slot(d.id) = rx;
+            let rx = self.fabric.telemetry.int.rx;
+            *self.fabric.telemetry.int.slot(d.id) = rx;
         }
-        let port = self.hosts[from_host as usize].port.0;
-        let pr = &mut self.ports[port as usize];
-        let prio = self.params.ctrl_prio as usize;
-        pr.enqueue(prio, d, self.now);
+        let port = self.nics.hosts[from_host as usize].port.0;
+        let pr = &mut self.fabric.ports[port as usize];
+        let prio = self.ctx.params.ctrl_prio as usize;
+        pr.enqueue(prio, d, self.ctx.now);
         match kind {
-            PacketKind::Ack => self.counters.acks += 1,
-            PacketKind::Nack => self.counters.nacks += 1,
-            PacketKind::Cnp => self.counters.cnps += 1,
+            PacketKind::Ack => self.ctx.counters.acks += 1,
+            PacketKind::Nack => self.ctx.counters.nacks += 1,
+            PacketKind::Cnp => self.ctx.counters.cnps += 1,
             _ => {}
         }
         self.try_transmit(port);
     }
 
     pub(crate) fn host_receive(&mut self, h: u32, pkt: Desc) {
-        let p = *self.arena.get(pkt.id);
+        let p = *self.ctx.arena.get(pkt.id);
         let hdr = pkt.header();
         if hdr.flags & FLAG_INT != 0 {
-            self.telemetry.int.receive(pkt.id);
+            self.fabric.telemetry.int.receive(pkt.id);
         }
-        self.arena.release(pkt.id);
+        self.ctx.arena.release(pkt.id);
         match p.payload {
             Payload::Data { flow, seq, bytes } => self.on_data(h, &p, hdr, flow, seq, bytes),
             Payload::Ack { flow, seq } => self.on_ack(&p, hdr, flow, seq, false),
             Payload::Nack { flow, seq } => self.on_ack(&p, hdr, flow, seq, true),
             Payload::Cnp { flow } => {
-                let f = &mut self.flows[flow];
-                f.cc.on_cnp(self.now);
+                let f = &mut self.nics.flows[flow];
+                f.cc.on_cnp(self.ctx.now);
             }
             Payload::Pause(_) | Payload::Request { .. } | Payload::Grant { .. } => {}
         }
@@ -210,10 +210,10 @@ impl Simulation {
         seq: u64,
         bytes: u32,
     ) {
-        let now = self.now;
-        self.counters.data_arrived += 1;
+        let now = self.ctx.now;
+        self.ctx.counters.data_arrived += 1;
         let fid = flow.0;
-        let f = &mut self.flows[fid as usize];
+        let f = &mut self.nics.flows[fid as usize];
         f.data_pkts_arrived += 1;
         if hdr.ecn == ECN_CE && f.cc.wants_cnp() {
             let interval = f.cc.cnp_interval();
@@ -224,13 +224,13 @@ impl Simulation {
             } else if !f.cnp_pending {
                 f.cnp_pending = true;
                 let t = f.next_cnp;
-                self.queue.push(t, Event::CnpTimer(FlowId(fid)));
+                self.ctx.queue.push(t, Event::CnpTimer(FlowId(fid)));
             }
         }
-        let f = &mut self.flows[fid as usize];
-        let rx = self.transport.on_data(f, seq, bytes);
+        let f = &mut self.nics.flows[fid as usize];
+        let rx = self.nics.transport.on_data(f, seq, bytes);
         if rx.in_order {
-            self.last_progress = now;
+            self.nics.last_progress = now;
         }
         match rx.reply {
             RxReply::Nothing => {}
@@ -238,8 +238,8 @@ impl Simulation {
             RxReply::Nack(seq) => self.send_feedback(h, Payload::Nack { flow, seq }, p, hdr),
         }
         if rx.completed {
-            self.flows[fid as usize].finish = Some(now);
-            self.flows_done += 1;
+            self.nics.flows[fid as usize].finish = Some(now);
+            self.nics.flows_done += 1;
             self.on_flow_finished(fid);
         }
     }
@@ -247,8 +247,8 @@ impl Simulation {
     /// The receiver's CNP pacing timer of flow `fid`: send the CNP it held back.
     pub(crate) fn on_cnp_timer(&mut self, fid: FlowId) {
         let fid = fid.0;
-        let now = self.now;
-        let f = &mut self.flows[fid as usize];
+        let now = self.ctx.now;
+        let f = &mut self.nics.flows[fid as usize];
         let interval = f.cc.cnp_interval();
         if !f.cnp_pending {
             return;
@@ -277,14 +277,14 @@ impl Simulation {
 
     /// A cumulative ACK (or, with `nack`, a NACK) `p` with header `hdr`.
     pub(crate) fn on_ack(&mut self, p: &Packet, hdr: Header, flow: FlowId, seq: u64, nack: bool) {
-        let now = self.now;
-        let rto = self.params.rto;
+        let now = self.ctx.now;
+        let rto = self.ctx.params.rto;
         let fid = flow.0;
-        let f = &mut self.flows[fid as usize];
+        let f = &mut self.nics.flows[fid as usize];
         let mut wake = false;
-        let newly = self.transport.on_cumulative_ack(f, seq);
+        let newly = self.nics.transport.on_cumulative_ack(f, seq);
         if newly > 0 {
-            let (mtu, overhead) = (self.params.mtu, self.params.header);
+            let (mtu, overhead) = (self.ctx.params.mtu, self.ctx.params.header);
             let wire = |b: u64| b + b.div_ceil(mtu) * overhead;
             let info = AckInfo {
                 newly_acked: newly,
@@ -303,8 +303,8 @@ impl Simulation {
             }
             f.cc.on_ack(now, &info);
             if hdr.flags & FLAG_INT != 0 {
-                let n = self.telemetry.int.rx.n as usize;
-                f.cc.on_ack_int(now, &info, &self.telemetry.int.rx.hops[..n]);
+                let n = self.fabric.telemetry.int.rx.n as usize;
+                f.cc.on_ack_int(now, &info, &self.fabric.telemetry.int.rx.hops[..n]);
             }
             if let Some(t) = f.cc.hold_until() {
                 if t > f.next_send {
@@ -314,16 +314,16 @@ impl Simulation {
             f.rto_deadline = now + rto;
             wake = f.cc.window().is_some();
         }
-        if nack && self.transport.on_nack(f, seq) {
+        if nack && self.nics.transport.on_nack(f, seq) {
             wake = true;
         }
         if f.snd_una >= f.spec.size && f.sender_done.is_none() {
             f.sender_done = Some(now);
             let h = f.spec.src as usize;
-            self.hosts[h].active.retain(|&x| x != fid);
+            self.nics.hosts[h].active.retain(|&x| x != fid);
         }
         if wake {
-            let port = self.hosts[self.flows[fid as usize].spec.src as usize]
+            let port = self.nics.hosts[self.nics.flows[fid as usize].spec.src as usize]
                 .port
                 .0;
             self.schedule_wake(port, now);

@@ -364,10 +364,10 @@ impl Simulation {
     /// A PFC frame for `prio` (`quanta` 0: resume) arrived on `port` (it pauses the
     /// port's own transmissions, so the frame acts on the port it arrives at).
     pub(crate) fn on_pfc_frame(&mut self, port: u32, prio: usize, quanta: u16) {
-        let now = self.now;
-        let p = &mut self.ports[port as usize];
+        let now = self.ctx.now;
+        let p = &mut self.fabric.ports[port as usize];
         let until = (quanta != 0).then(|| now + pause_duration(quanta, p.rate));
-        self.telemetry.on_pfc_frame(port, prio, now, until);
+        self.fabric.telemetry.on_pfc_frame(port, prio, now, until);
         match until {
             None => {
                 p.stats.resume_frames_received += 1;
@@ -399,21 +399,26 @@ impl Simulation {
     #[inline(never)]
     pub(crate) fn send_pfc(&mut self, port: u32, sig: PfcSignal) {
         let (p, h) = Packet::pfc(sig);
-        let d = self.arena.alloc_desc(p, h);
-        let port_ref = &mut self.ports[port as usize];
+        let d = self.ctx.arena.alloc_desc(p, h);
+        let port_ref = &mut self.fabric.ports[port as usize];
         port_ref.push_ctrl(d);
         if sig.quanta > 0 {
             port_ref.stats.pause_frames_sent += 1;
         } else {
             port_ref.stats.resume_frames_sent += 1;
         }
-        self.counters.pfc_frames += 1;
+        self.ctx.counters.pfc_frames += 1;
         if sig.quanta > 0 {
-            let pfc = self.flow_control.pfc_mut().expect("PFC frames need PFC");
+            let pfc = self
+                .fabric
+                .flow_control
+                .pfc_mut()
+                .expect("PFC frames need PFC");
             if pfc.arm_refresh(port) {
                 let half = pause_duration(sig.quanta, port_ref.rate) / 2;
-                self.queue
-                    .push(self.now + half.max(1), Event::PfcRefresh(PortId(port)));
+                self.ctx
+                    .queue
+                    .push(self.ctx.now + half.max(1), Event::PfcRefresh(PortId(port)));
             }
         }
         self.try_transmit(port);
@@ -423,16 +428,23 @@ impl Simulation {
     /// previous pause expires.
     pub(crate) fn on_pfc_refresh(&mut self, port: PortId) {
         let port = port.0;
-        let pfc = self.flow_control.pfc_mut().expect("PFC refresh needs PFC");
+        let pfc = self
+            .fabric
+            .flow_control
+            .pfc_mut()
+            .expect("PFC refresh needs PFC");
         pfc.refresh_fired(port);
         let quanta = pfc.pause_quanta;
-        let node = self.ports[port as usize].node;
-        let NodeKind::Switch(s) = self.nodes[node].kind else {
+        let node = self.fabric.ports[port as usize].node;
+        let NodeKind::Switch(s) = self.fabric.nodes[node].kind else {
             return;
         };
-        let local = (port - self.switches[s as usize].first_port) as usize;
+        let local = (port - self.fabric.switches[s as usize].first_port) as usize;
         for prio in 0..N_PRIO {
-            if self.switches[s as usize].buffer.is_pausing(local, prio) {
+            if self.fabric.switches[s as usize]
+                .buffer
+                .is_pausing(local, prio)
+            {
                 self.send_pfc(
                     port,
                     PfcSignal {
@@ -448,8 +460,9 @@ impl Simulation {
     /// signal upstream.
     #[inline]
     pub(crate) fn after_admit(&mut self, s: u32, in_port: u32, local_in: usize, prio: usize) {
-        let buffer = &mut self.switches[s as usize].buffer;
+        let buffer = &mut self.fabric.switches[s as usize].buffer;
         if let Some(sig) = self
+            .fabric
             .flow_control
             .after_admit(buffer, in_port, local_in, prio)
         {
@@ -460,8 +473,9 @@ impl Simulation {
     /// A packet that entered switch `s` by `local_in` at `prio` left its buffer.
     #[inline]
     pub(crate) fn after_release(&mut self, s: u32, local_in: usize, prio: usize) {
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.fabric.switches[s as usize];
         if let Some(sig) = self
+            .fabric
             .flow_control
             .after_release(&mut sw.buffer, local_in, prio)
         {
