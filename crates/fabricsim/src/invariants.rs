@@ -51,11 +51,12 @@ pub fn check(sim: &Simulation) -> Vec<String> {
     let mut bad = Vec::new();
     let inflight = in_flight_data(sim);
     for (i, f) in sim.nics.flows.iter().enumerate() {
-        let accounted = f.data_pkts_arrived + f.data_pkts_dropped + inflight[i];
+        let dropped = sim.fabric.flow_drops[i];
+        let accounted = f.data_pkts_arrived + dropped + inflight[i];
         if f.data_pkts_sent != accounted {
             bad.push(format!(
                 "flow {i}: {} data packets sent but {} arrived + {} dropped + {} in flight",
-                f.data_pkts_sent, f.data_pkts_arrived, f.data_pkts_dropped, inflight[i]
+                f.data_pkts_sent, f.data_pkts_arrived, dropped, inflight[i]
             ));
         }
         if let Some(t) = f.finish {

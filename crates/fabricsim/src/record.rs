@@ -11,7 +11,7 @@ use crate::fabric::Port;
 use crate::transport::Flow;
 use crate::units::Time;
 
-use crate::sim::Simulation;
+use crate::sim::{Ctx, Fabric, Nics};
 
 /// One row of a queue-length time series.
 #[derive(Clone, Copy, Debug)]
@@ -97,23 +97,20 @@ impl Recorder {
     }
 }
 
-impl Simulation {
+impl Recorder {
     /// The sampling event: sample, and keep sampling while flows remain.
-    pub(crate) fn on_sample(&mut self) {
-        let intervals = (
-            self.ctx.params.queue_interval,
-            self.ctx.params.rate_interval,
-        );
-        let next = self.record.sample(
-            self.ctx.now,
+    pub(crate) fn on_sample(&mut self, ctx: &mut Ctx, fabric: &Fabric, nics: &mut Nics) {
+        let intervals = (ctx.params.queue_interval, ctx.params.rate_interval);
+        let next = self.sample(
+            ctx.now,
             intervals,
-            &self.fabric.ports,
-            &self.fabric.node_is_switch,
-            &mut self.nics.flows,
+            &fabric.ports,
+            &fabric.node_is_switch,
+            &mut nics.flows,
         );
         if let Some(t) = next {
-            if self.nics.flows_done < self.nics.flows.len() {
-                self.ctx.queue.push(t, Event::Sample);
+            if nics.flows_done < nics.flows.len() {
+                ctx.queue.push(t, Event::Sample);
             }
         }
     }

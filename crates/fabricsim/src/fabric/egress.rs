@@ -13,58 +13,79 @@ use crate::units::Time;
 
 use crate::sim::*;
 
-impl Simulation {
+/// What an egress port can do next.
+pub(crate) enum NextFrame {
+    /// Send this frame.
+    Frame(Desc),
+    /// Still serializing a frame (a wakeup is set for its end).
+    Busy,
+    /// Nothing queued may go now.
+    Empty,
+}
+
+impl Fabric {
     #[inline]
-    pub(crate) fn schedule_wake(&mut self, port: u32, t: Time) {
-        let p = &mut self.fabric.ports[port as usize];
-        if p.wake_at <= t && p.wake_at >= self.ctx.now {
+    pub(crate) fn schedule_wake(&mut self, ctx: &mut Ctx, port: u32, t: Time) {
+        let p = &mut self.ports[port as usize];
+        if p.wake_at <= t && p.wake_at >= ctx.now {
             return;
         }
         p.wake_at = t;
-        self.ctx.queue.push(t, Event::PortWake(PortId(port)));
+        ctx.queue.push(t, Event::PortWake(PortId(port)));
     }
 
-    pub(crate) fn try_transmit(&mut self, port: u32) {
-        let now = self.ctx.now;
-        let pi = port as usize;
-        if self.fabric.ports[pi].busy_until > now {
-            let b = self.fabric.ports[pi].busy_until;
-            self.schedule_wake(port, b);
-            return;
+    /// Starts the next transmission on switch port `port` if it is free and has a frame
+    /// to send (NIC ports start theirs in [`Nics::try_transmit`], which also pulls data).
+    pub(crate) fn try_transmit(&mut self, ctx: &mut Ctx, port: u32) {
+        match self.next_frame(ctx, port) {
+            NextFrame::Frame(pkt) => self.transmit(ctx, port, pkt, false),
+            NextFrame::Busy => {}
+            NextFrame::Empty => self.wake_at_unpause(ctx, port),
         }
-        let pkt = if let Some(p) = self.fabric.ports[pi].pop_ctrl() {
-            p
-        } else if let Some(prio) = self.fabric.ports[pi].next_queue(now) {
-            let mut d = self.fabric.ports[pi].dequeue_head(prio, now);
-            if matches!(self.fabric.ports[pi].owner(), NodeKind::Switch(_)) {
-                self.on_switch_dequeue(port, &mut d);
+    }
+
+    /// The frame port `port` sends next: PFC frames first, then the highest non-empty
+    /// unpaused priority (a switch's dequeue handlers run on it). A busy port gets a
+    /// wakeup for the end of its frame instead.
+    #[inline]
+    pub(crate) fn next_frame(&mut self, ctx: &mut Ctx, port: u32) -> NextFrame {
+        let now = ctx.now;
+        let pi = port as usize;
+        if self.ports[pi].busy_until > now {
+            let b = self.ports[pi].busy_until;
+            self.schedule_wake(ctx, port, b);
+            return NextFrame::Busy;
+        }
+        if let Some(p) = self.ports[pi].pop_ctrl() {
+            NextFrame::Frame(p)
+        } else if let Some(prio) = self.ports[pi].next_queue(now) {
+            let mut d = self.ports[pi].dequeue_head(prio, now);
+            if matches!(self.ports[pi].owner(), NodeKind::Switch(_)) {
+                self.on_switch_dequeue(ctx, port, &mut d);
             }
-            d
-        } else if let NodeKind::Host(h) = self.fabric.ports[pi].owner() {
-            match self.pull_data(h) {
-                Some(p) => p,
-                None => {
-                    if let Some(t) = self.fabric.ports[pi].earliest_unpause(now) {
-                        self.schedule_wake(port, t);
-                    }
-                    return;
-                }
-            }
+            NextFrame::Frame(d)
         } else {
-            if let Some(t) = self.fabric.ports[pi].earliest_unpause(now) {
-                self.schedule_wake(port, t);
-            }
-            return;
-        };
-        self.transmit(port, pkt);
+            NextFrame::Empty
+        }
+    }
+
+    /// Port `port` has nothing it may send now: wake it when its earliest pause ends.
+    #[inline]
+    pub(crate) fn wake_at_unpause(&mut self, ctx: &mut Ctx, port: u32) {
+        if let Some(t) = self.ports[port as usize].earliest_unpause(ctx.now) {
+            self.schedule_wake(ctx, port, t);
+        }
     }
 
     #[inline]
-    pub(crate) fn transmit(&mut self, port: u32, pkt: Desc) {
-        let now = self.ctx.now;
+    ///
+    /// `nic_has_flows`: the port is a NIC's with flows still to send (it then wakes at the
+    /// end of this frame to pull more).
+    pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: u32, pkt: Desc, nic_has_flows: bool) {
+        let now = ctx.now;
         let pi = port as usize;
         let wire = pkt.wire as u64;
-        let port_ref = &mut self.fabric.ports[pi];
+        let port_ref = &mut self.ports[pi];
         let extra = if pkt.kind == PacketKind::Pause {
             0
         } else {
@@ -74,9 +95,9 @@ impl Simulation {
         port_ref.busy_until = now + d;
         port_ref.tx_bytes += wire + extra;
         port_ref.tx_packets += 1;
-        let (to, to_port) = (self.fabric.links[pi].to, self.fabric.links[pi].to_port.0);
+        let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
         let mut pkt = pkt;
-        if self.fabric.route_ahead && pkt.kind != PacketKind::Pause {
+        if self.route_ahead && pkt.kind != PacketKind::Pause {
             if let NodeKind::Switch(s) = to {
                 // The receiving switch's ECMP choice, made now: the same port it would
                 // pick on arrival, but off the arrival's chain of dependent loads.
@@ -89,20 +110,17 @@ impl Simulation {
                 }
             }
         }
-        let link = &mut self.fabric.links[pi];
+        let link = &mut self.links[pi];
         let arrival = now + d + link.delay;
         if link.put(arrival, pkt) {
-            self.ctx
-                .queue
+            ctx.queue
                 .push(arrival, Event::LinkArrive(PortId(port).link()));
         }
-        let p = &self.fabric.ports[pi];
-        let more = p.ctrl_len() != 0
-            || p.has_queued()
-            || matches!(p.owner(), NodeKind::Host(h) if !self.nics.hosts[h as usize].active.is_empty());
+        let p = &self.ports[pi];
+        let more = p.ctrl_len() != 0 || p.has_queued() || nic_has_flows;
         if more {
             let b = p.busy_until;
-            self.schedule_wake(port, b);
+            self.schedule_wake(ctx, port, b);
         }
     }
 }

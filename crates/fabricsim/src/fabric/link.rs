@@ -60,28 +60,33 @@ impl Link {
     }
 }
 
-impl Simulation {
+impl Fabric {
     /// The head packet of link `l` reaches the far end: it enters the receiving switch or
-    /// NIC (a PFC frame acts on the receiving port itself).
-    pub(crate) fn on_link_arrive(&mut self, l: LinkId) {
-        let link = &mut self.fabric.links[l];
+    /// NIC (a PFC frame acts on the receiving port itself). Returns the packet and its
+    /// host when it reached a NIC: the caller hands it to [`Nics::host_receive`].
+    #[inline]
+    pub(crate) fn on_link_arrive(&mut self, ctx: &mut Ctx, l: LinkId) -> Option<(u32, Desc)> {
+        let link = &mut self.links[l];
         let (pkt, next) = link.take_head();
         let (in_port, to) = (link.to_port.0, link.to);
         if let Some(t) = next {
-            self.ctx.queue.push(t, Event::LinkArrive(l));
+            ctx.queue.push(t, Event::LinkArrive(l));
         }
-        self.ctx.counters.packet_hops += 1;
+        ctx.counters.packet_hops += 1;
         if pkt.kind == PacketKind::Pause {
-            let Payload::Pause(sig) = self.ctx.arena.get(pkt.id).payload else {
+            let Payload::Pause(sig) = ctx.arena.get(pkt.id).payload else {
                 unreachable!("a pause descriptor holds a pause frame")
             };
-            self.ctx.arena.release(pkt.id);
-            self.on_pfc_frame(in_port, sig.prio as usize, sig.quanta);
-            return;
+            ctx.arena.release(pkt.id);
+            self.on_pfc_frame(ctx, in_port, sig.prio as usize, sig.quanta);
+            return None;
         }
         match to {
-            NodeKind::Switch(s) => self.switch_receive(s, in_port, pkt),
-            NodeKind::Host(h) => self.host_receive(h, pkt),
+            NodeKind::Switch(s) => {
+                self.switch_receive(ctx, s, in_port, pkt);
+                None
+            }
+            NodeKind::Host(h) => Some((h, pkt)),
         }
     }
 }

@@ -8,7 +8,7 @@
 
 pub mod buffer;
 pub mod ecn;
-mod egress;
+pub(crate) mod egress;
 pub mod flow_control;
 pub mod link;
 pub use flow_control::pfc;

@@ -23,15 +23,41 @@ use rand_chacha::ChaCha8Rng;
 /// What a switch does besides forwarding: the seam where switch kinds plug in. The role
 /// is read once per arriving packet (`switch_receive`), before routing; a role that takes
 /// the packet handles it with its own state and the fabric's ports and queues. A
-/// long-haul DR switch (deep buffer, CNPs of its own) is one more variant and one more
-/// file of handlers.
+/// long-haul DR switch (deep buffer, CNPs of its own) is one more variant, one more
+/// [`RoleHandlers`] implementation and one more file of handlers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SwitchRole {
     /// Routes and forwards.
     Plain,
     /// A GSE GSP (document 000): an edge switch that puts its NICs' data into containers
-    /// (and DGSQ VOQs) and restores container order toward them; its GSP index.
-    Gsp(u32),
+    /// (and DGSQ VOQs) and restores container order toward them.
+    Gsp(crate::gse::GspRole),
+}
+
+/// The behaviour a switch role adds to forwarding. [`SwitchRole::take`] dispatches to the
+/// implementations statically (it runs once per packet and hop).
+pub(crate) trait RoleHandlers {
+    /// Packet `pkt` arrived at switch `s` on `in_port`: true if the role took it (the
+    /// switch then does nothing more with it), false to route it as a plain switch does.
+    fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: u32, pkt: Desc) -> bool;
+}
+
+impl SwitchRole {
+    /// The role's handling of an arriving packet (see [`RoleHandlers::take`]).
+    #[inline(always)]
+    pub(crate) fn take(
+        self,
+        fabric: &mut Fabric,
+        ctx: &mut Ctx,
+        s: u32,
+        in_port: u32,
+        pkt: Desc,
+    ) -> bool {
+        match self {
+            SwitchRole::Plain => false,
+            SwitchRole::Gsp(g) => g.take(fabric, ctx, s, in_port, pkt),
+        }
+    }
 }
 
 /// One switch.
@@ -66,44 +92,43 @@ pub struct Switch {
     pub voq_wire: u64,
 }
 
-impl Simulation {
+impl Fabric {
     /// Switch `s`'s ECMP egress towards host `dst` for flow hash `hash`; `None` when `s`
     /// has no route there.
     #[inline(always)]
     pub(crate) fn ecmp_egress(&self, s: u32, dst: u32, hash: u32) -> Option<u32> {
-        let c = self.fabric.routing.lookup(s, dst);
+        let c = self.routing.lookup(s, dst);
         let k = match c.len {
             0 => return None,
             1 => 0,
-            n => ecmp::pick(hash, self.fabric.switches[s as usize].salt, n as usize),
+            n => ecmp::pick(hash, self.switches[s as usize].salt, n as usize),
         };
-        Some(self.fabric.routing.port_of(c, k))
+        Some(self.routing.port_of(c, k))
     }
 
-    pub(crate) fn switch_receive(&mut self, s: u32, in_port: u32, mut pkt: Desc) {
+    pub(crate) fn switch_receive(&mut self, ctx: &mut Ctx, s: u32, in_port: u32, mut pkt: Desc) {
         if pkt.flags & FLAG_ROUTED != 0 {
             pkt.flags &= !FLAG_ROUTED;
             let egress = in_port.wrapping_add(pkt.in_port as i16 as u32);
-            self.forward(s, in_port, pkt, egress);
+            self.forward(ctx, s, in_port, pkt, egress);
             return;
         }
-        if let SwitchRole::Gsp(gsp) = self.fabric.switches[s as usize].role {
-            if self.gsp_receive(s, gsp, in_port, pkt) {
-                return;
-            }
+        let role = self.switches[s as usize].role;
+        if role.take(self, ctx, s, in_port, pkt) {
+            return;
         }
         let (dst, hash) = (pkt.dst, pkt.hash);
-        let sw = &mut self.fabric.switches[s as usize];
-        let cands = self.fabric.routing.lookup(s, dst);
+        let sw = &mut self.switches[s as usize];
+        let cands = self.routing.lookup(s, dst);
         let n = cands.len as usize;
         if n == 0 {
-            self.drop_packet(pkt, in_port, s);
+            self.drop_packet(ctx, pkt, in_port, s);
             return;
         }
         let k = if n == 1 {
             0
         } else {
-            self.ctx.params.lb.pick(
+            ctx.params.lb.pick(
                 hash,
                 n,
                 LbState {
@@ -113,52 +138,59 @@ impl Simulation {
                 },
             )
         };
-        let egress = self.fabric.routing.port_of(cands, k);
-        self.forward(s, in_port, pkt, egress);
+        let egress = self.routing.port_of(cands, k);
+        self.forward(ctx, s, in_port, pkt, egress);
     }
 
     /// Admits `pkt` (arrived on `in_port`) to switch `s`'s buffer and queues it on
     /// `egress`; pauses the ingress if the buffer says so.
     #[inline]
-    pub(crate) fn forward(&mut self, s: u32, in_port: u32, mut pkt: Desc, egress: u32) {
+    pub(crate) fn forward(
+        &mut self,
+        ctx: &mut Ctx,
+        s: u32,
+        in_port: u32,
+        mut pkt: Desc,
+        egress: u32,
+    ) {
         let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
-        let sw = &mut self.fabric.switches[s as usize];
+        let sw = &mut self.switches[s as usize];
         let local_in = (in_port - sw.first_port) as usize;
         if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
-            self.fabric.ports[egress as usize].stats.drops += 1;
-            self.drop_packet(pkt, in_port, s);
+            self.ports[egress as usize].stats.drops += 1;
+            self.drop_packet(ctx, pkt, in_port, s);
             return;
         }
         pkt.in_port = local_in as u16;
-        let now = self.ctx.now;
-        let e = &mut self.fabric.ports[egress as usize];
+        let now = ctx.now;
+        let e = &mut self.ports[egress as usize];
         if in_port != egress && e.can_pass_through(prio, now) {
             // The packet would be queued and dequeued at once: skip the queue (whose
             // enqueue and dequeue cancel out) and leave straight from here.
             e.pass_through(wire);
-            self.after_admit(s, in_port, local_in, prio);
-            self.on_switch_dequeue(egress, &mut pkt);
-            self.transmit(egress, pkt);
+            self.after_admit(ctx, s, in_port, local_in, prio);
+            self.on_switch_dequeue(ctx, egress, &mut pkt);
+            self.transmit(ctx, egress, pkt, false);
             return;
         }
         e.enqueue(prio, pkt, now);
-        self.after_admit(s, in_port, local_in, prio);
-        self.try_transmit(egress);
+        self.after_admit(ctx, s, in_port, local_in, prio);
+        self.try_transmit(ctx, egress);
     }
 
-    pub(crate) fn drop_packet(&mut self, pkt: Desc, _in_port: u32, s: u32) {
+    pub(crate) fn drop_packet(&mut self, ctx: &mut Ctx, pkt: Desc, _in_port: u32, s: u32) {
         if pkt.kind == PacketKind::Data {
-            if let Some(flow) = self.ctx.arena.get(pkt.id).payload.flow() {
-                self.nics.flows[flow].data_pkts_dropped += 1;
+            if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
+                self.flow_drops[flow.idx()] += 1;
             }
         }
-        self.fabric.switches[s as usize].drops += 1;
-        self.ctx.counters.drops += 1;
-        self.ctx.arena.release(pkt.id);
+        self.switches[s as usize].drops += 1;
+        ctx.counters.drops += 1;
+        ctx.arena.release(pkt.id);
     }
 
-    pub(crate) fn on_switch_dequeue(&mut self, port: u32, pkt: &mut Desc) {
-        let NodeKind::Switch(s) = self.fabric.ports[port as usize].owner() else {
+    pub(crate) fn on_switch_dequeue(&mut self, ctx: &mut Ctx, port: u32, pkt: &mut Desc) {
+        let NodeKind::Switch(s) = self.ports[port as usize].owner() else {
             return;
         };
         let (local_in, prio, wire, ecn, kind) = (
@@ -171,29 +203,29 @@ impl Simulation {
         if pkt.in_port == LOCAL_PORT {
             return;
         }
-        let sw = &mut self.fabric.switches[s as usize];
+        let sw = &mut self.switches[s as usize];
         sw.buffer.release(local_in, prio, wire);
         if kind == PacketKind::Data && ecn == ECN_ECT {
             let local_out = (port - sw.first_port) as usize;
-            let q = self.fabric.ports[port as usize].queues[prio].bytes;
+            let q = self.ports[port as usize].queues[prio].bytes;
             let prob = sw.ecn[local_out].probability(q);
             if prob > 0.0 && (prob >= 1.0 || sw.rng.gen::<f64>() < prob) {
                 pkt.ecn = ECN_CE;
-                self.fabric.ports[port as usize].stats.ecn_marked += 1;
-                self.ctx.counters.ecn_marks += 1;
+                self.ports[port as usize].stats.ecn_marked += 1;
+                ctx.counters.ecn_marks += 1;
             }
         }
-        if kind == PacketKind::Data && self.fabric.telemetry.applies_to(pkt) {
-            let now = self.ctx.now;
-            self.fabric.telemetry.on_data_dequeue(
+        if kind == PacketKind::Data && self.telemetry.applies_to(pkt) {
+            let now = ctx.now;
+            self.telemetry.on_data_dequeue(
                 now,
                 port,
-                &mut self.fabric.ports[port as usize],
+                &mut self.ports[port as usize],
                 prio,
                 wire,
                 pkt,
             );
         }
-        self.after_release(s, local_in, prio);
+        self.after_release(ctx, s, local_in, prio);
     }
 }

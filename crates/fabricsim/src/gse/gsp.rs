@@ -19,14 +19,25 @@ use crate::routing::ecmp;
 use crate::transport::Host;
 use crate::units::Time;
 
-use crate::fabric::switch::SwitchRole;
+use crate::fabric::switch::{RoleHandlers, SwitchRole};
 use crate::ids::{GspId, HostId, PortId};
 use crate::packet::Header;
 use crate::packet::Payload;
 use crate::packet::LOCAL_PORT;
 use crate::sim::*;
 
-impl Simulation {
+/// The GSP role of an edge switch: its GSP index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GspRole(pub u32);
+
+impl RoleHandlers for GspRole {
+    #[inline]
+    fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: u32, pkt: Desc) -> bool {
+        fabric.gsp_receive(ctx, s, self.0, in_port, pkt)
+    }
+}
+
+impl Fabric {
     pub(crate) fn build_gse(
         cfg: &GseCfg,
         nodes: &[Node],
@@ -50,7 +61,7 @@ impl Simulation {
         }
         let n_gsp = switch_of_gsp.len();
         for (g, &s) in switch_of_gsp.iter().enumerate() {
-            switches[s as usize].role = SwitchRole::Gsp(g as u32);
+            switches[s as usize].role = SwitchRole::Gsp(GspRole(g as u32));
         }
         let dgsq = cfg.scheduling == GseScheduling::Dgsq;
         Gse {
@@ -60,6 +71,7 @@ impl Simulation {
             gsp_of_host,
             switch_of_gsp,
             n_hosts,
+            nic_port: hosts.iter().map(|h| h.port).collect(),
             tx: vec![Default::default(); n_gsp * n_hosts],
             rx: vec![Default::default(); n_gsp * n_hosts],
             voq: if dgsq {
@@ -87,29 +99,36 @@ impl Simulation {
 
     /// GSE handling of a packet arriving at switch `s`; returns true if it took the
     /// packet (the caller then does nothing more).
-    pub(crate) fn gsp_receive(&mut self, s: u32, gsp: u32, in_port: u32, mut pkt: Desc) -> bool {
-        let g = self.fabric.gse.as_ref().expect("GSPs exist in GSE mode");
+    pub(crate) fn gsp_receive(
+        &mut self,
+        ctx: &mut Ctx,
+        s: u32,
+        gsp: u32,
+        in_port: u32,
+        mut pkt: Desc,
+    ) -> bool {
+        let g = self.gse.as_ref().expect("GSPs exist in GSE mode");
         match pkt.kind {
             PacketKind::Request | PacketKind::Grant => {
                 if g.gsp_of_host[pkt.dst as usize] != Some(gsp) {
                     return false;
                 }
-                let p = *self.ctx.arena.get(pkt.id);
-                self.ctx.arena.release(pkt.id);
-                self.fabric.switches[s as usize].consumed += 1;
+                let p = *ctx.arena.get(pkt.id);
+                ctx.arena.release(pkt.id);
+                self.switches[s as usize].consumed += 1;
                 match p.payload {
                     Payload::Request { from, host, bytes } => {
-                        self.on_request(from.0, host.0, bytes)
+                        self.on_request(ctx, from.0, host.0, bytes)
                     }
                     Payload::Grant { host, bytes, via } => {
-                        self.on_grant(s, gsp, host.0, bytes, via.map(|v| v.0))
+                        self.on_grant(ctx, s, gsp, host.0, bytes, via.map(|v| v.0))
                     }
                     _ => unreachable!("a request or grant descriptor"),
                 }
                 true
             }
-            PacketKind::Data if pkt.prio == self.ctx.params.data_prio => {
-                let from_host = self.fabric.edge_port[in_port as usize];
+            PacketKind::Data if pkt.prio == ctx.params.data_prio => {
+                let from_host = self.edge_port[in_port as usize];
                 let dst_gsp = g.gsp_of_host[pkt.dst as usize];
                 let header = g.cfg.header as u32;
                 let local = dst_gsp == Some(gsp);
@@ -120,51 +139,60 @@ impl Simulation {
                         pkt.wire += header;
                     }
                     let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
-                    let sw = &mut self.fabric.switches[s as usize];
+                    let sw = &mut self.switches[s as usize];
                     let local_in = (in_port - sw.first_port) as usize;
                     if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
-                        self.drop_packet(pkt, in_port, s);
+                        self.drop_packet(ctx, pkt, in_port, s);
                         return true;
                     }
                     pkt.in_port = local_in as u16;
-                    let payload = self.payload_of(&pkt, !local);
+                    let payload = self.payload_of(ctx, &pkt, !local);
                     let stream = g.stream(gsp, pkt.dst);
                     if g.dgsq {
                         let container = g.cfg.container;
-                        let NodeKind::Host(src_host) = self.fabric.ports
-                            [self.fabric.ports[in_port as usize].peer.idx()]
-                        .owner() else {
+                        let NodeKind::Host(src_host) =
+                            self.ports[self.ports[in_port as usize].peer.idx()].owner()
+                        else {
                             unreachable!("edge ports face hosts")
                         };
-                        let sw = &mut self.fabric.switches[s as usize];
+                        let sw = &mut self.switches[s as usize];
                         sw.held += 1;
                         sw.voq_wire += wire;
                         let dst = pkt.dst;
-                        let g = self.fabric.gse.as_mut().expect("GSE mode");
+                        let g = self.gse.as_mut().expect("GSE mode");
                         let v = &mut g.voq[stream];
                         v.grant_to = src_host;
                         let req = v.push(pkt, payload, container);
                         g.stats.voq_max_bytes = g.stats.voq_max_bytes.max(v.max_bytes);
                         if req > 0 {
-                            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, None);
+                            self.send_gse_ctrl(
+                                ctx,
+                                s,
+                                PacketKind::Request,
+                                gsp,
+                                dst,
+                                dst,
+                                req,
+                                None,
+                            );
                         }
                     } else {
-                        self.gsp_emit(s, gsp, stream, pkt, payload, false, None);
+                        self.gsp_emit(ctx, s, gsp, stream, pkt, payload, false, None);
                     }
-                    self.after_admit(s, in_port, pkt.in_port as usize, prio);
+                    self.after_admit(ctx, s, in_port, pkt.in_port as usize, prio);
                     return true;
                 }
                 if !from_host && dst_gsp == Some(gsp) {
                     // Destination GSP: strip the header, restore container order.
                     pkt.wire -= header;
                     if g.dgsq {
-                        let payload = self.payload_of(&pkt, false);
-                        let g = self.fabric.gse.as_mut().expect("GSE mode");
+                        let payload = self.payload_of(ctx, &pkt, false);
+                        let g = self.gse.as_mut().expect("GSE mode");
                         let v = &mut g.via_out[in_port as usize];
                         *v = v.saturating_sub(payload);
                     }
-                    pkt.in_port = (in_port - self.fabric.switches[s as usize].first_port) as u16;
-                    self.gsp_reorder(s, gsp, pkt);
+                    pkt.in_port = (in_port - self.switches[s as usize].first_port) as u16;
+                    self.gsp_reorder(ctx, s, gsp, pkt);
                     return true;
                 }
                 false
@@ -175,12 +203,12 @@ impl Simulation {
 
     /// Payload bytes of a data packet as it sits in a GSP (wire less RoCE headers, and
     /// the GSE header if it carries one).
-    pub(crate) fn payload_of(&self, d: &Desc, gse_header: bool) -> u64 {
-        let h = match (&self.fabric.gse, gse_header) {
+    pub(crate) fn payload_of(&self, ctx: &Ctx, d: &Desc, gse_header: bool) -> u64 {
+        let h = match (&self.gse, gse_header) {
             (Some(g), true) => g.cfg.header,
             _ => 0,
         };
-        (d.wire as u64).saturating_sub(self.ctx.params.header + h)
+        (d.wire as u64).saturating_sub(ctx.params.header + h)
     }
 
     /// Places an admitted packet in its container and queues it on the container's uplink.
@@ -189,6 +217,7 @@ impl Simulation {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn gsp_emit(
         &mut self,
+        ctx: &mut Ctx,
         s: u32,
         gsp: u32,
         stream: usize,
@@ -197,22 +226,22 @@ impl Simulation {
         force: bool,
         via: Option<u32>,
     ) {
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+        let g = self.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[pkt.dst as usize] == Some(gsp) {
             // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
-            let cands = self.fabric.routing.lookup(s, pkt.dst);
-            let port = self.fabric.routing.port_of(cands, 0);
-            self.fabric.ports[port as usize].enqueue(pkt.prio as usize, pkt, self.ctx.now);
-            self.try_transmit(port);
+            let cands = self.routing.lookup(s, pkt.dst);
+            let port = self.routing.port_of(cands, 0);
+            self.ports[port as usize].enqueue(pkt.prio as usize, pkt, ctx.now);
+            self.try_transmit(ctx, port);
             return;
         }
         let (tag, open) = g.tx[stream].assign(payload, g.cfg.container, force);
         if open {
             g.stats.containers += 1;
-            let cands = self.fabric.routing.lookup(s, pkt.dst);
+            let cands = self.routing.lookup(s, pkt.dst);
             let n = cands.len as usize;
-            let ports = &self.fabric.ports;
-            let routing = &self.fabric.routing;
+            let ports = &self.ports;
+            let routing = &self.routing;
             // The spine the grant named, if this GSP has uplinks to it: those uplinks
             // only; otherwise all of them.
             let spine = via.map(|v| ports[ports[v as usize].peer.idx()].node);
@@ -228,26 +257,26 @@ impl Simulation {
                     ports[routing.port_of(cands, k) as usize].total_bytes
                 }
             });
-            g.tx[stream].uplink = Some(self.fabric.routing.port_of(cands, k));
+            g.tx[stream].uplink = Some(self.routing.port_of(cands, k));
         }
         let uplink = g.tx[stream]
             .uplink
             .expect("the first packet opens a container");
-        self.ctx.arena.get_mut(pkt.id).tag = tag;
+        ctx.arena.get_mut(pkt.id).tag = tag;
         // Later switches hash the container, so it keeps to one path.
         pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
-        self.fabric.ports[uplink as usize].enqueue(pkt.prio as usize, pkt, self.ctx.now);
-        self.try_transmit(uplink);
+        self.ports[uplink as usize].enqueue(pkt.prio as usize, pkt, ctx.now);
+        self.try_transmit(ctx, uplink);
     }
 
     /// Destination GSP: deliver in container order or hold.
-    pub(crate) fn gsp_reorder(&mut self, s: u32, gsp: u32, pkt: Desc) {
-        let now = self.ctx.now;
+    pub(crate) fn gsp_reorder(&mut self, ctx: &mut Ctx, s: u32, gsp: u32, pkt: Desc) {
+        let now = ctx.now;
         let (tag, src) = {
-            let p = self.ctx.arena.get(pkt.id);
+            let p = ctx.arena.get(pkt.id);
             (p.tag, p.src)
         };
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+        let g = self.gse.as_mut().expect("GSE mode");
         let src_gsp = g.gsp_of_host[src as usize].expect("GSE sources sit behind GSPs");
         let stream = g.stream(src_gsp, pkt.dst);
         let rx = &mut g.rx[stream];
@@ -264,56 +293,56 @@ impl Simulation {
             });
             g.held_bytes[gsp as usize] += pkt.wire as u64;
             g.stats.reorder_max_bytes = g.stats.reorder_max_bytes.max(g.held_bytes[gsp as usize]);
-            self.fabric.switches[s as usize].held += 1;
+            self.switches[s as usize].held += 1;
             if !rx.timer {
                 rx.timer = true;
                 let t = now + g.cfg.reorder_timeout;
-                self.ctx.queue.push(t, Event::Reorder(stream as u32));
+                ctx.queue.push(t, Event::Reorder(stream as u32));
             }
             return;
         }
-        self.gsp_deliver(s, pkt);
-        self.gsp_drain(s, gsp, stream);
+        self.gsp_deliver(ctx, s, pkt);
+        self.gsp_drain(ctx, s, gsp, stream);
     }
 
     /// Delivers every held packet of `stream` that is now in order.
-    pub(crate) fn gsp_drain(&mut self, s: u32, gsp: u32, stream: usize) {
-        let now = self.ctx.now;
+    pub(crate) fn gsp_drain(&mut self, ctx: &mut Ctx, s: u32, gsp: u32, stream: usize) {
+        let now = ctx.now;
         loop {
-            let g = self.fabric.gse.as_mut().expect("GSE mode");
+            let g = self.gse.as_mut().expect("GSE mode");
             let Some(h) = g.rx[stream].take_next() else {
                 break;
             };
             self.note_released(s, gsp, &h, now);
-            self.gsp_deliver(s, h.desc);
+            self.gsp_deliver(ctx, s, h.desc);
         }
     }
 
     pub(crate) fn note_released(&mut self, s: u32, gsp: u32, h: &Held, now: Time) {
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+        let g = self.gse.as_mut().expect("GSE mode");
         g.held_bytes[gsp as usize] -= h.desc.wire as u64;
         let w = now - h.since;
         g.stats.reordered_packets += 1;
         g.stats.reorder_wait_ps += w;
         g.stats.reorder_wait_max_ps = g.stats.reorder_wait_max_ps.max(w);
-        self.fabric.switches[s as usize].held -= 1;
+        self.switches[s as usize].held -= 1;
     }
 
     /// Forwards an in-order packet from the destination GSP to its NIC.
-    pub(crate) fn gsp_deliver(&mut self, s: u32, pkt: Desc) {
-        let cands = self.fabric.routing.lookup(s, pkt.dst);
-        let in_port = self.fabric.switches[s as usize].first_port + pkt.in_port as u32;
+    pub(crate) fn gsp_deliver(&mut self, ctx: &mut Ctx, s: u32, pkt: Desc) {
+        let cands = self.routing.lookup(s, pkt.dst);
+        let in_port = self.switches[s as usize].first_port + pkt.in_port as u32;
         if cands.len == 0 {
-            self.drop_packet(pkt, in_port, s);
+            self.drop_packet(ctx, pkt, in_port, s);
             return;
         }
-        let egress = self.fabric.routing.port_of(cands, 0);
-        self.forward(s, in_port, pkt, egress);
+        let egress = self.routing.port_of(cands, 0);
+        self.forward(ctx, s, in_port, pkt, egress);
     }
 
-    pub(crate) fn on_reorder_timer(&mut self, stream: u32) {
-        let now = self.ctx.now;
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+    pub(crate) fn on_reorder_timer(&mut self, ctx: &mut Ctx, stream: u32) {
+        let now = ctx.now;
+        let g = self.gse.as_mut().expect("GSE mode");
         let stream = stream as usize;
         let dst = (stream % g.n_hosts) as u32;
         let gsp = g.gsp_of_host[dst as usize].expect("reorder streams end at GSPs");
@@ -328,15 +357,15 @@ impl Simulation {
             let h = rx.skip().expect("held is not empty");
             g.stats.reorder_skips += 1;
             self.note_released(s, gsp, &h, now);
-            self.gsp_deliver(s, h.desc);
-            self.gsp_drain(s, gsp, stream);
+            self.gsp_deliver(ctx, s, h.desc);
+            self.gsp_drain(ctx, s, gsp, stream);
         }
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+        let g = self.gse.as_mut().expect("GSE mode");
         let rx = &mut g.rx[stream];
         if !rx.held.is_empty() && !rx.timer {
             rx.timer = true;
             let t = (rx.blocked_since + timeout).max(now + 1);
-            self.ctx.queue.push(t, Event::Reorder(stream as u32));
+            ctx.queue.push(t, Event::Reorder(stream as u32));
         }
     }
 
@@ -344,6 +373,7 @@ impl Simulation {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn send_gse_ctrl(
         &mut self,
+        ctx: &mut Ctx,
         s: u32,
         kind: PacketKind,
         gsp: u32,
@@ -352,14 +382,14 @@ impl Simulation {
         bytes: u64,
         via: Option<u32>,
     ) {
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+        let g = self.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[to as usize] == g.gsp_of_switch[s as usize] {
             // Addressed to this GSP itself (a port of its own): no packet on the wire.
             match kind {
-                PacketKind::Request => self.on_request(gsp, port_host, bytes),
+                PacketKind::Request => self.on_request(ctx, gsp, port_host, bytes),
                 _ => {
                     let me = g.gsp_of_switch[s as usize].expect("GSE control leaves GSPs");
-                    self.on_grant(s, me, port_host, bytes, via);
+                    self.on_grant(ctx, s, me, port_host, bytes, via);
                 }
             }
             return;
@@ -381,47 +411,47 @@ impl Simulation {
             }
         };
         // A GSP's control packet comes from no host.
-        let p = Packet::new(payload, 0, self.ctx.now);
+        let p = Packet::new(payload, 0, ctx.now);
         let hdr = Header {
             dst: to,
             hash: ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host),
             wire: g.cfg.control_bytes as u32,
-            prio: self.ctx.params.ctrl_prio,
+            prio: ctx.params.ctrl_prio,
             ..Header::default()
         };
-        let mut d = self.ctx.arena.alloc_desc(p, hdr);
+        let mut d = ctx.arena.alloc_desc(p, hdr);
         d.in_port = LOCAL_PORT;
-        self.fabric.switches[s as usize].generated += 1;
-        let cands = self.fabric.routing.lookup(s, to);
+        self.switches[s as usize].generated += 1;
+        let cands = self.routing.lookup(s, to);
         let n = cands.len as usize;
         let k = if n > 1 {
-            ecmp::pick(hdr.hash, self.fabric.switches[s as usize].salt, n)
+            ecmp::pick(hdr.hash, self.switches[s as usize].salt, n)
         } else {
             0
         };
-        let egress = self.fabric.routing.port_of(cands, k);
-        self.fabric.ports[egress as usize].enqueue(hdr.prio as usize, d, self.ctx.now);
-        self.try_transmit(egress);
+        let egress = self.routing.port_of(cands, k);
+        self.ports[egress as usize].enqueue(hdr.prio as usize, d, ctx.now);
+        self.try_transmit(ctx, egress);
     }
 
     /// A REQUEST for `bytes` toward host `dst` from GSP `src_gsp` reached `dst`'s GSP.
-    pub(crate) fn on_request(&mut self, src_gsp: u32, dst: u32, bytes: u64) {
-        let now = self.ctx.now;
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+    pub(crate) fn on_request(&mut self, ctx: &mut Ctx, src_gsp: u32, dst: u32, bytes: u64) {
+        let now = ctx.now;
+        let g = self.gse.as_mut().expect("GSE mode");
         let sc = &mut g.sched[dst as usize];
         if sc.request(src_gsp as usize, bytes) {
             let t = sc.next_grant.max(now);
-            self.ctx.queue.push(t, Event::Grant(HostId(dst)));
+            ctx.queue.push(t, Event::Grant(HostId(dst)));
         }
     }
 
     /// The scheduler of destination host `dst` issues its next grant.
-    pub(crate) fn on_grant_timer(&mut self, dst: HostId) {
+    pub(crate) fn on_grant_timer(&mut self, ctx: &mut Ctx, dst: HostId) {
         let dst = dst.0;
-        let now = self.ctx.now;
-        let (mtu, header) = (self.ctx.params.mtu, self.ctx.params.header);
-        let rate = self.fabric.ports[self.nics.hosts[dst as usize].port.idx()].rate;
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+        let now = ctx.now;
+        let (mtu, header) = (ctx.params.mtu, ctx.params.header);
+        let rate = self.ports[self.gse.as_ref().expect("GSE mode").nic_port[dst as usize]].rate;
+        let g = self.gse.as_mut().expect("GSE mode");
         let container = g.cfg.container;
         let gt = |b: u64| {
             let wire = b as f64 * (mtu + header + g.cfg.header) as f64 / mtu as f64;
@@ -438,10 +468,10 @@ impl Simulation {
             let via = if src_gsp as u32 == dst_gsp {
                 None
             } else {
-                let node = &self.fabric.nodes[self.fabric.switches[s as usize].node as usize];
+                let node = &self.nodes[self.switches[s as usize].node as usize];
                 let mut best: Option<u32> = None;
                 for p in node.first_port..node.first_port + node.n_ports {
-                    if !self.fabric.edge_port[p as usize]
+                    if !self.edge_port[p as usize]
                         && best.is_none_or(|b| g.via_out[p as usize] < g.via_out[b as usize])
                     {
                         best = Some(p);
@@ -452,45 +482,60 @@ impl Simulation {
                 }
                 best
             };
-            self.send_gse_ctrl(s, PacketKind::Grant, src_gsp as u32, to, dst, bytes, via);
+            self.send_gse_ctrl(
+                ctx,
+                s,
+                PacketKind::Grant,
+                src_gsp as u32,
+                to,
+                dst,
+                bytes,
+                via,
+            );
         }
         if more {
-            self.ctx
-                .queue
-                .push(next.max(now), Event::Grant(HostId(dst)));
+            ctx.queue.push(next.max(now), Event::Grant(HostId(dst)));
         }
     }
 
     /// A GRANT of `bytes` toward host `dst` reached its source GSP `gsp` (switch `s`).
-    pub(crate) fn on_grant(&mut self, s: u32, gsp: u32, dst: u32, bytes: u64, via: Option<u32>) {
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+    pub(crate) fn on_grant(
+        &mut self,
+        ctx: &mut Ctx,
+        s: u32,
+        gsp: u32,
+        dst: u32,
+        bytes: u64,
+        via: Option<u32>,
+    ) {
+        let g = self.gse.as_mut().expect("GSE mode");
         let stream = g.stream(gsp, dst);
         g.voq[stream].grant(bytes);
         let mut first = true;
         let remote = g.gsp_of_host[dst as usize] != Some(gsp);
         loop {
             let gh = if remote {
-                self.fabric.gse.as_ref().expect("GSE").cfg.header
+                self.gse.as_ref().expect("GSE").cfg.header
             } else {
                 0
             };
-            let hdr = self.ctx.params.header + gh;
-            let g = self.fabric.gse.as_mut().expect("GSE mode");
+            let hdr = ctx.params.header + gh;
+            let g = self.gse.as_mut().expect("GSE mode");
             let Some(d) = g.voq[stream].release(|d| (d.wire as u64).saturating_sub(hdr)) else {
                 break;
             };
-            let sw = &mut self.fabric.switches[s as usize];
+            let sw = &mut self.switches[s as usize];
             sw.held -= 1;
             sw.voq_wire -= d.wire as u64;
             let payload = (d.wire as u64).saturating_sub(hdr);
-            self.gsp_emit(s, gsp, stream, d, payload, first, via);
+            self.gsp_emit(ctx, s, gsp, stream, d, payload, first, via);
             first = false;
         }
-        let g = self.fabric.gse.as_mut().expect("GSE mode");
+        let g = self.gse.as_mut().expect("GSE mode");
         let container = g.cfg.container;
         let req = g.voq[stream].request_due(container);
         if req > 0 {
-            self.send_gse_ctrl(s, PacketKind::Request, gsp, dst, dst, req, None);
+            self.send_gse_ctrl(ctx, s, PacketKind::Request, gsp, dst, dst, req, None);
         }
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod dgsq;
 mod gsp;
+pub use gsp::GspRole;
 pub mod pktc;
 pub mod reorder;
 
@@ -155,6 +156,8 @@ pub struct Gse {
     pub switch_of_gsp: Vec<u32>,
     /// Hosts.
     pub n_hosts: usize,
+    /// Each host's NIC port (a grant is paced at its rate).
+    pub nic_port: Vec<crate::ids::PortId>,
     /// Source container state per (GSP, destination host).
     pub tx: Vec<pktc::TxStream>,
     /// Reorder state per (source GSP, destination host).

@@ -17,6 +17,17 @@ pub static LB_ENTRY: LbEntry = LbEntry {
     algorithm: LbAlgorithm::Pktc,
 };
 
+/// PKTC between switches: a container's packets carry the container's hash, so ECMP on
+/// it keeps them together (the GSPs choose the uplinks themselves, see `gse/gsp.rs`).
+pub struct Pktc;
+
+impl crate::routing::LoadBalancer for Pktc {
+    #[inline(always)]
+    fn pick(&self, hash: u32, n: usize, sw: crate::routing::LbState<'_>) -> usize {
+        crate::routing::ecmp::pick(hash, sw.salt, n)
+    }
+}
+
 /// The container tag a packet carries in its GSE header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tag {

@@ -3,7 +3,7 @@
 //! switch name) keeps successive tiers from making correlated choices (hash polarization)
 //! and makes a different seed give a different, equally valid, set of paths.
 
-use super::{LbAlgorithm, LbEntry};
+use super::{LbAlgorithm, LbEntry, LbState, LoadBalancer};
 
 /// `ecmp`.
 pub static ENTRY: LbEntry = LbEntry {
@@ -39,6 +39,16 @@ pub fn five_tuple_hash(src: u32, dst: u32, sport: u16) -> u32 {
 pub fn pick(hash: u32, salt: u32, n: usize) -> usize {
     // Multiply-shift maps the 32-bit hash onto 0..n without the bias of a modulo.
     ((mix32(hash ^ salt) as u64 * n as u64) >> 32) as usize
+}
+
+/// The ECMP balancer.
+pub struct Ecmp;
+
+impl LoadBalancer for Ecmp {
+    #[inline(always)]
+    fn pick(&self, hash: u32, n: usize, sw: LbState<'_>) -> usize {
+        pick(hash, sw.salt, n)
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ pub mod ecmp;
 pub mod registry;
 pub mod spray;
 
-pub use registry::{LbAlgorithm, LbEntry, LoadBalanceCfg, BALANCERS};
+pub use registry::{LbAlgorithm, LbEntry, LbState, LoadBalanceCfg, LoadBalancer, BALANCERS};
 
 /// Flag in a range's start: the candidates are the consecutive ports start..start+len.
 const CONTIGUOUS: u32 = 1 << 31;

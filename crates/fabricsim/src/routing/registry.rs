@@ -58,6 +58,15 @@ pub struct LbState<'a> {
     pub rr: &'a mut u32,
 }
 
+/// A load balancer: how a switch chooses one of `n > 1` equal-cost next hops for a
+/// packet. Each algorithm's file implements it on a unit type; [`LbAlgorithm::pick`]
+/// dispatches to them statically (once per packet and hop, so no call through a vtable).
+pub trait LoadBalancer {
+    /// The next hop, `0..n` (`n > 1`), for a packet with flow hash `hash` at a switch
+    /// with state `sw`.
+    fn pick(&self, hash: u32, n: usize, sw: LbState<'_>) -> usize;
+}
+
 impl LbAlgorithm {
     /// The next hop, `0..n` (`n > 1`), for a packet with flow hash `hash` at a switch
     /// with state `sw`. (PKTC chooses containers' uplinks at the GSPs; between switches
@@ -65,9 +74,10 @@ impl LbAlgorithm {
     #[inline(always)]
     pub fn pick(self, hash: u32, n: usize, sw: LbState<'_>) -> usize {
         match self {
-            LbAlgorithm::Ecmp | LbAlgorithm::Pktc => super::ecmp::pick(hash, sw.salt, n),
-            LbAlgorithm::SprayRandom => super::spray::pick_random(sw.rng, n),
-            LbAlgorithm::SprayRr => super::spray::pick_rr(sw.rr, n),
+            LbAlgorithm::Ecmp => super::ecmp::Ecmp.pick(hash, n, sw),
+            LbAlgorithm::Pktc => crate::gse::pktc::Pktc.pick(hash, n, sw),
+            LbAlgorithm::SprayRandom => super::spray::SprayRandom.pick(hash, n, sw),
+            LbAlgorithm::SprayRr => super::spray::SprayRr.pick(hash, n, sw),
         }
     }
 

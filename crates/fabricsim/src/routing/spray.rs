@@ -3,7 +3,7 @@
 //! reorders packets; with go-back-N transport every reordering costs a retransmission,
 //! which is the weakness document 000 names.
 
-use super::{LbAlgorithm, LbEntry};
+use super::{LbAlgorithm, LbEntry, LbState, LoadBalancer};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -20,6 +20,26 @@ pub static RR_ENTRY: LbEntry = LbEntry {
     about: "per packet: the next hop in round-robin order",
     algorithm: LbAlgorithm::SprayRr,
 };
+
+/// Random spraying.
+pub struct SprayRandom;
+
+impl LoadBalancer for SprayRandom {
+    #[inline(always)]
+    fn pick(&self, _hash: u32, n: usize, sw: LbState<'_>) -> usize {
+        pick_random(sw.rng, n)
+    }
+}
+
+/// Round-robin spraying.
+pub struct SprayRr;
+
+impl LoadBalancer for SprayRr {
+    #[inline(always)]
+    fn pick(&self, _hash: u32, n: usize, sw: LbState<'_>) -> usize {
+        pick_rr(sw.rr, n)
+    }
+}
 
 /// Uniformly random candidate.
 #[inline]

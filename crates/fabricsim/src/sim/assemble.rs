@@ -255,7 +255,7 @@ impl Simulation {
             })
             .collect();
         let gse = if params.lb == LbAlgorithm::Pktc {
-            Some(Box::new(Self::build_gse(
+            Some(Box::new(Fabric::build_gse(
                 &sc.fabric.gse,
                 &nodes,
                 &ports,
@@ -296,6 +296,7 @@ impl Simulation {
                 node_is_switch,
                 edge_port,
                 telemetry: crate::telemetry::Telemetry::default(),
+                flow_drops: vec![0; flows.len()],
                 gse,
                 route_ahead: false,
             },

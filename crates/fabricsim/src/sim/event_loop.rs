@@ -3,6 +3,7 @@
 //! Events are ordered by (time, insertion), so a run is a pure function of its inputs.
 
 use crate::engine::Event;
+use crate::fabric::NodeKind;
 use crate::scenario::config::LbAlgorithm;
 use crate::units::Time;
 
@@ -79,22 +80,30 @@ impl Simulation {
             if self.prefetch {
                 self.prefetch_ahead();
             }
+            let (ctx, fabric, nics) = (&mut self.ctx, &mut self.fabric, &mut self.nics);
             match ev {
-                Event::LinkArrive(l) => self.on_link_arrive(l),
+                Event::LinkArrive(l) => {
+                    if let Some((h, pkt)) = fabric.on_link_arrive(ctx, l) {
+                        nics.host_receive(ctx, fabric, h, pkt);
+                    }
+                }
                 Event::PortWake(p) => {
-                    let port = &mut self.fabric.ports[p];
+                    let port = &mut fabric.ports[p];
                     if port.wake_at == t {
                         port.wake_at = Time::MAX;
                     }
-                    self.try_transmit(p.0);
+                    match port.owner() {
+                        NodeKind::Switch(_) => fabric.try_transmit(ctx, p.0),
+                        NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h),
+                    }
                 }
-                Event::FlowArrivals => self.on_flow_arrivals(),
-                Event::Rto(f) => self.on_rto(f),
-                Event::CnpTimer(f) => self.on_cnp_timer(f),
-                Event::PfcRefresh(p) => self.on_pfc_refresh(p),
-                Event::Sample => self.on_sample(),
-                Event::Reorder(i) => self.on_reorder_timer(i),
-                Event::Grant(h) => self.on_grant_timer(h),
+                Event::FlowArrivals => nics.on_flow_arrivals(ctx, fabric),
+                Event::Rto(f) => nics.on_rto(ctx, fabric, f),
+                Event::CnpTimer(f) => nics.on_cnp_timer(ctx, fabric, f),
+                Event::PfcRefresh(p) => fabric.on_pfc_refresh(ctx, p),
+                Event::Sample => self.record.on_sample(ctx, fabric, nics),
+                Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
+                Event::Grant(h) => fabric.on_grant_timer(ctx, h),
             }
             tick = tick.wrapping_add(1);
             if tick & 0xf_ffff == 0 {

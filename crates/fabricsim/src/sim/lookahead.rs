@@ -59,7 +59,7 @@ impl Simulation {
                             let egress = if d.flags & FLAG_ROUTED != 0 {
                                 Some(link.to_port.0.wrapping_add(d.in_port as i16 as u32))
                             } else {
-                                self.ecmp_egress(s, d.dst, d.hash)
+                                self.fabric.ecmp_egress(s, d.dst, d.hash)
                             };
                             if let Some(e) = egress.and_then(|e| self.fabric.ports.get(e as usize))
                             {

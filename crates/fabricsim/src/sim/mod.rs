@@ -196,6 +196,8 @@ pub struct Fabric {
     pub(crate) edge_port: Vec<bool>,
     /// INT records and TCD detectors.
     pub telemetry: Telemetry,
+    /// Data packets the switches dropped, by flow.
+    pub flow_drops: Vec<u64>,
     /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
     pub gse: Option<Box<Gse>>,
     /// Choose a packet's ECMP egress at the next switch when it is put on the link

@@ -114,89 +114,86 @@ impl Deps {
     }
 }
 
-impl Simulation {
-    pub(crate) fn on_flow_arrivals(&mut self) {
-        while self.nics.launcher.next < self.nics.launcher.order.len() {
-            let fid = self.nics.launcher.order[self.nics.launcher.next];
-            let f = &mut self.nics.flows[fid as usize];
-            if f.spec.start > self.ctx.now {
-                self.ctx.queue.push(f.spec.start, Event::FlowArrivals);
+impl Nics {
+    pub(crate) fn on_flow_arrivals(&mut self, ctx: &mut Ctx, fabric: &mut Fabric) {
+        while self.launcher.next < self.launcher.order.len() {
+            let fid = self.launcher.order[self.launcher.next];
+            let f = &mut self.flows[fid as usize];
+            if f.spec.start > ctx.now {
+                ctx.queue.push(f.spec.start, Event::FlowArrivals);
                 return;
             }
-            self.nics.launcher.next += 1;
-            self.start_flow(fid);
+            self.launcher.next += 1;
+            self.start_flow(ctx, fabric, fid);
         }
     }
 
     /// Starts flow `fid` now: its NIC begins sending it.
-    pub(crate) fn start_flow(&mut self, fid: u32) {
-        let now = self.ctx.now;
-        let prev = self.nics.launcher.deps.prev_on_conn[fid as usize];
-        if let Some(prev) = prev.filter(|&p| self.nics.flows[p as usize].started) {
+    pub(crate) fn start_flow(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: u32) {
+        let now = ctx.now;
+        let prev = self.launcher.deps.prev_on_conn[fid as usize];
+        if let Some(prev) = prev.filter(|&p| self.flows[p as usize].started) {
             // The same queue pair: its congestion state carries over.
-            let cc = self.nics.flows[prev as usize].cc.clone();
-            self.nics.flows[fid as usize].cc = cc;
+            let cc = self.flows[prev as usize].cc.clone();
+            self.flows[fid as usize].cc = cc;
         }
-        let f = &mut self.nics.flows[fid as usize];
+        let f = &mut self.flows[fid as usize];
         f.spec.start = now;
         f.started = true;
         f.next_send = now;
         f.cc.on_start(now);
-        self.nics.flows_started += 1;
-        self.nics.last_progress = now;
+        self.flows_started += 1;
+        self.last_progress = now;
         let h = f.spec.src as usize;
-        self.nics.hosts[h].active.push(fid);
-        let port = self.nics.hosts[h].port.0;
-        self.schedule_wake(port, now);
+        self.hosts[h].active.push(fid);
+        let port = self.hosts[h].port.0;
+        fabric.schedule_wake(ctx, port, now);
     }
 
     /// Flow `fid` was fully received: release what waited for it and account its job.
-    pub(crate) fn on_flow_finished(&mut self, fid: u32) {
-        let now = self.ctx.now;
+    pub(crate) fn on_flow_finished(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: u32) {
+        let now = ctx.now;
         let (a, b) = (
-            self.nics.launcher.deps.off[fid as usize] as usize,
-            self.nics.launcher.deps.off[fid as usize + 1] as usize,
+            self.launcher.deps.off[fid as usize] as usize,
+            self.launcher.deps.off[fid as usize + 1] as usize,
         );
         for k in a..b {
-            let nxt = self.nics.launcher.deps.after[k];
-            self.release(nxt);
+            let nxt = self.launcher.deps.after[k];
+            self.release(ctx, fabric, nxt);
         }
-        let j = self.nics.launcher.deps.job[fid as usize];
+        let j = self.launcher.deps.job[fid as usize];
         let Some(j) = j else {
             return;
         };
-        let job = &mut self.nics.jobs[j as usize];
+        let job = &mut self.jobs[j as usize];
         job.left -= 1;
         if job.left > 0 {
             return;
         }
         job.finish = Some(now);
         let (a, b) = (
-            self.nics.launcher.deps.noff[j as usize] as usize,
-            self.nics.launcher.deps.noff[j as usize + 1] as usize,
+            self.launcher.deps.noff[j as usize] as usize,
+            self.launcher.deps.noff[j as usize + 1] as usize,
         );
         for k in a..b {
-            let nj = self.nics.launcher.deps.next_jobs[k] as usize;
-            self.nics.jobs[nj].started = Some(now);
-            let (f0, n) = (
-                self.nics.jobs[nj].spec.first_flow,
-                self.nics.jobs[nj].spec.n_flows,
-            );
+            let nj = self.launcher.deps.next_jobs[k] as usize;
+            self.jobs[nj].started = Some(now);
+            let (f0, n) = (self.jobs[nj].spec.first_flow, self.jobs[nj].spec.n_flows);
             for f in f0..f0 + n {
-                if self.nics.launcher.deps.root[f as usize] {
-                    self.release(f);
+                if self.launcher.deps.root[f as usize] {
+                    self.release(ctx, fabric, f);
                 }
             }
         }
     }
 
     /// One thing flow `f` waited for is done; start it if nothing else remains.
-    pub(crate) fn release(&mut self, f: u32) {
-        let p = &mut self.nics.launcher.deps.pending[f as usize];
+    pub(crate) fn release(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, f: u32) {
+        let p = &mut self.launcher.deps.pending[f as usize];
         debug_assert!(*p > 0);
         *p -= 1;
         if *p == 0 {
-            self.start_flow(f);
+            self.start_flow(ctx, fabric, f);
         }
     }
 }

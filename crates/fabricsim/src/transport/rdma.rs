@@ -65,8 +65,6 @@ pub struct Flow {
     pub data_pkts_sent: u64,
     /// Data packets that reached the receiver (in order or not).
     pub data_pkts_arrived: u64,
-    /// Data packets dropped in the network.
-    pub data_pkts_dropped: u64,
     /// Payload bytes sent again.
     pub retx_bytes: u64,
     /// Retransmission timeouts.
@@ -107,7 +105,6 @@ impl Flow {
             sender_done: None,
             data_pkts_sent: 0,
             data_pkts_arrived: 0,
-            data_pkts_dropped: 0,
             retx_bytes: 0,
             timeouts: 0,
             nacks: 0,

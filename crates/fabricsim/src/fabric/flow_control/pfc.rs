@@ -16,7 +16,7 @@ use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::Packet;
 use crate::param::{Checked, Described, Param, ParamError};
-use crate::sim::Simulation;
+use crate::sim::{Ctx, Fabric};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
 use serde::Deserialize;
@@ -360,14 +360,14 @@ impl super::LinkFlowControl for Pfc {
 
 // ---- the switches' and NICs' side: frames on the wire ----------------------------
 
-impl Simulation {
+impl Fabric {
     /// A PFC frame for `prio` (`quanta` 0: resume) arrived on `port` (it pauses the
     /// port's own transmissions, so the frame acts on the port it arrives at).
-    pub(crate) fn on_pfc_frame(&mut self, port: u32, prio: usize, quanta: u16) {
-        let now = self.ctx.now;
-        let p = &mut self.fabric.ports[port as usize];
+    pub(crate) fn on_pfc_frame(&mut self, ctx: &mut Ctx, port: u32, prio: usize, quanta: u16) {
+        let now = ctx.now;
+        let p = &mut self.ports[port as usize];
         let until = (quanta != 0).then(|| now + pause_duration(quanta, p.rate));
-        self.fabric.telemetry.on_pfc_frame(port, prio, now, until);
+        self.telemetry.on_pfc_frame(port, prio, now, until);
         match until {
             None => {
                 p.stats.resume_frames_received += 1;
@@ -375,7 +375,7 @@ impl Simulation {
                     p.stats.paused_ps += now.saturating_sub(s);
                 }
                 p.resume(prio);
-                self.schedule_wake(port, now);
+                self.schedule_wake(ctx, port, now);
             }
             Some(until) => {
                 p.stats.pause_frames_received += 1;
@@ -397,55 +397,44 @@ impl Simulation {
     /// port's refresh timer.
     // Kept out of line: frames are rare next to the packets whose hooks call this.
     #[inline(never)]
-    pub(crate) fn send_pfc(&mut self, port: u32, sig: PfcSignal) {
+    pub(crate) fn send_pfc(&mut self, ctx: &mut Ctx, port: u32, sig: PfcSignal) {
         let (p, h) = Packet::pfc(sig);
-        let d = self.ctx.arena.alloc_desc(p, h);
-        let port_ref = &mut self.fabric.ports[port as usize];
+        let d = ctx.arena.alloc_desc(p, h);
+        let port_ref = &mut self.ports[port as usize];
         port_ref.push_ctrl(d);
         if sig.quanta > 0 {
             port_ref.stats.pause_frames_sent += 1;
         } else {
             port_ref.stats.resume_frames_sent += 1;
         }
-        self.ctx.counters.pfc_frames += 1;
+        ctx.counters.pfc_frames += 1;
         if sig.quanta > 0 {
-            let pfc = self
-                .fabric
-                .flow_control
-                .pfc_mut()
-                .expect("PFC frames need PFC");
+            let pfc = self.flow_control.pfc_mut().expect("PFC frames need PFC");
             if pfc.arm_refresh(port) {
                 let half = pause_duration(sig.quanta, port_ref.rate) / 2;
-                self.ctx
-                    .queue
-                    .push(self.ctx.now + half.max(1), Event::PfcRefresh(PortId(port)));
+                ctx.queue
+                    .push(ctx.now + half.max(1), Event::PfcRefresh(PortId(port)));
             }
         }
-        self.try_transmit(port);
+        self.try_transmit(ctx, port);
     }
 
     /// Re-sends XOFF on `port` for every priority still over its threshold, before the
     /// previous pause expires.
-    pub(crate) fn on_pfc_refresh(&mut self, port: PortId) {
+    pub(crate) fn on_pfc_refresh(&mut self, ctx: &mut Ctx, port: PortId) {
         let port = port.0;
-        let pfc = self
-            .fabric
-            .flow_control
-            .pfc_mut()
-            .expect("PFC refresh needs PFC");
+        let pfc = self.flow_control.pfc_mut().expect("PFC refresh needs PFC");
         pfc.refresh_fired(port);
         let quanta = pfc.pause_quanta;
-        let node = self.fabric.ports[port as usize].node;
-        let NodeKind::Switch(s) = self.fabric.nodes[node].kind else {
+        let node = self.ports[port as usize].node;
+        let NodeKind::Switch(s) = self.nodes[node].kind else {
             return;
         };
-        let local = (port - self.fabric.switches[s as usize].first_port) as usize;
+        let local = (port - self.switches[s as usize].first_port) as usize;
         for prio in 0..N_PRIO {
-            if self.fabric.switches[s as usize]
-                .buffer
-                .is_pausing(local, prio)
-            {
+            if self.switches[s as usize].buffer.is_pausing(local, prio) {
                 self.send_pfc(
+                    ctx,
                     port,
                     PfcSignal {
                         prio: prio as u8,
@@ -459,28 +448,33 @@ impl Simulation {
     /// Switch `s` admitted a packet of `prio` on `in_port` (`local_in`): flow control may
     /// signal upstream.
     #[inline]
-    pub(crate) fn after_admit(&mut self, s: u32, in_port: u32, local_in: usize, prio: usize) {
-        let buffer = &mut self.fabric.switches[s as usize].buffer;
+    pub(crate) fn after_admit(
+        &mut self,
+        ctx: &mut Ctx,
+        s: u32,
+        in_port: u32,
+        local_in: usize,
+        prio: usize,
+    ) {
+        let buffer = &mut self.switches[s as usize].buffer;
         if let Some(sig) = self
-            .fabric
             .flow_control
             .after_admit(buffer, in_port, local_in, prio)
         {
-            self.send_pfc(in_port, sig);
+            self.send_pfc(ctx, in_port, sig);
         }
     }
 
     /// A packet that entered switch `s` by `local_in` at `prio` left its buffer.
     #[inline]
-    pub(crate) fn after_release(&mut self, s: u32, local_in: usize, prio: usize) {
-        let sw = &mut self.fabric.switches[s as usize];
+    pub(crate) fn after_release(&mut self, ctx: &mut Ctx, s: u32, local_in: usize, prio: usize) {
+        let sw = &mut self.switches[s as usize];
         if let Some(sig) = self
-            .fabric
             .flow_control
             .after_release(&mut sw.buffer, local_in, prio)
         {
             let in_port = sw.first_port + local_in as u32;
-            self.send_pfc(in_port, sig);
+            self.send_pfc(ctx, in_port, sig);
         }
     }
 }
