@@ -37,7 +37,11 @@ impl Fabric {
     /// Starts the next transmission on switch port `port` if it is free and has a frame
     /// to send (NIC ports start theirs in [`Nics::try_transmit`], which also pulls data).
     pub(crate) fn try_transmit(&mut self, ctx: &mut Ctx, port: u32) {
-        match self.next_frame(ctx, port) {
+        debug_assert!(matches!(
+            self.ports[port as usize].owner(),
+            NodeKind::Switch(_)
+        ));
+        match self.next_frame::<true>(ctx, port) {
             NextFrame::Frame(pkt) => self.transmit(ctx, port, pkt, false),
             NextFrame::Busy => {}
             NextFrame::Empty => self.wake_at_unpause(ctx, port),
@@ -45,10 +49,10 @@ impl Fabric {
     }
 
     /// The frame port `port` sends next: PFC frames first, then the highest non-empty
-    /// unpaused priority (a switch's dequeue handlers run on it). A busy port gets a
-    /// wakeup for the end of its frame instead.
-    #[inline]
-    pub(crate) fn next_frame(&mut self, ctx: &mut Ctx, port: u32) -> NextFrame {
+    /// unpaused priority (on a switch's port, `SWITCH`, the switch's dequeue handlers run
+    /// on it). A busy port gets a wakeup for the end of its frame instead.
+    #[inline(always)]
+    pub(crate) fn next_frame<const SWITCH: bool>(&mut self, ctx: &mut Ctx, port: u32) -> NextFrame {
         let now = ctx.now;
         let pi = port as usize;
         if self.ports[pi].busy_until > now {
@@ -60,7 +64,7 @@ impl Fabric {
             NextFrame::Frame(p)
         } else if let Some(prio) = self.ports[pi].next_queue(now) {
             let mut d = self.ports[pi].dequeue_head(prio, now);
-            if matches!(self.ports[pi].owner(), NodeKind::Switch(_)) {
+            if SWITCH {
                 self.on_switch_dequeue(ctx, port, &mut d);
             }
             NextFrame::Frame(d)
@@ -70,7 +74,7 @@ impl Fabric {
     }
 
     /// Port `port` has nothing it may send now: wake it when its earliest pause ends.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn wake_at_unpause(&mut self, ctx: &mut Ctx, port: u32) {
         if let Some(t) = self.ports[port as usize].earliest_unpause(ctx.now) {
             self.schedule_wake(ctx, port, t);

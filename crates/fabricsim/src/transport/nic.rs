@@ -194,7 +194,7 @@ impl Nics {
     /// (feedback) first, then a data packet pulled from the NIC's flows.
     pub(crate) fn try_transmit(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, h: u32) {
         let port = self.hosts[h as usize].port.0;
-        let pkt = match fabric.next_frame(ctx, port) {
+        let pkt = match fabric.next_frame::<false>(ctx, port) {
             NextFrame::Frame(pkt) => pkt,
             NextFrame::Busy => return,
             NextFrame::Empty => match self.pull_data(ctx, fabric, h) {
