@@ -69,6 +69,43 @@ impl LinkId {
     }
 }
 
+/// A node's ports: the contiguous ids `first..first + len` (ports are numbered node by
+/// node), and the local index `0..len` a switch's per-port tables use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortRange {
+    /// The node's first port.
+    pub first: PortId,
+    /// How many ports it has.
+    pub len: u32,
+}
+
+impl PortRange {
+    /// The local index of port `p`, which must be one of these.
+    #[inline(always)]
+    pub fn local(self, p: PortId) -> usize {
+        debug_assert!(self.contains(p), "{p:?} is not in {self:?}");
+        (p.0 - self.first.0) as usize
+    }
+
+    /// The port of local index `i`.
+    #[inline(always)]
+    pub fn port(self, i: usize) -> PortId {
+        debug_assert!(i < self.len as usize);
+        PortId(self.first.0 + i as u32)
+    }
+
+    /// True if `p` is one of these ports.
+    #[inline]
+    pub fn contains(self, p: PortId) -> bool {
+        p.0 >= self.first.0 && p.0 - self.first.0 < self.len
+    }
+
+    /// The ports, in id order.
+    pub fn iter(self) -> impl Iterator<Item = PortId> {
+        (self.first.0..self.first.0 + self.len).map(PortId)
+    }
+}
+
 /// Tables indexed by their typed id (`ports[p.peer]`), so an id of one table cannot
 /// index another.
 macro_rules! indexed_by {
@@ -105,5 +142,19 @@ mod tests {
         assert_eq!(LinkId(7).port(), PortId(7));
         assert_eq!(PortId(7).idx(), 7);
         assert_eq!(usize::from(FlowId(3)), 3);
+    }
+
+    #[test]
+    fn a_port_range_maps_ids_to_local_indices_and_back() {
+        let r = PortRange {
+            first: PortId(10),
+            len: 4,
+        };
+        assert_eq!(r.local(PortId(12)), 2);
+        assert_eq!(r.port(3), PortId(13));
+        assert!(r.contains(PortId(10)) && r.contains(PortId(13)));
+        assert!(!r.contains(PortId(9)) && !r.contains(PortId(14)));
+        let ids: Vec<u32> = r.iter().map(|p| p.0).collect();
+        assert_eq!(ids, [10, 11, 12, 13]);
     }
 }

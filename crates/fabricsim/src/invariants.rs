@@ -82,7 +82,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
         if p.tx_packets != l.delivered + l.ring.len() as u64 {
             bad.push(format!(
                 "port {}:{}: {} frames sent but {} delivered + {} on the wire",
-                sim.port_node_name(i as u32),
+                sim.port_node_name(crate::ids::PortId(i as u32)),
                 p.local,
                 p.tx_packets,
                 l.delivered,
@@ -91,8 +91,8 @@ pub fn check(sim: &Simulation) -> Vec<String> {
         }
     }
     for sw in &sim.fabric.switches {
-        let ports =
-            &sim.fabric.ports[sw.first_port as usize..(sw.first_port + sw.n_ports) as usize];
+        let r = sw.ports;
+        let ports = &sim.fabric.ports[r.first.idx()..r.first.idx() + r.len as usize];
         let sum = |f: &dyn Fn(&crate::fabric::Port) -> u64| ports.iter().map(f).sum::<u64>();
         let rx = sum(&|p| sim.fabric.links[p.peer.idx()].delivered);
         let pfc_rx = sum(&|p| p.stats.pause_frames_received + p.stats.resume_frames_received);
@@ -100,7 +100,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
         let pfc_gen = sum(&|p| p.stats.pause_frames_sent + p.stats.resume_frames_sent);
         let pfc_pending = sum(&|p| p.ctrl_len() as u64);
         let queued = sum(&|p| p.queues.iter().map(|q| q.len() as u64).sum());
-        let name = &sim.fabric.nodes[sw.node as usize].name;
+        let name = &sim.fabric.nodes[sw.node].name;
         let (gen, sink, held) = (sw.generated, sw.consumed, sw.held);
         if rx - pfc_rx + gen != tx - (pfc_gen - pfc_pending) + sw.drops + queued + held + sink {
             bad.push(format!(

@@ -55,7 +55,7 @@ impl std::fmt::Display for StallReport {
 fn label(sim: &Simulation, p: u32) -> String {
     format!(
         "{}:{}",
-        sim.port_node_name(p),
+        sim.port_node_name(crate::ids::PortId(p)),
         sim.fabric.ports[p as usize].local
     )
 }
@@ -91,7 +91,7 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
     let succ = |p: u32| -> Vec<u32> {
         let peer = sim.fabric.ports[p as usize].peer.0;
         let node = &sim.fabric.nodes[sim.fabric.ports[peer as usize].node.idx()];
-        (node.first_port..node.first_port + node.n_ports)
+        (node.ports.iter().map(|q| q.0))
             .filter(|&q| q != peer && is_paused[q as usize])
             .collect()
     };

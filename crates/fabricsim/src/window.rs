@@ -93,7 +93,9 @@ impl WindowSpec {
             let id = (0..sim.fabric.ports.len() as u32)
                 .find(|&p| {
                     let pr = &sim.fabric.ports[p as usize];
-                    pr.local == local && sim.is_switch(pr.node) && sim.port_node_name(p) == node
+                    pr.local == local
+                        && sim.is_switch(pr.node)
+                        && sim.port_node_name(crate::ids::PortId(p)) == node
                 })
                 .ok_or_else(bad)?;
             ports.push((name.clone(), id));

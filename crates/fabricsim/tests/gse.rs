@@ -106,7 +106,10 @@ fn pktc_keeps_containers_whole_delivers_in_order_and_spreads_containers() {
         .position(|n| n.name.starts_with("leaf") && n.name.ends_with('0'))
         .expect("leaf0");
     let node = &sim.fabric.nodes[leaf0];
-    let up: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
+    let up: Vec<u64> = node
+        .ports
+        .iter()
+        .map(|p| p.0)
         .filter(|&p| {
             let peer = sim.fabric.ports[p as usize].peer;
             matches!(sim.fabric.ports[peer].owner(), NodeKind::Switch(_))
@@ -209,7 +212,10 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
     // spine -> leaf 0 links carry within 10% of an even share.
     let leaf = sim.fabric.ports[down].node;
     let node = &sim.fabric.nodes[leaf];
-    let inbound: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
+    let inbound: Vec<u64> = node
+        .ports
+        .iter()
+        .map(|p| p.0)
         .filter(|&p| {
             matches!(
                 sim.fabric.ports[sim.fabric.ports[p as usize].peer.idx()].owner(),
@@ -274,7 +280,10 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
     run(&mut sim);
     // The collided uplink carried both flows; the other uplink carried nothing of them.
     let node = &sim.fabric.nodes[sim.fabric.ports[port as usize].node];
-    let ups: Vec<u64> = (node.first_port..node.first_port + node.n_ports)
+    let ups: Vec<u64> = node
+        .ports
+        .iter()
+        .map(|p| p.0)
         .filter(|&p| {
             matches!(
                 sim.fabric.ports[sim.fabric.ports[p as usize].peer.idx()].owner(),

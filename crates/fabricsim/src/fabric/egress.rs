@@ -25,22 +25,19 @@ pub(crate) enum NextFrame {
 
 impl Fabric {
     #[inline]
-    pub(crate) fn schedule_wake(&mut self, ctx: &mut Ctx, port: u32, t: Time) {
-        let p = &mut self.ports[port as usize];
+    pub(crate) fn schedule_wake(&mut self, ctx: &mut Ctx, port: PortId, t: Time) {
+        let p = &mut self.ports[port];
         if p.wake_at <= t && p.wake_at >= ctx.now {
             return;
         }
         p.wake_at = t;
-        ctx.queue.push(t, Event::PortWake(PortId(port)));
+        ctx.queue.push(t, Event::PortWake(port));
     }
 
     /// Starts the next transmission on switch port `port` if it is free and has a frame
     /// to send (NIC ports start theirs in [`Nics::try_transmit`], which also pulls data).
-    pub(crate) fn try_transmit(&mut self, ctx: &mut Ctx, port: u32) {
-        debug_assert!(matches!(
-            self.ports[port as usize].owner(),
-            NodeKind::Switch(_)
-        ));
+    pub(crate) fn try_transmit(&mut self, ctx: &mut Ctx, port: PortId) {
+        debug_assert!(matches!(self.ports[port].owner(), NodeKind::Switch(_)));
         match self.next_frame::<true>(ctx, port) {
             NextFrame::Frame(pkt) => self.transmit(ctx, port, pkt, false),
             NextFrame::Busy => {}
@@ -52,9 +49,13 @@ impl Fabric {
     /// unpaused priority (on a switch's port, `SWITCH`, the switch's dequeue handlers run
     /// on it). A busy port gets a wakeup for the end of its frame instead.
     #[inline(always)]
-    pub(crate) fn next_frame<const SWITCH: bool>(&mut self, ctx: &mut Ctx, port: u32) -> NextFrame {
+    pub(crate) fn next_frame<const SWITCH: bool>(
+        &mut self,
+        ctx: &mut Ctx,
+        port: PortId,
+    ) -> NextFrame {
         let now = ctx.now;
-        let pi = port as usize;
+        let pi = port.idx();
         if self.ports[pi].busy_until > now {
             let b = self.ports[pi].busy_until;
             self.schedule_wake(ctx, port, b);
@@ -75,8 +76,8 @@ impl Fabric {
 
     /// Port `port` has nothing it may send now: wake it when its earliest pause ends.
     #[inline(always)]
-    pub(crate) fn wake_at_unpause(&mut self, ctx: &mut Ctx, port: u32) {
-        if let Some(t) = self.ports[port as usize].earliest_unpause(ctx.now) {
+    pub(crate) fn wake_at_unpause(&mut self, ctx: &mut Ctx, port: PortId) {
+        if let Some(t) = self.ports[port].earliest_unpause(ctx.now) {
             self.schedule_wake(ctx, port, t);
         }
     }
@@ -85,9 +86,9 @@ impl Fabric {
     ///
     /// `nic_has_flows`: the port is a NIC's with flows still to send (it then wakes at the
     /// end of this frame to pull more).
-    pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: u32, pkt: Desc, nic_has_flows: bool) {
+    pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
         let now = ctx.now;
-        let pi = port as usize;
+        let pi = port.idx();
         let wire = pkt.wire as u64;
         let port_ref = &mut self.ports[pi];
         let extra = if pkt.kind == PacketKind::Pause {
@@ -106,7 +107,7 @@ impl Fabric {
                 // The receiving switch's ECMP choice, made now: the same port it would
                 // pick on arrival, but off the arrival's chain of dependent loads.
                 if let Some(egress) = self.ecmp_egress(s, pkt.dst, pkt.hash) {
-                    let off = egress.wrapping_sub(to_port) as i32;
+                    let off = egress.0.wrapping_sub(to_port) as i32;
                     if off as i16 as i32 == off {
                         pkt.in_port = off as u16;
                         pkt.flags |= FLAG_ROUTED;
@@ -117,8 +118,7 @@ impl Fabric {
         let link = &mut self.links[pi];
         let arrival = now + d + link.delay;
         if link.put(arrival, pkt) {
-            ctx.queue
-                .push(arrival, Event::LinkArrive(PortId(port).link()));
+            ctx.queue.push(arrival, Event::LinkArrive(port.link()));
         }
         let p = &self.ports[pi];
         let more = p.ctrl_len() != 0 || p.has_queued() || nic_has_flows;

@@ -31,10 +31,10 @@ pub struct Link {
 
 impl Link {
     /// A link with the given total delay.
-    pub fn new(delay: Time, to_port: u32, to: NodeKind) -> Link {
+    pub fn new(delay: Time, to_port: PortId, to: NodeKind) -> Link {
         Link {
             delay,
-            to_port: PortId(to_port),
+            to_port,
             to,
             delivered: 0,
             ring: VecDeque::new(),
@@ -68,7 +68,7 @@ impl Fabric {
     pub(crate) fn on_link_arrive(&mut self, ctx: &mut Ctx, l: LinkId) -> Option<(u32, Desc)> {
         let link = &mut self.links[l];
         let (pkt, next) = link.take_head();
-        let (in_port, to) = (link.to_port.0, link.to);
+        let (in_port, to) = (link.to_port, link.to);
         if let Some(t) = next {
             ctx.queue.push(t, Event::LinkArrive(l));
         }

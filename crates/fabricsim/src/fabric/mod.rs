@@ -38,8 +38,6 @@ pub struct Node {
     pub name: String,
     /// Host or switch.
     pub kind: NodeKind,
-    /// First port id.
-    pub first_port: u32,
-    /// Number of ports.
-    pub n_ports: u32,
+    /// Its ports.
+    pub ports: crate::ids::PortRange,
 }

@@ -32,7 +32,7 @@ pub struct GspRole(pub u32);
 
 impl RoleHandlers for GspRole {
     #[inline]
-    fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: u32, pkt: Desc) -> bool {
+    fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: PortId, pkt: Desc) -> bool {
         fabric.gsp_receive(ctx, s, self.0, in_port, pkt)
     }
 }
@@ -104,7 +104,7 @@ impl Fabric {
         ctx: &mut Ctx,
         s: u32,
         gsp: u32,
-        in_port: u32,
+        in_port: PortId,
         mut pkt: Desc,
     ) -> bool {
         let g = self.gse.as_ref().expect("GSPs exist in GSE mode");
@@ -121,14 +121,14 @@ impl Fabric {
                         self.on_request(ctx, from.0, host.0, bytes)
                     }
                     Payload::Grant { host, bytes, via } => {
-                        self.on_grant(ctx, s, gsp, host.0, bytes, via.map(|v| v.0))
+                        self.on_grant(ctx, s, gsp, host.0, bytes, via)
                     }
                     _ => unreachable!("a request or grant descriptor"),
                 }
                 true
             }
             PacketKind::Data if pkt.prio == ctx.params.data_prio => {
-                let from_host = self.edge_port[in_port as usize];
+                let from_host = self.edge_port[in_port.idx()];
                 let dst_gsp = g.gsp_of_host[pkt.dst as usize];
                 let header = g.cfg.header as u32;
                 let local = dst_gsp == Some(gsp);
@@ -140,7 +140,7 @@ impl Fabric {
                     }
                     let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
                     let sw = &mut self.switches[s as usize];
-                    let local_in = (in_port - sw.first_port) as usize;
+                    let local_in = sw.ports.local(in_port);
                     if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
                         self.drop_packet(ctx, pkt, in_port, s);
                         return true;
@@ -151,7 +151,7 @@ impl Fabric {
                     if g.dgsq {
                         let container = g.cfg.container;
                         let NodeKind::Host(src_host) =
-                            self.ports[self.ports[in_port as usize].peer.idx()].owner()
+                            self.ports[self.ports[in_port].peer.idx()].owner()
                         else {
                             unreachable!("edge ports face hosts")
                         };
@@ -188,10 +188,10 @@ impl Fabric {
                     if g.dgsq {
                         let payload = self.payload_of(ctx, &pkt, false);
                         let g = self.gse.as_mut().expect("GSE mode");
-                        let v = &mut g.via_out[in_port as usize];
+                        let v = &mut g.via_out[in_port.idx()];
                         *v = v.saturating_sub(payload);
                     }
-                    pkt.in_port = (in_port - self.switches[s as usize].first_port) as u16;
+                    pkt.in_port = self.switches[s as usize].ports.local(in_port) as u16;
                     self.gsp_reorder(ctx, s, gsp, pkt);
                     return true;
                 }
@@ -224,14 +224,14 @@ impl Fabric {
         mut pkt: Desc,
         payload: u64,
         force: bool,
-        via: Option<u32>,
+        via: Option<PortId>,
     ) {
         let g = self.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[pkt.dst as usize] == Some(gsp) {
             // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
             let cands = self.routing.lookup(s, pkt.dst);
             let port = self.routing.port_of(cands, 0);
-            self.ports[port as usize].enqueue(pkt.prio as usize, pkt, ctx.now);
+            self.ports[port].enqueue(pkt.prio as usize, pkt, ctx.now);
             self.try_transmit(ctx, port);
             return;
         }
@@ -244,9 +244,9 @@ impl Fabric {
             let routing = &self.routing;
             // The spine the grant named, if this GSP has uplinks to it: those uplinks
             // only; otherwise all of them.
-            let spine = via.map(|v| ports[ports[v as usize].peer.idx()].node);
+            let spine = via.map(|v| ports[ports[v].peer].node);
             let to_spine = |k: usize| {
-                let p = routing.port_of(cands, k) as usize;
+                let p = routing.port_of(cands, k).idx();
                 Some(ports[ports[p].peer.idx()].node) == spine
             };
             let restrict = spine.is_some() && (0..n).any(to_spine);
@@ -254,7 +254,7 @@ impl Fabric {
                 if restrict && !to_spine(k) {
                     u64::MAX
                 } else {
-                    ports[routing.port_of(cands, k) as usize].total_bytes
+                    ports[routing.port_of(cands, k)].total_bytes
                 }
             });
             g.tx[stream].uplink = Some(self.routing.port_of(cands, k));
@@ -265,7 +265,7 @@ impl Fabric {
         ctx.arena.get_mut(pkt.id).tag = tag;
         // Later switches hash the container, so it keeps to one path.
         pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
-        self.ports[uplink as usize].enqueue(pkt.prio as usize, pkt, ctx.now);
+        self.ports[uplink].enqueue(pkt.prio as usize, pkt, ctx.now);
         self.try_transmit(ctx, uplink);
     }
 
@@ -331,7 +331,7 @@ impl Fabric {
     /// Forwards an in-order packet from the destination GSP to its NIC.
     pub(crate) fn gsp_deliver(&mut self, ctx: &mut Ctx, s: u32, pkt: Desc) {
         let cands = self.routing.lookup(s, pkt.dst);
-        let in_port = self.switches[s as usize].first_port + pkt.in_port as u32;
+        let in_port = self.switches[s as usize].ports.port(pkt.in_port as usize);
         if cands.len == 0 {
             self.drop_packet(ctx, pkt, in_port, s);
             return;
@@ -380,7 +380,7 @@ impl Fabric {
         to: u32,
         port_host: u32,
         bytes: u64,
-        via: Option<u32>,
+        via: Option<PortId>,
     ) {
         let g = self.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[to as usize] == g.gsp_of_switch[s as usize] {
@@ -404,11 +404,7 @@ impl Fabric {
             }
         } else {
             g.stats.grants += 1;
-            Payload::Grant {
-                host,
-                bytes,
-                via: via.map(PortId),
-            }
+            Payload::Grant { host, bytes, via }
         };
         // A GSP's control packet comes from no host.
         let p = Packet::new(payload, 0, ctx.now);
@@ -430,7 +426,7 @@ impl Fabric {
             0
         };
         let egress = self.routing.port_of(cands, k);
-        self.ports[egress as usize].enqueue(hdr.prio as usize, d, ctx.now);
+        self.ports[egress].enqueue(hdr.prio as usize, d, ctx.now);
         self.try_transmit(ctx, egress);
     }
 
@@ -468,17 +464,17 @@ impl Fabric {
             let via = if src_gsp as u32 == dst_gsp {
                 None
             } else {
-                let node = &self.nodes[self.switches[s as usize].node as usize];
-                let mut best: Option<u32> = None;
-                for p in node.first_port..node.first_port + node.n_ports {
-                    if !self.edge_port[p as usize]
-                        && best.is_none_or(|b| g.via_out[p as usize] < g.via_out[b as usize])
+                let node = &self.nodes[self.switches[s as usize].node];
+                let mut best: Option<PortId> = None;
+                for p in node.ports.iter() {
+                    if !self.edge_port[p.idx()]
+                        && best.is_none_or(|b| g.via_out[p.idx()] < g.via_out[b.idx()])
                     {
                         best = Some(p);
                     }
                 }
                 if let Some(b) = best {
-                    g.via_out[b as usize] += bytes;
+                    g.via_out[b.idx()] += bytes;
                 }
                 best
             };
@@ -506,7 +502,7 @@ impl Fabric {
         gsp: u32,
         dst: u32,
         bytes: u64,
-        via: Option<u32>,
+        via: Option<PortId>,
     ) {
         let g = self.gse.as_mut().expect("GSE mode");
         let stream = g.stream(gsp, dst);

@@ -51,7 +51,7 @@ pub struct TxStream {
     /// Packets in the previous container.
     pub prev: u16,
     /// Uplink port of the current container (`None` before the first).
-    pub uplink: Option<u32>,
+    pub uplink: Option<crate::ids::PortId>,
     /// Containers opened.
     pub opened: u64,
 }

@@ -56,7 +56,11 @@ fn ports_table(sim: &Simulation, max_rows: usize) -> Option<Table> {
             .map(|i| {
                 let p = &sim.fabric.ports[i];
                 vec![
-                    format!("{}:{}", sim.port_node_name(i as u32), p.local),
+                    format!(
+                        "{}:{}",
+                        sim.port_node_name(crate::ids::PortId(i as u32)),
+                        p.local
+                    ),
                     p.max_queue_bytes.to_string(),
                     p.stats.pause_frames_sent.to_string(),
                     p.stats.pause_frames_received.to_string(),

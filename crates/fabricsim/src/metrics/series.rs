@@ -146,7 +146,11 @@ pub fn queue_series(sim: &Simulation, max_ports: usize) -> Vec<(String, Vec<(f64
                 .collect();
             let port = &sim.fabric.ports[p as usize];
             (
-                format!("{}:{}", sim.port_node_name(p), port.local),
+                format!(
+                    "{}:{}",
+                    sim.port_node_name(crate::ids::PortId(p)),
+                    port.local
+                ),
                 downsample(&xy, budget),
             )
         })

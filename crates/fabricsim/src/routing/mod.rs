@@ -20,6 +20,7 @@ pub use registry::{LbAlgorithm, LbEntry, LbState, LoadBalanceCfg, LoadBalancer, 
 const CONTIGUOUS: u32 = 1 << 31;
 
 use crate::fabric::{Node, NodeKind, Port};
+use crate::ids::PortId;
 use std::collections::{HashMap, VecDeque};
 
 /// BFS distance of a switch not reached (yet).
@@ -68,7 +69,7 @@ impl RoutingTable {
         let mut edge_index: HashMap<u32, u32> = HashMap::new();
         for (h, &hn) in host_nodes.iter().enumerate() {
             let node = &nodes[hn as usize];
-            let port = &ports[node.first_port as usize];
+            let port = &ports[node.ports.first.idx()];
             let leaf_port = port.peer.0;
             let leaf_node = ports[leaf_port as usize].node;
             let sw = match nodes[leaf_node.idx()].kind {
@@ -104,8 +105,8 @@ impl RoutingTable {
             queue.push_back(root);
             while let Some(s) = queue.pop_front() {
                 let node = &nodes[switch_nodes[s as usize] as usize];
-                for p in node.first_port..node.first_port + node.n_ports {
-                    let peer_node = ports[ports[p as usize].peer.idx()].node;
+                for p in node.ports.iter() {
+                    let peer_node = ports[ports[p.idx()].peer.idx()].node;
                     if let Some(t2) = sw_of_node(peer_node.0) {
                         if dist[t2 as usize] == UNREACHED {
                             dist[t2 as usize] = dist[s as usize] + 1;
@@ -120,7 +121,7 @@ impl RoutingTable {
                 }
                 let node = &nodes[switch_nodes[s] as usize];
                 let start = t.flat.len() as u32;
-                for p in node.first_port..node.first_port + node.n_ports {
+                for p in node.ports.iter().map(|p| p.0) {
                     let peer_node = ports[ports[p as usize].peer.idx()].node;
                     if let Some(t2) = sw_of_node(peer_node.0) {
                         if dist[t2 as usize] + 1 == dist[s] {
@@ -158,12 +159,12 @@ impl RoutingTable {
 
     /// The `k`-th port of `c`.
     #[inline(always)]
-    pub fn port_of(&self, c: Candidates, k: usize) -> u32 {
-        if c.start & CONTIGUOUS != 0 {
+    pub fn port_of(&self, c: Candidates, k: usize) -> PortId {
+        PortId(if c.start & CONTIGUOUS != 0 {
             (c.start & !CONTIGUOUS) + k as u32
         } else {
             self.flat[c.start as usize + k]
-        }
+        })
     }
 
     /// The `k`-th of `n` candidates of switch `sw` toward host `dst`; `n` comes from

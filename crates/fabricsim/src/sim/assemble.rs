@@ -12,6 +12,7 @@ use crate::fabric::ecn::RedMarker;
 use crate::fabric::port::N_PRIO;
 use crate::fabric::switch::Switch;
 use crate::fabric::{Link, Node, NodeKind, Port};
+use crate::ids::{NodeId, PortId, PortRange};
 use crate::packet::PacketArena;
 use crate::routing::{ecmp, RoutingTable};
 use crate::scenario::config::{LbAlgorithm, Scenario, SecurityMode};
@@ -69,8 +70,10 @@ impl Simulation {
             nodes.push(Node {
                 name: ns.name.clone(),
                 kind,
-                first_port: next_port,
-                n_ports: node_links[i].len() as u32,
+                ports: PortRange {
+                    first: PortId(next_port),
+                    len: node_links[i].len() as u32,
+                },
             });
             for &(li, is_a) in &node_links[i] {
                 port_of[li][if is_a { 0 } else { 1 }] = next_port;
@@ -90,8 +93,8 @@ impl Simulation {
         let mut by_id: Vec<Option<PortInit>> = vec![None; next_port as usize];
         for (li, l) in g.links.iter().enumerate() {
             let [pa, pb] = port_of[li];
-            let la = pa - nodes[l.a].first_port;
-            let lb = pb - nodes[l.b].first_port;
+            let la = nodes[l.a].ports.local(PortId(pa)) as u32;
+            let lb = nodes[l.b].ports.local(PortId(pb)) as u32;
             let sec = l.security.unwrap_or(sc.fabric.security.mode);
             by_id[pa as usize] = Some((l.a as u32, la, pb, l.rate, l.delay, sec));
             by_id[pb as usize] = Some((l.b as u32, lb, pa, l.rate, l.delay, sec));
@@ -121,7 +124,11 @@ impl Simulation {
                 }
             }
             ports.push(port);
-            links.push(Link::new(delay, peer, nodes[peer_node as usize].kind));
+            links.push(Link::new(
+                delay,
+                PortId(peer),
+                nodes[peer_node as usize].kind,
+            ));
         }
         // The receiving node's forwarding latency is added to the link's delay (packets
         // reach the egress queue that much after their last bit arrives).
@@ -137,8 +144,8 @@ impl Simulation {
             let node = &nodes[sn as usize];
             let mut headroom = Vec::new();
             let mut ecn = Vec::new();
-            for p in node.first_port..node.first_port + node.n_ports {
-                let port = &ports[p as usize];
+            for p in node.ports.iter() {
+                let port = &ports[p];
                 // Bytes arrive on this port over the peer's link.
                 let delay = links[port.peer.idx()].delay;
                 let h = sc
@@ -163,9 +170,8 @@ impl Simulation {
                 ));
             }
             switches.push(Switch {
-                node: sn,
-                first_port: node.first_port,
-                n_ports: node.n_ports,
+                node: NodeId(sn),
+                ports: node.ports,
                 buffer,
                 ecn,
                 rng: component_rng(sc.seed, &node.name),
@@ -193,8 +199,9 @@ impl Simulation {
                     .via
                     .iter()
                     .filter_map(|&v| {
-                        (node.first_port..node.first_port + node.n_ports)
-                            .find(|&p| ports[ports[p as usize].peer.idx()].node.idx() == v)
+                        (node.ports.iter())
+                            .find(|&p| ports[ports[p].peer].node.idx() == v)
+                            .map(|p| p.0)
                     })
                     .collect();
                 (sw, r.to_host as u32, ps)
@@ -206,7 +213,7 @@ impl Simulation {
             .iter()
             .map(|&hn| Host {
                 node: hn,
-                port: crate::ids::PortId(nodes[hn as usize].first_port),
+                port: nodes[hn as usize].ports.first,
                 active: Vec::new(),
                 rr: 0,
             })

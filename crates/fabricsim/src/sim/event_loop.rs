@@ -93,7 +93,7 @@ impl Simulation {
                         port.wake_at = Time::MAX;
                     }
                     match port.owner() {
-                        NodeKind::Switch(_) => fabric.try_transmit(ctx, p.0),
+                        NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
                         NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h),
                     }
                 }

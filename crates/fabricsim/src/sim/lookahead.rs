@@ -59,7 +59,7 @@ impl Simulation {
                             let egress = if d.flags & FLAG_ROUTED != 0 {
                                 Some(link.to_port.0.wrapping_add(d.in_port as i16 as u32))
                             } else {
-                                self.fabric.ecmp_egress(s, d.dst, d.hash)
+                                self.fabric.ecmp_egress(s, d.dst, d.hash).map(|p| p.0)
                             };
                             if let Some(e) = egress.and_then(|e| self.fabric.ports.get(e as usize))
                             {
@@ -67,7 +67,7 @@ impl Simulation {
                                 prefetch(&e.queues[d.prio as usize & 7]);
                                 let sw = &self.fabric.switches[s as usize];
                                 sw.buffer.prefetch_counter(
-                                    (link.to_port.0 - sw.first_port) as usize,
+                                    sw.ports.local(link.to_port),
                                     d.prio as usize,
                                 );
                             }
@@ -100,7 +100,7 @@ impl Simulation {
                     let sw = &self.fabric.switches[s as usize];
                     sw.buffer
                         .prefetch_counter(d.in_port as usize, d.prio as usize);
-                    if let Some(m) = sw.ecn.get((p - sw.first_port) as usize) {
+                    if let Some(m) = sw.ecn.get(p.wrapping_sub(sw.ports.first.0) as usize) {
                         prefetch(m);
                     }
                 }

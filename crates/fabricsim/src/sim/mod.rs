@@ -371,8 +371,8 @@ impl Simulation {
     }
 
     /// Node name of a port's owner.
-    pub fn port_node_name(&self, port: u32) -> &str {
-        &self.fabric.nodes[self.fabric.ports[port as usize].node].name
+    pub fn port_node_name(&self, port: crate::ids::PortId) -> &str {
+        &self.fabric.nodes[self.fabric.ports[port].node].name
     }
 
     /// True if node `n` is a switch.

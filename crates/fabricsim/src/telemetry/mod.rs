@@ -11,6 +11,7 @@ pub mod tcd;
 
 use crate::fabric::port::N_PRIO;
 use crate::fabric::Port;
+use crate::ids::PortId;
 use crate::packet::{Desc, FLAG_INT};
 use crate::units::Time;
 use int::IntTable;
@@ -29,11 +30,11 @@ impl Telemetry {
     /// A PFC frame for `prio` reached egress `port` at `now`: a pause until `until`, or a
     /// resume when `until` is `None`. TCD reads the port's ON/OFF periods from these.
     #[inline]
-    pub fn on_pfc_frame(&mut self, port: u32, prio: usize, now: Time, until: Option<Time>) {
+    pub fn on_pfc_frame(&mut self, port: PortId, prio: usize, now: Time, until: Option<Time>) {
         if self.tcd.is_empty() || prio >= N_PRIO {
             return;
         }
-        let t = &mut self.tcd[port as usize * N_PRIO + prio];
+        let t = &mut self.tcd[port.idx() * N_PRIO + prio];
         match until {
             None => t.on_resume(now),
             Some(u) => t.on_pause_for(now, u),
@@ -52,7 +53,7 @@ impl Telemetry {
     pub fn on_data_dequeue(
         &mut self,
         now: Time,
-        port: u32,
+        port: PortId,
         port_ref: &mut Port,
         prio: usize,
         wire: u64,
@@ -60,7 +61,7 @@ impl Telemetry {
     ) {
         if !self.tcd.is_empty() {
             let q = port_ref.queues[prio].bytes;
-            let m = self.tcd[port as usize * N_PRIO + prio].on_dequeue(now, q);
+            let m = self.tcd[port.idx() * N_PRIO + prio].on_dequeue(now, q);
             match m {
                 TcdMark::Ce => port_ref.stats.tcd_ce += 1,
                 TcdMark::Ue => port_ref.stats.tcd_ue += 1,

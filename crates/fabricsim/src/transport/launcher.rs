@@ -146,7 +146,7 @@ impl Nics {
         self.last_progress = now;
         let h = f.spec.src as usize;
         self.hosts[h].active.push(fid);
-        let port = self.hosts[h].port.0;
+        let port = self.hosts[h].port;
         fabric.schedule_wake(ctx, port, now);
     }
 

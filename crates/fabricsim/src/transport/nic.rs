@@ -6,6 +6,7 @@
 
 use crate::cc::{AckInfo, CongestionControl};
 use crate::engine::Event;
+use crate::ids::PortId;
 use crate::packet::{Desc, Packet, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
 use crate::routing::ecmp;
 use crate::telemetry::int::INT_BYTES_PER_HOP;
@@ -36,7 +37,7 @@ impl Nics {
         if self.transport.on_timeout(f) {
             f.rto_deadline = now + rto;
             ctx.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
-            let port = self.hosts[f.spec.src as usize].port.0;
+            let port = self.hosts[f.spec.src as usize].port;
             fabric.schedule_wake(ctx, port, now);
         } else {
             f.rto_pending = false;
@@ -47,10 +48,10 @@ impl Nics {
     pub(crate) fn pull_data(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, h: u32) -> Option<Desc> {
         let now = ctx.now;
         let host = &self.hosts[h as usize];
-        let port = host.port.0;
+        let port = host.port;
         let dp = ctx.params.data_prio as usize;
-        if fabric.ports[port as usize].is_paused(dp, now) {
-            let t = fabric.ports[port as usize].paused_until(dp);
+        if fabric.ports[port].is_paused(dp, now) {
+            let t = fabric.ports[port].paused_until(dp);
             if !host.active.is_empty() {
                 fabric.schedule_wake(ctx, port, t);
             }
@@ -88,11 +89,11 @@ impl Nics {
         ctx: &mut Ctx,
         fabric: &mut Fabric,
         fid: u32,
-        port: u32,
+        port: PortId,
     ) -> Desc {
         let now = ctx.now;
         let rp = &ctx.params;
-        let line = fabric.ports[port as usize].rate;
+        let line = fabric.ports[port].rate;
         let f = &mut self.flows[fid as usize];
         let payload = rp.mtu.min(f.spec.size - f.snd_nxt);
         let wire = payload + rp.header;
@@ -177,8 +178,8 @@ impl Nics {
             let rx = fabric.telemetry.int.rx;
             *fabric.telemetry.int.slot(d.id) = rx;
         }
-        let port = self.hosts[from_host as usize].port.0;
-        let pr = &mut fabric.ports[port as usize];
+        let port = self.hosts[from_host as usize].port;
+        let pr = &mut fabric.ports[port];
         let prio = ctx.params.ctrl_prio as usize;
         pr.enqueue(prio, d, ctx.now);
         match kind {
@@ -193,7 +194,7 @@ impl Nics {
     /// Starts the next transmission on NIC `h`'s port if it is free: frames queued there
     /// (feedback) first, then a data packet pulled from the NIC's flows.
     pub(crate) fn try_transmit(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, h: u32) {
-        let port = self.hosts[h as usize].port.0;
+        let port = self.hosts[h as usize].port;
         let pkt = match fabric.next_frame::<false>(ctx, port) {
             NextFrame::Frame(pkt) => pkt,
             NextFrame::Busy => return,
@@ -358,9 +359,7 @@ impl Nics {
             self.hosts[h].active.retain(|&x| x != fid);
         }
         if wake {
-            let port = self.hosts[self.flows[fid as usize].spec.src as usize]
-                .port
-                .0;
+            let port = self.hosts[self.flows[fid as usize].spec.src as usize].port;
             fabric.schedule_wake(ctx, port, now);
         }
     }

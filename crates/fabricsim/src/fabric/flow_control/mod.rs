@@ -14,6 +14,7 @@
 pub mod pfc;
 
 use super::buffer::SharedBuffer;
+use crate::ids::PortId;
 pub use pfc::Pfc;
 use pfc::PfcSignal;
 
@@ -24,7 +25,7 @@ pub trait LinkFlowControl {
     fn after_admit(
         &self,
         buffer: &mut SharedBuffer,
-        in_port: u32,
+        in_port: PortId,
         local_in: usize,
         prio: usize,
     ) -> Option<PfcSignal>;
@@ -54,7 +55,7 @@ impl AnyFlowControl {
     pub fn after_admit(
         &self,
         buffer: &mut SharedBuffer,
-        in_port: u32,
+        in_port: PortId,
         local_in: usize,
         prio: usize,
     ) -> Option<PfcSignal> {

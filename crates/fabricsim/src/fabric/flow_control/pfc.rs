@@ -310,8 +310,8 @@ impl Pfc {
     /// An XOFF was sent on `port`: true if its refresh timer must be armed (none is
     /// pending).
     #[inline]
-    pub fn arm_refresh(&mut self, port: u32) -> bool {
-        !std::mem::replace(&mut self.refresh_pending[port as usize], true)
+    pub fn arm_refresh(&mut self, port: PortId) -> bool {
+        !std::mem::replace(&mut self.refresh_pending[port.idx()], true)
     }
 
     /// True if PFC runs on some ingress ports only.
@@ -321,8 +321,8 @@ impl Pfc {
 
     /// The refresh timer of `port` fired.
     #[inline]
-    pub fn refresh_fired(&mut self, port: u32) {
-        self.refresh_pending[port as usize] = false;
+    pub fn refresh_fired(&mut self, port: PortId) {
+        self.refresh_pending[port.idx()] = false;
     }
 }
 
@@ -331,12 +331,12 @@ impl super::LinkFlowControl for Pfc {
     fn after_admit(
         &self,
         buffer: &mut SharedBuffer,
-        in_port: u32,
+        in_port: PortId,
         local_in: usize,
         prio: usize,
     ) -> Option<PfcSignal> {
         (prio as u8 != self.ctrl_prio
-            && self.only_on.as_ref().is_none_or(|on| on[in_port as usize])
+            && self.only_on.as_ref().is_none_or(|on| on[in_port.idx()])
             && buffer.should_pause(local_in, prio))
         .then_some(PfcSignal {
             prio: prio as u8,
@@ -363,9 +363,9 @@ impl super::LinkFlowControl for Pfc {
 impl Fabric {
     /// A PFC frame for `prio` (`quanta` 0: resume) arrived on `port` (it pauses the
     /// port's own transmissions, so the frame acts on the port it arrives at).
-    pub(crate) fn on_pfc_frame(&mut self, ctx: &mut Ctx, port: u32, prio: usize, quanta: u16) {
+    pub(crate) fn on_pfc_frame(&mut self, ctx: &mut Ctx, port: PortId, prio: usize, quanta: u16) {
         let now = ctx.now;
-        let p = &mut self.ports[port as usize];
+        let p = &mut self.ports[port];
         let until = (quanta != 0).then(|| now + pause_duration(quanta, p.rate));
         self.telemetry.on_pfc_frame(port, prio, now, until);
         match until {
@@ -397,10 +397,10 @@ impl Fabric {
     /// port's refresh timer.
     // Kept out of line: frames are rare next to the packets whose hooks call this.
     #[inline(never)]
-    pub(crate) fn send_pfc(&mut self, ctx: &mut Ctx, port: u32, sig: PfcSignal) {
+    pub(crate) fn send_pfc(&mut self, ctx: &mut Ctx, port: PortId, sig: PfcSignal) {
         let (p, h) = Packet::pfc(sig);
         let d = ctx.arena.alloc_desc(p, h);
-        let port_ref = &mut self.ports[port as usize];
+        let port_ref = &mut self.ports[port];
         port_ref.push_ctrl(d);
         if sig.quanta > 0 {
             port_ref.stats.pause_frames_sent += 1;
@@ -413,7 +413,7 @@ impl Fabric {
             if pfc.arm_refresh(port) {
                 let half = pause_duration(sig.quanta, port_ref.rate) / 2;
                 ctx.queue
-                    .push(ctx.now + half.max(1), Event::PfcRefresh(PortId(port)));
+                    .push(ctx.now + half.max(1), Event::PfcRefresh(port));
             }
         }
         self.try_transmit(ctx, port);
@@ -422,15 +422,14 @@ impl Fabric {
     /// Re-sends XOFF on `port` for every priority still over its threshold, before the
     /// previous pause expires.
     pub(crate) fn on_pfc_refresh(&mut self, ctx: &mut Ctx, port: PortId) {
-        let port = port.0;
         let pfc = self.flow_control.pfc_mut().expect("PFC refresh needs PFC");
         pfc.refresh_fired(port);
         let quanta = pfc.pause_quanta;
-        let node = self.ports[port as usize].node;
+        let node = self.ports[port].node;
         let NodeKind::Switch(s) = self.nodes[node].kind else {
             return;
         };
-        let local = (port - self.switches[s as usize].first_port) as usize;
+        let local = self.switches[s as usize].ports.local(port);
         for prio in 0..N_PRIO {
             if self.switches[s as usize].buffer.is_pausing(local, prio) {
                 self.send_pfc(
@@ -452,7 +451,7 @@ impl Fabric {
         &mut self,
         ctx: &mut Ctx,
         s: u32,
-        in_port: u32,
+        in_port: PortId,
         local_in: usize,
         prio: usize,
     ) {
@@ -473,7 +472,7 @@ impl Fabric {
             .flow_control
             .after_release(&mut sw.buffer, local_in, prio)
         {
-            let in_port = sw.first_port + local_in as u32;
+            let in_port = sw.ports.port(local_in);
             self.send_pfc(ctx, in_port, sig);
         }
     }
