@@ -5,13 +5,12 @@
 //! tables; the loop never re-validates. Components refer to each other by index (see
 //! [`crate::ids`]). An event names the component it wakes ([`crate::engine::Event`]);
 //! `event_loop.rs` pops events and dispatches each to its component's handler, which lives
-//! beside the component's state: [`crate::fabric::link`] (arrivals),
-//! [`crate::fabric::port`] and `fabric/egress.rs` (transmission),
-//! [`crate::fabric::switch`] (forwarding), [`crate::fabric::flow_control`] (PFC),
-//! [`crate::transport`] (the NIC and the flow launcher), [`crate::gse`] (GSPs),
-//! [`crate::telemetry`] (INT, TCD) and [`crate::record`] (sampling). This struct holds
-//! the parts together; the narrow context every handler shares is `now`, the event queue
-//! and the packet arena.
+//! beside the component's state. The state is in three parts: [`Ctx`] (the clock, the
+//! event queue, the packet arena, counters and constants: the narrow context every
+//! handler takes), [`Fabric`] (switches, ports, links; handlers in [`crate::fabric`],
+//! [`crate::gse`]) and [`Nics`] (hosts and flows; handlers in [`crate::transport`]).
+//! Fabric handlers never touch a NIC; NIC handlers reach the fabric only through their
+//! own port (and the INT records a packet carries). Recording is [`crate::record`]; telemetry [`crate::telemetry`].
 //!
 //! Per packet and hop the work is: the link's arrival event, routing (a table slice and a
 //! hash), buffer admission, a queue push, and, when the egress port is idle, the
