@@ -17,12 +17,16 @@
 //!   recursive-doubling all-gather in reverse; each step waits for the previous step's
 //!   receive. Needs a power-of-two rank count. Lower bound `2(n-1)/n * S / B`.
 //!
+//! - Point to point (`p2p`): rank `2i` sends `S` to rank `2i+1` (a send/recv pair per two
+//!   ranks, as pipeline-parallel stages exchange activations). Lower bound `S / B`.
+//!
 //! `channels` splits the message over independent copies of the pattern (separate queue
 //! pairs, so separate ECMP hashes), and `chunks` pipelines each step in pieces (piece `p`
 //! of a step waits only for piece `p` of the previous step). One queue pair carries all
 //! the steps of a (job, channel, source, destination), as NCCL keeps one connection per
 //! peer and channel: every flow of that pair gets the same UDP source port and hence the
-//! same ECMP path.
+//! same ECMP path. `window` (see [`super::window`]) bounds each queue pair to an NCCL-like
+//! buffer of chunk-sized slots, with slot credits travelling back to the sender.
 
 use super::{all_hosts, resolve_set, Builder, Generator, HostSet, JobSpec, DEFAULT_START};
 use crate::engine::MAX_INDEX;
@@ -42,14 +46,17 @@ pub enum CollectiveKind {
     Alltoall,
     /// Halving-doubling (Rabenseifner) AllReduce; power-of-two ranks.
     HalvingDoubling,
+    /// Point to point: rank 2i sends S to rank 2i+1; an even number of ranks.
+    P2p,
 }
 
 impl CollectiveKind {
     /// Every collective, in declaration order.
-    pub const ALL: [CollectiveKind; 3] = [
+    pub const ALL: [CollectiveKind; 4] = [
         CollectiveKind::RingAllreduce,
         CollectiveKind::Alltoall,
         CollectiveKind::HalvingDoubling,
+        CollectiveKind::P2p,
     ];
 
     /// The name used in scenarios and `jobs.csv`.
@@ -58,6 +65,7 @@ impl CollectiveKind {
             CollectiveKind::RingAllreduce => "ring_allreduce",
             CollectiveKind::Alltoall => "alltoall",
             CollectiveKind::HalvingDoubling => "halving_doubling",
+            CollectiveKind::P2p => "p2p",
         }
     }
 }
@@ -78,7 +86,7 @@ pub enum JobGrouping {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectiveCfg {
-    /// `ring_allreduce`, `alltoall` or `halving_doubling`.
+    /// `ring_allreduce`, `alltoall`, `halving_doubling` or `p2p`.
     pub collective: CollectiveKind,
     /// Message bytes per rank (S).
     #[serde(deserialize_with = "su::bytes")]
@@ -104,6 +112,9 @@ pub struct CollectiveCfg {
     /// AlltoAll in n-1 shifted rounds instead of all at once.
     #[serde(default)]
     pub rounds: bool,
+    /// NCCL-like channel window (`window = {}` for NCCL's defaults); none: unbounded.
+    #[serde(default)]
+    pub window: Option<super::window::WindowCfg>,
 }
 
 fn d_one() -> u32 {
@@ -161,6 +172,7 @@ pub fn build(
             CollectiveKind::RingAllreduce => ring(&mut dag, ranks, sc, c, chunks),
             CollectiveKind::Alltoall => alltoall(&mut dag, ranks, sc, c, chunks, rounds),
             CollectiveKind::HalvingDoubling => halving_doubling(&mut dag, ranks, sc, c, chunks),
+            CollectiveKind::P2p => p2p(&mut dag, ranks, sc, c, chunks),
         }
     }
     debug_assert!(n >= 2);
@@ -246,6 +258,14 @@ fn alltoall(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32, rounds: 
     }
 }
 
+fn p2p(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) {
+    for pair in ranks.chunks_exact(2) {
+        for ps in split(s, chunks as u64) {
+            push(dag, pair[0], pair[1], ps, ch);
+        }
+    }
+}
+
 fn halving_doubling(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) {
     let n = ranks.len();
     let log = n.trailing_zeros() as usize;
@@ -282,6 +302,7 @@ pub fn lower_bound_factor(kind: CollectiveKind, n: usize) -> (u64, u64) {
     match kind {
         CollectiveKind::RingAllreduce | CollectiveKind::HalvingDoubling => (2 * (n - 1), n),
         CollectiveKind::Alltoall => (n - 1, n),
+        CollectiveKind::P2p => (1, 1),
     }
 }
 
@@ -319,6 +340,10 @@ impl Described for CollectiveCfg {
                 bool::default(),
                 "AlltoAll in n-1 shifted rounds instead of all at once",
             ),
+            Param::unset(
+                "window",
+                "NCCL-like channel window { buffer = \"4MiB\", chunk = \"512KiB\", slots = 8 }; `{}` for these defaults",
+            ),
         ]
     }
 }
@@ -352,6 +377,15 @@ fn groups(c: &CollectiveCfg, b: &Builder<'_>) -> Result<Vec<Vec<u32>>, ParamErro
                 ),
             ));
         }
+        if c.collective == CollectiveKind::P2p && ranks.len() % 2 != 0 {
+            return Err(ParamError::new(
+                "hosts",
+                format!(
+                    "p2p pairs rank 2i with rank 2i+1: job {j} has an odd number of ranks ({})",
+                    ranks.len()
+                ),
+            ));
+        }
         if c.collective == CollectiveKind::HalvingDoubling && !ranks.len().is_power_of_two() {
             return Err(ParamError::new(
                 "collective",
@@ -378,9 +412,21 @@ impl Generator for CollectiveCfg {
                 return Err(ParamError::new(name, "must be at least 1"));
             }
         }
+        if let Some(w) = &c.window {
+            w.validate().map_err(|e| e.within("window"))?;
+            if c.chunks != 1 {
+                return Err(ParamError::new(
+                    "chunks",
+                    "a window cuts transfers into its own chunks: set window.chunk, not chunks",
+                ));
+            }
+        }
         let start = c.start.unwrap_or(DEFAULT_START);
         for ranks in groups(c, b)? {
-            let dag = build(c.collective, &ranks, c.size, c.channels, c.chunks, c.rounds);
+            let mut dag = build(c.collective, &ranks, c.size, c.channels, c.chunks, c.rounds);
+            if let Some(w) = &c.window {
+                dag = super::window::apply(&dag, w);
+            }
             let group = b.job_groups;
             b.job_groups += 1;
             let mut prev_job: Option<u32> = None;

@@ -16,6 +16,7 @@ pub mod incast;
 pub mod permutation;
 pub mod poisson;
 pub mod registry;
+pub mod window;
 
 pub use collective::{CollectiveCfg, CollectiveKind, JobGrouping};
 pub use flows::{FlowCfg, FlowsCfg};
