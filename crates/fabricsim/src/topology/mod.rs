@@ -2,13 +2,14 @@
 //! for, before it is turned into ports and links of the runtime model.
 //!
 //! Each generator (leaf-spine, fat-tree, three-tier Clos, custom, an ns-3 HPCC topology
-//! file) produces a [`TopoGraph`]; validation common to all of them (connectivity,
+//! file, GPU campuses joined by long-haul fibre) produces a [`TopoGraph`]; validation common to all of them (connectivity,
 //! positive rates, one link per host) lives here so every generator gets the same clear
 //! errors.
 
 pub mod custom;
 pub mod fat_tree;
 pub mod leaf_spine;
+pub mod multi_campus;
 pub mod ns3;
 pub mod registry;
 pub mod three_tier;
@@ -22,6 +23,7 @@ use std::path::Path;
 pub use custom::{CustomLinkCfg, CustomRouteCfg, CustomTopoCfg};
 pub use fat_tree::FatTreeCfg;
 pub use leaf_spine::LeafSpineCfg;
+pub use multi_campus::MultiCampusCfg;
 pub use ns3::Ns3FileCfg;
 pub use registry::{TopologyCfg, KINDS};
 pub use three_tier::ThreeTierCfg;
