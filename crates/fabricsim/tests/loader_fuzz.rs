@@ -538,6 +538,7 @@ fn small_enough(sc: &Scenario) -> bool {
         TopologyCfg::LeafSpine(c) => c.host_rate.0 as f64,
         TopologyCfg::FatTree(c) => c.rate.0 as f64,
         TopologyCfg::ThreeTier(c) => c.host_rate.0 as f64,
+        TopologyCfg::MultiCampus(c) => c.host_rate.0 as f64,
         TopologyCfg::Custom(c) => c.links.iter().map(|l| l.rate.0 as f64).fold(0.0, f64::max),
         // Not read here: assume the fastest rate there is.
         TopologyCfg::Ns3File(_) => fabricsim::units::MAX_RATE_BPS as f64,
@@ -574,6 +575,19 @@ fn small_enough(sc: &Scenario) -> bool {
                 return false;
             }
             c.pods as f64 * c.tors_per_pod as f64 * c.servers_per_tor as f64
+        }
+        TopologyCfg::MultiCampus(c) => {
+            let campuses = c.campuses as f64;
+            let switch_links = campuses
+                * (c.leaves as f64 * c.spines as f64 * c.uplinks_per_pair as f64
+                    + c.campus_to_dr_capacity.0 as f64
+                        / c.dr_link_rate.unwrap_or(c.dci_link_rate).0.max(1) as f64)
+                + campuses * (campuses - 1.0) / 2.0 * c.dci_capacity.0 as f64
+                    / c.dci_link_rate.0.max(1) as f64;
+            if !(switch_links.is_finite() && switch_links <= 5_000.0) {
+                return false;
+            }
+            campuses * c.leaves as f64 * c.servers_per_leaf as f64 * c.nics_per_server as f64
         }
         TopologyCfg::Custom(c) => c.hosts.len() as f64,
         TopologyCfg::Ns3File(c) => {

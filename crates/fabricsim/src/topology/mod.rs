@@ -2,13 +2,14 @@
 //! for, before it is turned into ports and links of the runtime model.
 //!
 //! Each generator (leaf-spine, fat-tree, three-tier Clos, custom, an ns-3 HPCC topology
-//! file) produces a [`TopoGraph`]; validation common to all of them (connectivity,
+//! file, GPU campuses joined by long-haul fibre) produces a [`TopoGraph`]; validation common to all of them (connectivity,
 //! positive rates, one link per host) lives here so every generator gets the same clear
 //! errors.
 
 pub mod custom;
 pub mod fat_tree;
 pub mod leaf_spine;
+pub mod multi_campus;
 pub mod ns3;
 pub mod registry;
 pub mod three_tier;
@@ -22,6 +23,7 @@ use std::path::Path;
 pub use custom::{CustomLinkCfg, CustomRouteCfg, CustomTopoCfg};
 pub use fat_tree::FatTreeCfg;
 pub use leaf_spine::LeafSpineCfg;
+pub use multi_campus::MultiCampusCfg;
 pub use ns3::Ns3FileCfg;
 pub use registry::{TopologyCfg, KINDS};
 pub use three_tier::ThreeTierCfg;
@@ -62,6 +64,33 @@ pub struct NodeSpec {
     pub name: String,
     /// Switch or host.
     pub is_switch: bool,
+    /// What the node does beyond forwarding; [`NodeRole::Fabric`] unless a generator
+    /// says otherwise (only `multi_campus` does, for its DR switches).
+    pub role: NodeRole,
+    /// The campus the node belongs to in a multi-campus graph; `None` in every other kind.
+    pub campus: Option<u32>,
+}
+
+/// A node's part in the network beyond being a host or a switch. The graph only carries
+/// it: the simulator builds every node as a plain host or switch whatever its role, until
+/// a model reads it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum NodeRole {
+    /// A host, or a switch of a campus fabric (leaf, spine, ToR, ...).
+    #[default]
+    Fabric,
+    /// A long-haul DR switch (document 001): it joins a campus to the DCI fibre.
+    Dr(DrSpec),
+}
+
+/// What a DR switch of a multi-campus graph asks of the simulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrSpec {
+    /// Its (deep) shared buffer, bytes.
+    pub buffer: u64,
+    /// Whether its DCI-facing ports are lossless (PFC across the fibre, headroom sized
+    /// for it) rather than lossy (drop-tail, drops counted per port).
+    pub dci_lossless: bool,
 }
 
 /// One full-duplex link.
@@ -108,7 +137,12 @@ pub struct TopoGraph {
 impl TopoGraph {
     /// Adds a node and returns its index.
     pub fn add_node(&mut self, name: String, is_switch: bool) -> usize {
-        self.nodes.push(NodeSpec { name, is_switch });
+        self.nodes.push(NodeSpec {
+            name,
+            is_switch,
+            role: NodeRole::Fabric,
+            campus: None,
+        });
         self.nodes.len() - 1
     }
     /// Adds a host (a node plus a host id) and returns the node index.
@@ -127,6 +161,18 @@ impl TopoGraph {
             delay,
             security: None,
         });
+    }
+
+    /// Indices of the links that join two campuses (both ends DR switches of different
+    /// campuses): the DCI links of a multi-campus graph; none in any other kind.
+    pub fn dci_links(&self) -> Vec<usize> {
+        let is_dr = |n: usize| matches!(self.nodes[n].role, NodeRole::Dr(_));
+        (0..self.links.len())
+            .filter(|&i| {
+                let l = &self.links[i];
+                is_dr(l.a) && is_dr(l.b) && self.nodes[l.a].campus != self.nodes[l.b].campus
+            })
+            .collect()
     }
 
     /// Checks what every topology must satisfy.

@@ -5,7 +5,7 @@
 //! `topology/mod.rs`, and one line here. The checks every graph must pass are shared
 //! ([`super::TopoGraph::validate`]).
 
-use super::{custom, fat_tree, leaf_spine, ns3, three_tier, GraphGenerator};
+use super::{custom, fat_tree, leaf_spine, multi_campus, ns3, three_tier, GraphGenerator};
 use crate::param::kind_registry;
 
 kind_registry! {
@@ -22,6 +22,9 @@ kind_registry! {
     /// A topology file in the ns-3 HPCC format (`nodes switches links`, the switch ids,
     /// then `a b rate delay error_rate` per link); see [`crate::topology::ns3`].
     "ns3_file" => Ns3File(ns3::Ns3FileCfg),
+    /// Leaf-spine GPU campuses whose DR switches are joined by long-haul DCI fibre
+    /// (document 001); see [`crate::topology::multi_campus`].
+    "multi_campus" => MultiCampus(multi_campus::MultiCampusCfg),
 }
 
 #[cfg(test)]
