@@ -4,6 +4,7 @@
 //! across the fibre takes no less than its serialization plus propagation.
 
 use fabricsim::fabric::NodeKind;
+use fabricsim::ids::PortId;
 use fabricsim::results::fct;
 use fabricsim::units::{ser_time, US};
 use fabricsim::{invariants, load_str, Outcome, Simulation};
@@ -50,14 +51,15 @@ fn sim(src: &str) -> Simulation {
 }
 
 fn node(s: &Simulation, name: &str) -> usize {
-    s.nodes
+    s.fabric
+        .nodes
         .iter()
         .position(|n| n.name == name)
         .unwrap_or_else(|| panic!("no node {name}"))
 }
 
 fn switch_index(s: &Simulation, name: &str) -> u32 {
-    match s.nodes[node(s, name)].kind {
+    match s.fabric.nodes[node(s, name)].kind {
         NodeKind::Switch(i) => i,
         NodeKind::Host(_) => panic!("{name} is a host"),
     }
@@ -65,7 +67,7 @@ fn switch_index(s: &Simulation, name: &str) -> u32 {
 
 /// Name of the node at the far end of port `p`.
 fn peer_name(s: &Simulation, p: u32) -> &str {
-    s.port_node_name(s.ports[p as usize].peer.0)
+    s.port_node_name(s.fabric.ports[p as usize].peer)
 }
 
 #[test]
@@ -76,8 +78,8 @@ fn lone_flow_across_the_dci_takes_at_least_serialization_plus_propagation() {
         120.0,
         &format!("{{ src = 0, dst = 4, size = {size} }}"),
     ));
-    assert_eq!(s.nodes[node(&s, "c0-host0")].kind, NodeKind::Host(0));
-    assert_eq!(s.nodes[node(&s, "c1-host4")].kind, NodeKind::Host(4));
+    assert_eq!(s.fabric.nodes[node(&s, "c0-host0")].kind, NodeKind::Host(0));
+    assert_eq!(s.fabric.nodes[node(&s, "c1-host4")].kind, NodeKind::Host(4));
     // host - leaf - spine - DR - DR - spine - leaf - host, all at 400G; the DCI hop is
     // 120 km x 5 us.
     let path = s.path_of(0);
@@ -117,6 +119,7 @@ fn traffic_for_the_other_campus_goes_through_the_drs_and_spreads_over_the_dci() 
     // DR's are its two DCI links into campus 1.
     let spine = switch_index(&s, "c0-spine1");
     let hops: Vec<&str> = s
+        .fabric
         .routing
         .candidates(spine, 5)
         .into_iter()
@@ -128,6 +131,7 @@ fn traffic_for_the_other_campus_goes_through_the_drs_and_spreads_over_the_dci() 
         let far = format!("c1-dr{d}");
         for dst in 4..8 {
             let hops: Vec<&str> = s
+                .fabric
                 .routing
                 .candidates(dr, dst)
                 .into_iter()
@@ -137,6 +141,7 @@ fn traffic_for_the_other_campus_goes_through_the_drs_and_spreads_over_the_dci() 
         }
         // Toward its own campus a DR goes back down through the spines.
         let hops: Vec<&str> = s
+            .fabric
             .routing
             .candidates(dr, 0)
             .into_iter()
@@ -146,23 +151,26 @@ fn traffic_for_the_other_campus_goes_through_the_drs_and_spreads_over_the_dci() 
     }
     // Within a campus nothing goes near a DR: leaf -> spine -> leaf.
     let leaf = switch_index(&s, "c0-leaf0");
-    for p in s.routing.candidates(leaf, 2) {
+    for p in s.fabric.routing.candidates(leaf, 2) {
         assert!(peer_name(&s, p).starts_with("c0-spine"));
     }
     assert_eq!(s.run(&mut |_| {}), Outcome::Completed);
     assert!(invariants::check(&s).is_empty());
     // Every flow crossed the fibre, so no flow beats 10 km of propagation (50 us).
-    for i in 0..s.flows.len() {
+    for i in 0..s.nics.flows.len() {
         assert!(fct(&s, i).unwrap() >= s.ideal[i]);
         assert!(s.ideal[i] > 50 * US);
     }
     // ECMP used every DCI link, in both directions.
     let mut dci_ports = 0;
-    for p in 0..s.ports.len() as u32 {
-        let (here, there) = (s.port_node_name(p), peer_name(&s, p));
+    for p in 0..s.fabric.ports.len() as u32 {
+        let (here, there) = (s.port_node_name(PortId(p)), peer_name(&s, p));
         if here.contains("-dr") && there.contains("-dr") {
             dci_ports += 1;
-            assert!(s.ports[p as usize].tx_packets > 0, "{here} -> {there} idle");
+            assert!(
+                s.fabric.ports[p as usize].tx_packets > 0,
+                "{here} -> {there} idle"
+            );
         }
     }
     assert_eq!(dci_ports, 8);
