@@ -44,11 +44,16 @@ pub fn text() -> String {
     described::<GseCfg>(w, "[fabric.gse]");
     described::<SecurityCfg>(w, "[fabric.security]");
     described::<TcdCfg>(w, "[fabric.tcd]");
+    described::<fabricsim::longhaul::dr::DrCfg>(w, "[fabric.dr]");
     described::<TransportCfg>(w, "[transport]");
     described::<CcCfg>(w, "[cc]");
     described::<CcClassCfg>(w, "[[cc.class]]");
     congestion_controls(w);
     kinds(w, "[[workload]]", workload::KINDS);
+    described::<fabricsim::workload::window::WindowCfg>(
+        w,
+        "window = { ... } of a collective [[workload]]",
+    );
     described::<RecordCfg>(w, "[record]");
     described::<ConvergenceCfg>(w, "[record.convergence]");
     described::<WindowCfg>(w, "[record.window]");

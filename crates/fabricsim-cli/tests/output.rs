@@ -601,6 +601,7 @@ fn a_run_writes_the_registered_tables_the_resolved_scenario_and_a_sectioned_summ
             "flows",
             "gse",
             "jobs",
+            "long_haul",
             "run",
             "speed",
             "transport",

@@ -108,7 +108,8 @@ pub fn check(sim: &Simulation) -> Vec<String> {
                 rx, tx, pfc_gen - pfc_pending, sw.drops
             ));
         }
-        if sim.ctx.params.pfc && !sim.ctx.params.pfc_edge_only && sw.drops > 0 {
+        // A lossless switch never drops (a lossy DR switch between lossless campuses may).
+        if sw.buffer.lossless && !sim.ctx.params.pfc_edge_only && sw.drops > 0 {
             bad.push(format!(
                 "switch {name}: {} drops in a lossless fabric",
                 sw.drops

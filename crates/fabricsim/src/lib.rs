@@ -31,6 +31,7 @@ pub mod fabric;
 pub mod gse;
 pub mod ids;
 pub mod invariants;
+pub mod longhaul;
 pub mod metrics;
 pub mod output;
 pub mod packet;

@@ -64,6 +64,8 @@ pub enum Payload {
     Cnp {
         /// The flow.
         flow: FlowId,
+        /// Sent by a DR switch (long haul) rather than by the flow's receiver.
+        by_dr: bool,
     },
     /// IEEE 802.1Qbb PFC: pause (or resume) one priority.
     Pause(PfcSignal),
@@ -111,7 +113,7 @@ impl Payload {
             Payload::Data { flow, .. }
             | Payload::Ack { flow, .. }
             | Payload::Nack { flow, .. }
-            | Payload::Cnp { flow } => Some(flow),
+            | Payload::Cnp { flow, .. } => Some(flow),
             _ => None,
         }
     }

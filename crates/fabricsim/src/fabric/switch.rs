@@ -33,6 +33,9 @@ pub enum SwitchRole {
     /// A GSE GSP (document 000): an edge switch that puts its NICs' data into containers
     /// (and DGSQ VOQs) and restores container order toward them.
     Gsp(crate::gse::GspRole),
+    /// A long-haul DR switch (document 001): a deep buffer between a campus and the DCI
+    /// fibre, which may send CNPs itself ([`crate::longhaul::dr`]).
+    Dr(crate::longhaul::dr::DrRole),
 }
 
 /// The behaviour a switch role adds to forwarding. [`SwitchRole::take`] dispatches to the
@@ -57,6 +60,7 @@ impl SwitchRole {
         match self {
             SwitchRole::Plain => false,
             SwitchRole::Gsp(g) => g.take(fabric, ctx, s, in_port, pkt),
+            SwitchRole::Dr(d) => d.take(fabric, ctx, s, in_port, pkt),
         }
     }
 }
@@ -121,13 +125,22 @@ impl Fabric {
         if role.take(self, ctx, s, in_port, pkt) {
             return;
         }
+        match self.route(ctx, s, &pkt) {
+            Some(egress) => self.forward(ctx, s, in_port, pkt, egress),
+            None => self.drop_packet(ctx, pkt, in_port, s),
+        }
+    }
+
+    /// Switch `s`'s egress for `pkt`: its routing table's candidates toward the
+    /// destination and, among several, the load balancer's choice; `None` without a route.
+    #[inline(always)]
+    pub(crate) fn route(&mut self, ctx: &Ctx, s: u32, pkt: &Desc) -> Option<PortId> {
         let (dst, hash) = (pkt.dst, pkt.hash);
         let sw = &mut self.switches[s as usize];
         let cands = self.routing.lookup(s, dst);
         let n = cands.len as usize;
         if n == 0 {
-            self.drop_packet(ctx, pkt, in_port, s);
-            return;
+            return None;
         }
         let k = if n == 1 {
             0
@@ -142,8 +155,7 @@ impl Fabric {
                 },
             )
         };
-        let egress = self.routing.port_of(cands, k);
-        self.forward(ctx, s, in_port, pkt, egress);
+        Some(self.routing.port_of(cands, k))
     }
 
     /// Admits `pkt` (arrived on `in_port`) to switch `s`'s buffer and queues it on

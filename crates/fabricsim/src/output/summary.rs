@@ -12,7 +12,8 @@
 //! - `transport`: CNPs, timeouts, retransmitted bytes;
 //! - `fabric`: drops, PFC pauses and paused time, ECN marks, queues, TCD marks;
 //! - `jobs`: job iterations, finished, JCT and its lower bound;
-//! - `gse`, `convergence`, `window`: `null` for runs without GSE, `[record.convergence]`
+//! - `long_haul`: the DCI ports' load, imbalance and drops, the DRs' CNPs, per campus;
+//! - `gse`, `long_haul`, `convergence`, `window`: `null` for runs without GSE, DR switches, `[record.convergence]`
 //!   or `[record.window]`; every key is always there, so a reader can rely on the shape.
 
 use crate::sim::{Outcome, Simulation};
@@ -113,6 +114,8 @@ pub struct Summary {
     pub jct_lower_bound_ns: f64,
     /// GSE counters (PKTC / DGSQ runs).
     pub gse: Option<crate::gse::GseStats>,
+    /// DCI and DR figures (topology `multi_campus`).
+    pub long_haul: Option<crate::longhaul::dr::LongHaulStats>,
     /// 95th percentile slowdown.
     pub slowdown_p95: f64,
     /// Slowdown p50/p99 of finished flows per size bucket (`<10KB`, `10KB-100KB`,
@@ -251,6 +254,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .map(ns)
             .unwrap_or(f64::NAN),
         gse: sim.fabric.gse.as_ref().map(|g| g.stats.clone()),
+        long_haul: crate::longhaul::dr::LongHaulStats::of(sim),
         jct_lower_bound_ns: if sim.nics.jobs.is_empty() {
             f64::NAN
         } else {
@@ -338,6 +342,7 @@ struct SummaryJson<'a> {
     fabric: FabricJson,
     jobs: JobsJson,
     gse: Option<&'a crate::gse::GseStats>,
+    long_haul: Option<&'a crate::longhaul::dr::LongHaulStats>,
     convergence: Option<&'a crate::convergence::Convergence>,
     window: Option<&'a crate::window::Window>,
 }
@@ -476,6 +481,7 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
                 jct_lower_bound_ns: s.jct_lower_bound_ns,
             },
             gse: s.gse.as_ref(),
+            long_haul: s.long_haul.as_ref(),
             convergence: s.convergence.as_ref(),
             window: s.window.as_ref(),
         }

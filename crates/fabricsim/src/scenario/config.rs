@@ -139,6 +139,9 @@ pub struct FabricCfg {
     /// TCD ternary congestion detection at switch egress queues (marks CE / UE for ACC).
     #[serde(default)]
     pub tcd: TcdCfg,
+    /// DR switches of a multi-campus topology (long haul): who sends CNPs.
+    #[serde(default)]
+    pub dr: crate::longhaul::dr::DrCfg,
 }
 
 fn d_buffer() -> u64 {
@@ -159,6 +162,7 @@ impl Default for FabricCfg {
             security: SecurityCfg::default(),
             gse: GseCfg::default(),
             tcd: TcdCfg::default(),
+            dr: Default::default(),
         }
     }
 }
@@ -231,6 +235,7 @@ impl Described for FabricCfg {
             Param::section("security", "[fabric.security]"),
             Param::section("gse", "[fabric.gse]"),
             Param::section("tcd", "[fabric.tcd]"),
+            Param::section("dr", "[fabric.dr]"),
         ]
     }
 }
@@ -298,6 +303,8 @@ mod tests {
         assert_describes_fields::<SecurityCfg>();
         assert_describes_fields::<GseCfg>();
         assert_describes_fields::<TcdCfg>();
+        assert_describes_fields::<crate::longhaul::dr::DrCfg>();
+        assert_describes_fields::<crate::workload::window::WindowCfg>();
         assert_describes_fields::<TransportCfg>();
         assert_describes_fields::<LoadBalanceCfg>();
         assert_describes_fields::<CcCfg>();

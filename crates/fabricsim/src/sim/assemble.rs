@@ -13,6 +13,7 @@ use crate::fabric::port::N_PRIO;
 use crate::fabric::switch::Switch;
 use crate::fabric::{Link, Node, NodeKind, Port};
 use crate::ids::{NodeId, PortId, PortRange};
+use crate::longhaul::dr::{DrRole, DrState};
 use crate::packet::PacketArena;
 use crate::routing::{ecmp, RoutingTable};
 use crate::scenario::config::{LbAlgorithm, Scenario, SecurityMode};
@@ -20,6 +21,7 @@ use crate::scenario::ScenarioError;
 use crate::seed::{component_rng, component_seed};
 use crate::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
 use crate::telemetry::tcd::{TcdDetector, TcdParams};
+use crate::topology::NodeRole;
 use crate::topology::TopoGraph;
 use crate::transport::rdma::ideal_fct;
 use crate::transport::{Flow, Host};
@@ -140,8 +142,15 @@ impl Simulation {
         }
         // Switches.
         let mut switches = Vec::with_capacity(n_sw as usize);
+        // Ports of lossy DR switches: no PFC from them (set below).
+        let mut lossy_dr_port = vec![false; ports.len()];
+        let mut n_dr = 0u32;
         for &sn in &switch_nodes {
             let node = &nodes[sn as usize];
+            let dr = match g.nodes[sn as usize].role {
+                NodeRole::Dr(spec) => Some(spec),
+                NodeRole::Fabric => None,
+            };
             let mut headroom = Vec::new();
             let mut ecn = Vec::new();
             for p in node.ports.iter() {
@@ -156,19 +165,41 @@ impl Simulation {
                 headroom.push(h);
                 ecn.push(RedMarker::from_cfg(&sc.fabric.ecn, port.rate));
             }
-            let buffer = SharedBuffer::new(sc.fabric.buffer, &sc.fabric.pfc, headroom);
-            if params.pfc && buffer.set_aside() >= sc.fabric.buffer {
+            // A DR has its own (deep) buffer; unless its DCI side is lossless it is a
+            // drop-tail switch that pauses nobody.
+            let (size, pfc_cfg, field) = match dr {
+                Some(spec) => {
+                    let mut c = sc.fabric.pfc.clone();
+                    c.enabled &= spec.dci_lossless;
+                    if !c.enabled {
+                        for p in node.ports.iter() {
+                            lossy_dr_port[p.idx()] = true;
+                        }
+                    }
+                    (spec.buffer, c, "topology.dr_buffer")
+                }
+                None => (sc.fabric.buffer, sc.fabric.pfc.clone(), "fabric.buffer"),
+            };
+            let buffer = SharedBuffer::new(size, &pfc_cfg, headroom);
+            if pfc_cfg.enabled && buffer.set_aside() >= size {
                 return Err(err(
                     file,
-                    "fabric.buffer",
+                    field,
                     format!(
                         "{} bytes at switch {} is less than its PFC headroom and reserve ({} bytes); raise the buffer or lower fabric.pfc.headroom/reserve",
-                        sc.fabric.buffer,
+                        size,
                         node.name,
                         buffer.set_aside()
                     ),
                 ));
             }
+            let role = match dr {
+                Some(_) => {
+                    n_dr += 1;
+                    SwitchRole::Dr(DrRole(n_dr - 1))
+                }
+                None => SwitchRole::Plain,
+            };
             switches.push(Switch {
                 node: NodeId(sn),
                 ports: node.ports,
@@ -182,7 +213,7 @@ impl Simulation {
                 consumed: 0,
                 held: 0,
                 voq_wire: 0,
-                role: SwitchRole::Plain,
+                role,
             });
         }
         let host_nodes: Vec<u32> = g.hosts.iter().map(|&h| h as u32).collect();
@@ -272,9 +303,48 @@ impl Simulation {
         } else {
             None
         };
+        let dr_cfg = &sc.fabric.dr;
+        if n_dr == 0 && dr_cfg.cnp.dr() {
+            return Err(err(
+                file,
+                "fabric.dr.cnp",
+                format!(
+                    "\"{}\" needs DR switches, and this topology has none (topology kind \"multi_campus\" has them)",
+                    dr_cfg.cnp.name()
+                ),
+            ));
+        }
+        let dr = (n_dr > 0).then(|| {
+            // Each DCI link's two ports, with the campus of the DR that sends on each.
+            let mut dci = Vec::new();
+            for li in g.dci_links() {
+                let l = &g.links[li];
+                for (p, end) in port_of[li].into_iter().zip([l.a, l.b]) {
+                    dci.push((PortId(p), g.nodes[end].campus.unwrap_or(0)));
+                }
+            }
+            dci.sort_unstable();
+            Box::new(DrState::new(
+                dr_cfg.clone(),
+                dci,
+                ports.len(),
+                n_dr as usize,
+                flows.len(),
+            ))
+        });
+        // PFC runs where the scope says and never from a lossy DR.
+        let pfc_on: Option<Vec<bool>> = if params.pfc_edge_only || n_dr > 0 {
+            Some(
+                (0..ports.len())
+                    .map(|p| (!params.pfc_edge_only || edge_port[p]) && !lossy_dr_port[p])
+                    .collect(),
+            )
+        } else {
+            None
+        };
         let flow_control = if params.pfc {
             AnyFlowControl::Pfc(Pfc::new(
-                params.pfc_edge_only.then(|| edge_port.clone()),
+                pfc_on,
                 params.ctrl_prio,
                 params.pause_quanta,
                 n_ports,
@@ -305,6 +375,7 @@ impl Simulation {
                 telemetry: crate::telemetry::Telemetry::default(),
                 flow_drops: vec![0; flows.len()],
                 gse,
+                dr,
                 route_ahead: false,
             },
             nics: Nics {
@@ -320,6 +391,7 @@ impl Simulation {
                 flows_done: 0,
                 flows_started: 0,
                 last_progress: 0,
+                receiver_cnp: dr_cfg.cnp.receivers(),
             },
             ideal: Vec::new(),
             server_of_host: g.server_of_host.clone(),

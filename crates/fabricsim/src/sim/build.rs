@@ -51,6 +51,7 @@ impl Simulation {
         }
         f.gse.validate().map_err(at("fabric.gse"))?;
         f.tcd.validate().map_err(at("fabric.tcd"))?;
+        f.dr.validate().map_err(at("fabric.dr"))?;
         if sc.stall_timeout == 0 {
             return Err(err(file, "stall_timeout", "must be positive"));
         }

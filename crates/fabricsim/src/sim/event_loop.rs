@@ -39,7 +39,8 @@ impl Simulation {
             // Worth it only where the routing tables miss the cache (large models).
             self.fabric.route_ahead = self.prefetch
                 && self.ctx.params.lb == LbAlgorithm::Ecmp
-                && self.fabric.gse.is_none();
+                && self.fabric.gse.is_none()
+                && self.fabric.dr.is_none();
             self.ctx.queue.set_lookahead(self.prefetch);
             if !self.nics.launcher.order.is_empty() {
                 let t0 = self.nics.flows[self.nics.launcher.order[0] as usize]

@@ -199,6 +199,8 @@ pub struct Fabric {
     pub flow_drops: Vec<u64>,
     /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
     pub gse: Option<Box<Gse>>,
+    /// State of the switches in the DR role (long haul).
+    pub dr: Option<Box<crate::longhaul::dr::DrState>>,
     /// Choose a packet's ECMP egress at the next switch when it is put on the link
     /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
     /// large models only).
@@ -220,6 +222,8 @@ pub struct Nics {
     pub(crate) flows_done: usize,
     pub(crate) flows_started: usize,
     pub(crate) last_progress: Time,
+    /// Receivers answer CE marks with CNPs (`fabric.dr.cnp` is `e2e` or `both`).
+    pub(crate) receiver_cnp: bool,
 }
 
 /// A built scenario, ready to run (and, after running, holding its results).

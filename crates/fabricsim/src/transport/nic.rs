@@ -217,8 +217,12 @@ impl Nics {
         match p.payload {
             Payload::Data { .. } => self.on_data(ctx, fabric, h, &p, hdr),
             Payload::Ack { .. } | Payload::Nack { .. } => self.on_ack(ctx, fabric, &p, hdr),
-            Payload::Cnp { flow } => {
+            Payload::Cnp { flow, by_dr } => {
                 let f = &mut self.flows[flow];
+                if by_dr {
+                    f.dr_cnps_received += 1;
+                    f.dr_cnp_delay_max = f.dr_cnp_delay_max.max(ctx.now - p.sent_at);
+                }
                 f.cc.on_cnp(ctx.now);
             }
             Payload::Pause(_) | Payload::Request { .. } | Payload::Grant { .. } => {}
@@ -242,12 +246,12 @@ impl Nics {
         let fid = flow.0;
         let f = &mut self.flows[fid as usize];
         f.data_pkts_arrived += 1;
-        if hdr.ecn == ECN_CE && f.cc.wants_cnp() {
+        if hdr.ecn == ECN_CE && self.receiver_cnp && f.cc.wants_cnp() {
             let interval = f.cc.cnp_interval();
             if now >= f.next_cnp {
                 f.next_cnp = now + interval;
                 f.cnps_sent += 1;
-                self.send_feedback(ctx, fabric, h, Payload::Cnp { flow }, p, hdr);
+                self.send_feedback(ctx, fabric, h, Payload::Cnp { flow, by_dr: false }, p, hdr);
             } else if !f.cnp_pending {
                 f.cnp_pending = true;
                 let t = f.next_cnp;
@@ -303,7 +307,14 @@ impl Nics {
             ..Header::default()
         };
         let h = f.spec.dst;
-        self.send_feedback(ctx, fabric, h, Payload::Cnp { flow }, &tmpl, hdr);
+        self.send_feedback(
+            ctx,
+            fabric,
+            h,
+            Payload::Cnp { flow, by_dr: false },
+            &tmpl,
+            hdr,
+        );
     }
 
     /// A cumulative ACK or a NACK `p` with header `hdr` reached the sending NIC.

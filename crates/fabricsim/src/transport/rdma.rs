@@ -75,6 +75,10 @@ pub struct Flow {
     pub cnps_sent: u32,
     /// Bytes delivered in order (for rate samples).
     pub delivered_at_last_sample: u64,
+    /// CNPs that reached the sender from DR switches (long haul).
+    pub dr_cnps_received: u32,
+    /// Longest time a DR's CNP took from the DR to the sender.
+    pub dr_cnp_delay_max: Time,
     /// ACKs that echoed a TCD CE mark.
     pub ce_acks: u64,
     /// ACKs that echoed a TCD UE mark.
@@ -112,6 +116,8 @@ impl Flow {
             delivered_at_last_sample: 0,
             ce_acks: 0,
             ue_acks: 0,
+            dr_cnps_received: 0,
+            dr_cnp_delay_max: 0,
         }
     }
 
