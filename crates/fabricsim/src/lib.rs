@@ -12,6 +12,7 @@
 //!   with go-back-N, the flow launcher), [`cc`] (DCQCN, TIMELY, HPCC, ACC, line rate),
 //!   [`telemetry`] (INT, TCD), [`record`] (time series), [`workload`] (flow lists,
 //!   generators, collectives); [`packet`] and [`ids`] are what they exchange;
+//! - [`longhaul`]: analytic models of cross-campus training (document 001's compute loss);
 //! - [`output`] (also as `results`), [`metrics`], [`convergence`], [`window`], [`report`]:
 //!   tables, summaries and reports written after a run; [`bench`](mod@bench): fixed
 //!   benchmarks.
@@ -31,6 +32,7 @@ pub mod fabric;
 pub mod gse;
 pub mod ids;
 pub mod invariants;
+pub mod longhaul;
 pub mod metrics;
 pub mod output;
 pub mod packet;
