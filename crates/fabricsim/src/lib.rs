@@ -12,6 +12,7 @@
 //!   with go-back-N, the flow launcher), [`cc`] (DCQCN, TIMELY, HPCC, ACC, line rate),
 //!   [`telemetry`] (INT, TCD), [`record`] (time series), [`workload`] (flow lists,
 //!   generators, collectives); [`packet`] and [`ids`] are what they exchange;
+//! - [`longhaul`]: long haul (document 001): the DR switch role and its CNPs, the compute-loss model;
 //! - [`output`] (also as `results`), [`metrics`], [`convergence`], [`window`], [`report`]:
 //!   tables, summaries and reports written after a run; [`bench`](mod@bench): fixed
 //!   benchmarks.

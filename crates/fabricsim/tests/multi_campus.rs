@@ -30,11 +30,6 @@ dci_capacity = "1600Gbps"
 fiber_km = {km}
 link_delay = "1us"
 
-# Until the DR's own deep buffer is wired in, every switch gets this one: enough for the
-# PFC headroom of two 400G ports on 120 km of fibre (3 C delay / 8 = 90 MB each).
-[fabric]
-buffer = "256MB"
-
 [cc]
 algorithm = "none"
 

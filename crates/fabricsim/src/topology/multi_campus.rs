@@ -29,7 +29,8 @@
 //!
 //! The DR's deep buffer (`dr_buffer`) and whether its DCI side is lossless (`dci_lossless`;
 //! default lossy, with the campuses lossless) travel on the graph as each DR node's
-//! [`NodeRole::Dr`]; the simulator does not read them yet, and builds DRs as plain switches.
+//! [`NodeRole::Dr`]; the simulator gives those switches the DR role
+//! ([`crate::longhaul::dr`]).
 
 use super::leaf_spine::{self, LeafSpineCfg};
 use super::{delay_params, link_delay, DrSpec, GraphGenerator, NodeRole, TopoGraph};
