@@ -184,3 +184,317 @@ fn every_kind_round_trips() {
         assert_eq!(Event::decode(ev.encode()), ev);
     }
 }
+
+/// A queue checked against a binary heap of (time, insertion sequence) at every step.
+struct Checked {
+    q: EventQueue,
+    reference: BinaryHeap<Reverse<(Time, u64, u64)>>,
+    seq: u64,
+    last: Option<(Time, u64, u64)>,
+    now: Time,
+}
+
+impl Checked {
+    fn new(horizon: Time, lookahead: bool) -> Checked {
+        let mut q = EventQueue::with_capacity(0);
+        q.set_horizon(horizon);
+        q.set_lookahead(lookahead);
+        Checked {
+            q,
+            reference: BinaryHeap::new(),
+            seq: 0,
+            last: None,
+            now: 0,
+        }
+    }
+
+    /// The span of the calendar's window in ps.
+    fn window(&self) -> Time {
+        (SLOTS as Time) << self.q.shift
+    }
+
+    fn push(&mut self, t: Time, ev: Event) {
+        assert!(t >= self.now, "the queue is monotone");
+        self.q.push(t, ev);
+        self.reference.push(Reverse((t, self.seq, ev.encode())));
+        self.seq += 1;
+        self.last = None;
+    }
+
+    fn pop(&mut self) -> Option<(Time, Event)> {
+        let want = self.reference.pop().map(|Reverse(e)| e);
+        assert_eq!(self.q.peek_time(), want.map(|(t, _, _)| t));
+        let got = self.q.pop();
+        assert_eq!(got, want.map(|(t, _, e)| (t, Event::decode(e))));
+        if let Some((t, _, _)) = want {
+            self.now = t;
+        }
+        self.last = want;
+        assert_eq!(self.q.len(), self.reference.len());
+        got
+    }
+
+    /// Puts back the event just popped; false when the last operation was not a pop
+    /// that returned one.
+    fn unpop(&mut self) -> bool {
+        let Some(e) = self.last.take() else {
+            return false;
+        };
+        self.q.unpop();
+        self.reference.push(Reverse(e));
+        true
+    }
+
+    fn set_horizon(&mut self, h: Time) {
+        self.q.set_horizon(h);
+        self.last = None;
+        assert_eq!(self.q.len(), self.reference.len());
+    }
+
+    fn drain(&mut self) {
+        while self.pop().is_some() {}
+        assert!(self.q.is_empty());
+    }
+}
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Horizons of the tests: 1 ps slots, 1 ns, a 1 us link, a 600 us (120 km) link, widest.
+const HORIZONS: [Time; 5] = [1, 1 << 20, 1_500_000, 675_000_000, 1 << 40];
+
+fn checked() -> impl Iterator<Item = Checked> {
+    HORIZONS
+        .into_iter()
+        .flat_map(|h| [false, true].map(move |look| Checked::new(h, look)))
+}
+
+fn wake(i: u32) -> Event {
+    Event::PortWake(PortId(i))
+}
+
+#[test]
+fn events_at_the_window_edge_keep_their_order() {
+    for mut c in checked() {
+        let w = c.window();
+        let slot = w / SLOTS as Time;
+        c.push(3, wake(0));
+        c.pop();
+        // Just inside the window, on its edge, just beyond, a window later: two each,
+        // pushed in reverse time order.
+        let offsets = [
+            w - slot,
+            w - 1,
+            w,
+            w + 1,
+            w + slot,
+            2 * w - 1,
+            2 * w,
+            2 * w + 1,
+        ];
+        for (i, &o) in offsets.iter().enumerate().rev() {
+            c.push(3 + o, wake(i as u32));
+            c.push(3 + o, wake(100 + i as u32));
+        }
+        // Events that move the wheel on while the far ones are pending; then more at
+        // the far times, now inside the window, after those waiting since before.
+        for k in 1..8 {
+            c.push(3 + k * w / 4, Event::Rto(FlowId(k as u32)));
+        }
+        for _ in 0..6 {
+            c.pop();
+        }
+        let now = c.now;
+        for (i, &o) in offsets.iter().enumerate() {
+            if 3 + o >= now {
+                c.push(3 + o, wake(200 + i as u32));
+            }
+        }
+        c.drain();
+    }
+}
+
+#[test]
+fn far_events_at_one_time_keep_insertion_order() {
+    for mut c in checked() {
+        let w = c.window();
+        let t = 5 * w + 17;
+        // Ties at a far time, pushed while it is far, while it is in the window, and
+        // while it is the current time.
+        for i in 0..40 {
+            c.push(t, wake(i));
+            c.push(t + (i as Time % 3), Event::LinkArrive(LinkId(i)));
+        }
+        let mut s = 0;
+        while c.now + w / 2 < t {
+            s += 1;
+            c.push(c.now + w / 2, Event::Sample);
+            c.pop();
+            assert!(s < 100);
+        }
+        for i in 40..80 {
+            c.push(t, wake(i));
+        }
+        while c.now < t {
+            c.pop();
+        }
+        for i in 80..120 {
+            c.push(t, wake(i));
+        }
+        c.drain();
+    }
+}
+
+#[test]
+fn unpop_works_on_events_that_came_from_far() {
+    for mut c in checked() {
+        let w = c.window();
+        for i in 0..10 {
+            c.push(7 * w + i as Time, wake(i));
+            c.push(7 * w, wake(100 + i));
+        }
+        while c.pop().is_some() {
+            assert!(c.unpop());
+            c.pop();
+        }
+    }
+}
+
+#[test]
+fn horizon_changes_keep_pending_events_in_order() {
+    for mut c in checked() {
+        let mut x = 99u64;
+        for round in 0..40u32 {
+            for i in 0..20 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let d = match i % 4 {
+                    0 => 0,
+                    1 => x >> 54,
+                    2 => x >> 40,
+                    _ => x >> 24,
+                };
+                c.push(c.now + d, wake(round * 100 + i));
+            }
+            for _ in 0..12 {
+                c.pop();
+            }
+            c.set_horizon(HORIZONS[round as usize % HORIZONS.len()] + round as Time);
+        }
+        c.drain();
+    }
+}
+
+#[test]
+fn long_links_as_delay_lines() {
+    // Links of 600 us carrying back-to-back packets, one pending event per link (its
+    // head's), beside short links: the pattern of a long-haul run.
+    for mut c in checked() {
+        const LINKS: usize = 8;
+        let delay = |l: usize| if l % 2 == 0 { 600_000_000 } else { 1_000_000 };
+        let mut rings: Vec<std::collections::VecDeque<Time>> = vec![Default::default(); LINKS];
+        let mut next_tx = [0 as Time; LINKS];
+        let mut x = 5u64;
+        for l in 0..LINKS {
+            c.push(l as Time, wake(l as u32));
+        }
+        for _ in 0..20_000 {
+            let Some((t, ev)) = c.pop() else { break };
+            match ev {
+                Event::PortWake(PortId(l)) => {
+                    let l = l as usize;
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let arrival = t + delay(l);
+                    rings[l].push_back(arrival);
+                    if rings[l].len() == 1 {
+                        c.push(arrival, Event::LinkArrive(LinkId(l as u32)));
+                    }
+                    // Serialization, sometimes an idle gap.
+                    next_tx[l] = t + 82_000 + if x >> 60 == 0 { x >> 34 } else { 0 };
+                    c.push(next_tx[l], wake(l as u32));
+                }
+                Event::LinkArrive(LinkId(l)) => {
+                    let l = l as usize;
+                    assert_eq!(rings[l].pop_front(), Some(t));
+                    if let Some(&next) = rings[l].front() {
+                        c.push(next, Event::LinkArrive(LinkId(l as u32)));
+                    }
+                }
+                _ => unreachable!(),
+            }
+        }
+    }
+}
+
+mod randomized {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One step: push (a delay class and value), pop, pop then unpop, change the horizon.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Push(u8, u64),
+        Pop,
+        PopUnpop,
+        Horizon(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => (0u8..7, any::<u64>()).prop_map(|(c, v)| Op::Push(c, v)),
+            5 => Just(Op::Pop),
+            1 => Just(Op::PopUnpop),
+            1 => (0..HORIZONS.len() * 8).prop_map(Op::Horizon),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+        #[test]
+        fn matches_a_binary_heap_reference(
+            h in 0..HORIZONS.len(),
+            look in any::<bool>(),
+            ops in prop::collection::vec(op(), 1..3000),
+        ) {
+            let mut c = Checked::new(HORIZONS[h], look);
+            for (i, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Push(class, v) => {
+                        let w = c.window();
+                        let d = match class {
+                            // Now, a few ps, within a slot or two, a link delay, around
+                            // the window's edge, far (timers, long links), very far.
+                            0 => 0,
+                            1 => v % 8,
+                            2 => v % (2 * w / SLOTS as Time + 1),
+                            3 => v % 2_000_000,
+                            4 => (w - 2 * w / SLOTS as Time) + v % (4 * w / SLOTS as Time + 1),
+                            5 => v % 1_000_000_000,
+                            _ => v % (1 << 42),
+                        };
+                        let ev = match v % 3 {
+                            0 => Event::LinkArrive(LinkId(i as u32)),
+                            1 => Event::PortWake(PortId(i as u32)),
+                            _ => Event::Rto(FlowId(i as u32)),
+                        };
+                        c.push(c.now + d, ev);
+                    }
+                    Op::Pop => {
+                        c.pop();
+                    }
+                    Op::PopUnpop => {
+                        if c.pop().is_some() {
+                            prop_assert!(c.unpop());
+                        }
+                    }
+                    // Mostly tiny changes that keep the slot width, sometimes new widths.
+                    Op::Horizon(k) => c.set_horizon(HORIZONS[k % HORIZONS.len()] + (k / 5) as Time),
+                }
+            }
+            c.drain();
+        }
+    }
+}
