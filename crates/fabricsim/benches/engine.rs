@@ -107,7 +107,7 @@ fn delay_lines(c: &mut Criterion) {
         ("delay_lines_1us", 1_000_000),
         ("delay_lines_600us", 600_000_000),
     ] {
-        let delay = |l: usize| if l % 4 == 0 { long } else { 1_000_000 };
+        let delay = |l: usize| if l.is_multiple_of(4) { long } else { 1_000_000 };
         let mut rings: Vec<VecDeque<u64>> = (0..LINKS).map(|_| VecDeque::new()).collect();
         g.bench_function(name, |b| {
             b.iter(|| {

@@ -392,7 +392,13 @@ fn long_links_as_delay_lines() {
     // head's), beside short links: the pattern of a long-haul run.
     for mut c in checked() {
         const LINKS: usize = 8;
-        let delay = |l: usize| if l % 2 == 0 { 600_000_000 } else { 1_000_000 };
+        let delay = |l: usize| {
+            if l.is_multiple_of(2) {
+                600_000_000
+            } else {
+                1_000_000
+            }
+        };
         let mut rings: Vec<std::collections::VecDeque<Time>> = vec![Default::default(); LINKS];
         let mut next_tx = [0 as Time; LINKS];
         let mut x = 5u64;
