@@ -52,7 +52,13 @@ fn small_fat_tree(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, binary_heap_reference, small_fat_tree);
+criterion_group!(
+    benches,
+    event_queue,
+    binary_heap_reference,
+    delay_lines,
+    small_fat_tree
+);
 criterion_main!(benches);
 
 fn binary_heap_reference(c: &mut Criterion) {
@@ -82,5 +88,65 @@ fn binary_heap_reference(c: &mut Criterion) {
             black_box(q.len())
         })
     });
+    g.finish();
+}
+
+/// Links as delay lines (one pending event per link, its head packet's arrival), each fed
+/// back to back every 82 ns with an occasional idle gap, as `fabric::link` does: 16 links
+/// of 1 us, or the same with every fourth link 600 us long (120 km) and the calendar's
+/// horizon set for it, as a long-haul run does (1 M events: about 2.5 ms simulated).
+fn delay_lines(c: &mut Criterion) {
+    use fabricsim::ids::{LinkId, PortId};
+    use std::collections::VecDeque;
+    const LINKS: usize = 16;
+    const EVENTS: u64 = 1_000_000;
+    let mut g = c.benchmark_group("event_queue");
+    g.throughput(Throughput::Elements(EVENTS));
+    g.sample_size(20);
+    for (name, long) in [
+        ("delay_lines_1us", 1_000_000),
+        ("delay_lines_600us", 600_000_000),
+    ] {
+        let delay = |l: usize| if l.is_multiple_of(4) { long } else { 1_000_000 };
+        let mut rings: Vec<VecDeque<u64>> = (0..LINKS).map(|_| VecDeque::new()).collect();
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut q = EventQueue::with_capacity(LINKS * 2);
+                q.set_horizon((long + 330_000) / 8 * 9);
+                rings.iter_mut().for_each(VecDeque::clear);
+                for l in 0..LINKS {
+                    q.push(l as u64 * 300, Event::PortWake(PortId(l as u32)));
+                }
+                let mut x = 12345u64;
+                for _ in 0..EVENTS {
+                    let (t, ev) = q.pop().expect("non-empty");
+                    match ev {
+                        Event::PortWake(PortId(l)) => {
+                            let l = l as usize;
+                            x = x
+                                .wrapping_mul(6364136223846793005)
+                                .wrapping_add(1442695040888963407);
+                            let arrival = t + delay(l);
+                            rings[l].push_back(arrival);
+                            if rings[l].len() == 1 {
+                                q.push(arrival, Event::LinkArrive(LinkId(l as u32)));
+                            }
+                            let gap = if x >> 59 == 0 { x >> 38 } else { 0 };
+                            q.push(t + 82_000 + gap, ev);
+                        }
+                        Event::LinkArrive(LinkId(l)) => {
+                            let ring = &mut rings[l as usize];
+                            ring.pop_front();
+                            if let Some(&next) = ring.front() {
+                                q.push(next, ev);
+                            }
+                        }
+                        _ => unreachable!(),
+                    }
+                }
+                black_box(q.len())
+            })
+        });
+    }
     g.finish();
 }
