@@ -45,6 +45,7 @@ impl Simulation {
         let Workload {
             flows: specs,
             deps,
+            timed,
             jobs: job_specs,
             conn,
             origin,
@@ -266,7 +267,7 @@ impl Simulation {
             let hash = ecmp::five_tuple_hash(s.src, s.dst, sport);
             flows.push(Flow::new(s, hash, sport, cc));
         }
-        let deps = Deps::build(flows.len(), &deps, &job_specs, &conn);
+        let deps = Deps::build(flows.len(), &deps, &timed, &job_specs, &conn);
         let mut order: Vec<u32> = (0..flows.len() as u32)
             .filter(|&i| deps.pending[i as usize] == 0)
             .collect();
@@ -386,6 +387,7 @@ impl Simulation {
                     order,
                     next: 0,
                     deps,
+                    ..Default::default()
                 },
                 transport,
                 flows_done: 0,

@@ -190,6 +190,8 @@ pub struct Workload {
     /// `(before, after)`: flow `after` starts once flow `before` has been fully received
     /// (and not before its own start time).
     pub deps: Vec<(u32, u32)>,
+    /// Dependencies with a delay (compute phases between transfers; training jobs).
+    pub timed: Vec<TimedDep>,
     /// Jobs (collective workloads only).
     pub jobs: Vec<JobSpec>,
     /// Connection key of each flow: flows with the same key share a queue pair and hence
@@ -197,6 +199,23 @@ pub struct Workload {
     pub conn: Vec<Option<u64>>,
     /// Index of the `[[workload]]` entry each flow came from.
     pub origin: Vec<u32>,
+}
+
+/// A dependency with a delay: flow `after` may start `lag` after flow `before` has been
+/// fully received, or, with `on_start`, `lag` after `before` started. A compute phase of
+/// a rank between two transfers is such a lag; `on_start` edges chain the phases of one
+/// rank's compute stream (its next phase begins when the previous one ended, which is
+/// when that phase's outgoing transfer started).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimedDep {
+    /// The flow waited for.
+    pub before: u32,
+    /// The flow that waits.
+    pub after: u32,
+    /// Delay after `before` finished (or started).
+    pub lag: Time,
+    /// Count from `before`'s start instead of its end.
+    pub on_start: bool,
 }
 
 /// What a generator sees and adds to.
