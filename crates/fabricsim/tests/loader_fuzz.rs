@@ -638,6 +638,16 @@ fn small_enough(sc: &Scenario) -> bool {
                 let pieces = n * n * c.chunks.max(1) as f64 * c.channels.max(1) as f64;
                 c.repeat.max(1) as f64 * (n * 2.0 * (c.size as f64 / mtu).ceil() + pieces)
             }
+            WorkloadCfg::Training(c) => {
+                // PP: 2 M transfers per pair; DP: each rank moves its gradient (and with
+                // ZeRO-3 the parameters) about three times, per iteration.
+                let n = set_len(&c.hosts);
+                let it = c.iterations.max(1) as f64;
+                let pp = c.microbatches as f64 * (c.activation.unwrap_or(0) as f64 / mtu).ceil();
+                let dp = 3.0
+                    * ((c.gradient.unwrap_or(0) + c.parameters.unwrap_or(0)) as f64 / mtu).ceil();
+                it * n * (2.0 * pp + dp + n)
+            }
             WorkloadCfg::Poisson(c) => {
                 // Each host offers `load` of its link; with `flows` the count bounds it.
                 let mean = fabricsim::workload::cdf::resolve(&c.cdf, Path::new("."), "cdf")

@@ -42,6 +42,7 @@ mod queues;
 mod rates;
 pub mod resolved;
 pub mod summary;
+mod training;
 mod window;
 
 pub use cells::CsvOut;
@@ -107,6 +108,7 @@ pub const TABLES: &[Table] = &[
     buckets::TABLE,
     ports::TABLE,
     jobs::TABLE,
+    training::TABLE,
     queues::TABLE,
     rates::TABLE,
     convergence::TABLE,

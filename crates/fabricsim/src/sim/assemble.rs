@@ -46,6 +46,7 @@ impl Simulation {
             flows: specs,
             deps,
             timed,
+            trainings,
             jobs: job_specs,
             conn,
             origin,
@@ -404,6 +405,7 @@ impl Simulation {
             seed: sc.seed,
             convergence: None,
             window: None,
+            trainings,
         };
         let algs: Vec<CcAlgorithm> = (0..sim.nics.flows.len())
             .map(|i| {

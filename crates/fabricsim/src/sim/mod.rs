@@ -252,6 +252,8 @@ pub struct Simulation {
     pub convergence: Option<crate::convergence::ConvergenceSpec>,
     /// Window analysis asked for in `[record.window]`.
     pub window: Option<crate::window::WindowSpec>,
+    /// Training jobs (`training.csv`).
+    pub trainings: Vec<crate::workload::training::TrainingSpec>,
 }
 
 /// (node, local index, peer port, rate, delay, link security) of a port being built.

@@ -16,6 +16,7 @@ pub mod incast;
 pub mod permutation;
 pub mod poisson;
 pub mod registry;
+pub mod training;
 pub mod window;
 
 pub use collective::{CollectiveCfg, CollectiveKind, JobGrouping};
@@ -192,6 +193,8 @@ pub struct Workload {
     pub deps: Vec<(u32, u32)>,
     /// Dependencies with a delay (compute phases between transfers; training jobs).
     pub timed: Vec<TimedDep>,
+    /// Training jobs (their iterations are read back from the flows for training.csv).
+    pub trainings: Vec<training::TrainingSpec>,
     /// Jobs (collective workloads only).
     pub jobs: Vec<JobSpec>,
     /// Connection key of each flow: flows with the same key share a queue pair and hence

@@ -25,6 +25,8 @@ kind_registry! {
     "all_to_all" => AllToAll(all_to_all::AllToAllCfg),
     /// Jobs running a collective (ring AllReduce, AlltoAll, halving-doubling AllReduce).
     "collective" => Collective(collective::CollectiveCfg),
+    /// A training job split across two campuses: PP, DP or DP with ZeRO-3.
+    "training" => Training(super::training::TrainingCfg),
     /// Poisson flow arrivals at a target load, sizes drawn from a flow-size CDF.
     "poisson" => Poisson(poisson::PoissonCfg),
 }

@@ -1,0 +1,131 @@
+//! `training.csv`: one row per iteration of each training job (document 001): its time,
+//! the compute it would take with free communication (the job inside one campus), the
+//! communication left exposed, the compute loss, and the analytic compute-loss model
+//! evaluated on the same inputs, with `k` and `alpha_LB` as measured in the run.
+
+use super::cells::{CsvOut, Fixed, Ns};
+use super::{RunData, Scope, Table};
+use crate::longhaul::dr::LongHaulStats;
+use crate::longhaul::CrossDciInputs;
+use crate::sim::Simulation;
+use crate::units::Rate;
+use crate::workload::training::TrainingSpec;
+use serde::Serialize;
+
+/// The table's entry in [`super::TABLES`].
+pub const TABLE: Table = Table {
+    file: "training.csv",
+    about: "one row per training iteration: time, compute with free communication, \
+            exposed communication, compute loss, and the compute-loss model's prediction \
+            with k and alpha_LB measured",
+    scope: Scope::Run {
+        present: |r| !r.sim.trainings.is_empty(),
+        write,
+    },
+};
+
+#[derive(Default, Serialize)]
+struct TrainingRow {
+    job: usize,
+    parallelism: &'static str,
+    iteration: usize,
+    start_ns: Ns,
+    end_ns: Option<Ns>,
+    time_ns: Option<Ns>,
+    compute_ns: Ns,
+    exposed_ns: Option<Ns>,
+    loss: Option<Fixed<4>>,
+    model_loss: Option<Fixed<4>>,
+    model_t_cross_ns: Option<Ns>,
+    pairs: u32,
+    crossings: u32,
+    cross_bytes: u64,
+    rtt_ns: Option<Ns>,
+    k: Option<Fixed<4>>,
+    alpha_lb: Option<Fixed<4>>,
+}
+
+/// Transmissions per byte of the job's cross-DCI transfers: (bytes sent, retransmissions
+/// included) / bytes.
+fn transmissions_per_byte(sim: &Simulation, t: &TrainingSpec) -> f64 {
+    let (mut sent, mut useful) = (0u64, 0u64);
+    for &f in &t.cross_flows {
+        let fl = &sim.nics.flows[f as usize];
+        useful += fl.spec.size;
+        sent += fl.spec.size + fl.retx_bytes;
+    }
+    sent as f64 / useful.max(1) as f64
+}
+
+/// DCI capacity of one direction: the busiest direction's ports' line rate.
+fn dci_capacity(sim: &Simulation) -> Option<Rate> {
+    let st = sim.fabric.dr.as_ref()?;
+    let mut by_campus: std::collections::BTreeMap<u32, u64> = Default::default();
+    for &(p, c) in &st.dci_ports {
+        *by_campus.entry(c).or_default() += sim.fabric.ports[p].rate.0;
+    }
+    by_campus.values().max().map(|&b| Rate(b))
+}
+
+fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
+    let sim = r.sim;
+    let lh = LongHaulStats::of(sim);
+    let mut rows = Vec::new();
+    for (j, t) in sim.trainings.iter().enumerate() {
+        let flows = &sim.nics.flows;
+        let ends = t.iteration_ends(
+            |f| {
+                flows[f as usize]
+                    .started
+                    .then_some(flows[f as usize].spec.start)
+            },
+            |f| flows[f as usize].finish,
+        );
+        let compute = t.reference_iteration();
+        let k = transmissions_per_byte(sim, t);
+        let alpha = lh.as_ref().map(|l| 1.0 / l.dci_imbalance.max(1.0));
+        let rtt = t.cross_flows.first().map(|&f| sim.base_rtt_of(f as usize));
+        let model = match (dci_capacity(sim), alpha, rtt) {
+            (Some(bw), Some(alpha), Some(rtt)) => CrossDciInputs {
+                msg_size: t.cross_bytes,
+                pairs_cross_dci: t.pairs,
+                rtt,
+                bw_dr: bw,
+                k: k.max(1.0),
+                alpha_lb: alpha,
+                crossings: t.crossings,
+            }
+            .evaluate(compute)
+            .ok(),
+            _ => None,
+        };
+        let mut start = t.start;
+        for (i, end) in ends.iter().enumerate() {
+            let time = end.map(|e| e.saturating_sub(start));
+            rows.push(TrainingRow {
+                job: j,
+                parallelism: t.parallelism.name(),
+                iteration: i,
+                start_ns: Ns(start),
+                end_ns: end.map(Ns),
+                time_ns: time.map(Ns),
+                compute_ns: Ns(compute),
+                exposed_ns: time.map(|x| Ns(x.saturating_sub(compute))),
+                loss: time.map(|x| Fixed(x.saturating_sub(compute) as f64 / compute.max(1) as f64)),
+                model_loss: model.as_ref().map(|m| Fixed(m.loss)),
+                model_t_cross_ns: model.as_ref().map(|m| Ns(m.t_cross)),
+                pairs: t.pairs,
+                crossings: t.crossings,
+                cross_bytes: t.cross_bytes,
+                rtt_ns: rtt.map(Ns),
+                k: Some(Fixed(k)),
+                alpha_lb: alpha.map(Fixed),
+            });
+            match end {
+                Some(e) => start = *e,
+                None => break,
+            }
+        }
+    }
+    out.table(rows)
+}
