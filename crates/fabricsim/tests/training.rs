@@ -3,7 +3,7 @@
 //! orderings (PP loss grows with distance; ZeRO-3 loses more than plain DP).
 
 use fabricsim::units::{Time, MS, US};
-use fabricsim::workload::training::pp_free;
+use fabricsim::workload::training::{pp_free, pp_with};
 use fabricsim::{invariants, load_str, Outcome, Simulation};
 use std::path::Path;
 
@@ -94,6 +94,7 @@ fn a_pipeline_iteration_follows_the_1f1b_recurrences() {
             + b;
     }
     let expect = ((g[m - 2] + d).max(x[m - 1]) + b).max(g[m - 1] + d) + b;
+    assert_eq!(expect, pp_with(m, f, b, d), "the library's recurrences");
     let its = iterations(&s);
     assert_eq!(its.len(), 2);
     // ACKs of one direction share a NIC port with the other direction's data: a few
@@ -115,7 +116,7 @@ fn pipeline_loss_grows_with_distance() {
         .iter()
         .map(|&km| {
             let s = run(&scenario(km, 2, job));
-            let free = s.trainings[0].reference_iteration();
+            let free = pp_free(8, 300 * US, 600 * US);
             iterations(&s)[0] as f64 / free as f64 - 1.0
         })
         .collect();

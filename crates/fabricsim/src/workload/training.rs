@@ -34,7 +34,7 @@
 //! ([`super::TimedDep`]); a phase with no outgoing transfer is folded into the next
 //! one's delay. `training.csv` rebuilds each iteration's time from the transfers'
 //! start and finish times ([`TrainingSpec::iteration_ends`]) and compares it with the
-//! same schedule with free communication (the job inside one campus, computed).
+//! same job inside one campus, computed ([`TrainingSpec::reference_iteration`]).
 
 use super::{resolve_set, Builder, Generator, HostSet, TimedDep, DEFAULT_START};
 use crate::param::{Described, Param, ParamError};
@@ -172,6 +172,8 @@ pub struct TrainingSpec {
     pub compute: Time,
     /// Bytes of one cross-DCI transfer (PP: activation; DP: gradient shard).
     pub cross_bytes: u64,
+    /// ZeRO-3: parameter bytes of the model (0 otherwise).
+    pub parameters: u64,
     /// Cross-DCI transfers per pair and iteration.
     pub crossings: u32,
     /// The flows that cross the DCI (for transmissions per byte and the RTT).
@@ -230,12 +232,26 @@ impl TrainingSpec {
             .collect()
     }
 
-    /// One iteration with free communication (the job inside one campus): PP's 1F1B on
-    /// two stages, or DP's compute.
-    pub fn reference_iteration(&self) -> Time {
+    /// One iteration of the same job inside one campus, computed: every transfer takes
+    /// its serialization at the NIC's goodput `nic_bps` (no fibre, no sharing). PP: the
+    /// 1F1B recurrences with that delay; DP: the compute plus a flat ring AllReduce of
+    /// the gradient over all `2 pairs` ranks at that rate (`2 (N-1)/N S / B`), and with
+    /// ZeRO-3 a ring all-gather of the parameters (`(N-1)/N P / B`).
+    pub fn reference_iteration(&self, nic_bps: f64) -> Time {
+        let ser = |bytes: f64| (bytes * 8.0 / nic_bps * 1e12).round() as Time;
+        let n = 2.0 * self.pairs as f64;
         match self.parallelism {
-            Parallelism::Pp => pp_free(self.microbatches as usize, self.forward, self.backward),
-            Parallelism::Dp | Parallelism::DpZero3 => self.compute,
+            Parallelism::Pp => pp_with(
+                self.microbatches as usize,
+                self.forward,
+                self.backward,
+                ser(self.cross_bytes as f64),
+            ),
+            Parallelism::Dp | Parallelism::DpZero3 => {
+                let grad = self.cross_bytes as f64 * self.pairs as f64;
+                let params = self.parameters as f64;
+                self.compute + ser(2.0 * (n - 1.0) / n * grad) + ser((n - 1.0) / n * params)
+            }
         }
     }
 }
@@ -243,6 +259,11 @@ impl TrainingSpec {
 /// 1F1B on two stages with transfers taking no time: the recurrences of the module doc
 /// with every receive at its send.
 pub fn pp_free(m: usize, f: Time, b: Time) -> Time {
+    pp_with(m, f, b, 0)
+}
+
+/// 1F1B on two stages with every transfer taking `d`.
+pub fn pp_with(m: usize, f: Time, b: Time, d: Time) -> Time {
     // x[k]: stage 1's send of k (end of F(k)); g[k]: stage 2's send of k (end of B(k)).
     let mut x = vec![0; m];
     let mut g = vec![0; m];
@@ -250,14 +271,19 @@ pub fn pp_free(m: usize, f: Time, b: Time) -> Time {
         x[k] = match k {
             0 => f,
             1 => x[0] + f,
-            _ => x[k - 1].max(g[k - 2]) + b + f,
+            _ => x[k - 1].max(g[k - 2] + d) + b + f,
         };
-        g[k] = if k == 0 { x[0] } else { x[k].max(g[k - 1]) } + f + b;
+        g[k] = if k == 0 {
+            x[0] + d
+        } else {
+            (x[k] + d).max(g[k - 1])
+        } + f
+            + b;
     }
     if m == 1 {
-        return g[0] + b;
+        return g[0] + d + b;
     }
-    (g[m - 2].max(x[m - 1]) + b).max(g[m - 1]) + b
+    ((g[m - 2] + d).max(x[m - 1]) + b).max(g[m - 1] + d) + b
 }
 
 /// A transfer being built, and the graph's edges.
@@ -402,6 +428,10 @@ impl Generator for TrainingCfg {
             backward: 0,
             compute: 0,
             cross_bytes: 0,
+            parameters: c
+                .parameters
+                .filter(|_| c.parallelism == Parallelism::DpZero3)
+                .unwrap_or(0),
             crossings: 0,
             cross_flows: Vec::new(),
         };
