@@ -1,5 +1,5 @@
 //! Golden outputs: every scenario in `scenarios/` (long ones cut with `--set`) must give
-//! byte-identical `flows.csv`, `ports.csv` and `jobs.csv` to the reviewed files under
+//! byte-identical `flows.csv`, `ports.csv`, `jobs.csv` and `training.csv` to the reviewed files under
 //! `tests/golden/`. A refactor keeps them; a change that moves results regenerates them
 //! in a commit of its own that says why, with
 //!
@@ -40,6 +40,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
         &["sweep[1].values=[1.5]", "sweep[3].values=[\"2MiB\"]"],
     ),
     (
+        "longhaul-training",
+        "longhaul-training.toml",
+        &["sweep[0].values=[120]", "sweep[1].values=[\"1600Gbps\"]"],
+    ),
+    (
         "websearch-fattree",
         "websearch-fattree.toml",
         &["workload[0].duration=\"300us\"", "max_time=\"2ms\""],
@@ -47,7 +52,7 @@ const CASES: &[(&str, &str, &[&str])] = &[
 ];
 
 /// The tables compared.
-const TABLES: &[&str] = &["flows.csv", "ports.csv", "jobs.csv"];
+const TABLES: &[&str] = &["flows.csv", "ports.csv", "jobs.csv", "training.csv"];
 
 fn root() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
