@@ -310,6 +310,15 @@ const CASES: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "longhaul-training",
+        "longhaul-training.toml",
+        &[
+            "sweep[0].values=[10]",
+            "sweep[1].values=[\"400Gbps\"]",
+            "max_time=\"5ms\"",
+        ],
+    ),
+    (
         "websearch-fattree",
         "websearch-fattree.toml",
         &["workload[0].duration=\"100us\"", "max_time=\"500us\""],
