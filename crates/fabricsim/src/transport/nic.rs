@@ -35,6 +35,9 @@ impl Nics {
             return;
         }
         if self.transport.on_timeout(f) {
+            let (src, all_sent) = (f.spec.src as usize, f.snd_nxt >= f.spec.size);
+            self.hosts[src].set_all_sent(fid, all_sent);
+            let f = &mut self.flows[fid as usize];
             f.rto_deadline = now + rto;
             ctx.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
             let port = self.hosts[f.spec.src as usize].port;
@@ -61,11 +64,13 @@ impl Nics {
         let mut earliest = Time::MAX;
         for k in 0..n {
             let i = (self.hosts[h as usize].rr + k) % n;
-            let fid = self.hosts[h as usize].active[i];
-            let f = &self.flows[fid as usize];
-            if f.snd_nxt >= f.spec.size {
+            let e = self.hosts[h as usize].active[i];
+            if e.all_sent {
                 continue;
             }
+            let fid = e.fid;
+            let f = &self.flows[fid as usize];
+            debug_assert!(f.snd_nxt < f.spec.size);
             if let Some(w) = f.cc.window() {
                 if f.snd_nxt - f.snd_una >= w {
                     continue;
@@ -76,7 +81,10 @@ impl Nics {
                 continue;
             }
             self.hosts[h as usize].rr = i + 1;
-            return Some(self.make_data(ctx, fabric, fid, port));
+            let d = self.make_data(ctx, fabric, fid, port);
+            let f = &self.flows[fid as usize];
+            self.hosts[h as usize].active[i].all_sent = f.snd_nxt >= f.spec.size;
+            return Some(d);
         }
         if earliest != Time::MAX {
             fabric.schedule_wake(ctx, port, earliest);
@@ -329,6 +337,7 @@ impl Nics {
         let fid = flow.0;
         let f = &mut self.flows[fid as usize];
         let mut wake = false;
+        let was_all_sent = f.snd_nxt >= f.spec.size;
         let newly = self.transport.on_cumulative_ack(f, seq);
         if newly > 0 {
             let (mtu, overhead) = (ctx.params.mtu, ctx.params.header);
@@ -364,10 +373,17 @@ impl Nics {
         if nack && self.transport.on_nack(f, seq) {
             wake = true;
         }
+        // A rewind (NACK) or an ACK beyond what was sent changes the round robin's flag.
+        let all_sent = f.snd_nxt >= f.spec.size;
+        if all_sent != was_all_sent {
+            let src = f.spec.src as usize;
+            self.hosts[src].set_all_sent(fid, all_sent);
+        }
+        let f = &mut self.flows[fid as usize];
         if f.snd_una >= f.spec.size && f.sender_done.is_none() {
             f.sender_done = Some(now);
             let h = f.spec.src as usize;
-            self.hosts[h].active.retain(|&x| x != fid);
+            self.hosts[h].active.retain(|x| x.fid != fid);
         }
         if wake {
             let port = self.hosts[self.flows[fid as usize].spec.src as usize].port;
