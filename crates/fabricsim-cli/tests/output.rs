@@ -309,6 +309,12 @@ const CASES: &[(&str, &str, &[&str])] = &[
             "max_time=\"500us\"",
         ],
     ),
+    ("longhaul-cnp", "longhaul-cnp.toml", &["max_time=\"1ms\""]),
+    (
+        "longhaul-nccl",
+        "longhaul-nccl.toml",
+        &["sweep[0].values=[\"p2p\"]", "sweep[1].values=[\"4MiB\"]"],
+    ),
     (
         "longhaul-training",
         "longhaul-training.toml",
