@@ -39,6 +39,12 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "gse-vs-roce.toml",
         &["sweep[1].values=[1.5]", "sweep[3].values=[\"2MiB\"]"],
     ),
+    ("longhaul-cnp", "longhaul-cnp.toml", &["max_time=\"3ms\""]),
+    (
+        "longhaul-nccl",
+        "longhaul-nccl.toml",
+        &["sweep[1].values=[\"16MiB\"]"],
+    ),
     (
         "longhaul-training",
         "longhaul-training.toml",
