@@ -72,9 +72,15 @@ enum Cmd {
         /// Runs per case; the median is reported.
         #[arg(long, default_value_t = 3)]
         repeat: u32,
+        /// Instead: the long-haul pair (two campuses, DCI of 120 km vs 1 us), interleaved.
+        #[arg(long)]
+        long_haul: bool,
         /// Internal: run one case in this process and print one line of JSON.
         #[arg(long, hide = true)]
         child: bool,
+        /// Internal (with --child): the long-haul case with this DCI fibre length.
+        #[arg(long, hide = true)]
+        km: Option<f64>,
     },
 }
 
@@ -94,7 +100,13 @@ fn main() -> ExitCode {
             print!("{}", list::text());
             ExitCode::SUCCESS
         }
-        Cmd::Bench { k, repeat, child } => cmd_bench(k, repeat, child),
+        Cmd::Bench {
+            k,
+            repeat,
+            long_haul,
+            child,
+            km,
+        } => cmd_bench(k, repeat, long_haul, child, km),
     }
 }
 
@@ -273,10 +285,20 @@ fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-fn cmd_bench(k: Option<u32>, repeat: u32, child: bool) -> ExitCode {
+fn cmd_bench(
+    k: Option<u32>,
+    repeat: u32,
+    long_haul: bool,
+    child: bool,
+    km: Option<f64>,
+) -> ExitCode {
+    use fabricsim::bench::Case;
     if child {
-        let k = k.unwrap_or(8);
-        let r = fabricsim::bench::run(k);
+        let case = match km {
+            Some(km) => Case::LongHaul(km),
+            None => Case::FatTree(k.unwrap_or(8)),
+        };
+        let r = fabricsim::bench::run_case(case);
         let j = serde_json::json!({
             "name": r.name, "hosts": r.hosts, "wall_seconds": r.wall_seconds,
             "build_seconds": r.build_seconds, "packet_hops": r.packet_hops, "events": r.events,
@@ -286,9 +308,16 @@ fn cmd_bench(k: Option<u32>, repeat: u32, child: bool) -> ExitCode {
         println!("{j}");
         return ExitCode::SUCCESS;
     }
-    let ks: Vec<u32> = match k {
-        Some(k) => vec![k],
-        None => vec![8, 16],
+    let cases: Vec<Case> = if long_haul {
+        vec![
+            Case::LongHaul(120.0),
+            Case::LongHaul(fabricsim::bench::SHORT_DCI_KM),
+        ]
+    } else {
+        match k {
+            Some(k) => vec![Case::FatTree(k)],
+            None => vec![Case::FatTree(8), Case::FatTree(16)],
+        }
     };
     let exe = match std::env::current_exe() {
         Ok(e) => e,
@@ -301,32 +330,46 @@ fn cmd_bench(k: Option<u32>, repeat: u32, child: bool) -> ExitCode {
         "{:<34} {:>6} {:>10} {:>14} {:>12} {:>10} {:>10}",
         "case", "hosts", "flows", "packet-hops/s", "events/s", "wall s", "peak RSS"
     );
-    for k in ks {
-        let mut runs = Vec::new();
-        for _ in 0..repeat.max(1) {
+    // Rounds interleave the cases (A, B, A, B, ...) so that a VM's drift falls on all of
+    // them alike.
+    let mut runs: Vec<Vec<serde_json::Value>> = vec![Vec::new(); cases.len()];
+    for _ in 0..repeat.max(1) {
+        for (i, case) in cases.iter().enumerate() {
+            let args: Vec<String> = match *case {
+                Case::FatTree(k) => vec!["--k".into(), k.to_string()],
+                Case::LongHaul(km) => vec!["--km".into(), km.to_string()],
+            };
             // Each run is its own process so its peak RSS is its own.
             let out = std::process::Command::new(&exe)
-                .args(["bench", "--child", "--k", &k.to_string()])
+                .args(["bench", "--child"])
+                .args(&args)
                 .output();
+            let name = case.name();
             let out = match out {
                 Ok(o) if o.status.success() => o,
                 Ok(o) => {
-                    eprintln!("bench k={k} failed: {}", String::from_utf8_lossy(&o.stderr));
+                    eprintln!(
+                        "bench {name} failed: {}",
+                        String::from_utf8_lossy(&o.stderr)
+                    );
                     return ExitCode::from(1);
                 }
                 Err(e) => {
-                    eprintln!("bench k={k} failed to start: {e}");
+                    eprintln!("bench {name} failed to start: {e}");
                     return ExitCode::from(1);
                 }
             };
             match serde_json::from_slice::<serde_json::Value>(&out.stdout) {
-                Ok(v) => runs.push(v),
+                Ok(v) => runs[i].push(v),
                 Err(e) => {
-                    eprintln!("bench k={k}: bad output: {e}");
+                    eprintln!("bench {name}: bad output: {e}");
                     return ExitCode::from(1);
                 }
             }
         }
+    }
+    let mut rates = Vec::new();
+    for mut runs in runs {
         runs.sort_by(|a, b| {
             let w = |v: &serde_json::Value| v["wall_seconds"].as_f64().unwrap_or(f64::MAX);
             w(a).total_cmp(&w(b))
@@ -335,6 +378,7 @@ fn cmd_bench(k: Option<u32>, repeat: u32, child: bool) -> ExitCode {
         let wall = v["wall_seconds"].as_f64().unwrap_or(f64::NAN);
         let hops = v["packet_hops"].as_f64().unwrap_or(f64::NAN);
         let events = v["events"].as_f64().unwrap_or(f64::NAN);
+        rates.push(events / wall);
         println!(
             "{:<34} {:>6} {:>10} {:>12.2} M {:>10.2} M {:>10.2} {:>7.1} MB",
             v["name"].as_str().unwrap_or("?"),
@@ -346,8 +390,14 @@ fn cmd_bench(k: Option<u32>, repeat: u32, child: bool) -> ExitCode {
             v["peak_rss_mb"].as_f64().unwrap_or(f64::NAN)
         );
     }
+    if long_haul {
+        println!(
+            "long links: {:.2} of the events/s without them (target >= 0.80)",
+            rates[0] / rates[1]
+        );
+    }
     println!(
-        "(median of {} runs each; packet-hops = packets crossing one link)",
+        "(median of {} runs each, interleaved; packet-hops = packets crossing one link)",
         repeat.max(1)
     );
     ExitCode::SUCCESS

@@ -1,8 +1,17 @@
-//! Fixed benchmark scenarios for `fabricsim bench`: a 3-tier k-ary fat-tree with 100G
-//! links of 1 us, a permutation of 2 MB flows at line rate (no congestion control, PFC
-//! on), 4096 B MTU. k = 8 has 128 hosts, k = 16 has 1024. The work is the same as the
-//! htsim reference runs quoted in the foundation issue, so packet-hops per wall second
-//! compare directly.
+//! Fixed benchmark scenarios for `fabricsim bench`.
+//!
+//! - **fat tree** ([`Case::FatTree`]): a 3-tier k-ary fat-tree with 100G links of 1 us, a
+//!   permutation of 2 MB flows at line rate (no congestion control, PFC on), 4096 B MTU.
+//!   k = 8 has 128 hosts, k = 16 has 1024. The work is the same as the htsim reference
+//!   runs quoted in the foundation issue, so packet-hops per wall second compare directly.
+//! - **long haul** ([`Case::LongHaul`]): two `multi_campus` campuses of 256 hosts (100G
+//!   NICs) with 12.8 Tbps of DCI between them, DCQCN, Poisson Google-RPC flows at load
+//!   0.2 for 3 ms between random hosts (half of them cross the DCI). Run once with 120 km
+//!   of fibre (600 us per DCI link) and once with the DCI as short as the campus links
+//!   (1 us): same fabric, same flows, so the ratio of their events per second is what
+//!   long links cost the engine (issue 13, item 5: within 20 %). Many small flows over a
+//!   1.2 ms round trip keep hundreds of flows per NIC waiting for ACKs, the case that
+//!   once made the NIC's round robin linear in them.
 
 use crate::scenario::load_str;
 use crate::sim::Simulation;
@@ -67,10 +76,78 @@ impl BenchResult {
     }
 }
 
-/// Runs the benchmark for radix `k`.
+/// A benchmark case.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Case {
+    /// The fat-tree permutation of radix `k`.
+    FatTree(u32),
+    /// The two-campus Poisson run over DCI fibre of this many km.
+    LongHaul(f64),
+}
+
+impl Case {
+    /// The case's scenario.
+    pub fn scenario_toml(self) -> String {
+        match self {
+            Case::FatTree(k) => scenario_toml(k),
+            Case::LongHaul(km) => long_haul_toml(km),
+        }
+    }
+    /// The case's name in the table.
+    pub fn name(self) -> String {
+        match self {
+            Case::FatTree(k) => format!("fat-tree k={k} permutation 2MB"),
+            Case::LongHaul(km) => format!("2 campuses, DCI {km} km, Poisson"),
+        }
+    }
+}
+
+/// Fibre of the long-haul case without long links: 0.2 km, the 1 us of the campus links.
+pub const SHORT_DCI_KM: f64 = 0.2;
+
+/// The long-haul benchmark scenario with DCI fibre of `fiber_km`.
+pub fn long_haul_toml(fiber_km: f64) -> String {
+    format!(
+        r#"name = "bench-long-haul"
+seed = 1
+max_time = "50ms"
+
+[topology]
+kind = "multi_campus"
+leaves = 8
+spines = 4
+servers_per_leaf = 32
+host_rate = "100Gbps"
+uplink_rate = "400Gbps"
+uplinks_per_pair = 2
+dci_capacity = "12800Gbps"
+fiber_km = {fiber_km}
+link_delay = "1us"
+
+[transport]
+rto = "20ms"
+
+[cc]
+algorithm = "dcqcn"
+
+[[workload]]
+kind = "poisson"
+cdf = "googlerpc2008"
+load = 0.2
+duration = "3ms"
+"#
+    )
+}
+
+/// Runs the fat-tree benchmark for radix `k`.
 pub fn run(k: u32) -> BenchResult {
+    run_case(Case::FatTree(k))
+}
+
+/// Runs one benchmark case.
+pub fn run_case(case: Case) -> BenchResult {
     let t0 = Instant::now();
-    let l = load_str(&scenario_toml(k), "<bench>", Path::new("."), &[])
+    let l = load_str(&case.scenario_toml(), "<bench>", Path::new("."), &[])
         .expect("bench scenario is valid");
     let mut sim =
         Simulation::build(&l.scenario, "<bench>", Path::new(".")).expect("bench scenario builds");
@@ -79,7 +156,7 @@ pub fn run(k: u32) -> BenchResult {
     sim.run(&mut |_| {});
     let wall = t1.elapsed().as_secs_f64();
     BenchResult {
-        name: format!("fat-tree k={k} permutation 2MB"),
+        name: case.name(),
         hosts: sim.nics.hosts.len(),
         wall_seconds: wall,
         build_seconds: build,

@@ -247,8 +247,7 @@ impl Simulation {
             .map(|&hn| Host {
                 node: hn,
                 port: nodes[hn as usize].ports.first,
-                active: Vec::new(),
-                rr: 0,
+                active: Default::default(),
             })
             .collect();
         // Flows.

@@ -234,12 +234,7 @@ impl Nics {
         self.flows_started += 1;
         self.last_progress = now;
         let h = f.spec.src as usize;
-        self.hosts[h]
-            .active
-            .push(crate::transport::rdma::ActiveFlow {
-                fid,
-                all_sent: false,
-            });
+        self.hosts[h].active.push(fid);
         let port = self.hosts[h].port;
         fabric.schedule_wake(ctx, port, now);
         // What waits for this flow's start (the next compute phase of its rank).

@@ -17,6 +17,7 @@
 pub(crate) mod launcher;
 mod nic;
 pub mod rdma;
+pub mod round_robin;
 
 pub use rdma::{Flow, FlowSpec, Host};
 

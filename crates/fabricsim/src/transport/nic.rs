@@ -35,8 +35,8 @@ impl Nics {
             return;
         }
         if self.transport.on_timeout(f) {
-            let (src, all_sent) = (f.spec.src as usize, f.snd_nxt >= f.spec.size);
-            self.hosts[src].set_all_sent(fid, all_sent);
+            let (src, sendable) = (f.spec.src as usize, f.snd_nxt < f.spec.size);
+            self.hosts[src].active.set_sendable(fid, sendable);
             let f = &mut self.flows[fid as usize];
             f.rto_deadline = now + rto;
             ctx.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
@@ -60,15 +60,11 @@ impl Nics {
             }
             return None;
         }
-        let n = host.active.len();
         let mut earliest = Time::MAX;
-        for k in 0..n {
-            let i = (self.hosts[h as usize].rr + k) % n;
-            let e = self.hosts[h as usize].active[i];
-            if e.all_sent {
-                continue;
-            }
-            let fid = e.fid;
+        // Flows that have sent every byte are not visited at all (see round_robin.rs).
+        let mut pick = None;
+        for i in host.active.sendable_from_cursor() {
+            let fid = host.active.fid(i);
             let f = &self.flows[fid as usize];
             debug_assert!(f.snd_nxt < f.spec.size);
             if let Some(w) = f.cc.window() {
@@ -80,10 +76,15 @@ impl Nics {
                 earliest = earliest.min(f.next_send);
                 continue;
             }
-            self.hosts[h as usize].rr = i + 1;
+            pick = Some((i, fid));
+            break;
+        }
+        if let Some((i, fid)) = pick {
+            self.hosts[h as usize].active.served(i);
             let d = self.make_data(ctx, fabric, fid, port);
             let f = &self.flows[fid as usize];
-            self.hosts[h as usize].active[i].all_sent = f.snd_nxt >= f.spec.size;
+            let sendable = f.snd_nxt < f.spec.size;
+            self.hosts[h as usize].active.set_sendable_at(i, sendable);
             return Some(d);
         }
         if earliest != Time::MAX {
@@ -377,13 +378,13 @@ impl Nics {
         let all_sent = f.snd_nxt >= f.spec.size;
         if all_sent != was_all_sent {
             let src = f.spec.src as usize;
-            self.hosts[src].set_all_sent(fid, all_sent);
+            self.hosts[src].active.set_sendable(fid, !all_sent);
         }
         let f = &mut self.flows[fid as usize];
         if f.snd_una >= f.spec.size && f.sender_done.is_none() {
             f.sender_done = Some(now);
             let h = f.spec.src as usize;
-            self.hosts[h].active.retain(|x| x.fid != fid);
+            self.hosts[h].active.remove(fid);
         }
         if wake {
             let port = self.hosts[self.flows[fid as usize].spec.src as usize].port;

@@ -135,29 +135,7 @@ pub struct Host {
     /// Its (only) port.
     pub port: PortId,
     /// Flows with bytes not yet acknowledged, served round robin.
-    pub active: Vec<ActiveFlow>,
-    /// Round-robin cursor into `active`.
-    pub rr: usize,
-}
-
-/// A flow of a NIC's round robin.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ActiveFlow {
-    /// The flow.
-    pub fid: u32,
-    /// Every byte has been sent since the last go-back-N rewind: the flow only waits for
-    /// ACKs. Over long links a NIC holds many such flows, and this flag, read with the
-    /// list, spares loading each one's state on every transmission.
-    pub all_sent: bool,
-}
-
-impl Host {
-    /// Flow `fid`'s `all_sent` becomes `v` (after a rewind or a late cumulative ACK).
-    pub fn set_all_sent(&mut self, fid: u32, v: bool) {
-        if let Some(e) = self.active.iter_mut().find(|e| e.fid == fid) {
-            e.all_sent = v;
-        }
-    }
+    pub active: super::round_robin::RoundRobin,
 }
 
 /// One hop of a path, as the ideal-FCT computation sees it.
