@@ -234,7 +234,11 @@ impl Nics {
         self.flows_started += 1;
         self.last_progress = now;
         let h = f.spec.src as usize;
-        self.hosts[h].active.push(fid);
+        let flows = &mut self.flows;
+        let slot = self.hosts[h]
+            .active
+            .push(fid, |f, s| flows[f as usize].rr_slot = s);
+        self.flows[fid as usize].rr_slot = slot;
         let port = self.hosts[h].port;
         fabric.schedule_wake(ctx, port, now);
         // What waits for this flow's start (the next compute phase of its rank).

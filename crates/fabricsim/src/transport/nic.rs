@@ -36,7 +36,7 @@ impl Nics {
         }
         if self.transport.on_timeout(f) {
             let (src, sendable) = (f.spec.src as usize, f.snd_nxt < f.spec.size);
-            self.hosts[src].active.set_sendable(fid, sendable);
+            self.hosts[src].active.set_sendable(f.rr_slot, sendable);
             let f = &mut self.flows[fid as usize];
             f.rto_deadline = now + rto;
             ctx.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
@@ -84,7 +84,7 @@ impl Nics {
             let d = self.make_data(ctx, fabric, fid, port);
             let f = &self.flows[fid as usize];
             let sendable = f.snd_nxt < f.spec.size;
-            self.hosts[h as usize].active.set_sendable_at(i, sendable);
+            self.hosts[h as usize].active.set_sendable(i, sendable);
             return Some(d);
         }
         if earliest != Time::MAX {
@@ -378,13 +378,13 @@ impl Nics {
         let all_sent = f.snd_nxt >= f.spec.size;
         if all_sent != was_all_sent {
             let src = f.spec.src as usize;
-            self.hosts[src].active.set_sendable(fid, !all_sent);
+            self.hosts[src].active.set_sendable(f.rr_slot, !all_sent);
         }
         let f = &mut self.flows[fid as usize];
         if f.snd_una >= f.spec.size && f.sender_done.is_none() {
             f.sender_done = Some(now);
             let h = f.spec.src as usize;
-            self.hosts[h].active.remove(fid);
+            self.hosts[h].active.remove(f.rr_slot);
         }
         if wake {
             let port = self.hosts[self.flows[fid as usize].spec.src as usize].port;

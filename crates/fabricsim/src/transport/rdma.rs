@@ -83,6 +83,8 @@ pub struct Flow {
     pub ce_acks: u64,
     /// ACKs that echoed a TCD UE mark.
     pub ue_acks: u64,
+    /// Its entry in its NIC's round robin while active.
+    pub rr_slot: super::round_robin::Slot,
 }
 
 impl Flow {
@@ -116,6 +118,7 @@ impl Flow {
             delivered_at_last_sample: 0,
             ce_acks: 0,
             ue_acks: 0,
+            rr_slot: 0,
             dr_cnps_received: 0,
             dr_cnp_delay_max: 0,
         }

@@ -3,76 +3,141 @@
 //! The NIC serves the flows that still have bytes to acknowledge in the order they
 //! started, one packet each, resuming after the flow it served last. Over long links a
 //! NIC holds hundreds of flows that have sent every byte and only wait for ACKs (a 120 km
-//! round trip is 1.2 ms); scanning past them on every transmission once made the NIC's
-//! choice linear in them. So beside the list of active flows the round robin keeps one
-//! bit per entry, set while the flow has bytes to send, and the scan jumps from set bit
-//! to set bit, a word of 64 entries at a time. The order and the cursor are exactly the
-//! list's (a cursor that is an index into it, left in place when an entry before it
-//! leaves), so results do not depend on how the scan is done.
+//! round trip is 1.2 ms), and thousands of small flows come and go each millisecond; so
+//! every operation here is O(1) or a scan of bit words, never a walk of the flows:
+//!
+//! - entries sit in start order in a vector; a flow that leaves becomes a tombstone (its
+//!   bits cleared), and the vector is compacted once tombstones outnumber the living, so
+//!   removal is O(1) amortised. A flow knows its entry ([`Slot`], kept in the flow and
+//!   updated by the compaction's callback).
+//! - one bit per entry says "alive", one "has bytes to send" (alive and not every byte
+//!   sent since its last go-back-N rewind); the scan jumps from set bit to set bit, a
+//!   word of 64 entries at a time, so flows waiting only for ACKs cost nothing.
+//!
+//! The order is the one a plain list gives (`Vec` of the living flows in start order, a
+//! cursor that is an index into it, `cursor % len` where the scan starts, and the cursor
+//! left in place when an entry leaves, so that an entry leaving before the cursor moves
+//! the next start one flow further). The cursor is kept as that index (a rank among the
+//! living), so results do not depend on tombstones or on how the scan is done.
 
-/// Active flows of one NIC in start order, with a "has bytes to send" bit each.
+/// An entry of a [`RoundRobin`]: where a flow sits until the next compaction.
+pub type Slot = u32;
+
+/// Active flows of one NIC in start order, with "alive" and "has bytes to send" bits.
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobin {
-    /// Flow ids, in the order they started.
+    /// Flow ids, in the order they started; entries of flows that left are tombstones.
     fids: Vec<u32>,
-    /// Bit `i` set: `fids[i]` has bytes to send (not every byte sent since its last
-    /// go-back-N rewind).
+    /// Bit `i` set: entry `i` is a flow still active.
+    live: Vec<u64>,
+    /// Bit `i` set: entry `i` is alive and has bytes to send.
     sendable: Vec<u64>,
-    /// The entry to look at first: one past the last served (may be `>= len`).
+    /// Living entries.
+    n_live: usize,
+    /// The list index (rank among the living) to look at first: one past the last served.
     cursor: usize,
+}
+
+/// The position of the `k`-th set bit (0-based) of `words`, which must hold more than `k`.
+fn select(words: &[u64], mut k: usize) -> usize {
+    for (w, &word) in words.iter().enumerate() {
+        let n = word.count_ones() as usize;
+        if k < n {
+            let mut x = word;
+            for _ in 0..k {
+                x &= x - 1;
+            }
+            return w * 64 + x.trailing_zeros() as usize;
+        }
+        k -= n;
+    }
+    unreachable!("select beyond the set bits")
+}
+
+/// Set bits of `words` before position `i`.
+fn rank(words: &[u64], i: usize) -> usize {
+    let (w, b) = (i / 64, i % 64);
+    let full: usize = words[..w].iter().map(|x| x.count_ones() as usize).sum();
+    let part = if b == 0 {
+        0
+    } else {
+        (words[w] & ((1u64 << b) - 1)).count_ones() as usize
+    };
+    full + part
 }
 
 impl RoundRobin {
     /// No active flow.
     pub fn is_empty(&self) -> bool {
-        self.fids.is_empty()
+        self.n_live == 0
     }
 
     /// Active flows.
     pub fn len(&self) -> usize {
-        self.fids.len()
+        self.n_live
     }
 
-    /// Flow `fid` started: it joins the end with bytes to send.
-    pub fn push(&mut self, fid: u32) {
+    /// Flow `fid` started: it joins the end with bytes to send. Returns its slot. Before
+    /// that, if tombstones outnumber the living, the entries are compacted and
+    /// `moved(fid, slot)` is called for every living flow with its new slot.
+    pub fn push(&mut self, fid: u32, moved: impl FnMut(u32, Slot)) -> Slot {
+        if self.fids.len() >= 64 && self.fids.len() >= 2 * self.n_live {
+            self.compact(moved);
+        }
         let i = self.fids.len();
         self.fids.push(fid);
         if i.is_multiple_of(64) {
+            self.live.push(0);
             self.sendable.push(0);
         }
+        self.live[i / 64] |= 1 << (i % 64);
         self.sendable[i / 64] |= 1 << (i % 64);
+        self.n_live += 1;
+        i as Slot
     }
 
-    /// Flow `fid` is acknowledged in full: it leaves, the entries after it move up one
-    /// and the cursor stays where it is.
-    pub fn remove(&mut self, fid: u32) {
-        let Some(j) = self.fids.iter().position(|&f| f == fid) else {
-            return;
-        };
-        self.fids.remove(j);
-        let (w, b) = (j / 64, j % 64);
-        let below = (1u64 << b) - 1;
-        let words = self.sendable.len();
-        let carry = |bits: &[u64], k: usize| if k + 1 < words { bits[k + 1] & 1 } else { 0 };
-        let first = self.sendable[w];
-        self.sendable[w] =
-            (first & below) | ((first >> 1) & !below) | (carry(&self.sendable, w) << 63);
-        for k in w + 1..words {
-            self.sendable[k] = (self.sendable[k] >> 1) | (carry(&self.sendable, k) << 63);
+    /// Drops the tombstones, keeping the living in order (the cursor is a rank among the
+    /// living, so it stays).
+    fn compact(&mut self, mut moved: impl FnMut(u32, Slot)) {
+        let (live, sendable) = (
+            std::mem::take(&mut self.live),
+            std::mem::take(&mut self.sendable),
+        );
+        let old = std::mem::take(&mut self.fids);
+        let words = self.n_live.div_ceil(64);
+        self.live = vec![0; words];
+        self.sendable = vec![0; words];
+        self.fids.reserve(self.n_live);
+        for (i, &fid) in old.iter().enumerate() {
+            let (w, bit) = (i / 64, 1u64 << (i % 64));
+            if live[w] & bit == 0 {
+                continue;
+            }
+            let j = self.fids.len();
+            self.fids.push(fid);
+            self.live[j / 64] |= 1 << (j % 64);
+            if sendable[w] & bit != 0 {
+                self.sendable[j / 64] |= 1 << (j % 64);
+            }
+            moved(fid, j as Slot);
         }
-        self.sendable.truncate(self.fids.len().div_ceil(64));
     }
 
-    /// Flow `fid`'s bytes-to-send state becomes `v` (after a rewind or a late ACK).
-    pub fn set_sendable(&mut self, fid: u32, v: bool) {
-        if let Some(i) = self.fids.iter().position(|&f| f == fid) {
-            self.set_sendable_at(i, v);
-        }
+    /// The flow at `slot` is acknowledged in full: it leaves; the list's entries after it
+    /// move up one and the cursor stays where it is.
+    pub fn remove(&mut self, slot: Slot) {
+        let (w, bit) = (slot as usize / 64, 1u64 << (slot % 64));
+        debug_assert!(self.live[w] & bit != 0, "removing a flow twice");
+        self.live[w] &= !bit;
+        self.sendable[w] &= !bit;
+        self.n_live -= 1;
     }
 
-    /// Entry `i`'s bytes-to-send state becomes `v`.
-    pub fn set_sendable_at(&mut self, i: usize, v: bool) {
-        let (w, bit) = (i / 64, 1u64 << (i % 64));
+    /// The bytes-to-send state of the flow at `slot` becomes `v` (after it sent its last
+    /// byte, a go-back-N rewind, or an ACK beyond what it sent).
+    pub fn set_sendable(&mut self, slot: Slot, v: bool) {
+        let (w, bit) = (slot as usize / 64, 1u64 << (slot % 64));
+        debug_assert!(self.live[w] & bit != 0);
         if v {
             self.sendable[w] |= bit;
         } else {
@@ -80,21 +145,25 @@ impl RoundRobin {
         }
     }
 
-    /// Entry `i` was served: the next scan starts after it.
-    pub fn served(&mut self, i: usize) {
-        self.cursor = i + 1;
+    /// The flow at `slot` was served: the next scan starts after it.
+    pub fn served(&mut self, slot: Slot) {
+        self.cursor = rank(&self.live, slot as usize) + 1;
     }
 
-    /// The flow of entry `i`.
-    pub fn fid(&self, i: usize) -> u32 {
-        self.fids[i]
+    /// The flow at `slot`.
+    pub fn fid(&self, slot: Slot) -> u32 {
+        self.fids[slot as usize]
     }
 
-    /// The entries with bytes to send, in round-robin order from the cursor: first those
+    /// The slots with bytes to send, in round-robin order from the cursor: first those
     /// at or after it, then those before.
     pub fn sendable_from_cursor(&self) -> SendableIter<'_> {
         let n = self.fids.len();
-        let start = if n == 0 { 0 } else { self.cursor % n };
+        let start = if self.n_live == 0 {
+            0
+        } else {
+            select(&self.live, self.cursor % self.n_live)
+        };
         SendableIter {
             bits: &self.sendable,
             next: start,
@@ -104,7 +173,7 @@ impl RoundRobin {
     }
 }
 
-/// Entries of a [`RoundRobin`] whose bit is set, over `[start, len)` then `[0, start)`.
+/// Slots of a [`RoundRobin`] whose bit is set, over `[start, len)` then `[0, start)`.
 pub struct SendableIter<'a> {
     bits: &'a [u64],
     next: usize,
@@ -136,13 +205,13 @@ impl SendableIter<'_> {
 }
 
 impl Iterator for SendableIter<'_> {
-    type Item = usize;
+    type Item = Slot;
 
-    fn next(&mut self) -> Option<usize> {
+    fn next(&mut self) -> Option<Slot> {
         loop {
             if let Some(i) = self.first_set(self.next, self.end) {
                 self.next = i + 1;
-                return Some(i);
+                return Some(i as Slot);
             }
             let stop = self.wrap.take()?;
             self.next = 0;
@@ -154,76 +223,130 @@ impl Iterator for SendableIter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
-    /// The plain scan the round robin must match: every entry from the cursor, cyclic,
-    /// keeping those with bytes to send.
-    fn naive(fids: &[(u32, bool)], cursor: usize) -> Vec<usize> {
-        let n = fids.len();
-        (0..n)
-            .map(|k| (cursor + k) % n)
-            .filter(|&i| fids[i].1)
-            .collect()
+    /// The plain list the round robin must match: the living flows in start order with
+    /// their bytes-to-send flag, and a cursor index that removals leave in place.
+    #[derive(Default)]
+    struct Plain {
+        flows: Vec<(u32, bool)>,
+        cursor: usize,
+    }
+
+    impl Plain {
+        fn order(&self) -> Vec<u32> {
+            let n = self.flows.len();
+            (0..n)
+                .map(|k| (self.cursor + k) % n)
+                .filter(|&i| self.flows[i].1)
+                .map(|i| self.flows[i].0)
+                .collect()
+        }
+    }
+
+    /// The round robin with the slot bookkeeping a NIC does.
+    #[derive(Default)]
+    struct Kept {
+        rr: RoundRobin,
+        slot: HashMap<u32, Slot>,
+    }
+
+    impl Kept {
+        fn push(&mut self, fid: u32) {
+            let slots = &mut self.slot;
+            let s = self.rr.push(fid, |f, s| {
+                slots.insert(f, s);
+            });
+            self.slot.insert(fid, s);
+        }
+        fn order(&self) -> Vec<u32> {
+            self.rr
+                .sendable_from_cursor()
+                .map(|s| self.rr.fid(s))
+                .collect()
+        }
     }
 
     #[test]
-    fn matches_a_plain_scan_through_pushes_removals_and_flag_changes() {
-        // A deterministic mix of operations over lists that cross word boundaries.
-        let mut rr = RoundRobin::default();
-        let mut model: Vec<(u32, bool)> = Vec::new();
-        let mut cursor = 0usize;
+    fn matches_a_plain_list_through_pushes_removals_compactions_and_flag_changes() {
+        // A deterministic mix of operations over lists that cross word boundaries and
+        // shrink far enough to compact.
+        let mut kept = Kept::default();
+        let mut plain = Plain::default();
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next_fid = 0u32;
-        for step in 0..20_000 {
+        let mut compactions = 0;
+        for step in 0..40_000 {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            match x % 7 {
-                0..=2 => {
-                    rr.push(next_fid);
-                    model.push((next_fid, true));
+            // Phases of growth and of shrinking, so that tombstones pile up.
+            let grow = (step / 2_000) % 2 == 0;
+            let before = kept.rr.fids.len();
+            match x % 8 {
+                0..=2 if grow => {
+                    kept.push(next_fid);
+                    plain.flows.push((next_fid, true));
                     next_fid += 1;
                 }
-                3 if !model.is_empty() => {
-                    let j = (x >> 8) as usize % model.len();
-                    let fid = model[j].0;
-                    rr.remove(fid);
-                    model.remove(j);
+                0 => {
+                    kept.push(next_fid);
+                    plain.flows.push((next_fid, true));
+                    next_fid += 1;
                 }
-                4 | 5 if !model.is_empty() => {
-                    let j = (x >> 8) as usize % model.len();
+                1..=3 if !plain.flows.is_empty() => {
+                    let j = (x >> 8) as usize % plain.flows.len();
+                    let fid = plain.flows.remove(j).0;
+                    kept.rr.remove(kept.slot.remove(&fid).unwrap());
+                }
+                4 | 5 if !plain.flows.is_empty() => {
+                    let j = (x >> 8) as usize % plain.flows.len();
                     let v = (x >> 40) & 1 == 1;
-                    rr.set_sendable(model[j].0, v);
-                    model[j].1 = v;
+                    plain.flows[j].1 = v;
+                    kept.rr.set_sendable(kept.slot[&plain.flows[j].0], v);
                 }
-                _ if !model.is_empty() => {
-                    let j = (x >> 8) as usize % model.len();
-                    rr.served(j);
-                    cursor = j + 1;
+                _ if !plain.flows.is_empty() => {
+                    let j = (x >> 8) as usize % plain.flows.len();
+                    kept.rr.served(kept.slot[&plain.flows[j].0]);
+                    plain.cursor = j + 1;
                 }
                 _ => {}
             }
-            assert_eq!(rr.len(), model.len());
-            let got: Vec<usize> = rr.sendable_from_cursor().collect();
-            assert_eq!(got, naive(&model, cursor), "step {step}");
-            for (i, &(fid, _)) in model.iter().enumerate() {
-                assert_eq!(rr.fid(i), fid);
+            if kept.rr.fids.len() < before {
+                compactions += 1;
+            }
+            assert_eq!(kept.rr.len(), plain.flows.len());
+            assert_eq!(kept.order(), plain.order(), "step {step}");
+            for &(fid, _) in &plain.flows {
+                assert_eq!(kept.rr.fid(kept.slot[&fid]), fid);
             }
         }
         assert!(next_fid > 5_000, "the mix pushed {next_fid} flows");
+        assert!(compactions > 3, "only {compactions} compactions");
     }
 
     #[test]
     fn removal_keeps_the_cursor_index() {
-        let mut rr = RoundRobin::default();
+        let mut k = Kept::default();
         for f in 0..5 {
-            rr.push(f);
+            k.push(f);
         }
-        rr.served(2); // next: entry 3 (flow 3)
-        rr.remove(1); // entries move up: entry 3 is now flow 4
-        let order: Vec<u32> = rr.sendable_from_cursor().map(|i| rr.fid(i)).collect();
-        assert_eq!(order, vec![4, 0, 2, 3]);
-        rr.set_sendable(0, false);
-        let order: Vec<u32> = rr.sendable_from_cursor().map(|i| rr.fid(i)).collect();
-        assert_eq!(order, vec![4, 2, 3]);
+        k.rr.served(k.slot[&2]); // next: list entry 3 (flow 3)
+        k.rr.remove(k.slot[&1]); // entries move up: list entry 3 is now flow 4
+        assert_eq!(k.order(), vec![4, 0, 2, 3]);
+        k.rr.set_sendable(k.slot[&0], false);
+        assert_eq!(k.order(), vec![4, 2, 3]);
+    }
+
+    #[test]
+    fn select_and_rank_are_inverse_on_set_bits() {
+        let words = [0b1011_0000u64, 0, u64::MAX, 1 << 63];
+        let set: Vec<usize> = (0..256)
+            .filter(|&i| words[i / 64] >> (i % 64) & 1 == 1)
+            .collect();
+        for (k, &i) in set.iter().enumerate() {
+            assert_eq!(select(&words, k), i);
+            assert_eq!(rank(&words, i), k);
+        }
     }
 }
