@@ -49,11 +49,7 @@ fn run(src: &str) -> Simulation {
 /// Iteration times of job 0.
 fn iterations(s: &Simulation) -> Vec<Time> {
     let t = &s.trainings[0];
-    let f = &s.nics.flows;
-    let ends = t.iteration_ends(
-        |i| f[i as usize].started.then_some(f[i as usize].spec.start),
-        |i| f[i as usize].finish,
-    );
+    let ends = t.iteration_ends(|p| s.phase_times(p).1);
     let mut start = t.start;
     ends.iter()
         .map(|e| {
@@ -177,4 +173,97 @@ fn bad_training_jobs_name_the_field() {
         e.contains("workload[0].hosts") && e.contains("2 and 1"),
         "{e}"
     );
+    let pp = "parallelism = \"pp\"\nactivation = 1000\nforward = \"1us\"\nbackward = \"1us\"";
+    let e = build(&format!("{pp}\nstages = 3"), 2);
+    assert!(
+        e.contains("workload[0].stages") && e.contains("even"),
+        "{e}"
+    );
+    let e = build(&format!("{pp}\nstages = 4"), 3);
+    assert!(
+        e.contains("workload[0].stages") && e.contains("3 ranks"),
+        "{e}"
+    );
+    let e = build(&format!("{pp}\nchannels = 0"), 1);
+    assert!(e.contains("workload[0].channels"), "{e}");
+    let e = build(
+        &format!("{pp}\nwindow = {{ buffer = 1000, chunk = 4000 }}"),
+        1,
+    );
+    assert!(e.contains("workload[0].window.buffer"), "{e}");
+}
+
+/// Four stages, two on each campus: each iteration is the pipeline graph's longest path
+/// with every message taking its ideal FCT (the cross-campus ones 120 km of it).
+#[test]
+fn a_four_stage_pipeline_follows_its_graph() {
+    let s = run(&scenario(
+        120.0,
+        2,
+        "parallelism = \"pp\"\nstages = 4\nmicrobatches = 6\nactivation = \"1MB\"\nforward = \"200us\"\nbackward = \"400us\"\niterations = 2",
+    ));
+    let t = &s.trainings[0];
+    assert_eq!((t.stages, t.pairs), (4, 1));
+    // 3 boundaries x 2 directions x 6 microbatches x 2 iterations, a third crossing.
+    assert_eq!(t.graph.messages.len(), 72);
+    assert_eq!(t.cross_flows.len(), 24);
+    let cross = s.ideal[t.cross_flows[0] as usize];
+    let intra = (0..s.nics.flows.len())
+        .find(|f| !t.cross_flows.contains(&(*f as u32)))
+        .map(|f| s.ideal[f])
+        .expect("intra-campus messages");
+    assert!(cross > 600 * US && intra < 50 * US, "{cross} {intra}");
+    let expect = t.evaluate_iterations(|i| {
+        if t.graph.messages[i].cross {
+            cross
+        } else {
+            intra
+        }
+    });
+    let its = iterations(&s);
+    for (&got, &want) in its.iter().zip(&expect) {
+        assert!(got >= want, "{got} < {want}");
+        assert!(got <= want + 5 * US, "{got} vs {want}");
+    }
+    // The boundary costs about one crossing per microbatch beyond the free pipeline.
+    let free = (6 + 4 - 1) as Time * 600 * US;
+    assert!(its[0] > free + 4 * cross && its[0] < free + 7 * cross + 6 * 4 * intra);
+}
+
+/// NCCL-like windows on a training job: with NCCL's defaults each 16 MB activation over
+/// 120 km waits for slot credits (16 MB in 8 slots of 512 KiB per channel: 3 more round
+/// trips on one channel), so the pipeline is slower than without a window; a window
+/// large enough for the message is as fast as none.
+#[test]
+fn windows_on_pipeline_messages_cost_round_trips() {
+    let job = |extra: &str| {
+        format!("parallelism = \"pp\"\nmicrobatches = 4\nactivation = \"16MiB\"\nforward = \"2ms\"\nbackward = \"4ms\"\niterations = 1\n{extra}")
+    };
+    let none = iterations(&run(&scenario(120.0, 1, &job(""))))[0];
+    let nccl = run(&scenario(120.0, 1, &job("window = {}")));
+    let defaults = iterations(&nccl)[0];
+    let tuned = iterations(&run(&scenario(
+        120.0,
+        1,
+        &job("window = { buffer = \"64MiB\", chunk = \"4MiB\" }"),
+    )))[0];
+    // 32 chunks of 512 KiB per message, 8 in flight: each message waits 3 credit round
+    // trips (~1.2 ms) more than without a window. 1F1B exposes about one crossing per
+    // microbatch (4) and at most all of them (8).
+    let extra = defaults - none;
+    assert!(
+        extra > 4 * 3 * 1000 * US && extra < 8 * 3 * 1300 * US,
+        "defaults {defaults} none {none}"
+    );
+    // The tuned window holds a whole message: chunks follow one another on the queue
+    // pair, so it costs a few chunk serializations at most.
+    assert!(
+        tuned >= none && tuned < none + 8 * 200 * US,
+        "tuned {tuned} none {none}"
+    );
+    // Data pieces and credits: 32 pieces per message; the slots of a queue pair are
+    // shared by its messages, so each of the two pairs has 4 x 32 - 8 credits.
+    let t = &nccl.trainings[0];
+    assert_eq!(t.cross_flows.len(), 8 * 32);
+    assert_eq!(nccl.nics.flows.len(), 8 * 32 + 2 * (4 * 32 - 8));
 }

@@ -73,14 +73,7 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
     let mut rows = Vec::new();
     for (j, t) in sim.trainings.iter().enumerate() {
         let flows = &sim.nics.flows;
-        let ends = t.iteration_ends(
-            |f| {
-                flows[f as usize]
-                    .started
-                    .then_some(flows[f as usize].spec.start)
-            },
-            |f| flows[f as usize].finish,
-        );
+        let ends = t.iteration_ends(|p| sim.phase_times(p).1);
         // The NIC goodput of the job's first cross transfer's sender.
         let nic_bps = t.cross_flows.first().map_or(1.0, |&f| {
             let src = flows[f as usize].spec.src;

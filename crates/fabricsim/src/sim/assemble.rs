@@ -45,6 +45,7 @@ impl Simulation {
         let Workload {
             flows: specs,
             deps,
+            phases,
             timed,
             trainings,
             jobs: job_specs,
@@ -267,7 +268,7 @@ impl Simulation {
             let hash = ecmp::five_tuple_hash(s.src, s.dst, sport);
             flows.push(Flow::new(s, hash, sport, cc));
         }
-        let deps = Deps::build(flows.len(), &deps, &timed, &job_specs, &conn);
+        let deps = Deps::build(flows.len(), phases.len(), &deps, &timed, &job_specs, &conn);
         let mut order: Vec<u32> = (0..flows.len() as u32)
             .filter(|&i| deps.pending[i as usize] == 0)
             .collect();
@@ -387,6 +388,9 @@ impl Simulation {
                     order,
                     next: 0,
                     deps,
+                    phase_times: vec![(None, None); phases.len()],
+                    phases_left: phases.len(),
+                    phases,
                     ..Default::default()
                 },
                 transport,

@@ -48,6 +48,7 @@ impl Simulation {
                     .start;
                 self.ctx.queue.push(t0, Event::FlowArrivals);
             }
+            self.nics.schedule_root_phases(&mut self.ctx);
             if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {
                 self.ctx.queue.push(0, Event::Sample);
             }
@@ -56,7 +57,7 @@ impl Simulation {
         let stop = self.ctx.params.max_time.min(until);
         let mut tick = 0u32;
         let outcome = loop {
-            if self.nics.flows_done == total {
+            if self.nics.flows_done == total && self.nics.launcher.phases_left == 0 {
                 break Outcome::Completed;
             }
             let Some((t, ev)) = self.ctx.queue.pop() else {

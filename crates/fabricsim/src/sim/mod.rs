@@ -354,6 +354,12 @@ impl Simulation {
         (bytes * 8.0 / goodput * 1e12).floor() as Time
     }
 
+    /// When compute phase `i` (a global phase id, [`crate::workload::Phase`]) began and
+    /// ended, if it did.
+    pub fn phase_times(&self, i: u32) -> (Option<Time>, Option<Time>) {
+        self.nics.launcher.phase_times[i as usize]
+    }
+
     /// Flows finished so far.
     pub fn flows_done(&self) -> usize {
         self.nics.flows_done

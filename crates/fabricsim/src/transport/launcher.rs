@@ -5,15 +5,19 @@
 //! the launcher keeps the flows without predecessors sorted by start time, and for the
 //! others a count of what each still waits for; a finished flow releases its
 //! successors, and a finished job iteration releases the next one's first flows.
-//! A dependency may carry a delay (a compute phase, [`crate::workload::TimedDep`]): its
-//! release then waits in the launcher's timer heap, served by the `FlowArrivals` event.
+//! Compute phases ([`crate::workload::Phase`]: a rank's forward or backward pass) are
+//! nodes of the same graph: a phase begins when what it waits for is done and ends its
+//! duration later, releasing what waits for it. A dependency counts from a node's end,
+//! its start, or (flows) the moment its last byte was first sent, and may carry a delay
+//! ([`crate::workload::TimedDep`]). Delayed releases and phase ends wait in the
+//! launcher's timer heap, served by the `FlowArrivals` event.
 
 use crate::cc::CongestionControl;
 use crate::engine::Event;
 
 use crate::sim::*;
 use crate::units::Time;
-use crate::workload::{JobSpec, TimedDep};
+use crate::workload::{DepPoint, JobSpec, Node, Phase, TimedDep};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -26,28 +30,72 @@ pub(crate) struct FlowLauncher {
     pub(crate) next: usize,
     /// Start-after dependencies between flows.
     pub(crate) deps: Deps,
-    /// Delayed releases `(time, sequence, flow)`, earliest first.
+    /// Delayed actions `(time, sequence, action)`, earliest first: releases of a node,
+    /// phase begins and phase ends ([`Timer`]).
     pub(crate) timers: BinaryHeap<Reverse<(Time, u64, u32)>>,
     /// Releases pushed so far (ties at one time keep their order).
     pub(crate) timer_seq: u64,
     /// The time of the `FlowArrivals` event pending for the timers, if any.
     pub(crate) armed: Option<Time>,
+    /// Compute phases (node `n_flows + i` of the graph).
+    pub(crate) phases: Vec<Phase>,
+    /// When each phase began and ended.
+    pub(crate) phase_times: Vec<(Option<Time>, Option<Time>)>,
+    /// Phases not ended yet (the run is complete when they and the flows are done).
+    pub(crate) phases_left: usize,
 }
 
-/// Flow dependencies in compressed form: the flows that wait for flow `i` are
-/// `after[off[i]..off[i+1]]`; `pending[i]` counts what flow `i` still waits for (its
-/// unfinished predecessors, plus one while its job iteration has not started).
+/// A timer's action, packed in a `u32`: the kind in the top two bits, a node or phase
+/// index below (indices are below 2^24, [`crate::engine::MAX_INDEX`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timer {
+    /// One thing node `i` waited for is done.
+    Release(u32),
+    /// Phase `i` may begin (its `not_before` has come).
+    Begin(u32),
+    /// Phase `i` ends.
+    End(u32),
+}
+
+impl Timer {
+    fn pack(self) -> u32 {
+        match self {
+            Timer::Release(i) => i,
+            Timer::Begin(i) => 1 << 30 | i,
+            Timer::End(i) => 2 << 30 | i,
+        }
+    }
+    fn unpack(v: u32) -> Timer {
+        let i = v & ((1 << 30) - 1);
+        match v >> 30 {
+            0 => Timer::Release(i),
+            1 => Timer::Begin(i),
+            _ => Timer::End(i),
+        }
+    }
+}
+
+/// The dependency graph in compressed form. Nodes are the flows (`0..n`) and then the
+/// phases (`n + i`). The nodes that wait for node `i`'s end are `after[off[i]..off[i+1]]`
+/// (with their delays in `lag`); those waiting for its start and (flows) for its last
+/// byte sent are kept the same way (`soff`/`safter`/`slag`, `xoff`/`xafter`/`xlag`,
+/// empty when there are none). `pending[i]` counts what node `i` still waits for (its
+/// predecessors, plus one while its job iteration has not started).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Deps {
     pub(crate) off: Vec<u32>,
     pub(crate) after: Vec<u32>,
     /// Delay of each `after` edge (0 for plain start-after edges).
     pub(crate) lag: Vec<Time>,
-    /// Edges counted from a flow's start: `safter[soff[i]..soff[i+1]]` with `slag`
-    /// (empty when there are none).
     pub(crate) soff: Vec<u32>,
     pub(crate) safter: Vec<u32>,
     pub(crate) slag: Vec<Time>,
+    pub(crate) xoff: Vec<u32>,
+    pub(crate) xafter: Vec<u32>,
+    pub(crate) xlag: Vec<Time>,
+    /// Flows whose "sent" successors were released (each is released once, though a
+    /// go-back-N rewind may send the last byte again).
+    pub(crate) sent_released: Vec<bool>,
     pub(crate) pending: Vec<u32>,
     /// Job of each flow, if it belongs to one.
     pub(crate) job: Vec<Option<u32>>,
@@ -64,29 +112,42 @@ pub(crate) struct Deps {
 impl Deps {
     pub(crate) fn build(
         n: usize,
+        n_phases: usize,
         plain: &[(u32, u32)],
         timed: &[TimedDep],
         jobs: &[JobSpec],
         conn: &[Option<u64>],
     ) -> Deps {
-        // Plain edges first, then the timed ones counted from a finish, in given order.
+        let node = |v: Node| match v {
+            Node::Flow(i) => i,
+            Node::Phase(i) => n as u32 + i,
+        };
+        let of = |from: DepPoint| {
+            (timed.iter())
+                .filter(move |t| t.from == from)
+                .map(move |t| (node(t.before), node(t.after), t.lag))
+        };
+        let total = n + n_phases;
+        // Plain edges first, then the timed ones counted from an end, in given order.
         let edges: Vec<(u32, u32, Time)> = (plain.iter().map(|&(b, a)| (b, a, 0)))
-            .chain(
-                (timed.iter())
-                    .filter(|t| !t.on_start)
-                    .map(|t| (t.before, t.after, t.lag)),
-            )
+            .chain(of(DepPoint::End))
             .collect();
-        let mut pending = vec![0u32; n];
-        let (off, after, lag) = csr(n, &edges, &mut pending);
-        let starts: Vec<(u32, u32, Time)> = (timed.iter())
-            .filter(|t| t.on_start)
-            .map(|t| (t.before, t.after, t.lag))
-            .collect();
-        let (soff, safter, slag) = if starts.is_empty() {
-            Default::default()
+        let mut pending = vec![0u32; total];
+        let (off, after, lag) = csr(total, &edges, &mut pending);
+        let sparse = |from: DepPoint, pending: &mut [u32]| {
+            let e: Vec<(u32, u32, Time)> = of(from).collect();
+            if e.is_empty() {
+                Default::default()
+            } else {
+                csr(total, &e, pending)
+            }
+        };
+        let (soff, safter, slag) = sparse(DepPoint::Start, &mut pending);
+        let (xoff, xafter, xlag) = sparse(DepPoint::Sent, &mut pending);
+        let sent_released = if xoff.is_empty() {
+            Vec::new()
         } else {
-            csr(n, &starts, &mut pending)
+            vec![false; n]
         };
         let root: Vec<bool> = pending.iter().map(|&p| p == 0).collect();
         let mut job = vec![None; n];
@@ -130,6 +191,10 @@ impl Deps {
             soff,
             safter,
             slag,
+            xoff,
+            xafter,
+            xlag,
+            sent_released,
             pending,
             job,
             noff,
@@ -168,17 +233,21 @@ fn csr(
 }
 
 impl Nics {
-    /// Flows whose start time has come, and delayed releases that are due.
+    /// Flows whose start time has come, and timers that are due.
     pub(crate) fn on_flow_arrivals(&mut self, ctx: &mut Ctx, fabric: &mut Fabric) {
         if self.launcher.armed == Some(ctx.now) {
             self.launcher.armed = None;
         }
-        while let Some(&Reverse((t, _, f))) = self.launcher.timers.peek() {
+        while let Some(&Reverse((t, _, v))) = self.launcher.timers.peek() {
             if t > ctx.now {
                 break;
             }
             self.launcher.timers.pop();
-            self.release(ctx, fabric, f);
+            match Timer::unpack(v) {
+                Timer::Release(node) => self.release(ctx, fabric, node),
+                Timer::Begin(i) => self.begin_phase(ctx, fabric, i),
+                Timer::End(i) => self.end_phase(ctx, fabric, i),
+            }
         }
         while self.launcher.next < self.launcher.order.len() {
             let fid = self.launcher.order[self.launcher.next];
@@ -193,8 +262,8 @@ impl Nics {
         self.arm_timers(ctx);
     }
 
-    /// Keeps a `FlowArrivals` event pending for the earliest delayed release.
-    fn arm_timers(&mut self, ctx: &mut Ctx) {
+    /// Keeps a `FlowArrivals` event pending for the earliest timer.
+    pub(crate) fn arm_timers(&mut self, ctx: &mut Ctx) {
         let l = &mut self.launcher;
         if let Some(&Reverse((t, _, _))) = l.timers.peek() {
             if l.armed.is_none_or(|a| t < a) {
@@ -204,17 +273,39 @@ impl Nics {
         }
     }
 
-    /// One thing flow `f` waited for is done, `lag` ago counting from now: release it
-    /// now (no lag) or when the lag has passed.
-    fn release_after(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, f: u32, lag: Time) {
-        if lag == 0 {
-            self.release(ctx, fabric, f);
-            return;
-        }
+    /// Sets a timer for `at`.
+    fn set_timer(&mut self, ctx: &mut Ctx, at: Time, what: Timer) {
         let l = &mut self.launcher;
         l.timer_seq += 1;
-        l.timers.push(Reverse((ctx.now + lag, l.timer_seq, f)));
+        l.timers.push(Reverse((at, l.timer_seq, what.pack())));
         self.arm_timers(ctx);
+    }
+
+    /// Releases the successors `list[off[node]..off[node + 1]]` (with their delays).
+    fn release_list(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, node: u32, point: DepPoint) {
+        let d = &self.launcher.deps;
+        let off = match point {
+            DepPoint::End => &d.off,
+            DepPoint::Start => &d.soff,
+            DepPoint::Sent => &d.xoff,
+        };
+        if off.is_empty() {
+            return;
+        }
+        let (a, b) = (off[node as usize] as usize, off[node as usize + 1] as usize);
+        for k in a..b {
+            let d = &self.launcher.deps;
+            let (nxt, lag) = match point {
+                DepPoint::End => (d.after[k], d.lag[k]),
+                DepPoint::Start => (d.safter[k], d.slag[k]),
+                DepPoint::Sent => (d.xafter[k], d.xlag[k]),
+            };
+            if lag == 0 {
+                self.release(ctx, fabric, nxt);
+            } else {
+                self.set_timer(ctx, ctx.now + lag, Timer::Release(nxt));
+            }
+        }
     }
 
     /// Starts flow `fid` now: its NIC begins sending it.
@@ -241,16 +332,51 @@ impl Nics {
         self.flows[fid as usize].rr_slot = slot;
         let port = self.hosts[h].port;
         fabric.schedule_wake(ctx, port, now);
-        // What waits for this flow's start (the next compute phase of its rank).
-        let d = &self.launcher.deps;
-        if !d.soff.is_empty() {
-            let (a, b) = (
-                d.soff[fid as usize] as usize,
-                d.soff[fid as usize + 1] as usize,
-            );
-            for k in a..b {
-                let (nxt, lag) = (self.launcher.deps.safter[k], self.launcher.deps.slag[k]);
-                self.release_after(ctx, fabric, nxt, lag);
+        // What waits for this flow's start.
+        self.release_list(ctx, fabric, fid, DepPoint::Start);
+    }
+
+    /// Flow `fid` put its last byte on the wire: the next message of its queue pair may
+    /// go (released once per flow).
+    #[inline]
+    pub(crate) fn on_all_sent(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: u32) {
+        let d = &mut self.launcher.deps;
+        if d.sent_released.is_empty() || d.sent_released[fid as usize] {
+            return;
+        }
+        d.sent_released[fid as usize] = true;
+        self.release_list(ctx, fabric, fid, DepPoint::Sent);
+    }
+
+    /// Phase `i` may begin (what it waited for is done): it begins now, or at its
+    /// `not_before` if that is later.
+    fn begin_phase(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, i: u32) {
+        let p = self.launcher.phases[i as usize];
+        if p.not_before > ctx.now {
+            self.set_timer(ctx, p.not_before, Timer::Begin(i));
+            return;
+        }
+        self.launcher.phase_times[i as usize].0 = Some(ctx.now);
+        let node = self.flows.len() as u32 + i;
+        self.release_list(ctx, fabric, node, DepPoint::Start);
+        self.set_timer(ctx, ctx.now + p.duration, Timer::End(i));
+    }
+
+    /// Phase `i` ends: release what waited for it.
+    fn end_phase(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, i: u32) {
+        self.launcher.phase_times[i as usize].1 = Some(ctx.now);
+        self.launcher.phases_left -= 1;
+        let node = self.flows.len() as u32 + i;
+        self.release_list(ctx, fabric, node, DepPoint::End);
+    }
+
+    /// Phases with nothing to wait for: they begin at their `not_before`.
+    pub(crate) fn schedule_root_phases(&mut self, ctx: &mut Ctx) {
+        let n = self.flows.len();
+        for i in 0..self.launcher.phases.len() {
+            if self.launcher.deps.pending[n + i] == 0 {
+                let t = self.launcher.phases[i].not_before;
+                self.set_timer(ctx, t, Timer::Begin(i as u32));
             }
         }
     }
@@ -258,14 +384,7 @@ impl Nics {
     /// Flow `fid` was fully received: release what waited for it and account its job.
     pub(crate) fn on_flow_finished(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: u32) {
         let now = ctx.now;
-        let (a, b) = (
-            self.launcher.deps.off[fid as usize] as usize,
-            self.launcher.deps.off[fid as usize + 1] as usize,
-        );
-        for k in a..b {
-            let (nxt, lag) = (self.launcher.deps.after[k], self.launcher.deps.lag[k]);
-            self.release_after(ctx, fabric, nxt, lag);
-        }
+        self.release_list(ctx, fabric, fid, DepPoint::End);
         let j = self.launcher.deps.job[fid as usize];
         let Some(j) = j else {
             return;
@@ -292,13 +411,19 @@ impl Nics {
         }
     }
 
-    /// One thing flow `f` waited for is done; start it if nothing else remains.
-    pub(crate) fn release(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, f: u32) {
-        let p = &mut self.launcher.deps.pending[f as usize];
+    /// One thing node `v` waited for is done; start the flow or begin the phase if
+    /// nothing else remains.
+    pub(crate) fn release(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, v: u32) {
+        let p = &mut self.launcher.deps.pending[v as usize];
         debug_assert!(*p > 0);
         *p -= 1;
         if *p == 0 {
-            self.start_flow(ctx, fabric, f);
+            let n = self.flows.len() as u32;
+            if v < n {
+                self.start_flow(ctx, fabric, v);
+            } else {
+                self.begin_phase(ctx, fabric, v - n);
+            }
         }
     }
 }

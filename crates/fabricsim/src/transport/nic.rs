@@ -85,6 +85,10 @@ impl Nics {
             let f = &self.flows[fid as usize];
             let sendable = f.snd_nxt < f.spec.size;
             self.hosts[h as usize].active.set_sendable(i, sendable);
+            if !sendable {
+                // After the round robin's own update: a flow started here may compact it.
+                self.on_all_sent(ctx, fabric, fid);
+            }
             return Some(d);
         }
         if earliest != Time::MAX {

@@ -28,7 +28,10 @@
 //! same ECMP path. `window` (see [`super::window`]) bounds each queue pair to an NCCL-like
 //! buffer of chunk-sized slots, with slot credits travelling back to the sender.
 
-use super::{all_hosts, resolve_set, Builder, Generator, HostSet, JobSpec, DEFAULT_START};
+use super::{
+    all_hosts, resolve_set, Builder, DepPoint, Generator, HostSet, JobSpec, Node, TimedDep,
+    DEFAULT_START,
+};
 use crate::engine::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
 use crate::transport::FlowSpec;
@@ -135,13 +138,17 @@ pub struct Transfer {
 }
 
 /// A collective as transfers and edges `(before, after)`: `after` starts once `before`
-/// has been fully received. Indices are into `transfers`.
+/// has been fully received, and (windows) once `before` has been sent for `sent` edges.
+/// Indices are into `transfers`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Dag {
     /// The transfers.
     pub transfers: Vec<Transfer>,
-    /// Dependencies.
+    /// Dependencies on a transfer's delivery.
     pub edges: Vec<(u32, u32)>,
+    /// Dependencies on a transfer's last byte leaving its NIC (messages of one queue
+    /// pair, in order).
+    pub sent: Vec<(u32, u32)>,
 }
 
 /// Splits `total` into `parts` sizes that differ by at most one byte, none below 1.
@@ -425,7 +432,7 @@ impl Generator for CollectiveCfg {
         for ranks in groups(c, b)? {
             let mut dag = build(c.collective, &ranks, c.size, c.channels, c.chunks, c.rounds);
             if let Some(w) = &c.window {
-                dag = super::window::apply(&dag, w);
+                dag = super::window::apply(&dag, w).0;
             }
             let group = b.job_groups;
             b.job_groups += 1;
@@ -456,6 +463,13 @@ impl Generator for CollectiveCfg {
                 for &(before, after) in &dag.edges {
                     w.deps.push((first + before, first + after));
                 }
+                w.timed
+                    .extend(dag.sent.iter().map(|&(before, after)| TimedDep {
+                        before: Node::Flow(first + before),
+                        after: Node::Flow(first + after),
+                        lag: 0,
+                        from: DepPoint::Sent,
+                    }));
                 w.jobs.push(JobSpec {
                     collective: c.collective,
                     ranks: ranks.clone(),

@@ -191,7 +191,9 @@ pub struct Workload {
     /// `(before, after)`: flow `after` starts once flow `before` has been fully received
     /// (and not before its own start time).
     pub deps: Vec<(u32, u32)>,
-    /// Dependencies with a delay (compute phases between transfers; training jobs).
+    /// Compute phases (training jobs).
+    pub phases: Vec<Phase>,
+    /// Dependencies between flows and phases, from any moment, with a delay.
     pub timed: Vec<TimedDep>,
     /// Training jobs (their iterations are read back from the flows for training.csv).
     pub trainings: Vec<training::TrainingSpec>,
@@ -204,21 +206,66 @@ pub struct Workload {
     pub origin: Vec<u32>,
 }
 
-/// A dependency with a delay: flow `after` may start `lag` after flow `before` has been
-/// fully received, or, with `on_start`, `lag` after `before` started. A compute phase of
-/// a rank between two transfers is such a lag; `on_start` edges chain the phases of one
-/// rank's compute stream (its next phase begins when the previous one ended, which is
-/// when that phase's outgoing transfer started).
+/// A node of a workload's dependency graph: a flow, or a compute phase of a rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Node {
+    /// Flow `i` of [`Workload::flows`].
+    Flow(u32),
+    /// Phase `i` of [`Workload::phases`].
+    Phase(u32),
+}
+
+/// The moment of a node that a dependency counts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DepPoint {
+    /// A flow fully received; a phase ended.
+    End,
+    /// A flow started; a phase began.
+    Start,
+    /// A flow put its last byte on the wire for the first time (messages of one queue
+    /// pair leave the NIC in order: the next may go once this one has been sent). Flows
+    /// only.
+    Sent,
+}
+
+/// A compute phase of a rank (a forward or backward pass, an optimizer step): it takes
+/// `duration` of simulated time and uses no network. It begins when everything it waits
+/// for is done, and not before `not_before`; phases with nothing to wait for begin at
+/// `not_before`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phase {
+    /// How long it computes.
+    pub duration: Time,
+    /// Earliest begin.
+    pub not_before: Time,
+}
+
+/// A dependency: `after` may start (a flow) or begin (a phase) `lag` after `before`
+/// reached `from`. Training jobs chain each rank's compute phases with `End` edges and
+/// hang transfers off them; NCCL-like windows order the pieces of a queue pair with
+/// `Sent` edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimedDep {
-    /// The flow waited for.
-    pub before: u32,
-    /// The flow that waits.
-    pub after: u32,
-    /// Delay after `before` finished (or started).
+    /// The node waited for.
+    pub before: Node,
+    /// The node that waits.
+    pub after: Node,
+    /// Delay after `before` reached `from`.
     pub lag: Time,
-    /// Count from `before`'s start instead of its end.
-    pub on_start: bool,
+    /// Which moment of `before`.
+    pub from: DepPoint,
+}
+
+impl TimedDep {
+    /// `after` waits for `before`'s end, with no delay.
+    pub fn end(before: Node, after: Node) -> TimedDep {
+        TimedDep {
+            before,
+            after,
+            lag: 0,
+            from: DepPoint::End,
+        }
+    }
 }
 
 /// What a generator sees and adds to.

@@ -18,14 +18,16 @@
 //!   steps still pipeline chunk by chunk as NCCL's do;
 //! - on each queue pair, piece `i` (counting across the steps that share the pair) waits
 //!   for the slot credit of piece `i - slots`: a [`CREDIT_BYTES`] transfer from the
-//!   receiver back to the sender that starts when piece `i - slots` has been received.
+//!   receiver back to the sender that starts when piece `i - slots` has been received;
+//! - a queue pair sends its pieces one after another, as an RDMA queue pair executes its
+//!   work requests in order (and NCCL posts one chunk after the other): piece `i` may
+//!   start once piece `i - 1` has put its last byte on the wire (a `Sent` edge), so the
+//!   first chunk of a window arrives after one chunk's serialization, not after the
+//!   whole window's.
 //!
 //! The credit is a real packet, so the slot is freed after the real reverse path's
 //! latency (fiber, switches, queues), not after an assumed RTT. Credit transfers are part
-//! of the job (they appear in `flows.csv` with `size` = [`CREDIT_BYTES`]). The pieces in
-//! one window start together and share their NIC round robin; NCCL sends them one after
-//! another, which finishes the first chunk earlier but moves the same bytes per round
-//! trip.
+//! of the job (they appear in `flows.csv` with `size` = [`CREDIT_BYTES`]).
 
 use super::collective::{Dag, Transfer};
 use crate::param::{Described, Param, ParamError};
@@ -126,7 +128,10 @@ fn pair(t: &Transfer) -> (u32, u32, u32) {
 
 /// Rewrites `dag` under window `w` (see the module doc). Transfers keep their order of
 /// issue per queue pair; the returned graph's transfers are the pieces, then the credits.
-pub fn apply(dag: &Dag, w: &WindowCfg) -> Dag {
+/// Also returns the pieces of each of `dag`'s transfers, in order. The caller must issue
+/// the transfers of a queue pair in an order their dependencies allow (a transfer never
+/// waits for a later one of its pair), or the in-order `Sent` edges close a cycle.
+pub fn apply(dag: &Dag, w: &WindowCfg) -> (Dag, Vec<Vec<u32>>) {
     let slots = w.slots() as usize;
     let mut out = Dag::default();
     // Pieces of each original transfer, in order.
@@ -156,6 +161,7 @@ pub fn apply(dag: &Dag, w: &WindowCfg) -> Dag {
         list.extend(&ids);
         pieces.push(ids);
     }
+    debug_assert!(dag.sent.is_empty(), "a window is applied once");
     for &(b, a) in &dag.edges {
         let (pb, pa) = (&pieces[b as usize], &pieces[a as usize]);
         for (p, &after) in pa.iter().enumerate() {
@@ -165,6 +171,7 @@ pub fn apply(dag: &Dag, w: &WindowCfg) -> Dag {
     }
     for key in pair_order {
         let list = &on_pair[&key];
+        out.sent.extend(list.windows(2).map(|p| (p[0], p[1])));
         for i in slots..list.len() {
             let freed = out.transfers[list[i - slots] as usize];
             out.transfers.push(Transfer {
@@ -178,7 +185,7 @@ pub fn apply(dag: &Dag, w: &WindowCfg) -> Dag {
             out.edges.push((credit, list[i]));
         }
     }
-    out
+    (out, pieces)
 }
 
 #[cfg(test)]
@@ -205,14 +212,17 @@ mod tests {
     fn a_transfer_is_cut_into_chunks_and_every_chunk_beyond_the_window_waits_for_a_credit() {
         let dag = Dag {
             transfers: vec![t(0, 1, 10_500)],
-            edges: vec![],
+            ..Default::default()
         };
         let w = WindowCfg {
             buffer: 3000,
             chunk: 1000,
             slots: Some(2),
         };
-        let out = apply(&dag, &w);
+        let (out, pieces) = apply(&dag, &w);
+        assert_eq!(pieces, vec![(0..11).collect::<Vec<u32>>()]);
+        // One after the other on their queue pair.
+        assert_eq!(out.sent, (0..10).map(|k| (k, k + 1)).collect::<Vec<_>>());
         // 11 pieces (10 of 1000, one of 500), then 9 credits.
         let data: Vec<u64> = out.transfers[..11].iter().map(|t| t.size).collect();
         assert_eq!(data.iter().sum::<u64>(), 10_500);
@@ -234,13 +244,17 @@ mod tests {
         let dag = Dag {
             transfers: vec![t(0, 1, 2000), t(0, 1, 3000)],
             edges: vec![(0, 1)],
+            ..Default::default()
         };
         let w = WindowCfg {
             buffer: 4000,
             chunk: 1000,
             slots: Some(4),
         };
-        let out = apply(&dag, &w);
+        let (out, pieces) = apply(&dag, &w);
+        assert_eq!(pieces, vec![vec![0, 1], vec![2, 3, 4]]);
+        // The pair's five pieces leave in issue order, across the two steps.
+        assert_eq!(out.sent, vec![(0, 1), (1, 2), (2, 3), (3, 4)]);
         // Pieces 0-1 (step 1), 2-4 (step 2), then one credit (piece 4 waits for piece 0).
         assert_eq!(out.transfers.len(), 5 + 1);
         assert!(out.edges.contains(&(0, 2)) && out.edges.contains(&(1, 3)));
