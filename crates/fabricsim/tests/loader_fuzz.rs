@@ -578,8 +578,15 @@ fn small_enough(sc: &Scenario) -> bool {
         }
         TopologyCfg::MultiCampus(c) => {
             let campuses = c.campuses as f64;
+            let n = |v: Option<u32>, unset: u32| v.unwrap_or(unset) as f64;
+            // A campus is built from the leaf-spine fields or from the three-tier ones
+            // (the others refused); summing both sizes bounds either.
+            let inner = n(c.leaves, 0) * n(c.spines, 0) * n(c.uplinks_per_pair, 1)
+                + n(c.pods, 0) * (n(c.tors_per_pod, 0) * n(c.aggs_per_pod, 0) + n(c.cores, 0));
+            let campus_hosts = n(c.leaves, 0) * n(c.servers_per_leaf, 0) * n(c.nics_per_server, 1)
+                + n(c.pods, 0) * n(c.tors_per_pod, 0) * n(c.servers_per_tor, 0);
             let switch_links = campuses
-                * (c.leaves as f64 * c.spines as f64 * c.uplinks_per_pair as f64
+                * (inner
                     + c.campus_to_dr_capacity.0 as f64
                         / c.dr_link_rate.unwrap_or(c.dci_link_rate).0.max(1) as f64)
                 + campuses * (campuses - 1.0) / 2.0 * c.dci_capacity.0 as f64
@@ -587,7 +594,7 @@ fn small_enough(sc: &Scenario) -> bool {
             if !(switch_links.is_finite() && switch_links <= 5_000.0) {
                 return false;
             }
-            campuses * c.leaves as f64 * c.servers_per_leaf as f64 * c.nics_per_server as f64
+            campuses * campus_hosts
         }
         TopologyCfg::Custom(c) => c.hosts.len() as f64,
         TopologyCfg::Ns3File(c) => {

@@ -150,6 +150,56 @@ fn slower_dr_pacing_still_drops_less_than_e2e() {
     assert!(d > 0 && d < e2e, "dr at 50 us: {d}, e2e: {e2e}");
 }
 
+/// RED on the DCI queue (`trigger = "red"`, default kmin 256 KiB, kmax 1 MiB, pmax 0.2)
+/// instead of the 1 MB threshold: the DRs still notify (and only they), and the drops
+/// stay far below e2e's, within a little of the threshold's.
+#[test]
+fn red_dr_cnps_hold_the_dci_like_the_threshold() {
+    let with_red =
+        |extra: &str| scenario("dr", extra).replace("cnp_threshold = \"1MB\"", "trigger = \"red\"");
+    let red = run(&with_red(""));
+    let thr = run(&scenario("dr", ""));
+    let e2e = drops(&run(&scenario("e2e", ""))).0;
+    let (d_red, d_thr) = (drops(&red).0, drops(&thr).0);
+    let cnps = |s: &Simulation| -> (u32, u32) {
+        (
+            s.nics.flows.iter().map(|f| f.dr_cnps_received).sum(),
+            s.nics.flows.iter().map(|f| f.cnps_sent).sum(),
+        )
+    };
+    let (dr_red, rx_red) = cnps(&red);
+    eprintln!(
+        "DR drops: red {d_red}, threshold {d_thr}, e2e {e2e}; DR CNPs: red {dr_red}, threshold {}",
+        cnps(&thr).0
+    );
+    assert!(
+        dr_red > 0 && rx_red == 0,
+        "red: {dr_red} DR CNPs, {rx_red} receiver CNPs"
+    );
+    assert_eq!(LongHaulStats::of(&red).unwrap().dr_cnps, dr_red as u64);
+    assert!(d_red * 4 < e2e, "red {d_red} e2e {e2e}");
+    assert!(
+        d_red <= d_thr + e2e / 20,
+        "red {d_red} threshold {d_thr} e2e {e2e}"
+    );
+    // RED's draws are seeded: the same scenario gives the same CNPs and drops.
+    let again = run(&with_red(""));
+    assert_eq!(
+        (cnps(&again), drops(&again)),
+        ((dr_red, rx_red), drops(&red))
+    );
+    // A RED that never fires below the 1 MB threshold and is certain from it on is the
+    // threshold trigger: the same run, to every flow's finish, and no draw changes it.
+    let step = run(&with_red(
+        "red_kmin = \"999999B\"\nred_kmax = \"1000000B\"\nred_pmax = 1.0",
+    ));
+    let finish =
+        |s: &Simulation| -> Vec<Option<u64>> { s.nics.flows.iter().map(|f| f.finish).collect() };
+    assert_eq!(cnps(&step), cnps(&thr));
+    assert_eq!(drops(&step), drops(&thr));
+    assert_eq!(finish(&step), finish(&thr));
+}
+
 #[test]
 fn dr_cnps_need_dr_switches() {
     let src = r#"

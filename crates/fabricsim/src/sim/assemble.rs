@@ -328,6 +328,7 @@ impl Simulation {
             dci.sort_unstable();
             Box::new(DrState::new(
                 dr_cfg.clone(),
+                component_rng(sc.seed, "fabric.dr.red"),
                 dci,
                 ports.len(),
                 n_dr as usize,

@@ -4,15 +4,28 @@
 //! campuses and 12.8 Tbps from each campus to its DRs, so that congestion gathers at the DR
 //! rather than inside the campuses.
 //!
-//! Each of the `campuses` campuses is the same two-tier leaf-spine GPU fabric, built by the
-//! leaf-spine generator ([`super::leaf_spine::build`]) from the fields that share its names
-//! (`leaves`, `spines`, `servers_per_leaf`, `nics_per_server`, `host_rate`, `uplink_rate`,
-//! `uplinks_per_pair`, `link_delay` / `link_length`), with NICs at 400 Gbps unless told
-//! otherwise. Above its spines each campus has `dr_switches` DR switches:
+//! The `campuses` campuses are identical GPU fabrics of the kind `campus` names, each
+//! built by that topology kind's own generator from the fields that share its names, with
+//! NICs at 400 Gbps unless told otherwise:
+//!
+//! - `campus = "leaf_spine"` (the default): two tiers, by the leaf-spine generator
+//!   ([`super::leaf_spine::build`]) from `leaves`, `spines`, `servers_per_leaf`,
+//!   `nics_per_server`, `host_rate`, `uplink_rate`, `uplinks_per_pair`; the DRs sit
+//!   above the spines.
+//! - `campus = "three_tier"`: three tiers, by the three-tier Clos generator
+//!   ([`super::three_tier::build`]) from `pods`, `tors_per_pod`, `servers_per_tor`,
+//!   `aggs_per_pod`, `cores`, `host_rate`, `tor_agg_rate`, `agg_core_rate` (one NIC per
+//!   server); the DRs sit above the cores, the top tier, so that traffic for another
+//!   campus climbs the whole fabric as it does in a 3-tier GPU cluster.
+//!
+//! `link_delay` / `link_length` set every link inside a campus either way. The fields of
+//! the other fabric are refused (naming the field), not ignored. Above its top tier
+//! (spines or cores) each campus has `dr_switches` DR switches:
 //!
 //! - **campus to DR**: `campus_to_dr_capacity` in links of `dr_link_rate`, split evenly so
-//!   that every spine has the same number of links to every DR (the link count must be a
-//!   multiple of spines x DRs); these links have the campus's own delay.
+//!   that every top-tier switch has the same number of links to every DR (the link count
+//!   must be a multiple of top-tier switches x DRs); these links have the campus's own
+//!   delay.
 //! - **DCI**: between every pair of campuses (a full mesh when there are more than two;
 //!   each pair gets its own `dci_capacity`), `dci_capacity / dci_link_rate` links; link i
 //!   joins DR (i mod dr_switches) of one campus to DR (i mod dr_switches) of the other, so
@@ -22,22 +35,31 @@
 //! - a DR uses one port per link; campus and DCI links together must fit in its `dr_ports`.
 //!
 //! Hosts are numbered campus by campus (campus c holds hosts c*H .. c*H+H-1, H the hosts
-//! of one campus, in leaf-spine order within it). Node names carry the campus: `c0-host3`,
-//! `c1-leaf2`, `c0-spine1`, `c1-dr3`. Routing needs nothing special: the shared
-//! shortest-path tables send traffic for another campus leaf -> spine -> DR -> DCI -> DR ->
-//! spine -> leaf, with ECMP over the spines, the DRs and the parallel DCI links.
+//! of one campus, in its generator's order within it). Node names carry the campus:
+//! `c0-host3`, `c1-leaf2`, `c0-spine1`, `c1-dr3`; in three-tier campuses `c0-tor1_2`,
+//! `c1-agg0_1`, `c0-core5`. Routing needs nothing special: the shared shortest-path
+//! tables send traffic for another campus leaf -> spine -> DR -> DCI -> DR -> spine ->
+//! leaf (ToR -> aggregation -> core -> DR -> DCI -> DR -> core -> aggregation -> ToR in
+//! three tiers), with ECMP over every tier, the DRs and the parallel DCI links. A path
+//! through a DR is never the shortest between two hosts of one campus (the DRs link only
+//! to the top tier, and two top-tier switches meet below it in as few hops), so traffic
+//! within a campus never reaches a DR.
 //!
 //! The DR's deep buffer (`dr_buffer`) and whether its DCI side is lossless (`dci_lossless`;
 //! default lossy, with the campuses lossless) travel on the graph as each DR node's
 //! [`NodeRole::Dr`]; the simulator gives those switches the DR role
 //! ([`crate::longhaul::dr`]).
 
-use super::leaf_spine::{self, LeafSpineCfg};
 use super::{delay_params, link_delay, DrSpec, GraphGenerator, NodeRole, TopoGraph};
 use crate::param::{Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, MAX_RATE_BPS, US};
 use serde::Deserialize;
+
+mod campus;
+
+use campus::Campus;
+pub use campus::CampusKind;
 
 /// Campuses when not given: the testbed's two.
 pub const DEFAULT_CAMPUSES: u32 = 2;
@@ -91,41 +113,72 @@ fn default_dr_buffer() -> u64 {
     DEFAULT_DR_BUFFER
 }
 
-/// GPU campuses (each a leaf-spine fabric) whose DR switches are joined by DCI fibre.
+/// GPU campuses (each a leaf-spine or three-tier fabric) whose DR switches are joined by
+/// DCI fibre.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MultiCampusCfg {
     /// Campuses (>= 2).
     #[serde(default = "default_campuses")]
     pub campuses: u32,
-    /// Leaf switches per campus.
-    pub leaves: u32,
-    /// Spine switches per campus (>= 1: the DRs hang off them).
-    pub spines: u32,
-    /// Servers below each leaf.
-    pub servers_per_leaf: u32,
-    /// NICs per server; each NIC is a host of the simulation.
-    #[serde(default = "super::one")]
-    pub nics_per_server: u32,
-    /// Rate of NIC-leaf links.
+    /// How each campus is built: leaf-spine (the default) or three-tier.
+    #[serde(default)]
+    pub campus: CampusKind,
+    /// Leaf switches per campus (leaf-spine; required there).
+    #[serde(default)]
+    pub leaves: Option<u32>,
+    /// Spine switches per campus (leaf-spine; required there, >= 1: the DRs hang off
+    /// them).
+    #[serde(default)]
+    pub spines: Option<u32>,
+    /// Servers below each leaf (leaf-spine; required there).
+    #[serde(default)]
+    pub servers_per_leaf: Option<u32>,
+    /// NICs per server, each a host of the simulation (leaf-spine; default 1).
+    #[serde(default)]
+    pub nics_per_server: Option<u32>,
+    /// Rate of NIC-leaf (or server-ToR) links.
     #[serde(default = "default_host_rate", deserialize_with = "su::rate")]
     pub host_rate: Rate,
-    /// Rate of each leaf-spine link (default: `host_rate`).
+    /// Rate of each leaf-spine link (leaf-spine; default: `host_rate`).
     #[serde(default, deserialize_with = "su::opt_rate")]
     pub uplink_rate: Option<Rate>,
-    /// Parallel links between each leaf and each spine.
-    #[serde(default = "super::one")]
-    pub uplinks_per_pair: u32,
+    /// Parallel links between each leaf and each spine (leaf-spine; default 1).
+    #[serde(default)]
+    pub uplinks_per_pair: Option<u32>,
+    /// Pods per campus (three-tier; required there).
+    #[serde(default)]
+    pub pods: Option<u32>,
+    /// ToR switches per pod (three-tier; required there).
+    #[serde(default)]
+    pub tors_per_pod: Option<u32>,
+    /// Servers (one NIC each) below each ToR (three-tier; required there).
+    #[serde(default)]
+    pub servers_per_tor: Option<u32>,
+    /// Aggregation switches per pod (three-tier; required there).
+    #[serde(default)]
+    pub aggs_per_pod: Option<u32>,
+    /// Core switches per campus, a multiple of `aggs_per_pod` (three-tier; required
+    /// there; the DRs hang off them).
+    #[serde(default)]
+    pub cores: Option<u32>,
+    /// Rate of ToR-aggregation links (three-tier; default: `host_rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub tor_agg_rate: Option<Rate>,
+    /// Rate of aggregation-core links (three-tier; default: `tor_agg_rate`).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub agg_core_rate: Option<Rate>,
     /// DR switches per campus.
     #[serde(default = "default_dr_switches")]
     pub dr_switches: u32,
     /// Ports of each DR switch (campus links plus DCI links).
     #[serde(default = "default_dr_ports")]
     pub dr_ports: u32,
-    /// Rate of each spine-DR link (default: `dci_link_rate`).
+    /// Rate of each link between the top tier (spines or cores) and a DR (default:
+    /// `dci_link_rate`).
     #[serde(default, deserialize_with = "su::opt_rate")]
     pub dr_link_rate: Option<Rate>,
-    /// Total capacity from one campus's spines to its DRs.
+    /// Total capacity from one campus's top tier (spines or cores) to its DRs.
     #[serde(default = "default_campus_to_dr", deserialize_with = "su::rate")]
     pub campus_to_dr_capacity: Rate,
     /// Total DCI capacity between each pair of campuses.
@@ -153,7 +206,7 @@ pub struct MultiCampusCfg {
 
 impl Described for MultiCampusCfg {
     const ABOUT: &'static str =
-        "leaf-spine GPU campuses whose DR switches are joined by long-haul DCI fibre (document 001)";
+        "leaf-spine or three-tier GPU campuses whose DR switches are joined by long-haul DCI fibre (document 001)";
     fn params() -> Vec<Param> {
         let mut v = vec![
             Param::plain(
@@ -161,27 +214,54 @@ impl Described for MultiCampusCfg {
                 DEFAULT_CAMPUSES,
                 "campuses (>= 2), every pair joined by its own DCI links",
             ),
-            Param::required("leaves", "leaf switches per campus"),
-            Param::required("spines", "spine switches per campus (>= 1)"),
-            Param::required("servers_per_leaf", "servers below each leaf"),
+            Param::choice(
+                "campus",
+                &CampusKind::default(),
+                "each campus built by the leaf-spine or the three-tier generator, the DRs above its spines or cores",
+            ),
+            Param::required("leaves", "leaf switches per campus (leaf_spine only)"),
+            Param::required("spines", "spine switches per campus, >= 1 (leaf_spine only)"),
+            Param::required("servers_per_leaf", "servers below each leaf (leaf_spine only)"),
             Param::plain(
                 "nics_per_server",
                 super::one(),
-                "NICs per server, each a host of the simulation",
+                "NICs per server, each a host of the simulation (leaf_spine only)",
             ),
             Param::rate(
                 "host_rate",
                 DEFAULT_HOST_RATE.0 as f64,
-                "rate of NIC-leaf links (GPU NICs)",
+                "rate of NIC-leaf or server-ToR links (GPU NICs)",
             ),
             Param::unset(
                 "uplink_rate",
-                "rate of each leaf-spine link (unset: host_rate)",
+                "rate of each leaf-spine link (unset: host_rate; leaf_spine only)",
             ),
             Param::plain(
                 "uplinks_per_pair",
                 super::one(),
-                "parallel links between each leaf and each spine",
+                "parallel links between each leaf and each spine (leaf_spine only)",
+            ),
+            Param::required("pods", "pods per campus (three_tier only)"),
+            Param::required("tors_per_pod", "ToR switches per pod (three_tier only)"),
+            Param::required(
+                "servers_per_tor",
+                "servers (one NIC each) below each ToR (three_tier only)",
+            ),
+            Param::required(
+                "aggs_per_pod",
+                "aggregation switches per pod (three_tier only)",
+            ),
+            Param::required(
+                "cores",
+                "core switches per campus, a multiple of aggs_per_pod (three_tier only)",
+            ),
+            Param::unset(
+                "tor_agg_rate",
+                "rate of ToR-aggregation links (unset: host_rate; three_tier only)",
+            ),
+            Param::unset(
+                "agg_core_rate",
+                "rate of aggregation-core links (unset: tor_agg_rate; three_tier only)",
             ),
             Param::plain(
                 "dr_switches",
@@ -195,12 +275,12 @@ impl Described for MultiCampusCfg {
             ),
             Param::unset(
                 "dr_link_rate",
-                "rate of each spine-DR link (unset: dci_link_rate)",
+                "rate of each spine-DR or core-DR link (unset: dci_link_rate)",
             ),
             Param::rate(
                 "campus_to_dr_capacity",
                 DEFAULT_CAMPUS_TO_DR.0 as f64,
-                "spines-to-DRs capacity of one campus [paper: 12.8 Tbps]",
+                "spines- or cores-to-DRs capacity of one campus [paper: 12.8 Tbps]",
             ),
             Param::rate(
                 "dci_capacity",
@@ -257,29 +337,13 @@ impl MultiCampusCfg {
         }
         Ok((km * PS_PER_KM as f64).round() as Time)
     }
-
-    /// The leaf-spine settings of one campus.
-    fn campus(&self) -> LeafSpineCfg {
-        LeafSpineCfg {
-            leaves: self.leaves,
-            spines: Some(self.spines),
-            servers_per_leaf: self.servers_per_leaf,
-            nics_per_server: self.nics_per_server,
-            host_rate: self.host_rate,
-            uplink_rate: self.uplink_rate,
-            uplinks_per_pair: self.uplinks_per_pair,
-            speedup: None,
-            link_delay: self.link_delay,
-            link_length: self.link_length,
-        }
-    }
 }
 
 /// Link counts of the campus-to-DR and DCI layers, checked against the DR's ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct DrLayer {
-    /// Links between each (spine, DR) pair of a campus.
-    per_spine_dr: u64,
+    /// Links between each (top-tier switch, DR) pair of a campus.
+    per_top_dr: u64,
     /// DCI links between each pair of campuses.
     dci_links: u64,
 }
@@ -304,7 +368,9 @@ fn whole_links(cap: Rate, rate: Rate, field: &str, rate_field: &str) -> Result<u
     Ok(cap.0 / rate.0)
 }
 
-fn dr_layer(c: &MultiCampusCfg) -> Result<DrLayer, ParamError> {
+/// The DR layer of `c`, whose campuses are `campus` (their top tier is what the DRs
+/// link to).
+fn dr_layer(c: &MultiCampusCfg, campus: &Campus) -> Result<DrLayer, ParamError> {
     let fe = |field: &str, m: String| ParamError::new(field, m);
     if c.campuses < 2 {
         return Err(fe(
@@ -315,11 +381,13 @@ fn dr_layer(c: &MultiCampusCfg) -> Result<DrLayer, ParamError> {
             ),
         ));
     }
-    if c.spines == 0 {
+    let (top, top_field, top_word) = campus.top();
+    if top == 0 {
         return Err(fe(
-            "spines",
-            "spines = 0: each campus needs at least 1 spine, the DR switches link to the spines"
-                .into(),
+            top_field,
+            format!(
+                "{top_field} = 0: each campus needs at least 1 {top_word}, the DR switches link to the {top_field}"
+            ),
         ));
     }
     if c.dr_switches == 0 {
@@ -343,14 +411,14 @@ fn dr_layer(c: &MultiCampusCfg) -> Result<DrLayer, ParamError> {
         "campus_to_dr_capacity",
         rate_field,
     )?;
-    let pairs = c.spines as u64 * c.dr_switches as u64;
+    let pairs = top as u64 * c.dr_switches as u64;
     if !campus_links.is_multiple_of(pairs) {
         let step = Rate(dr_rate.0.saturating_mul(pairs).min(MAX_RATE_BPS));
         return Err(fe(
             "campus_to_dr_capacity",
             format!(
-                "{} is {campus_links} links of {dr_rate}, which do not split evenly over the {} spines x {} DR switches of a campus (every spine has the same number of links to every DR): give a multiple of {step}",
-                c.campus_to_dr_capacity, c.spines, c.dr_switches
+                "{} is {campus_links} links of {dr_rate}, which do not split evenly over the {top} {top_field} x {} DR switches of a campus (every {top_word} has the same number of links to every DR): give a multiple of {step}",
+                c.campus_to_dr_capacity, c.dr_switches
             ),
         ));
     }
@@ -409,58 +477,53 @@ fn dr_layer(c: &MultiCampusCfg) -> Result<DrLayer, ParamError> {
         ));
     }
     Ok(DrLayer {
-        per_spine_dr: campus_links / pairs,
+        per_top_dr: campus_links / pairs,
         dci_links,
     })
 }
 
 /// Builds the multi-campus graph.
 pub fn build(c: &MultiCampusCfg) -> Result<TopoGraph, ParamError> {
-    let layer = dr_layer(c)?;
+    let campus = Campus::of(c)?;
+    let layer = dr_layer(c, &campus)?;
     let dci_delay = c.dci_delay()?;
     let n = c.campuses as u64;
+    let (top, _, top_word) = campus.top();
     // Size before allocating: hosts and every link of every campus, DR layer and DCI.
-    let campus_hosts = (c.leaves as u64)
-        .saturating_mul(c.servers_per_leaf as u64)
-        .saturating_mul(c.nics_per_server as u64);
-    let campus_links = campus_hosts
-        .saturating_add(
-            (c.leaves as u64)
-                .saturating_mul(c.spines as u64)
-                .saturating_mul(c.uplinks_per_pair as u64),
-        )
-        .saturating_add(
-            layer
-                .per_spine_dr
-                .saturating_mul(c.spines as u64 * c.dr_switches as u64),
-        );
+    let size = campus.size();
+    let campus_links = size.links.saturating_add(
+        layer
+            .per_top_dr
+            .saturating_mul(top as u64 * c.dr_switches as u64),
+    );
     let dci = layer.dci_links.saturating_mul(n * (n - 1) / 2);
     super::check_size(
-        campus_hosts.saturating_mul(n),
+        size.hosts.saturating_mul(n),
         campus_links.saturating_mul(n).saturating_add(dci),
     )?;
-    let one = leaf_spine::build(&c.campus())?;
+    let one = campus.build()?;
     let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
     let dr_rate = c.dr_link_rate.unwrap_or(c.dci_link_rate);
-    let servers = c.leaves * c.servers_per_leaf;
+    // Within the size checked above, so it fits.
+    let servers = size.servers as u32;
     let role = NodeRole::Dr(DrSpec {
         buffer: c.dr_buffer,
         dci_lossless: c.dci_lossless,
     });
     let mut g = TopoGraph::default();
-    // Spine and DR node indices of each campus.
-    let mut spines: Vec<Vec<usize>> = Vec::new();
+    // Top-tier and DR node indices of each campus.
+    let mut tops: Vec<Vec<usize>> = Vec::new();
     let mut drs: Vec<Vec<usize>> = Vec::new();
     // Host id within a campus of each node of `one` that is a host.
     let mut host_in_campus: Vec<Option<usize>> = vec![None; one.nodes.len()];
     for (h, &node) in one.hosts.iter().enumerate() {
         host_in_campus[node] = Some(h);
     }
-    // The leaf-spine generator names its spines `spine<i>`.
-    let one_spines: Vec<usize> = (0..one.nodes.len())
-        .filter(|&i| one.nodes[i].name.starts_with("spine"))
+    // Both generators name their top tier by the word (`spine<i>`, `core<i>`).
+    let one_tops: Vec<usize> = (0..one.nodes.len())
+        .filter(|&i| one.nodes[i].is_switch && one.nodes[i].name.starts_with(top_word))
         .collect();
-    debug_assert_eq!(one_spines.len(), c.spines as usize);
+    debug_assert_eq!(one_tops.len(), top as usize);
     for campus in 0..c.campuses {
         let base = g.nodes.len();
         let host_base = g.hosts.len();
@@ -480,7 +543,7 @@ pub fn build(c: &MultiCampusCfg) -> Result<TopoGraph, ParamError> {
         for l in &one.links {
             g.link(base + l.a, base + l.b, l.rate, l.delay);
         }
-        spines.push(one_spines.iter().map(|&i| base + i).collect());
+        tops.push(one_tops.iter().map(|&i| base + i).collect());
     }
     for campus in 0..c.campuses {
         let ids: Vec<usize> = (0..c.dr_switches)
@@ -491,10 +554,10 @@ pub fn build(c: &MultiCampusCfg) -> Result<TopoGraph, ParamError> {
                 n
             })
             .collect();
-        for &sp in &spines[campus as usize] {
+        for &sw in &tops[campus as usize] {
             for &dr in &ids {
-                for _ in 0..layer.per_spine_dr {
-                    g.link(sp, dr, dr_rate, delay);
+                for _ in 0..layer.per_top_dr {
+                    g.link(sw, dr, dr_rate, delay);
                 }
             }
         }

@@ -22,7 +22,7 @@ kind_registry! {
     /// A topology file in the ns-3 HPCC format (`nodes switches links`, the switch ids,
     /// then `a b rate delay error_rate` per link); see [`crate::topology::ns3`].
     "ns3_file" => Ns3File(ns3::Ns3FileCfg),
-    /// Leaf-spine GPU campuses whose DR switches are joined by long-haul DCI fibre
+    /// Leaf-spine or three-tier GPU campuses whose DR switches are joined by long-haul DCI fibre
     /// (document 001); see [`crate::topology::multi_campus`].
     "multi_campus" => MultiCampus(multi_campus::MultiCampusCfg),
 }
