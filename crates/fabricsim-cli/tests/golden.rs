@@ -50,6 +50,7 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "longhaul-training.toml",
         &["sweep[0].values=[120]", "sweep[1].values=[\"1600Gbps\"]"],
     ),
+    ("longhaul-pp-tuning", "longhaul-pp-tuning.toml", &[]),
     (
         "websearch-fattree",
         "websearch-fattree.toml",

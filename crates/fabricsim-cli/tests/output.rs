@@ -325,6 +325,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "longhaul-pp-tuning",
+        "longhaul-pp-tuning.toml",
+        &["workload[0].microbatches=2", "max_time=\"150ms\""],
+    ),
+    (
         "websearch-fattree",
         "websearch-fattree.toml",
         &["workload[0].duration=\"100us\"", "max_time=\"500us\""],
