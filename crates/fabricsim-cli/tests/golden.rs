@@ -52,6 +52,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
     ),
     ("longhaul-pp-tuning", "longhaul-pp-tuning.toml", &[]),
     (
+        "longhaul-dp-scale",
+        "longhaul-dp-scale.toml",
+        &["topology.leaves=2", "workload[0].gradient=\"32MB\""],
+    ),
+    (
         "websearch-fattree",
         "websearch-fattree.toml",
         &["workload[0].duration=\"300us\"", "max_time=\"2ms\""],
