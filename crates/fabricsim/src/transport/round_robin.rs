@@ -24,23 +24,36 @@
 pub type Slot = u32;
 
 /// Active flows of one NIC in start order, with "alive" and "has bytes to send" bits.
+/// Kept to 56 bytes so that a [`super::Host`] is 64: every transmission of the NIC
+/// reads it.
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobin {
     /// Flow ids, in the order they started; entries of flows that left are tombstones.
     fids: Vec<u32>,
-    /// Bit `i` set: entry `i` is a flow still active.
-    live: Vec<u64>,
-    /// Bit `i` set: entry `i` is alive and has bytes to send.
-    sendable: Vec<u64>,
+    /// Per 64 entries, two words: [`LIVE`] (bit `i` set: entry `i` is a flow still
+    /// active) and [`SENDABLE`] (alive and has bytes to send).
+    bits: Vec<u64>,
     /// Living entries.
-    n_live: usize,
+    n_live: u32,
     /// The list index (rank among the living) to look at first: one past the last served.
-    cursor: usize,
+    cursor: u32,
 }
 
-/// The position of the `k`-th set bit (0-based) of `words`, which must hold more than `k`.
-fn select(words: &[u64], mut k: usize) -> usize {
-    for (w, &word) in words.iter().enumerate() {
+/// Offset of the "alive" word in a pair of [`RoundRobin::bits`].
+const LIVE: usize = 0;
+/// Offset of the "has bytes to send" word.
+const SENDABLE: usize = 1;
+
+/// Word `w` of kind `kind` (`LIVE` or `SENDABLE`) in interleaved `bits`.
+#[inline(always)]
+fn word(bits: &[u64], kind: usize, w: usize) -> u64 {
+    bits[2 * w + kind]
+}
+
+/// The position of the `k`-th live entry (0-based); there must be more than `k`.
+fn select(bits: &[u64], mut k: usize) -> usize {
+    for w in 0..bits.len() / 2 {
+        let word = word(bits, LIVE, w);
         let n = word.count_ones() as usize;
         if k < n {
             let mut x = word;
@@ -54,14 +67,16 @@ fn select(words: &[u64], mut k: usize) -> usize {
     unreachable!("select beyond the set bits")
 }
 
-/// Set bits of `words` before position `i`.
-fn rank(words: &[u64], i: usize) -> usize {
+/// Live entries before position `i`.
+fn rank(bits: &[u64], i: usize) -> usize {
     let (w, b) = (i / 64, i % 64);
-    let full: usize = words[..w].iter().map(|x| x.count_ones() as usize).sum();
+    let full: usize = (0..w)
+        .map(|k| word(bits, LIVE, k).count_ones() as usize)
+        .sum();
     let part = if b == 0 {
         0
     } else {
-        (words[w] & ((1u64 << b) - 1)).count_ones() as usize
+        (word(bits, LIVE, w) & ((1u64 << b) - 1)).count_ones() as usize
     };
     full + part
 }
@@ -74,24 +89,24 @@ impl RoundRobin {
 
     /// Active flows.
     pub fn len(&self) -> usize {
-        self.n_live
+        self.n_live as usize
     }
 
     /// Flow `fid` started: it joins the end with bytes to send. Returns its slot. Before
     /// that, if tombstones outnumber the living, the entries are compacted and
     /// `moved(fid, slot)` is called for every living flow with its new slot.
     pub fn push(&mut self, fid: u32, moved: impl FnMut(u32, Slot)) -> Slot {
-        if self.fids.len() >= 64 && self.fids.len() >= 2 * self.n_live {
+        if self.fids.len() >= 64 && self.fids.len() >= 2 * self.len() {
             self.compact(moved);
         }
         let i = self.fids.len();
         self.fids.push(fid);
         if i.is_multiple_of(64) {
-            self.live.push(0);
-            self.sendable.push(0);
+            self.bits.extend([0, 0]);
         }
-        self.live[i / 64] |= 1 << (i % 64);
-        self.sendable[i / 64] |= 1 << (i % 64);
+        let (w, bit) = (i / 64, 1u64 << (i % 64));
+        self.bits[2 * w + LIVE] |= bit;
+        self.bits[2 * w + SENDABLE] |= bit;
         self.n_live += 1;
         i as Slot
     }
@@ -99,25 +114,21 @@ impl RoundRobin {
     /// Drops the tombstones, keeping the living in order (the cursor is a rank among the
     /// living, so it stays).
     fn compact(&mut self, mut moved: impl FnMut(u32, Slot)) {
-        let (live, sendable) = (
-            std::mem::take(&mut self.live),
-            std::mem::take(&mut self.sendable),
-        );
+        let old_bits = std::mem::take(&mut self.bits);
         let old = std::mem::take(&mut self.fids);
-        let words = self.n_live.div_ceil(64);
-        self.live = vec![0; words];
-        self.sendable = vec![0; words];
-        self.fids.reserve(self.n_live);
+        self.bits = vec![0; 2 * self.len().div_ceil(64)];
+        self.fids.reserve(self.len());
         for (i, &fid) in old.iter().enumerate() {
             let (w, bit) = (i / 64, 1u64 << (i % 64));
-            if live[w] & bit == 0 {
+            if word(&old_bits, LIVE, w) & bit == 0 {
                 continue;
             }
             let j = self.fids.len();
             self.fids.push(fid);
-            self.live[j / 64] |= 1 << (j % 64);
-            if sendable[w] & bit != 0 {
-                self.sendable[j / 64] |= 1 << (j % 64);
+            let (v, to) = (j / 64, 1u64 << (j % 64));
+            self.bits[2 * v + LIVE] |= to;
+            if word(&old_bits, SENDABLE, w) & bit != 0 {
+                self.bits[2 * v + SENDABLE] |= to;
             }
             moved(fid, j as Slot);
         }
@@ -127,9 +138,12 @@ impl RoundRobin {
     /// move up one and the cursor stays where it is.
     pub fn remove(&mut self, slot: Slot) {
         let (w, bit) = (slot as usize / 64, 1u64 << (slot % 64));
-        debug_assert!(self.live[w] & bit != 0, "removing a flow twice");
-        self.live[w] &= !bit;
-        self.sendable[w] &= !bit;
+        debug_assert!(
+            word(&self.bits, LIVE, w) & bit != 0,
+            "removing a flow twice"
+        );
+        self.bits[2 * w + LIVE] &= !bit;
+        self.bits[2 * w + SENDABLE] &= !bit;
         self.n_live -= 1;
     }
 
@@ -137,17 +151,17 @@ impl RoundRobin {
     /// byte, a go-back-N rewind, or an ACK beyond what it sent).
     pub fn set_sendable(&mut self, slot: Slot, v: bool) {
         let (w, bit) = (slot as usize / 64, 1u64 << (slot % 64));
-        debug_assert!(self.live[w] & bit != 0);
+        debug_assert!(word(&self.bits, LIVE, w) & bit != 0);
         if v {
-            self.sendable[w] |= bit;
+            self.bits[2 * w + SENDABLE] |= bit;
         } else {
-            self.sendable[w] &= !bit;
+            self.bits[2 * w + SENDABLE] &= !bit;
         }
     }
 
     /// The flow at `slot` was served: the next scan starts after it.
     pub fn served(&mut self, slot: Slot) {
-        self.cursor = rank(&self.live, slot as usize) + 1;
+        self.cursor = rank(&self.bits, slot as usize) as u32 + 1;
     }
 
     /// The flow at `slot`.
@@ -162,10 +176,10 @@ impl RoundRobin {
         let start = if self.n_live == 0 {
             0
         } else {
-            select(&self.live, self.cursor % self.n_live)
+            select(&self.bits, (self.cursor % self.n_live) as usize)
         };
         SendableIter {
-            bits: &self.sendable,
+            bits: &self.bits,
             next: start,
             end: n,
             wrap: Some(start),
@@ -173,8 +187,9 @@ impl RoundRobin {
     }
 }
 
-/// Slots of a [`RoundRobin`] whose bit is set, over `[start, len)` then `[0, start)`.
+/// Slots of a [`RoundRobin`] with bytes to send, over `[start, len)` then `[0, start)`.
 pub struct SendableIter<'a> {
+    /// The round robin's interleaved words.
     bits: &'a [u64],
     next: usize,
     end: usize,
@@ -189,17 +204,17 @@ impl SendableIter<'_> {
         if from >= end {
             return None;
         }
-        let mut word = self.bits[w] & (!0u64 << (from % 64));
+        let mut bits = word(self.bits, SENDABLE, w) & (!0u64 << (from % 64));
         loop {
-            if word != 0 {
-                let i = w * 64 + word.trailing_zeros() as usize;
+            if bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
                 return (i < end).then_some(i);
             }
             w += 1;
             if w * 64 >= end {
                 return None;
             }
-            word = self.bits[w];
+            bits = word(self.bits, SENDABLE, w);
         }
     }
 }
@@ -339,14 +354,22 @@ mod tests {
     }
 
     #[test]
-    fn select_and_rank_are_inverse_on_set_bits() {
-        let words = [0b1011_0000u64, 0, u64::MAX, 1 << 63];
+    fn select_and_rank_are_inverse_on_live_bits() {
+        let live = [0b1011_0000u64, 0, u64::MAX, 1 << 63];
+        // Interleaved with "sendable" words that must not count.
+        let bits: Vec<u64> = live.iter().flat_map(|&l| [l, !l]).collect();
         let set: Vec<usize> = (0..256)
-            .filter(|&i| words[i / 64] >> (i % 64) & 1 == 1)
+            .filter(|&i| live[i / 64] >> (i % 64) & 1 == 1)
             .collect();
         for (k, &i) in set.iter().enumerate() {
-            assert_eq!(select(&words, k), i);
-            assert_eq!(rank(&words, i), k);
+            assert_eq!(select(&bits, k), i);
+            assert_eq!(rank(&bits, i), k);
         }
+    }
+
+    #[test]
+    fn a_nic_is_one_cache_line_long() {
+        assert_eq!(std::mem::size_of::<RoundRobin>(), 56);
+        assert_eq!(std::mem::size_of::<crate::transport::Host>(), 64);
     }
 }
