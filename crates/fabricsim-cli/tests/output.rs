@@ -325,6 +325,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "longhaul-dp-scale",
+        "longhaul-dp-scale.toml",
+        &["topology.leaves=2", "workload[0].gradient=\"8MB\""],
+    ),
+    (
         "longhaul-pp-tuning",
         "longhaul-pp-tuning.toml",
         &["workload[0].microbatches=2", "max_time=\"150ms\""],
