@@ -539,6 +539,8 @@ fn small_enough(sc: &Scenario) -> bool {
         TopologyCfg::FatTree(c) => c.rate.0 as f64,
         TopologyCfg::ThreeTier(c) => c.host_rate.0 as f64,
         TopologyCfg::MultiCampus(c) => c.host_rate.0 as f64,
+        // Both rails of a NIC.
+        TopologyCfg::Sunway(c) => c.link_rate().0 as f64 * c.planes as f64,
         TopologyCfg::Custom(c) => c.links.iter().map(|l| l.rate.0 as f64).fold(0.0, f64::max),
         // Not read here: assume the fastest rate there is.
         TopologyCfg::Ns3File(_) => fabricsim::units::MAX_RATE_BPS as f64,
@@ -595,6 +597,15 @@ fn small_enough(sc: &Scenario) -> bool {
                 return false;
             }
             campuses * campus_hosts
+        }
+        TopologyCfg::Sunway(c) => {
+            let switch_links = c.planes as f64
+                * c.leaves as f64
+                * (c.spines as f64 * c.uplinks_per_pair as f64 + c.sibling_links as f64);
+            if !(switch_links.is_finite() && switch_links <= 5_000.0) {
+                return false;
+            }
+            c.nodes as f64
         }
         TopologyCfg::Custom(c) => c.hosts.len() as f64,
         TopologyCfg::Ns3File(c) => {

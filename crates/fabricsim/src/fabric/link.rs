@@ -62,10 +62,14 @@ impl Link {
 
 impl Fabric {
     /// The head packet of link `l` reaches the far end: it enters the receiving switch or
-    /// NIC (a PFC frame acts on the receiving port itself). Returns the packet and its
-    /// host when it reached a NIC: the caller hands it to [`Nics::host_receive`].
+    /// NIC (a PFC frame acts on the receiving port itself). Returns the packet and the
+    /// NIC port it reached: the caller hands it to [`Nics::host_receive`].
     #[inline]
-    pub(crate) fn on_link_arrive(&mut self, ctx: &mut Ctx, l: LinkId) -> Option<(u32, Desc)> {
+    pub(crate) fn on_link_arrive(
+        &mut self,
+        ctx: &mut Ctx,
+        l: LinkId,
+    ) -> Option<(PortId, Desc)> {
         let link = &mut self.links[l];
         let (pkt, next) = link.take_head();
         let (in_port, to) = (link.to_port, link.to);
@@ -86,7 +90,7 @@ impl Fabric {
                 self.switch_receive(ctx, s, in_port, pkt);
                 None
             }
-            NodeKind::Host(h) => Some((h, pkt)),
+            NodeKind::Host(_) => Some((in_port, pkt)),
         }
     }
 }

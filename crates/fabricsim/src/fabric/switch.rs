@@ -125,10 +125,84 @@ impl Fabric {
         if role.take(self, ctx, s, in_port, pkt) {
             return;
         }
-        match self.route(ctx, s, &pkt) {
+        let egress = if self.table_routing {
+            self.route_table(ctx, s, in_port, &pkt)
+        } else {
+            self.route(ctx, s, &pkt)
+        };
+        match egress {
             Some(egress) => self.forward(ctx, s, in_port, pkt, egress),
             None => self.drop_packet(ctx, pkt, in_port, s),
         }
+    }
+
+    /// Switch `s`'s egress for `pkt` (arrived on `in_port`) under table routing: up/down
+    /// tables with fallbacks ([`crate::routing::updown`]) and choices by port state
+    /// ([`crate::routing::adaptive`]). Hash and spraying balancers choose among the
+    /// primary entries alone.
+    #[inline(never)]
+    pub(crate) fn route_table(
+        &mut self,
+        ctx: &Ctx,
+        s: u32,
+        in_port: PortId,
+        pkt: &Desc,
+    ) -> Option<PortId> {
+        let dst = pkt.dst;
+        let (cands, primary) = if self.routing.tiered() {
+            self.routing
+                .lookup_phase(s, dst, self.routing.going_down(in_port))
+        } else {
+            let c = self.routing.lookup(s, dst);
+            (c, c.len)
+        };
+        let n = cands.len as usize;
+        if n == 0 {
+            return None;
+        }
+        let lb = ctx.params.lb;
+        let k = if lb.by_port_state() {
+            let start = dst as usize % (primary as usize).max(1);
+            let routing = &self.routing;
+            crate::routing::adaptive::choose(
+                n,
+                primary as usize,
+                start,
+                lb == crate::routing::LbAlgorithm::Adaptive,
+                |k| self.port_usable(routing.port_of(cands, k)),
+                |k| self.egress_room(routing.port_of(cands, k)),
+            )?
+        } else {
+            let m = if primary > 0 { primary as usize } else { n };
+            if m == 1 {
+                0
+            } else {
+                let sw = &mut self.switches[s as usize];
+                lb.pick(
+                    pkt.hash,
+                    m,
+                    LbState {
+                        salt: sw.salt,
+                        rng: &mut sw.rng,
+                        rr: &mut sw.rr,
+                    },
+                )
+            }
+        };
+        Some(self.routing.port_of(cands, k))
+    }
+
+    /// Whether egress `p` may be routed to. Every port is, until links can fail.
+    #[inline(always)]
+    pub(crate) fn port_usable(&self, _p: PortId) -> bool {
+        true
+    }
+
+    /// Room downstream of egress `p`, larger is better: the fewer bytes queued, the
+    /// more (credit-based flow control counts credits instead).
+    #[inline(always)]
+    pub(crate) fn egress_room(&self, p: PortId) -> i64 {
+        -(self.ports[p].total_bytes as i64)
     }
 
     /// Switch `s`'s egress for `pkt`: its routing table's candidates toward the

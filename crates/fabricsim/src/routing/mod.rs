@@ -7,12 +7,18 @@
 //! same code serves leaf-spine, fat-tree and hand-written topologies. Static routes of a
 //! custom topology override single (switch, host) entries.
 //!
+//! Hosts with several ports (dual-rail NICs, document 003) attach port r to plane r, an
+//! independent switch network: a switch belongs to one plane, and its entry for host h
+//! leads to h's port in that plane. A single-plane table skips the plane lookup.
+//!
 //! Choosing among the candidates is the load balancer's job ([`ecmp`], [`spray`], and
 //! GSE's [`crate::gse::pktc`] at the edge), one file each, named in [`registry`].
 
+pub mod adaptive;
 pub mod ecmp;
 pub mod registry;
 pub mod spray;
+pub mod updown;
 
 pub use registry::{LbAlgorithm, LbEntry, LbState, LoadBalanceCfg, LoadBalancer, BALANCERS};
 
@@ -38,16 +44,31 @@ pub struct Candidates {
 #[derive(Clone, Debug, Default)]
 pub struct RoutingTable {
     n_edges: usize,
-    /// Edge index of each host's switch.
+    /// Hosts.
+    n_hosts: usize,
+    /// Planes (ports per host); 1 but for dual-rail fabrics.
+    n_planes: usize,
+    /// Plane of each switch (empty with one plane).
+    plane_of: Vec<u8>,
+    /// Edge index of each host's switch, per (plane, host): `plane * n_hosts + host`.
     edge_of_host: Vec<u32>,
     /// Switch index of each edge index.
     pub edge_switch: Vec<u32>,
-    /// Range in `flat` of the port from the edge switch to each host.
+    /// Range in `flat` of the port from the edge switch to each host, per (plane, host).
     host_range: Vec<(u32, u32)>,
     /// Range in `flat` per (switch * n_edges + edge).
     ranges: Vec<(u32, u32)>,
     flat: Vec<u32>,
     overrides: HashMap<(u32, u32), (u32, u32)>,
+    /// Up/down tables ([`updown`]): per (switch, edge), the entries of a packet going
+    /// down (`ranges` then holds those going up); empty otherwise.
+    down_ranges: Vec<(u32, u32)>,
+    /// Up/down tables: per (switch, edge), primary entries going up (high 16 bits) and
+    /// going down (low 16); the rest of each range are fallbacks.
+    primary: Vec<u32>,
+    /// Up/down tables: per port, set when a packet arriving on it comes from a higher
+    /// tier (it is going down).
+    from_above: Vec<bool>,
 }
 
 /// What went wrong building tables.
@@ -67,34 +88,65 @@ impl RoutingTable {
         let n_sw = switch_nodes.len();
         let mut t = RoutingTable::default();
         let mut edge_index: HashMap<u32, u32> = HashMap::new();
+        t.n_hosts = host_nodes.len();
+        t.n_planes = host_nodes
+            .first()
+            .map_or(1, |&hn| nodes[hn as usize].ports.len as usize)
+            .max(1);
+        let mut plane_seed: Vec<Option<u8>> = vec![None; n_sw];
+        let (mut edge_of, mut host_range) = (
+            vec![0u32; t.n_hosts * t.n_planes],
+            vec![(0, 0); t.n_hosts * t.n_planes],
+        );
         for (h, &hn) in host_nodes.iter().enumerate() {
             let node = &nodes[hn as usize];
-            let port = &ports[node.ports.first.idx()];
-            let leaf_port = port.peer.0;
-            let leaf_node = ports[leaf_port as usize].node;
-            let sw = match nodes[leaf_node.idx()].kind {
-                NodeKind::Switch(s) => s,
-                NodeKind::Host(_) => {
-                    return Err(RoutingError(format!(
-                        "host {h} is not attached to a switch"
-                    )))
+            if node.ports.len as usize != t.n_planes {
+                return Err(RoutingError(format!(
+                    "host {h} has {} ports where host 0 has {}: every NIC needs one port per plane",
+                    node.ports.len, t.n_planes
+                )));
+            }
+            for r in 0..t.n_planes {
+                let port = &ports[node.ports.port(r).idx()];
+                let leaf_port = port.peer.0;
+                let leaf_node = ports[leaf_port as usize].node;
+                let sw = match nodes[leaf_node.idx()].kind {
+                    NodeKind::Switch(s) => s,
+                    NodeKind::Host(_) => {
+                        return Err(RoutingError(format!(
+                            "host {h} is not attached to a switch"
+                        )))
+                    }
+                };
+                match plane_seed[sw as usize] {
+                    Some(p) if p as usize != r => {
+                        return Err(RoutingError(format!(
+                            "a switch joins port {p} of one NIC and port {r} of another: with NICs of several ports, each plane must be its own network"
+                        )))
+                    }
+                    _ => plane_seed[sw as usize] = Some(r as u8),
                 }
-            };
-            let next = edge_index.len() as u32;
-            let e = *edge_index.entry(sw).or_insert_with(|| {
-                t.edge_switch.push(sw);
-                next
-            });
-            t.edge_of_host.push(e);
-            t.host_range.push((t.flat.len() as u32, 1));
-            t.flat.push(leaf_port);
+                let next = edge_index.len() as u32;
+                let e = *edge_index.entry(sw).or_insert_with(|| {
+                    t.edge_switch.push(sw);
+                    next
+                });
+                edge_of[r * t.n_hosts + h] = e;
+                host_range[r * t.n_hosts + h] = (t.flat.len() as u32, 1);
+                t.flat.push(leaf_port);
+            }
         }
+        t.edge_of_host = edge_of;
+        t.host_range = host_range;
         t.n_edges = t.edge_switch.len();
         // Switch adjacency through ports whose peer is a switch.
         let sw_of_node = |n: u32| match nodes[n as usize].kind {
             NodeKind::Switch(s) => Some(s),
             NodeKind::Host(_) => None,
         };
+        if t.n_planes > 1 {
+            t.plane_of = planes(nodes, ports, switch_nodes, &plane_seed)?;
+        }
         let mut dist = vec![UNREACHED; n_sw];
         let mut queue = VecDeque::new();
         t.ranges = vec![(0, 0); n_sw * t.n_edges];
@@ -192,24 +244,46 @@ impl RoutingTable {
                 return r;
             }
         }
-        let e = self.edge_of_host[dst as usize];
+        let k = if self.n_planes > 1 {
+            self.plane_of[sw as usize] as usize * self.n_hosts + dst as usize
+        } else {
+            dst as usize
+        };
+        let e = self.edge_of_host[k];
         if self.edge_switch[e as usize] == sw {
-            self.host_range[dst as usize]
+            self.host_range[k]
         } else {
             self.ranges[sw as usize * self.n_edges + e as usize]
         }
     }
 
-    /// Ports of switch `sw` that lead toward host `dst` (empty if unreachable).
+    /// Ports of switch `sw` that lead toward host `dst` (empty if unreachable); with
+    /// up/down tables, the primary entries of a packet on its way from a NIC.
     pub fn candidates(&self, sw: u32, dst: u32) -> Vec<u32> {
+        if self.tiered() {
+            let (c, primary) = self.lookup_phase(sw, dst, false);
+            return (0..primary as usize)
+                .map(|k| self.port_of(c, k).0)
+                .collect();
+        }
         (0..self.count(sw, dst))
             .map(|k| self.pick(sw, dst, k))
             .collect()
     }
 
-    /// Switch index that host `h` hangs off.
+    /// Switch index that host `h` hangs off (its port 0's, with several planes).
     pub fn edge_switch_of(&self, h: u32) -> u32 {
         self.edge_switch[self.edge_of_host[h as usize] as usize]
+    }
+
+    /// Planes: the ports of each host, each in its own switch network.
+    pub fn planes(&self) -> usize {
+        self.n_planes.max(1)
+    }
+
+    /// Plane of switch `sw`.
+    pub fn plane_of(&self, sw: u32) -> usize {
+        self.plane_of.get(sw as usize).map_or(0, |&p| p as usize)
     }
 
     /// Bytes of memory the tables take (for reports and the scaling claim).
@@ -218,5 +292,47 @@ impl RoutingTable {
             + self.ranges.len() * 8
             + self.host_range.len() * 8
             + self.edge_of_host.len() * 4
+            + self.plane_of.len()
     }
+}
+
+/// The plane of every switch: that of the NIC ports its network reaches (`seed`: the
+/// plane of the switches NIC ports attach to). A switch reached from two planes, or from
+/// none, is an error.
+fn planes(
+    nodes: &[Node],
+    ports: &[Port],
+    switch_nodes: &[u32],
+    seed: &[Option<u8>],
+) -> Result<Vec<u8>, RoutingError> {
+    let mut plane: Vec<Option<u8>> = seed.to_vec();
+    let mut queue: VecDeque<u32> = (0..seed.len() as u32)
+        .filter(|&s| seed[s as usize].is_some())
+        .collect();
+    while let Some(s) = queue.pop_front() {
+        let p = plane[s as usize];
+        for q in nodes[switch_nodes[s as usize] as usize].ports.iter() {
+            let peer = ports[ports[q.idx()].peer.idx()].node;
+            if let NodeKind::Switch(t) = nodes[peer.idx()].kind {
+                match plane[t as usize] {
+                    None => {
+                        plane[t as usize] = p;
+                        queue.push_back(t);
+                    }
+                    Some(o) if Some(o) != p => {
+                        return Err(RoutingError(format!(
+                            "planes {o} and {} are joined by a link: with NICs of several ports, each plane must be its own network",
+                            p.unwrap_or(0)
+                        )))
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    plane
+        .into_iter()
+        .enumerate()
+        .map(|(s, p)| p.ok_or_else(|| RoutingError(format!("switch {s} reaches no NIC"))))
+        .collect()
 }

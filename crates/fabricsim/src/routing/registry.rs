@@ -18,6 +18,8 @@ pub static BALANCERS: &[&LbEntry] = &[
     &super::spray::RANDOM_ENTRY,
     &super::spray::RR_ENTRY,
     &crate::gse::pktc::LB_ENTRY,
+    &super::adaptive::FIRST_AVAILABLE_ENTRY,
+    &super::adaptive::ADAPTIVE_ENTRY,
 ];
 
 /// One load balancer.
@@ -45,6 +47,19 @@ pub enum LbAlgorithm {
     /// take one uplink, successive containers the least-loaded one; the destination GSP
     /// restores order.
     Pktc,
+    /// Table routing: the first next hop in table order whose link is up.
+    FirstAvailable,
+    /// Table routing: the next hop with most room downstream (credits, or queue).
+    Adaptive,
+}
+
+impl LbAlgorithm {
+    /// Whether the choice reads the ports' state ([`super::adaptive`]) rather than the
+    /// packet alone.
+    #[inline(always)]
+    pub fn by_port_state(self) -> bool {
+        matches!(self, LbAlgorithm::FirstAvailable | LbAlgorithm::Adaptive)
+    }
 }
 
 /// What a load balancer may read and update at one switch: the flow hash's per-switch
@@ -78,6 +93,9 @@ impl LbAlgorithm {
             LbAlgorithm::Pktc => crate::gse::pktc::Pktc.pick(hash, n, sw),
             LbAlgorithm::SprayRandom => super::spray::SprayRandom.pick(hash, n, sw),
             LbAlgorithm::SprayRr => super::spray::SprayRr.pick(hash, n, sw),
+            // Chosen by the switch from its ports' state (`Fabric::route`); as a pure
+            // function of the packet, the first entry.
+            LbAlgorithm::FirstAvailable | LbAlgorithm::Adaptive => 0,
         }
     }
 

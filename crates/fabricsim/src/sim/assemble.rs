@@ -31,7 +31,9 @@ use crate::workload::Workload;
 use crate::fabric::flow_control::{AnyFlowControl, Pfc};
 use crate::fabric::switch::SwitchRole;
 use crate::sim::*;
+use crate::transport::message::MessageTransport;
 use crate::transport::rdma::RdmaRc;
+use crate::transport::rdma::TransportKind;
 use crate::transport::AnyTransport;
 
 impl Simulation {
@@ -241,8 +243,19 @@ impl Simulation {
                 (sw, r.to_host as u32, ps)
             })
             .collect();
-        let routing = RoutingTable::build(&nodes, &ports, &switch_nodes, &host_nodes, &statics)
-            .map_err(|e| err(file, "topology", e.0))?;
+        // A generalized fat tree (switch tiers given) gets up/down tables with lateral
+        // fallbacks; every other graph shortest-path tables.
+        let tiers: Vec<u8> = switch_nodes
+            .iter()
+            .map(|&n| g.nodes[n as usize].tier)
+            .collect();
+        let routing = if tiers.iter().any(|&t| t > 0) {
+            RoutingTable::build_tiered(&nodes, &ports, &switch_nodes, &host_nodes, &tiers)
+        } else {
+            RoutingTable::build(&nodes, &ports, &switch_nodes, &host_nodes, &statics)
+        }
+        .map_err(|e| err(file, "topology", e.0))?;
+        let table_routing = routing.tiered() || params.lb.by_port_state();
         let hosts: Vec<Host> = host_nodes
             .iter()
             .map(|&hn| Host {
@@ -306,6 +319,11 @@ impl Simulation {
             None
         };
         let dr_cfg = &sc.fabric.dr;
+        let data_rails = sc
+            .transport
+            .rail
+            .data_rails(g.rails)
+            .map_err(|m| err(file, "transport.rail", m))?;
         if n_dr == 0 && dr_cfg.cnp.dr() {
             return Err(err(
                 file,
@@ -355,9 +373,12 @@ impl Simulation {
         } else {
             AnyFlowControl::Lossy
         };
-        let transport = AnyTransport::RdmaRc(RdmaRc {
-            ack_every: params.ack_every,
-        });
+        let transport = match sc.transport.kind {
+            TransportKind::RdmaRc => AnyTransport::RdmaRc(RdmaRc {
+                ack_every: params.ack_every,
+            }),
+            TransportKind::Message => AnyTransport::Message(MessageTransport),
+        };
         let mut sim = Simulation {
             ctx: Ctx {
                 now: 0,
@@ -367,6 +388,7 @@ impl Simulation {
                 params,
             },
             fabric: Fabric {
+                table_routing,
                 nodes,
                 ports,
                 links,
@@ -399,6 +421,7 @@ impl Simulation {
                 flows_started: 0,
                 last_progress: 0,
                 receiver_cnp: dr_cfg.cnp.receivers(),
+                data_rails,
             },
             ideal: Vec::new(),
             server_of_host: g.server_of_host.clone(),
@@ -504,11 +527,15 @@ impl Simulation {
                 h.extra += INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64;
             }
         }
-        ideal_fct(
-            self.nics.flows[i].spec.size,
-            self.ctx.params.mtu,
-            self.ctx.params.header,
-            &hops,
-        )
+        let (mtu, size) = (self.ctx.params.mtu, self.nics.flows[i].spec.size);
+        // Spread over r rails of equal paths, a message finishes at best when the rail
+        // with the most packets, ceil(packets / r), has delivered its share.
+        let rails = self.nics.data_rails.1 as u64;
+        let size = if rails > 1 {
+            size.min(size.div_ceil(mtu).div_ceil(rails) * mtu)
+        } else {
+            size
+        };
+        ideal_fct(size, mtu, self.ctx.params.header, &hops)
     }
 }

@@ -85,8 +85,8 @@ impl Simulation {
             let (ctx, fabric, nics) = (&mut self.ctx, &mut self.fabric, &mut self.nics);
             match ev {
                 Event::LinkArrive(l) => {
-                    if let Some((h, pkt)) = fabric.on_link_arrive(ctx, l) {
-                        nics.host_receive(ctx, fabric, h, pkt);
+                    if let Some((port, pkt)) = fabric.on_link_arrive(ctx, l) {
+                        nics.host_receive(ctx, fabric, port, pkt);
                     }
                 }
                 Event::PortWake(p) => {
@@ -96,7 +96,7 @@ impl Simulation {
                     }
                     match port.owner() {
                         NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
-                        NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h),
+                        NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
                     }
                 }
                 Event::FlowArrivals => nics.on_flow_arrivals(ctx, fabric),

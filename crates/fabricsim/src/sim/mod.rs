@@ -178,6 +178,9 @@ pub struct Ctx {
 /// handlers (`fabric/`, `gse/gsp.rs`) take `&mut self` and the [`Ctx`], plus the
 /// [`Nics`] where a packet crosses into or out of a host.
 pub struct Fabric {
+    /// Switches route by table ([`Fabric::route_table`]): up/down tables, or a balancer
+    /// that reads the ports' state.
+    pub(crate) table_routing: bool,
     /// All nodes.
     pub nodes: Vec<Node>,
     /// All ports (port i transmits on link i).
@@ -224,6 +227,9 @@ pub struct Nics {
     pub(crate) last_progress: Time,
     /// Receivers answer CE marks with CNPs (`fabric.dr.cnp` is `e2e` or `both`).
     pub(crate) receiver_cnp: bool,
+    /// The ports of a NIC that carry data, as (first, count) relative to its first port:
+    /// (0, 1) for a single-port NIC; on dual-rail NICs all rails (adaptive) or one.
+    pub(crate) data_rails: (u32, u32),
 }
 
 /// A built scenario, ready to run (and, after running, holding its results).
@@ -277,7 +283,8 @@ impl Simulation {
     pub fn path_of(&self, i: usize) -> Vec<Hop> {
         let f = &self.nics.flows[i];
         let mut hops = Vec::new();
-        let mut port = self.nics.hosts[f.spec.src as usize].port.0;
+        // The first port that carries data (rails are alike).
+        let mut port = self.nics.hosts[f.spec.src as usize].port.0 + self.nics.data_rails.0;
         for _ in 0..64 {
             let p = &self.fabric.ports[port as usize];
             hops.push(Hop {

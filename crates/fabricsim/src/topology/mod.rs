@@ -12,6 +12,7 @@ pub mod leaf_spine;
 pub mod multi_campus;
 pub mod ns3;
 pub mod registry;
+pub mod sunway;
 pub mod three_tier;
 
 use crate::engine::MAX_INDEX;
@@ -26,6 +27,7 @@ pub use leaf_spine::LeafSpineCfg;
 pub use multi_campus::MultiCampusCfg;
 pub use ns3::Ns3FileCfg;
 pub use registry::{TopologyCfg, KINDS};
+pub use sunway::SunwayCfg;
 pub use three_tier::ThreeTierCfg;
 
 /// A kind of topology: its settings generate the graph.
@@ -69,6 +71,11 @@ pub struct NodeSpec {
     pub role: NodeRole,
     /// The campus the node belongs to in a multi-campus graph; `None` in every other kind.
     pub campus: Option<u32>,
+    /// A switch's tier in a generalized fat tree (1 for leaves, 2 for spines; links
+    /// between switches of one tier are lateral, for fault tolerance): the routing builds
+    /// up/down tables with lateral fallbacks. 0 (every kind but `sunway`): plain
+    /// shortest paths.
+    pub tier: u8,
 }
 
 /// A node's part in the network beyond being a host or a switch. The graph only carries
@@ -132,6 +139,9 @@ pub struct TopoGraph {
     pub server_of_host: Vec<u32>,
     /// Static routes (custom topologies only).
     pub routes: Vec<StaticRoute>,
+    /// Ports per host (NIC), one per plane, its links in plane order; 0 means 1. Only
+    /// `sunway` has more: dual-rail NICs on two independent planes.
+    pub rails: u32,
 }
 
 impl TopoGraph {
@@ -142,6 +152,7 @@ impl TopoGraph {
             is_switch,
             role: NodeRole::Fabric,
             campus: None,
+            tier: 0,
         });
         self.nodes.len() - 1
     }
@@ -204,11 +215,18 @@ impl TopoGraph {
             degree[l.a] += 1;
             degree[l.b] += 1;
         }
+        let rails = self.rails.max(1) as usize;
         for &h in &self.hosts {
-            if degree[h] != 1 {
+            if degree[h] != rails {
                 return Err(f(format!(
-                    "host {} has {} links; each host (NIC) has exactly one",
-                    self.nodes[h].name, degree[h]
+                    "host {} has {} links; each host (NIC) has exactly {}",
+                    self.nodes[h].name,
+                    degree[h],
+                    if rails == 1 {
+                        "one".to_string()
+                    } else {
+                        format!("{rails}, one per plane")
+                    }
                 )));
             }
         }

@@ -5,7 +5,7 @@
 //! `topology/mod.rs`, and one line here. The checks every graph must pass are shared
 //! ([`super::TopoGraph::validate`]).
 
-use super::{custom, fat_tree, leaf_spine, multi_campus, ns3, three_tier, GraphGenerator};
+use super::{custom, fat_tree, leaf_spine, multi_campus, ns3, sunway, three_tier, GraphGenerator};
 use crate::param::kind_registry;
 
 kind_registry! {
@@ -25,6 +25,9 @@ kind_registry! {
     /// Leaf-spine or three-tier GPU campuses whose DR switches are joined by long-haul DCI fibre
     /// (document 001); see [`crate::topology::multi_campus`].
     "multi_campus" => MultiCampus(multi_campus::MultiCampusCfg),
+    /// Dual-rail NICs on planes of generalized fat trees with sibling links (document
+    /// 003); see [`crate::topology::sunway`].
+    "sunway" => Sunway(sunway::SunwayCfg),
 }
 
 #[cfg(test)]

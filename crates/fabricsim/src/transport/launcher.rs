@@ -330,8 +330,7 @@ impl Nics {
             .active
             .push(fid, |f, s| flows[f as usize].rr_slot = s);
         self.flows[fid as usize].rr_slot = slot;
-        let port = self.hosts[h].port;
-        fabric.schedule_wake(ctx, port, now);
+        self.wake_nic(ctx, fabric, h as u32, now);
         // What waits for this flow's start.
         self.release_list(ctx, fabric, fid, DepPoint::Start);
     }

@@ -15,6 +15,7 @@
 //! resetting `snd_nxt`.
 
 pub(crate) mod launcher;
+pub mod message;
 mod nic;
 pub mod rdma;
 pub mod round_robin;
@@ -68,6 +69,8 @@ pub trait NicTransport {
 pub enum AnyTransport {
     /// RDMA reliable connection with go-back-N.
     RdmaRc(rdma::RdmaRc),
+    /// The Sunway NIC's out-of-order message transport.
+    Message(message::MessageTransport),
 }
 
 impl AnyTransport {
@@ -76,6 +79,7 @@ impl AnyTransport {
     pub fn on_data(&self, f: &mut Flow, seq: u64, bytes: u32) -> RxOutcome {
         match self {
             AnyTransport::RdmaRc(t) => t.on_data(f, seq, bytes),
+            AnyTransport::Message(t) => t.on_data(f, seq, bytes),
         }
     }
     /// See [`NicTransport::on_cumulative_ack`].
@@ -83,6 +87,7 @@ impl AnyTransport {
     pub fn on_cumulative_ack(&self, f: &mut Flow, seq: u64) -> u64 {
         match self {
             AnyTransport::RdmaRc(t) => t.on_cumulative_ack(f, seq),
+            AnyTransport::Message(t) => t.on_cumulative_ack(f, seq),
         }
     }
     /// See [`NicTransport::on_nack`].
@@ -90,6 +95,7 @@ impl AnyTransport {
     pub fn on_nack(&self, f: &mut Flow, seq: u64) -> bool {
         match self {
             AnyTransport::RdmaRc(t) => t.on_nack(f, seq),
+            AnyTransport::Message(t) => t.on_nack(f, seq),
         }
     }
     /// See [`NicTransport::on_timeout`].
@@ -97,6 +103,7 @@ impl AnyTransport {
     pub fn on_timeout(&self, f: &mut Flow) -> bool {
         match self {
             AnyTransport::RdmaRc(t) => t.on_timeout(f),
+            AnyTransport::Message(t) => t.on_timeout(f),
         }
     }
 }

@@ -6,6 +6,7 @@
 
 use crate::cc::{AckInfo, CongestionControl};
 use crate::engine::Event;
+use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::{Desc, Packet, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
 use crate::routing::ecmp;
@@ -40,18 +41,37 @@ impl Nics {
             let f = &mut self.flows[fid as usize];
             f.rto_deadline = now + rto;
             ctx.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
-            let port = self.hosts[f.spec.src as usize].port;
-            fabric.schedule_wake(ctx, port, now);
+            let src = f.spec.src;
+            self.wake_nic(ctx, fabric, src, now);
         } else {
             f.rto_pending = false;
         }
     }
 
-    /// The NIC picks the next data packet, round robin over flows whose pacer allows.
-    pub(crate) fn pull_data(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, h: u32) -> Option<Desc> {
+    /// Wakes, at `t`, the ports of NIC `h` that carry data (one, but for a dual-rail NIC
+    /// spreading its packets over both rails).
+    #[inline]
+    pub(crate) fn wake_nic(&self, ctx: &mut Ctx, fabric: &mut Fabric, h: u32, t: Time) {
+        let first = self.hosts[h as usize].port.0 + self.data_rails.0;
+        for p in first..first + self.data_rails.1 {
+            fabric.schedule_wake(ctx, PortId(p), t);
+        }
+    }
+
+    /// The NIC's port `port` is free: it picks the next data packet, round robin over
+    /// flows whose pacer allows (none if the port carries no data).
+    pub(crate) fn pull_data(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        h: u32,
+        port: PortId,
+    ) -> Option<Desc> {
         let now = ctx.now;
         let host = &self.hosts[h as usize];
-        let port = host.port;
+        if port.0.wrapping_sub(host.port.0 + self.data_rails.0) >= self.data_rails.1 {
+            return None;
+        }
         let dp = ctx.params.data_prio as usize;
         if fabric.ports[port].is_paused(dp, now) {
             let t = fabric.ports[port].paused_until(dp);
@@ -160,7 +180,7 @@ impl Nics {
         &mut self,
         ctx: &mut Ctx,
         fabric: &mut Fabric,
-        from_host: u32,
+        port: PortId,
         payload: Payload,
         data: &Packet,
         hdr: Header,
@@ -191,7 +211,6 @@ impl Nics {
             let rx = fabric.telemetry.int.rx;
             *fabric.telemetry.int.slot(d.id) = rx;
         }
-        let port = self.hosts[from_host as usize].port;
         let pr = &mut fabric.ports[port];
         let prio = ctx.params.ctrl_prio as usize;
         pr.enqueue(prio, d, ctx.now);
@@ -201,17 +220,25 @@ impl Nics {
             PacketKind::Cnp => ctx.counters.cnps += 1,
             _ => {}
         }
-        self.try_transmit(ctx, fabric, from_host);
+        let NodeKind::Host(from_host) = fabric.ports[port].owner() else {
+            unreachable!("feedback leaves by a NIC port")
+        };
+        self.try_transmit(ctx, fabric, from_host, port);
     }
 
-    /// Starts the next transmission on NIC `h`'s port if it is free: frames queued there
-    /// (feedback) first, then a data packet pulled from the NIC's flows.
-    pub(crate) fn try_transmit(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, h: u32) {
-        let port = self.hosts[h as usize].port;
+    /// Starts the next transmission on port `port` of NIC `h` if it is free: frames queued
+    /// there (feedback) first, then a data packet pulled from the NIC's flows.
+    pub(crate) fn try_transmit(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        h: u32,
+        port: PortId,
+    ) {
         let pkt = match fabric.next_frame::<false>(ctx, port) {
             NextFrame::Frame(pkt) => pkt,
             NextFrame::Busy => return,
-            NextFrame::Empty => match self.pull_data(ctx, fabric, h) {
+            NextFrame::Empty => match self.pull_data(ctx, fabric, h, port) {
                 Some(pkt) => pkt,
                 None => return fabric.wake_at_unpause(ctx, port),
             },
@@ -220,7 +247,14 @@ impl Nics {
         fabric.transmit(ctx, port, pkt, has_flows);
     }
 
-    pub(crate) fn host_receive(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, h: u32, pkt: Desc) {
+    /// Packet `pkt` reached a NIC on its port `port`.
+    pub(crate) fn host_receive(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        port: PortId,
+        pkt: Desc,
+    ) {
         let p = *ctx.arena.get(pkt.id);
         let hdr = pkt.header();
         if hdr.flags & FLAG_INT != 0 {
@@ -228,7 +262,7 @@ impl Nics {
         }
         ctx.arena.release(pkt.id);
         match p.payload {
-            Payload::Data { .. } => self.on_data(ctx, fabric, h, &p, hdr),
+            Payload::Data { .. } => self.on_data(ctx, fabric, port, &p, hdr),
             Payload::Ack { .. } | Payload::Nack { .. } => self.on_ack(ctx, fabric, &p, hdr),
             Payload::Cnp { flow, by_dr } => {
                 let f = &mut self.flows[flow];
@@ -242,12 +276,13 @@ impl Nics {
         }
     }
 
-    /// Data packet `p` (header `hdr`) reached its NIC `h`.
+    /// Data packet `p` (header `hdr`) reached its NIC on port `port` (feedback goes back
+    /// by the same port: with several planes, the plane the data came through).
     pub(crate) fn on_data(
         &mut self,
         ctx: &mut Ctx,
         fabric: &mut Fabric,
-        h: u32,
+        port: PortId,
         p: &Packet,
         hdr: Header,
     ) {
@@ -264,7 +299,14 @@ impl Nics {
             if now >= f.next_cnp {
                 f.next_cnp = now + interval;
                 f.cnps_sent += 1;
-                self.send_feedback(ctx, fabric, h, Payload::Cnp { flow, by_dr: false }, p, hdr);
+                self.send_feedback(
+                    ctx,
+                    fabric,
+                    port,
+                    Payload::Cnp { flow, by_dr: false },
+                    p,
+                    hdr,
+                );
             } else if !f.cnp_pending {
                 f.cnp_pending = true;
                 let t = f.next_cnp;
@@ -279,10 +321,10 @@ impl Nics {
         match rx.reply {
             RxReply::Nothing => {}
             RxReply::Ack(seq) => {
-                self.send_feedback(ctx, fabric, h, Payload::Ack { flow, seq }, p, hdr)
+                self.send_feedback(ctx, fabric, port, Payload::Ack { flow, seq }, p, hdr)
             }
             RxReply::Nack(seq) => {
-                self.send_feedback(ctx, fabric, h, Payload::Nack { flow, seq }, p, hdr)
+                self.send_feedback(ctx, fabric, port, Payload::Nack { flow, seq }, p, hdr)
             }
         }
         if rx.completed {
@@ -320,10 +362,11 @@ impl Nics {
             ..Header::default()
         };
         let h = f.spec.dst;
+        let port = self.hosts[h as usize].port;
         self.send_feedback(
             ctx,
             fabric,
-            h,
+            port,
             Payload::Cnp { flow, by_dr: false },
             &tmpl,
             hdr,
@@ -391,8 +434,8 @@ impl Nics {
             self.hosts[h].active.remove(f.rr_slot);
         }
         if wake {
-            let port = self.hosts[self.flows[fid as usize].spec.src as usize].port;
-            fabric.schedule_wake(ctx, port, now);
+            let src = self.flows[fid as usize].spec.src;
+            self.wake_nic(ctx, fabric, src, now);
         }
     }
 }

@@ -83,6 +83,9 @@ pub struct Flow {
     pub ce_acks: u64,
     /// ACKs that echoed a TCD UE mark.
     pub ue_acks: u64,
+    /// Message transport, receiver: byte ranges that arrived ahead of `rcv_nxt` (made on
+    /// the flow's first packet out of order).
+    pub rx_early: Option<Box<Vec<(u64, u64)>>>,
     /// Its entry in its NIC's round robin while active.
     pub rr_slot: super::round_robin::Slot,
 }
@@ -118,6 +121,7 @@ impl Flow {
             delivered_at_last_sample: 0,
             ce_acks: 0,
             ue_acks: 0,
+            rx_early: None,
             rr_slot: 0,
             dr_cnps_received: 0,
             dr_cnp_delay_max: 0,
@@ -336,6 +340,87 @@ pub struct TransportCfg {
     /// Priority of ACK, NACK and CNP (strictly above data).
     #[serde(default = "d_ctrl_prio")]
     pub control_priority: u8,
+    /// NICs with several ports (dual-rail, one per plane): which ports data takes.
+    #[serde(default)]
+    pub rail: RailChoice,
+    /// The reliability protocol: RDMA RC with go-back-N, or the Sunway NIC's messages
+    /// (out of order, complete when every byte arrived).
+    #[serde(default)]
+    pub kind: TransportKind,
+}
+
+/// `[transport] kind`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// RDMA reliable connection with go-back-N (RoCEv2).
+    #[default]
+    RdmaRc,
+    /// The Sunway NIC's message transport ([`super::message`]).
+    Message,
+}
+
+/// The ports of a multi-port NIC that data packets take (document 003: the Sunway NIC
+/// either sends every packet of a message from the port its descriptor names, or picks
+/// per packet the port that is free, spreading one message over both rails).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(into = "RailWord")]
+pub enum RailChoice {
+    /// Every port: each packet leaves by the first port free to send it.
+    #[default]
+    Adaptive,
+    /// Only this port (0-based).
+    Fixed(u32),
+}
+
+/// How a [`RailChoice`] is written: `"adaptive"` or a port index.
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
+#[serde(untagged)]
+enum RailWord {
+    Word(String),
+    Index(i64),
+}
+
+impl From<RailChoice> for RailWord {
+    fn from(r: RailChoice) -> RailWord {
+        match r {
+            RailChoice::Adaptive => RailWord::Word("adaptive".into()),
+            RailChoice::Fixed(i) => RailWord::Index(i as i64),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RailChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match RailWord::deserialize(d)? {
+            RailWord::Word(w) if w == "adaptive" => Ok(RailChoice::Adaptive),
+            RailWord::Word(w) => Err(serde::de::Error::custom(format!(
+                "`{w}` is not a rail: use \"adaptive\" or a port index (0, 1, ...)"
+            ))),
+            RailWord::Index(i) if (0..=u32::MAX as i64).contains(&i) => {
+                Ok(RailChoice::Fixed(i as u32))
+            }
+            RailWord::Index(i) => Err(serde::de::Error::custom(format!(
+                "{i} is not a port index: use \"adaptive\" or 0, 1, ..."
+            ))),
+        }
+    }
+}
+
+impl RailChoice {
+    /// The data ports (first, count) of a NIC of `rails` ports; an error names the
+    /// index when the NICs have no such port.
+    pub fn data_rails(self, rails: u32) -> Result<(u32, u32), String> {
+        let rails = rails.max(1);
+        match self {
+            RailChoice::Adaptive => Ok((0, rails)),
+            RailChoice::Fixed(i) if i < rails => Ok((i, 1)),
+            RailChoice::Fixed(i) => Err(format!(
+                "port {i} does not exist: the NICs have {rails} port(s), 0..{}",
+                rails - 1
+            )),
+        }
+    }
 }
 
 fn d_mtu() -> u64 {
@@ -370,6 +455,8 @@ impl Default for TransportCfg {
             rto: d_rto(),
             data_priority: d_data_prio(),
             control_priority: d_ctrl_prio(),
+            rail: RailChoice::default(),
+            kind: TransportKind::default(),
         }
     }
 }
@@ -397,6 +484,16 @@ impl Described for TransportCfg {
                 "control_priority",
                 d.control_priority,
                 "priority of ACK, NACK and CNP (above data)",
+            ),
+            Param::word(
+                "kind",
+                "rdma_rc",
+                "\"rdma_rc\" (go-back-N) | \"message\" (Sunway: out of order, complete when every byte arrived)",
+            ),
+            Param::word(
+                "rail",
+                "adaptive",
+                "multi-port NICs: \"adaptive\" (each packet by the first free port) or a port index",
             ),
         ]
     }
