@@ -65,11 +65,7 @@ impl Fabric {
     /// NIC (a PFC frame acts on the receiving port itself). Returns the packet and the
     /// NIC port it reached: the caller hands it to [`Nics::host_receive`].
     #[inline]
-    pub(crate) fn on_link_arrive(
-        &mut self,
-        ctx: &mut Ctx,
-        l: LinkId,
-    ) -> Option<(PortId, Desc)> {
+    pub(crate) fn on_link_arrive(&mut self, ctx: &mut Ctx, l: LinkId) -> Option<(PortId, Desc)> {
         let link = &mut self.links[l];
         let (pkt, next) = link.take_head();
         let (in_port, to) = (link.to_port, link.to);

@@ -14,6 +14,7 @@
 //! a NIC never holds a queue of data packets, and a go-back-N rewind costs nothing but
 //! resetting `snd_nxt`.
 
+pub mod config;
 pub(crate) mod launcher;
 pub mod message;
 mod nic;
