@@ -46,6 +46,7 @@ pub fn text() -> String {
     described::<TcdCfg>(w, "[fabric.tcd]");
     described::<fabricsim::longhaul::dr::DrCfg>(w, "[fabric.dr]");
     described::<TransportCfg>(w, "[transport]");
+    described::<fabricsim::transport::message::MessageCfg>(w, "[transport.message]");
     described::<CcCfg>(w, "[cc]");
     described::<CcClassCfg>(w, "[[cc.class]]");
     congestion_controls(w);

@@ -103,11 +103,11 @@ impl RoutingTable {
                 let mut fallback = Vec::new();
                 if dd[s] != FAR && dd[s] > 0 {
                     for &(p, o) in &down[s] {
-                        if dd[o as usize] + 1 == dd[s] {
+                        if dd[o as usize].saturating_add(1) == dd[s] {
                             primary.push(p);
                         } else if lateral[o as usize]
                             .iter()
-                            .any(|&(_, z)| dd[z as usize] + 1 == dd[s])
+                            .any(|&(_, z)| dd[z as usize].saturating_add(1) == dd[s])
                         {
                             fallback.push(p);
                         }

@@ -55,6 +55,11 @@ impl Simulation {
             origin,
         } = wl;
         let n = g.nodes.len();
+        let data_rails = sc
+            .transport
+            .rail
+            .data_rails(g.rails)
+            .map_err(|m| err(file, "transport.rail", m))?;
         // Ports: node by node, in link order.
         let mut node_links: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
         for (i, l) in g.links.iter().enumerate() {
@@ -267,7 +272,8 @@ impl Simulation {
         // Flows.
         let mut flows = Vec::with_capacity(specs.len());
         for (i, s) in specs.into_iter().enumerate() {
-            let line = ports[hosts[s.src as usize].port.idx()].rate;
+            // The NIC's data rate: its port's, times the ports that carry data.
+            let line = Rate(ports[hosts[s.src as usize].port.idx()].rate.0 * data_rails.1 as u64);
             // The real controller is made once the flow's path (and base RTT) is known.
             let cc = AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 });
             // RoCE NICs derive the UDP source port from the queue pair; here it is drawn
@@ -319,11 +325,6 @@ impl Simulation {
             None
         };
         let dr_cfg = &sc.fabric.dr;
-        let data_rails = sc
-            .transport
-            .rail
-            .data_rails(g.rails)
-            .map_err(|m| err(file, "transport.rail", m))?;
         if n_dr == 0 && dr_cfg.cnp.dr() {
             return Err(err(
                 file,
@@ -377,7 +378,9 @@ impl Simulation {
             TransportKind::RdmaRc => AnyTransport::RdmaRc(RdmaRc {
                 ack_every: params.ack_every,
             }),
-            TransportKind::Message => AnyTransport::Message(MessageTransport),
+            TransportKind::Message => AnyTransport::Message(MessageTransport {
+                ack_every: params.ack_every,
+            }),
         };
         let mut sim = Simulation {
             ctx: Ctx {
@@ -422,6 +425,12 @@ impl Simulation {
                 last_progress: 0,
                 receiver_cnp: dr_cfg.cnp.receivers(),
                 data_rails,
+                engines: (sc.transport.kind == TransportKind::Message).then(|| {
+                    Box::new(crate::transport::message::Engines::new(
+                        sc.transport.message.clone(),
+                        host_nodes.len(),
+                    ))
+                }),
             },
             ideal: Vec::new(),
             server_of_host: g.server_of_host.clone(),
@@ -512,7 +521,12 @@ impl Simulation {
     pub(crate) fn make_cc(&self, sc: &Scenario, alg: CcAlgorithm, i: usize, rtt: Time) -> AnyCc {
         let s = &self.nics.flows[i].spec;
         let ctx = FlowContext {
-            line: self.fabric.ports[self.nics.hosts[s.src as usize].port.idx()].rate,
+            line: Rate(
+                self.fabric.ports[self.nics.hosts[s.src as usize].port.idx()]
+                    .rate
+                    .0
+                    * self.nics.data_rails.1 as u64,
+            ),
             base_rtt: rtt,
             start: s.start,
         };

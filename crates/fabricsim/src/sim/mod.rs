@@ -227,6 +227,8 @@ pub struct Nics {
     pub(crate) last_progress: Time,
     /// Receivers answer CE marks with CNPs (`fabric.dr.cnp` is `e2e` or `both`).
     pub(crate) receiver_cnp: bool,
+    /// The message engines (`[transport] kind = "message"`).
+    pub(crate) engines: Option<Box<crate::transport::message::Engines>>,
     /// The ports of a NIC that carry data, as (first, count) relative to its first port:
     /// (0, 1) for a single-port NIC; on dual-rail NICs all rails (adaptive) or one.
     pub(crate) data_rails: (u32, u32),

@@ -39,6 +39,9 @@ pub struct TransportCfg {
     /// (out of order, complete when every byte arrived).
     #[serde(default)]
     pub kind: TransportKind,
+    /// The message engines (`kind = "message"`).
+    #[serde(default)]
+    pub message: super::message::MessageCfg,
 }
 
 /// `[transport] kind`.
@@ -149,6 +152,7 @@ impl Default for TransportCfg {
             control_priority: d_ctrl_prio(),
             rail: RailChoice::default(),
             kind: TransportKind::default(),
+            message: Default::default(),
         }
     }
 }
@@ -177,6 +181,7 @@ impl Described for TransportCfg {
                 d.control_priority,
                 "priority of ACK, NACK and CNP (above data)",
             ),
+            Param::section("message", "[transport.message]"),
             Param::word(
                 "kind",
                 "rdma_rc",
@@ -216,6 +221,7 @@ impl TransportCfg {
         if self.data_priority as usize >= N_PRIO || self.control_priority as usize >= N_PRIO {
             return e("data_priority", "priorities are 0..7".into());
         }
+        self.message.validate().map_err(|e| e.within("message"))?;
         if self.control_priority <= self.data_priority {
             return e(
                 "control_priority",

@@ -311,6 +311,31 @@ impl Nics {
     /// Starts flow `fid` now: its NIC begins sending it.
     pub(crate) fn start_flow(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: u32) {
         let now = ctx.now;
+        if let Some(eng) = self.engines.as_mut() {
+            // A NIC keeps so many messages in flight; the next waits for a place (it was
+            // posted now: its FCT counts from here).
+            let h = self.flows[fid as usize].spec.src;
+            if self.hosts[h as usize].active.len() >= eng.capacity() {
+                let f = &mut self.flows[fid as usize];
+                f.spec.start = now;
+                f.started = true;
+                self.flows_started += 1;
+                eng.waiting[h as usize].push_back(fid);
+                return;
+            }
+        }
+        self.begin_flow(ctx, fabric, fid, now);
+    }
+
+    /// Flow `fid`, posted at `posted`, starts sending now.
+    pub(crate) fn begin_flow(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        fid: u32,
+        posted: Time,
+    ) {
+        let now = ctx.now;
         let prev = self.launcher.deps.prev_on_conn[fid as usize];
         if let Some(prev) = prev.filter(|&p| self.flows[p as usize].started) {
             // The same queue pair: its congestion state carries over.
@@ -318,11 +343,17 @@ impl Nics {
             self.flows[fid as usize].cc = cc;
         }
         let f = &mut self.flows[fid as usize];
-        f.spec.start = now;
+        if !f.started {
+            self.flows_started += 1;
+        }
+        f.spec.start = posted;
         f.started = true;
-        f.next_send = now;
+        // A message engine sets the message up before its first packet.
+        f.next_send = match self.engines.as_mut() {
+            Some(eng) => eng.set_up(f.spec.src, f.spec.size, now),
+            None => now,
+        };
         f.cc.on_start(now);
-        self.flows_started += 1;
         self.last_progress = now;
         let h = f.spec.src as usize;
         let flows = &mut self.flows;

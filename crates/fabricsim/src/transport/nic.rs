@@ -12,7 +12,7 @@ use crate::packet::{Desc, Packet, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
 use crate::routing::ecmp;
 use crate::telemetry::int::INT_BYTES_PER_HOP;
 use crate::telemetry::tcd::TcdMark;
-use crate::units::{ser_time_f, Time};
+use crate::units::{ser_time_f, Rate, Time};
 
 use crate::fabric::egress::NextFrame;
 use crate::ids::FlowId;
@@ -126,7 +126,8 @@ impl Nics {
     ) -> Desc {
         let now = ctx.now;
         let rp = &ctx.params;
-        let line = fabric.ports[port].rate;
+        // The pacer runs at the NIC's data rate: its ports' together on several rails.
+        let line = Rate(fabric.ports[port].rate.0 * self.data_rails.1 as u64);
         let f = &mut self.flows[fid as usize];
         let payload = rp.mtu.min(f.spec.size - f.snd_nxt);
         let wire = payload + rp.header;
@@ -432,6 +433,11 @@ impl Nics {
             f.sender_done = Some(now);
             let h = f.spec.src as usize;
             self.hosts[h].active.remove(f.rr_slot);
+            // A place in flight is free: the next message waiting for one goes.
+            if let Some(next) = self.engines.as_mut().and_then(|e| e.waiting[h].pop_front()) {
+                let posted = self.flows[next as usize].spec.start;
+                self.begin_flow(ctx, fabric, next, posted);
+            }
         }
         if wake {
             let src = self.flows[fid as usize].spec.src;

@@ -1,0 +1,245 @@
+//! The Sunway network (`kind = "sunway"`, document 003) through the whole simulator:
+//! dual-rail NICs whose packets take either plane, the out-of-order message transport,
+//! up/down tables with sibling fallbacks, and deterministic vs adaptive table routing.
+
+use fabricsim::fabric::NodeKind;
+use fabricsim::ids::PortId;
+use fabricsim::results::fct;
+use fabricsim::units::Time;
+use fabricsim::{invariants, load_str, Outcome, Simulation};
+use std::path::Path;
+
+/// Two planes of 4 leaves (siblings 0-1 and 2-3) x 3 spines, 4 nodes per leaf, 2 KiB
+/// packets with 48 B of header, the message transport, no congestion control.
+fn scenario(extra: &str, workload: &str) -> String {
+    format!(
+        r#"name = "sunway"
+seed = 1
+max_time = "50ms"
+
+[topology]
+kind = "sunway"
+leaves = 4
+spines = 3
+nodes_per_leaf = 4
+nodes = 16
+sibling_links = 2
+
+[fabric]
+switch_latency = "100ns"
+
+[transport]
+mtu = "2KiB"
+header = 48
+ack_size = 48
+kind = "message"
+
+[cc]
+algorithm = "none"
+
+{extra}
+
+[[workload]]
+{workload}
+"#
+    )
+}
+
+fn build(src: &str) -> Simulation {
+    let l = load_str(src, "t.toml", Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    Simulation::build(&l.scenario, &l.file, &l.base_dir).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(src: &str) -> Simulation {
+    let mut s = build(src);
+    assert_eq!(s.run(&mut |_| {}), Outcome::Completed);
+    let bad = invariants::check(&s);
+    assert!(bad.is_empty(), "invariants violated: {bad:#?}");
+    for i in 0..s.nics.flows.len() {
+        let f = &s.nics.flows[i];
+        assert_eq!(f.rcv_nxt, f.spec.size, "flow {i} delivered every byte once");
+        assert!(fct(&s, i).unwrap() >= s.ideal[i], "flow {i} beat its ideal");
+    }
+    s
+}
+
+fn switch(s: &Simulation, name: &str) -> u32 {
+    let n = s.fabric.nodes.iter().position(|n| n.name == name).unwrap();
+    match s.fabric.nodes[n].kind {
+        NodeKind::Switch(i) => i,
+        NodeKind::Host(_) => panic!("{name} is a host"),
+    }
+}
+
+/// The name of the node at the far end of port `p`.
+fn peer(s: &Simulation, p: u32) -> String {
+    let q = s.fabric.ports[p as usize].peer;
+    s.fabric.nodes[s.fabric.ports[q].node.idx()].name.clone()
+}
+
+/// Bytes every switch port named `prefix...` sent.
+fn sent_by(s: &Simulation, prefix: &str) -> u64 {
+    s.fabric
+        .ports
+        .iter()
+        .filter(|p| {
+            let n = &s.fabric.nodes[p.node.idx()];
+            n.name.starts_with(prefix) && matches!(n.kind, NodeKind::Switch(_))
+        })
+        .map(|p| p.tx_bytes)
+        .sum()
+}
+
+const ONE_MESSAGE: &str = r#"kind = "flows"
+flows = [{ src = 0, dst = 5, size = "1MiB" }]"#;
+
+#[test]
+fn one_message_on_both_rails_takes_half_the_time_of_one() {
+    let fixed =
+        run(&scenario("", ONE_MESSAGE)
+            .replace("kind = \"message\"", "kind = \"message\"\nrail = 0"));
+    let both = run(&scenario("", ONE_MESSAGE));
+    let (f1, f2) = (fct(&fixed, 0).unwrap(), fct(&both, 0).unwrap());
+    let ratio = f1 as f64 / f2 as f64;
+    assert!(
+        ratio > 1.9 && ratio < 2.05,
+        "one rail {f1} ps, both {f2} ps: {ratio}"
+    );
+    // Every packet of the fixed run stayed on plane 0; the other run used both planes
+    // about equally.
+    assert_eq!(sent_by(&fixed, "p1-"), 0);
+    let (p0, p1) = (sent_by(&both, "p0-"), sent_by(&both, "p1-"));
+    assert!(p0.abs_diff(p1) < p0 / 20, "plane 0 {p0} B, plane 1 {p1} B");
+    // Out of order on arrival (two rails) and still no retransmission.
+    assert_eq!(both.nics.flows[0].retx_bytes, 0);
+    // The ideal of a message over two rails is that of half of it over one.
+    assert!(both.ideal[0] * 19 / 10 < fixed.ideal[0]);
+}
+
+#[test]
+fn up_down_tables_keep_the_sibling_links_for_faults() {
+    let s = build(&scenario("", ONE_MESSAGE));
+    let r = &s.fabric.routing;
+    assert!(r.tiered());
+    // Node 5 hangs off leaf 1 (whose sibling is leaf 0) in each plane.
+    let names = |c: fabricsim::routing::Candidates, from: usize, to: usize| -> Vec<String> {
+        (from..to).map(|k| peer(&s, r.port_of(c, k).0)).collect()
+    };
+    for p in 0..2 {
+        // A spine going down: leaf 1 first, its sibling leaf 0 as the fallback.
+        let spine = switch(&s, &format!("p{p}-spine2"));
+        let (c, primary) = r.lookup_phase(spine, 5, true);
+        assert_eq!(names(c, 0, primary as usize), vec![format!("p{p}-leaf1")]);
+        assert_eq!(
+            names(c, primary as usize, c.len as usize),
+            vec![format!("p{p}-leaf0")]
+        );
+        // The sibling, reached from above: across to leaf 1, both sibling links.
+        let sib = switch(&s, &format!("p{p}-leaf0"));
+        let (c, primary) = r.lookup_phase(sib, 5, true);
+        assert_eq!(primary, 2);
+        assert_eq!(names(c, 0, 2), vec![format!("p{p}-leaf1"); 2]);
+        // A leaf going up: the three spines, then across to its sibling.
+        let leaf = switch(&s, &format!("p{p}-leaf2"));
+        let (c, primary) = r.lookup_phase(leaf, 5, false);
+        assert_eq!(primary, 3);
+        assert_eq!(
+            names(c, 0, 3),
+            (0..3).map(|j| format!("p{p}-spine{j}")).collect::<Vec<_>>()
+        );
+        assert_eq!(names(c, 3, c.len as usize), vec![format!("p{p}-leaf3"); 2]);
+        // From a NIC, the sibling leaf 0 goes up too, not across.
+        let (_, primary) = r.lookup_phase(sib, 5, false);
+        assert_eq!(primary, 3);
+    }
+    // Each plane's switches route only toward that plane's NIC ports: plane 1's leaf
+    // reaches node 5 by its port 1.
+    let leaf1 = switch(&s, "p1-leaf1");
+    let to_host: Vec<PortId> = r
+        .candidates(leaf1, 5)
+        .into_iter()
+        .map(|p| s.fabric.ports[p as usize].peer)
+        .collect();
+    assert_eq!(to_host, vec![PortId(s.nics.hosts[5].port.0 + 1)]);
+}
+
+/// Two messages from leaf 0 on one rail, to node 5 (leaf 1) and node 8 (leaf 2), whose
+/// destinations map to the same uplink under destination-mod-k (both are 2 mod 3).
+const COLLIDING: &str = r#"kind = "flows"
+flows = [{ src = 0, dst = 5, size = "1MiB" }, { src = 1, dst = 8, size = "1MiB" }]"#;
+
+fn two_leaves_apart(lb: &str) -> (Time, Time) {
+    let src = scenario(
+        &format!("[fabric.load_balance]\nalgorithm = \"{lb}\""),
+        &COLLIDING.replace("dst = 8", "dst = 6"),
+    )
+    .replace("kind = \"message\"", "kind = \"message\"\nrail = 0");
+    let s = run(&src);
+    (fct(&s, 0).unwrap(), s.ideal[0])
+}
+
+#[test]
+fn adaptive_routing_avoids_the_collision_deterministic_routing_makes() {
+    // Destinations 5 and 6 (both on leaf 1): the deterministic scan from leaf 0 starts at
+    // spine 5 mod 3 and spine 6 mod 3, different ones: no collision.
+    let (spread, ideal) = two_leaves_apart("first_available");
+    assert!(spread < ideal * 11 / 10, "{spread} vs {ideal}");
+    // 5 and 8: both messages on leaf 0's uplink to spine 2.
+    let det = run(&scenario(
+        "[fabric.load_balance]\nalgorithm = \"first_available\"",
+        COLLIDING,
+    )
+    .replace("kind = \"message\"", "kind = \"message\"\nrail = 0"));
+    let ada = run(
+        &scenario("[fabric.load_balance]\nalgorithm = \"adaptive\"", COLLIDING)
+            .replace("kind = \"message\"", "kind = \"message\"\nrail = 0"),
+    );
+    let slow = |s: &Simulation| (0..2).map(|i| fct(s, i).unwrap()).max().unwrap();
+    let ideal = det.ideal[0];
+    assert!(
+        slow(&det) > ideal * 17 / 10,
+        "deterministic {} vs ideal {ideal}",
+        slow(&det)
+    );
+    assert!(
+        slow(&ada) < ideal * 13 / 10,
+        "adaptive {} vs ideal {ideal}",
+        slow(&ada)
+    );
+}
+
+#[test]
+fn message_engines_set_messages_up_and_bound_those_in_flight() {
+    // A lone message waits for its engine's setup before its first packet.
+    let quick = run(&scenario(
+        "[transport.message]\nsetup = \"0ns\"",
+        ONE_MESSAGE,
+    ));
+    let slow = run(&scenario(
+        "[transport.message]\nsetup = \"2us\"",
+        ONE_MESSAGE,
+    ));
+    assert_eq!(fct(&slow, 0).unwrap() - fct(&quick, 0).unwrap(), 2_000_000);
+    // One engine with one message in flight: four messages posted at once go one after
+    // another, each after the previous one's last ACK and its own setup.
+    let four = r#"kind = "flows"
+flows = [{ src = 0, dst = 5, size = "64KiB" }, { src = 0, dst = 6, size = "64KiB" },
+         { src = 0, dst = 9, size = "64KiB" }, { src = 0, dst = 13, size = "64KiB" }]"#;
+    let serial = run(&scenario(
+        "[transport.message]\nengines = 1\nin_flight = 1\nsetup = \"1us\"",
+        four,
+    ));
+    let mut f: Vec<Time> = (0..4).map(|i| fct(&serial, i).unwrap()).collect();
+    f.sort_unstable();
+    for k in 1..4 {
+        // Each waits at least the previous one's whole time (its FCT counts from the post).
+        assert!(f[k] >= f[k - 1] + f[0] - 1_000, "{f:?}");
+    }
+    let parallel = run(&scenario("[transport.message]\nsetup = \"1us\"", four));
+    let last = (0..4).map(|i| fct(&parallel, i).unwrap()).max().unwrap();
+    assert!(
+        last < f[3] * 3 / 4,
+        "in flight together: {last} vs one by one {}",
+        f[3]
+    );
+}
