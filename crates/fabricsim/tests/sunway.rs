@@ -243,3 +243,23 @@ flows = [{ src = 0, dst = 5, size = "64KiB" }, { src = 0, dst = 6, size = "64KiB
         f[3]
     );
 }
+
+#[test]
+fn the_full_prototype_routes_between_siblings_without_loops() {
+    // 2 x (512 + 576 + 64) links: large enough for the loop's look-ahead, which must not
+    // pre-route packets under table routing (the hop before cannot know a packet's phase).
+    let src = scenario(
+        "",
+        r#"kind = "flows"
+flows = [{ src = 0, dst = 20, size = "1MiB" }, { src = 20, dst = 0, size = "1MiB" }]"#,
+    )
+    .replace(
+        "leaves = 4\nspines = 3\nnodes_per_leaf = 4\nnodes = 16\nsibling_links = 2\n",
+        "",
+    );
+    let s = run(&src);
+    assert!(s.fabric.ports.len() >= 4096);
+    for i in 0..2 {
+        assert!(fct(&s, i).unwrap() < s.ideal[i] * 21 / 20, "flow {i}");
+    }
+}

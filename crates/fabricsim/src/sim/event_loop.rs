@@ -37,7 +37,10 @@ impl Simulation {
                 .unwrap_or(0);
             self.ctx.queue.set_horizon((delay + ser) / 8 * 9);
             // Worth it only where the routing tables miss the cache (large models).
+            // Table routing chooses by port state and by the way a packet came in, which
+            // the hop before cannot know.
             self.fabric.route_ahead = self.prefetch
+                && !self.fabric.table_routing
                 && self.ctx.params.lb == LbAlgorithm::Ecmp
                 && self.fabric.gse.is_none()
                 && self.fabric.dr.is_none();
