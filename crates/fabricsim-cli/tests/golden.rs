@@ -52,6 +52,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
     ),
     ("longhaul-pp-tuning", "longhaul-pp-tuning.toml", &[]),
     (
+        "sunway-bandwidth",
+        "sunway-bandwidth.toml",
+        &["workload[0].size=\"1MiB\"", "sweep[0].values=[1, 256]"],
+    ),
+    (
         "longhaul-dp-scale",
         "longhaul-dp-scale.toml",
         &["topology.leaves=2", "workload[0].gradient=\"32MB\""],

@@ -330,6 +330,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
         &["topology.leaves=2", "workload[0].gradient=\"8MB\""],
     ),
     (
+        "sunway-bandwidth",
+        "sunway-bandwidth.toml",
+        &["workload[0].size=\"1MiB\"", "sweep[0].values=[16]"],
+    ),
+    (
         "longhaul-pp-tuning",
         "longhaul-pp-tuning.toml",
         &["workload[0].microbatches=2", "max_time=\"150ms\""],
