@@ -330,6 +330,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
         &["topology.leaves=2", "workload[0].gradient=\"8MB\""],
     ),
     (
+        "sunway-adaptive",
+        "sunway-adaptive.toml",
+        &["max_time=\"20us\""],
+    ),
+    (
         "sunway-bandwidth",
         "sunway-bandwidth.toml",
         &["workload[0].size=\"1MiB\"", "sweep[0].values=[16]"],
