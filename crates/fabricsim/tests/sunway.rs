@@ -263,3 +263,31 @@ flows = [{ src = 0, dst = 20, size = "1MiB" }, { src = 20, dst = 0, size = "1MiB
         assert!(fct(&s, i).unwrap() < s.ideal[i] * 21 / 20, "flow {i}");
     }
 }
+
+#[test]
+fn a_read_is_a_request_then_a_write_back_and_a_notification_follows_its_write() {
+    let s = run(&scenario(
+        "",
+        r#"kind = "flows"
+flows = [{ src = 0, dst = 5, size = "256KiB", verb = "read" },
+         { src = 1, dst = 9, size = "256KiB", verb = "write_notify" }]"#,
+    )
+    .replace("kind = \"message\"", "kind = \"message\"\nrail = 0"));
+    let f = &s.nics.flows;
+    assert_eq!(f.len(), 4);
+    // The read: node 0's request to node 5, then node 5's write of the data to node 0,
+    // which starts when the request has arrived.
+    assert_eq!((f[0].spec.src, f[0].spec.dst, f[0].spec.size), (0, 5, 32));
+    assert_eq!(
+        (f[1].spec.src, f[1].spec.dst, f[1].spec.size),
+        (5, 0, 256 << 10)
+    );
+    assert_eq!(f[1].spec.start, f[0].finish.unwrap());
+    // The write with notification: the notification arrives after the data.
+    assert_eq!((f[3].spec.src, f[3].spec.dst, f[3].spec.size), (1, 9, 32));
+    assert!(f[3].finish.unwrap() > f[2].finish.unwrap());
+    assert!(
+        f[3].spec.start > f[2].spec.start,
+        "it leaves after the data's last byte"
+    );
+}

@@ -60,6 +60,13 @@ impl Simulation {
             .rail
             .data_rails(g.rails)
             .map_err(|m| err(file, "transport.rail", m))?;
+        if g.rails > 1 && params.lb == LbAlgorithm::Pktc {
+            return Err(err(
+                file,
+                "fabric.load_balance.algorithm",
+                "GSE's packet containers (pktc) need NICs of one port: this topology's NICs have one per plane",
+            ));
+        }
         // Ports: node by node, in link order.
         let mut node_links: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
         for (i, l) in g.links.iter().enumerate() {

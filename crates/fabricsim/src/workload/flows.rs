@@ -1,11 +1,37 @@
 //! Flows listed one by one in the scenario (`kind = "flows"`).
+//!
+//! Each is an RDMA operation (`verb`): a write (the default) moves `size` bytes from
+//! `src` to `dst`; a read moves them from `dst` to `src`, and as on the Sunway NIC
+//! (document 003: "读转换成目标端的写") it is a request message from `src` to `dst` that
+//! the target turns into a write back, starting once the request has arrived; a write
+//! with notification is a write followed on the same queue pair by a notification
+//! message, which the receiver takes once the data has arrived. Requests and
+//! notifications are [`CONTROL_BYTES`] long and appear in `flows.csv` beside the data
+//! they belong to: a read's latency is its data flow's finish minus its request's start.
 
-use super::{check_size, resolve_host, Builder, Generator, HostRef};
+use super::{check_size, resolve_host, Builder, DepPoint, Generator, HostRef, Node, TimedDep};
 use crate::param::{Described, Param, ParamError};
 use crate::transport::FlowSpec;
 use crate::units::serde_units as su;
 use crate::units::Time;
 use serde::Deserialize;
+
+/// Bytes of a read request or a write notification \[recon\]: a descriptor of a few
+/// flits.
+pub const CONTROL_BYTES: u64 = 32;
+
+/// An RDMA operation of a listed flow.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Verb {
+    /// `src` writes `size` bytes to `dst`.
+    #[default]
+    Write,
+    /// `src` reads `size` bytes from `dst`: a request, then `dst` writes them back.
+    Read,
+    /// A write, then a notification to `dst` on the same queue pair.
+    WriteNotify,
+}
 
 /// Flows listed in the scenario.
 #[derive(Clone, Debug, Deserialize)]
@@ -29,6 +55,9 @@ pub struct FlowCfg {
     /// Start time.
     #[serde(default, deserialize_with = "su::opt_time")]
     pub start: Option<Time>,
+    /// `write` (default), `read` or `write_notify`.
+    #[serde(default)]
+    pub verb: Verb,
 }
 
 impl Described for FlowsCfg {
@@ -37,7 +66,7 @@ impl Described for FlowsCfg {
         vec![Param::required(
             "flows",
             format!(
-                "[{{src, dst, size, start = \"{}\"}}]: hosts by id or name",
+                "[{{src, dst, size, start = \"{}\", verb = \"write\" | \"read\" | \"write_notify\"}}]: hosts by id or name",
                 crate::units::fmt_time(0)
             ),
         )]
@@ -57,12 +86,44 @@ impl Generator for FlowsCfg {
                 ));
             }
             check_size(f.size, &field("size"))?;
-            b.work.flows.push(FlowSpec {
-                src,
-                dst,
-                size: f.size,
-                start: f.start.unwrap_or(0),
-            });
+            let start = f.start.unwrap_or(0);
+            let w = &mut b.work;
+            let mut push = |src, dst, size| {
+                w.flows.push(FlowSpec {
+                    src,
+                    dst,
+                    size,
+                    start,
+                });
+                (w.flows.len() - 1) as u32
+            };
+            match f.verb {
+                Verb::Write => {
+                    push(src, dst, f.size);
+                }
+                Verb::Read => {
+                    let request = push(src, dst, CONTROL_BYTES);
+                    let data = push(dst, src, f.size);
+                    w.deps.push((request, data));
+                }
+                Verb::WriteNotify => {
+                    let data = push(src, dst, f.size);
+                    let note = push(src, dst, CONTROL_BYTES);
+                    // One queue pair: the notification leaves after the data's last
+                    // byte, and the receiver takes it once the data is all there.
+                    let key =
+                        crate::seed::component_seed(b.seed, &format!("notify{}/{i}", b.entry));
+                    w.conn.resize(w.flows.len(), None);
+                    w.conn[data as usize] = Some(key);
+                    w.conn[note as usize] = Some(key);
+                    w.timed.push(TimedDep {
+                        before: Node::Flow(data),
+                        after: Node::Flow(note),
+                        lag: 0,
+                        from: DepPoint::Sent,
+                    });
+                }
+            }
         }
         Ok(())
     }
