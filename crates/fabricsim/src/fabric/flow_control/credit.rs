@@ -33,7 +33,9 @@
 //! pool could block another, and the VCs would no longer be independent (checked).
 //!
 //! **Ports facing a NIC** need no credits: the NIC is a sink that drains at line rate.
-//! NIC ports obey the credits of the switch input they feed.
+//! NIC ports obey the credits of the switch input they feed. A switch's buffer is its
+//! input buffers (`fabric.buffer` does not apply), so it never drops; a packet it drops
+//! anyway (no route) gives its credits back.
 //!
 //! **Arbitration** \[recon\]. Among the VCs whose head packet has its credits, an egress
 //! serves the highest VC index first (strict priority): the control VCs (ACKs, NACKs,
