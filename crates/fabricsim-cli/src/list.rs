@@ -7,6 +7,7 @@
 use fabricsim::cc::{BaseRtt, CcCfg, CcClassCfg, FlowContext, ALGORITHMS};
 use fabricsim::convergence::ConvergenceCfg;
 use fabricsim::fabric::ecn::EcnCfg;
+use fabricsim::fabric::flow_control::credit::CreditCfg;
 use fabricsim::fabric::pfc::PfcCfg;
 use fabricsim::fabric::security::SecurityCfg;
 use fabricsim::gse::GseCfg;
@@ -34,6 +35,7 @@ pub fn text() -> String {
     kinds(w, "[topology]", topology::KINDS);
     described::<FabricCfg>(w, "[fabric]");
     described::<PfcCfg>(w, "[fabric.pfc]");
+    described::<CreditCfg>(w, "[fabric.credit]");
     described::<EcnCfg>(w, "[fabric.ecn]");
     described::<LoadBalanceCfg>(w, "[fabric.load_balance]");
     let names: Vec<&str> = BALANCERS.iter().map(|e| e.name).collect();

@@ -5,7 +5,9 @@
 //! - Packet conservation per port: frames sent = delivered by its link + on the wire.
 //! - Packet conservation per switch: frames in = frames out + dropped + queued, counting
 //!   PFC frames the switch consumed and generated.
-//! - Lossless means lossless: with PFC on, no packet is dropped.
+//! - Lossless means lossless: with PFC on, no packet is dropped; with credits, none
+//!   either, and every egress port's credits outstanding equal the blocks on its link,
+//!   in the far switch's input and coming back ([`crate::fabric::flow_control::credit::audit`]).
 //! - No finished flow is faster than its ideal FCT.
 
 use crate::sim::Simulation;
@@ -109,7 +111,8 @@ pub fn check(sim: &Simulation) -> Vec<String> {
             ));
         }
         // A lossless switch never drops (a lossy DR switch between lossless campuses may).
-        if sw.buffer.lossless && !sim.ctx.params.pfc_edge_only && sw.drops > 0 {
+        let credit = sim.fabric.credit().is_some();
+        if (credit || sw.buffer.lossless) && !sim.ctx.params.pfc_edge_only && sw.drops > 0 {
             bad.push(format!(
                 "switch {name}: {} drops in a lossless fabric",
                 sw.drops
@@ -135,5 +138,6 @@ pub fn check(sim: &Simulation) -> Vec<String> {
             ));
         }
     }
+    bad.extend(crate::fabric::flow_control::credit::audit(&sim.fabric));
     bad
 }

@@ -177,6 +177,16 @@ pub const FLAG_INT: u8 = 1;
 /// packet arrives on (ECMP chosen when the packet was put on the link).
 pub const FLAG_ROUTED: u8 = 2;
 
+/// Descriptor flag (credit flow control, never set by a sender): routing at the switch
+/// holding the packet moved it to a higher VC ([`crate::fabric::flow_control::credit`]);
+/// the VC it arrived on, whose credits it holds there, is in [`VC_IN_MASK`]. Cleared
+/// when the packet leaves.
+pub const FLAG_VC_RAISED: u8 = 4;
+/// Where a raised packet's arrival VC sits in the flags (3 bits).
+pub const VC_IN_SHIFT: u8 = 3;
+/// The arrival VC's bits in the flags.
+pub const VC_IN_MASK: u8 = 0b0011_1000;
+
 impl Packet {
     /// A frame carrying `payload` from host `src`, sent at `sent_at`.
     pub fn new(payload: Payload, src: u32, sent_at: Time) -> Packet {

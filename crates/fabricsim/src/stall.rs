@@ -8,6 +8,14 @@
 //! egress ports that hold packets are themselves paused. An edge p -> q joins p to every
 //! such paused, non-empty port q of B. A cycle in that graph is the deadlock, reported
 //! with the ports' names.
+//!
+//! Credit flow control deadlocks the same way, with credits for pauses: port p waits for
+//! credits of B's input for its cable when it holds packets none of which has them (a
+//! NIC port: when its next data packet has none); B returns them only when the packets
+//! in that input leave, and they wait at B's egress ports. The edge p -> q joins p to
+//! each credit-blocked port q of B that holds a packet which came in through p's cable,
+//! so a cycle is a cycle of full input buffers (document 003's fabric relies on up/down
+//! routing and VCs to have none).
 
 use crate::sim::Simulation;
 use serde::Serialize;
@@ -19,7 +27,11 @@ pub struct StallReport {
     pub last_progress_ps: u64,
     /// Paused ports with packets waiting (`node:port`).
     pub paused_ports: Vec<String>,
-    /// A cycle of paused ports (a PFC deadlock), if there is one.
+    /// Ports with packets waiting for credits (`node:port`; credit flow control only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub credit_blocked_ports: Vec<String>,
+    /// A cycle of paused ports (a PFC deadlock) or of credit-blocked ports (a credit
+    /// deadlock), if there is one.
     pub deadlock_cycle: Vec<String>,
     /// Flows not finished.
     pub unfinished_flows: usize,
@@ -27,7 +39,13 @@ pub struct StallReport {
 
 impl std::fmt::Display for StallReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if !self.deadlock_cycle.is_empty() {
+        if !self.deadlock_cycle.is_empty() && !self.credit_blocked_ports.is_empty() {
+            write!(
+                f,
+                "credit deadlock: cycle of ports waiting for credits {}",
+                self.deadlock_cycle.join(" -> ")
+            )?;
+        } else if !self.deadlock_cycle.is_empty() {
             write!(
                 f,
                 "PFC deadlock: cycle of paused ports {}",
@@ -39,6 +57,18 @@ impl std::fmt::Display for StallReport {
                 "stalled with {} paused ports ({}...) but no cycle found",
                 self.paused_ports.len(),
                 self.paused_ports
+                    .iter()
+                    .take(4)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )?;
+        } else if !self.credit_blocked_ports.is_empty() {
+            write!(
+                f,
+                "stalled with {} ports waiting for credits ({}...) but no cycle found",
+                self.credit_blocked_ports.len(),
+                self.credit_blocked_ports
                     .iter()
                     .take(4)
                     .cloned()
@@ -77,9 +107,39 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
         };
         queued || nic_blocked
     };
-    let paused: Vec<u32> = (0..sim.fabric.ports.len() as u32)
+    let credit = sim.fabric.credit();
+    // Under credits: a switch port holding packets none of which has its credits, or a
+    // NIC port whose next data packet has none.
+    let credit_blocked = |p: u32| {
+        let Some(c) = credit else {
+            return false;
+        };
+        let port = &sim.fabric.ports[p as usize];
+        if !c.port(p as usize).tracked() {
+            return false;
+        }
+        match port.owner() {
+            crate::fabric::NodeKind::Switch(_) => {
+                port.has_queued()
+                    && (0..8).all(|q| {
+                        (port.queues[q].q.front())
+                            .is_none_or(|d| !c.fits(p as usize, q, d.wire as u64))
+                    })
+            }
+            crate::fabric::NodeKind::Host(_) => c.is_waiting(p as usize),
+        }
+    };
+    let credit_ports: Vec<u32> = (0..sim.fabric.ports.len() as u32)
+        .filter(|&p| credit_blocked(p))
+        .collect();
+    let pfc_paused: Vec<u32> = (0..sim.fabric.ports.len() as u32)
         .filter(|&p| blocked(p))
         .collect();
+    let paused: Vec<u32> = if credit.is_some() {
+        credit_ports.clone()
+    } else {
+        pfc_paused.clone()
+    };
     let is_paused = {
         let mut v = vec![false; sim.fabric.ports.len()];
         for &p in &paused {
@@ -87,12 +147,19 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
         }
         v
     };
-    // Wait-for edges: p -> paused non-empty ports of p's peer node.
+    // Wait-for edges: p -> paused non-empty ports of p's peer node (under credits: those
+    // holding a packet that came in through p's cable).
     let succ = |p: u32| -> Vec<u32> {
         let peer = sim.fabric.ports[p as usize].peer.0;
         let node = &sim.fabric.nodes[sim.fabric.ports[peer as usize].node.idx()];
+        let local_in = node.ports.local(crate::ids::PortId(peer)) as u16;
+        let holds_from_p = |q: u32| {
+            credit.is_none()
+                || (sim.fabric.ports[q as usize].queues.iter())
+                    .any(|queue| queue.iter().any(|d| d.in_port == local_in))
+        };
         (node.ports.iter().map(|q| q.0))
-            .filter(|&q| q != peer && is_paused[q as usize])
+            .filter(|&q| q != peer && is_paused[q as usize] && holds_from_p(q))
             .collect()
     };
     // Iterative DFS with colours to find one cycle.
@@ -133,7 +200,8 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
     }
     StallReport {
         last_progress_ps: now.saturating_sub(sim.ctx.params.stall_timeout),
-        paused_ports: paused.iter().map(|&p| label(sim, p)).collect(),
+        paused_ports: pfc_paused.iter().map(|&p| label(sim, p)).collect(),
+        credit_blocked_ports: credit_ports.iter().map(|&p| label(sim, p)).collect(),
         deadlock_cycle: names,
         unfinished_flows: sim.nics.flows.len() - sim.flows_done(),
     }

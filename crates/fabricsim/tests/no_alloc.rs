@@ -29,27 +29,48 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+// One test function: the allocation counter is global, and tests run in parallel.
 #[test]
 fn steady_state_moves_packets_without_allocating() {
     // A k = 4 fat-tree, a permutation of long flows with ECMP collisions, DCQCN, ECN and
     // PFC (static thresholds bound every queue, so the fabric reaches a steady state):
     // all the per-packet machinery runs.
-    let src = r#"
+    steady_state(
+        r#"
+[fabric.pfc]
+threshold = "static"
+xoff = "200KB"
+"#,
+    );
+    // The same with credit flow control: virtual channels, cut-through, credit returns.
+    steady_state(
+        r#"
+[fabric.pfc]
+enabled = false
+[fabric.credit]
+enabled = true
+"#,
+    );
+}
+
+fn steady_state(flow_control: &str) {
+    let src = format!(
+        r#"
 max_time = "20ms"
 [topology]
 kind = "fat_tree"
 k = 4
 rate = "100Gbps"
 link_delay = "1us"
-[fabric.pfc]
-threshold = "static"
-xoff = "200KB"
+{flow_control}
 [cc]
 algorithm = "dcqcn"
 [[workload]]
 kind = "permutation"
 size = "100MB"
-"#;
+"#
+    );
+    let src = src.as_str();
     let l = fabricsim::load_str(src, "t.toml", Path::new("."), &[]).unwrap();
     let mut sim = Simulation::build(&l.scenario, "t.toml", Path::new(".")).unwrap();
     // Warm up: queues, rings and buckets grow to their working size.

@@ -41,6 +41,8 @@ pub enum Event {
     Reorder(u32),
     /// GSE: the grant scheduler of the destination host may grant.
     Grant(HostId),
+    /// Credit flow control: credit returns reach the egress port.
+    CreditReturn(PortId),
 }
 
 const IDX_BITS: u32 = 24;
@@ -72,6 +74,8 @@ pub mod code {
     pub const REORDER: u32 = 7;
     /// [`super::Event::Grant`].
     pub const GRANT: u32 = 8;
+    /// [`super::Event::CreditReturn`].
+    pub const CREDIT: u32 = 9;
 }
 
 impl Event {
@@ -87,6 +91,7 @@ impl Event {
             Event::Sample => (code::SAMPLE, 0),
             Event::Reorder(i) => (code::REORDER, i),
             Event::Grant(i) => (code::GRANT, i.0),
+            Event::CreditReturn(i) => (code::CREDIT, i.0),
         };
         debug_assert!(i <= MAX_INDEX);
         ((k as u64) << IDX_BITS) | i as u64
@@ -103,6 +108,7 @@ impl Event {
             code::PFC_REFRESH => Event::PfcRefresh(PortId(i)),
             code::SAMPLE => Event::Sample,
             code::REORDER => Event::Reorder(i),
+            code::CREDIT => Event::CreditReturn(PortId(i)),
             _ => Event::Grant(HostId(i)),
         }
     }

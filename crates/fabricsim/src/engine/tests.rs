@@ -180,6 +180,7 @@ fn every_kind_round_trips() {
         Event::Sample,
         Event::Reorder(5),
         Event::Grant(HostId(MAX_INDEX)),
+        Event::CreditReturn(PortId(17)),
     ] {
         assert_eq!(Event::decode(ev.encode()), ev);
     }

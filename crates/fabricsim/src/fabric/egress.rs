@@ -1,14 +1,17 @@
 //! Egress: starting transmissions on ports.
 //!
-//! A port sends PFC frames first, then the highest non-empty unpaused priority queue,
-//! and a NIC port with nothing queued pulls a data packet from its flows. A transmission
+//! A port sends PFC frames first, then the highest non-empty unpaused priority queue
+//! (under credit flow control: the highest VC whose head packet has its credits), and a
+//! NIC port with nothing queued pulls a data packet from its flows. A transmission
 //! occupies the port for the frame's serialization time and puts the packet on the link
-//! with its arrival time; a busy port keeps one wakeup for the end of its frame.
+//! with its arrival time (its tail's, or its head's toward a cut-through switch); a busy
+//! port keeps one wakeup for the end of its frame.
 
 use crate::engine::Event;
+use crate::fabric::flow_control::AnyFlowControl;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
-use crate::packet::{Desc, PacketKind, FLAG_ROUTED};
+use crate::packet::{Desc, PacketKind, FLAG_ROUTED, FLAG_VC_RAISED, VC_IN_MASK};
 use crate::units::Time;
 
 use crate::sim::*;
@@ -63,7 +66,7 @@ impl Fabric {
         }
         if let Some(p) = self.ports[pi].pop_ctrl() {
             NextFrame::Frame(p)
-        } else if let Some(prio) = self.ports[pi].next_queue(now) {
+        } else if let Some(prio) = self.next_queue(pi, now) {
             let mut d = self.ports[pi].dequeue_head(prio, now);
             if SWITCH {
                 self.on_switch_dequeue(ctx, port, &mut d);
@@ -74,7 +77,28 @@ impl Fabric {
         }
     }
 
-    /// Port `port` has nothing it may send now: wake it when its earliest pause ends.
+    /// The queue port `pi` serves next: the highest non-empty unpaused priority, or on a
+    /// port fed by credits the highest VC whose head packet has its credits.
+    #[inline(always)]
+    fn next_queue(&mut self, pi: usize, now: Time) -> Option<usize> {
+        if self.ports[pi].credit_gated() {
+            self.credit_next_queue(pi, now)
+        } else {
+            self.ports[pi].next_queue(now)
+        }
+    }
+
+    // Out of line: only credit runs take it.
+    #[inline(never)]
+    fn credit_next_queue(&mut self, pi: usize, now: Time) -> Option<usize> {
+        match &mut self.flow_control {
+            AnyFlowControl::Credit(c) => c.next_queue(&self.ports[pi], pi, now),
+            _ => unreachable!("a port fed by credits runs credit flow control"),
+        }
+    }
+
+    /// Port `port` has nothing it may send now: wake it when its earliest pause ends (a
+    /// port waiting for credits is woken by their return instead).
     #[inline(always)]
     pub(crate) fn wake_at_unpause(&mut self, ctx: &mut Ctx, port: PortId) {
         if let Some(t) = self.ports[port].earliest_unpause(ctx.now) {
@@ -82,11 +106,35 @@ impl Fabric {
         }
     }
 
-    #[inline]
+    /// Starts sending `pkt` on `port`: the port is busy for its serialization, the
+    /// packet goes on the link with its arrival time.
     ///
     /// `nic_has_flows`: the port is a NIC's with flows still to send (it then wakes at the
     /// end of this frame to pull more).
+    #[inline]
     pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
+        if self.ports[port.idx()].credit_gated() {
+            self.transmit_credit(ctx, port, pkt, nic_has_flows);
+        } else {
+            self.transmit_as::<false>(ctx, port, pkt, nic_has_flows);
+        }
+    }
+
+    // Out of line: only credit runs take it, and the others' path keeps its registers.
+    #[inline(never)]
+    fn transmit_credit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
+        self.transmit_as::<true>(ctx, port, pkt, nic_has_flows);
+    }
+
+    /// [`Self::transmit`] on a port fed by credits (`CREDIT`) or not.
+    #[inline(always)]
+    fn transmit_as<const CREDIT: bool>(
+        &mut self,
+        ctx: &mut Ctx,
+        port: PortId,
+        pkt: Desc,
+        nic_has_flows: bool,
+    ) {
         let now = ctx.now;
         let pi = port.idx();
         let wire = pkt.wire as u64;
@@ -100,8 +148,20 @@ impl Fabric {
         port_ref.busy_until = now + d;
         port_ref.tx_bytes += wire + extra;
         port_ref.tx_packets += 1;
-        let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
         let mut pkt = pkt;
+        // How long after its start the packet is at the far end, before the link's delay:
+        // all of it, or toward a cut-through switch its head block.
+        let ahead = if CREDIT {
+            let AnyFlowControl::Credit(c) = &mut self.flow_control else {
+                unreachable!("a port fed by credits runs credit flow control")
+            };
+            // The next switch sees a raised packet arrive on its raised VC.
+            pkt.flags &= !(FLAG_VC_RAISED | VC_IN_MASK);
+            c.on_transmit(pi, &self.ports[pi], pkt.prio, pkt.wire, now, d)
+        } else {
+            d
+        };
+        let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
         if self.route_ahead && pkt.kind != PacketKind::Pause {
             if let NodeKind::Switch(s) = to {
                 // The receiving switch's ECMP choice, made now: the same port it would
@@ -116,7 +176,7 @@ impl Fabric {
             }
         }
         let link = &mut self.links[pi];
-        let arrival = now + d + link.delay;
+        let arrival = now + ahead + link.delay;
         if link.put(arrival, pkt) {
             ctx.queue.push(arrival, Event::LinkArrive(port.link()));
         }

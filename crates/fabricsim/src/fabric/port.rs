@@ -13,6 +13,10 @@ const HOST_BIT: u32 = 1 << 31;
 /// Set in `owner_code` while `mac_ctrl` is not empty (read without touching the cold
 /// part of the port).
 const CTRL_BIT: u32 = 1 << 30;
+/// Set in `owner_code` when the port's transmissions need credits (credit flow control,
+/// the far end a switch): the egress then takes the credit paths, and a packet never
+/// skips the queue (the queue's scheduler checks its credits).
+const CREDIT_BIT: u32 = 1 << 29;
 const INDEX_MASK: u32 = (1 << 24) - 1;
 
 fn ps_per_byte(rate: Rate) -> u64 {
@@ -205,6 +209,17 @@ impl Port {
         }
     }
 
+    /// Marks the port as fed by credits (see `CREDIT_BIT`).
+    pub fn set_credit_gated(&mut self) {
+        self.owner_code |= CREDIT_BIT;
+    }
+
+    /// True when the port's transmissions need credits.
+    #[inline(always)]
+    pub fn credit_gated(&self) -> bool {
+        self.owner_code & CREDIT_BIT != 0
+    }
+
     /// Queues a MAC control (PFC) frame; it goes before every priority queue.
     pub fn push_ctrl(&mut self, d: Desc) {
         self.mac_ctrl.push_back(d);
@@ -271,13 +286,13 @@ impl Port {
     }
 
     /// True when a packet of priority `prio` offered now would be the next to leave at
-    /// once: the transmitter is idle, nothing is queued or waiting (no MAC control frame)
-    /// and `prio` is not paused.
+    /// once: the transmitter is idle, nothing is queued or waiting (no MAC control frame),
+    /// `prio` is not paused and the port needs no credits.
     #[inline]
     pub fn can_pass_through(&self, prio: usize, now: Time) -> bool {
         self.busy_until <= now
             && self.nonempty == 0
-            && self.owner_code & CTRL_BIT == 0
+            && self.owner_code & (CTRL_BIT | CREDIT_BIT) == 0
             && !self.is_paused(prio, now)
     }
 

@@ -268,7 +268,15 @@ impl Fabric {
         self.try_transmit(ctx, egress);
     }
 
-    pub(crate) fn drop_packet(&mut self, ctx: &mut Ctx, pkt: Desc, _in_port: PortId, s: u32) {
+    pub(crate) fn drop_packet(&mut self, ctx: &mut Ctx, pkt: Desc, in_port: PortId, s: u32) {
+        if let Some(c) = self.credit() {
+            // The packet leaves the input buffer whose credits it holds.
+            let sig = crate::fabric::flow_control::credit::CreditSignal {
+                vc: crate::fabric::flow_control::credit::arrival_vc(pkt.prio, pkt.flags),
+                blocks: c.blocks(pkt.wire as u64),
+            };
+            self.send_credit(ctx, in_port, sig);
+        }
         if pkt.kind == PacketKind::Data {
             if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
                 self.flow_drops[flow.idx()] += 1;
@@ -310,6 +318,6 @@ impl Fabric {
             self.telemetry
                 .on_data_dequeue(now, port, &mut self.ports[port], prio, wire, pkt);
         }
-        self.after_release(ctx, s, local_in, prio);
+        self.after_release(ctx, s, local_in, pkt, wire);
     }
 }

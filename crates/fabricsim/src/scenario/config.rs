@@ -17,6 +17,7 @@ use serde::Deserialize;
 pub use crate::cc::dcqcn::{DcqcnCfg, DcqcnProfile};
 pub use crate::cc::{CcAlgorithm, CcCfg, CcClassCfg};
 pub use crate::fabric::ecn::{EcnCfg, EcnProfile};
+pub use crate::fabric::flow_control::credit::CreditCfg;
 pub use crate::fabric::pfc::{PfcCfg, PfcScope, PfcThreshold};
 pub use crate::fabric::security::{SecurityCfg, SecurityMode};
 pub use crate::gse::{GseCfg, GseScheduling};
@@ -123,6 +124,9 @@ pub struct FabricCfg {
     /// Priority flow control; off makes the fabric lossy (drop-tail).
     #[serde(default)]
     pub pfc: PfcCfg,
+    /// Credit-based flow control with virtual channels and cut-through (instead of PFC).
+    #[serde(default)]
+    pub credit: CreditCfg,
     /// ECN marking.
     #[serde(default)]
     pub ecn: EcnCfg,
@@ -157,6 +161,7 @@ impl Default for FabricCfg {
             buffer: d_buffer(),
             switch_latency: d_sw_lat(),
             pfc: PfcCfg::default(),
+            credit: CreditCfg::default(),
             ecn: EcnCfg::default(),
             load_balance: LoadBalanceCfg::default(),
             security: SecurityCfg::default(),
@@ -230,6 +235,7 @@ impl Described for FabricCfg {
                 "ingress-to-egress forwarding latency",
             ),
             Param::section("pfc", "[fabric.pfc]"),
+            Param::section("credit", "[fabric.credit]"),
             Param::section("ecn", "[fabric.ecn]"),
             Param::section("load_balance", "[fabric.load_balance]"),
             Param::section("security", "[fabric.security]"),
@@ -299,6 +305,7 @@ mod tests {
         assert_describes_fields::<VariantCfg>();
         assert_describes_fields::<SweepAxisCfg>();
         assert_describes_fields::<PfcCfg>();
+        assert_describes_fields::<CreditCfg>();
         assert_describes_fields::<EcnCfg>();
         assert_describes_fields::<SecurityCfg>();
         assert_describes_fields::<GseCfg>();

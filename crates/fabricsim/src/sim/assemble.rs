@@ -28,7 +28,7 @@ use crate::transport::{Flow, Host};
 use crate::units::{Rate, Time};
 use crate::workload::Workload;
 
-use crate::fabric::flow_control::{AnyFlowControl, Pfc};
+use crate::fabric::flow_control::{AnyFlowControl, Credit, Pfc};
 use crate::fabric::switch::SwitchRole;
 use crate::sim::*;
 use crate::transport::message::MessageTransport;
@@ -196,6 +196,17 @@ impl Simulation {
                     (spec.buffer, c, "topology.dr_buffer")
                 }
                 None => (sc.fabric.buffer, sc.fabric.pfc.clone(), "fabric.buffer"),
+            };
+            // Under credits the input buffers are the limit, counted in credits upstream:
+            // the switch's buffer holds all of them and never drops.
+            let cc = &sc.fabric.credit;
+            let (size, pfc_cfg) = if cc.enabled {
+                let per_port = cc.private * cc.vcs as u64 + cc.shared;
+                let mut off = pfc_cfg;
+                off.enabled = false;
+                (per_port * node.ports.len as u64, off)
+            } else {
+                (size, pfc_cfg)
             };
             let buffer = SharedBuffer::new(size, &pfc_cfg, headroom);
             if pfc_cfg.enabled && buffer.set_aside() >= size {
@@ -371,7 +382,23 @@ impl Simulation {
         } else {
             None
         };
-        let flow_control = if params.pfc {
+        let flow_control = if sc.fabric.credit.enabled {
+            // A credit return crosses the cable back: its propagation, without the
+            // forwarding latency folded into the delay of links toward a switch.
+            let prop: Vec<Time> = (0..ports.len())
+                .map(|p| {
+                    let to_switch = node_is_switch[ports[ports[p].peer.idx()].node.idx()];
+                    links[p].delay - if to_switch { sw_lat } else { 0 }
+                })
+                .collect();
+            let c = Credit::new(&sc.fabric.credit, &ports, &prop);
+            for (i, p) in ports.iter_mut().enumerate() {
+                if c.port(i).tracked() {
+                    p.set_credit_gated();
+                }
+            }
+            AnyFlowControl::Credit(Box::new(c))
+        } else if params.pfc {
             AnyFlowControl::Pfc(Pfc::new(
                 pfc_on,
                 params.ctrl_prio,

@@ -5,13 +5,16 @@
 //! the event loop never re-validates.
 
 use crate::engine::MAX_INDEX;
+use crate::fabric::flow_control::credit::VcLayout;
 use crate::fabric::pfc::PfcScope;
 use crate::gse::GseScheduling;
 use crate::param::ParamError;
 use crate::routing::LbAlgorithm;
 use crate::scenario::config::Scenario;
 use crate::scenario::ScenarioError;
+use crate::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
 use crate::topology;
+use crate::topology::NodeRole;
 use std::path::Path;
 
 use crate::sim::*;
@@ -39,6 +42,30 @@ impl Simulation {
             ));
         }
         f.pfc.validate(pkt_max).map_err(at("fabric.pfc"))?;
+        let credit = f.credit.enabled.then(|| VcLayout::new(f.credit.vcs as u8));
+        if credit.is_some() {
+            // A packet grows by its INT records on the way (HPCC).
+            let most = pkt_max + (MAX_INT_HOPS as u64) * INT_BYTES_PER_HOP as u64;
+            f.credit.validate(most).map_err(at("fabric.credit"))?;
+            let refuse = |what: &str| {
+                Err(err(
+                    file,
+                    "fabric.credit.enabled",
+                    format!("credit-based flow control {what}"),
+                ))
+            };
+            if f.pfc.enabled {
+                return refuse(
+                    "replaces PFC: the two are exclusive, set fabric.pfc.enabled = false",
+                );
+            }
+            if f.load_balance.algorithm == LbAlgorithm::Pktc {
+                return refuse("does not run with GSE (fabric.load_balance.algorithm = \"pktc\")");
+            }
+            if g.nodes.iter().any(|n| matches!(n.role, NodeRole::Dr(_))) {
+                return refuse("does not run with DR switches (their DCI side drops)");
+            }
+        }
         f.ecn.validate().map_err(at("fabric.ecn"))?;
         f.security.validate().map_err(at("fabric.security"))?;
         if f.gse.scheduling == GseScheduling::Dgsq && f.load_balance.algorithm != LbAlgorithm::Pktc
@@ -82,8 +109,9 @@ impl Simulation {
             ack_size: t.ack_size as u32,
             ack_every: t.ack_every,
             rto: t.rto,
-            data_prio: t.data_priority,
-            ctrl_prio: t.control_priority,
+            // Under credits a packet's priority is its VC.
+            data_prio: credit.map_or(t.data_priority, |l| l.data()),
+            ctrl_prio: credit.map_or(t.control_priority, |l| l.control()),
             pfc: f.pfc.enabled,
             pfc_edge_only: f.pfc.scope == PfcScope::Edge,
             pause_quanta: f.pfc.pause_quanta.max(1),

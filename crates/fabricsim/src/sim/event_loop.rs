@@ -109,6 +109,7 @@ impl Simulation {
                 Event::Sample => self.record.on_sample(ctx, fabric, nics),
                 Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
                 Event::Grant(h) => fabric.on_grant_timer(ctx, h),
+                Event::CreditReturn(p) => credit_return(ctx, fabric, nics, p),
             }
             tick = tick.wrapping_add(1);
             if tick & 0xf_ffff == 0 {
@@ -122,11 +123,26 @@ impl Simulation {
 
     pub(crate) fn finish_accounting(&mut self) {
         let now = self.ctx.now;
+        if let Some(c) = self.fabric.credit_mut() {
+            c.finish(now);
+        }
         for p in &mut self.fabric.ports {
             if let Some(s) = p.pause_started.take() {
                 let end = p.last_pause_end().min(now);
                 p.stats.paused_ps += end.saturating_sub(s);
             }
+        }
+    }
+}
+
+/// Credit returns reach port `p`; a port that waited for them tries to send. Out of line:
+/// only credit runs have these events, and the loop's other paths keep their registers.
+#[inline(never)]
+fn credit_return(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, p: crate::ids::PortId) {
+    if fabric.on_credit_return(ctx, p) {
+        match fabric.ports[p].owner() {
+            NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
+            NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
         }
     }
 }

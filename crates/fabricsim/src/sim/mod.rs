@@ -289,10 +289,14 @@ impl Simulation {
         let mut port = self.nics.hosts[f.spec.src as usize].port.0 + self.nics.data_rails.0;
         for _ in 0..64 {
             let p = &self.fabric.ports[port as usize];
+            let credit = self.fabric.credit();
             hops.push(Hop {
                 bps: p.ser_rate.0,
                 delay: self.fabric.links[port as usize].delay,
                 extra: p.sec_extra as u64,
+                cut: credit
+                    .filter(|c| c.port(port as usize).cut_through())
+                    .map(|c| c.block as u64),
             });
             let next_node = self.fabric.ports[self.fabric.ports[port as usize].peer.idx()].node;
             match self.fabric.nodes[next_node].kind {

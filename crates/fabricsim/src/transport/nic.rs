@@ -100,6 +100,15 @@ impl Nics {
             break;
         }
         if let Some((i, fid)) = pick {
+            if fabric.ports[port].credit_gated() {
+                // The packet leaves only with credits for all of it; their return wakes
+                // the port.
+                let f = &self.flows[fid as usize];
+                let wire = ctx.params.mtu.min(f.spec.size - f.snd_nxt) + ctx.params.header;
+                if !fabric.take_credit_turn(port, dp, wire, now) {
+                    return None;
+                }
+            }
             self.hosts[h as usize].active.served(i);
             let d = self.make_data(ctx, fabric, fid, port);
             let f = &self.flows[fid as usize];

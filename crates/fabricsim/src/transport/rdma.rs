@@ -150,24 +150,47 @@ pub struct Hop {
     pub delay: Time,
     /// Bytes the link adds to every frame (link security).
     pub extra: u64,
+    /// The node after the hop cuts packets through once this many bytes (its first
+    /// block) are in, rather than storing all of them (credit flow control).
+    pub cut: Option<u64>,
+}
+
+impl Hop {
+    /// Serialization of a frame of `bytes` at this hop.
+    fn ser(&self, bytes: u64) -> Time {
+        crate::units::ser_time(bytes + self.extra, self.bps)
+    }
+    /// How long after a frame of `bytes` starts at this hop the next node may forward
+    /// it (before the delay): all of it, or its first block under cut-through.
+    fn ahead(&self, bytes: u64) -> Time {
+        match self.cut {
+            Some(block) => crate::units::ser_time((bytes + self.extra).min(block), self.bps),
+            None => self.ser(bytes),
+        }
+    }
 }
 
 /// Ideal completion time of a flow alone on an idle path: packets leave the NIC back to
-/// back and are stored and forwarded at each hop. `hops` lists (rate bps, delay after
-/// the hop); the result is the time from the first bit sent to the last byte received.
-/// It applies the simulator's own rounding (serialization rounded up to the picosecond),
-/// so an idle-fabric run matches it exactly.
+/// back and are stored and forwarded at each hop, or cut through where a hop says so.
+/// `hops` lists (rate bps, delay after the hop, cut-through); the result is the time from
+/// the first bit sent to the last byte received. It applies the simulator's own rounding
+/// (serialization rounded up to the picosecond), so an idle-fabric run matches it
+/// exactly.
 ///
-/// Closed form, O(hops^2) whatever the size. The finish time of packet i at hop h is the
-/// longest staircase path through the (packet, hop) grid, where a cell costs that packet's
-/// serialization at that hop and a step to the next hop costs the link delay. With N - 1
-/// equal packets of serialization s_j at hop j, packet N - 1 finishes hop k at
-/// F(k) = sum_{j<=k} s_j + sum_{j<k} d_j + (N - 2) max_{j<=k} s_j (the extra packets are
-/// best spent at the slowest hop). The last packet (serialization s'_j) joins the path at
-/// some hop k and then crosses the remaining hops, so the answer is
-/// max_k [F(k) + sum_{j>=k} s'_j + sum_{k<=j<H} d_j] + d_H.
+/// Closed form, O(hops^2) whatever the size. Packet i may start hop k once it is ready
+/// there (its start at hop k - 1 plus c_{k-1}, that packet's serialization there or its
+/// first block's under cut-through, plus the delay d_{k-1}) and packet i - 1 has left
+/// (its start plus its serialization s_k). The finish is the longest staircase path
+/// through the (packet, hop) grid: a step to the next packet at hop k costs s_k, a step to
+/// the next hop costs c_k + d_k. With N - 1 equal packets and a last one (primed), the
+/// path enters the last packet's row at some hop k, after N - 2 more packet steps best
+/// spent at the slowest hop up to k, so the answer (store-and-forward: c = s) is
+///
+/// ```text
+/// max_k [ sum_{j<k} (c_j + d_j) + s_k + (N - 2) max_{j<=k} s_j
+///         + sum_{k<=j<H-1} (c'_j + d_j) + s'_{H-1} ] + d_{H-1}
+/// ```
 pub fn ideal_fct(size: u64, mtu: u64, header: u64, hops: &[Hop]) -> Time {
-    use crate::units::ser_time;
     if hops.is_empty() {
         return 0;
     }
@@ -176,25 +199,26 @@ pub fn ideal_fct(size: u64, mtu: u64, header: u64, hops: &[Hop]) -> Time {
     let hn = hops.len();
     let d_last = hops[hn - 1].delay;
     if n == 1 {
-        return hops
-            .iter()
-            .map(|h| ser_time(last + h.extra, h.bps) + h.delay)
-            .sum();
+        return (hops[..hn - 1].iter())
+            .map(|h| h.ahead(last) + h.delay)
+            .sum::<u64>()
+            + hops[hn - 1].ser(last)
+            + d_last;
     }
     let full = mtu + header;
     let mut best = 0;
-    let mut prefix = 0u64; // sum_{j<=k} s_j + sum_{j<k} d_j
+    let mut before = 0u64; // sum_{j<k} (c_j + d_j)
     let mut max_s = 0u64;
     for k in 0..hn {
-        let s = ser_time(full + hops[k].extra, hops[k].bps);
-        prefix += s + if k > 0 { hops[k - 1].delay } else { 0 };
+        let s = hops[k].ser(full);
         max_s = max_s.max(s);
-        let f = prefix + (n - 2) * max_s;
-        let rest: u64 = (k..hn)
-            .map(|j| ser_time(last + hops[j].extra, hops[j].bps))
+        let f = before + s + (n - 2) * max_s;
+        let rest: u64 = (k..hn - 1)
+            .map(|j| hops[j].ahead(last) + hops[j].delay)
             .sum::<u64>()
-            + (k..hn - 1).map(|j| hops[j].delay).sum::<u64>();
+            + hops[hn - 1].ser(last);
         best = best.max(f + rest);
+        before += hops[k].ahead(full) + hops[k].delay;
     }
     best + d_last
 }
@@ -208,21 +232,19 @@ pub fn ideal_fct_by_packets(size: u64, mtu: u64, header: u64, hops: &[Hop]) -> T
     let n = size.div_ceil(mtu).max(1);
     let full = mtu + header;
     let last = (size - (n - 1) * mtu) + header;
-    let mut finish = vec![0u64; hops.len()];
+    let mut free = vec![0u64; hops.len()];
     let mut arrive_last = 0;
     for i in 0..n {
         let wire = if i + 1 == n { last } else { full };
-        let mut arrive = 0u64;
+        let mut ready = 0u64;
         for (h, hop) in hops.iter().enumerate() {
-            let start = if h == 0 {
-                finish[0]
-            } else {
-                arrive.max(finish[h])
-            };
-            finish[h] = start + crate::units::ser_time(wire + hop.extra, hop.bps);
-            arrive = finish[h] + hop.delay;
+            let start = ready.max(free[h]);
+            free[h] = start + hop.ser(wire);
+            ready = start + hop.ahead(wire) + hop.delay;
+            if h + 1 == hops.len() {
+                arrive_last = free[h] + hop.delay;
+            }
         }
-        arrive_last = arrive;
     }
     arrive_last
 }
@@ -325,13 +347,18 @@ mod tests {
             size in 1u64..200_000,
             mtu in prop::sample::select(vec![256u64, 1000, 1024, 4096]),
             hops in prop::collection::vec(
-                (prop::sample::select(vec![10u64, 25, 40, 100, 200, 400]), 0u64..3_000_000, prop::sample::select(vec![0u64, 32, 73])),
+                (
+                    prop::sample::select(vec![10u64, 25, 40, 100, 200, 400]),
+                    0u64..3_000_000,
+                    prop::sample::select(vec![0u64, 32, 73]),
+                    prop::sample::select(vec![None, Some(64u64), Some(128)]),
+                ),
                 1..7,
             ),
         ) {
             let hops: Vec<Hop> = hops
                 .into_iter()
-                .map(|(g, d, e)| Hop { bps: g * 1_000_000_000 - e * 1_000_000, delay: d, extra: e })
+                .map(|(g, d, e, cut)| Hop { bps: g * 1_000_000_000 - e * 1_000_000, delay: d, extra: e, cut })
                 .collect();
             prop_assert_eq!(ideal_fct(size, mtu, 58, &hops), ideal_fct_by_packets(size, mtu, 58, &hops));
         }

@@ -327,6 +327,8 @@ impl Pfc {
 }
 
 impl super::LinkFlowControl for Pfc {
+    type Signal = PfcSignal;
+
     #[inline(always)]
     fn after_admit(
         &self,
@@ -350,6 +352,7 @@ impl super::LinkFlowControl for Pfc {
         buffer: &mut SharedBuffer,
         local_in: usize,
         prio: usize,
+        _wire: u64,
     ) -> Option<PfcSignal> {
         buffer.should_resume(local_in, prio).then_some(PfcSignal {
             prio: prio as u8,
@@ -441,39 +444,6 @@ impl Fabric {
                     },
                 );
             }
-        }
-    }
-
-    /// Switch `s` admitted a packet of `prio` on `in_port` (`local_in`): flow control may
-    /// signal upstream.
-    #[inline]
-    pub(crate) fn after_admit(
-        &mut self,
-        ctx: &mut Ctx,
-        s: u32,
-        in_port: PortId,
-        local_in: usize,
-        prio: usize,
-    ) {
-        let buffer = &mut self.switches[s as usize].buffer;
-        if let Some(sig) = self
-            .flow_control
-            .after_admit(buffer, in_port, local_in, prio)
-        {
-            self.send_pfc(ctx, in_port, sig);
-        }
-    }
-
-    /// A packet that entered switch `s` by `local_in` at `prio` left its buffer.
-    #[inline]
-    pub(crate) fn after_release(&mut self, ctx: &mut Ctx, s: u32, local_in: usize, prio: usize) {
-        let sw = &mut self.switches[s as usize];
-        if let Some(sig) = self
-            .flow_control
-            .after_release(&mut sw.buffer, local_in, prio)
-        {
-            let in_port = sw.ports.port(local_in);
-            self.send_pfc(ctx, in_port, sig);
         }
     }
 }
