@@ -291,3 +291,29 @@ flows = [{ src = 0, dst = 5, size = "256KiB", verb = "read" },
         "it leaves after the data's last byte"
     );
 }
+
+#[test]
+fn adaptive_routing_by_credits_avoids_the_collision_too() {
+    let credits = "[fabric.pfc]\nenabled = false\n\n[fabric.credit]\nenabled = true\n\n[fabric.load_balance]\nalgorithm = ";
+    let run_lb = |lb: &str| {
+        run(&scenario(&format!("{credits}\"{lb}\""), COLLIDING)
+            .replace("kind = \"message\"", "kind = \"message\"\nrail = 0"))
+    };
+    let (det, ada) = (run_lb("first_available"), run_lb("adaptive"));
+    let slow = |s: &Simulation| (0..2).map(|i| fct(s, i).unwrap()).max().unwrap();
+    let ideal = det.ideal[0];
+    assert!(
+        slow(&det) > ideal * 17 / 10,
+        "deterministic {} vs {ideal}",
+        slow(&det)
+    );
+    assert!(
+        slow(&ada) < ideal * 12 / 10,
+        "adaptive {} vs {ideal}",
+        slow(&ada)
+    );
+    assert_eq!(
+        ada.fabric.ports.iter().map(|p| p.stats.drops).sum::<u64>(),
+        0
+    );
+}

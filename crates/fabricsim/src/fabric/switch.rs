@@ -126,7 +126,7 @@ impl Fabric {
             return;
         }
         let egress = if self.table_routing {
-            self.route_table(ctx, s, in_port, &pkt)
+            self.route_table(ctx, s, in_port, &mut pkt)
         } else {
             self.route(ctx, s, &pkt)
         };
@@ -139,14 +139,15 @@ impl Fabric {
     /// Switch `s`'s egress for `pkt` (arrived on `in_port`) under table routing: up/down
     /// tables with fallbacks ([`crate::routing::updown`]) and choices by port state
     /// ([`crate::routing::adaptive`]). Hash and spraying balancers choose among the
-    /// primary entries alone.
+    /// primary entries alone. Under credit flow control a lateral hop (a sibling detour)
+    /// moves the packet one VC level up, and a packet at the top level cannot take one.
     #[inline(never)]
     pub(crate) fn route_table(
         &mut self,
         ctx: &Ctx,
         s: u32,
         in_port: PortId,
-        pkt: &Desc,
+        pkt: &mut Desc,
     ) -> Option<PortId> {
         let dst = pkt.dst;
         let (cands, primary) = if self.routing.tiered() {
@@ -161,6 +162,10 @@ impl Fabric {
             return None;
         }
         let lb = ctx.params.lb;
+        // Under credits, a detour needs a VC level to go up to.
+        let layout = self.credit().map(|c| c.layout);
+        let vc = pkt.prio as usize;
+        let detour_ok = layout.is_none_or(|l| l.can_raise(pkt.prio));
         let k = if lb.by_port_state() {
             let start = dst as usize % (primary as usize).max(1);
             let routing = &self.routing;
@@ -169,8 +174,11 @@ impl Fabric {
                 primary as usize,
                 start,
                 lb == crate::routing::LbAlgorithm::Adaptive,
-                |k| self.port_usable(routing.port_of(cands, k)),
-                |k| self.egress_room(routing.port_of(cands, k)),
+                |k| {
+                    let p = routing.port_of(cands, k);
+                    self.port_usable(p) && (detour_ok || !routing.is_lateral(p))
+                },
+                |k| self.egress_room(routing.port_of(cands, k), vc),
             )?
         } else {
             let m = if primary > 0 { primary as usize } else { n };
@@ -189,7 +197,15 @@ impl Fabric {
                 )
             }
         };
-        Some(self.routing.port_of(cands, k))
+        let egress = self.routing.port_of(cands, k);
+        if let Some(layout) = layout {
+            if self.routing.is_lateral(egress)
+                && !crate::fabric::flow_control::credit::raise_vc(layout, pkt)
+            {
+                return None;
+            }
+        }
+        Some(egress)
     }
 
     /// Whether egress `p` may be routed to. Every port is, until links can fail.
@@ -198,11 +214,16 @@ impl Fabric {
         true
     }
 
-    /// Room downstream of egress `p`, larger is better: the fewer bytes queued, the
-    /// more (credit-based flow control counts credits instead).
+    /// Room downstream of egress `p` for a packet on `vc`, larger is better: under
+    /// credit flow control the next input buffer's free credits less the blocks queued
+    /// here, else the fewer bytes queued the more.
     #[inline(always)]
-    pub(crate) fn egress_room(&self, p: PortId) -> i64 {
-        -(self.ports[p].total_bytes as i64)
+    pub(crate) fn egress_room(&self, p: PortId, vc: usize) -> i64 {
+        let queued = self.ports[p].total_bytes as i64;
+        match self.credit() {
+            Some(c) => c.free_credits(p.idx(), vc) as i64 - queued / c.block as i64,
+            None => -queued,
+        }
     }
 
     /// Switch `s`'s egress for `pkt`: its routing table's candidates toward the

@@ -69,6 +69,9 @@ pub struct RoutingTable {
     /// Up/down tables: per port, set when a packet arriving on it comes from a higher
     /// tier (it is going down).
     from_above: Vec<bool>,
+    /// Up/down tables: per port, set when it leads to a switch of its own tier (a
+    /// lateral link: a detour that breaks up/down order).
+    lateral: Vec<bool>,
 }
 
 /// What went wrong building tables.

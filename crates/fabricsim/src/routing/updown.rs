@@ -47,17 +47,22 @@ impl RoutingTable {
     ) -> Result<RoutingTable, RoutingError> {
         let mut t = RoutingTable::build(nodes, ports, switch_nodes, host_nodes, &[])?;
         let n_sw = switch_nodes.len();
+        let tier_pair = |p: &Port| {
+            let (here, there) = (p.node, ports[p.peer.idx()].node);
+            match (nodes[here.idx()].kind, nodes[there.idx()].kind) {
+                (NodeKind::Switch(a), NodeKind::Switch(b)) => {
+                    Some((tiers[a as usize], tiers[b as usize]))
+                }
+                _ => None,
+            }
+        };
         t.from_above = ports
             .iter()
-            .map(|p| {
-                let (here, there) = (p.node, ports[p.peer.idx()].node);
-                match (nodes[here.idx()].kind, nodes[there.idx()].kind) {
-                    (NodeKind::Switch(a), NodeKind::Switch(b)) => {
-                        tiers[b as usize] > tiers[a as usize]
-                    }
-                    _ => false,
-                }
-            })
+            .map(|p| tier_pair(p).is_some_and(|(a, b)| b > a))
+            .collect();
+        t.lateral = ports
+            .iter()
+            .map(|p| tier_pair(p).is_some_and(|(a, b)| a == b))
             .collect();
         // Neighbours of each switch by kind of link: (port, peer switch).
         let mut up: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n_sw];
@@ -193,6 +198,12 @@ impl RoutingTable {
             },
             primary,
         )
+    }
+
+    /// Up/down tables: egress `p` is a lateral link (a detour).
+    #[inline(always)]
+    pub fn is_lateral(&self, p: crate::ids::PortId) -> bool {
+        self.lateral.get(p.idx()).copied().unwrap_or(false)
     }
 
     /// Up/down tables: a packet arriving on switch port `in_port` is going down (it came

@@ -455,6 +455,12 @@ impl Credit {
         self.private.saturating_sub(c.used[vc]) + (self.shared - c.shared_used)
     }
 
+    /// Free credits of `vc` at port `p` (adaptive routing's room downstream).
+    #[inline(always)]
+    pub fn free_credits(&self, p: usize, vc: usize) -> u32 {
+        self.free(&self.ports[p], vc)
+    }
+
     /// True when port `p` may start a packet of `wire` bytes on `vc` now.
     #[inline(always)]
     pub fn fits(&self, p: usize, vc: usize, wire: u64) -> bool {
