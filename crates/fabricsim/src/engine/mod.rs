@@ -41,6 +41,10 @@ pub enum Event {
     Reorder(u32),
     /// GSE: the grant scheduler of the destination host may grant.
     Grant(HostId),
+    /// Faults: step `i` of the fault timeline (a fault acts, or routing re-converges).
+    Fault(u32),
+    /// Faults: the sender of the link hears the receiver's link-level replay request.
+    Replay(LinkId),
 }
 
 const IDX_BITS: u32 = 24;
@@ -72,6 +76,10 @@ pub mod code {
     pub const REORDER: u32 = 7;
     /// [`super::Event::Grant`].
     pub const GRANT: u32 = 8;
+    /// [`super::Event::Fault`].
+    pub const FAULT: u32 = 10;
+    /// [`super::Event::Replay`].
+    pub const REPLAY: u32 = 11;
 }
 
 impl Event {
@@ -87,6 +95,8 @@ impl Event {
             Event::Sample => (code::SAMPLE, 0),
             Event::Reorder(i) => (code::REORDER, i),
             Event::Grant(i) => (code::GRANT, i.0),
+            Event::Fault(i) => (code::FAULT, i),
+            Event::Replay(i) => (code::REPLAY, i.0),
         };
         debug_assert!(i <= MAX_INDEX);
         ((k as u64) << IDX_BITS) | i as u64
@@ -103,6 +113,8 @@ impl Event {
             code::PFC_REFRESH => Event::PfcRefresh(PortId(i)),
             code::SAMPLE => Event::Sample,
             code::REORDER => Event::Reorder(i),
+            code::FAULT => Event::Fault(i),
+            code::REPLAY => Event::Replay(LinkId(i)),
             _ => Event::Grant(HostId(i)),
         }
     }

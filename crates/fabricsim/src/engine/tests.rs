@@ -180,6 +180,8 @@ fn every_kind_round_trips() {
         Event::Sample,
         Event::Reorder(5),
         Event::Grant(HostId(MAX_INDEX)),
+        Event::Fault(MAX_INDEX),
+        Event::Replay(LinkId(7)),
     ] {
         assert_eq!(Event::decode(ev.encode()), ev);
     }

@@ -23,6 +23,9 @@ pub struct Link {
     pub to_port: PortId,
     /// The node at the far end.
     pub to: NodeKind,
+    /// Arrivals go through the faults model (the link has bit errors, or a fault may take
+    /// it down): it may lose or corrupt frames. In the padding after `to`.
+    pub watched: bool,
     /// Packets delivered.
     pub delivered: u64,
     /// Packets in flight with their arrival times, oldest first.
@@ -36,6 +39,7 @@ impl Link {
             delay,
             to_port,
             to,
+            watched: false,
             delivered: 0,
             ring: VecDeque::new(),
         }
@@ -67,12 +71,27 @@ impl Fabric {
     #[inline]
     pub(crate) fn on_link_arrive(&mut self, ctx: &mut Ctx, l: LinkId) -> Option<(u32, Desc)> {
         let link = &mut self.links[l];
+        if link.watched {
+            return self.on_watched_arrive(ctx, l);
+        }
         let (pkt, next) = link.take_head();
         let (in_port, to) = (link.to_port, link.to);
         if let Some(t) = next {
             ctx.queue.push(t, Event::LinkArrive(l));
         }
         ctx.counters.packet_hops += 1;
+        self.deliver(ctx, in_port, to, pkt)
+    }
+
+    /// Packet `pkt` has arrived on `in_port` of node `to`: see [`Self::on_link_arrive`].
+    #[inline(always)]
+    pub(crate) fn deliver(
+        &mut self,
+        ctx: &mut Ctx,
+        in_port: PortId,
+        to: NodeKind,
+        pkt: Desc,
+    ) -> Option<(u32, Desc)> {
         if pkt.kind == PacketKind::Pause {
             let Payload::Pause(sig) = ctx.arena.get(pkt.id).payload else {
                 unreachable!("a pause descriptor holds a pause frame")

@@ -12,6 +12,7 @@
 use super::buffer::SharedBuffer;
 use super::ecn::RedMarker;
 use crate::fabric::buffer::Admission;
+use crate::fabric::port::DOWN;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::{Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_ROUTED, LOCAL_PORT};
@@ -127,7 +128,7 @@ impl Fabric {
         }
         match self.route(ctx, s, &pkt) {
             Some(egress) => self.forward(ctx, s, in_port, pkt, egress),
-            None => self.drop_packet(ctx, pkt, in_port, s),
+            None => self.drop_unroutable(ctx, pkt, in_port, s),
         }
     }
 
@@ -188,6 +189,10 @@ impl Fabric {
             self.on_switch_dequeue(ctx, egress, &mut pkt);
             self.transmit(ctx, egress, pkt, false);
             return;
+        }
+        if e.busy_until == DOWN {
+            // Routing still sends here: the link went down since it last re-converged.
+            return self.drop_admitted(ctx, s, egress, pkt);
         }
         e.enqueue(prio, pkt, now);
         self.after_admit(ctx, s, in_port, local_in, prio);

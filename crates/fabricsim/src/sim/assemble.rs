@@ -12,6 +12,8 @@ use crate::fabric::ecn::RedMarker;
 use crate::fabric::port::N_PRIO;
 use crate::fabric::switch::Switch;
 use crate::fabric::{Link, Node, NodeKind, Port};
+use crate::faults::config::{FaultPlan, FecMode};
+use crate::faults::{FaultState, RoutingInputs};
 use crate::ids::{NodeId, PortId, PortRange};
 use crate::longhaul::dr::{DrRole, DrState};
 use crate::packet::PacketArena;
@@ -40,6 +42,7 @@ impl Simulation {
         g: &TopoGraph,
         wl: Workload,
         params: RunParams,
+        faults: &FaultPlan,
         file: &str,
     ) -> Result<Simulation, ScenarioError> {
         let Workload {
@@ -111,10 +114,15 @@ impl Simulation {
             .map(|e| e.expect("every port belongs to a link"))
             .collect();
         let secc = &sc.fabric.security;
+        // FEC decodes every codeword at the receiving PHY: its latency is every hop's.
+        let fec_latency = match faults.fec {
+            FecMode::None => 0,
+            FecMode::Rs528 => faults.fec_latency,
+        };
         for &(node, local, peer, rate, delay, sec) in &by_id {
             let peer_node = by_id[peer as usize].0;
             let mut port = Port::new(node, nodes[node as usize].kind, local, peer, rate);
-            let mut delay = delay;
+            let mut delay = delay + fec_latency;
             match sec {
                 SecurityMode::None => {}
                 SecurityMode::Macsec => port.set_security(secc.macsec_bytes as u16, rate),
@@ -243,6 +251,22 @@ impl Simulation {
             .collect();
         let routing = RoutingTable::build(&nodes, &ports, &switch_nodes, &host_nodes, &statics)
             .map_err(|e| err(file, "topology", e.0))?;
+        let faults = FaultState::build(
+            faults,
+            &port_of,
+            &ports,
+            &mut links,
+            &nodes,
+            RoutingInputs {
+                switch_nodes: switch_nodes.clone(),
+                host_nodes: host_nodes.clone(),
+                statics: statics.clone(),
+            },
+            specs.len(),
+            switches.len(),
+            sw_lat,
+            sc.seed,
+        );
         let hosts: Vec<Host> = host_nodes
             .iter()
             .map(|&hn| Host {
@@ -379,6 +403,7 @@ impl Simulation {
                 flow_drops: vec![0; flows.len()],
                 gse,
                 dr,
+                faults,
                 route_ahead: false,
             },
             nics: Nics {

@@ -42,6 +42,12 @@ impl Simulation {
                 && self.fabric.gse.is_none()
                 && self.fabric.dr.is_none();
             self.ctx.queue.set_lookahead(self.prefetch);
+            // Faults first: one at a flow's start time acts before the flow starts.
+            if let Some(f) = &self.fabric.faults {
+                for (i, &(t, _)) in f.steps.iter().enumerate() {
+                    self.ctx.queue.push(t, Event::Fault(i as u32));
+                }
+            }
             if !self.nics.launcher.order.is_empty() {
                 let t0 = self.nics.flows[self.nics.launcher.order[0] as usize]
                     .spec
@@ -106,6 +112,8 @@ impl Simulation {
                 Event::Sample => self.record.on_sample(ctx, fabric, nics),
                 Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
                 Event::Grant(h) => fabric.on_grant_timer(ctx, h),
+                Event::Fault(i) => fabric.on_fault_step(ctx, i),
+                Event::Replay(l) => fabric.on_replay(ctx, l),
             }
             tick = tick.wrapping_add(1);
             if tick & 0xf_ffff == 0 {
