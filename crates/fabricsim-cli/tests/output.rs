@@ -623,6 +623,7 @@ fn a_run_writes_the_registered_tables_the_resolved_scenario_and_a_sectioned_summ
         [
             "convergence",
             "fabric",
+            "faults",
             "flows",
             "gse",
             "jobs",

@@ -2,8 +2,8 @@
 //!
 //! Per run (in `DIR` for a scenario of one run, else in `DIR/<run folder>`):
 //! - the CSV tables of [`TABLES`] with [`Scope::Run`] (`flows.csv`, `buckets.csv`,
-//!   `ports.csv`, and when the run has them `jobs.csv`, `queues.csv`, `rates.csv`,
-//!   `convergence.csv`, `window.csv`);
+//!   `ports.csv`, and when the run has them `links.csv`, `jobs.csv`, `queues.csv`,
+//!   `rates.csv`, `convergence.csv`, `window.csv`);
 //! - `report.html`: the run's charts;
 //! - [`resolved::FILE`] (`scenario.resolved.toml`): the effective scenario, which reruns
 //!   to the same `flows.csv`;
@@ -37,6 +37,7 @@ mod convergence;
 mod flows;
 mod jct;
 mod jobs;
+mod links;
 mod ports;
 mod queues;
 mod rates;
@@ -107,6 +108,7 @@ pub const TABLES: &[Table] = &[
     flows::TABLE,
     buckets::TABLE,
     ports::TABLE,
+    links::TABLE,
     jobs::TABLE,
     training::TABLE,
     queues::TABLE,
