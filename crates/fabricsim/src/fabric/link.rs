@@ -71,8 +71,12 @@ impl Fabric {
     #[inline]
     pub(crate) fn on_link_arrive(&mut self, ctx: &mut Ctx, l: LinkId) -> Option<(u32, Desc)> {
         let link = &mut self.links[l];
-        if link.watched {
-            return self.on_watched_arrive(ctx, l);
+        // A watched link's head may have been lost or corrupted on the way (faults);
+        // one that gets through goes on as on any link.
+        if link.watched
+            && !crate::faults::head_gets_through(&mut self.faults, &self.ports, ctx, l, link)
+        {
+            return None;
         }
         let (pkt, next) = link.take_head();
         let (in_port, to) = (link.to_port, link.to);
@@ -80,18 +84,6 @@ impl Fabric {
             ctx.queue.push(t, Event::LinkArrive(l));
         }
         ctx.counters.packet_hops += 1;
-        self.deliver(ctx, in_port, to, pkt)
-    }
-
-    /// Packet `pkt` has arrived on `in_port` of node `to`: see [`Self::on_link_arrive`].
-    #[inline(always)]
-    pub(crate) fn deliver(
-        &mut self,
-        ctx: &mut Ctx,
-        in_port: PortId,
-        to: NodeKind,
-        pkt: Desc,
-    ) -> Option<(u32, Desc)> {
         if pkt.kind == PacketKind::Pause {
             let Payload::Pause(sig) = ctx.arena.get(pkt.id).payload else {
                 unreachable!("a pause descriptor holds a pause frame")

@@ -26,30 +26,16 @@
 //! needs more than).
 
 use crate::engine::Event;
-use crate::fabric::NodeKind;
 use crate::ids::LinkId;
 use crate::packet::PacketKind;
 use crate::sim::{Ctx, Fabric};
 
 impl Fabric {
-    /// The head of link `l` arrived corrupted (it stays at the head): the receiver asks
-    /// for a replay, which the sender acts on one reverse wire delay later.
-    pub(crate) fn request_replay(&mut self, ctx: &mut Ctx, l: LinkId) {
-        let fs = self.faults.as_ref().expect("faults model");
-        let fwd = |to: NodeKind| match to {
-            NodeKind::Switch(_) => fs.switch_latency,
-            NodeKind::Host(_) => 0,
-        };
-        let link = &self.links[l];
-        let back = &self.links[link.to_port.idx()];
-        let detected = ctx.now.saturating_sub(fwd(link.to));
-        let heard = detected + back.delay.saturating_sub(fwd(back.to));
-        ctx.queue.push(heard.max(ctx.now), Event::Replay(l));
-    }
-
     /// The sender of link `l` hears the replay request: it sends the frames of the link
     /// again, from the corrupted head on (or, if the link went down meanwhile, the head is
     /// lost like every frame that was on it).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn on_replay(&mut self, ctx: &mut Ctx, l: LinkId) {
         let fs = self.faults.as_mut().expect("faults model");
         let lf = &mut fs.links[l.idx()];
@@ -58,8 +44,8 @@ impl Fabric {
         if lf.lose_next > 0 {
             lf.lose_next -= 1;
             let (_, pkt) = link.ring.pop_front().expect("a replay of an empty link");
-            self.schedule_head(ctx, l);
-            self.lose_packet(ctx, pkt);
+            super::schedule_head(ctx, l, link);
+            super::lose_packet(&mut fs.flow_lost, ctx, pkt);
             return;
         }
         let port = &mut self.ports[l.idx()];

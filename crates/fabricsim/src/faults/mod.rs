@@ -54,7 +54,7 @@ pub mod llr;
 pub mod reconverge;
 
 use crate::engine::Event;
-use crate::fabric::{Link, Node, Port};
+use crate::fabric::{Link, Node, NodeKind, Port};
 use crate::ids::{LinkId, PortId};
 use crate::packet::{Desc, PacketKind};
 use crate::sim::{Ctx, Fabric};
@@ -80,6 +80,12 @@ pub struct LinkFaults {
     pub(crate) lose_next: u32,
     /// The ring's head arrived corrupted and waits for its replay (LLR).
     pub(crate) awaiting_replay: bool,
+    /// The receiving node's forwarding latency, which the link's delay includes: the
+    /// receiving MAC sees a frame's CRC that much before its arrival.
+    rx_latency: Time,
+    /// From the receiving MAC back to the sender: the reverse link's delay less its own
+    /// receiver's forwarding latency (an LLR replay request's way back).
+    request_delay: Time,
     /// The port's line and serialization rates on 4 lanes.
     base_rate: Rate,
     base_ser_rate: Rate,
@@ -209,9 +215,6 @@ pub struct FaultState {
     pub llr: bool,
     /// FEC on every link.
     pub fec: FecMode,
-    /// The switches' forwarding latency (folded into link delays; an LLR request leaves
-    /// the receiving MAC before it).
-    pub(crate) switch_latency: Time,
     /// Data packets lost to faults, per flow (corrupted without LLR, lost on a link going
     /// down, dropped at a down port, without a route or flushed).
     pub flow_lost: Vec<u64>,
@@ -298,8 +301,13 @@ impl FaultState {
             cables.of_node[na].push(c);
             cables.of_node[nb].push(c);
         }
+        let fwd = |to: NodeKind| match to {
+            NodeKind::Switch(_) => switch_latency,
+            NodeKind::Host(_) => 0,
+        };
         let link_faults = (0..ports.len())
             .map(|p| {
+                let back = &links[ports[p].peer.idx()];
                 let c = cables.of_port[p] as usize;
                 let ber = plan.ber[c];
                 let errors = ber::FrameErrors::new(ber, plan.fec);
@@ -312,6 +320,8 @@ impl FaultState {
                         .then(|| Box::new(crate::seed::component_rng(seed, &name))),
                     lose_next: 0,
                     awaiting_replay: false,
+                    rx_latency: fwd(links[p].to),
+                    request_delay: back.delay.saturating_sub(fwd(back.to)),
                     base_rate: port.rate,
                     base_ser_rate: port.ser_rate,
                     lanes: 4,
@@ -352,7 +362,6 @@ impl FaultState {
             routing_inputs,
             llr: plan.llr,
             fec: plan.fec,
-            switch_latency,
             flow_lost: vec![0; flows],
             switch_drops: vec![0; switches],
             applied: 0,
@@ -428,6 +437,78 @@ fn error_prone(kind: PacketKind) -> bool {
     )
 }
 
+/// The head of watched link `l` (`link`) arrives: it may have been on the wire when the
+/// link went down (lost), or arrive corrupted (dropped, or kept for its replay with LLR);
+/// returns true when it gets through, and the caller delivers it as on any link. A free
+/// function of the parts it needs, so that the arrival keeps its borrow of the link.
+#[cold]
+#[inline(never)]
+pub(crate) fn head_gets_through(
+    faults: &mut Option<Box<FaultState>>,
+    ports: &[Port],
+    ctx: &mut Ctx,
+    l: LinkId,
+    link: &mut Link,
+) -> bool {
+    let fs = faults
+        .as_deref_mut()
+        .expect("watched links belong to the faults model");
+    let lf = &mut fs.links[l.idx()];
+    if lf.lose_next > 0 {
+        lf.lose_next -= 1;
+        let (_, pkt) = link.ring.pop_front().expect("arrival on an empty link");
+        schedule_head(ctx, l, link);
+        lose_packet(&mut fs.flow_lost, ctx, pkt);
+        return false;
+    }
+    let &(_, pkt) = link.ring.front().expect("arrival on an empty link");
+    if error_prone(pkt.kind) {
+        if let Some(rng) = lf.rng.as_mut() {
+            let bytes = pkt.wire as u64 + ports[l.idx()].sec_extra as u64;
+            if rng.gen::<f64>() < lf.errors.frame_error_rate(bytes) {
+                lf.corrupted += 1;
+                if fs.llr {
+                    // Kept at the head; the sender hears the request one wire delay
+                    // after the receiving MAC saw the bad CRC (see `llr`).
+                    lf.awaiting_replay = true;
+                    let heard = ctx.now.saturating_sub(lf.rx_latency) + lf.request_delay;
+                    ctx.queue.push(heard.max(ctx.now), Event::Replay(l));
+                } else {
+                    // The receiver's FCS check fails: the frame is gone.
+                    link.ring.pop_front();
+                    schedule_head(ctx, l, link);
+                    lose_packet(&mut fs.flow_lost, ctx, pkt);
+                }
+                return false;
+            }
+        }
+    }
+    // Frames held behind a replay may carry arrival times already past.
+    if let Some(next) = link.ring.get_mut(1) {
+        next.0 = next.0.max(ctx.now);
+    }
+    true
+}
+
+/// Schedules the arrival of `link`'s new head, if any (no earlier than now: frames held
+/// behind a replay have arrival times in the past).
+fn schedule_head(ctx: &mut Ctx, l: LinkId, link: &Link) {
+    if let Some(&(t, _)) = link.ring.front() {
+        ctx.queue.push(t.max(ctx.now), Event::LinkArrive(l));
+    }
+}
+
+/// A packet lost to a fault on a link (corrupted without LLR, or on the wire when the
+/// link went down): counted against its flow, its slot freed.
+fn lose_packet(flow_lost: &mut [u64], ctx: &mut Ctx, pkt: Desc) {
+    if pkt.kind == PacketKind::Data {
+        if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
+            flow_lost[flow.idx()] += 1;
+        }
+    }
+    ctx.arena.release(pkt.id);
+}
+
 impl Fabric {
     /// True while the link port `p` sends on is up. Cheap (one field of the port's first
     /// cache line): routing may ask it per packet.
@@ -437,6 +518,8 @@ impl Fabric {
     }
 
     /// Step `i` of the fault timeline.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn on_fault_step(&mut self, ctx: &mut Ctx, i: u32) {
         let fs = self
             .faults
@@ -453,71 +536,6 @@ impl Fabric {
             }
             Step::Reconverge(fs_idx) => self.reconverge(&fs_idx),
         }
-    }
-
-    /// The head of a watched link `l` arrives: it may have been lost on a link that went
-    /// down, or arrive corrupted (dropped, or replayed with LLR); otherwise it is
-    /// delivered as on any link.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn on_watched_arrive(&mut self, ctx: &mut Ctx, l: LinkId) -> Option<(u32, Desc)> {
-        let fs = self
-            .faults
-            .as_mut()
-            .expect("watched links belong to the faults model");
-        let lf = &mut fs.links[l.idx()];
-        let link = &mut self.links[l];
-        if lf.lose_next > 0 {
-            lf.lose_next -= 1;
-            let (_, pkt) = link.ring.pop_front().expect("arrival on an empty link");
-            self.schedule_head(ctx, l);
-            self.lose_packet(ctx, pkt);
-            return None;
-        }
-        let &(_, pkt) = link.ring.front().expect("arrival on an empty link");
-        if error_prone(pkt.kind) {
-            if let Some(rng) = lf.rng.as_mut() {
-                let bytes = pkt.wire as u64 + self.ports[l.idx()].sec_extra as u64;
-                if rng.gen::<f64>() < lf.errors.frame_error_rate(bytes) {
-                    lf.corrupted += 1;
-                    if fs.llr {
-                        lf.awaiting_replay = true;
-                        self.request_replay(ctx, l);
-                    } else {
-                        // The receiver's FCS check fails: the frame is gone.
-                        link.ring.pop_front();
-                        self.schedule_head(ctx, l);
-                        self.lose_packet(ctx, pkt);
-                    }
-                    return None;
-                }
-            }
-        }
-        let (pkt, _) = link.take_head();
-        let (in_port, to) = (link.to_port, link.to);
-        self.schedule_head(ctx, l);
-        ctx.counters.packet_hops += 1;
-        self.deliver(ctx, in_port, to, pkt)
-    }
-
-    /// Schedules the arrival of link `l`'s new head, if any (no earlier than now: frames
-    /// held behind a replay have arrival times in the past).
-    fn schedule_head(&mut self, ctx: &mut Ctx, l: LinkId) {
-        if let Some(&(t, _)) = self.links[l].ring.front() {
-            ctx.queue.push(t.max(ctx.now), Event::LinkArrive(l));
-        }
-    }
-
-    /// A packet lost to a fault on a link (corrupted without LLR, or on the wire when the
-    /// link went down): counted against its flow, its slot freed.
-    fn lose_packet(&mut self, ctx: &mut Ctx, pkt: Desc) {
-        let fs = self.faults.as_mut().expect("faults model");
-        if pkt.kind == PacketKind::Data {
-            if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
-                fs.flow_lost[flow.idx()] += 1;
-            }
-        }
-        ctx.arena.release(pkt.id);
     }
 
     /// Switch `s` has no route for `pkt` (arrived on `in_port`): with faults, its
