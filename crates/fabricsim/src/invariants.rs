@@ -82,18 +82,23 @@ pub fn check(sim: &Simulation) -> Vec<String> {
     // end, lost to a fault or is still on the wire.
     for (i, p) in sim.fabric.ports.iter().enumerate() {
         let l = &sim.fabric.links[i];
-        let (gone, dead) = faults.map_or((0, 0), |fs| {
+        let (gone, dead, beside) = faults.map_or((0, 0, 0), |fs| {
             let lf = &fs.links[i];
-            (lf.corrupted + lf.discarded + lf.lost, lf.dead_in_ring())
+            (
+                lf.corrupted + lf.discarded + lf.lost,
+                lf.dead_in_ring(),
+                lf.bypassing(),
+            )
         });
-        if p.tx_packets != l.delivered + gone + l.ring.len() as u64 - dead {
+        let on_wire = l.ring.len() as u64 - dead + beside;
+        if p.tx_packets != l.delivered + gone + on_wire {
             bad.push(format!(
                 "port {}:{}: {} frames sent but {} delivered + {gone} corrupted, discarded or lost + {} on the wire",
                 sim.port_node_name(crate::ids::PortId(i as u32)),
                 p.local,
                 p.tx_packets,
                 l.delivered,
-                l.ring.len() as u64 - dead
+                on_wire
             ));
         }
     }

@@ -83,7 +83,10 @@ fn steady_state_allocates_nothing(src: &str) {
     );
     if let Some(f) = &sim.fabric.faults {
         let s = f.summary(sim.ctx.now);
-        assert!(s.frames_replayed > 0, "the counted window replayed frames: {s:?}");
+        assert!(
+            s.frames_replayed > 0,
+            "the counted window replayed frames: {s:?}"
+        );
     }
     // Pausing and resuming gives the same result as running straight through.
     let out = sim.run(&mut |_| {});

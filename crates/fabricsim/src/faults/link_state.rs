@@ -53,8 +53,11 @@ impl Fabric {
         let fs = self.faults.as_mut().expect("faults model");
         let lf = &mut fs.links[p.idx()];
         let on_wire = self.links[p.idx()].ring.len() as u64;
-        lf.lost += on_wire - lf.dead_in_ring();
+        lf.lost += on_wire - lf.dead_in_ring() + lf.bypass.len() as u64;
         lf.lose_next = on_wire as u32;
+        for (_, d) in lf.bypass.drain(..) {
+            ctx.arena.release(d.id);
+        }
         lf.down_since = Some(ctx.now);
         self.ports[p].busy_until = DOWN;
         self.flush_port(ctx, p);

@@ -63,6 +63,7 @@ use config::{FaultAction, FaultPlan, FecMode, PlannedFault};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use std::collections::VecDeque;
 
 /// The faults state of one direction of a link (indexed like the link: by the port that
 /// feeds it).
@@ -78,8 +79,13 @@ pub struct LinkFaults {
     /// The next `lose_next` frames of the ring were on the wire when the link went down:
     /// lost when they would have arrived.
     pub(crate) lose_next: u32,
-    /// The ring's head arrived corrupted and waits for its replay (LLR).
+    /// The ring's head arrived corrupted and waits for its replay (LLR), which the
+    /// sender starts at `replay_at`.
     pub(crate) awaiting_replay: bool,
+    pub(crate) replay_at: Time,
+    /// PFC frames that passed a corrupted frame waiting for its replay (MAC control
+    /// frames are not part of the replayed stream), with their arrival times.
+    pub(crate) bypass: VecDeque<(Time, Desc)>,
     /// The receiving node's forwarding latency, which the link's delay includes: the
     /// receiving MAC sees a frame's CRC that much before its arrival.
     rx_latency: Time,
@@ -110,6 +116,11 @@ pub struct LinkFaults {
 }
 
 impl LinkFaults {
+    /// Frames on the wire besides the link's ring: PFC frames bypassing a replay.
+    pub fn bypassing(&self) -> u64 {
+        self.bypass.len() as u64
+    }
+
     /// Frames of the ring that will not be delivered as they are: those lost on a link
     /// going down (the head first), else a corrupted head waiting for its replay.
     pub(crate) fn dead_in_ring(&self) -> u64 {
@@ -320,6 +331,8 @@ impl FaultState {
                         .then(|| Box::new(crate::seed::component_rng(seed, &name))),
                     lose_next: 0,
                     awaiting_replay: false,
+                    replay_at: 0,
+                    bypass: VecDeque::new(),
                     rx_latency: fwd(links[p].to),
                     request_delay: back.delay.saturating_sub(fwd(back.to)),
                     base_rate: port.rate,
@@ -472,7 +485,9 @@ pub(crate) fn head_gets_through(
                     // after the receiving MAC saw the bad CRC (see `llr`).
                     lf.awaiting_replay = true;
                     let heard = ctx.now.saturating_sub(lf.rx_latency) + lf.request_delay;
-                    ctx.queue.push(heard.max(ctx.now), Event::Replay(l));
+                    lf.replay_at = heard.max(ctx.now);
+                    ctx.queue.push(lf.replay_at, Event::Replay(l));
+                    llr::divert_pauses(lf, link, ctx, l);
                 } else {
                     // The receiver's FCS check fails: the frame is gone.
                     link.ring.pop_front();
