@@ -45,6 +45,7 @@ pub fn text() -> String {
     described::<SecurityCfg>(w, "[fabric.security]");
     described::<TcdCfg>(w, "[fabric.tcd]");
     described::<fabricsim::longhaul::dr::DrCfg>(w, "[fabric.dr]");
+    described::<fabricsim::faults::config::ReliabilityCfg>(w, "[fabric.reliability]");
     described::<TransportCfg>(w, "[transport]");
     described::<CcCfg>(w, "[cc]");
     described::<CcClassCfg>(w, "[[cc.class]]");
@@ -59,6 +60,7 @@ pub fn text() -> String {
     described::<WindowCfg>(w, "[record.window]");
     described::<VariantCfg>(w, "[[variants]]");
     described::<SweepAxisCfg>(w, "[[sweep]]");
+    described::<fabricsim::faults::config::FaultCfg>(w, "[[fault]]");
     s
 }
 
