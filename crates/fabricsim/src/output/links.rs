@@ -49,8 +49,9 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
             port: p.local,
             to: sim.port_node_name(p.peer),
             ber: format!("{:e}", lf.ber),
+            // Four digits: the last bits of exp_m1 may differ between platforms' libm.
             fer_full_frame: format!(
-                "{:e}",
+                "{:.4e}",
                 lf.errors.frame_error_rate(full + p.sec_extra as u64)
             ),
             tx_packets: p.tx_packets,
