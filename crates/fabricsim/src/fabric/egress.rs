@@ -89,20 +89,9 @@ impl Fabric {
     pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
         let now = ctx.now;
         let pi = port.idx();
-        let wire = pkt.wire as u64;
-        let port_ref = &mut self.ports[pi];
-        let extra = if pkt.kind == PacketKind::Pause {
-            0
-        } else {
-            port_ref.sec_extra as u64
-        };
-        let d = port_ref.tx_time(wire + extra);
-        port_ref.busy_until = now + d;
-        port_ref.tx_bytes += wire + extra;
-        port_ref.tx_packets += 1;
-        let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
         let mut pkt = pkt;
         if self.route_ahead && pkt.kind != PacketKind::Pause {
+            let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
             if let NodeKind::Switch(s) = to {
                 // The receiving switch's ECMP choice, made now: the same port it would
                 // pick on arrival, but off the arrival's chain of dependent loads.
@@ -115,15 +104,25 @@ impl Fabric {
                 }
             }
         }
-        let link = &mut self.links[pi];
+        // The port and its link, each indexed once.
+        let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
+        let wire = pkt.wire as u64;
+        let extra = if pkt.kind == PacketKind::Pause {
+            0
+        } else {
+            port_ref.sec_extra as u64
+        };
+        let d = port_ref.tx_time(wire + extra);
+        port_ref.busy_until = now + d;
+        port_ref.tx_bytes += wire + extra;
+        port_ref.tx_packets += 1;
         let arrival = now + d + link.delay;
         if link.put(arrival, pkt) {
             ctx.queue.push(arrival, Event::LinkArrive(port.link()));
         }
-        let p = &self.ports[pi];
-        let more = p.ctrl_len() != 0 || p.has_queued() || nic_has_flows;
+        let more = port_ref.ctrl_len() != 0 || port_ref.has_queued() || nic_has_flows;
         if more {
-            let b = p.busy_until;
+            let b = port_ref.busy_until;
             self.schedule_wake(ctx, port, b);
         }
     }
