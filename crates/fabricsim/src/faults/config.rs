@@ -347,7 +347,8 @@ pub struct PlannedFault {
 pub struct FaultPlan {
     /// Faults sorted by time (file order among equal times).
     pub faults: Vec<PlannedFault>,
-    /// Pre-FEC bit error rate per graph link.
+    /// Pre-FEC bit error rate per graph link (empty when every link is error free and
+    /// nothing is to be resolved).
     pub ber: Vec<f64>,
     /// FEC on every link.
     pub fec: FecMode,
@@ -373,6 +374,19 @@ impl FaultPlan {
         rel: &ReliabilityCfg,
         g: &TopoGraph,
     ) -> Result<FaultPlan, ParamError> {
+        let settings = FaultPlan {
+            faults: Vec::new(),
+            ber: Vec::new(),
+            fec: rel.fec,
+            fec_latency: rel.fec_latency,
+            llr: rel.llr,
+            reconvergence_delay: rel.reconvergence_delay,
+        };
+        if faults.is_empty() && rel.per_link.is_empty() && rel.ber == 0.0 {
+            // Nothing to resolve: allocate nothing either, so that a run without faults
+            // builds exactly the heap it always did.
+            return Ok(settings);
+        }
         let by_name: HashMap<&str, usize> = (g.nodes.iter().enumerate())
             .map(|(i, n)| (n.name.as_str(), i))
             .collect();
@@ -460,10 +474,7 @@ impl FaultPlan {
         Ok(FaultPlan {
             faults: planned,
             ber,
-            fec: rel.fec,
-            fec_latency: rel.fec_latency,
-            llr: rel.llr,
-            reconvergence_delay: rel.reconvergence_delay,
+            ..settings
         })
     }
 }
@@ -583,8 +594,7 @@ mod tests {
         let p = FaultPlan::resolve(&[], &rel, &g).unwrap();
         assert_eq!(p.ber, [1e-6, 0.0, 0.0]);
         assert!(p.active());
-        assert!(!FaultPlan::resolve(&[], &ReliabilityCfg::default(), &g)
-            .unwrap()
-            .active());
+        let clean = FaultPlan::resolve(&[], &ReliabilityCfg::default(), &g).unwrap();
+        assert!(!clean.active() && clean.ber.is_empty());
     }
 }

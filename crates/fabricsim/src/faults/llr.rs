@@ -64,6 +64,8 @@ pub(crate) fn divert_pauses(lf: &mut LinkFaults, link: &mut Link, ctx: &mut Ctx,
 impl Fabric {
     /// A PFC frame that bypassed a replay arrives on `in_port` (as `on_link_arrive`
     /// delivers one).
+    #[cold]
+    #[inline(never)]
     fn pause_arrives(&mut self, ctx: &mut Ctx, in_port: PortId, d: Desc) {
         let Payload::Pause(sig) = ctx.arena.get(d.id).payload else {
             unreachable!("only PFC frames bypass a replay")
@@ -83,6 +85,8 @@ impl Fabric {
     ///   back by its wire time.
     ///
     /// Returns false when neither holds (the usual path serves the frame).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn pfc_into_replay(&mut self, ctx: &mut Ctx, port: PortId) -> bool {
         let now = ctx.now;
         let p = &mut self.ports[port];

@@ -555,6 +555,8 @@ impl Fabric {
 
     /// Switch `s` has no route for `pkt` (arrived on `in_port`): with faults, its
     /// destination was cut off by them; without, an ordinary drop.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn drop_unroutable(&mut self, ctx: &mut Ctx, pkt: Desc, in_port: PortId, s: u32) {
         if self.faults.is_none() {
             return self.drop_packet(ctx, pkt, in_port, s);

@@ -43,10 +43,8 @@ impl Simulation {
                 && self.fabric.dr.is_none();
             self.ctx.queue.set_lookahead(self.prefetch);
             // Faults first: one at a flow's start time acts before the flow starts.
-            if let Some(f) = &self.fabric.faults {
-                for (i, &(t, _)) in f.steps.iter().enumerate() {
-                    self.ctx.queue.push(t, Event::Fault(i as u32));
-                }
+            if self.fabric.faults.is_some() {
+                self.schedule_faults();
             }
             if !self.nics.launcher.order.is_empty() {
                 let t0 = self.nics.flows[self.nics.launcher.order[0] as usize]
@@ -123,6 +121,17 @@ impl Simulation {
         self.finish_accounting();
         progress(&self.progress());
         Some(outcome)
+    }
+
+    /// Schedules every step of the fault timeline (out of line: the loop's code stays as
+    /// it was without faults).
+    #[cold]
+    #[inline(never)]
+    fn schedule_faults(&mut self) {
+        let f = self.fabric.faults.as_ref().expect("a fault timeline");
+        for (i, &(t, _)) in f.steps.iter().enumerate() {
+            self.ctx.queue.push(t, Event::Fault(i as u32));
+        }
     }
 
     pub(crate) fn finish_accounting(&mut self) {
