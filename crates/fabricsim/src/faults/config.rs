@@ -253,6 +253,17 @@ impl ReliabilityCfg {
 /// times); names are checked against the topology by [`FaultPlan::resolve`]. Fields are
 /// named relative to `fault` (`[2].lanes`).
 pub fn validate_faults(faults: &[FaultCfg], max_time: Time) -> Checked {
+    // Each fault is at most two steps of the timeline, and a step is an event index.
+    if faults.len() > crate::engine::MAX_INDEX as usize / 2 {
+        return Err(ParamError::new(
+            "",
+            format!(
+                "{} entries: at most {} are supported",
+                faults.len(),
+                crate::engine::MAX_INDEX / 2
+            ),
+        ));
+    }
     for (i, f) in faults.iter().enumerate() {
         let e = |field: &str, m: String| Err(ParamError::new(format!("[{i}].{field}"), m));
         let kind = f.kind.name();
