@@ -47,6 +47,7 @@ pub fn text() -> String {
     described::<SecurityCfg>(w, "[fabric.security]");
     described::<TcdCfg>(w, "[fabric.tcd]");
     described::<fabricsim::longhaul::dr::DrCfg>(w, "[fabric.dr]");
+    described::<fabricsim::faults::config::ReliabilityCfg>(w, "[fabric.reliability]");
     described::<TransportCfg>(w, "[transport]");
     described::<fabricsim::transport::message::MessageCfg>(w, "[transport.message]");
     described::<CcCfg>(w, "[cc]");
@@ -62,6 +63,7 @@ pub fn text() -> String {
     described::<WindowCfg>(w, "[record.window]");
     described::<VariantCfg>(w, "[[variants]]");
     described::<SweepAxisCfg>(w, "[[sweep]]");
+    described::<fabricsim::faults::config::FaultCfg>(w, "[[fault]]");
     s
 }
 

@@ -1,7 +1,8 @@
 //! Golden outputs: every scenario in `scenarios/` (long ones cut with `--set`) must give
-//! byte-identical `flows.csv`, `ports.csv`, `jobs.csv` and `training.csv` to the reviewed files under
-//! `tests/golden/`. A refactor keeps them; a change that moves results regenerates them
-//! in a commit of its own that says why, with
+//! byte-identical `flows.csv`, `ports.csv`, `links.csv` (runs with faults or bit errors),
+//! `jobs.csv` and `training.csv` to the reviewed files under `tests/golden/`. A refactor
+//! keeps them; a change that moves results regenerates them in a commit of its own that
+//! says why, with
 //!
 //! ```sh
 //! FABRICSIM_BLESS=1 cargo test -p fabricsim-cli --test golden
@@ -66,10 +67,26 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "websearch-fattree.toml",
         &["workload[0].duration=\"300us\"", "max_time=\"2ms\""],
     ),
+    (
+        "gse-ber",
+        "gse-ber.toml",
+        &[
+            "workload[0].size=\"1MiB\"",
+            "sweep[0].values=[\"alltoall\"]",
+            "sweep[1].values=[\"none\"]",
+            "sweep[3].values=[1e-6]",
+        ],
+    ),
 ];
 
-/// The tables compared.
-const TABLES: &[&str] = &["flows.csv", "ports.csv", "jobs.csv", "training.csv"];
+/// The tables compared (`links.csv` only where faults or bit errors make one).
+const TABLES: &[&str] = &[
+    "flows.csv",
+    "ports.csv",
+    "links.csv",
+    "jobs.csv",
+    "training.csv",
+];
 
 fn root() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))

@@ -349,6 +349,17 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "websearch-fattree.toml",
         &["workload[0].duration=\"100us\"", "max_time=\"500us\""],
     ),
+    (
+        "gse-ber",
+        "gse-ber.toml",
+        &[
+            "workload[0].size=\"1MiB\"",
+            "sweep[0].values=[\"alltoall\"]",
+            "sweep[1].values=[\"rs528\"]",
+            "sweep[3].values=[1e-5]",
+            "max_time=\"500us\"",
+        ],
+    ),
 ];
 
 #[test]
@@ -633,6 +644,7 @@ fn a_run_writes_the_registered_tables_the_resolved_scenario_and_a_sectioned_summ
         [
             "convergence",
             "fabric",
+            "faults",
             "flows",
             "gse",
             "jobs",

@@ -1,10 +1,12 @@
 //! Invariants any run must satisfy, checked after (or during) a run. Tests assert that
 //! [`check`] finds nothing for every scenario; users can call it on their own runs.
 //!
-//! - Packet conservation per flow: data packets sent = arrived + dropped + in flight.
-//! - Packet conservation per port: frames sent = delivered by its link + on the wire.
-//! - Packet conservation per switch: frames in = frames out + dropped + queued, counting
-//!   PFC frames the switch consumed and generated.
+//! - Packet conservation per flow: data packets sent = arrived + dropped + lost to faults
+//!   + in flight.
+//! - Packet conservation per port: frames sent (replays included) = delivered by its link
+//!   + corrupted + discarded by a replay + lost on a link going down + on the wire.
+//! - Packet conservation per switch: frames in = frames out + dropped (congestion and
+//!   faults) + queued, counting PFC frames the switch consumed and generated.
 //! - Lossless means lossless: with PFC on, no packet is dropped; with credits, none
 //!   either, and every egress port's credits outstanding equal the blocks on its link,
 //!   in the far switch's input and coming back ([`crate::fabric::flow_control::credit::audit`]).
@@ -52,8 +54,9 @@ pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
 pub fn check(sim: &Simulation) -> Vec<String> {
     let mut bad = Vec::new();
     let inflight = in_flight_data(sim);
+    let faults = sim.fabric.faults.as_deref();
     for (i, f) in sim.nics.flows.iter().enumerate() {
-        let dropped = sim.fabric.flow_drops[i];
+        let dropped = sim.fabric.flow_drops[i] + faults.map_or(0, |fs| fs.flow_lost[i]);
         let accounted = f.data_pkts_arrived + dropped + inflight[i];
         if f.data_pkts_sent != accounted {
             bad.push(format!(
@@ -78,36 +81,52 @@ pub fn check(sim: &Simulation) -> Vec<String> {
         }
     }
     // Per port (and its link): every frame the port transmitted was delivered at the far
-    // end or is still on the wire.
+    // end, lost to a fault or is still on the wire.
     for (i, p) in sim.fabric.ports.iter().enumerate() {
         let l = &sim.fabric.links[i];
-        if p.tx_packets != l.delivered + l.ring.len() as u64 {
+        let (gone, dead, beside) = faults.map_or((0, 0, 0), |fs| {
+            let lf = &fs.links[i];
+            (
+                lf.corrupted + lf.discarded + lf.lost,
+                lf.dead_in_ring(),
+                lf.bypassing(),
+            )
+        });
+        let on_wire = l.ring.len() as u64 - dead + beside;
+        if p.tx_packets != l.delivered + gone + on_wire {
             bad.push(format!(
-                "port {}:{}: {} frames sent but {} delivered + {} on the wire",
+                "port {}:{}: {} frames sent but {} delivered + {gone} corrupted, discarded or lost + {} on the wire",
                 sim.port_node_name(crate::ids::PortId(i as u32)),
                 p.local,
                 p.tx_packets,
                 l.delivered,
-                l.ring.len()
+                on_wire
             ));
         }
     }
-    for sw in &sim.fabric.switches {
+    for (si, sw) in sim.fabric.switches.iter().enumerate() {
         let r = sw.ports;
         let ports = &sim.fabric.ports[r.first.idx()..r.first.idx() + r.len as usize];
         let sum = |f: &dyn Fn(&crate::fabric::Port) -> u64| ports.iter().map(f).sum::<u64>();
         let rx = sum(&|p| sim.fabric.links[p.peer.idx()].delivered);
         let pfc_rx = sum(&|p| p.stats.pause_frames_received + p.stats.resume_frames_received);
-        let tx = sum(&|p| p.tx_packets);
+        // A frame replayed by link-level retransmission left the switch once.
+        let replayed: u64 = faults.map_or(0, |fs| {
+            (r.first.idx()..r.first.idx() + r.len as usize)
+                .map(|i| fs.links[i].replayed)
+                .sum()
+        });
+        let tx = sum(&|p| p.tx_packets) - replayed;
         let pfc_gen = sum(&|p| p.stats.pause_frames_sent + p.stats.resume_frames_sent);
         let pfc_pending = sum(&|p| p.ctrl_len() as u64);
         let queued = sum(&|p| p.queues.iter().map(|q| q.len() as u64).sum());
         let name = &sim.fabric.nodes[sw.node].name;
         let (gen, sink, held) = (sw.generated, sw.consumed, sw.held);
-        if rx - pfc_rx + gen != tx - (pfc_gen - pfc_pending) + sw.drops + queued + held + sink {
+        let drops = sw.drops + faults.map_or(0, |fs| fs.switch_drops[si]);
+        if rx - pfc_rx + gen != tx - (pfc_gen - pfc_pending) + drops + queued + held + sink {
             bad.push(format!(
-                "switch {name}: {} frames in (less {pfc_rx} PFC) + {gen} generated != {} out (less {} PFC) + {} dropped + {queued} queued + {held} held + {sink} consumed",
-                rx, tx, pfc_gen - pfc_pending, sw.drops
+                "switch {name}: {} frames in (less {pfc_rx} PFC) + {gen} generated != {} out (less {} PFC) + {drops} dropped + {queued} queued + {held} held + {sink} consumed",
+                rx, tx, pfc_gen - pfc_pending
             ));
         }
         // A lossless switch never drops (a lossy DR switch between lossless campuses may).

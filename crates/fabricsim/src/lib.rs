@@ -12,6 +12,8 @@
 //!   with go-back-N, the flow launcher), [`cc`] (DCQCN, TIMELY, HPCC, ACC, line rate),
 //!   [`telemetry`] (INT, TCD), [`record`] (time series), [`workload`] (flow lists,
 //!   generators, collectives); [`packet`] and [`ids`] are what they exchange;
+//! - [`faults`]: links and switches going down, lane degrade, bit errors, FEC and
+//!   link-level retransmission, route re-convergence, for every fabric;
 //! - [`longhaul`]: long haul (document 001): the DR switch role and its CNPs, the compute-loss model;
 //! - [`output`] (also as `results`), [`metrics`], [`convergence`], [`window`], [`report`]:
 //!   tables, summaries and reports written after a run; [`bench`](mod@bench): fixed
@@ -29,6 +31,7 @@ pub mod compare;
 pub mod convergence;
 pub mod engine;
 pub mod fabric;
+pub mod faults;
 pub mod gse;
 pub mod ids;
 pub mod invariants;

@@ -29,32 +29,10 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-// One test function: the allocation counter is global, and tests run in parallel.
-#[test]
-fn steady_state_moves_packets_without_allocating() {
-    // A k = 4 fat-tree, a permutation of long flows with ECMP collisions, DCQCN, ECN and
-    // PFC (static thresholds bound every queue, so the fabric reaches a steady state):
-    // all the per-packet machinery runs.
-    steady_state(
-        r#"
-[fabric.pfc]
-threshold = "static"
-xoff = "200KB"
-"#,
-    );
-    // The same with credit flow control: virtual channels, cut-through, credit returns.
-    steady_state(
-        r#"
-[fabric.pfc]
-enabled = false
-[fabric.credit]
-enabled = true
-"#,
-    );
-}
-
-fn steady_state(flow_control: &str) {
-    let src = format!(
+/// A k = 4 fat-tree, a permutation of long flows with ECMP collisions, DCQCN and ECN,
+/// with link-level flow control `flow_control`: all the per-packet machinery runs.
+fn fat_tree(flow_control: &str) -> String {
+    format!(
         r#"
 max_time = "20ms"
 [topology]
@@ -69,8 +47,30 @@ algorithm = "dcqcn"
 kind = "permutation"
 size = "100MB"
 "#
-    );
-    let src = src.as_str();
+    )
+}
+
+/// PFC with static thresholds: they bound every queue, so the fabric reaches a steady
+/// state.
+const PFC: &str = "[fabric.pfc]\nthreshold = \"static\"\nxoff = \"200KB\"\n";
+
+/// One test, so that no other test's allocations land in the counted windows.
+#[test]
+fn steady_state_moves_packets_without_allocating() {
+    steady_state_allocates_nothing(&fat_tree(PFC));
+    // The same with credit flow control: virtual channels, cut-through, credit returns.
+    steady_state_allocates_nothing(&fat_tree(
+        "[fabric.pfc]\nenabled = false\n[fabric.credit]\nenabled = true\n",
+    ));
+    // With bit errors (3 % of full frames corrupted per hop) and link-level
+    // retransmission: corruption draws and go-back-N replays allocate nothing either.
+    steady_state_allocates_nothing(&format!(
+        "{}[fabric.reliability]\nber = 1e-6\nllr = true\n",
+        fat_tree(PFC)
+    ));
+}
+
+fn steady_state_allocates_nothing(src: &str) {
     let l = fabricsim::load_str(src, "t.toml", Path::new("."), &[]).unwrap();
     let mut sim = Simulation::build(&l.scenario, "t.toml", Path::new(".")).unwrap();
     // Warm up: queues, rings and buckets grow to their working size.
@@ -91,6 +91,13 @@ size = "100MB"
         allocs * 10_000 < hops,
         "{allocs} allocations for {hops} packet-hops"
     );
+    if let Some(f) = &sim.fabric.faults {
+        let s = f.summary(sim.ctx.now);
+        assert!(
+            s.frames_replayed > 0,
+            "the counted window replayed frames: {s:?}"
+        );
+    }
     // Pausing and resuming gives the same result as running straight through.
     let out = sim.run(&mut |_| {});
     let mut straight = Simulation::build(&l.scenario, "t.toml", Path::new(".")).unwrap();

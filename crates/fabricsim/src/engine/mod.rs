@@ -43,6 +43,10 @@ pub enum Event {
     Grant(HostId),
     /// Credit flow control: credit returns reach the egress port.
     CreditReturn(PortId),
+    /// Faults: step `i` of the fault timeline (a fault acts, or routing re-converges).
+    Fault(u32),
+    /// Faults: the sender of the link hears the receiver's link-level replay request.
+    Replay(LinkId),
 }
 
 const IDX_BITS: u32 = 24;
@@ -76,6 +80,10 @@ pub mod code {
     pub const GRANT: u32 = 8;
     /// [`super::Event::CreditReturn`].
     pub const CREDIT: u32 = 9;
+    /// [`super::Event::Fault`].
+    pub const FAULT: u32 = 10;
+    /// [`super::Event::Replay`].
+    pub const REPLAY: u32 = 11;
 }
 
 impl Event {
@@ -92,6 +100,8 @@ impl Event {
             Event::Reorder(i) => (code::REORDER, i),
             Event::Grant(i) => (code::GRANT, i.0),
             Event::CreditReturn(i) => (code::CREDIT, i.0),
+            Event::Fault(i) => (code::FAULT, i),
+            Event::Replay(i) => (code::REPLAY, i.0),
         };
         debug_assert!(i <= MAX_INDEX);
         ((k as u64) << IDX_BITS) | i as u64
@@ -109,6 +119,8 @@ impl Event {
             code::SAMPLE => Event::Sample,
             code::REORDER => Event::Reorder(i),
             code::CREDIT => Event::CreditReturn(PortId(i)),
+            code::FAULT => Event::Fault(i),
+            code::REPLAY => Event::Replay(LinkId(i)),
             _ => Event::Grant(HostId(i)),
         }
     }

@@ -181,6 +181,8 @@ fn every_kind_round_trips() {
         Event::Reorder(5),
         Event::Grant(HostId(MAX_INDEX)),
         Event::CreditReturn(PortId(17)),
+        Event::Fault(MAX_INDEX),
+        Event::Replay(LinkId(7)),
     ] {
         assert_eq!(Event::decode(ev.encode()), ev);
     }

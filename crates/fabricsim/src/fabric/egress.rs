@@ -161,8 +161,8 @@ impl Fabric {
         } else {
             d
         };
-        let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
         if self.route_ahead && pkt.kind != PacketKind::Pause {
+            let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
             if let NodeKind::Switch(s) = to {
                 // The receiving switch's ECMP choice, made now: the same port it would
                 // pick on arrival, but off the arrival's chain of dependent loads.
@@ -175,15 +175,15 @@ impl Fabric {
                 }
             }
         }
-        let link = &mut self.links[pi];
+        // The port and its link, each indexed once.
+        let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
         let arrival = now + ahead + link.delay;
         if link.put(arrival, pkt) {
             ctx.queue.push(arrival, Event::LinkArrive(port.link()));
         }
-        let p = &self.ports[pi];
-        let more = p.ctrl_len() != 0 || p.has_queued() || nic_has_flows;
+        let more = port_ref.ctrl_len() != 0 || port_ref.has_queued() || nic_has_flows;
         if more {
-            let b = p.busy_until;
+            let b = port_ref.busy_until;
             self.schedule_wake(ctx, port, b);
         }
     }

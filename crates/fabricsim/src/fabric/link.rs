@@ -23,6 +23,9 @@ pub struct Link {
     pub to_port: PortId,
     /// The node at the far end.
     pub to: NodeKind,
+    /// Arrivals go through the faults model (the link has bit errors, or a fault may take
+    /// it down): it may lose or corrupt frames. In the padding after `to`.
+    pub watched: bool,
     /// Packets delivered.
     pub delivered: u64,
     /// Packets in flight with their arrival times, oldest first.
@@ -36,6 +39,7 @@ impl Link {
             delay,
             to_port,
             to,
+            watched: false,
             delivered: 0,
             ring: VecDeque::new(),
         }
@@ -61,12 +65,43 @@ impl Link {
 }
 
 impl Fabric {
+    /// A frame lost on link `l` (faults) never reaches the buffer whose credits it took:
+    /// under credit flow control the credits go back to the sender as if that buffer had
+    /// passed it on (link-level credit resynchronization, modelled as one return).
+    #[cold]
+    #[inline(never)]
+    fn refund_lost(&mut self, ctx: &mut Ctx, l: LinkId, pkt: Desc) {
+        let Some(c) = self.credit() else {
+            return;
+        };
+        if !c.port(l.idx()).tracked() {
+            return;
+        }
+        let sig = crate::fabric::flow_control::credit::CreditSignal {
+            vc: pkt.prio,
+            blocks: c.blocks(pkt.wire as u64),
+        };
+        let to_port = self.links[l].to_port;
+        self.send_credit(ctx, to_port, sig);
+    }
+
     /// The head packet of link `l` reaches the far end: it enters the receiving switch or
     /// NIC (a PFC frame acts on the receiving port itself). Returns the packet and the
     /// NIC port it reached: the caller hands it to [`Nics::host_receive`].
     #[inline]
     pub(crate) fn on_link_arrive(&mut self, ctx: &mut Ctx, l: LinkId) -> Option<(PortId, Desc)> {
         let link = &mut self.links[l];
+        // A watched link's head may have been lost or corrupted on the way (faults);
+        // one that gets through goes on as on any link.
+        if link.watched {
+            let (held, head) = (link.ring.len(), link.ring.front().map(|&(_, d)| d));
+            if !crate::faults::head_gets_through(&mut self.faults, &self.ports, ctx, l, link) {
+                if link.ring.len() < held {
+                    self.refund_lost(ctx, l, head.expect("a lost frame was the head"));
+                }
+                return None;
+            }
+        }
         let (pkt, next) = link.take_head();
         let (in_port, to) = (link.to_port, link.to);
         if let Some(t) = next {

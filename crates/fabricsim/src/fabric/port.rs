@@ -27,6 +27,11 @@ fn ps_per_byte(rate: Rate) -> u64 {
         .unwrap_or(0)
 }
 
+/// `busy_until` of a port whose link is down: its transmitter is busy until the end of
+/// time, so it starts no frame and no packet passes straight through it, without a test
+/// of its own on those paths ([`crate::faults::link_state`]).
+pub const DOWN: Time = Time::MAX;
+
 /// Number of 802.1p priorities.
 pub const N_PRIO: usize = 8;
 
@@ -197,6 +202,20 @@ impl Port {
         self.sec_extra = extra;
         self.ser_rate = ser_rate;
         self.ps_per_byte = ps_per_byte(ser_rate);
+    }
+
+    /// Changes the line and serialization rates (lane degrade); the frame being
+    /// serialized keeps its time.
+    pub fn set_rates(&mut self, rate: Rate, ser_rate: Rate) {
+        self.rate = rate;
+        self.ser_rate = ser_rate;
+        self.ps_per_byte = ps_per_byte(ser_rate);
+    }
+
+    /// True unless the port's link is down ([`DOWN`]).
+    #[inline(always)]
+    pub fn is_up(&self) -> bool {
+        self.busy_until != DOWN
     }
 
     /// The node that owns this port.

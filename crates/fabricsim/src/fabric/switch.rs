@@ -12,6 +12,7 @@
 use super::buffer::SharedBuffer;
 use super::ecn::RedMarker;
 use crate::fabric::buffer::Admission;
+use crate::fabric::port::DOWN;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::{Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_ROUTED, LOCAL_PORT};
@@ -132,7 +133,7 @@ impl Fabric {
         };
         match egress {
             Some(egress) => self.forward(ctx, s, in_port, pkt, egress),
-            None => self.drop_packet(ctx, pkt, in_port, s),
+            None => self.drop_unroutable(ctx, pkt, in_port, s),
         }
     }
 
@@ -208,10 +209,11 @@ impl Fabric {
         Some(egress)
     }
 
-    /// Whether egress `p` may be routed to. Every port is, until links can fail.
+    /// Whether egress `p` may be routed to: its link is up (table routing skips a failed
+    /// link at once, before any table is rewritten).
     #[inline(always)]
-    pub(crate) fn port_usable(&self, _p: PortId) -> bool {
-        true
+    pub(crate) fn port_usable(&self, p: PortId) -> bool {
+        self.port_up(p)
     }
 
     /// Room downstream of egress `p` for a packet on `vc`, larger is better: under
@@ -265,9 +267,12 @@ impl Fabric {
         egress: PortId,
     ) {
         let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
+        // The ingress buffer holds a packet under the VC it came in on, though a detour
+        // (credit flow control) may have raised it for the egress queue and the next link.
+        let prio_in = crate::fabric::flow_control::credit::arrival_vc(pkt.prio, pkt.flags) as usize;
         let sw = &mut self.switches[s as usize];
         let local_in = sw.ports.local(in_port);
-        if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
+        if sw.buffer.admit(local_in, prio_in, wire) == Admission::Dropped {
             self.ports[egress].stats.drops += 1;
             self.drop_packet(ctx, pkt, in_port, s);
             return;
@@ -279,13 +284,17 @@ impl Fabric {
             // The packet would be queued and dequeued at once: skip the queue (whose
             // enqueue and dequeue cancel out) and leave straight from here.
             e.pass_through(wire);
-            self.after_admit(ctx, s, in_port, local_in, prio);
+            self.after_admit(ctx, s, in_port, local_in, prio_in);
             self.on_switch_dequeue(ctx, egress, &mut pkt);
             self.transmit(ctx, egress, pkt, false);
             return;
         }
+        if e.busy_until == DOWN {
+            // Routing still sends here: the link went down since it last re-converged.
+            return self.drop_admitted(ctx, s, egress, pkt);
+        }
         e.enqueue(prio, pkt, now);
-        self.after_admit(ctx, s, in_port, local_in, prio);
+        self.after_admit(ctx, s, in_port, local_in, prio_in);
         self.try_transmit(ctx, egress);
     }
 
@@ -323,7 +332,9 @@ impl Fabric {
             return;
         }
         let sw = &mut self.switches[s as usize];
-        sw.buffer.release(local_in, prio, wire);
+        // The buffer holds it under the VC it came in on (a detour raised it since).
+        let prio_in = crate::fabric::flow_control::credit::arrival_vc(pkt.prio, pkt.flags);
+        sw.buffer.release(local_in, prio_in as usize, wire);
         if kind == PacketKind::Data && ecn == ECN_ECT {
             let local_out = sw.ports.local(port);
             let q = self.ports[port].queues[prio].bytes;

@@ -231,6 +231,9 @@ impl Fabric {
             // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
             let cands = self.routing.lookup(s, pkt.dst);
             let port = self.routing.port_of(cands, 0);
+            if !self.ports[port].is_up() {
+                return self.drop_admitted(ctx, s, port, pkt);
+            }
             self.ports[port].enqueue(pkt.prio as usize, pkt, ctx.now);
             self.try_transmit(ctx, port);
             return;
@@ -265,6 +268,10 @@ impl Fabric {
         ctx.arena.get_mut(pkt.id).tag = tag;
         // Later switches hash the container, so it keeps to one path.
         pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
+        if !self.ports[uplink].is_up() {
+            // The container's uplink went down: routing has not re-converged yet.
+            return self.drop_admitted(ctx, s, uplink, pkt);
+        }
         self.ports[uplink].enqueue(pkt.prio as usize, pkt, ctx.now);
         self.try_transmit(ctx, uplink);
     }
@@ -333,7 +340,7 @@ impl Fabric {
         let cands = self.routing.lookup(s, pkt.dst);
         let in_port = self.switches[s as usize].ports.port(pkt.in_port as usize);
         if cands.len == 0 {
-            self.drop_packet(ctx, pkt, in_port, s);
+            self.drop_unroutable(ctx, pkt, in_port, s);
             return;
         }
         let egress = self.routing.port_of(cands, 0);

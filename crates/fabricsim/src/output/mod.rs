@@ -2,7 +2,8 @@
 //!
 //! Per run (in `DIR` for a scenario of one run, else in `DIR/<run folder>`):
 //! - the CSV tables of [`TABLES`] with [`Scope::Run`] (`flows.csv`, `buckets.csv`,
-//!   `ports.csv`, and when the run has them `credits.csv`, `jobs.csv`, `queues.csv`,
+//!   `ports.csv`, and when the run has them `credits.csv`, `links.csv`, `jobs.csv`,
+//!   `queues.csv`,
 //!   `rates.csv`, `convergence.csv`, `window.csv`);
 //! - `report.html`: the run's charts;
 //! - [`resolved::FILE`] (`scenario.resolved.toml`): the effective scenario, which reruns
@@ -38,6 +39,7 @@ mod credits;
 mod flows;
 mod jct;
 mod jobs;
+mod links;
 mod ports;
 mod queues;
 mod rates;
@@ -109,6 +111,7 @@ pub const TABLES: &[Table] = &[
     buckets::TABLE,
     ports::TABLE,
     credits::TABLE,
+    links::TABLE,
     jobs::TABLE,
     training::TABLE,
     queues::TABLE,

@@ -13,8 +13,11 @@
 //! - `fabric`: drops, PFC pauses and paused time, ECN marks, queues, TCD marks;
 //! - `jobs`: job iterations, finished, JCT and its lower bound;
 //! - `long_haul`: the DCI ports' load, imbalance and drops, the DRs' CNPs, per campus;
-//! - `gse`, `long_haul`, `convergence`, `window`: `null` for runs without GSE, DR switches, `[record.convergence]`
-//!   or `[record.window]`; every key is always there, so a reader can rely on the shape.
+//! - `faults`: faults applied, routing rebuilds, frames corrupted, replayed, discarded
+//!   and lost, packets dropped, data packets lost (see [`crate::faults::FaultSummary`]);
+//! - `gse`, `long_haul`, `faults`, `convergence`, `window`: `null` for runs without GSE,
+//!   DR switches, faults or bit errors, `[record.convergence]` or `[record.window]`; every
+//!   key is always there, so a reader can rely on the shape.
 
 use crate::sim::{Outcome, Simulation};
 use crate::stall::StallReport;
@@ -138,6 +141,8 @@ pub struct Summary {
     /// Queue vs time (us, bytes) of the run's longest sampled switch queue, for the
     /// multi-run report; not written to `summary.json`.
     pub queue_series: Vec<(String, Vec<(f64, f64)>)>,
+    /// What faults and bit errors did (runs with `[[fault]]` entries or bit errors).
+    pub faults: Option<crate::faults::FaultSummary>,
     /// Slowdown CDF (value, fraction of finished flows), thinned to at most
     /// [`crate::metrics::SUMMARY_CDF_POINTS`] points, for the multi-run report; not
     /// written to `summary.json`.
@@ -255,6 +260,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .unwrap_or(f64::NAN),
         gse: sim.fabric.gse.as_ref().map(|g| g.stats.clone()),
         long_haul: crate::longhaul::dr::LongHaulStats::of(sim),
+        faults: sim.fabric.faults.as_ref().map(|f| f.summary(sim.ctx.now)),
         jct_lower_bound_ns: if sim.nics.jobs.is_empty() {
             f64::NAN
         } else {
@@ -343,6 +349,7 @@ struct SummaryJson<'a> {
     jobs: JobsJson,
     gse: Option<&'a crate::gse::GseStats>,
     long_haul: Option<&'a crate::longhaul::dr::LongHaulStats>,
+    faults: Option<&'a crate::faults::FaultSummary>,
     convergence: Option<&'a crate::convergence::Convergence>,
     window: Option<&'a crate::window::Window>,
 }
@@ -482,6 +489,7 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
             },
             gse: s.gse.as_ref(),
             long_haul: s.long_haul.as_ref(),
+            faults: s.faults.as_ref(),
             convergence: s.convergence.as_ref(),
             window: s.window.as_ref(),
         }

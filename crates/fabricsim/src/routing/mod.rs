@@ -88,6 +88,22 @@ impl RoutingTable {
         host_nodes: &[u32],
         statics: &[(u32, u32, Vec<u32>)],
     ) -> Result<RoutingTable, RoutingError> {
+        Self::build_over(nodes, ports, switch_nodes, host_nodes, statics, |_| true)
+    }
+
+    /// [`Self::build`] over the links whose ports `usable` accepts: shortest paths and
+    /// their candidates use no other link (a link is one port at each end, and both are
+    /// refused together when it is down). Routing rebuilds its tables this way after
+    /// faults ([`crate::faults::reconverge`]); the port from an edge switch to its host
+    /// stays in the table whatever its state (there is no other way to the host).
+    pub fn build_over(
+        nodes: &[Node],
+        ports: &[Port],
+        switch_nodes: &[u32],
+        host_nodes: &[u32],
+        statics: &[(u32, u32, Vec<u32>)],
+        usable: impl Fn(PortId) -> bool,
+    ) -> Result<RoutingTable, RoutingError> {
         let n_sw = switch_nodes.len();
         let mut t = RoutingTable::default();
         let mut edge_index: HashMap<u32, u32> = HashMap::new();
@@ -160,7 +176,7 @@ impl RoutingTable {
             queue.push_back(root);
             while let Some(s) = queue.pop_front() {
                 let node = &nodes[switch_nodes[s as usize] as usize];
-                for p in node.ports.iter() {
+                for p in node.ports.iter().filter(|&p| usable(p)) {
                     let peer_node = ports[ports[p.idx()].peer.idx()].node;
                     if let Some(t2) = sw_of_node(peer_node.0) {
                         if dist[t2 as usize] == UNREACHED {
@@ -176,7 +192,7 @@ impl RoutingTable {
                 }
                 let node = &nodes[switch_nodes[s] as usize];
                 let start = t.flat.len() as u32;
-                for p in node.ports.iter().map(|p| p.0) {
+                for p in node.ports.iter().filter(|&p| usable(p)).map(|p| p.0) {
                     let peer_node = ports[ports[p as usize].peer.idx()].node;
                     if let Some(t2) = sw_of_node(peer_node.0) {
                         if dist[t2 as usize] + 1 == dist[s] {

@@ -45,7 +45,20 @@ impl RoutingTable {
         host_nodes: &[u32],
         tiers: &[u8],
     ) -> Result<RoutingTable, RoutingError> {
-        let mut t = RoutingTable::build(nodes, ports, switch_nodes, host_nodes, &[])?;
+        Self::build_tiered_over(nodes, ports, switch_nodes, host_nodes, tiers, |_| true)
+    }
+
+    /// [`Self::build_tiered`] over the links whose ports `usable` accepts (a rebuild after
+    /// faults: Sunway's route reconfiguration).
+    pub fn build_tiered_over(
+        nodes: &[Node],
+        ports: &[Port],
+        switch_nodes: &[u32],
+        host_nodes: &[u32],
+        tiers: &[u8],
+        usable: impl Fn(crate::ids::PortId) -> bool,
+    ) -> Result<RoutingTable, RoutingError> {
+        let mut t = RoutingTable::build_over(nodes, ports, switch_nodes, host_nodes, &[], &usable)?;
         let n_sw = switch_nodes.len();
         let tier_pair = |p: &Port| {
             let (here, there) = (p.node, ports[p.peer.idx()].node);
@@ -71,6 +84,9 @@ impl RoutingTable {
         for s in 0..n_sw {
             for p in nodes[switch_nodes[s] as usize].ports.iter() {
                 let peer = ports[ports[p.idx()].peer.idx()].node;
+                if !usable(p) {
+                    continue;
+                }
                 if let NodeKind::Switch(o) = nodes[peer.idx()].kind {
                     let list = match tiers[o as usize].cmp(&tiers[s]) {
                         std::cmp::Ordering::Greater => &mut up[s],

@@ -3,6 +3,7 @@
 //!
 //! Each model owns the settings of its own section, with their defaults and checks
 //! (`[cc.dcqcn]` in [`crate::cc::dcqcn`], `[fabric.pfc]` in [`crate::fabric::pfc`],
+//! `[fabric.reliability]` and `[[fault]]` in [`crate::faults::config`],
 //! `[[workload]]` kinds in [`crate::workload`], ...); this file only says where each
 //! section sits in a scenario file, and re-exports the section types for users outside
 //! the crate. Every struct denies unknown fields, so a misspelt key is an error that names
@@ -20,6 +21,7 @@ pub use crate::fabric::ecn::{EcnCfg, EcnProfile};
 pub use crate::fabric::flow_control::credit::CreditCfg;
 pub use crate::fabric::pfc::{PfcCfg, PfcScope, PfcThreshold};
 pub use crate::fabric::security::{SecurityCfg, SecurityMode};
+pub use crate::faults::config::{FaultCfg, FaultKind, FecMode, LinkBerCfg, ReliabilityCfg};
 pub use crate::gse::{GseCfg, GseScheduling};
 pub use crate::routing::{LbAlgorithm, LoadBalanceCfg};
 pub use crate::telemetry::tcd::TcdCfg;
@@ -75,6 +77,9 @@ pub struct Scenario {
     /// Sweep axes: every combination of their values runs, for every variant.
     #[serde(default)]
     pub sweep: Vec<SweepAxisCfg>,
+    /// Faults at given times: links or switches going down or up, lane degrade.
+    #[serde(default)]
+    pub fault: Vec<FaultCfg>,
 }
 
 /// One sweep axis: a field and the values it takes.
@@ -146,6 +151,9 @@ pub struct FabricCfg {
     /// DR switches of a multi-campus topology (long haul): who sends CNPs.
     #[serde(default)]
     pub dr: crate::longhaul::dr::DrCfg,
+    /// Bit errors, FEC, link-level retransmission, route re-convergence.
+    #[serde(default)]
+    pub reliability: ReliabilityCfg,
 }
 
 fn d_buffer() -> u64 {
@@ -168,6 +176,7 @@ impl Default for FabricCfg {
             gse: GseCfg::default(),
             tcd: TcdCfg::default(),
             dr: Default::default(),
+            reliability: ReliabilityCfg::default(),
         }
     }
 }
@@ -220,6 +229,7 @@ impl Described for Scenario {
             Param::section("record", "[record]"),
             Param::new("variants", "[]", "[[variants]], below"),
             Param::new("sweep", "[]", "[[sweep]] axes, below"),
+            Param::new("fault", "[]", "[[fault]] entries, below"),
         ]
     }
 }
@@ -242,6 +252,7 @@ impl Described for FabricCfg {
             Param::section("gse", "[fabric.gse]"),
             Param::section("tcd", "[fabric.tcd]"),
             Param::section("dr", "[fabric.dr]"),
+            Param::section("reliability", "[fabric.reliability]"),
         ]
     }
 }
@@ -311,6 +322,8 @@ mod tests {
         assert_describes_fields::<GseCfg>();
         assert_describes_fields::<TcdCfg>();
         assert_describes_fields::<crate::longhaul::dr::DrCfg>();
+        assert_describes_fields::<ReliabilityCfg>();
+        assert_describes_fields::<FaultCfg>();
         assert_describes_fields::<crate::workload::window::WindowCfg>();
         assert_describes_fields::<TransportCfg>();
         assert_describes_fields::<LoadBalanceCfg>();

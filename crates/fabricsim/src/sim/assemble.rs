@@ -12,6 +12,8 @@ use crate::fabric::ecn::RedMarker;
 use crate::fabric::port::N_PRIO;
 use crate::fabric::switch::Switch;
 use crate::fabric::{Link, Node, NodeKind, Port};
+use crate::faults::config::{FaultPlan, FecMode};
+use crate::faults::{FaultState, RoutingInputs};
 use crate::ids::{NodeId, PortId, PortRange};
 use crate::longhaul::dr::{DrRole, DrState};
 use crate::packet::PacketArena;
@@ -42,6 +44,7 @@ impl Simulation {
         g: &TopoGraph,
         wl: Workload,
         params: RunParams,
+        faults: &FaultPlan,
         file: &str,
     ) -> Result<Simulation, ScenarioError> {
         let Workload {
@@ -125,10 +128,15 @@ impl Simulation {
             .map(|e| e.expect("every port belongs to a link"))
             .collect();
         let secc = &sc.fabric.security;
+        // FEC decodes every codeword at the receiving PHY: its latency is every hop's.
+        let fec_latency = match faults.fec {
+            FecMode::None => 0,
+            FecMode::Rs528 => faults.fec_latency,
+        };
         for &(node, local, peer, rate, delay, sec) in &by_id {
             let peer_node = by_id[peer as usize].0;
             let mut port = Port::new(node, nodes[node as usize].kind, local, peer, rate);
-            let mut delay = delay;
+            let mut delay = delay + fec_latency;
             match sec {
                 SecurityMode::None => {}
                 SecurityMode::Macsec => port.set_security(secc.macsec_bytes as u16, rate),
@@ -272,13 +280,35 @@ impl Simulation {
             .iter()
             .map(|&n| g.nodes[n as usize].tier)
             .collect();
-        let routing = if tiers.iter().any(|&t| t > 0) {
-            RoutingTable::build_tiered(&nodes, &ports, &switch_nodes, &host_nodes, &tiers)
+        let tiers = if tiers.iter().any(|&t| t > 0) {
+            tiers
         } else {
+            Vec::new()
+        };
+        let routing = if tiers.is_empty() {
             RoutingTable::build(&nodes, &ports, &switch_nodes, &host_nodes, &statics)
+        } else {
+            RoutingTable::build_tiered(&nodes, &ports, &switch_nodes, &host_nodes, &tiers)
         }
         .map_err(|e| err(file, "topology", e.0))?;
         let table_routing = routing.tiered() || params.lb.by_port_state();
+        let faults = FaultState::build(
+            faults,
+            &port_of,
+            &ports,
+            &mut links,
+            &nodes,
+            RoutingInputs {
+                switch_nodes: switch_nodes.clone(),
+                host_nodes: host_nodes.clone(),
+                statics: statics.clone(),
+                tiers,
+            },
+            specs.len(),
+            switches.len(),
+            sw_lat,
+            sc.seed,
+        );
         let hosts: Vec<Host> = host_nodes
             .iter()
             .map(|&hn| Host {
@@ -438,6 +468,7 @@ impl Simulation {
                 flow_drops: vec![0; flows.len()],
                 gse,
                 dr,
+                faults,
                 route_ahead: false,
             },
             nics: Nics {

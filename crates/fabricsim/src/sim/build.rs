@@ -79,6 +79,10 @@ impl Simulation {
         f.gse.validate().map_err(at("fabric.gse"))?;
         f.tcd.validate().map_err(at("fabric.tcd"))?;
         f.dr.validate().map_err(at("fabric.dr"))?;
+        f.reliability.validate().map_err(at("fabric.reliability"))?;
+        crate::faults::config::validate_faults(&sc.fault, sc.max_time).map_err(at("fault"))?;
+        let faults = crate::faults::config::FaultPlan::resolve(&sc.fault, &f.reliability, &g)
+            .map_err(at(""))?;
         if sc.stall_timeout == 0 {
             return Err(err(file, "stall_timeout", "must be positive"));
         }
@@ -125,7 +129,7 @@ impl Simulation {
                 .as_ref()
                 .map(|_| 10 * crate::units::US)),
         };
-        let mut sim = Self::assemble(sc, &g, wl, params, file)?;
+        let mut sim = Self::assemble(sc, &g, wl, params, &faults, file)?;
         if let Some(c) = &sc.record.convergence {
             let spec = crate::convergence::ConvergenceSpec::resolve(c, &sim).map_err(|m| {
                 let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));

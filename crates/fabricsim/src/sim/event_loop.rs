@@ -45,6 +45,10 @@ impl Simulation {
                 && self.fabric.gse.is_none()
                 && self.fabric.dr.is_none();
             self.ctx.queue.set_lookahead(self.prefetch);
+            // Faults first: one at a flow's start time acts before the flow starts.
+            if self.fabric.faults.is_some() {
+                self.schedule_faults();
+            }
             if !self.nics.launcher.order.is_empty() {
                 let t0 = self.nics.flows[self.nics.launcher.order[0] as usize]
                     .spec
@@ -110,6 +114,8 @@ impl Simulation {
                 Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
                 Event::Grant(h) => fabric.on_grant_timer(ctx, h),
                 Event::CreditReturn(p) => credit_return(ctx, fabric, nics, p),
+                Event::Fault(i) => fabric.on_fault_step(ctx, i),
+                Event::Replay(l) => fabric.on_replay(ctx, l),
             }
             tick = tick.wrapping_add(1);
             if tick & 0xf_ffff == 0 {
@@ -119,6 +125,17 @@ impl Simulation {
         self.finish_accounting();
         progress(&self.progress());
         Some(outcome)
+    }
+
+    /// Schedules every step of the fault timeline (out of line: the loop's code stays as
+    /// it was without faults).
+    #[cold]
+    #[inline(never)]
+    fn schedule_faults(&mut self) {
+        let f = self.fabric.faults.as_ref().expect("a fault timeline");
+        for (i, &(t, _)) in f.steps.iter().enumerate() {
+            self.ctx.queue.push(t, Event::Fault(i as u32));
+        }
     }
 
     pub(crate) fn finish_accounting(&mut self) {

@@ -204,6 +204,9 @@ pub struct Fabric {
     pub gse: Option<Box<Gse>>,
     /// State of the switches in the DR role (long haul).
     pub dr: Option<Box<crate::longhaul::dr::DrState>>,
+    /// Faults, bit errors and link-level retransmission (`None` when the scenario has
+    /// none of them).
+    pub faults: Option<Box<crate::faults::FaultState>>,
     /// Choose a packet's ECMP egress at the next switch when it is put on the link
     /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
     /// large models only).

@@ -419,6 +419,10 @@ impl Fabric {
                     .push(ctx.now + half.max(1), Event::PfcRefresh(port));
             }
         }
+        // A link-level replay burst leaves room for the frame between two replayed frames.
+        if self.faults.is_some() && self.pfc_into_replay(ctx, port) {
+            return;
+        }
         self.try_transmit(ctx, port);
     }
 
