@@ -317,3 +317,96 @@ fn adaptive_routing_by_credits_avoids_the_collision_too() {
         0
     );
 }
+
+/// Credit flow control with cut-through, as the Sunway routers run.
+const CREDITS: &str = "[fabric.pfc]\nenabled = false\n\n[fabric.credit]\nenabled = true\n";
+
+/// Bytes that the switch ports from `from` to `to` sent (all parallel links).
+fn sent_on(s: &Simulation, from: &str, to: &str) -> u64 {
+    let n = s.fabric.nodes.iter().position(|n| n.name == from).unwrap();
+    s.fabric.nodes[n]
+        .ports
+        .iter()
+        .filter(|&p| peer(s, p.0) == to)
+        .map(|p| s.fabric.ports[p].tx_bytes)
+        .sum()
+}
+
+#[test]
+fn deterministic_routing_takes_the_next_port_in_entry_order_after_a_failure() {
+    // Node 5 is 2 mod 3: from leaf 0 the scan starts at spine 2, whose link is down.
+    let src = scenario(
+        &format!(
+            "{CREDITS}\n[fabric.load_balance]\nalgorithm = \"first_available\"\n\n[[fault]]\nkind = \"link_down\"\nat = \"1ns\"\nlink = [\"p0-leaf0\", \"p0-spine2\"]"
+        ),
+        r#"kind = "flows"
+flows = [{ src = 0, dst = 5, size = "256KiB", start = "1us" }]"#,
+    )
+    .replace("kind = \"message\"", "kind = \"message\"\nrail = 0");
+    let s = run(&src);
+    assert_eq!(sent_on(&s, "p0-leaf0", "p0-spine2"), 0);
+    assert!(
+        sent_on(&s, "p0-leaf0", "p0-spine0") > 256 << 10,
+        "the next entry: spine 0"
+    );
+    assert_eq!(sent_on(&s, "p0-leaf0", "p0-spine1"), 0);
+    assert!(fct(&s, 0).unwrap() < s.ideal[0] * 11 / 10);
+}
+
+/// All of leaf 1's uplinks (plane 0) down, then one message each way between node 9
+/// (leaf 2) and node 5 (leaf 1), on plane 0.
+fn leaf1_cut_off(siblings: u32) -> Simulation {
+    let faults: String = (0..3)
+        .map(|j| {
+            format!("\n[[fault]]\nkind = \"link_down\"\nat = \"1ns\"\nlink = [\"p0-leaf1\", \"p0-spine{j}\"]\n")
+        })
+        .collect();
+    let src = scenario(
+        &format!("{CREDITS}\n[fabric.load_balance]\nalgorithm = \"first_available\"\n{faults}"),
+        r#"kind = "flows"
+flows = [{ src = 9, dst = 5, size = "256KiB", start = "1us" },
+         { src = 5, dst = 9, size = "256KiB", start = "1us" }]"#,
+    )
+    .replace("kind = \"message\"", "kind = \"message\"\nrail = 0")
+    .replace("sibling_links = 2", &format!("sibling_links = {siblings}"))
+    .replace("max_time = \"50ms\"", "max_time = \"2ms\"");
+    let mut s = build(&src);
+    s.run(&mut |_| {});
+    s
+}
+
+#[test]
+fn a_leaf_without_uplinks_is_reached_through_its_sibling() {
+    let s = leaf1_cut_off(2);
+    let bad = invariants::check(&s);
+    assert!(bad.is_empty(), "{bad:#?}");
+    for i in 0..2 {
+        assert!(fct(&s, i).is_some(), "message {i} arrived");
+    }
+    // In through the sibling (spine -> leaf 0 -> across), out across then up.
+    assert!(sent_on(&s, "p0-leaf0", "p0-leaf1") >= 256 << 10);
+    assert!(sent_on(&s, "p0-leaf1", "p0-leaf0") >= 256 << 10);
+    assert_eq!(
+        s.ctx.counters.drops, 0,
+        "lossless: the detours took VC levels up"
+    );
+    // A plain fat tree cannot reach it: neither message arrives.
+    let plain = leaf1_cut_off(0);
+    assert!((0..2).all(|i| fct(&plain, i).is_none()));
+}
+
+#[test]
+fn go_back_n_over_unequal_rails_retransmits_what_the_message_transport_does_not() {
+    // Node 0's plane-1 link runs on one lane: packets on rail 1 arrive late, out of order.
+    let degraded = "[[fault]]\nkind = \"lane_degrade\"\nat = \"1ns\"\nlink = [\"node0\", \"p1-leaf0\"]\nlanes = 1";
+    let one = r#"kind = "flows"
+flows = [{ src = 0, dst = 5, size = "1MiB", start = "1us" }]"#;
+    let gbn = run(&scenario(degraded, one).replace("kind = \"message\"", "kind = \"rdma_rc\""));
+    let msg = run(&scenario(degraded, one));
+    assert!(
+        gbn.nics.flows[0].retx_bytes > 0,
+        "the rails reorder: go-back-N resends"
+    );
+    assert_eq!(msg.nics.flows[0].retx_bytes, 0);
+    assert!(fct(&gbn, 0).unwrap() > fct(&msg, 0).unwrap());
+}

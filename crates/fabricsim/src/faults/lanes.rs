@@ -5,7 +5,10 @@
 //! `n / 4` of it (a PHYSec port's reduced serialization rate scales the same way). The
 //! frame being serialized when the lanes change keeps its time, frames already on the
 //! wire keep their arrival; everything sent afterwards takes the new rate. ECMP does not
-//! weigh links by rate, so routing does not change.
+//! weigh links by rate, so routing does not change. Under credit flow control the
+//! cut-through rule is re-applied: a switch whose input became slower than one of its
+//! outputs stores and forwards that input's packets (document 003's dynamic switch from
+//! VCT to store-and-forward as link bandwidth changes).
 
 use crate::sim::Fabric;
 use crate::units::Rate;
@@ -19,6 +22,9 @@ impl Fabric {
             lf.lanes = lanes;
             let scale = |r: Rate| Rate(r.0 * lanes as u64 / 4);
             self.ports[p].set_rates(scale(lf.base_rate), scale(lf.base_ser_rate));
+        }
+        if self.credit().is_some() {
+            self.refresh_cut_through();
         }
     }
 }
