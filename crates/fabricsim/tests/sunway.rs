@@ -390,9 +390,12 @@ fn a_leaf_without_uplinks_is_reached_through_its_sibling() {
         s.ctx.counters.drops, 0,
         "lossless: the detours took VC levels up"
     );
-    // A plain fat tree cannot reach it: neither message arrives.
+    // A plain fat tree cannot reach it: neither message arrives; the packets the spines
+    // and the leaf cannot route are dropped and give their credits back.
     let plain = leaf1_cut_off(0);
     assert!((0..2).all(|i| fct(&plain, i).is_none()));
+    let bad = invariants::check(&plain);
+    assert!(bad.is_empty(), "{bad:#?}");
 }
 
 #[test]

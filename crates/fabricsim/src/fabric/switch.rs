@@ -299,14 +299,7 @@ impl Fabric {
     }
 
     pub(crate) fn drop_packet(&mut self, ctx: &mut Ctx, pkt: Desc, in_port: PortId, s: u32) {
-        if let Some(c) = self.credit() {
-            // The packet leaves the input buffer whose credits it holds.
-            let sig = crate::fabric::flow_control::credit::CreditSignal {
-                vc: crate::fabric::flow_control::credit::arrival_vc(pkt.prio, pkt.flags),
-                blocks: c.blocks(pkt.wire as u64),
-            };
-            self.send_credit(ctx, in_port, sig);
-        }
+        self.credits_of_dropped(ctx, &pkt, in_port);
         if pkt.kind == PacketKind::Data {
             if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
                 self.flow_drops[flow.idx()] += 1;
@@ -315,6 +308,18 @@ impl Fabric {
         self.switches[s as usize].drops += 1;
         ctx.counters.drops += 1;
         ctx.arena.release(pkt.id);
+    }
+
+    /// Under credit flow control, a packet dropped before it was admitted (no route)
+    /// leaves the input buffer whose credits it holds: they go back upstream.
+    pub(crate) fn credits_of_dropped(&mut self, ctx: &mut Ctx, pkt: &Desc, in_port: PortId) {
+        if let Some(c) = self.credit() {
+            let sig = crate::fabric::flow_control::credit::CreditSignal {
+                vc: crate::fabric::flow_control::credit::arrival_vc(pkt.prio, pkt.flags),
+                blocks: c.blocks(pkt.wire as u64),
+            };
+            self.send_credit(ctx, in_port, sig);
+        }
     }
 
     pub(crate) fn on_switch_dequeue(&mut self, ctx: &mut Ctx, port: PortId, pkt: &mut Desc) {

@@ -563,6 +563,7 @@ impl Fabric {
         if self.faults.is_none() {
             return self.drop_packet(ctx, pkt, in_port, s);
         }
+        self.credits_of_dropped(ctx, &pkt, in_port);
         self.count_fault_drop(ctx, s, None, pkt);
     }
 
