@@ -335,6 +335,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
         &["max_time=\"20us\""],
     ),
     (
+        "sunway-faults",
+        "sunway-faults.toml",
+        &["max_time=\"20us\""],
+    ),
+    (
         "sunway-bandwidth",
         "sunway-bandwidth.toml",
         &["workload[0].size=\"1MiB\"", "sweep[0].values=[16]"],
