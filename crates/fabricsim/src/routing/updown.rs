@@ -102,22 +102,36 @@ impl RoutingTable {
         t.ranges = vec![(0, 0); n_sw * t.n_edges];
         t.down_ranges = vec![(0, 0); n_sw * t.n_edges];
         t.primary = vec![0; n_sw * t.n_edges];
-        let mut dd = vec![FAR; n_sw];
+        // Hops from each switch down to the edge switch: `dd` over down links only (a true
+        // down path), `da` also allowing the last hop across from a sibling (the way in
+        // when the edge switch's own links up are gone).
+        let (mut dd, mut da) = (vec![FAR; n_sw], vec![FAR; n_sw]);
         let mut queue = VecDeque::new();
         for e in 0..t.n_edges {
-            // dd[s]: hops from s down to the edge switch using down links only.
             let root = t.edge_switch[e];
-            dd.iter_mut().for_each(|d| *d = FAR);
-            dd[root as usize] = 0;
-            queue.push_back(root);
-            while let Some(s) = queue.pop_front() {
-                for &(_, o) in &up[s as usize] {
-                    if dd[o as usize] == FAR {
-                        dd[o as usize] = dd[s as usize] + 1;
-                        queue.push_back(o);
+            let bfs = |d: &mut Vec<u32>, queue: &mut VecDeque<u32>, across: bool| {
+                d.iter_mut().for_each(|x| *x = FAR);
+                d[root as usize] = 0;
+                queue.push_back(root);
+                if across {
+                    for &(_, o) in &lateral[root as usize] {
+                        if d[o as usize] == FAR {
+                            d[o as usize] = 1;
+                            queue.push_back(o);
+                        }
                     }
                 }
-            }
+                while let Some(s) = queue.pop_front() {
+                    for &(_, o) in &up[s as usize] {
+                        if d[o as usize] == FAR {
+                            d[o as usize] = d[s as usize] + 1;
+                            queue.push_back(o);
+                        }
+                    }
+                }
+            };
+            bfs(&mut dd, &mut queue, false);
+            bfs(&mut da, &mut queue, true);
             // Going down at s: primary and fallback ports.
             let down_entries = |s: usize| -> (Vec<u32>, Vec<u32>) {
                 let mut primary = Vec::new();
@@ -133,10 +147,17 @@ impl RoutingTable {
                             fallback.push(p);
                         }
                     }
+                } else if da[s] != FAR && da[s] > 1 {
+                    // No true down path left: down to a sibling of the destination.
+                    for &(p, o) in &down[s] {
+                        if da[o as usize].saturating_add(1) == da[s] {
+                            primary.push(p);
+                        }
+                    }
                 }
                 // At a sibling of the destination: across.
                 for &(p, o) in &lateral[s] {
-                    if dd[o as usize] == 0 {
+                    if o == root {
                         primary.push(p);
                     }
                 }
@@ -147,21 +168,32 @@ impl RoutingTable {
                     continue;
                 }
                 let (dp, df) = down_entries(s);
+                // Up to the switches above the destination; failing those, down by way
+                // of its sibling when this switch can (a spine, or the sibling itself),
+                // else up to switches that can; across to one's own sibling as a
+                // fallback.
+                let above = |d: &[u32]| -> Vec<u32> {
+                    up[s]
+                        .iter()
+                        .filter(|&&(_, o)| d[o as usize] != FAR)
+                        .map(|&(p, _)| p)
+                        .collect()
+                };
                 let (upp, upf) = if dd[s] != FAR {
                     (dp.clone(), df.clone())
                 } else {
-                    // Up to the switches that can take it down; across as a fallback.
-                    let reach = |o: u32| {
-                        let (a, b) = down_entries(o as usize);
-                        dd[o as usize] != FAR || !a.is_empty() || !b.is_empty()
-                    };
-                    let primary: Vec<u32> = up[s]
-                        .iter()
-                        .filter(|&&(_, o)| reach(o))
-                        .map(|&(p, _)| p)
-                        .collect();
-                    let fallback: Vec<u32> = lateral[s].iter().map(|&(p, _)| p).collect();
-                    (primary, fallback)
+                    let primary = above(&dd);
+                    if primary.is_empty() && da[s] != FAR {
+                        (dp.clone(), df.clone())
+                    } else {
+                        let primary = if primary.is_empty() {
+                            above(&da)
+                        } else {
+                            primary
+                        };
+                        let fallback: Vec<u32> = lateral[s].iter().map(|&(p, _)| p).collect();
+                        (primary, fallback)
+                    }
                 };
                 let k = s * t.n_edges + e;
                 t.ranges[k] = t.push_entries(&upp, &upf);
