@@ -431,3 +431,23 @@ fn tables_rebuilt_after_the_failure_lead_through_the_sibling() {
     let bad = invariants::check(&s);
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+#[test]
+fn a_source_route_is_blind_to_a_failed_link_that_table_routing_avoids() {
+    // Leaf 0 (plane 0) keeps only its uplink to spine 0; four messages leave it.
+    let fails = "\n[[fault]]\nkind = \"link_down\"\nat = \"1ns\"\nlink = [\"p0-leaf0\", \"p0-spine1\"]\n\n[[fault]]\nkind = \"link_down\"\nat = \"1ns\"\nlink = [\"p0-leaf0\", \"p0-spine2\"]\n";
+    let four = r#"kind = "flows"
+flows = [{ src = 0, dst = 8, size = "64KiB", start = "1us" }, { src = 1, dst = 9, size = "64KiB", start = "1us" },
+         { src = 2, dst = 10, size = "64KiB", start = "1us" }, { src = 3, dst = 11, size = "64KiB", start = "1us" }]"#;
+    let dropped = |lb: &str| {
+        let s = run(&scenario(
+            &format!("{CREDITS}\n[fabric.load_balance]\nalgorithm = \"{lb}\"\n{fails}"),
+            four,
+        )
+        .replace("kind = \"message\"", "kind = \"message\"\nrail = 0"));
+        let f = s.fabric.faults.as_ref().expect("faults");
+        f.summary(s.ctx.now).packets_dropped
+    };
+    assert_eq!(dropped("first_available"), 0);
+    assert!(dropped("source") > 0, "some routes named a failed uplink");
+}

@@ -17,6 +17,7 @@
 pub mod adaptive;
 pub mod ecmp;
 pub mod registry;
+pub mod source;
 pub mod spray;
 pub mod updown;
 

@@ -20,6 +20,7 @@ pub static BALANCERS: &[&LbEntry] = &[
     &crate::gse::pktc::LB_ENTRY,
     &super::adaptive::FIRST_AVAILABLE_ENTRY,
     &super::adaptive::ADAPTIVE_ENTRY,
+    &super::source::ENTRY,
 ];
 
 /// One load balancer.
@@ -51,6 +52,8 @@ pub enum LbAlgorithm {
     FirstAvailable,
     /// Table routing: the next hop with most room downstream (credits, or queue).
     Adaptive,
+    /// Source routing: the entry the sender named, the same at every switch.
+    Source,
 }
 
 impl LbAlgorithm {
@@ -93,6 +96,7 @@ impl LbAlgorithm {
             LbAlgorithm::Pktc => crate::gse::pktc::Pktc.pick(hash, n, sw),
             LbAlgorithm::SprayRandom => super::spray::SprayRandom.pick(hash, n, sw),
             LbAlgorithm::SprayRr => super::spray::SprayRr.pick(hash, n, sw),
+            LbAlgorithm::Source => super::source::Source.pick(hash, n, sw),
             // Chosen by the switch from its ports' state (`Fabric::route`); as a pure
             // function of the packet, the first entry.
             LbAlgorithm::FirstAvailable | LbAlgorithm::Adaptive => 0,
