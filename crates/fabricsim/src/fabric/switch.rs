@@ -179,7 +179,7 @@ impl Fabric {
                     let p = routing.port_of(cands, k);
                     self.port_usable(p) && (detour_ok || !routing.is_lateral(p))
                 },
-                |k| self.egress_room(routing.port_of(cands, k), vc),
+                |k| self.egress_room(routing.port_of(cands, k), vc, ctx.now),
             )?
         } else {
             let m = if primary > 0 { primary as usize } else { n };
@@ -216,14 +216,15 @@ impl Fabric {
         self.port_up(p)
     }
 
-    /// Room downstream of egress `p` for a packet on `vc`, larger is better: under
-    /// credit flow control the next input buffer's free credits less the blocks queued
-    /// here, else the fewer bytes queued the more.
+    /// Room downstream of egress `p` for a packet on `vc` at `now`, larger is better:
+    /// under credit flow control the next input buffer's free credits (and with
+    /// pre-sensing its recent returns) less the blocks queued here, else the fewer bytes
+    /// queued the more.
     #[inline(always)]
-    pub(crate) fn egress_room(&self, p: PortId, vc: usize) -> i64 {
-        let queued = self.ports[p].total_bytes as i64;
+    pub(crate) fn egress_room(&self, p: PortId, vc: usize, now: crate::units::Time) -> f64 {
+        let queued = self.ports[p].total_bytes as f64;
         match self.credit() {
-            Some(c) => c.free_credits(p.idx(), vc) as i64 - queued / c.block as i64,
+            Some(c) => c.room(p.idx(), vc, now) - queued / c.block as f64,
             None => -queued,
         }
     }

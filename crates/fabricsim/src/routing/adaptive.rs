@@ -39,10 +39,10 @@ pub fn choose(
     start: usize,
     adaptive: bool,
     up: impl Fn(usize) -> bool,
-    room: impl Fn(usize) -> i64,
+    room: impl Fn(usize) -> f64,
 ) -> Option<usize> {
     let primary = primary.min(n);
-    let mut best: Option<(usize, i64)> = None;
+    let mut best: Option<(usize, f64)> = None;
     for j in 0..primary {
         let k = if primary > 0 {
             (start + j) % primary
@@ -63,7 +63,7 @@ pub fn choose(
     if let Some((k, _)) = best {
         return Some(k);
     }
-    let mut best: Option<(usize, i64)> = None;
+    let mut best: Option<(usize, f64)> = None;
     for k in primary..n {
         if !up(k) {
             continue;
@@ -87,16 +87,16 @@ mod tests {
     fn deterministic_takes_the_first_usable_entry_from_the_rotation() {
         let up = |k: usize| k != 1 && k != 2;
         // Primary 0..4 scanned from 1: 1 and 2 are down, so 3.
-        assert_eq!(choose(6, 4, 1, false, up, |_| 0), Some(3));
-        assert_eq!(choose(6, 4, 0, false, up, |_| 0), Some(0));
+        assert_eq!(choose(6, 4, 1, false, up, |_| 0.0), Some(3));
+        assert_eq!(choose(6, 4, 0, false, up, |_| 0.0), Some(0));
         // Every primary down: the first usable fallback.
-        assert_eq!(choose(6, 4, 0, false, |k| k >= 5, |_| 0), Some(5));
-        assert_eq!(choose(6, 4, 0, false, |_| false, |_| 0), None);
+        assert_eq!(choose(6, 4, 0, false, |k| k >= 5, |_| 0.0), Some(5));
+        assert_eq!(choose(6, 4, 0, false, |_| false, |_| 0.0), None);
     }
 
     #[test]
     fn adaptive_takes_the_most_room_among_primaries_first() {
-        let room = |k: usize| [5, 9, 9, 1, 100, 0][k];
+        let room = |k: usize| [5.0, 9.0, 9.0, 1.0, 100.0, 0.0][k];
         // 1 and 2 tie at 9: the first in the rotated order from 2 is 2.
         assert_eq!(choose(6, 4, 2, true, |_| true, room), Some(2));
         assert_eq!(choose(6, 4, 0, true, |_| true, room), Some(1));

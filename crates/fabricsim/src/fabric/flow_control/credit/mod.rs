@@ -89,191 +89,20 @@
 //! otherwise). [`Fabric::refresh_cut_through`] re-applies it after a rate change (lane
 //! degrade); a link error model may force store-and-forward on a link the same way.
 
+pub mod config;
+pub mod presense;
+
+pub use config::CreditCfg;
+
 use crate::engine::Event;
 use crate::fabric::buffer::SharedBuffer;
 use crate::fabric::port::{Port, N_PRIO};
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::{Desc, FLAG_VC_RAISED, VC_IN_MASK, VC_IN_SHIFT};
-use crate::param::{Checked, Described, Param, ParamError};
 use crate::sim::{Ctx, Fabric};
-use crate::units::serde_units as su;
-use crate::units::{fmt_bytes, Time};
-use serde::Deserialize;
+use crate::units::Time;
 use std::collections::VecDeque;
-
-/// Credit-based flow control with virtual channels (document 003).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CreditCfg {
-    /// Credit-based flow control instead of PFC (set `fabric.pfc.enabled = false`).
-    #[serde(default)]
-    pub enabled: bool,
-    /// Virtual channels per port (1, or an even count up to 8: data and control classes).
-    #[serde(default = "d_vcs")]
-    pub vcs: u32,
-    /// Bytes per flit.
-    #[serde(default = "d_flit", deserialize_with = "su::bytes")]
-    pub flit_bytes: u64,
-    /// Flits per block; a block is the credit unit.
-    #[serde(default = "d_fpb")]
-    pub flits_per_block: u64,
-    /// Input buffer private to each (input port, VC).
-    #[serde(default = "d_private", deserialize_with = "su::bytes")]
-    pub private: u64,
-    /// Input buffer per input port shared by its VCs.
-    #[serde(default = "d_shared", deserialize_with = "su::bytes")]
-    pub shared: u64,
-    /// Virtual cut-through (with the switch to store-and-forward); false: always
-    /// store-and-forward.
-    #[serde(default = "yes")]
-    pub cut_through: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-fn d_vcs() -> u32 {
-    4
-}
-fn d_flit() -> u64 {
-    16
-}
-fn d_fpb() -> u64 {
-    4
-}
-fn d_private() -> u64 {
-    5 * 1024
-}
-fn d_shared() -> u64 {
-    32 * 1024
-}
-
-impl Default for CreditCfg {
-    fn default() -> Self {
-        CreditCfg {
-            enabled: false,
-            vcs: d_vcs(),
-            flit_bytes: d_flit(),
-            flits_per_block: d_fpb(),
-            private: d_private(),
-            shared: d_shared(),
-            cut_through: true,
-        }
-    }
-}
-
-impl Described for CreditCfg {
-    const ABOUT: &'static str =
-        "credit-based flow control with virtual channels and virtual cut-through (document 003)";
-    fn params() -> Vec<Param> {
-        let d = CreditCfg::default();
-        vec![
-            Param::plain(
-                "enabled",
-                d.enabled,
-                "credits instead of PFC (set fabric.pfc.enabled = false)",
-            ),
-            Param::plain(
-                "vcs",
-                d.vcs,
-                "virtual channels: 1, or data and control classes of vcs / 2 levels",
-            ),
-            Param::bytes("flit_bytes", d.flit_bytes, "bytes per flit [paper]"),
-            Param::plain(
-                "flits_per_block",
-                d.flits_per_block,
-                "flits per block, the credit unit [paper]",
-            ),
-            Param::bytes(
-                "private",
-                d.private,
-                "input buffer per (input port, VC); holds a maximal packet [recon]",
-            ),
-            Param::bytes(
-                "shared",
-                d.shared,
-                "input buffer per input port shared by its VCs [recon]",
-            ),
-            Param::plain(
-                "cut_through",
-                d.cut_through,
-                "VCT, store-and-forward where an input is slower than an output; false: SAF",
-            ),
-        ]
-    }
-}
-
-impl CreditCfg {
-    /// Bytes per credit.
-    pub fn block(&self) -> u64 {
-        self.flit_bytes.saturating_mul(self.flits_per_block)
-    }
-
-    /// Checks the settings for packets of at most `max_packet` wire bytes; fields are
-    /// named relative to `[fabric.credit]`.
-    pub fn validate(&self, max_packet: u64) -> Checked {
-        let e = |f: &str, m: String| Err(ParamError::new(f, m));
-        if self.vcs == 0 || self.vcs as usize > N_PRIO || (self.vcs > 1 && self.vcs % 2 == 1) {
-            return e(
-                "vcs",
-                format!(
-                    "{} virtual channels: 1, or an even count up to {N_PRIO} (a data and a control class of vcs / 2 levels each)",
-                    self.vcs
-                ),
-            );
-        }
-        if self.flit_bytes == 0 {
-            return e("flit_bytes", "must be at least 1 byte".into());
-        }
-        if self.flits_per_block == 0 {
-            return e("flits_per_block", "must be at least 1".into());
-        }
-        let block = self.block();
-        let buffer = self
-            .private
-            .saturating_mul(self.vcs as u64)
-            .saturating_add(self.shared);
-        if block > self.private {
-            return e(
-                "flits_per_block",
-                format!(
-                    "a credit unit of {} (flit_bytes x flits_per_block) is larger than the input buffer's private part of {} per VC ({} per input port in all)",
-                    fmt_bytes(block),
-                    fmt_bytes(self.private),
-                    fmt_bytes(buffer)
-                ),
-            );
-        }
-        for (f, v) in [("private", self.private), ("shared", self.shared)] {
-            if v % block != 0 {
-                return e(
-                    f,
-                    format!(
-                        "{} is not a whole number of credit units of {} (flit_bytes x flits_per_block)",
-                        fmt_bytes(v),
-                        fmt_bytes(block)
-                    ),
-                );
-            }
-            if v / block > u32::MAX as u64 / 2 {
-                return e(f, format!("{} credit units: too many", v / block));
-            }
-        }
-        let need = max_packet.div_ceil(block) * block;
-        if self.private < need {
-            return e(
-                "private",
-                format!(
-                    "{} per (input port, VC) cannot hold one maximal packet of {max_packet} B (MTU, headers and INT records; {} in credit units): each VC must be able to move a packet on its own credits, or a VC holding the shared pool could block another",
-                    fmt_bytes(self.private),
-                    fmt_bytes(need)
-                ),
-            );
-        }
-        Ok(())
-    }
-}
 
 /// The virtual channels: two classes (data, control) of `levels` levels each, or one VC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -375,6 +204,8 @@ pub struct CreditPort {
     ring: VecDeque<(Time, u8, u32)>,
     /// Since when the port has waited for credits (`Time::MAX`: it does not).
     waiting_since: Time,
+    /// Credits returned recently (congestion pre-sensing).
+    released: presense::ReleaseRate,
     /// Counters.
     pub stats: CreditStats,
 }
@@ -392,6 +223,8 @@ pub struct Credit {
     /// Credits of each input port's shared buffer.
     pub shared: u32,
     cut_through: bool,
+    /// Congestion pre-sensing's time constant, when it runs.
+    presense: Option<Time>,
     ports: Vec<CreditPort>,
 }
 
@@ -409,6 +242,7 @@ impl Credit {
             private,
             shared,
             cut_through: cfg.cut_through,
+            presense: cfg.presense.then_some(cfg.presense_window),
             ports: (ports.iter().zip(prop))
                 .map(|(p, &d)| CreditPort {
                     used: [0; N_PRIO],
@@ -418,6 +252,7 @@ impl Credit {
                     ret_delay: d,
                     ring: VecDeque::new(),
                     waiting_since: Time::MAX,
+                    released: Default::default(),
                     stats: CreditStats {
                         min_free: free,
                         ..Default::default()
@@ -453,12 +288,6 @@ impl Credit {
     #[inline(always)]
     fn free(&self, c: &CreditPort, vc: usize) -> u32 {
         self.private.saturating_sub(c.used[vc]) + (self.shared - c.shared_used)
-    }
-
-    /// Free credits of `vc` at port `p` (adaptive routing's room downstream).
-    #[inline(always)]
-    pub fn free_credits(&self, p: usize, vc: usize) -> u32 {
-        self.free(&self.ports[p], vc)
     }
 
     /// True when port `p` may start a packet of `wire` bytes on `vc` now.
@@ -560,6 +389,18 @@ impl Credit {
         let before = c.used[vc].saturating_sub(private);
         c.used[vc] -= sig.blocks;
         c.shared_used -= before - c.used[vc].saturating_sub(private);
+    }
+
+    /// Room downstream of port `p` for a packet on `vc` at `now`, as adaptive routing
+    /// ranks it: its free credits, plus with congestion pre-sensing the credits returned
+    /// to it recently ([`presense`]).
+    pub fn room(&self, p: usize, vc: usize, now: Time) -> f64 {
+        let c = &self.ports[p];
+        let free = self.free(c, vc) as f64;
+        match self.presense {
+            Some(tau) => free + c.released.value(now, tau),
+            None => free,
+        }
     }
 
     /// True when port `p` is fed by credits and waits for them now.
@@ -704,6 +545,9 @@ impl Fabric {
             }
             c.ports[p.idx()].ring.pop_front();
             c.give_back(p.idx(), CreditSignal { vc, blocks });
+            if let Some(tau) = c.presense {
+                c.ports[p.idx()].released.returned(blocks, now, tau);
+            }
         }
         c.is_waiting(p.idx())
     }
