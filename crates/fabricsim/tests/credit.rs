@@ -64,17 +64,17 @@ flows = [{{ src = "a", dst = "b", size = {size} }}]
     )
 }
 
-/// One packet across h switches: with cut-through each switch forwards it once its first
-/// 64 B block is in and the router latency has passed, so the flow takes
-/// h x (router latency + one block's serialization) + one full serialization + the
-/// propagation of h + 1 links; store-and-forward takes h + 1 full serializations instead.
-/// Exact to the picosecond, and equal to the ideal FCT the run computes.
+/// One packet across h switches: with cut-through each switch forwards it a router
+/// latency (pin to pin) after its head arrived, so the flow takes h x router latency +
+/// one full serialization + the propagation of h + 1 links; store-and-forward takes
+/// h x router latency + h + 1 full serializations instead. Exact to the picosecond, and
+/// equal to the ideal FCT the run computes.
 #[test]
 fn cut_through_latency_of_one_packet_is_analytic() {
     let (lat, prop) = (300 * NS, 1_000 * NS);
     let ps_per_byte = 80; // 100 Gbps
     let wire = 1000 + 58;
-    let (ser, block) = (wire * ps_per_byte, 64 * ps_per_byte);
+    let ser = wire * ps_per_byte;
     for h in 1..=4u64 {
         for cut in [true, false] {
             let src = chain(
@@ -86,19 +86,19 @@ fn cut_through_latency_of_one_packet_is_analytic() {
             let (sim, o) = run(&src);
             assert_eq!(o, Outcome::Completed);
             let fct = sim.nics.flows[0].finish.unwrap() - sim.nics.flows[0].spec.start;
-            let forward = if cut { block } else { ser };
+            let forward = if cut { 0 } else { ser };
             let want = h * (lat + forward) + ser + (h + 1) * prop;
             assert_eq!(fct, want, "h = {h}, cut-through {cut}");
             assert_eq!(sim.ideal[0], want, "ideal FCT, h = {h}, cut-through {cut}");
         }
     }
-    // Cut-through saves h full serializations less h blocks.
+    // Cut-through saves h full serializations.
     let saf = chain(3, "1us", 1000, &credit("cut_through = false"));
     let vct = chain(3, "1us", 1000, &credit(""));
     let (a, b) = (run(&saf).0, run(&vct).0);
     assert_eq!(
         a.nics.flows[0].finish.unwrap() - b.nics.flows[0].finish.unwrap(),
-        3 * (ser - block)
+        3 * ser
     );
 }
 
@@ -212,9 +212,10 @@ size = "1MB"
 }
 
 /// A sender with credits for one packet only sends it, waits, and sends the next one the
-/// moment its credits come back: the first packet's head reaches the switch one block,
-/// one propagation delay and the router latency after it started, leaves at once toward
-/// the idle NIC, and its credits cross the cable back in one more propagation delay.
+/// moment its credits come back: the first packet leaves the switch toward the idle NIC
+/// one router latency (pin to pin, longer here than a block's serialization) and one
+/// propagation delay after it started, and its credits cross the cable back in one more
+/// propagation delay.
 #[test]
 fn a_credit_starved_sender_resumes_when_credits_return() {
     // 66 credits: one maximal packet (4154 B, 65 blocks) and one block more.
@@ -228,7 +229,7 @@ fn a_credit_starved_sender_resumes_when_credits_return() {
     let port = sim.nics.hosts[0].port;
     let (prop, lat) = (1_000 * NS, 300 * NS);
     let ser = 4154 * 80;
-    let back = 64 * 80 + prop + lat + prop;
+    let back = lat.max(64 * 80) + prop + prop;
     assert!(sim.run_until(back - 1, &mut |_| {}).is_none());
     assert_eq!(
         sim.fabric.ports[port.idx()].tx_packets,
@@ -259,7 +260,11 @@ fn a_credit_starved_sender_resumes_when_credits_return() {
         "node,port,peer,cut_through,credit_wait_ns,credit_stalls,blocks_sent,min_free_blocks"
     );
     assert_eq!(rows.len(), 3, "{csv}");
-    assert!(rows[1].starts_with("a,0,s0,1,1972.800,1,130,67"), "{csv}");
+    let wait_ns = format!("{:.3}", (back - ser) as f64 / 1e3);
+    assert!(
+        rows[1].starts_with(&format!("a,0,s0,1,{wait_ns},1,130,67")),
+        "{csv}"
+    );
     // Runs without credits have no such table.
     let pfc = build(&chain(1, "1us", 8192, ""));
     let s = fabricsim::results::summarize(&pfc, "t", &Outcome::Completed, 0.0);

@@ -421,7 +421,7 @@ impl Simulation {
                     links[p].delay - if to_switch { sw_lat } else { 0 }
                 })
                 .collect();
-            let c = Credit::new(&sc.fabric.credit, &ports, &prop);
+            let c = Credit::new(&sc.fabric.credit, &ports, &prop, sw_lat);
             for (i, p) in ports.iter_mut().enumerate() {
                 if c.port(i).tracked() {
                     p.set_credit_gated();

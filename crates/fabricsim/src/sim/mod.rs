@@ -299,7 +299,7 @@ impl Simulation {
                 extra: p.sec_extra as u64,
                 cut: credit
                     .filter(|c| c.port(port as usize).cut_through())
-                    .map(|c| c.block as u64),
+                    .map(|c| (c.block as u64, c.router_latency())),
             });
             let next_node = self.fabric.ports[self.fabric.ports[port as usize].peer.idx()].node;
             match self.fabric.nodes[next_node].kind {

@@ -150,9 +150,11 @@ pub struct Hop {
     pub delay: Time,
     /// Bytes the link adds to every frame (link security).
     pub extra: u64,
-    /// The node after the hop cuts packets through once this many bytes (its first
-    /// block) are in, rather than storing all of them (credit flow control).
-    pub cut: Option<u64>,
+    /// The node after the hop cuts packets through: (block bytes, router latency). It
+    /// may forward a packet a router latency after its head arrived (the latency is in
+    /// `delay`), and no sooner than its first block is in, rather than storing all of it
+    /// (credit flow control).
+    pub cut: Option<(u64, Time)>,
 }
 
 impl Hop {
@@ -164,7 +166,10 @@ impl Hop {
     /// it (before the delay): all of it, or its first block under cut-through.
     fn ahead(&self, bytes: u64) -> Time {
         match self.cut {
-            Some(block) => crate::units::ser_time((bytes + self.extra).min(block), self.bps),
+            Some((block, latency)) => {
+                crate::units::ser_time((bytes + self.extra).min(block), self.bps)
+                    .saturating_sub(latency)
+            }
             None => self.ser(bytes),
         }
     }
@@ -351,7 +356,13 @@ mod tests {
                     prop::sample::select(vec![10u64, 25, 40, 100, 200, 400]),
                     0u64..3_000_000,
                     prop::sample::select(vec![0u64, 32, 73]),
-                    prop::sample::select(vec![None, Some(64u64), Some(128)]),
+                    prop::sample::select(vec![
+                        None,
+                        Some((64u64, 0)),
+                        Some((128, 0)),
+                        Some((64, 3_000)),
+                        Some((128, 500_000)),
+                    ]),
                 ),
                 1..7,
             ),

@@ -66,14 +66,16 @@
 //! flags until it leaves); the next link's credits are those of the raised VC.
 //!
 //! # Virtual cut-through
-//! With `cut_through` a switch may start forwarding a packet before it has fully arrived:
-//! once its first block is in and the router latency (`fabric.switch_latency`, reused: it
-//! is already the time from a packet being in to it being ready at the egress) has
-//! passed, if its output is free and credits allow. So one packet crossing h switches
-//! takes h x (router latency + one block's serialization) + one full serialization + the
-//! propagation of every link, where store-and-forward takes h + 1 full serializations.
-//! The link toward a cut-through switch delivers the packet at its head
-//! (transmission start + first block + propagation + router latency); a NIC receives a
+//! With `cut_through` a switch may start forwarding a packet before it has fully arrived,
+//! if its output is free and credits allow: the router latency (`fabric.switch_latency`,
+//! reused) is pin to pin, from the packet's first bit in to its first bit out, the way
+//! router latencies are quoted (taking in and decoding the head block is part of it), so
+//! the packet may leave a router latency after its head arrived, and no sooner than its
+//! first block is in (when the latency is shorter than a block's serialization). One
+//! packet crossing h switches thus takes h x router latency + one full serialization +
+//! the propagation of every link, where store-and-forward takes h x router latency + h + 1
+//! full serializations. The link toward a cut-through switch delivers the packet at
+//! transmission start + max(router latency, first block) + propagation; a NIC receives a
 //! packet at its tail. A packet never finishes leaving before its tail has arrived: that
 //! holds because of the switch rule.
 //!
@@ -223,6 +225,8 @@ pub struct Credit {
     /// Credits of each input port's shared buffer.
     pub shared: u32,
     cut_through: bool,
+    /// Router latency, pin to pin (`fabric.switch_latency`).
+    router_latency: Time,
     /// Congestion pre-sensing's time constant, when it runs.
     presense: Option<Time>,
     ports: Vec<CreditPort>,
@@ -231,7 +235,7 @@ pub struct Credit {
 impl Credit {
     /// Credit state for `ports`: a port is tracked when its peer is a switch, whose input
     /// it feeds over a cable of `prop[p]` propagation delay.
-    pub fn new(cfg: &CreditCfg, ports: &[Port], prop: &[Time]) -> Credit {
+    pub fn new(cfg: &CreditCfg, ports: &[Port], prop: &[Time], router_latency: Time) -> Credit {
         let block = cfg.block();
         let (private, shared) = ((cfg.private / block) as u32, (cfg.shared / block) as u32);
         let layout = VcLayout::new(cfg.vcs as u8);
@@ -242,6 +246,7 @@ impl Credit {
             private,
             shared,
             cut_through: cfg.cut_through,
+            router_latency,
             presense: cfg.presense.then_some(cfg.presense_window),
             ports: (ports.iter().zip(prop))
                 .map(|(p, &d)| CreditPort {
@@ -370,7 +375,10 @@ impl Credit {
             + (shared - c.shared_used);
         c.stats.min_free = c.stats.min_free.min(free);
         if c.cut {
-            port.tx_time((wire as u64 + port.sec_extra as u64).min(block))
+            // The link's delay holds the router latency; the packet may not leave before
+            // its first block is in.
+            let head = port.tx_time((wire as u64 + port.sec_extra as u64).min(block));
+            head.saturating_sub(self.router_latency)
         } else {
             ser
         }
@@ -389,6 +397,11 @@ impl Credit {
         let before = c.used[vc].saturating_sub(private);
         c.used[vc] -= sig.blocks;
         c.shared_used -= before - c.used[vc].saturating_sub(private);
+    }
+
+    /// Router latency, pin to pin.
+    pub fn router_latency(&self) -> Time {
+        self.router_latency
     }
 
     /// Room downstream of port `p` for a packet on `vc` at `now`, as adaptive routing
@@ -703,7 +716,7 @@ mod tests {
             ..CreditCfg::default()
         };
         let ports = fabric_ports([100, 100, 100, 100]);
-        let mut c = Credit::new(&cfg, &ports, &[5; 4]);
+        let mut c = Credit::new(&cfg, &ports, &[5; 4], 0);
         assert!(c.port(0).tracked() && c.port(2).tracked() && !c.port(1).tracked());
         // 15 blocks on VC 0: 10 private, 5 shared; 4 more fit VC 0 only with the pool.
         let d = desc(0, 15 * 64 - 3);
@@ -747,14 +760,14 @@ mod tests {
         };
         // NIC at 100G into A, whose port toward B runs at 400G: stored and forwarded.
         let ports = fabric_ports([100, 100, 400, 400]);
-        let c = Credit::new(&cfg, &ports, &[5; 4]);
+        let c = Credit::new(&cfg, &ports, &[5; 4], 0);
         assert!(!c.port(0).cut_through());
         assert!(c.port(2).cut_through() && c.port(3).cut_through());
         assert!(!c.port(1).cut_through(), "a NIC receives at the tail");
         // The head block only, toward a cut-through switch.
         let d = desc(0, 1000);
         let ahead =
-            Credit::new(&cfg, &ports, &[5; 4]).on_transmit(2, &ports[2], d.prio, d.wire, 0, 77);
+            Credit::new(&cfg, &ports, &[5; 4], 0).on_transmit(2, &ports[2], d.prio, d.wire, 0, 77);
         assert_eq!(ahead, ports[2].tx_time(64));
         let mut off = Credit::new(
             &CreditCfg {
@@ -763,8 +776,17 @@ mod tests {
             },
             &ports,
             &[5; 4],
+            0,
         );
         assert_eq!(off.on_transmit(2, &ports[2], d.prio, d.wire, 0, 77), 77);
+        // The router latency is pin to pin: the link's delay holds it, so the head block's
+        // time ahead of the delay shrinks by it, down to nothing.
+        let block = ports[2].tx_time(64);
+        let at = |lat| {
+            Credit::new(&cfg, &ports, &[5; 4], lat).on_transmit(2, &ports[2], d.prio, d.wire, 0, 77)
+        };
+        assert_eq!(at(block / 4), block - block / 4);
+        assert_eq!(at(block * 3), 0);
     }
 
     #[test]
