@@ -27,6 +27,7 @@
 
 pub mod bench;
 pub mod cc;
+pub mod collective;
 pub mod compare;
 pub mod convergence;
 pub mod engine;

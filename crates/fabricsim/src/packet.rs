@@ -32,6 +32,8 @@ pub enum PacketKind {
     Request,
     /// GSE DGSQ grant.
     Grant,
+    /// A hardware collective's message (document 003).
+    Collective,
 }
 
 /// What a frame carries, by kind: the fields each kind has and no others.
@@ -89,6 +91,18 @@ pub enum Payload {
         /// capacity), if any.
         via: Option<PortId>,
     },
+    /// A hardware collective's message: rank `rank`'s contribution to iteration `iter`
+    /// (up), or the result (down).
+    Collective {
+        /// The collective (also its multicast group).
+        coll: u32,
+        /// The iteration.
+        iter: u32,
+        /// The sending rank.
+        rank: u32,
+        /// Up or down.
+        msg: crate::collective::CollMsg,
+    },
 }
 
 impl Payload {
@@ -103,6 +117,7 @@ impl Payload {
             Payload::Pause(_) => PacketKind::Pause,
             Payload::Request { .. } => PacketKind::Request,
             Payload::Grant { .. } => PacketKind::Grant,
+            Payload::Collective { .. } => PacketKind::Collective,
         }
     }
 
@@ -186,6 +201,10 @@ pub const FLAG_VC_RAISED: u8 = 4;
 pub const VC_IN_SHIFT: u8 = 3;
 /// The arrival VC's bits in the flags.
 pub const VC_IN_MASK: u8 = 0b0011_1000;
+
+/// Packet flag: a multicast packet ([`crate::collective::multicast`]); its group is in
+/// the hash, and switches replicate it by their multicast tables.
+pub const FLAG_MCAST: u8 = 64;
 
 impl Packet {
     /// A frame carrying `payload` from host `src`, sent at `sent_at`.

@@ -47,6 +47,8 @@ pub enum Event {
     Fault(u32),
     /// Faults: the sender of the link hears the receiver's link-level replay request.
     Replay(LinkId),
+    /// Hardware collectives: timer `i` of the collective engine.
+    Collective(u32),
 }
 
 const IDX_BITS: u32 = 24;
@@ -84,6 +86,8 @@ pub mod code {
     pub const FAULT: u32 = 10;
     /// [`super::Event::Replay`].
     pub const REPLAY: u32 = 11;
+    /// [`super::Event::Collective`].
+    pub const COLLECTIVE: u32 = 12;
 }
 
 impl Event {
@@ -102,6 +106,7 @@ impl Event {
             Event::CreditReturn(i) => (code::CREDIT, i.0),
             Event::Fault(i) => (code::FAULT, i),
             Event::Replay(i) => (code::REPLAY, i.0),
+            Event::Collective(i) => (code::COLLECTIVE, i),
         };
         debug_assert!(i <= MAX_INDEX);
         ((k as u64) << IDX_BITS) | i as u64
@@ -121,6 +126,7 @@ impl Event {
             code::CREDIT => Event::CreditReturn(PortId(i)),
             code::FAULT => Event::Fault(i),
             code::REPLAY => Event::Replay(LinkId(i)),
+            code::COLLECTIVE => Event::Collective(i),
             _ => Event::Grant(HostId(i)),
         }
     }

@@ -15,7 +15,7 @@ use crate::fabric::buffer::Admission;
 use crate::fabric::port::DOWN;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
-use crate::packet::{Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_ROUTED, LOCAL_PORT};
+use crate::packet::{Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_MCAST, FLAG_ROUTED, LOCAL_PORT};
 use crate::routing::ecmp;
 use crate::routing::registry::LbState;
 use crate::sim::*;
@@ -116,7 +116,10 @@ impl Fabric {
     }
 
     pub(crate) fn switch_receive(&mut self, ctx: &mut Ctx, s: u32, in_port: PortId, mut pkt: Desc) {
-        if pkt.flags & FLAG_ROUTED != 0 {
+        if pkt.flags & (FLAG_ROUTED | FLAG_MCAST) != 0 {
+            if pkt.flags & FLAG_MCAST != 0 {
+                return self.multicast_receive(ctx, s, in_port, pkt);
+            }
             pkt.flags &= !FLAG_ROUTED;
             let egress = PortId(in_port.0.wrapping_add(pkt.in_port as i16 as u32));
             self.forward(ctx, s, in_port, pkt, egress);

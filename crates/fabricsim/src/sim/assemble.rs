@@ -56,6 +56,7 @@ impl Simulation {
             jobs: job_specs,
             conn,
             origin,
+            hw: hw_specs,
         } = wl;
         let n = g.nodes.len();
         let data_rails = sc
@@ -470,6 +471,7 @@ impl Simulation {
                 dr,
                 faults,
                 route_ahead: false,
+                multicast: None,
             },
             nics: Nics {
                 hosts,
@@ -490,6 +492,7 @@ impl Simulation {
                 last_progress: 0,
                 receiver_cnp: dr_cfg.cnp.receivers(),
                 data_rails,
+                hw: None,
                 engines: (sc.transport.kind == TransportKind::Message).then(|| {
                     Box::new(crate::transport::message::Engines::new(
                         sc.transport.message.clone(),
@@ -566,6 +569,9 @@ impl Simulation {
                 })
                 .collect();
         }
+        if !hw_specs.is_empty() {
+            sim.assemble_collectives(hw_specs, g.rails, file)?;
+        }
         sim.ideal = (0..sim.nics.flows.len())
             .map(|i| sim.ideal_fct_of(i))
             .collect();
@@ -616,5 +622,80 @@ impl Simulation {
             size
         };
         ideal_fct(size, mtu, self.ctx.params.header, &hops)
+    }
+
+    /// The collective engine and, for collectives that multicast, the switches' tables;
+    /// errors name the workload entry's field.
+    fn assemble_collectives(
+        &mut self,
+        specs: Vec<crate::collective::HwSpec>,
+        rails: u32,
+        file: &str,
+    ) -> Result<(), ScenarioError> {
+        use crate::collective::multicast::MulticastTables;
+        if self.fabric.gse.is_some() || self.fabric.dr.is_some() {
+            return Err(err(
+                file,
+                &format!("workload[{}]", specs[0].entry),
+                "hardware collectives run on fabrics of plain switches: not with GSE (pktc) or long-haul DR switches",
+            ));
+        }
+        let mut mc = MulticastTables::default();
+        for (c, s) in specs.iter().enumerate() {
+            let field = |f: &str| format!("workload[{}].{f}", s.entry);
+            if s.plane >= rails.max(1) {
+                return Err(err(
+                    file,
+                    &field("plane"),
+                    format!(
+                        "plane {}: the NICs have {} port(s), planes 0..{}",
+                        s.plane,
+                        rails.max(1),
+                        rails.max(1) - 1
+                    ),
+                ));
+            }
+            let most = s.up_bytes().max(s.down_bytes());
+            if most > self.ctx.params.mtu {
+                return Err(err(
+                    file,
+                    &field("size"),
+                    format!(
+                        "{most} B: a hardware collective's message is one packet, at most transport.mtu = {} B",
+                        self.ctx.params.mtu
+                    ),
+                ));
+            }
+            if s.multicast {
+                let port =
+                    |r: u32| PortId(self.nics.hosts[s.ranks[r as usize] as usize].port.0 + s.plane);
+                let members: Vec<PortId> = (0..s.ranks.len() as u32)
+                    .filter(|&r| r != s.tree.root)
+                    .map(port)
+                    .collect();
+                let routing = &self.fabric.routing;
+                let lost =
+                    mc.add_group(&self.fabric, c as u32, port(s.tree.root), &members, &|p| {
+                        routing.is_lateral(p)
+                    });
+                if let Some(p) = lost.first() {
+                    return Err(err(
+                        file,
+                        &field("hosts"),
+                        format!(
+                            "{} cannot be reached from the root by the plane's switches",
+                            self.port_node_name(*p)
+                        ),
+                    ));
+                }
+            }
+        }
+        if specs.iter().any(|s| s.multicast) {
+            self.fabric.multicast = Some(Box::new(mc));
+        }
+        let hw = crate::collective::HwCollectives::new(specs);
+        self.nics.launcher.phases_left += hw.rank_iterations();
+        self.nics.hw = Some(Box::new(hw));
+        Ok(())
     }
 }

@@ -56,6 +56,7 @@ impl Simulation {
                 self.ctx.queue.push(t0, Event::FlowArrivals);
             }
             self.nics.schedule_root_phases(&mut self.ctx);
+            self.nics.schedule_collectives(&mut self.ctx);
             if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {
                 self.ctx.queue.push(0, Event::Sample);
             }
@@ -116,6 +117,7 @@ impl Simulation {
                 Event::CreditReturn(p) => credit_return(ctx, fabric, nics, p),
                 Event::Fault(i) => fabric.on_fault_step(ctx, i),
                 Event::Replay(l) => fabric.on_replay(ctx, l),
+                Event::Collective(i) => nics.on_collective_timer(ctx, fabric, i),
             }
             tick = tick.wrapping_add(1);
             if tick & 0xf_ffff == 0 {

@@ -211,6 +211,8 @@ pub struct Fabric {
     /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
     /// large models only).
     pub(crate) route_ahead: bool,
+    /// Switch multicast tables (hardware collectives).
+    pub multicast: Option<Box<crate::collective::multicast::MulticastTables>>,
 }
 
 /// The end hosts: NICs, the flows they send and receive, their transport, and the
@@ -235,6 +237,8 @@ pub struct Nics {
     /// The ports of a NIC that carry data, as (first, count) relative to its first port:
     /// (0, 1) for a single-port NIC; on dual-rail NICs all rails (adaptive) or one.
     pub(crate) data_rails: (u32, u32),
+    /// Hardware collectives (document 003), when a workload runs any.
+    pub hw: Option<Box<crate::collective::HwCollectives>>,
 }
 
 /// A built scenario, ready to run (and, after running, holding its results).

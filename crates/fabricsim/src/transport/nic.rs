@@ -282,6 +282,12 @@ impl Nics {
                 }
                 f.cc.on_cnp(ctx.now);
             }
+            Payload::Collective { .. } => {
+                let NodeKind::Host(h) = fabric.ports[port].owner() else {
+                    unreachable!("a NIC port")
+                };
+                self.on_collective_packet(ctx, fabric, h, &p)
+            }
             Payload::Pause(_) | Payload::Request { .. } | Payload::Grant { .. } => {}
         }
     }

@@ -12,6 +12,7 @@ pub mod cdf;
 pub mod collective;
 pub mod files;
 pub mod flows;
+pub mod hw_collective;
 pub mod incast;
 pub mod permutation;
 pub mod poisson;
@@ -204,6 +205,8 @@ pub struct Workload {
     pub conn: Vec<Option<u64>>,
     /// Index of the `[[workload]]` entry each flow came from.
     pub origin: Vec<u32>,
+    /// Hardware collective jobs (they make no flows).
+    pub hw: Vec<crate::collective::HwSpec>,
 }
 
 /// A node of a workload's dependency graph: a flow, or a compute phase of a rank.
@@ -322,12 +325,12 @@ pub fn generate(
     };
     for (wi, w) in cfgs.iter().enumerate() {
         b.entry = wi;
-        let before = b.work.flows.len();
+        let (before, hw_before) = (b.work.flows.len(), b.work.hw.len());
         b.work.conn.resize(before, None);
         w.model()
             .generate(&mut b)
             .map_err(|e| e.within(&format!("[{wi}]")))?;
-        if b.work.flows.len() == before {
+        if b.work.flows.len() == before && b.work.hw.len() == hw_before {
             return Err(ParamError::new(
                 format!("[{wi}]"),
                 "this workload produced no flows",

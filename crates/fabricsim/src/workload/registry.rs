@@ -5,7 +5,9 @@
 //! here. The `kind` names accepted in scenario files, the names listed in error messages
 //! and `fabricsim list` all come from this list.
 
-use super::{all_to_all, collective, files, flows, incast, permutation, poisson, Generator};
+use super::{
+    all_to_all, collective, files, flows, hw_collective, incast, permutation, poisson, Generator,
+};
 use crate::param::kind_registry;
 
 kind_registry! {
@@ -29,6 +31,8 @@ kind_registry! {
     "training" => Training(super::training::TrainingCfg),
     /// Poisson flow arrivals at a target load, sizes drawn from a flow-size CDF.
     "poisson" => Poisson(poisson::PoissonCfg),
+    /// A hardware collective (barrier, allreduce, bcast) by the NICs and switch multicast.
+    "hw_collective" => HwCollective(hw_collective::HwCollectiveCfg),
 }
 
 #[cfg(test)]

@@ -1,0 +1,642 @@
+//! Hardware collectives (document 003): the NIC's collective engine and the switches'
+//! multicast.
+//!
+//! Software defines a logical tree over the collective's ranks ([`tree`]). Each rank's
+//! NIC, once its own host has entered the collective and every child's request has come
+//! in, combines its children's contributions with its own ([`reduce`], in child order)
+//! and, a per-level processing latency later, sends one message up to its parent. The
+//! root's result is broadcast down by the routers' multicast tables ([`multicast`]), or
+//! with `multicast = false` by unicast messages down the same tree, each node forwarding
+//! to its children as soon as it has the result. A barrier carries no data; a broadcast
+//! gathers empty requests and multicasts the root's data; an allreduce carries `size`
+//! bytes both ways. Leaves send at once: the latency is the NIC's processing of what
+//! came in, so on an idle fabric a tree of height d finishes
+//! d x (level latency + one message's hop latency) after every rank entered, plus the
+//! multicast down (a test checks this).
+//!
+//! Reliability (document 003 leaves it to the transport): every message is one packet.
+//! A rank that sent its contribution up and has no result `timeout` later sends it again
+//! (at most `retries` times, then it gives up and the iteration counts it as failed); a
+//! parent that already has the result answers a repeated request with the result by
+//! unicast, and ignores it otherwise (its own timer asks further up). Lost multicast
+//! copies and lost requests are thus recovered; duplicates are ignored.
+//!
+//! A job can compute between collectives: each rank enters iteration i+1 `compute`
+//! after it received the result of iteration i (iteration 0 at `start + compute`).
+//! Every iteration's result is checked against the direct computation over all ranks'
+//! inputs ([`reduce::agrees`]); `collectives.csv` reports it with the timing.
+
+pub mod multicast;
+pub mod reduce;
+pub mod tree;
+
+use crate::ids::PortId;
+use crate::packet::{Header, Packet, Payload, FLAG_MCAST};
+use crate::sim::*;
+use crate::units::Time;
+use reduce::{DType, Op};
+use serde::Deserialize;
+use tree::Tree;
+
+/// Which collective.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum HwKind {
+    /// Every rank waits for every other: requests up, an empty release down.
+    Barrier,
+    /// Every rank gets the reduction of every rank's data.
+    Allreduce,
+    /// Every rank gets the root's data (after the requests came up).
+    Bcast,
+}
+
+impl HwKind {
+    /// Its name in scenarios and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            HwKind::Barrier => "barrier",
+            HwKind::Allreduce => "allreduce",
+            HwKind::Bcast => "bcast",
+        }
+    }
+}
+
+/// One hardware collective job, resolved (a `hw_collective` workload entry).
+#[derive(Clone, Debug)]
+pub struct HwSpec {
+    /// The `[[workload]]` entry it came from (error messages).
+    pub entry: u32,
+    /// Which collective.
+    pub kind: HwKind,
+    /// Hosts, in rank order.
+    pub ranks: Vec<u32>,
+    /// The logical tree over the ranks.
+    pub tree: Tree,
+    /// Reduction (allreduce).
+    pub op: Op,
+    /// Element type.
+    pub dtype: DType,
+    /// Elements of data (0 for a barrier).
+    pub count: u32,
+    /// NIC processing per level of the tree.
+    pub level_latency: Time,
+    /// Time after sending a contribution up before asking again.
+    pub timeout: Time,
+    /// Requests sent again at most, before a rank gives up.
+    pub retries: u32,
+    /// The NIC port (plane) the collective uses.
+    pub plane: u32,
+    /// Results down by switch multicast (else by unicast down the tree).
+    pub multicast: bool,
+    /// First iteration's entry (before `compute`).
+    pub start: Time,
+    /// Iterations.
+    pub repeat: u32,
+    /// Compute step before each iteration.
+    pub compute: Time,
+    /// Key of the inputs (from the run seed and the entry).
+    pub key: u64,
+}
+
+impl HwSpec {
+    /// Payload bytes of a message going up (a request, or a partial reduction).
+    pub fn up_bytes(&self) -> u64 {
+        match self.kind {
+            HwKind::Allreduce => self.count as u64 * self.dtype.bytes(),
+            HwKind::Barrier | HwKind::Bcast => 0,
+        }
+    }
+    /// Payload bytes of the result coming down.
+    pub fn down_bytes(&self) -> u64 {
+        match self.kind {
+            HwKind::Barrier => 0,
+            HwKind::Allreduce | HwKind::Bcast => self.count as u64 * self.dtype.bytes(),
+        }
+    }
+    /// Rank `r`'s input to iteration `iter`.
+    pub fn input(&self, r: u32, iter: u32) -> Vec<u64> {
+        (0..self.count)
+            .map(|e| self.dtype.input(self.key, r, iter, e))
+            .collect()
+    }
+    /// What every rank should get from iteration `iter`: the tree's reduction, the
+    /// root's data, or nothing.
+    pub fn expected(&self, iter: u32) -> Vec<u64> {
+        match self.kind {
+            HwKind::Barrier => Vec::new(),
+            HwKind::Bcast => self.input(self.tree.root, iter),
+            HwKind::Allreduce => reduce::tree_fold(
+                self.op,
+                self.dtype,
+                self.tree.root,
+                &self.tree.children,
+                &|r| self.input(r, iter),
+            ),
+        }
+    }
+}
+
+/// What a collective message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum CollMsg {
+    /// A rank's contribution (its request, with its partial reduction), to its parent.
+    Up,
+    /// The result, down (multicast, or unicast to one rank).
+    Result,
+}
+
+/// One iteration's record.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IterRecord {
+    /// First rank's entry.
+    pub first_entry: Option<Time>,
+    /// Last rank's entry.
+    pub last_entry: Option<Time>,
+    /// Last rank's receipt of the result.
+    pub finish: Option<Time>,
+    /// Ranks that received the result.
+    pub done: u32,
+    /// Ranks that gave up.
+    pub failed: u32,
+    /// Timeouts (requests sent again).
+    pub timeouts: u32,
+    /// The result the root produced agrees with the direct computation (every rank
+    /// received that result).
+    pub verified: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct RankState {
+    /// The iteration it is in.
+    iter: u32,
+    /// It has entered `iter` (its input is in `acc`).
+    entered: bool,
+    /// It has combined its children's contributions into `acc` for `iter`.
+    combined: bool,
+    /// Its contribution to `iter` is on its way up (or it is the root).
+    sent: bool,
+    /// It holds the result of `iter`.
+    has_result: bool,
+    /// It gave up.
+    failed: bool,
+    /// Timeouts in `iter`.
+    retries: u32,
+    /// The generation of its timeout timer (an older one is stale).
+    gen: u32,
+    /// Per child (in order): iterations received from it (iteration i received: > i).
+    got: Vec<u32>,
+    /// Its partial reduction of `iter`.
+    acc: Vec<u64>,
+}
+
+/// One collective's state.
+#[derive(Clone, Debug)]
+pub struct HwColl {
+    /// What it is.
+    pub spec: HwSpec,
+    ranks: Vec<RankState>,
+    /// (host, rank), sorted: a multicast copy names only the collective.
+    rank_of_host: Vec<(u32, u32)>,
+    /// The result of the iterations in progress, by iteration parity (ranks are never
+    /// more than one iteration apart from the root's newest result).
+    results: [Vec<u64>; 2],
+    /// Per iteration.
+    pub iters: Vec<IterRecord>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum TimerKind {
+    /// The rank enters the collective (its compute step is over).
+    Enter,
+    /// The rank's NIC has processed its level.
+    LevelDone,
+    /// The rank's request timed out.
+    Timeout,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Timer {
+    coll: u32,
+    rank: u32,
+    iter: u32,
+    kind: TimerKind,
+    /// Timeouts: the rank's timer generation when armed.
+    gen: u32,
+}
+
+/// Every hardware collective of a run.
+#[derive(Clone, Debug, Default)]
+pub struct HwCollectives {
+    /// The collectives.
+    pub colls: Vec<HwColl>,
+    timers: Vec<Timer>,
+    free: Vec<u32>,
+    /// Collective packets the NICs sent.
+    pub sent: u64,
+    /// Collective packets the NICs received.
+    pub received: u64,
+}
+
+impl HwCollectives {
+    /// The engine for `specs`.
+    pub fn new(specs: Vec<HwSpec>) -> HwCollectives {
+        let colls = specs
+            .into_iter()
+            .map(|spec| {
+                let n = spec.ranks.len();
+                let mut rank_of_host: Vec<(u32, u32)> = (spec.ranks.iter())
+                    .enumerate()
+                    .map(|(r, &h)| (h, r as u32))
+                    .collect();
+                rank_of_host.sort_unstable();
+                let ranks = (0..n)
+                    .map(|r| RankState {
+                        got: vec![0; spec.tree.children[r].len()],
+                        acc: Vec::with_capacity(spec.count as usize),
+                        ..Default::default()
+                    })
+                    .collect();
+                HwColl {
+                    iters: vec![IterRecord::default(); spec.repeat as usize],
+                    spec,
+                    ranks,
+                    rank_of_host,
+                    results: [Vec::new(), Vec::new()],
+                }
+            })
+            .collect();
+        HwCollectives {
+            colls,
+            ..Default::default()
+        }
+    }
+
+    /// Rank-iterations in all: each ends when the rank has the result or gives up.
+    pub fn rank_iterations(&self) -> usize {
+        (self.colls.iter())
+            .map(|c| c.spec.ranks.len() * c.spec.repeat as usize)
+            .sum()
+    }
+
+    fn timer(&mut self, ctx: &mut Ctx, at: Time, t: Timer) {
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.timers[i as usize] = t;
+                i
+            }
+            None => {
+                self.timers.push(t);
+                self.timers.len() as u32 - 1
+            }
+        };
+        ctx.queue.push(at, crate::engine::Event::Collective(i));
+    }
+}
+
+impl Nics {
+    /// Schedules every rank's first entry (at the run's start).
+    pub(crate) fn schedule_collectives(&mut self, ctx: &mut Ctx) {
+        let Some(hw) = self.hw.as_mut() else { return };
+        for c in 0..hw.colls.len() {
+            let s = &hw.colls[c].spec;
+            let (at, n) = (s.start + s.compute, s.ranks.len() as u32);
+            for rank in 0..n {
+                let t = Timer {
+                    coll: c as u32,
+                    rank,
+                    iter: 0,
+                    kind: TimerKind::Enter,
+                    gen: 0,
+                };
+                hw.timer(ctx, at, t);
+            }
+        }
+    }
+
+    /// A collective timer fired.
+    pub(crate) fn on_collective_timer(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, i: u32) {
+        let hw = self
+            .hw
+            .as_mut()
+            .expect("collective timers need collectives");
+        let t = hw.timers[i as usize];
+        hw.free.push(i);
+        let st = &hw.colls[t.coll as usize].ranks[t.rank as usize];
+        if st.iter != t.iter || st.failed {
+            return;
+        }
+        if matches!(t.kind, TimerKind::Timeout) && t.gen != st.gen {
+            return;
+        }
+        match t.kind {
+            TimerKind::Enter => self.coll_enter(ctx, fabric, t.coll, t.rank),
+            TimerKind::LevelDone => self.coll_level_done(ctx, fabric, t.coll, t.rank),
+            TimerKind::Timeout => self.coll_timeout(ctx, fabric, t.coll, t.rank),
+        }
+    }
+
+    fn coll_enter(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let iter = coll.ranks[r as usize].iter;
+        let input = coll.spec.input(r, iter);
+        let st = &mut coll.ranks[r as usize];
+        st.entered = true;
+        st.acc.clear();
+        st.acc.extend_from_slice(&input);
+        let rec = &mut coll.iters[iter as usize];
+        rec.first_entry.get_or_insert(ctx.now);
+        rec.last_entry = Some(ctx.now);
+        self.last_progress = ctx.now;
+        // Waiting for children counts too: a child that gave up must not hold its
+        // parent forever.
+        if coll.spec.tree.parent[r as usize].is_some()
+            || !coll.spec.tree.children[r as usize].is_empty()
+        {
+            self.coll_arm_timeout(ctx, c, r, iter);
+        }
+        self.coll_try_combine(ctx, fabric, c, r);
+    }
+
+    /// Combines once the rank has entered and every child's contribution is in.
+    fn coll_try_combine(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let st = &coll.ranks[r as usize];
+        let iter = st.iter;
+        if !st.entered || st.combined || st.got.iter().any(|&g| g <= iter) {
+            return;
+        }
+        let (op, t) = (coll.spec.op, coll.spec.dtype);
+        if coll.spec.kind == HwKind::Allreduce {
+            // In child order, whatever order they came in (a fixed order of additions).
+            let mut acc = std::mem::take(&mut coll.ranks[r as usize].acc);
+            for &ch in &coll.spec.tree.children[r as usize] {
+                op.combine(t, &mut acc, &coll.ranks[ch as usize].acc);
+            }
+            coll.ranks[r as usize].acc = acc;
+        }
+        coll.ranks[r as usize].combined = true;
+        let leaf = coll.spec.tree.children[r as usize].is_empty();
+        if leaf {
+            self.coll_level_done(ctx, fabric, c, r);
+        } else {
+            let at = ctx.now + coll.spec.level_latency;
+            hw.timer(
+                ctx,
+                at,
+                Timer {
+                    coll: c,
+                    rank: r,
+                    iter,
+                    kind: TimerKind::LevelDone,
+                    gen: 0,
+                },
+            );
+        }
+    }
+
+    /// The rank's level is processed: up to the parent, or at the root the result.
+    fn coll_level_done(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let st = &mut coll.ranks[r as usize];
+        st.sent = true;
+        let iter = st.iter;
+        match coll.spec.tree.parent[r as usize] {
+            Some(p) => {
+                self.coll_send(ctx, fabric, c, r, Some(p), CollMsg::Up, iter);
+                self.coll_arm_timeout(ctx, c, r, iter);
+            }
+            None => {
+                let res = match coll.spec.kind {
+                    HwKind::Barrier => Vec::new(),
+                    HwKind::Allreduce | HwKind::Bcast => coll.ranks[r as usize].acc.clone(),
+                };
+                let want = coll.spec.expected(iter);
+                let ok = match coll.spec.kind {
+                    HwKind::Allreduce => {
+                        let n = coll.spec.ranks.len() as u32;
+                        let input = |q: u32| coll.spec.input(q, iter);
+                        let direct =
+                            reduce::sequential_fold(coll.spec.op, coll.spec.dtype, n, &input);
+                        let mag = reduce::magnitudes(coll.spec.dtype, n, res.len(), &input);
+                        res == want
+                            && reduce::agrees(coll.spec.op, coll.spec.dtype, &res, &direct, &mag, n)
+                    }
+                    _ => res == want,
+                };
+                coll.iters[iter as usize].verified = Some(ok);
+                coll.results[(iter & 1) as usize] = res;
+                if coll.spec.multicast {
+                    self.coll_send(ctx, fabric, c, r, None, CollMsg::Result, iter);
+                }
+                self.coll_got_result(ctx, fabric, c, r, iter);
+            }
+        }
+    }
+
+    fn coll_arm_timeout(&mut self, ctx: &mut Ctx, c: u32, r: u32, iter: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let st = &mut hw.colls[c as usize].ranks[r as usize];
+        st.gen += 1;
+        let gen = st.gen;
+        let at = ctx.now + hw.colls[c as usize].spec.timeout;
+        hw.timer(
+            ctx,
+            at,
+            Timer {
+                coll: c,
+                rank: r,
+                iter,
+                kind: TimerKind::Timeout,
+                gen,
+            },
+        );
+    }
+
+    fn coll_timeout(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let st = &mut coll.ranks[r as usize];
+        if st.has_result {
+            return;
+        }
+        let iter = st.iter;
+        coll.iters[iter as usize].timeouts += 1;
+        if st.retries >= coll.spec.retries {
+            st.failed = true;
+            coll.iters[iter as usize].failed += 1;
+            self.launcher.phases_left -= 1;
+            return;
+        }
+        st.retries += 1;
+        // Sent: ask again (the request or the result got lost). Not sent yet: a child is
+        // late; wait again.
+        if st.sent {
+            let p =
+                coll.spec.tree.parent[r as usize].expect("the root has the result once it sent");
+            self.coll_send(ctx, fabric, c, r, Some(p), CollMsg::Up, iter);
+        }
+        self.coll_arm_timeout(ctx, c, r, iter);
+    }
+
+    /// Rank `r` has the result of `iter`: record it, pass it down (unicast mode), and go
+    /// on to the next iteration.
+    fn coll_got_result(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32, iter: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let st = &mut coll.ranks[r as usize];
+        st.has_result = true;
+        let rec = &mut coll.iters[iter as usize];
+        rec.done += 1;
+        rec.finish = Some(ctx.now);
+        self.last_progress = ctx.now;
+        self.launcher.phases_left -= 1;
+        if !coll.spec.multicast {
+            let children = coll.spec.tree.children[r as usize].clone();
+            for ch in children {
+                self.coll_send(ctx, fabric, c, r, Some(ch), CollMsg::Result, iter);
+            }
+        }
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        if iter + 1 < coll.spec.repeat {
+            let st = &mut coll.ranks[r as usize];
+            *st = RankState {
+                iter: iter + 1,
+                got: std::mem::take(&mut st.got),
+                acc: std::mem::take(&mut st.acc),
+                ..Default::default()
+            };
+            let at = ctx.now + coll.spec.compute;
+            hw.timer(
+                ctx,
+                at,
+                Timer {
+                    coll: c,
+                    rank: r,
+                    iter: iter + 1,
+                    kind: TimerKind::Enter,
+                    gen: 0,
+                },
+            );
+        }
+    }
+
+    /// Sends a collective message from rank `r` to rank `to`, or (`None`) by multicast to
+    /// every member.
+    #[allow(clippy::too_many_arguments)]
+    fn coll_send(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        c: u32,
+        r: u32,
+        to: Option<u32>,
+        msg: CollMsg,
+        iter: u32,
+    ) {
+        let hw = self.hw.as_mut().expect("collectives");
+        hw.sent += 1;
+        let spec = &hw.colls[c as usize].spec;
+        let src = spec.ranks[r as usize];
+        let bytes = match msg {
+            CollMsg::Up => spec.up_bytes(),
+            CollMsg::Result => spec.down_bytes(),
+        };
+        let port = PortId(self.hosts[src as usize].port.0 + spec.plane);
+        let (dst, hash, flags) = match to {
+            Some(q) => (
+                spec.ranks[q as usize],
+                crate::routing::ecmp::mix32(c.wrapping_mul(0x9e37_79b9) ^ r),
+                0,
+            ),
+            // The group is the collective; the destination stays a real host (the root).
+            None => (src, c, FLAG_MCAST),
+        };
+        let p = Packet::new(
+            Payload::Collective {
+                coll: c,
+                iter,
+                rank: r,
+                msg,
+            },
+            src,
+            ctx.now,
+        );
+        let h = Header {
+            dst,
+            hash,
+            wire: (ctx.params.header + bytes) as u32,
+            prio: ctx.params.ctrl_prio,
+            ecn: 0,
+            mark: 0,
+            flags,
+        };
+        let d = ctx.arena.alloc_desc(p, h);
+        let prio = ctx.params.ctrl_prio as usize;
+        fabric.ports[port].enqueue(prio, d, ctx.now);
+        self.try_transmit(ctx, fabric, src, port);
+    }
+
+    /// A collective packet reached NIC `host`.
+    pub(crate) fn on_collective_packet(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        host: u32,
+        p: &Packet,
+    ) {
+        let Payload::Collective {
+            coll: c,
+            iter,
+            rank: from,
+            msg,
+        } = p.payload
+        else {
+            unreachable!("a collective payload")
+        };
+        let hw = self
+            .hw
+            .as_mut()
+            .expect("collective packets need collectives");
+        hw.received += 1;
+        let coll = &mut hw.colls[c as usize];
+        let me = match msg {
+            CollMsg::Up => {
+                coll.spec.tree.parent[from as usize].expect("an up message has a parent")
+            }
+            CollMsg::Result => match coll.rank_of_host.binary_search_by_key(&host, |&(h, _)| h) {
+                Ok(i) => coll.rank_of_host[i].1,
+                Err(_) => return,
+            },
+        };
+        let st = &mut coll.ranks[me as usize];
+        if st.failed {
+            return;
+        }
+        match msg {
+            CollMsg::Up => {
+                let k = coll.spec.tree.children[me as usize]
+                    .binary_search(&from)
+                    .expect("the sender is a child");
+                if st.got[k] <= iter {
+                    st.got[k] = iter + 1;
+                    if st.iter == iter {
+                        self.coll_try_combine(ctx, fabric, c, me);
+                    }
+                } else if st.iter > iter || st.has_result {
+                    // A repeated request for a result this rank has: answer it.
+                    self.coll_send(ctx, fabric, c, me, Some(from), CollMsg::Result, iter);
+                }
+            }
+            CollMsg::Result => {
+                if st.iter == iter && !st.has_result && me != coll.spec.tree.root {
+                    self.coll_got_result(ctx, fabric, c, me, iter);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! Hardware collectives (document 003) through the whole simulator: the NICs' engines
+//! over a logical tree, the switches' multicast, the results checked, the timing against
+//! the analytic latency, and recovery from lost packets.
+
+use fabricsim::collective::HwCollectives;
+use fabricsim::units::{Time, NS};
+use fabricsim::{invariants, load_str, Outcome, Simulation};
+use std::path::Path;
+
+/// One plane of 8 leaves x 2 spines, 2 nodes per leaf, credits with cut-through, router
+/// latency 100 ns, 1 m cables (5 ns), 2 KiB packets with 48 B of header.
+fn scenario(extra: &str, workload: &str) -> String {
+    format!(
+        r#"name = "hw"
+seed = 3
+max_time = "20ms"
+
+[topology]
+kind = "sunway"
+planes = 1
+leaves = 8
+spines = 2
+nodes_per_leaf = 2
+nodes = 16
+sibling_links = 0
+link_delay = "5ns"
+
+[fabric]
+switch_latency = "100ns"
+
+[fabric.pfc]
+enabled = false
+
+[fabric.credit]
+enabled = true
+
+[transport]
+mtu = "2KiB"
+header = 48
+ack_size = 48
+kind = "message"
+
+[cc]
+algorithm = "none"
+
+{extra}
+
+[[workload]]
+kind = "hw_collective"
+{workload}
+"#
+    )
+}
+
+fn build(src: &str) -> Simulation {
+    let l = load_str(src, "t.toml", Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    Simulation::build(&l.scenario, &l.file, &l.base_dir).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(src: &str) -> Simulation {
+    let mut s = build(src);
+    assert_eq!(s.run(&mut |_| {}), Outcome::Completed);
+    let bad = invariants::check(&s);
+    assert!(bad.is_empty(), "invariants violated: {bad:#?}");
+    s
+}
+
+fn hw(s: &Simulation) -> &HwCollectives {
+    s.nics.hw.as_deref().expect("collectives")
+}
+
+/// One packet from NIC to NIC across `h` cut-through routers at 100 ns each (pin to
+/// pin): h x router latency + one serialization `ser` + h + 1 cables of 5 ns.
+fn hop(h: u64, ser: Time) -> Time {
+    h * 100 * NS + ser + (h + 1) * 5 * NS
+}
+
+/// A barrier over one NIC per leaf (every message crosses leaf, spine, leaf: 3
+/// routers), all ranks entering at 0, over full trees of fan-in k and height d: the last
+/// rank has the result d x (level latency + hop + (k - 1) serializations) + the
+/// multicast down (one more hop), exactly. The k - 1 serializations are the k children's
+/// messages reaching their parent at once over one link (k = 1 is a chain: none).
+#[test]
+fn a_barrier_on_an_idle_fabric_takes_the_analytic_time() {
+    for (fan_in, n, level) in [
+        (2u32, 7u32, 500u64),
+        (3, 13, 250),
+        (7, 8, 1000),
+        (1, 6, 300),
+    ] {
+        let hosts: Vec<String> = (0..n).map(|h| h.to_string()).collect();
+        let src = scenario(
+            "",
+            &format!(
+                "collective = \"barrier\"\nhosts = [{}]\nfan_in = {fan_in}\nlevel_latency = \"{level}ns\"",
+                hosts.join(", ")
+            ),
+        )
+        .replace("leaves = 8", "leaves = 16")
+        .replace("nodes_per_leaf = 2", "nodes_per_leaf = 1");
+        let s = run(&src);
+        let c = &hw(&s).colls[0];
+        let d = c.spec.tree.height() as u64;
+        // The Sunway port: 4 lanes x 28 Gbps with 64b/66b; a barrier message is 48 B of
+        // header only.
+        let rate = s.fabric.ports[s.nics.hosts[0].port.idx()].rate.0;
+        let ser = fabricsim::units::ser_time(48, rate);
+        let hop = hop(3, ser);
+        let want = d * (level * NS + hop + (fan_in as u64 - 1) * ser) + hop;
+        let r = &c.iters[0];
+        assert_eq!(r.first_entry, Some(0));
+        assert_eq!(r.finish, Some(want), "fan-in {fan_in}, height {d}");
+        assert_eq!(r.done, n);
+        assert_eq!(r.verified, Some(true));
+        assert_eq!(r.timeouts, 0);
+    }
+}
+
+/// Multicast delivers exactly one copy to every member and none to anyone else: the
+/// NICs receive n - 1 results and n - 1 requests; every non-member NIC none. The
+/// switches made the copies the tree needs (one per leaf beyond the first branch).
+#[test]
+fn multicast_delivers_one_copy_to_each_member_and_none_to_others() {
+    let members = [0u32, 1, 3, 6, 9, 13];
+    let list: Vec<String> = members.iter().map(|m| m.to_string()).collect();
+    let s = run(&scenario(
+        "",
+        &format!(
+            "collective = \"allreduce\"\nhosts = [{}]\nfan_in = 2\nsize = \"64B\"",
+            list.join(", ")
+        ),
+    ));
+    let h = hw(&s);
+    let n = members.len() as u64;
+    assert_eq!(h.sent, (n - 1) + 1, "n - 1 requests up, one multicast");
+    assert_eq!(h.received, 2 * (n - 1), "n - 1 requests and n - 1 copies");
+    // Every NIC port: frames received. Non-members receive nothing.
+    for host in 0..16u32 {
+        let p = s.nics.hosts[host as usize].port;
+        let peer = s.fabric.ports[p.idx()].peer;
+        let got = s.fabric.links[peer.idx()].delivered;
+        if !members.contains(&host) {
+            assert_eq!(got, 0, "host {host} is no member");
+        }
+    }
+    let mc = s.fabric.multicast.as_deref().unwrap();
+    // Members on 5 leaves besides the root's: the root's leaf sends up to one spine and
+    // down to its own member (host 1), the spine down to 4 other leaves: 1 + 3 copies
+    // beyond the packet itself at those two switches.
+    assert_eq!(mc.replicas, 1 + 3);
+    let r = &h.colls[0].iters[0];
+    assert_eq!(r.done, n as u32);
+    assert_eq!(r.verified, Some(true));
+}
+
+/// Every op and type through the network: the result the root produced equals the
+/// direct computation, and the run is deterministic.
+#[test]
+fn allreduce_results_are_checked_for_every_op_and_type() {
+    for (t, ops) in [
+        ("fp32", &["sum", "max", "min"][..]),
+        ("fp64", &["sum", "max", "min"][..]),
+        ("int32", &["sum", "max", "min", "and", "or", "xor"][..]),
+        ("int64", &["sum", "max", "min", "and", "or", "xor"][..]),
+    ] {
+        for op in ops {
+            let src = scenario(
+                "",
+                &format!("collective = \"allreduce\"\nfan_in = 3\nsize = \"256B\"\ntype = \"{t}\"\nop = \"{op}\"\nrepeat = 3"),
+            );
+            let s = run(&src);
+            let c = &hw(&s).colls[0];
+            for (i, r) in c.iters.iter().enumerate() {
+                assert_eq!(r.verified, Some(true), "{t} {op} iteration {i}");
+                assert_eq!(r.done, 16);
+            }
+        }
+    }
+}
+
+/// Compute, then a hardware allreduce, repeated: each iteration starts `compute` after
+/// the previous result, so iterations are at least compute + the collective apart, and
+/// the unicast fallback (no multicast) is slower than multicast.
+#[test]
+fn compute_steps_between_collectives_and_the_unicast_fallback() {
+    let mk = |mc: bool| {
+        scenario(
+            "",
+            &format!("collective = \"allreduce\"\nfan_in = 4\nrepeat = 4\ncompute = \"3us\"\nmulticast = {mc}"),
+        )
+    };
+    let s = run(&mk(true));
+    let c = &hw(&s).colls[0];
+    let lat0 = c.iters[0].finish.unwrap() - c.iters[0].first_entry.unwrap();
+    assert_eq!(c.iters[0].first_entry, Some(3_000 * NS));
+    for w in c.iters.windows(2) {
+        let gap = w[1].first_entry.unwrap() - w[0].first_entry.unwrap();
+        assert!(gap >= 3_000 * NS + lat0 / 2, "{gap}");
+        assert!(w[1].first_entry.unwrap() >= w[0].first_entry.unwrap() + 3_000 * NS);
+    }
+    let u = run(&mk(false));
+    let cu = &hw(&u).colls[0];
+    let latu = cu.iters[0].finish.unwrap() - cu.iters[0].first_entry.unwrap();
+    assert!(latu > lat0, "unicast down {latu} vs multicast {lat0}");
+    assert!(cu
+        .iters
+        .iter()
+        .all(|r| r.verified == Some(true) && r.done == 16));
+    assert!(u.fabric.multicast.is_none());
+}
+
+/// A link of the multicast tree fails before the collective: the members below it miss
+/// the result, time out, ask their parent again, and get it by unicast; every rank
+/// completes with the right result.
+#[test]
+fn lost_multicast_copies_are_recovered_by_timeouts() {
+    let s = run(&scenario(
+        "[[fault]]\nkind = \"link_down\"\nlink = [\"p0-spine0\", \"p0-leaf5\"]\nat = \"1ns\"\n[fabric.reliability]\nreconvergence_delay = \"1us\"",
+        "collective = \"barrier\"\nfan_in = 2\ntimeout = \"20us\"\nstart = \"5us\"",
+    ));
+    let r = &hw(&s).colls[0].iters[0];
+    assert_eq!(r.done, 16);
+    assert_eq!(r.failed, 0);
+    assert!(
+        r.timeouts >= 2,
+        "the two NICs of leaf 5 timed out: {}",
+        r.timeouts
+    );
+    assert!(r.finish.unwrap() >= 5_000 * NS + 20_000 * NS);
+}
+
+/// A rank that can never reach its parent gives up after its retries; the run still
+/// ends, and the iteration reports the failures.
+#[test]
+fn an_unreachable_rank_gives_up_after_its_retries() {
+    let mut s = build(&scenario(
+        "[[fault]]\nkind = \"link_down\"\nlink = [\"node15\", \"p0-leaf7\"]\nat = \"1ns\"",
+        "collective = \"barrier\"\nfan_in = 2\ntimeout = \"10us\"\nretries = 2",
+    ));
+    let o = s.run(&mut |_| {});
+    assert_eq!(o, Outcome::Completed);
+    let r = &hw(&s).colls[0].iters[0];
+    assert!(r.failed >= 1);
+    assert!(
+        r.done + r.failed == 16,
+        "{} done {} failed",
+        r.done,
+        r.failed
+    );
+}
+
+#[test]
+fn the_same_seed_gives_the_same_times() {
+    let src = scenario(
+        "",
+        "collective = \"allreduce\"\nfan_in = 3\nrepeat = 2\ncompute = \"1us\"",
+    );
+    let a = run(&src);
+    let b = run(&src);
+    let t = |s: &Simulation| {
+        hw(s).colls[0]
+            .iters
+            .iter()
+            .map(|r| (r.first_entry, r.finish))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(t(&a), t(&b));
+}
