@@ -266,3 +266,41 @@ fn the_same_seed_gives_the_same_times() {
     };
     assert_eq!(t(&a), t(&b));
 }
+
+/// Two ranks per NIC (document 003's two CPUs per node): the 16 ranks on 8 NICs all get
+/// the result, from one multicast copy per NIC; a message between the two ranks of one
+/// NIC never reaches the network; the host overhead adds itself twice to the latency.
+#[test]
+fn ranks_sharing_a_nic_and_the_host_overhead() {
+    let hosts = "hosts = [0, 2, 4, 6, 8, 10, 12, 14]\nranks_per_host = 2\n";
+    let base = run(&scenario(
+        "",
+        &format!("collective = \"allreduce\"\n{hosts}fan_in = 2\ntype = \"int32\"\nsize = \"16B\""),
+    ));
+    let h = hw(&base);
+    let c = &h.colls[0];
+    assert_eq!(c.spec.ranks.len(), 16);
+    let r = &c.iters[0];
+    assert_eq!((r.done, r.verified), (16, Some(true)));
+    // Up: ranks 2i and 2i+1 share NIC i; rank 1's parent is rank 0 (same NIC), so of the
+    // 15 tree edges, those inside a NIC (1 -> 0) send nothing. Down: 7 multicast copies.
+    let inside = (1..16u32)
+        .filter(|&q| {
+            c.spec.ranks[q as usize]
+                == c.spec.ranks[c.spec.tree.parent[q as usize].unwrap() as usize]
+        })
+        .count() as u64;
+    assert!(inside >= 1);
+    assert_eq!(h.sent, (15 - inside) + 1);
+    assert_eq!(h.received, (15 - inside) + 7);
+    let lat = |s: &Simulation| {
+        let r = &hw(s).colls[0].iters[0];
+        r.finish.unwrap() - r.last_entry.unwrap()
+    };
+    let slow = run(&scenario(
+        "",
+        &format!("collective = \"allreduce\"\n{hosts}fan_in = 2\ntype = \"int32\"\nsize = \"16B\"\nhost_overhead = \"700ns\""),
+    ));
+    assert_eq!(lat(&slow), lat(&base) + 2 * 700 * NS);
+    assert_eq!(hw(&slow).colls[0].iters[0].first_entry, Some(0));
+}

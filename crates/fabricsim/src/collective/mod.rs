@@ -22,7 +22,13 @@
 //! copies and lost requests are thus recovered; duplicates are ignored.
 //!
 //! A job can compute between collectives: each rank enters iteration i+1 `compute`
-//! after it received the result of iteration i (iteration 0 at `start + compute`).
+//! after its call for iteration i returned (iteration 0 at `start + compute`). A call
+//! costs `host_overhead` of host software before the NIC has the request and again
+//! after the NIC has the result (posting the descriptor, seeing the completion).
+//!
+//! Several ranks may share a NIC (`ranks_per_host`: document 003's nodes have two CPUs
+//! and one NIC): a message between two ranks of one NIC never leaves it, and a
+//! multicast copy reaching a NIC is delivered to each of its ranks.
 //! Every iteration's result is checked against the direct computation over all ranks'
 //! inputs ([`reduce::agrees`]); `collectives.csv` reports it with the timing.
 
@@ -94,6 +100,9 @@ pub struct HwSpec {
     pub repeat: u32,
     /// Compute step before each iteration.
     pub compute: Time,
+    /// Host software per call: from a rank's call to its NIC having the request, and
+    /// from the NIC having the result to the call's return.
+    pub host_overhead: Time,
     /// Key of the inputs (from the run seed and the entry).
     pub key: u64,
 }
@@ -300,7 +309,7 @@ impl Nics {
         let Some(hw) = self.hw.as_mut() else { return };
         for c in 0..hw.colls.len() {
             let s = &hw.colls[c].spec;
-            let (at, n) = (s.start + s.compute, s.ranks.len() as u32);
+            let (at, n) = (s.start + s.compute + s.host_overhead, s.ranks.len() as u32);
             for rank in 0..n {
                 let t = Timer {
                     coll: c as u32,
@@ -345,9 +354,11 @@ impl Nics {
         st.entered = true;
         st.acc.clear();
         st.acc.extend_from_slice(&input);
+        // The call began a host overhead before the NIC has the request.
+        let call = ctx.now - coll.spec.host_overhead;
         let rec = &mut coll.iters[iter as usize];
-        rec.first_entry.get_or_insert(ctx.now);
-        rec.last_entry = Some(ctx.now);
+        rec.first_entry.get_or_insert(call);
+        rec.last_entry = Some(call);
         self.last_progress = ctx.now;
         // Waiting for children counts too: a child that gave up must not hold its
         // parent forever.
@@ -429,8 +440,18 @@ impl Nics {
                 };
                 coll.iters[iter as usize].verified = Some(ok);
                 coll.results[(iter & 1) as usize] = res;
-                if coll.spec.multicast {
+                let multicast = coll.spec.multicast;
+                let host = coll.spec.ranks[r as usize];
+                let local: Vec<u32> = (coll.rank_of_host.iter())
+                    .filter(|&&(h, q)| h == host && q != r)
+                    .map(|&(_, q)| q)
+                    .collect();
+                if multicast {
                     self.coll_send(ctx, fabric, c, r, None, CollMsg::Result, iter);
+                    // The other ranks of the root's NIC have it at once.
+                    for q in local {
+                        self.coll_deliver(ctx, fabric, c, r, q, CollMsg::Result, iter);
+                    }
                 }
                 self.coll_got_result(ctx, fabric, c, r, iter);
             }
@@ -489,9 +510,11 @@ impl Nics {
         let coll = &mut hw.colls[c as usize];
         let st = &mut coll.ranks[r as usize];
         st.has_result = true;
+        // The call returns a host overhead after the NIC has the result.
+        let ret = ctx.now + coll.spec.host_overhead;
         let rec = &mut coll.iters[iter as usize];
         rec.done += 1;
-        rec.finish = Some(ctx.now);
+        rec.finish = Some(rec.finish.map_or(ret, |f| f.max(ret)));
         self.last_progress = ctx.now;
         self.launcher.phases_left -= 1;
         if !coll.spec.multicast {
@@ -510,7 +533,7 @@ impl Nics {
                 acc: std::mem::take(&mut st.acc),
                 ..Default::default()
             };
-            let at = ctx.now + coll.spec.compute;
+            let at = ctx.now + 2 * coll.spec.host_overhead + coll.spec.compute;
             hw.timer(
                 ctx,
                 at,
@@ -525,8 +548,9 @@ impl Nics {
         }
     }
 
-    /// Sends a collective message from rank `r` to rank `to`, or (`None`) by multicast to
-    /// every member.
+    /// Sends a collective message from rank `r` to rank `to`, or (`None`) the result by
+    /// multicast to every member NIC. A message between two ranks of one NIC never
+    /// leaves it: it is delivered at once.
     #[allow(clippy::too_many_arguments)]
     fn coll_send(
         &mut self,
@@ -539,28 +563,36 @@ impl Nics {
         iter: u32,
     ) {
         let hw = self.hw.as_mut().expect("collectives");
-        hw.sent += 1;
         let spec = &hw.colls[c as usize].spec;
         let src = spec.ranks[r as usize];
+        if let Some(q) = to {
+            if spec.ranks[q as usize] == src {
+                return self.coll_deliver(ctx, fabric, c, r, q, msg, iter);
+            }
+        }
+        hw.sent += 1;
         let bytes = match msg {
             CollMsg::Up => spec.up_bytes(),
             CollMsg::Result => spec.down_bytes(),
         };
         let port = PortId(self.hosts[src as usize].port.0 + spec.plane);
-        let (dst, hash, flags) = match to {
+        // The payload names the rank the message is for: up, the sender (its parent
+        // takes it); down by unicast, the receiver; by multicast, every rank of the NIC.
+        let (dst, hash, flags, rank) = match to {
             Some(q) => (
                 spec.ranks[q as usize],
                 crate::routing::ecmp::mix32(c.wrapping_mul(0x9e37_79b9) ^ r),
                 0,
+                if msg == CollMsg::Up { r } else { q },
             ),
             // The group is the collective; the destination stays a real host (the root).
-            None => (src, c, FLAG_MCAST),
+            None => (src, c, FLAG_MCAST, EVERY_RANK),
         };
         let p = Packet::new(
             Payload::Collective {
                 coll: c,
                 iter,
-                rank: r,
+                rank,
                 msg,
             },
             src,
@@ -592,7 +624,7 @@ impl Nics {
         let Payload::Collective {
             coll: c,
             iter,
-            rank: from,
+            rank,
             msg,
         } = p.payload
         else {
@@ -603,16 +635,41 @@ impl Nics {
             .as_mut()
             .expect("collective packets need collectives");
         hw.received += 1;
-        let coll = &mut hw.colls[c as usize];
-        let me = match msg {
-            CollMsg::Up => {
-                coll.spec.tree.parent[from as usize].expect("an up message has a parent")
+        let coll = &hw.colls[c as usize];
+        match (msg, rank) {
+            (CollMsg::Up, from) => {
+                let me = coll.spec.tree.parent[from as usize].expect("an up message has a parent");
+                self.coll_deliver(ctx, fabric, c, from, me, msg, iter);
             }
-            CollMsg::Result => match coll.rank_of_host.binary_search_by_key(&host, |&(h, _)| h) {
-                Ok(i) => coll.rank_of_host[i].1,
-                Err(_) => return,
-            },
-        };
+            (CollMsg::Result, EVERY_RANK) => {
+                let (a, b) = (
+                    coll.rank_of_host.partition_point(|&(h, _)| h < host),
+                    coll.rank_of_host.partition_point(|&(h, _)| h <= host),
+                );
+                for i in a..b {
+                    let me =
+                        self.hw.as_ref().expect("collectives").colls[c as usize].rank_of_host[i].1;
+                    self.coll_deliver(ctx, fabric, c, EVERY_RANK, me, msg, iter);
+                }
+            }
+            (CollMsg::Result, me) => self.coll_deliver(ctx, fabric, c, EVERY_RANK, me, msg, iter),
+        }
+    }
+
+    /// Message `msg` of iteration `iter` from rank `from` reached rank `me`'s engine.
+    #[allow(clippy::too_many_arguments)]
+    fn coll_deliver(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        c: u32,
+        from: u32,
+        me: u32,
+        msg: CollMsg,
+        iter: u32,
+    ) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
         let st = &mut coll.ranks[me as usize];
         if st.failed {
             return;
@@ -640,3 +697,6 @@ impl Nics {
         }
     }
 }
+
+/// The rank field of a multicast result: for every rank of the receiving NIC.
+const EVERY_RANK: u32 = u32::MAX;

@@ -2,7 +2,8 @@
 //!
 //! Per run (in `DIR` for a scenario of one run, else in `DIR/<run folder>`):
 //! - the CSV tables of [`TABLES`] with [`Scope::Run`] (`flows.csv`, `buckets.csv`,
-//!   `ports.csv`, and when the run has them `credits.csv`, `links.csv`, `jobs.csv`,
+//!   `ports.csv`, and when the run has them `credits.csv`, `collectives.csv`,
+//!   `links.csv`, `jobs.csv`,
 //!   `queues.csv`,
 //!   `rates.csv`, `convergence.csv`, `window.csv`);
 //! - `report.html`: the run's charts;
@@ -33,6 +34,7 @@
 
 pub(crate) mod buckets;
 pub mod cells;
+mod collectives;
 mod comparison;
 mod convergence;
 mod credits;
@@ -111,6 +113,7 @@ pub const TABLES: &[Table] = &[
     buckets::TABLE,
     ports::TABLE,
     credits::TABLE,
+    collectives::TABLE,
     links::TABLE,
     jobs::TABLE,
     training::TABLE,

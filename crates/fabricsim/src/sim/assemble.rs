@@ -669,10 +669,13 @@ impl Simulation {
             if s.multicast {
                 let port =
                     |r: u32| PortId(self.nics.hosts[s.ranks[r as usize] as usize].port.0 + s.plane);
-                let members: Vec<PortId> = (0..s.ranks.len() as u32)
-                    .filter(|&r| r != s.tree.root)
+                let root_host = s.ranks[s.tree.root as usize];
+                let mut members: Vec<PortId> = (0..s.ranks.len() as u32)
+                    .filter(|&r| s.ranks[r as usize] != root_host)
                     .map(port)
                     .collect();
+                members.sort_unstable_by_key(|p| p.0);
+                members.dedup();
                 let routing = &self.fabric.routing;
                 let lost =
                     mc.add_group(&self.fabric, c as u32, port(s.tree.root), &members, &|p| {

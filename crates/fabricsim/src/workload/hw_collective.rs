@@ -63,6 +63,12 @@ pub struct HwCollectiveCfg {
     /// Compute step of each rank before each iteration.
     #[serde(default, deserialize_with = "su::opt_time")]
     pub compute: Option<Time>,
+    /// Host software per call (posting, completion), each way.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub host_overhead: Option<Time>,
+    /// Ranks per NIC (consecutive ranks share a host).
+    #[serde(default = "d_one")]
+    pub ranks_per_host: u32,
 }
 
 fn d_dtype() -> DType {
@@ -114,6 +120,8 @@ impl Described for HwCollectiveCfg {
             Param::time("start", 0, "first iteration"),
             Param::plain("repeat", 1, "iterations, each after the rank got the previous result"),
             Param::time("compute", 0, "each rank's compute step before each iteration"),
+            Param::time("host_overhead", 0, "host software per call, before the NIC has the request and after it has the result"),
+            Param::plain("ranks_per_host", 1, "ranks per NIC: consecutive ranks share a host (two CPUs, one NIC)"),
         ]
     }
 }
@@ -122,10 +130,10 @@ impl Generator for HwCollectiveCfg {
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let g = b.graph;
         let ranks = resolve_set(&self.hosts, g, "hosts", None)?;
-        if ranks.len() < 2 {
+        if ranks.len() < 2 && self.ranks_per_host < 2 {
             return Err(ParamError::new(
                 "hosts",
-                "a collective needs at least 2 hosts",
+                "a collective needs at least 2 ranks (2 hosts, or ranks_per_host = 2)",
             ));
         }
         let mut sorted = ranks.clone();
@@ -136,6 +144,13 @@ impl Generator for HwCollectiveCfg {
                 format!("host {} is listed twice: each rank is a distinct NIC", w[0]),
             ));
         }
+        if self.ranks_per_host == 0 {
+            return Err(ParamError::new("ranks_per_host", "must be at least 1"));
+        }
+        let ranks: Vec<u32> = ranks
+            .iter()
+            .flat_map(|&h| std::iter::repeat_n(h, self.ranks_per_host as usize))
+            .collect();
         if self.repeat == 0 {
             return Err(ParamError::new("repeat", "must be at least 1"));
         }
@@ -249,6 +264,7 @@ impl Generator for HwCollectiveCfg {
             start: self.start.unwrap_or(0),
             repeat: self.repeat,
             compute: self.compute.unwrap_or(0),
+            host_overhead: self.host_overhead.unwrap_or(0),
             key,
         });
         Ok(())
