@@ -304,3 +304,29 @@ fn ranks_sharing_a_nic_and_the_host_overhead() {
     assert_eq!(lat(&slow), lat(&base) + 2 * 700 * NS);
     assert_eq!(hw(&slow).colls[0].iters[0].first_entry, Some(0));
 }
+
+/// With a NIC processing time per child message longer than a message's serialization,
+/// the k children of a full tree cost k message latencies per level (the arrivals' own
+/// spacing hides behind them): d x (level + hop + k x message) + the multicast down.
+#[test]
+fn message_latency_is_paid_per_child_one_after_another() {
+    for (fan_in, n) in [(3u32, 13u32), (1, 5)] {
+        let hosts: Vec<String> = (0..n).map(|h| h.to_string()).collect();
+        let src = scenario(
+            "",
+            &format!(
+                "collective = \"barrier\"\nhosts = [{}]\nfan_in = {fan_in}\nlevel_latency = \"400ns\"\nmessage_latency = \"200ns\"",
+                hosts.join(", ")
+            ),
+        )
+        .replace("leaves = 8", "leaves = 16")
+        .replace("nodes_per_leaf = 2", "nodes_per_leaf = 1");
+        let s = run(&src);
+        let c = &hw(&s).colls[0];
+        let d = c.spec.tree.height() as u64;
+        let rate = s.fabric.ports[s.nics.hosts[0].port.idx()].rate.0;
+        let hop = hop(3, fabricsim::units::ser_time(48, rate));
+        let want = d * (400 * NS + hop + fan_in as u64 * 200 * NS) + hop;
+        assert_eq!(c.iters[0].finish, Some(want), "fan-in {fan_in}");
+    }
+}

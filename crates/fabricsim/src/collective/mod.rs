@@ -10,9 +10,10 @@
 //! to its children as soon as it has the result. A barrier carries no data; a broadcast
 //! gathers empty requests and multicasts the root's data; an allreduce carries `size`
 //! bytes both ways. Leaves send at once: the latency is the NIC's processing of what
-//! came in, so on an idle fabric a tree of height d finishes
+//! came in (`message_latency` per child message, one after another, then
+//! `level_latency`), so on an idle fabric a tree of height d finishes
 //! d x (level latency + one message's hop latency) after every rank entered, plus the
-//! multicast down (a test checks this).
+//! multicast down, with message latency 0 (a test checks this).
 //!
 //! Reliability (document 003 leaves it to the transport): every message is one packet.
 //! A rank that sent its contribution up and has no result `timeout` later sends it again
@@ -86,6 +87,8 @@ pub struct HwSpec {
     pub count: u32,
     /// NIC processing per level of the tree.
     pub level_latency: Time,
+    /// NIC processing per message received from a child (one after another).
+    pub message_latency: Time,
     /// Time after sending a contribution up before asking again.
     pub timeout: Time,
     /// Requests sent again at most, before a rank gives up.
@@ -197,6 +200,9 @@ struct RankState {
     got: Vec<u32>,
     /// Its partial reduction of `iter`.
     acc: Vec<u64>,
+    /// When its NIC is done with the children's messages received so far (each takes
+    /// `message_latency`, one after another).
+    busy_until: Time,
 }
 
 /// One collective's state.
@@ -354,6 +360,9 @@ impl Nics {
         st.entered = true;
         st.acc.clear();
         st.acc.extend_from_slice(&input);
+        // Children's messages that came in before this iteration began are processed now.
+        let early = st.got.iter().filter(|&&g| g > iter).count() as u64;
+        st.busy_until = ctx.now + early * coll.spec.message_latency;
         // The call began a host overhead before the NIC has the request.
         let call = ctx.now - coll.spec.host_overhead;
         let rec = &mut coll.iters[iter as usize];
@@ -393,7 +402,8 @@ impl Nics {
         if leaf {
             self.coll_level_done(ctx, fabric, c, r);
         } else {
-            let at = ctx.now + coll.spec.level_latency;
+            let ready = ctx.now.max(coll.ranks[r as usize].busy_until);
+            let at = ready + coll.spec.level_latency;
             hw.timer(
                 ctx,
                 at,
@@ -681,6 +691,9 @@ impl Nics {
                     .expect("the sender is a child");
                 if st.got[k] <= iter {
                     st.got[k] = iter + 1;
+                    if st.iter == iter {
+                        st.busy_until = ctx.now.max(st.busy_until) + coll.spec.message_latency;
+                    }
                     if st.iter == iter {
                         self.coll_try_combine(ctx, fabric, c, me);
                     }

@@ -42,6 +42,9 @@ pub struct HwCollectiveCfg {
     /// NIC processing per level of the tree.
     #[serde(default = "d_level", deserialize_with = "su::time")]
     pub level_latency: Time,
+    /// NIC processing per message from a child, one after another.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub message_latency: Option<Time>,
     /// Time after sending a contribution up before sending it again.
     #[serde(default = "d_timeout", deserialize_with = "su::time")]
     pub timeout: Time,
@@ -113,6 +116,7 @@ impl Described for HwCollectiveCfg {
             Param::unset("fan_in", format!("children per node of a regular tree (default {DEFAULT_FAN_IN}) [recon]")),
             Param::unset("parents", "an explicit tree: each rank's parent rank, -1 for the root"),
             Param::time("level_latency", DEFAULT_LEVEL, "NIC processing per level of the tree [recon]"),
+            Param::time("message_latency", 0, "NIC processing per message from a child, one after another [recon]"),
             Param::time("timeout", DEFAULT_TIMEOUT, "before a rank sends its contribution again [recon]"),
             Param::plain("retries", DEFAULT_RETRIES, "times a rank asks again before it gives up"),
             Param::plain("plane", 0, "the NIC port (plane) used"),
@@ -257,6 +261,7 @@ impl Generator for HwCollectiveCfg {
             dtype: self.dtype,
             count,
             level_latency: self.level_latency,
+            message_latency: self.message_latency.unwrap_or(0),
             timeout: self.timeout,
             retries: self.retries,
             plane: self.plane,
