@@ -15,8 +15,12 @@
 //! - `long_haul`: the DCI ports' load, imbalance and drops, the DRs' CNPs, per campus;
 //! - `faults`: faults applied, routing rebuilds, frames corrupted, replayed, discarded
 //!   and lost, packets dropped, data packets lost (see [`crate::faults::FaultSummary`]);
-//! - `gse`, `long_haul`, `faults`, `convergence`, `window`: `null` for runs without GSE,
-//!   DR switches, faults or bit errors, `[record.convergence]` or `[record.window]`; every
+//! - `collectives`: hardware collectives' iterations, completions, failures, timeouts,
+//!   latency, the results' check, packets and multicast copies
+//!   ([`crate::collective::HwSummary`]);
+//! - `gse`, `long_haul`, `collectives`, `faults`, `convergence`, `window`: `null` for runs
+//!   without GSE, DR switches, hardware collectives, faults or bit errors,
+//!   `[record.convergence]` or `[record.window]`; every
 //!   key is always there, so a reader can rely on the shape.
 
 use crate::sim::{Outcome, Simulation};
@@ -119,6 +123,8 @@ pub struct Summary {
     pub gse: Option<crate::gse::GseStats>,
     /// DCI and DR figures (topology `multi_campus`).
     pub long_haul: Option<crate::longhaul::dr::LongHaulStats>,
+    /// Hardware collectives (document 003).
+    pub collectives: Option<crate::collective::HwSummary>,
     /// 95th percentile slowdown.
     pub slowdown_p95: f64,
     /// Slowdown p50/p99 of finished flows per size bucket (`<10KB`, `10KB-100KB`,
@@ -260,6 +266,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .unwrap_or(f64::NAN),
         gse: sim.fabric.gse.as_ref().map(|g| g.stats.clone()),
         long_haul: crate::longhaul::dr::LongHaulStats::of(sim),
+        collectives: crate::collective::HwSummary::of(sim),
         faults: sim.fabric.faults.as_ref().map(|f| f.summary(sim.ctx.now)),
         jct_lower_bound_ns: if sim.nics.jobs.is_empty() {
             f64::NAN
@@ -349,6 +356,7 @@ struct SummaryJson<'a> {
     jobs: JobsJson,
     gse: Option<&'a crate::gse::GseStats>,
     long_haul: Option<&'a crate::longhaul::dr::LongHaulStats>,
+    collectives: Option<&'a crate::collective::HwSummary>,
     faults: Option<&'a crate::faults::FaultSummary>,
     convergence: Option<&'a crate::convergence::Convergence>,
     window: Option<&'a crate::window::Window>,
@@ -489,6 +497,7 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
             },
             gse: s.gse.as_ref(),
             long_haul: s.long_haul.as_ref(),
+            collectives: s.collectives.as_ref(),
             faults: s.faults.as_ref(),
             convergence: s.convergence.as_ref(),
             window: s.window.as_ref(),
