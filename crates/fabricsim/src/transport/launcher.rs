@@ -4,7 +4,8 @@
 //! A flow starts when its start time has come and nothing it waits for is unfinished:
 //! the launcher keeps the flows without predecessors sorted by start time, and for the
 //! others a count of what each still waits for; a finished flow releases its
-//! successors, and a finished job iteration releases the next one's first flows.
+//! successors, and a finished job iteration (its flows received, its phases ended)
+//! releases the next one's first flows and phases.
 //! Compute phases ([`crate::workload::Phase`]: a rank's forward or backward pass) are
 //! nodes of the same graph: a phase begins when what it waits for is done and ends its
 //! duration later, releasing what waits for it. A dependency counts from a node's end,
