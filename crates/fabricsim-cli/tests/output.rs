@@ -647,6 +647,7 @@ fn a_run_writes_the_registered_tables_the_resolved_scenario_and_a_sectioned_summ
     assert_eq!(
         sorted,
         [
+            "collectives",
             "convergence",
             "fabric",
             "faults",

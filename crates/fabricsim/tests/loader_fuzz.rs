@@ -656,6 +656,17 @@ fn small_enough(sc: &Scenario) -> bool {
                 let pieces = n * n * c.chunks.max(1) as f64 * c.channels.max(1) as f64;
                 c.repeat.max(1) as f64 * (n * 2.0 * (c.size as f64 / mtu).ceil() + pieces)
             }
+            WorkloadCfg::SwCollective(c) => {
+                // At most n (log2 n + 2) messages per iteration.
+                let n = set_len(&c.hosts);
+                let messages = n * (n.max(1.0).log2().ceil() + 2.0);
+                c.repeat.max(1) as f64 * messages * (c.size as f64 / mtu).ceil()
+            }
+            WorkloadCfg::HwCollective(c) => {
+                // One packet up and one down per rank and iteration.
+                let n = set_len(&c.hosts) * c.ranks_per_host.max(1) as f64;
+                c.repeat.max(1) as f64 * 2.0 * n
+            }
             WorkloadCfg::Training(c) => {
                 // PP: 2 M transfers per pair; DP: each rank moves its gradient (and with
                 // ZeRO-3 the parameters) about three times, per iteration.

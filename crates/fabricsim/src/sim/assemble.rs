@@ -344,7 +344,7 @@ impl Simulation {
         let jobs: Vec<JobState> = job_specs
             .into_iter()
             .map(|spec| JobState {
-                left: spec.n_flows,
+                left: spec.n_flows + spec.n_phases,
                 started: if spec.after.is_none() {
                     Some(spec.start)
                 } else {

@@ -32,7 +32,7 @@ use crate::telemetry::Telemetry;
 use crate::transport::rdma::{ideal_fct, Hop};
 use crate::transport::{Flow, Host};
 use crate::units::{Rate, Time};
-use crate::workload::JobSpec;
+use crate::workload::{JobKind, JobSpec};
 
 mod assemble;
 mod build;
@@ -152,9 +152,9 @@ pub struct JobState {
     pub spec: JobSpec,
     /// When it started (`None` until the iteration it waits for has finished).
     pub started: Option<Time>,
-    /// When its last flow was fully received.
+    /// When its last flow was fully received or its last phase ended.
     pub finish: Option<Time>,
-    /// Flows not yet finished.
+    /// Flows and phases not yet done.
     pub left: u32,
 }
 
@@ -350,14 +350,29 @@ impl Simulation {
         Some(job.finish? - job.started?)
     }
 
-    /// Analytic lower bound on job iteration `j`'s completion time on an idle fabric:
-    /// the bytes each rank must send (`2(n-1)/n * S` for AllReduce, `(n-1)/n * S` for
-    /// AlltoAll) at the slowest rank NIC's goodput rate (line rate x MTU / (MTU +
-    /// headers)). Latency is left out, so the bound is reached only by large messages.
+    /// Analytic lower bound on job iteration `j`'s completion time on an idle fabric.
+    /// Collectives of bulk transfers: the bytes each rank must send (`2(n-1)/n * S` for
+    /// AllReduce, `(n-1)/n * S` for AlltoAll) at the slowest rank NIC's goodput rate
+    /// (line rate x MTU / (MTU + headers)); latency is left out, so the bound is reached
+    /// only by large messages. Software collectives (latency-bound): the longest path
+    /// through the iteration's graph with every message at its ideal FCT and the CPU
+    /// overheads on the edges, e.g. `rounds x (L + send + receive overhead)` for a
+    /// barrier.
     pub fn job_lower_bound(&self, j: usize) -> Time {
         let spec = &self.nics.jobs[j].spec;
-        let (num, den) =
-            crate::workload::collective::lower_bound_factor(spec.collective, spec.ranks.len());
+        let kind = match spec.collective {
+            JobKind::Collective(kind) => kind,
+            JobKind::Software(_) => {
+                let l = &self.nics.launcher;
+                return l.deps.critical_path(
+                    self.nics.flows.len(),
+                    spec,
+                    |f| self.ideal[f as usize],
+                    |i| l.phases[i as usize].duration,
+                );
+            }
+        };
+        let (num, den) = crate::workload::collective::lower_bound_factor(kind, spec.ranks.len());
         let rate = spec
             .ranks
             .iter()

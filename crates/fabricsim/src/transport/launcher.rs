@@ -4,7 +4,8 @@
 //! A flow starts when its start time has come and nothing it waits for is unfinished:
 //! the launcher keeps the flows without predecessors sorted by start time, and for the
 //! others a count of what each still waits for; a finished flow releases its
-//! successors, and a finished job iteration releases the next one's first flows.
+//! successors, and a finished job iteration (its flows received, its phases ended)
+//! releases the next one's first flows and phases.
 //! Compute phases ([`crate::workload::Phase`]: a rank's forward or backward pass) are
 //! nodes of the same graph: a phase begins when what it waits for is done and ends its
 //! duration later, releasing what waits for it. A dependency counts from a node's end,
@@ -97,12 +98,12 @@ pub(crate) struct Deps {
     /// go-back-N rewind may send the last byte again).
     pub(crate) sent_released: Vec<bool>,
     pub(crate) pending: Vec<u32>,
-    /// Job of each flow, if it belongs to one.
+    /// Job of each node (flows, then phases), if it belongs to one.
     pub(crate) job: Vec<Option<u32>>,
     /// Jobs waiting for job `j`: `next_jobs[noff[j]..noff[j+1]]`.
     pub(crate) noff: Vec<u32>,
     pub(crate) next_jobs: Vec<u32>,
-    /// Flows a job iteration's start releases (those with no predecessor inside it).
+    /// Nodes a job iteration's start releases (those with no predecessor inside it).
     pub(crate) root: Vec<bool>,
     /// The previous flow of each flow's queue pair, if any: a flow continues its queue
     /// pair's congestion-control state.
@@ -150,13 +151,13 @@ impl Deps {
             vec![false; n]
         };
         let root: Vec<bool> = pending.iter().map(|&p| p == 0).collect();
-        let mut job = vec![None; n];
+        let mut job = vec![None; total];
         let mut ncount = vec![0u32; jobs.len() + 1];
         for (j, js) in jobs.iter().enumerate() {
-            for f in js.first_flow..js.first_flow + js.n_flows {
-                job[f as usize] = Some(j as u32);
-                if js.after.is_some() && root[f as usize] {
-                    pending[f as usize] += 1;
+            for v in job_nodes(n, js) {
+                job[v as usize] = Some(j as u32);
+                if js.after.is_some() && root[v as usize] {
+                    pending[v as usize] += 1;
                 }
             }
             if let Some(p) = js.after {
@@ -202,6 +203,93 @@ impl Deps {
             root,
             prev_on_conn,
         }
+    }
+}
+
+/// The graph nodes of job iteration `js` in a graph of `n` flows: its flows, then its
+/// phases.
+fn job_nodes(n: usize, js: &JobSpec) -> impl Iterator<Item = u32> {
+    let phases = n as u32 + js.first_phase;
+    (js.first_flow..js.first_flow + js.n_flows).chain(phases..phases + js.n_phases)
+}
+
+impl Deps {
+    /// The nodes waiting for `node`, with the delay and the moment of `node` each counts
+    /// from.
+    fn successors(&self, node: u32) -> impl Iterator<Item = (u32, Time, DepPoint)> + '_ {
+        let lists = [
+            (&self.off, &self.after, &self.lag, DepPoint::End),
+            (&self.soff, &self.safter, &self.slag, DepPoint::Start),
+            (&self.xoff, &self.xafter, &self.xlag, DepPoint::Sent),
+        ];
+        lists.into_iter().flat_map(move |(off, after, lag, point)| {
+            let range = if off.is_empty() {
+                0..0
+            } else {
+                off[node as usize] as usize..off[node as usize + 1] as usize
+            };
+            range.map(move |k| (after[k], lag[k], point))
+        })
+    }
+
+    /// The longest path through job iteration `js`'s own graph (a graph of `n` flows;
+    /// edges from other iterations left out) when flow `f` takes `flow_time(f)` from its
+    /// start to its end and phase `i` takes `phase_time(i)`: the iteration's duration
+    /// when nothing else delays it. `Sent` edges count from the flow's start and phases'
+    /// `not_before` is ignored, so the result stays a lower bound.
+    pub(crate) fn critical_path(
+        &self,
+        n: usize,
+        js: &JobSpec,
+        flow_time: impl Fn(u32) -> Time,
+        phase_time: impl Fn(u32) -> Time,
+    ) -> Time {
+        let nf = js.n_flows as usize;
+        let first_phase = n as u32 + js.first_phase;
+        let local = |v: u32| -> Option<usize> {
+            if (js.first_flow..js.first_flow + js.n_flows).contains(&v) {
+                Some((v - js.first_flow) as usize)
+            } else if (first_phase..first_phase + js.n_phases).contains(&v) {
+                Some(nf + (v - first_phase) as usize)
+            } else {
+                None
+            }
+        };
+        let nodes: Vec<u32> = job_nodes(n, js).collect();
+        let mut indeg = vec![0u32; nodes.len()];
+        for &v in &nodes {
+            for (a, _, _) in self.successors(v) {
+                if let Some(i) = local(a) {
+                    indeg[i] += 1;
+                }
+            }
+        }
+        let mut begin = vec![0; nodes.len()];
+        let mut ready: Vec<usize> = (0..nodes.len()).filter(|&i| indeg[i] == 0).collect();
+        let mut longest = 0;
+        while let Some(i) = ready.pop() {
+            let v = nodes[i];
+            let end = begin[i]
+                + if i < nf {
+                    flow_time(v)
+                } else {
+                    phase_time(v - n as u32)
+                };
+            longest = longest.max(end);
+            for (a, lag, point) in self.successors(v) {
+                let Some(j) = local(a) else { continue };
+                let at = match point {
+                    DepPoint::End => end,
+                    DepPoint::Start | DepPoint::Sent => begin[i],
+                } + lag;
+                begin[j] = begin[j].max(at);
+                indeg[j] -= 1;
+                if indeg[j] == 0 {
+                    ready.push(j);
+                }
+            }
+        }
+        longest
     }
 }
 
@@ -398,6 +486,7 @@ impl Nics {
         self.launcher.phases_left -= 1;
         let node = self.flows.len() as u32 + i;
         self.release_list(ctx, fabric, node, DepPoint::End);
+        self.job_node_done(ctx, fabric, node);
     }
 
     /// Phases with nothing to wait for: they begin at their `not_before`.
@@ -413,9 +502,15 @@ impl Nics {
 
     /// Flow `fid` was fully received: release what waited for it and account its job.
     pub(crate) fn on_flow_finished(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: u32) {
-        let now = ctx.now;
         self.release_list(ctx, fabric, fid, DepPoint::End);
-        let j = self.launcher.deps.job[fid as usize];
+        self.job_node_done(ctx, fabric, fid);
+    }
+
+    /// Node `v` (a flow or a phase) is done: account its job iteration, and when that
+    /// is complete start the iterations waiting for it.
+    fn job_node_done(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, v: u32) {
+        let now = ctx.now;
+        let j = self.launcher.deps.job[v as usize];
         let Some(j) = j else {
             return;
         };
@@ -432,11 +527,11 @@ impl Nics {
         for k in a..b {
             let nj = self.launcher.deps.next_jobs[k] as usize;
             self.jobs[nj].started = Some(now);
-            let (f0, n) = (self.jobs[nj].spec.first_flow, self.jobs[nj].spec.n_flows);
-            for f in f0..f0 + n {
-                if self.launcher.deps.root[f as usize] {
-                    self.release(ctx, fabric, f);
-                }
+            let nodes: Vec<u32> = job_nodes(self.flows.len(), &self.jobs[nj].spec)
+                .filter(|&v| self.launcher.deps.root[v as usize])
+                .collect();
+            for v in nodes {
+                self.release(ctx, fabric, v);
             }
         }
     }

@@ -29,8 +29,8 @@
 //! buffer of chunk-sized slots, with slot credits travelling back to the sender.
 
 use super::{
-    all_hosts, resolve_set, Builder, DepPoint, Generator, HostSet, JobSpec, Node, TimedDep,
-    DEFAULT_START,
+    all_hosts, resolve_set, Builder, DepPoint, Generator, HostSet, JobKind, JobSpec, Node,
+    TimedDep, DEFAULT_START,
 };
 use crate::engine::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
@@ -471,12 +471,14 @@ impl Generator for CollectiveCfg {
                         from: DepPoint::Sent,
                     }));
                 w.jobs.push(JobSpec {
-                    collective: c.collective,
+                    collective: JobKind::Collective(c.collective),
                     ranks: ranks.clone(),
                     size: c.size,
                     start,
                     first_flow: first,
                     n_flows: dag.transfers.len() as u32,
+                    first_phase: 0,
+                    n_phases: 0,
                     after: prev_job,
                     iteration: it,
                 });

@@ -17,6 +17,7 @@ pub mod incast;
 pub mod permutation;
 pub mod poisson;
 pub mod registry;
+pub mod sw_collective;
 pub mod training;
 pub mod window;
 
@@ -24,6 +25,7 @@ pub use collective::{CollectiveCfg, CollectiveKind, JobGrouping};
 pub use flows::{FlowCfg, FlowsCfg};
 pub use poisson::PoissonCfg;
 pub use registry::{WorkloadCfg, KINDS};
+pub use sw_collective::{SwCollective, SwCollectiveCfg};
 
 use crate::param::{Param, ParamError};
 use crate::topology::TopoGraph;
@@ -163,11 +165,32 @@ pub fn host_group(
     Ok(hs)
 }
 
-/// One iteration of a job: a collective over a set of ranks.
+/// What a job runs: a collective of bulk transfers, or a software collective of small
+/// messages with CPU overheads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// A `collective` workload's algorithm.
+    Collective(CollectiveKind),
+    /// A `sw_collective` workload's algorithm.
+    Software(SwCollective),
+}
+
+impl JobKind {
+    /// The name in `jobs.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            JobKind::Collective(c) => c.name(),
+            JobKind::Software(c) => c.job_name(),
+        }
+    }
+}
+
+/// One iteration of a job: a collective over a set of ranks. It is complete when its
+/// flows are fully received and its compute phases have ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JobSpec {
     /// The collective.
-    pub collective: CollectiveKind,
+    pub collective: JobKind,
     /// Hosts, in rank order.
     pub ranks: Vec<u32>,
     /// Message bytes per rank.
@@ -178,6 +201,11 @@ pub struct JobSpec {
     pub first_flow: u32,
     /// Flows of this iteration (contiguous from `first_flow`).
     pub n_flows: u32,
+    /// First compute phase of this iteration (software collectives: its start and each
+    /// rank's completion).
+    pub first_phase: u32,
+    /// Phases of this iteration (contiguous from `first_phase`).
+    pub n_phases: u32,
     /// The iteration this one waits for.
     pub after: Option<u32>,
     /// Iteration number (0-based).
@@ -198,7 +226,7 @@ pub struct Workload {
     pub timed: Vec<TimedDep>,
     /// Training jobs (their iterations are read back from the flows for training.csv).
     pub trainings: Vec<training::TrainingSpec>,
-    /// Jobs (collective workloads only).
+    /// Jobs (collective and software-collective workloads only).
     pub jobs: Vec<JobSpec>,
     /// Connection key of each flow: flows with the same key share a queue pair and hence
     /// a UDP source port and an ECMP path. `None`: a queue pair of its own.

@@ -6,7 +6,8 @@
 //! and `fabricsim list` all come from this list.
 
 use super::{
-    all_to_all, collective, files, flows, hw_collective, incast, permutation, poisson, Generator,
+    all_to_all, collective, files, flows, hw_collective, incast, permutation, poisson,
+    sw_collective, Generator,
 };
 use crate::param::kind_registry;
 
@@ -27,6 +28,8 @@ kind_registry! {
     "all_to_all" => AllToAll(all_to_all::AllToAllCfg),
     /// Jobs running a collective (ring AllReduce, AlltoAll, halving-doubling AllReduce).
     "collective" => Collective(collective::CollectiveCfg),
+    /// MPI-style software collectives (barrier, AllReduce, bcast) over small messages.
+    "sw_collective" => SwCollective(sw_collective::SwCollectiveCfg),
     /// A training job split across two campuses: PP, DP or DP with ZeRO-3.
     "training" => Training(super::training::TrainingCfg),
     /// Poisson flow arrivals at a target load, sizes drawn from a flow-size CDF.
