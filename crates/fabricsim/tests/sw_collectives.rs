@@ -255,3 +255,25 @@ fn runs_are_deterministic_and_jobs_csv_names_the_software_collectives() {
         .unwrap()
         .starts_with("0,sw_barrier,0 1 2,8,"));
 }
+
+/// Two ranks per node (document 003's two CPUs per NIC): a message between the two
+/// ranks of one node is no flow but `local_latency` of shared memory. A dissemination
+/// barrier over 8 ranks on 4 hosts: round 0 (distance 1) has 4 local and 4 network
+/// messages, rounds 1 and 2 only network ones; with a local latency below the network's,
+/// the barrier takes 3 x (L + o_s + o_r) and the network carries 4 + 8 + 8 messages.
+#[test]
+fn ranks_sharing_a_node_exchange_through_memory() {
+    let s = run(&leaf_spine(
+        "collective = \"barrier\"\nhosts = 4\nranks_per_host = 2\nsend_overhead = \"1us\"\nrecv_overhead = \"1us\"\nlocal_latency = \"300ns\"",
+    ));
+    assert_eq!(s.nics.flows.len(), 4 + 8 + 8);
+    assert!(s.nics.flows.iter().all(|f| f.spec.src != f.spec.dst));
+    let l = one_latency(&s);
+    assert!(l > 300 * NS);
+    assert_eq!(s.jct(0), Some(3 * (l + 2 * US)));
+    // A local latency above the network's makes round 0 cost it instead.
+    let slow = run(&leaf_spine(
+        "collective = \"barrier\"\nhosts = 4\nranks_per_host = 2\nsend_overhead = \"1us\"\nrecv_overhead = \"1us\"\nlocal_latency = \"20us\"",
+    ));
+    assert_eq!(slow.jct(0), Some(20 * US + 2 * US + 2 * (l + 2 * US)));
+}

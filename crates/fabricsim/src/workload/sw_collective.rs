@@ -125,6 +125,18 @@ pub struct SwCollectiveCfg {
     /// CPU time to take a message in once it has arrived.
     #[serde(default = "d_overhead", deserialize_with = "su::time")]
     pub recv_overhead: Time,
+    /// Ranks per host: consecutive ranks share a node (and its NIC).
+    #[serde(default = "d_one")]
+    pub ranks_per_host: u32,
+    /// Time of a message between two ranks of one node (shared memory), beside the
+    /// overheads.
+    #[serde(default = "d_local", deserialize_with = "su::time")]
+    pub local_latency: Time,
+}
+
+/// 0.5 us [recon]: a small MPI message through a node's shared memory.
+fn d_local() -> Time {
+    US / 2
 }
 
 fn d_one() -> u32 {
@@ -329,6 +341,16 @@ impl Described for SwCollectiveCfg {
                 d_overhead(),
                 "[recon] CPU time to take an arrived message in",
             ),
+            Param::plain(
+                "ranks_per_host",
+                d_one(),
+                "ranks per node: consecutive ranks share a host (two CPUs, one NIC)",
+            ),
+            Param::time(
+                "local_latency",
+                d_local(),
+                "[recon] a message between two ranks of one node (shared memory)",
+            ),
         ]
     }
 }
@@ -336,7 +358,14 @@ impl Described for SwCollectiveCfg {
 impl Generator for SwCollectiveCfg {
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let g = b.graph;
-        let ranks = resolve_set(&self.hosts, g, "hosts", None)?;
+        let hosts = resolve_set(&self.hosts, g, "hosts", None)?;
+        if self.ranks_per_host == 0 {
+            return Err(ParamError::new("ranks_per_host", "must be at least 1"));
+        }
+        let ranks: Vec<u32> = hosts
+            .iter()
+            .flat_map(|&h| std::iter::repeat_n(h, self.ranks_per_host as usize))
+            .collect();
         if ranks.len() < 2 {
             return Err(ParamError::new(
                 "hosts",
@@ -367,12 +396,27 @@ impl Generator for SwCollectiveCfg {
         };
         let schedule = Schedule::build(self.collective, ranks.len(), root);
         let edges = schedule.lower(self.send_overhead, self.recv_overhead);
-        let n_phases = ranks.len() as u32 + 1;
+        // Messages between two ranks of one node go through its memory: a phase of
+        // `local_latency` in place of a flow. `slot[m]`: message m's flow or phase among
+        // the iteration's (local indices).
+        let local: Vec<bool> = (schedule.messages.iter())
+            .map(|m| ranks[m.src as usize] == ranks[m.dst as usize])
+            .collect();
+        let n_local = local.iter().filter(|&&l| l).count() as u32;
+        let n_phases = ranks.len() as u32 + 1 + n_local;
+        let (mut nf, mut np) = (0u32, ranks.len() as u32 + 1);
+        let slot: Vec<u32> = (local.iter())
+            .map(|&l| {
+                let v = if l { &mut np } else { &mut nf };
+                *v += 1;
+                *v - 1
+            })
+            .collect();
         let start = self.start.unwrap_or(DEFAULT_START);
         let group = b.job_groups;
         b.job_groups += 1;
         let w = &mut b.work;
-        let per_iter = schedule.messages.len() as u64 + u64::from(n_phases);
+        let per_iter = u64::from(nf) + u64::from(n_phases);
         let limit = crate::engine::MAX_INDEX as u64;
         if (w.flows.len() + w.phases.len()) as u64 + per_iter * u64::from(self.repeat) > limit {
             return Err(ParamError::new(
@@ -386,7 +430,11 @@ impl Generator for SwCollectiveCfg {
         for it in 0..self.repeat {
             let first = w.flows.len() as u32;
             let first_phase = w.phases.len() as u32;
-            for m in &schedule.messages {
+            for m in schedule
+                .messages
+                .iter()
+                .filter(|m| ranks[m.src as usize] != ranks[m.dst as usize])
+            {
                 let (src, dst) = (ranks[m.src as usize], ranks[m.dst as usize]);
                 w.flows.push(FlowSpec {
                     src,
@@ -399,12 +447,17 @@ impl Generator for SwCollectiveCfg {
                 let key = crate::seed::component_seed(b.seed, &format!("job{group}/{src}-{dst}"));
                 w.conn.push(Some(key));
             }
-            w.phases.extend((0..n_phases).map(|_| Phase {
-                duration: 0,
+            w.phases.extend((0..n_phases).map(|i| Phase {
+                duration: if i > ranks.len() as u32 {
+                    self.local_latency
+                } else {
+                    0
+                },
                 not_before: start,
             }));
             let place = |v: Node| match v {
-                Node::Flow(i) => Node::Flow(first + i),
+                Node::Flow(m) if local[m as usize] => Node::Phase(first_phase + slot[m as usize]),
+                Node::Flow(m) => Node::Flow(first + slot[m as usize]),
                 Node::Phase(i) => Node::Phase(first_phase + i),
             };
             w.timed.extend(edges.iter().map(|e| TimedDep {
@@ -418,7 +471,7 @@ impl Generator for SwCollectiveCfg {
                 size: self.size,
                 start,
                 first_flow: first,
-                n_flows: schedule.messages.len() as u32,
+                n_flows: nf,
                 first_phase,
                 n_phases,
                 after: prev_job,
