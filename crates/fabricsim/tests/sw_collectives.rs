@@ -277,3 +277,14 @@ fn ranks_sharing_a_node_exchange_through_memory() {
     ));
     assert_eq!(slow.jct(0), Some(20 * US + 2 * US + 2 * (l + 2 * US)));
 }
+
+/// The per-byte CPU cost adds size x byte_overhead at each end of every message: a
+/// barrier of 64 B messages on an idle leaf takes rounds x (L + o_s + o_r + 2 x 64 x G).
+#[test]
+fn byte_overhead_is_paid_at_both_ends_of_every_round() {
+    let s = run(&leaf_spine(
+        "collective = \"barrier\"\nhosts = 8\nsize = \"64B\"\nsend_overhead = \"1us\"\nrecv_overhead = \"1us\"\nbyte_overhead = \"2ns\"",
+    ));
+    let l = one_latency(&s);
+    assert_eq!(s.jct(0), Some(3 * (l + 2 * US + 2 * 64 * 2 * NS)));
+}

@@ -98,12 +98,27 @@ impl SwCollective {
     }
 }
 
+/// How a barrier or an allreduce is built.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SwAlgorithm {
+    /// Dissemination barrier, recursive-doubling allreduce (binomial bcast).
+    #[default]
+    Default,
+    /// Binomial reduce to the root, then binomial broadcast.
+    Tree,
+}
+
 /// Jobs running a software collective over point-to-point messages.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SwCollectiveCfg {
     /// `barrier`, `allreduce` or `bcast`.
     pub collective: SwCollective,
+    /// `"default"` (dissemination barrier, recursive-doubling allreduce) or `"tree"`
+    /// (binomial reduce then binomial broadcast).
+    #[serde(default)]
+    pub algorithm: SwAlgorithm,
     /// Hosts taking part, in rank order.
     #[serde(default = "all_hosts")]
     pub hosts: HostSet,
@@ -125,6 +140,10 @@ pub struct SwCollectiveCfg {
     /// CPU time to take a message in once it has arrived.
     #[serde(default = "d_overhead", deserialize_with = "su::time")]
     pub recv_overhead: Time,
+    /// CPU time per byte of a message at each end (copying it in and out: LogGP's G),
+    /// added to both overheads.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub byte_overhead: Option<Time>,
     /// Ranks per host: consecutive ranks share a node (and its NIC).
     #[serde(default = "d_one")]
     pub ranks_per_host: u32,
@@ -212,6 +231,35 @@ impl Schedule {
             self.programs[m.dst as usize].push(Op::Recv(i as u32));
         }
         self.rounds += 1;
+    }
+
+    /// A binomial reduce to `root` followed by a binomial broadcast from it: `2R` rounds,
+    /// `2(n - 1)` messages. The `tree` algorithm of a barrier or an allreduce (MPI
+    /// libraries use it for small messages: a barrier is a reduce of nothing).
+    pub fn reduce_bcast(n: usize, root: usize) -> Schedule {
+        debug_assert!(n >= 2 && root < n);
+        let mut s = Schedule::new(n);
+        let abs = |v: usize| (v + root) % n;
+        for k in (0..ceil_log2(n)).rev() {
+            let d = 1usize << k;
+            s.round((0..d.min(n - d)).map(|v| (abs(v + d), abs(v))));
+        }
+        let b = bcast(n, root);
+        let first = s.messages.len() as u32;
+        for m in &b.messages {
+            s.messages.push(Message {
+                round: m.round + s.rounds,
+                ..*m
+            });
+        }
+        for (prog, more) in s.programs.iter_mut().zip(&b.programs) {
+            prog.extend(more.iter().map(|&op| match op {
+                Op::Send(i) => Op::Send(i + first),
+                Op::Recv(i) => Op::Recv(i + first),
+            }));
+        }
+        s.rounds += b.rounds;
+        s
     }
 
     /// The schedule of `kind` over `n >= 2` ranks; `root` is the broadcast's root rank.
@@ -319,6 +367,11 @@ impl Described for SwCollectiveCfg {
             .collect();
         vec![
             Param::required("collective", kinds.join(" | ")),
+            Param::word(
+                "algorithm",
+                "default",
+                "\"default\" (dissemination barrier, recursive-doubling allreduce) | \"tree\" (binomial reduce, then binomial bcast)",
+            ),
             super::hosts_param(),
             Param::bytes("size", d_size(), "bytes per message (barrier messages too)"),
             Param::unset(
@@ -340,6 +393,11 @@ impl Described for SwCollectiveCfg {
                 "recv_overhead",
                 d_overhead(),
                 "[recon] CPU time to take an arrived message in",
+            ),
+            Param::time(
+                "byte_overhead",
+                0,
+                "CPU time per byte of a message at each end (copies: LogGP's G), added to both overheads",
             ),
             Param::plain(
                 "ranks_per_host",
@@ -394,8 +452,17 @@ impl Generator for SwCollectiveCfg {
                 })?
             }
         };
-        let schedule = Schedule::build(self.collective, ranks.len(), root);
-        let edges = schedule.lower(self.send_overhead, self.recv_overhead);
+        let schedule =
+            match (self.algorithm, self.collective) {
+                (SwAlgorithm::Tree, SwCollective::Bcast) => return Err(ParamError::new(
+                    "algorithm",
+                    "a bcast is a binomial tree already: `tree` is for a barrier or an allreduce",
+                )),
+                (SwAlgorithm::Tree, _) => Schedule::reduce_bcast(ranks.len(), root),
+                (SwAlgorithm::Default, c) => Schedule::build(c, ranks.len(), root),
+            };
+        let per_byte = self.byte_overhead.unwrap_or(0).saturating_mul(self.size);
+        let edges = schedule.lower(self.send_overhead + per_byte, self.recv_overhead + per_byte);
         // Messages between two ranks of one node go through its memory: a phase of
         // `local_latency` in place of a flow. `slot[m]`: message m's flow or phase among
         // the iteration's (local indices).
@@ -683,5 +750,40 @@ mod tests {
         let s = Schedule::build(SwCollective::Bcast, 4, 0);
         let (_, p) = evaluate(&s, &s.lower(3, 40), 500);
         assert_eq!(p[1], 2 * 3);
+    }
+
+    #[test]
+    fn tree_is_a_binomial_reduce_then_a_binomial_bcast() {
+        for n in 2..=33usize {
+            for root in [0, n / 2, n - 1] {
+                let s = Schedule::reduce_bcast(n, root);
+                let r = ceil_log2(n);
+                assert_eq!(s.rounds, 2 * r, "n {n}");
+                assert_eq!(s.messages.len(), 2 * (n - 1), "n {n}");
+                let (up, down) = s.messages.split_at(n - 1);
+                // Up: every rank but the root sends once, after all it receives; the
+                // root only receives. Down: every rank but the root receives once.
+                for q in 0..n as u32 {
+                    let sends = up.iter().filter(|m| m.src == q).count();
+                    assert_eq!(sends, usize::from(q as usize != root), "n {n} rank {q}");
+                    let got = down.iter().filter(|m| m.dst == q).count();
+                    assert_eq!(got, usize::from(q as usize != root), "n {n} rank {q}");
+                    let prog = &s.programs[q as usize];
+                    let last_up_recv = prog
+                        .iter()
+                        .rposition(|op| matches!(op, Op::Recv(i) if (*i as usize) < n - 1));
+                    let up_send = prog
+                        .iter()
+                        .position(|op| matches!(op, Op::Send(i) if (*i as usize) < n - 1));
+                    if let (Some(a), Some(b)) = (last_up_recv, up_send) {
+                        assert!(
+                            a < b,
+                            "n {n} rank {q}: sends up before it has its children's"
+                        );
+                    }
+                }
+                assert!(up.iter().all(|m| m.round < r) && down.iter().all(|m| m.round >= r));
+            }
+        }
     }
 }
