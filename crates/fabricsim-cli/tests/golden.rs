@@ -1,6 +1,6 @@
 //! Golden outputs: every scenario in `scenarios/` (long ones cut with `--set`) must give
 //! byte-identical `flows.csv`, `ports.csv`, `links.csv` (runs with faults or bit errors),
-//! `jobs.csv` and `training.csv` to the reviewed files under `tests/golden/`. A refactor
+//! `jobs.csv`, `training.csv` and `collectives.csv` to the reviewed files under `tests/golden/`. A refactor
 //! keeps them; a change that moves results regenerates them in a commit of its own that
 //! says why, with
 //!
@@ -58,6 +58,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
         &["workload[0].size=\"1MiB\"", "sweep[0].values=[1, 256]"],
     ),
     (
+        "sunway-collectives",
+        "sunway-collectives.toml",
+        &["sweep[0].values=[128]"],
+    ),
+    (
         "longhaul-dp-scale",
         "longhaul-dp-scale.toml",
         &["topology.leaves=2", "workload[0].gradient=\"32MB\""],
@@ -86,6 +91,7 @@ const TABLES: &[&str] = &[
     "links.csv",
     "jobs.csv",
     "training.csv",
+    "collectives.csv",
 ];
 
 fn root() -> PathBuf {

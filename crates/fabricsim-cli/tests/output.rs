@@ -345,6 +345,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
         &["workload[0].size=\"1MiB\"", "sweep[0].values=[16]"],
     ),
     (
+        "sunway-collectives",
+        "sunway-collectives.toml",
+        &["sweep[0].values=[128]"],
+    ),
+    (
         "longhaul-pp-tuning",
         "longhaul-pp-tuning.toml",
         &["workload[0].microbatches=2", "max_time=\"150ms\""],
