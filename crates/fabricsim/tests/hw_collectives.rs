@@ -330,3 +330,37 @@ fn message_latency_is_paid_per_child_one_after_another() {
         assert_eq!(c.iters[0].finish, Some(want), "fan-in {fan_in}");
     }
 }
+
+/// Hardware collectives and multicast on an Ethernet leaf-spine with PFC (every fabric
+/// has switches that can replicate): every rank gets the checked result, lossless.
+#[test]
+fn hardware_collectives_run_on_an_ethernet_fabric_with_pfc() {
+    let src = r#"name = "eth"
+seed = 1
+max_time = "5ms"
+[topology]
+kind = "leaf_spine"
+leaves = 4
+spines = 2
+servers_per_leaf = 4
+host_rate = "100Gbps"
+[cc]
+algorithm = "none"
+[[workload]]
+kind = "hw_collective"
+collective = "allreduce"
+type = "int64"
+op = "xor"
+size = "512B"
+fan_in = 3
+repeat = 3
+"#;
+    let s = run(src);
+    let h = hw(&s);
+    assert!(h.colls[0]
+        .iters
+        .iter()
+        .all(|r| r.done == 16 && r.verified == Some(true)));
+    assert_eq!(s.ctx.counters.drops, 0);
+    assert!(s.fabric.multicast.as_ref().unwrap().replicas > 0);
+}

@@ -12,6 +12,9 @@
 //! the tree that fails loses the copies that would cross it (the members below it time
 //! out and ask again, by unicast).
 //!
+//! A router port holds at most [`TABLES_PER_PORT`] groups (the document's 32): a
+//! scenario whose collectives would need more on one port is refused at build.
+//!
 //! A multicast packet carries its group in the descriptor's hash (its destination stays
 //! a real host, the root, for code that reads it). At a switch the copy to the first
 //! output port is the packet itself: it is admitted to the buffer and holds the input's
@@ -25,6 +28,9 @@ use crate::ids::PortId;
 use crate::packet::{Desc, FLAG_MCAST, LOCAL_PORT};
 use crate::sim::*;
 use std::collections::HashMap;
+
+/// Multicast tables per router input port (document 003).
+pub const TABLES_PER_PORT: usize = 32;
 
 /// The multicast tables of every switch: (input port, group) to output ports.
 #[derive(Clone, Debug, Default)]
@@ -42,6 +48,17 @@ impl MulticastTables {
             Some(&(a, n)) => &self.outs[a as usize..(a + n) as usize],
             None => &[],
         }
+    }
+
+    /// The input port holding the most tables, and how many.
+    pub fn fullest_port(&self) -> Option<(PortId, usize)> {
+        let mut per: HashMap<u32, usize> = HashMap::new();
+        for &(p, _) in self.entries.keys() {
+            *per.entry(p).or_default() += 1;
+        }
+        per.into_iter()
+            .max_by_key(|&(p, n)| (n, std::cmp::Reverse(p)))
+            .map(|(p, n)| (PortId(p), n))
     }
 
     /// Entries (input port, group) set.

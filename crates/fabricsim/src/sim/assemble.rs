@@ -632,7 +632,7 @@ impl Simulation {
         rails: u32,
         file: &str,
     ) -> Result<(), ScenarioError> {
-        use crate::collective::multicast::MulticastTables;
+        use crate::collective::multicast::{MulticastTables, TABLES_PER_PORT};
         if self.fabric.gse.is_some() || self.fabric.dr.is_some() {
             return Err(err(
                 file,
@@ -681,6 +681,17 @@ impl Simulation {
                     mc.add_group(&self.fabric, c as u32, port(s.tree.root), &members, &|p| {
                         routing.is_lateral(p)
                     });
+                if let Some((p, n)) = mc.fullest_port().filter(|&(_, n)| n > TABLES_PER_PORT) {
+                    return Err(err(
+                        file,
+                        &field("multicast"),
+                        format!(
+                            "{} port {} would hold {n} multicast tables: a router has {TABLES_PER_PORT} per port (use fewer multicast collectives, or multicast = false)",
+                            self.port_node_name(p),
+                            self.fabric.ports[p.idx()].local
+                        ),
+                    ));
+                }
                 if let Some(p) = lost.first() {
                     return Err(err(
                         file,
