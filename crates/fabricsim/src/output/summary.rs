@@ -309,6 +309,14 @@ fn opt_time(ns: f64) -> String {
     }
 }
 
+fn opt_ratio(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.2}")
+    } else {
+        "-".into()
+    }
+}
+
 /// A fixed-width table of summaries, for the terminal.
 pub fn table(rows: &[Summary]) -> String {
     let mut s = String::new();
@@ -329,14 +337,14 @@ pub fn table(rows: &[Summary]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{:<24} {:>10} {:>11} {:>12} {:>12} {:>9.2} {:>9.2} {:>8} {:>8} {:>12}",
+            "{:<24} {:>10} {:>11} {:>12} {:>12} {:>9} {:>9} {:>8} {:>8} {:>12}",
             r.variant,
             r.outcome,
             format!("{}/{}", r.flows_completed, r.flows),
             opt_time(r.fct_p50_ns),
             opt_time(r.fct_p99_ns),
-            r.slowdown_p50,
-            r.slowdown_p99,
+            opt_ratio(r.slowdown_p50),
+            opt_ratio(r.slowdown_p99),
             r.drops,
             r.pause_frames,
             crate::units::fmt_time((r.sim_end_ns * 1000.0) as Time),
