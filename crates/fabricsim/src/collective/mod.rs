@@ -311,6 +311,8 @@ impl HwCollectives {
 
 impl Nics {
     /// Schedules every rank's first entry (at the run's start).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn schedule_collectives(&mut self, ctx: &mut Ctx) {
         let Some(hw) = self.hw.as_mut() else { return };
         for c in 0..hw.colls.len() {
@@ -329,7 +331,10 @@ impl Nics {
         }
     }
 
-    /// A collective timer fired.
+    /// A collective timer fired. (Out of line: the event loop of runs without
+    /// collectives keeps its code.)
+    #[cold]
+    #[inline(never)]
     pub(crate) fn on_collective_timer(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, i: u32) {
         let hw = self
             .hw
@@ -624,6 +629,8 @@ impl Nics {
     }
 
     /// A collective packet reached NIC `host`.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn on_collective_packet(
         &mut self,
         ctx: &mut Ctx,
