@@ -1,0 +1,548 @@
+//! The NICs' collective engine: per rank, its iteration, the children's messages in,
+//! its partial reduction and its timers; the handlers of its timers and messages. The
+//! protocol is in the module docs of [`super`].
+
+use super::{reduce, CollMsg, HwKind, HwSpec, IterRecord};
+use crate::ids::PortId;
+use crate::packet::{Header, Packet, Payload, FLAG_MCAST};
+use crate::sim::*;
+use crate::units::Time;
+
+#[derive(Clone, Debug, Default)]
+struct RankState {
+    /// The iteration it is in.
+    iter: u32,
+    /// It has entered `iter` (its input is in `acc`).
+    entered: bool,
+    /// It has combined its children's contributions into `acc` for `iter`.
+    combined: bool,
+    /// Its contribution to `iter` is on its way up (or it is the root).
+    sent: bool,
+    /// It holds the result of `iter`.
+    has_result: bool,
+    /// It gave up.
+    failed: bool,
+    /// Timeouts in `iter`.
+    retries: u32,
+    /// The generation of its timeout timer (an older one is stale).
+    gen: u32,
+    /// Per child (in order): iterations received from it (iteration i received: > i).
+    got: Vec<u32>,
+    /// Its partial reduction of `iter`.
+    acc: Vec<u64>,
+    /// When its NIC is done with the children's messages received so far (each takes
+    /// `message_latency`, one after another).
+    busy_until: Time,
+}
+
+/// One collective's state.
+#[derive(Clone, Debug)]
+pub struct HwColl {
+    /// What it is.
+    pub spec: HwSpec,
+    ranks: Vec<RankState>,
+    /// (host, rank), sorted: a multicast copy names only the collective.
+    rank_of_host: Vec<(u32, u32)>,
+    /// Per iteration.
+    pub iters: Vec<IterRecord>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum TimerKind {
+    /// The rank enters the collective (its compute step is over).
+    Enter,
+    /// The rank's NIC has processed its level.
+    LevelDone,
+    /// The rank's request timed out.
+    Timeout,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Timer {
+    coll: u32,
+    rank: u32,
+    iter: u32,
+    kind: TimerKind,
+    /// Timeouts: the rank's timer generation when armed.
+    gen: u32,
+}
+
+/// Every hardware collective of a run.
+#[derive(Clone, Debug, Default)]
+pub struct HwCollectives {
+    /// The collectives.
+    pub colls: Vec<HwColl>,
+    timers: Vec<Timer>,
+    free: Vec<u32>,
+    /// Collective packets the NICs sent.
+    pub sent: u64,
+    /// Collective packets the NICs received.
+    pub received: u64,
+}
+
+impl HwCollectives {
+    /// The engine for `specs`.
+    pub fn new(specs: Vec<HwSpec>) -> HwCollectives {
+        let colls = specs
+            .into_iter()
+            .map(|spec| {
+                let n = spec.ranks.len();
+                let mut rank_of_host: Vec<(u32, u32)> = (spec.ranks.iter())
+                    .enumerate()
+                    .map(|(r, &h)| (h, r as u32))
+                    .collect();
+                rank_of_host.sort_unstable();
+                let ranks = (0..n)
+                    .map(|r| RankState {
+                        got: vec![0; spec.tree.children[r].len()],
+                        acc: Vec::with_capacity(spec.count as usize),
+                        ..Default::default()
+                    })
+                    .collect();
+                HwColl {
+                    iters: vec![IterRecord::default(); spec.repeat as usize],
+                    spec,
+                    ranks,
+                    rank_of_host,
+                }
+            })
+            .collect();
+        HwCollectives {
+            colls,
+            ..Default::default()
+        }
+    }
+
+    /// Rank-iterations in all: each ends when the rank has the result or gives up.
+    pub fn rank_iterations(&self) -> usize {
+        (self.colls.iter())
+            .map(|c| c.spec.ranks.len() * c.spec.repeat as usize)
+            .sum()
+    }
+
+    fn timer(&mut self, ctx: &mut Ctx, at: Time, t: Timer) {
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.timers[i as usize] = t;
+                i
+            }
+            None => {
+                self.timers.push(t);
+                self.timers.len() as u32 - 1
+            }
+        };
+        ctx.queue.push(at, crate::engine::Event::Collective(i));
+    }
+}
+
+impl Nics {
+    /// Schedules every rank's first entry (at the run's start).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn schedule_collectives(&mut self, ctx: &mut Ctx) {
+        let Some(hw) = self.hw.as_mut() else { return };
+        for c in 0..hw.colls.len() {
+            let s = &hw.colls[c].spec;
+            let (at, n) = (s.start + s.compute + s.host_overhead, s.ranks.len() as u32);
+            for rank in 0..n {
+                let t = Timer {
+                    coll: c as u32,
+                    rank,
+                    iter: 0,
+                    kind: TimerKind::Enter,
+                    gen: 0,
+                };
+                hw.timer(ctx, at, t);
+            }
+        }
+    }
+
+    /// A collective timer fired. (Out of line: the event loop of runs without
+    /// collectives keeps its code.)
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn on_collective_timer(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, i: u32) {
+        let hw = self
+            .hw
+            .as_mut()
+            .expect("collective timers need collectives");
+        let t = hw.timers[i as usize];
+        hw.free.push(i);
+        let st = &hw.colls[t.coll as usize].ranks[t.rank as usize];
+        if st.iter != t.iter || st.failed {
+            return;
+        }
+        if matches!(t.kind, TimerKind::Timeout) && t.gen != st.gen {
+            return;
+        }
+        match t.kind {
+            TimerKind::Enter => self.coll_enter(ctx, fabric, t.coll, t.rank),
+            TimerKind::LevelDone => self.coll_level_done(ctx, fabric, t.coll, t.rank),
+            TimerKind::Timeout => self.coll_timeout(ctx, fabric, t.coll, t.rank),
+        }
+    }
+
+    fn coll_enter(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let iter = coll.ranks[r as usize].iter;
+        let input = coll.spec.input(r, iter);
+        let st = &mut coll.ranks[r as usize];
+        st.entered = true;
+        st.acc.clear();
+        st.acc.extend_from_slice(&input);
+        // Children's messages that came in before this iteration began are processed now.
+        let early = st.got.iter().filter(|&&g| g > iter).count() as u64;
+        st.busy_until = ctx.now + early * coll.spec.message_latency;
+        // The call began a host overhead before the NIC has the request.
+        let call = ctx.now - coll.spec.host_overhead;
+        let rec = &mut coll.iters[iter as usize];
+        rec.first_entry.get_or_insert(call);
+        rec.last_entry = Some(call);
+        self.last_progress = ctx.now;
+        // Waiting for children counts too: a child that gave up must not hold its
+        // parent forever.
+        if coll.spec.tree.parent[r as usize].is_some()
+            || !coll.spec.tree.children[r as usize].is_empty()
+        {
+            self.coll_arm_timeout(ctx, c, r, iter);
+        }
+        self.coll_try_combine(ctx, fabric, c, r);
+    }
+
+    /// Combines once the rank has entered and every child's contribution is in.
+    fn coll_try_combine(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let st = &coll.ranks[r as usize];
+        let iter = st.iter;
+        if !st.entered || st.combined || st.got.iter().any(|&g| g <= iter) {
+            return;
+        }
+        let (op, t) = (coll.spec.op, coll.spec.dtype);
+        if coll.spec.kind == HwKind::Allreduce {
+            // In child order, whatever order they came in (a fixed order of additions).
+            let mut acc = std::mem::take(&mut coll.ranks[r as usize].acc);
+            for &ch in &coll.spec.tree.children[r as usize] {
+                op.combine(t, &mut acc, &coll.ranks[ch as usize].acc);
+            }
+            coll.ranks[r as usize].acc = acc;
+        }
+        coll.ranks[r as usize].combined = true;
+        let leaf = coll.spec.tree.children[r as usize].is_empty();
+        if leaf {
+            self.coll_level_done(ctx, fabric, c, r);
+        } else {
+            let ready = ctx.now.max(coll.ranks[r as usize].busy_until);
+            let at = ready + coll.spec.level_latency;
+            hw.timer(
+                ctx,
+                at,
+                Timer {
+                    coll: c,
+                    rank: r,
+                    iter,
+                    kind: TimerKind::LevelDone,
+                    gen: 0,
+                },
+            );
+        }
+    }
+
+    /// The rank's level is processed: up to the parent, or at the root the result.
+    fn coll_level_done(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let st = &mut coll.ranks[r as usize];
+        st.sent = true;
+        let iter = st.iter;
+        match coll.spec.tree.parent[r as usize] {
+            Some(p) => {
+                self.coll_send(ctx, fabric, c, r, Some(p), CollMsg::Up, iter);
+                self.coll_arm_timeout(ctx, c, r, iter);
+            }
+            None => {
+                // The result the root sends down: what every rank receives.
+                let res: &[u64] = match coll.spec.kind {
+                    HwKind::Barrier => &[],
+                    HwKind::Allreduce | HwKind::Bcast => &coll.ranks[r as usize].acc,
+                };
+                let want = coll.spec.expected(iter);
+                let ok = match coll.spec.kind {
+                    HwKind::Allreduce => {
+                        let n = coll.spec.ranks.len() as u32;
+                        let input = |q: u32| coll.spec.input(q, iter);
+                        let direct =
+                            reduce::sequential_fold(coll.spec.op, coll.spec.dtype, n, &input);
+                        let mag = reduce::magnitudes(coll.spec.dtype, n, res.len(), &input);
+                        res == want
+                            && reduce::agrees(coll.spec.op, coll.spec.dtype, res, &direct, &mag, n)
+                    }
+                    _ => res == want,
+                };
+                coll.iters[iter as usize].verified = Some(ok);
+                let multicast = coll.spec.multicast;
+                let host = coll.spec.ranks[r as usize];
+                let local: Vec<u32> = (coll.rank_of_host.iter())
+                    .filter(|&&(h, q)| h == host && q != r)
+                    .map(|&(_, q)| q)
+                    .collect();
+                if multicast {
+                    self.coll_send(ctx, fabric, c, r, None, CollMsg::Result, iter);
+                    // The other ranks of the root's NIC have it at once.
+                    for q in local {
+                        self.coll_deliver(ctx, fabric, c, r, q, CollMsg::Result, iter);
+                    }
+                }
+                self.coll_got_result(ctx, fabric, c, r, iter);
+            }
+        }
+    }
+
+    fn coll_arm_timeout(&mut self, ctx: &mut Ctx, c: u32, r: u32, iter: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let st = &mut hw.colls[c as usize].ranks[r as usize];
+        st.gen += 1;
+        let gen = st.gen;
+        let at = ctx.now + hw.colls[c as usize].spec.timeout;
+        hw.timer(
+            ctx,
+            at,
+            Timer {
+                coll: c,
+                rank: r,
+                iter,
+                kind: TimerKind::Timeout,
+                gen,
+            },
+        );
+    }
+
+    fn coll_timeout(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let st = &mut coll.ranks[r as usize];
+        if st.has_result {
+            return;
+        }
+        let iter = st.iter;
+        coll.iters[iter as usize].timeouts += 1;
+        if st.retries >= coll.spec.retries {
+            st.failed = true;
+            coll.iters[iter as usize].failed += 1;
+            self.launcher.phases_left -= 1;
+            return;
+        }
+        st.retries += 1;
+        // Sent: ask again (the request or the result got lost). Not sent yet: a child is
+        // late; wait again.
+        if st.sent {
+            let p =
+                coll.spec.tree.parent[r as usize].expect("the root has the result once it sent");
+            self.coll_send(ctx, fabric, c, r, Some(p), CollMsg::Up, iter);
+        }
+        self.coll_arm_timeout(ctx, c, r, iter);
+    }
+
+    /// Rank `r` has the result of `iter`: record it, pass it down (unicast mode), and go
+    /// on to the next iteration.
+    fn coll_got_result(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32, iter: u32) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let st = &mut coll.ranks[r as usize];
+        st.has_result = true;
+        // The call returns a host overhead after the NIC has the result.
+        let ret = ctx.now + coll.spec.host_overhead;
+        let rec = &mut coll.iters[iter as usize];
+        rec.done += 1;
+        rec.finish = Some(rec.finish.map_or(ret, |f| f.max(ret)));
+        self.last_progress = ctx.now;
+        self.launcher.phases_left -= 1;
+        if !coll.spec.multicast {
+            let children = coll.spec.tree.children[r as usize].clone();
+            for ch in children {
+                self.coll_send(ctx, fabric, c, r, Some(ch), CollMsg::Result, iter);
+            }
+        }
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        if iter + 1 < coll.spec.repeat {
+            let st = &mut coll.ranks[r as usize];
+            *st = RankState {
+                iter: iter + 1,
+                got: std::mem::take(&mut st.got),
+                acc: std::mem::take(&mut st.acc),
+                ..Default::default()
+            };
+            let at = ctx.now + 2 * coll.spec.host_overhead + coll.spec.compute;
+            hw.timer(
+                ctx,
+                at,
+                Timer {
+                    coll: c,
+                    rank: r,
+                    iter: iter + 1,
+                    kind: TimerKind::Enter,
+                    gen: 0,
+                },
+            );
+        }
+    }
+
+    /// Sends a collective message from rank `r` to rank `to`, or (`None`) the result by
+    /// multicast to every member NIC. A message between two ranks of one NIC never
+    /// leaves it: it is delivered at once.
+    #[allow(clippy::too_many_arguments)]
+    fn coll_send(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        c: u32,
+        r: u32,
+        to: Option<u32>,
+        msg: CollMsg,
+        iter: u32,
+    ) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let spec = &hw.colls[c as usize].spec;
+        let src = spec.ranks[r as usize];
+        if let Some(q) = to {
+            if spec.ranks[q as usize] == src {
+                return self.coll_deliver(ctx, fabric, c, r, q, msg, iter);
+            }
+        }
+        hw.sent += 1;
+        let bytes = match msg {
+            CollMsg::Up => spec.up_bytes(),
+            CollMsg::Result => spec.down_bytes(),
+        };
+        let port = PortId(self.hosts[src as usize].port.0 + spec.plane);
+        // The payload names the rank the message is for: up, the sender (its parent
+        // takes it); down by unicast, the receiver; by multicast, every rank of the NIC.
+        let (dst, hash, flags, rank) = match to {
+            Some(q) => (
+                spec.ranks[q as usize],
+                crate::routing::ecmp::mix32(c.wrapping_mul(0x9e37_79b9) ^ r),
+                0,
+                if msg == CollMsg::Up { r } else { q },
+            ),
+            // The group is the collective; the destination stays a real host (the root).
+            None => (src, c, FLAG_MCAST, EVERY_RANK),
+        };
+        let p = Packet::new(
+            Payload::Collective {
+                coll: c,
+                iter,
+                rank,
+                msg,
+            },
+            src,
+            ctx.now,
+        );
+        let h = Header {
+            dst,
+            hash,
+            wire: (ctx.params.header + bytes) as u32,
+            prio: ctx.params.ctrl_prio,
+            ecn: 0,
+            mark: 0,
+            flags,
+        };
+        let d = ctx.arena.alloc_desc(p, h);
+        let prio = ctx.params.ctrl_prio as usize;
+        fabric.ports[port].enqueue(prio, d, ctx.now);
+        self.try_transmit(ctx, fabric, src, port);
+    }
+
+    /// A collective packet reached NIC `host`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn on_collective_packet(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        host: u32,
+        p: &Packet,
+    ) {
+        let Payload::Collective {
+            coll: c,
+            iter,
+            rank,
+            msg,
+        } = p.payload
+        else {
+            unreachable!("a collective payload")
+        };
+        let hw = self
+            .hw
+            .as_mut()
+            .expect("collective packets need collectives");
+        hw.received += 1;
+        let coll = &hw.colls[c as usize];
+        match (msg, rank) {
+            (CollMsg::Up, from) => {
+                let me = coll.spec.tree.parent[from as usize].expect("an up message has a parent");
+                self.coll_deliver(ctx, fabric, c, from, me, msg, iter);
+            }
+            (CollMsg::Result, EVERY_RANK) => {
+                let (a, b) = (
+                    coll.rank_of_host.partition_point(|&(h, _)| h < host),
+                    coll.rank_of_host.partition_point(|&(h, _)| h <= host),
+                );
+                for i in a..b {
+                    let me =
+                        self.hw.as_ref().expect("collectives").colls[c as usize].rank_of_host[i].1;
+                    self.coll_deliver(ctx, fabric, c, EVERY_RANK, me, msg, iter);
+                }
+            }
+            (CollMsg::Result, me) => self.coll_deliver(ctx, fabric, c, EVERY_RANK, me, msg, iter),
+        }
+    }
+
+    /// Message `msg` of iteration `iter` from rank `from` reached rank `me`'s engine.
+    #[allow(clippy::too_many_arguments)]
+    fn coll_deliver(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        c: u32,
+        from: u32,
+        me: u32,
+        msg: CollMsg,
+        iter: u32,
+    ) {
+        let hw = self.hw.as_mut().expect("collectives");
+        let coll = &mut hw.colls[c as usize];
+        let st = &mut coll.ranks[me as usize];
+        if st.failed {
+            return;
+        }
+        match msg {
+            CollMsg::Up => {
+                let k = coll.spec.tree.children[me as usize]
+                    .binary_search(&from)
+                    .expect("the sender is a child");
+                if st.got[k] <= iter {
+                    st.got[k] = iter + 1;
+                    if st.iter == iter {
+                        st.busy_until = ctx.now.max(st.busy_until) + coll.spec.message_latency;
+                    }
+                    if st.iter == iter {
+                        self.coll_try_combine(ctx, fabric, c, me);
+                    }
+                } else if st.iter > iter || st.has_result {
+                    // A repeated request for a result this rank has: answer it.
+                    self.coll_send(ctx, fabric, c, me, Some(from), CollMsg::Result, iter);
+                }
+            }
+            CollMsg::Result => {
+                if st.iter == iter && !st.has_result && me != coll.spec.tree.root {
+                    self.coll_got_result(ctx, fabric, c, me, iter);
+                }
+            }
+        }
+    }
+}
+
+/// The rank field of a multicast result: for every rank of the receiving NIC.
+const EVERY_RANK: u32 = u32::MAX;
