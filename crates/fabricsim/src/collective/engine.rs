@@ -67,6 +67,18 @@ struct Timer {
     gen: u32,
 }
 
+impl Timer {
+    fn of(coll: u32, rank: u32, iter: u32, kind: TimerKind) -> Timer {
+        Timer {
+            coll,
+            rank,
+            iter,
+            kind,
+            gen: 0,
+        }
+    }
+}
+
 /// Every hardware collective of a run.
 #[derive(Clone, Debug, Default)]
 pub struct HwCollectives {
@@ -145,14 +157,7 @@ impl Nics {
             let s = &hw.colls[c].spec;
             let (at, n) = (s.start + s.compute + s.host_overhead, s.ranks.len() as u32);
             for rank in 0..n {
-                let t = Timer {
-                    coll: c as u32,
-                    rank,
-                    iter: 0,
-                    kind: TimerKind::Enter,
-                    gen: 0,
-                };
-                hw.timer(ctx, at, t);
+                hw.timer(ctx, at, Timer::of(c as u32, rank, 0, TimerKind::Enter));
             }
         }
     }
@@ -235,17 +240,7 @@ impl Nics {
         } else {
             let ready = ctx.now.max(coll.ranks[r as usize].busy_until);
             let at = ready + coll.spec.level_latency;
-            hw.timer(
-                ctx,
-                at,
-                Timer {
-                    coll: c,
-                    rank: r,
-                    iter,
-                    kind: TimerKind::LevelDone,
-                    gen: 0,
-                },
-            );
+            hw.timer(ctx, at, Timer::of(c, r, iter, TimerKind::LevelDone));
         }
     }
 
@@ -309,11 +304,8 @@ impl Nics {
             ctx,
             at,
             Timer {
-                coll: c,
-                rank: r,
-                iter,
-                kind: TimerKind::Timeout,
                 gen,
+                ..Timer::of(c, r, iter, TimerKind::Timeout)
             },
         );
     }
@@ -375,17 +367,7 @@ impl Nics {
                 ..Default::default()
             };
             let at = ctx.now + 2 * coll.spec.host_overhead + coll.spec.compute;
-            hw.timer(
-                ctx,
-                at,
-                Timer {
-                    coll: c,
-                    rank: r,
-                    iter: iter + 1,
-                    kind: TimerKind::Enter,
-                    gen: 0,
-                },
-            );
+            hw.timer(ctx, at, Timer::of(c, r, iter + 1, TimerKind::Enter));
         }
     }
 
