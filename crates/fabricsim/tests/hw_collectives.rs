@@ -69,6 +69,22 @@ fn hw(s: &Simulation) -> &HwCollectives {
     s.nics.hw.as_deref().expect("collectives")
 }
 
+/// The first `n` hosts of the fabric rearranged as 16 leaves of one NIC each (every
+/// message between two of them crosses leaf, spine, leaf), in one hw_collective entry.
+fn one_per_leaf(n: u32, fields: &str) -> String {
+    let hosts: Vec<String> = (0..n).map(|h| h.to_string()).collect();
+    scenario("", &format!("{fields}\nhosts = [{}]", hosts.join(", ")))
+        .replace("leaves = 8", "leaves = 16")
+        .replace("nodes_per_leaf = 2", "nodes_per_leaf = 1")
+}
+
+/// The serialization of a header-only message (48 B) on the Sunway port (4 lanes x
+/// 28 Gbps with 64b/66b).
+fn header_ser(s: &Simulation) -> Time {
+    let rate = s.fabric.ports[s.nics.hosts[0].port.idx()].rate.0;
+    fabricsim::units::ser_time(48, rate)
+}
+
 /// One packet from NIC to NIC across `h` cut-through routers at 100 ns each (pin to
 /// pin): h x router latency + one serialization `ser` + h + 1 cables of 5 ns.
 fn hop(h: u64, ser: Time) -> Time {
@@ -88,23 +104,13 @@ fn a_barrier_on_an_idle_fabric_takes_the_analytic_time() {
         (7, 8, 1000),
         (1, 6, 300),
     ] {
-        let hosts: Vec<String> = (0..n).map(|h| h.to_string()).collect();
-        let src = scenario(
-            "",
-            &format!(
-                "collective = \"barrier\"\nhosts = [{}]\nfan_in = {fan_in}\nlevel_latency = \"{level}ns\"",
-                hosts.join(", ")
-            ),
-        )
-        .replace("leaves = 8", "leaves = 16")
-        .replace("nodes_per_leaf = 2", "nodes_per_leaf = 1");
-        let s = run(&src);
+        let s = run(&one_per_leaf(
+            n,
+            &format!("collective = \"barrier\"\nfan_in = {fan_in}\nlevel_latency = \"{level}ns\""),
+        ));
         let c = &hw(&s).colls[0];
         let d = c.spec.tree.height() as u64;
-        // The Sunway port: 4 lanes x 28 Gbps with 64b/66b; a barrier message is 48 B of
-        // header only.
-        let rate = s.fabric.ports[s.nics.hosts[0].port.idx()].rate.0;
-        let ser = fabricsim::units::ser_time(48, rate);
+        let ser = header_ser(&s);
         let hop = hop(3, ser);
         let want = d * (level * NS + hop + (fan_in as u64 - 1) * ser) + hop;
         let r = &c.iters[0];
@@ -311,21 +317,13 @@ fn ranks_sharing_a_nic_and_the_host_overhead() {
 #[test]
 fn message_latency_is_paid_per_child_one_after_another() {
     for (fan_in, n) in [(3u32, 13u32), (1, 5)] {
-        let hosts: Vec<String> = (0..n).map(|h| h.to_string()).collect();
-        let src = scenario(
-            "",
-            &format!(
-                "collective = \"barrier\"\nhosts = [{}]\nfan_in = {fan_in}\nlevel_latency = \"400ns\"\nmessage_latency = \"200ns\"",
-                hosts.join(", ")
-            ),
-        )
-        .replace("leaves = 8", "leaves = 16")
-        .replace("nodes_per_leaf = 2", "nodes_per_leaf = 1");
-        let s = run(&src);
+        let s = run(&one_per_leaf(
+            n,
+            &format!("collective = \"barrier\"\nfan_in = {fan_in}\nlevel_latency = \"400ns\"\nmessage_latency = \"200ns\""),
+        ));
         let c = &hw(&s).colls[0];
         let d = c.spec.tree.height() as u64;
-        let rate = s.fabric.ports[s.nics.hosts[0].port.idx()].rate.0;
-        let hop = hop(3, fabricsim::units::ser_time(48, rate));
+        let hop = hop(3, header_ser(&s));
         let want = d * (400 * NS + hop + fan_in as u64 * 200 * NS) + hop;
         assert_eq!(c.iters[0].finish, Some(want), "fan-in {fan_in}");
     }
