@@ -70,6 +70,14 @@ pub struct DcqcnCfg {
     /// Minimum interval between CNPs of one flow at the receiver.
     #[serde(default, deserialize_with = "su::opt_time")]
     pub cnp_interval: Option<Time>,
+    /// Set the target rate to the current rate on every cut (`paper`), or only when the
+    /// rate increased since the last cut (`ns3`, Mellanox's `clamp_tgt_rate = 0`).
+    #[serde(default)]
+    pub clamp_target: Option<bool>,
+    /// Scale the `paper` profile's additive step (40 Mbps) and byte counter (10 MB), the
+    /// SIGCOMM 2015 values for 40G NICs, by line rate / 40 Gbps.
+    #[serde(default)]
+    pub scale_to_line_rate: bool,
 }
 
 fn d_dcqcn_profile() -> DcqcnProfile {
@@ -89,6 +97,8 @@ impl Default for DcqcnCfg {
             byte_counter: None,
             f: None,
             cnp_interval: None,
+            clamp_target: None,
+            scale_to_line_rate: false,
         }
     }
 }
@@ -148,6 +158,11 @@ fn params(cfg: &DcqcnCfg, line: Rate) -> Vec<Param> {
                 p.cnp_interval,
                 "receiver: least gap between CNPs of a flow (0: one per CE packet)",
             ),
+            Param::plain(
+                "clamp_target",
+                p.clamp_target,
+                "target rate := current rate on every cut (false: only after an increase)",
+            ),
         ]
     };
     let other = match cfg.profile {
@@ -161,11 +176,18 @@ fn params(cfg: &DcqcnCfg, line: Rate) -> Vec<Param> {
         },
         line,
     ));
-    let mut v = vec![Param::choice(
-        "profile",
-        &cfg.profile,
-        "the HPCC ns-3 module (Mellanox mode), or SIGCOMM 2015",
-    )];
+    let mut v = vec![
+        Param::choice(
+            "profile",
+            &cfg.profile,
+            "the HPCC ns-3 module (Mellanox mode), or SIGCOMM 2015",
+        ),
+        Param::plain(
+            "scale_to_line_rate",
+            cfg.scale_to_line_rate,
+            "paper: R_AI and byte counter (40G values) times line rate / 40 Gbps",
+        ),
+    ];
     v.extend(
         rows(&DcqcnParams::resolve(cfg, line))
             .into_iter()
@@ -242,24 +264,32 @@ impl DcqcnParams {
     ///
     /// - `paper`: SIGCOMM 2015 and ALGORITHMS.md: g 1/256, alpha and rate timers 55 us,
     ///   byte counter 10 MB, F 5, R_AI 40 Mbps, R_HAI C/10, Rmin C/1000, CNPs at most one
-    ///   per 50 us per flow, Rt clamped on every cut.
+    ///   per 50 us per flow, Rt clamped on every cut. R_AI and the byte counter are the
+    ///   paper's values for its 40G NICs; `scale_to_line_rate` multiplies them by C / 40G
+    ///   (at 100G: 100 Mbps and 25 MB).
     /// - `ns3`: the HPCC ns-3 module's `mix/config.txt` (ALPHA_RESUME_INTERVAL 1 us,
     ///   RATE_DECREASE_INTERVAL 4 us, CLAMP_TARGET_RATE 0, RP_TIMER 300 us,
     ///   FAST_RECOVERY_TIMES 1, RATE_AI 20 Mb/s and RATE_HAI 200 Mb/s at 100G, scaled with
     ///   C, MIN_RATE 100 Mb/s), CNP feedback for every CE-marked packet.
     pub fn resolve(cfg: &DcqcnCfg, line: Rate) -> DcqcnParams {
         let c = line.0 as f64;
+        // The paper's NICs ran at 40G.
+        let scale = if cfg.scale_to_line_rate && cfg.profile == DcqcnProfile::Paper {
+            c / 40e9
+        } else {
+            1.0
+        };
         let base = match cfg.profile {
             DcqcnProfile::Paper => DcqcnParams {
                 g: 1.0 / 256.0,
                 alpha0: 1.0,
-                rai: 40e6,
+                rai: 40e6 * scale,
                 rhai: c / 10.0,
                 rmin: c / 1000.0,
                 timer: 55 * US,
                 alpha_interval: 55 * US,
                 decrease_interval: 0,
-                byte_counter: 10_000_000,
+                byte_counter: (10_000_000.0 * scale).round() as u64,
                 f: 5,
                 cnp_interval: 50 * US,
                 clamp_target: true,
@@ -291,6 +321,7 @@ impl DcqcnParams {
             byte_counter: cfg.byte_counter.unwrap_or(base.byte_counter),
             f: cfg.f.unwrap_or(base.f),
             cnp_interval: cfg.cnp_interval.unwrap_or(base.cnp_interval),
+            clamp_target: cfg.clamp_target.unwrap_or(base.clamp_target),
             ..base
         }
     }
@@ -567,5 +598,36 @@ mod tests {
         let a = d.alpha;
         d.on_send(200 * US, 1000);
         assert!(d.alpha < a * 0.6, "{} -> {}", a, d.alpha);
+    }
+
+    #[test]
+    fn the_paper_profile_scales_with_line_rate_on_request() {
+        let cfg = |scale: bool, profile: DcqcnProfile| DcqcnCfg {
+            profile,
+            scale_to_line_rate: scale,
+            ..DcqcnCfg::default()
+        };
+        let p = DcqcnParams::resolve(&cfg(false, DcqcnProfile::Paper), Rate::gbps(100));
+        assert_eq!((p.rai, p.byte_counter), (40e6, 10_000_000));
+        let s = DcqcnParams::resolve(&cfg(true, DcqcnProfile::Paper), Rate::gbps(100));
+        assert_eq!((s.rai, s.byte_counter), (100e6, 25_000_000));
+        assert_eq!(s.rhai, p.rhai, "the rest is the paper's");
+        let s400 = DcqcnParams::resolve(&cfg(true, DcqcnProfile::Paper), Rate::gbps(400));
+        assert_eq!((s400.rai, s400.byte_counter), (400e6, 100_000_000));
+        // At 40G scaling changes nothing; ns3 already scales its own steps.
+        let s40 = DcqcnParams::resolve(&cfg(true, DcqcnProfile::Paper), Rate::gbps(40));
+        assert_eq!((s40.rai, s40.byte_counter), (40e6, 10_000_000));
+        let n = DcqcnParams::resolve(&cfg(true, DcqcnProfile::Ns3), Rate::gbps(100));
+        let n0 = DcqcnParams::resolve(&cfg(false, DcqcnProfile::Ns3), Rate::gbps(100));
+        assert_eq!((n.rai, n.byte_counter), (n0.rai, n0.byte_counter));
+        // A value set in the scenario wins over the scaled one; clamp_target is exposed.
+        let c = DcqcnCfg {
+            rai: Some(Rate(5_000_000)),
+            clamp_target: Some(false),
+            ..cfg(true, DcqcnProfile::Paper)
+        };
+        let r = DcqcnParams::resolve(&c, Rate::gbps(100));
+        assert_eq!(r.rai, 5e6);
+        assert!(!r.clamp_target && p.clamp_target);
     }
 }
