@@ -369,6 +369,15 @@ const CASES: &[(&str, &str, &[&str])] = &[
             "sweep[3].values=[1e-5]",
             "max_time=\"500us\"",
         ],
+    ),    (
+        "ecmp-polarization",
+        "ecmp-polarization.toml",
+        &[
+            "workload[0].size=\"256KiB\"",
+            "workload[1].size=\"256KiB\"",
+            "workload[2].size=\"256KiB\"",
+            "workload[3].size=\"256KiB\"",
+        ],
     ),
 ];
 
