@@ -81,7 +81,8 @@ const CASES: &[(&str, &str, &[&str])] = &[
             "sweep[1].values=[\"none\"]",
             "sweep[3].values=[1e-6]",
         ],
-    ),    (
+    ),
+    (
         "ecmp-polarization",
         "ecmp-polarization.toml",
         &[

@@ -369,7 +369,8 @@ const CASES: &[(&str, &str, &[&str])] = &[
             "sweep[3].values=[1e-5]",
             "max_time=\"500us\"",
         ],
-    ),    (
+    ),
+    (
         "ecmp-polarization",
         "ecmp-polarization.toml",
         &[
