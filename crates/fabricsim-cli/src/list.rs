@@ -38,6 +38,7 @@ pub fn text() -> String {
     described::<CreditCfg>(w, "[fabric.credit]");
     described::<EcnCfg>(w, "[fabric.ecn]");
     described::<LoadBalanceCfg>(w, "[fabric.load_balance]");
+    described::<fabricsim::routing::ecmp::EcmpHashCfg>(w, "[fabric.load_balance.hash]");
     let names: Vec<&str> = BALANCERS.iter().map(|e| e.name).collect();
     let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
     for e in BALANCERS {

@@ -82,6 +82,16 @@ const CASES: &[(&str, &str, &[&str])] = &[
             "sweep[3].values=[1e-6]",
         ],
     ),
+    (
+        "ecmp-polarization",
+        "ecmp-polarization.toml",
+        &[
+            "workload[0].size=\"256KiB\"",
+            "workload[1].size=\"256KiB\"",
+            "workload[2].size=\"256KiB\"",
+            "workload[3].size=\"256KiB\"",
+        ],
+    ),
 ];
 
 /// The tables compared (`links.csv` only where faults or bit errors make one).

@@ -370,6 +370,16 @@ const CASES: &[(&str, &str, &[&str])] = &[
             "max_time=\"500us\"",
         ],
     ),
+    (
+        "ecmp-polarization",
+        "ecmp-polarization.toml",
+        &[
+            "workload[0].size=\"256KiB\"",
+            "workload[1].size=\"256KiB\"",
+            "workload[2].size=\"256KiB\"",
+            "workload[3].size=\"256KiB\"",
+        ],
+    ),
 ];
 
 #[test]

@@ -40,6 +40,10 @@ pub struct LbEntry {
 pub enum LbAlgorithm {
     /// Per-flow 5-tuple hash with a per-switch salt.
     Ecmp,
+    /// `ecmp` with an ASIC hash function (`fabric.load_balance.hash.function` other than
+    /// `murmur`): the flow hash XOR the switch's seed, modulo the next hops. Resolved when
+    /// the run is built ([`super::ecmp::EcmpHashCfg::resolve`]); not a name of its own.
+    EcmpModulo,
     /// Per-packet uniformly random next hop.
     SprayRandom,
     /// Per-packet round robin among next hops.
@@ -93,6 +97,7 @@ impl LbAlgorithm {
     pub fn pick(self, hash: u32, n: usize, sw: LbState<'_>) -> usize {
         match self {
             LbAlgorithm::Ecmp => super::ecmp::Ecmp.pick(hash, n, sw),
+            LbAlgorithm::EcmpModulo => super::ecmp::EcmpModulo.pick(hash, n, sw),
             LbAlgorithm::Pktc => crate::gse::pktc::Pktc.pick(hash, n, sw),
             LbAlgorithm::SprayRandom => super::spray::SprayRandom.pick(hash, n, sw),
             LbAlgorithm::SprayRr => super::spray::SprayRr.pick(hash, n, sw),
@@ -105,9 +110,13 @@ impl LbAlgorithm {
 
     /// Its registry entry.
     pub fn entry(self) -> &'static LbEntry {
+        let named = match self {
+            LbAlgorithm::EcmpModulo => LbAlgorithm::Ecmp,
+            a => a,
+        };
         BALANCERS
             .iter()
-            .find(|e| e.algorithm == self)
+            .find(|e| e.algorithm == named)
             .expect("every load balancer is registered")
     }
     /// The name used in scenario files.
@@ -146,6 +155,23 @@ pub struct LoadBalanceCfg {
     /// A name of [`BALANCERS`].
     #[serde(default = "d_lb")]
     pub algorithm: LbAlgorithm,
+    /// The ECMP hash model (`[fabric.load_balance.hash]`).
+    #[serde(default)]
+    pub hash: super::ecmp::EcmpHashCfg,
+}
+
+impl LoadBalanceCfg {
+    /// Checks the hash model against the algorithm; fields relative to the section.
+    pub fn validate(&self) -> Result<(), crate::param::ParamError> {
+        self.hash
+            .validate(self.algorithm)
+            .map_err(|e| e.within("hash"))
+    }
+
+    /// The balancer the switches run (see [`super::ecmp::EcmpHashCfg::resolve`]).
+    pub fn resolved(&self) -> LbAlgorithm {
+        self.hash.resolve(self.algorithm)
+    }
 }
 
 fn d_lb() -> LbAlgorithm {
@@ -154,7 +180,10 @@ fn d_lb() -> LbAlgorithm {
 
 impl Default for LoadBalanceCfg {
     fn default() -> Self {
-        LoadBalanceCfg { algorithm: d_lb() }
+        LoadBalanceCfg {
+            algorithm: d_lb(),
+            hash: Default::default(),
+        }
     }
 }
 
@@ -162,7 +191,10 @@ impl Described for LoadBalanceCfg {
     const ABOUT: &'static str = "load balancing among equal-cost next hops";
     fn params() -> Vec<Param> {
         let names: Vec<String> = names().iter().map(|n| format!("\"{n}\"")).collect();
-        vec![Param::word("algorithm", d_lb().name(), names.join(" | "))]
+        vec![
+            Param::word("algorithm", d_lb().name(), names.join(" | ")),
+            Param::section("hash", "[fabric.load_balance.hash]"),
+        ]
     }
 }
 

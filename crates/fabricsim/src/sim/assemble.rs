@@ -17,7 +17,8 @@ use crate::faults::{FaultState, RoutingInputs};
 use crate::ids::{NodeId, PortId, PortRange};
 use crate::longhaul::dr::{DrRole, DrState};
 use crate::packet::PacketArena;
-use crate::routing::{ecmp, RoutingTable};
+use crate::routing::ecmp::{self, SourcePort};
+use crate::routing::RoutingTable;
 use crate::scenario::config::{LbAlgorithm, Scenario, SecurityMode};
 use crate::scenario::ScenarioError;
 use crate::seed::{component_rng, component_seed};
@@ -29,6 +30,7 @@ use crate::transport::rdma::ideal_fct;
 use crate::transport::{Flow, Host};
 use crate::units::{Rate, Time};
 use crate::workload::Workload;
+use std::collections::HashMap;
 
 use crate::fabric::flow_control::{AnyFlowControl, Credit, Pfc};
 use crate::fabric::switch::SwitchRole;
@@ -124,6 +126,7 @@ impl Simulation {
         }
         let node_is_switch: Vec<bool> = g.nodes.iter().map(|x| x.is_switch).collect();
         let sw_lat = sc.fabric.switch_latency;
+        let lb_hash = &sc.fabric.load_balance.hash;
         let by_id: Vec<PortInit> = by_id
             .into_iter()
             .map(|e| e.expect("every port belongs to a link"))
@@ -243,7 +246,8 @@ impl Simulation {
                 buffer,
                 ecn,
                 rng: component_rng(sc.seed, &node.name),
-                salt: component_seed(sc.seed, &format!("{}/ecmp", node.name)) as u32,
+                salt: component_seed(sc.seed, &lb_hash.seed.salt_name(&node.name)) as u32
+                    & lb_hash.function.mask(),
                 rr: 0,
                 drops: 0,
                 generated: 0,
@@ -320,20 +324,35 @@ impl Simulation {
             .collect();
         // Flows.
         let mut flows = Vec::with_capacity(specs.len());
+        // Under sequential source ports: each NIC's next queue pair index, and the port
+        // of each (NIC, connection or lone flow).
+        let mut next_qp = vec![0u32; hosts.len()];
+        let mut qp_port: HashMap<(u32, Result<u64, usize>), u16> = HashMap::new();
         for (i, s) in specs.into_iter().enumerate() {
             // The NIC's data rate: its port's, times the ports that carry data.
             let line = Rate(ports[hosts[s.src as usize].port.idx()].rate.0 * data_rails.1 as u64);
             // The real controller is made once the flow's path (and base RTT) is known.
             let cc = AnyCc::LineRate(line_rate::LineRate { bps: line.0 as f64 });
-            // RoCE NICs derive the UDP source port from the queue pair; here it is drawn
-            // from the seed so that a different seed gives different ECMP paths.
+            // RoCE NICs derive the UDP source port from the queue pair; by default here it
+            // is drawn from the seed so that a different seed gives different ECMP paths,
+            // or (`source_port = "sequential"`) numbered per NIC as NICs do.
             // Flows of one queue pair (steps of a collective) share its source port.
             let key = match conn[i] {
                 Some(k) => k,
                 None => component_seed(sc.seed, &format!("flow{i}")),
             };
-            let sport = (key & 0xffff) as u16 | 0xc000;
-            let hash = ecmp::five_tuple_hash(s.src, s.dst, sport);
+            let sport = match lb_hash.source_port {
+                SourcePort::Random => (key & 0xffff) as u16 | 0xc000,
+                SourcePort::Sequential => {
+                    let next = &mut next_qp[s.src as usize];
+                    *qp_port.entry((s.src, conn[i].ok_or(i))).or_insert_with(|| {
+                        let p = ecmp::SPORT_BASE + (*next % 0x4000) as u16;
+                        *next += 1;
+                        p
+                    })
+                }
+            };
+            let hash = lb_hash.function.flow_hash(s.src, s.dst, sport);
             flows.push(Flow::new(s, hash, sport, cc));
         }
         let deps = Deps::build(flows.len(), phases.len(), &deps, &timed, &job_specs, &conn);

@@ -42,6 +42,9 @@ impl Simulation {
             ));
         }
         f.pfc.validate(pkt_max).map_err(at("fabric.pfc"))?;
+        f.load_balance
+            .validate()
+            .map_err(at("fabric.load_balance"))?;
         let credit = f.credit.enabled.then(|| VcLayout::new(f.credit.vcs as u8));
         if credit.is_some() {
             // A packet grows by its INT records on the way (HPCC).
@@ -119,7 +122,7 @@ impl Simulation {
             pfc: f.pfc.enabled,
             pfc_edge_only: f.pfc.scope == PfcScope::Edge,
             pause_quanta: f.pfc.pause_quanta.max(1),
-            lb: f.load_balance.algorithm,
+            lb: f.load_balance.resolved(),
             max_time: sc.max_time,
             stall_timeout: sc.stall_timeout,
             queue_interval: sc.record.queue_interval,

@@ -319,6 +319,11 @@ impl Simulation {
                         LbAlgorithm::Ecmp => {
                             ecmp::pick(f.hash, self.fabric.switches[s as usize].salt, c.len())
                         }
+                        LbAlgorithm::EcmpModulo => ecmp::pick_modulo(
+                            f.hash,
+                            self.fabric.switches[s as usize].salt,
+                            c.len(),
+                        ),
                         _ => 0,
                     };
                     port = c[k];

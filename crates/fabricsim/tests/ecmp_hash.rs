@@ -1,0 +1,131 @@
+//! The ECMP hash model (`[fabric.load_balance.hash]`): a shared seed polarizes the tiers
+//! of a fat-tree, sequential source ports number each NIC's queue pairs.
+
+use fabricsim::fabric::NodeKind;
+use fabricsim::load_str;
+use fabricsim::routing::ecmp;
+use fabricsim::routing::LbAlgorithm;
+use fabricsim::runner::build_all;
+use fabricsim::sim::Simulation;
+use std::path::Path;
+
+/// A k = 8 fat-tree (128 hosts); host 0..15 each send one flow to a host of another pod
+/// (`dst = 16 * (1 + i % 7) + i`), plus the `extra` TOML.
+fn build(extra: &str) -> Simulation {
+    let flows: Vec<String> = (0..16u32)
+        .flat_map(|i| {
+            (1..8u32).map(move |p| {
+                format!(
+                    "{{ src = {i}, dst = {}, size = \"64KiB\" }}",
+                    16 * p + (i + p) % 16
+                )
+            })
+        })
+        .collect();
+    let toml = format!(
+        "name = \"t\"\nseed = 3\n[topology]\nkind = \"fat_tree\"\nk = 8\nrate = \"100Gbps\"\n{extra}\n[[workload]]\nkind = \"flows\"\nflows = [{}]\n",
+        flows.join(", ")
+    );
+    let l = load_str(&toml, "<test>", Path::new("."), &[]).expect("valid scenario");
+    build_all(&l, None)
+        .expect("builds")
+        .pop()
+        .expect("one run")
+        .1
+}
+
+/// The index a switch picks among `n` next hops for flow hash `hash`.
+fn index(sim: &Simulation, s: u32, hash: u32, n: usize) -> usize {
+    let salt = sim.fabric.switches[s as usize].salt;
+    match sim.ctx.params.lb {
+        LbAlgorithm::Ecmp => ecmp::pick(hash, salt, n),
+        LbAlgorithm::EcmpModulo => ecmp::pick_modulo(hash, salt, n),
+        other => panic!("not ECMP: {other}"),
+    }
+}
+
+/// Per flow: the uplink index it takes at its edge switch and at the aggregation switch.
+fn up_indices(sim: &Simulation) -> Vec<(usize, usize)> {
+    let switch_of = |port: fabricsim::ids::PortId| {
+        let node = sim.fabric.ports[port].node;
+        match sim.fabric.nodes[node].kind {
+            NodeKind::Switch(s) => s,
+            NodeKind::Host(_) => panic!("a host"),
+        }
+    };
+    sim.nics
+        .flows
+        .iter()
+        .map(|f| {
+            let host_port = sim.nics.hosts[f.spec.src as usize].port;
+            let edge = switch_of(sim.fabric.ports[host_port.idx()].peer);
+            let c = sim.fabric.routing.candidates(edge, f.spec.dst);
+            assert_eq!(c.len(), 4, "k/2 uplinks at the edge");
+            let ke = index(sim, edge, f.hash, c.len());
+            let agg = switch_of(sim.fabric.ports[c[ke] as usize].peer);
+            let c2 = sim.fabric.routing.candidates(agg, f.spec.dst);
+            assert_eq!(c2.len(), 4, "k/2 uplinks at the aggregation layer");
+            (ke, index(sim, agg, f.hash, c2.len()))
+        })
+        .collect()
+}
+
+#[test]
+fn a_shared_seed_makes_every_tier_choose_alike() {
+    for function in ["murmur", "crc16", "crc32", "xor_fold"] {
+        let sim = build(&format!(
+            "[fabric.load_balance.hash]\nfunction = \"{function}\"\nseed = \"shared\""
+        ));
+        let ups = up_indices(&sim);
+        assert_eq!(ups.len(), 112);
+        assert!(ups.iter().all(|(e, a)| e == a), "{function}: {ups:?}");
+        // Not trivially one index for all flows.
+        assert!(ups.iter().any(|u| u.0 != ups[0].0), "{function}: {ups:?}");
+    }
+}
+
+#[test]
+fn per_switch_seeds_choose_independently() {
+    for function in ["murmur", "crc32"] {
+        let sim = build(&format!(
+            "[fabric.load_balance.hash]\nfunction = \"{function}\""
+        ));
+        let ups = up_indices(&sim);
+        let same = ups.iter().filter(|(e, a)| e == a).count();
+        assert!(same < ups.len(), "{function}: {ups:?}");
+    }
+    // The default is the ideal model, on today's balancer.
+    let sim = build("");
+    assert_eq!(sim.ctx.params.lb, LbAlgorithm::Ecmp);
+    let ups = up_indices(&sim);
+    let same = ups.iter().filter(|(e, a)| e == a).count();
+    // Independent choices among 4: about a quarter agree.
+    assert!((10..50).contains(&same), "{same} of {}", ups.len());
+}
+
+#[test]
+fn sequential_source_ports_are_consecutive_per_nic() {
+    let sim = build("[fabric.load_balance.hash]\nsource_port = \"sequential\"");
+    for src in 0..16u32 {
+        let ports: Vec<u16> = sim
+            .nics
+            .flows
+            .iter()
+            .filter(|f| f.spec.src == src)
+            .map(|f| f.sport)
+            .collect();
+        let want: Vec<u16> = (0..7).map(|q| ecmp::SPORT_BASE + q).collect();
+        assert_eq!(ports, want, "NIC {src}");
+    }
+    // Random ports by default: not consecutive.
+    let sim = build("");
+    let ports: Vec<u16> = sim.nics.flows.iter().take(7).map(|f| f.sport).collect();
+    assert!(ports.windows(2).any(|w| w[1] != w[0] + 1), "{ports:?}");
+    // The hash follows the function.
+    let sim = build("[fabric.load_balance.hash]\nfunction = \"crc32\"");
+    let f = &sim.nics.flows[0];
+    assert_eq!(
+        f.hash,
+        ecmp::crc32_ieee(&ecmp::tuple_bytes(f.spec.src, f.spec.dst, f.sport))
+    );
+}
