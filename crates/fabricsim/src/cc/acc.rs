@@ -15,6 +15,23 @@
 //!   pipe = R_ack x base RTT; excess = max(0, inflight - pipe). The source halts for
 //!   excess / R_ack, long enough for the bottleneck to drain the excess but not to idle,
 //!   then sends at R_ack (the paper's "source halt" and "rate matching").
+//!
+//! The halt is bounded three ways, because an R_ack measured in a bad period (a burst of
+//! PFC pauses) can be tiny and make excess / R_ack huge, and a flow halted with nothing in
+//! flight gets no ACK to tell it otherwise:
+//! - the ACK stream ends it: the network conserves packets, so once the bytes in flight
+//!   fit the pipe (the cumulative ACK passed the halt point minus the pipe) the excess has
+//!   drained and staying silent would idle the bottleneck; the NIC resumes the flow at once;
+//! - it never lasts more than [`AccParams::max_halt`] (4 base RTTs \[recon\]);
+//! - a later congested period refines it (new pipe, new end; the cap counts from its start).
+//!
+//! The digest says "record the ACK arrival rate; after the halt send at that rate". Which
+//! ACKs is not said: after a halt of at least a period the flow sends at the rate its ACKs
+//! arrived during the halt, the freshest measure of what the bottleneck gives it; after a
+//! shorter one, at R_ack of the period before \[recon\]. R_ack spans the whole stretch since
+//! the previous period's end when the flow had bytes in flight but got no ACK for more than
+//! a period: the bottleneck gave it nothing then, and a period measured only from the next
+//! ACK would overstate its rate \[recon\].
 //! - *Victim*: UE seen and no CE. The rate holds; when UE persists for more than Pthresh
 //!   consecutive periods the congestion tree is not going away quickly and the rate halves
 //!   (then the count starts again).
@@ -54,8 +71,8 @@ use serde::Deserialize;
 /// Provenance of the defaults ([`AccParams::new`]): the period (base RTT), the 90% CE
 /// threshold, the classification by CE > UE > NO, the halt of excess / R_ack and the
 /// halving of victims are the paper's (SEEDS.md 004, \[seed\]); Pthresh 3 and S 5 are
-/// ALGORITHMS.md's defaults; R_AI = C/100, s = 4, the rate weight w = 1 and the floor
-/// C/1000 are reconstructed \[recon\].
+/// ALGORITHMS.md's defaults; R_AI = C/100, s = 4, the rate weight w = 1, the floor
+/// C/1000 and the halt cap of 4 base RTTs are reconstructed \[recon\].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AccParams {
     /// Decision period T. Default the base RTT \[seed\].
@@ -80,6 +97,11 @@ pub struct AccParams {
     pub min_rate: f64,
     /// Source halt on congestion (false: "ACC without halt").
     pub halt: bool,
+    /// Longest source halt. Default 4 base RTTs \[recon\]: the paper halts "until the
+    /// queued excess drains" and ends the halt from the ACK stream; the cap bounds a halt
+    /// whose R_ack was measured low (a burst of PFC pauses) so that a congested flow is
+    /// never idle for more than a few RTTs.
+    pub max_halt: Time,
     /// Restart the period at the first CE-marked ACK after a period without CE, so that
     /// the first decision on a new congestion comes one full period after its onset.
     /// Default true \[recon\]: with a fixed grid the onset falls inside a period whose
@@ -103,6 +125,7 @@ impl AccParams {
             rate_weight: 1.0,
             min_rate: c / 1000.0,
             halt: true,
+            max_halt: 4 * base_rtt,
             onset_restart: true,
         }
     }
@@ -128,6 +151,7 @@ impl AccParams {
                 .unwrap_or(b.min_rate)
                 .min(line.0 as f64),
             halt: cfg.halt.unwrap_or(b.halt),
+            max_halt: cfg.max_halt.unwrap_or(b.max_halt),
             onset_restart: cfg.onset_restart.unwrap_or(b.onset_restart),
         }
     }
@@ -169,6 +193,9 @@ pub struct AccCfg {
     /// Source halt (false: ACC without halt).
     #[serde(default)]
     pub halt: Option<bool>,
+    /// Longest source halt (default: 4 base RTTs).
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub max_halt: Option<Time>,
     /// Restart the period at the onset of congestion (the first CE after a CE-free
     /// period).
     #[serde(default)]
@@ -254,6 +281,11 @@ fn params(p: &AccParams) -> Vec<Param> {
         ),
         Param::rate("min_rate", p.min_rate, "lowest rate, C/1000 [recon]"),
         Param::plain("halt", p.halt, "source halt (acc_no_halt: false)"),
+        Param::time(
+            "max_halt",
+            p.max_halt,
+            "longest source halt, 4 base RTTs [recon]",
+        ),
         Param::plain(
             "onset_restart",
             p.onset_restart,
@@ -271,6 +303,12 @@ impl AccCfg {
         }
         if self.base_rtt == Some(0) {
             return e("base_rtt", "must be positive");
+        }
+        if self.max_halt == Some(0) {
+            return e(
+                "max_halt",
+                "a positive duration (to disable the halt use acc_no_halt or halt = false)",
+            );
         }
         if super::not_unit_fraction(self.ce_threshold) {
             return e("ce_threshold", "a fraction of ACKs in (0, 1]");
@@ -320,7 +358,14 @@ pub struct Acc {
     /// Sending rate after any halt, bit/s.
     pub rate: f64,
     halted_until: Option<Time>,
+    /// The running halt: when it began, the pipe (R_ack x base RTT, bytes) whose
+    /// crossing by the bytes in flight ends it, and the bytes acked since it began.
+    halting: Option<Halt>,
     period_start: Option<Time>,
+    /// Start of the span over which the open period's R_ack is measured: the period's
+    /// start, or earlier when the period follows a stretch without ACKs in which the flow
+    /// had bytes in flight (the bottleneck gave it nothing then).
+    measured_from: Time,
     acked: u64,
     acks: u32,
     ce: u32,
@@ -351,7 +396,9 @@ impl Acc {
             line: c,
             rate: c,
             halted_until: None,
+            halting: None,
             period_start: None,
+            measured_from: 0,
             acked: 0,
             acks: 0,
             ce: 0,
@@ -394,13 +441,41 @@ impl Acc {
         mark: TcdMark,
         inflight_bytes: u64,
     ) {
+        let had_inflight = self.inflight > 0;
         self.inflight = inflight_bytes;
+        if let Some(h) = self.halting.as_mut() {
+            let end = self.halted_until.unwrap_or(now);
+            if now >= end {
+                // The planned end passed before this ACK: its bytes belong after the halt.
+                self.take_halt_rate(end);
+            } else {
+                h.acked += newly_acked_bytes;
+                let pipe = h.pipe;
+                if inflight_bytes <= pipe {
+                    // The network conserves packets: once what is in flight fits the pipe,
+                    // the queued excess has drained and the bottleneck would idle if the
+                    // source stayed silent.
+                    self.end_halt(now);
+                }
+            }
+        }
         let t = self.p.period.max(1);
         match self.period_start {
-            None => self.period_start = Some(now),
+            None => {
+                self.period_start = Some(now);
+                self.measured_from = now;
+            }
             Some(s) if now >= s + t => {
                 self.decide(now);
-                self.period_start = Some(if now < s + 2 * t { s + t } else { now });
+                if now < s + 2 * t {
+                    self.period_start = Some(s + t);
+                    self.measured_from = s + t;
+                } else {
+                    // A whole period without ACKs: the grid restarts here. If bytes were
+                    // in flight all along, the stretch is part of the next rate estimate.
+                    self.period_start = Some(now);
+                    self.measured_from = if had_inflight { s + t } else { now };
+                }
             }
             Some(_)
                 if self.p.onset_restart
@@ -417,6 +492,7 @@ impl Acc {
                 self.ue = 0;
                 self.acked = 0;
                 self.period_start = Some(now);
+                self.measured_from = now;
                 self.onset_restarts += 1;
             }
             Some(_) => {}
@@ -430,9 +506,38 @@ impl Acc {
         }
     }
 
+    /// Ends the running halt at `now` (before its planned end).
+    fn end_halt(&mut self, now: Time) {
+        if let Some(t) = self.halted_until.filter(|&t| t > now) {
+            self.halt_time -= t - now;
+            self.halted_until = Some(now);
+        }
+        self.take_halt_rate(now);
+    }
+
+    /// The halt that began at `h.start` ended at `end`: the flow resumes at the rate its
+    /// ACKs arrived during the halt ("record the ACK arrival rate; after the halt send at
+    /// that rate", SEEDS.md 004). A halt without ACKs, or shorter than the period T,
+    /// keeps the rate set when it began (R_ack over the period before it): like R_ack, the
+    /// estimate spans at least a period, because a few ACKs in a short halt say little about
+    /// the bottleneck's rate (they come in bursts) \[recon\].
+    fn take_halt_rate(&mut self, end: Time) {
+        let Some(h) = self.halting.take() else { return };
+        let span = end.saturating_sub(h.start);
+        if span >= self.p.period.max(1) && h.acked > 0 {
+            let r = h.acked as f64 * 8.0 * SEC as f64 / span as f64;
+            self.rate = r.clamp(self.p.min_rate, self.line);
+        }
+    }
+
     /// Closes the current period at `now`.
     fn decide(&mut self, now: Time) {
         let (acks, ce, ue, acked) = (self.acks, self.ce, self.ue, self.acked);
+        // The span closes at the end of the period on the grid (the ACK that closes it
+        // may come later and belongs to the next period).
+        let t = self.p.period.max(1);
+        let end = self.period_start.map_or(now, |s| (s + t).min(now));
+        let span = end.saturating_sub(self.measured_from).max(t);
         self.acks = 0;
         self.ce = 0;
         self.ue = 0;
@@ -455,7 +560,7 @@ impl Acc {
             AccVerdict::Congested => {
                 self.ue_streak = 0;
                 self.calm_streak = 0;
-                self.congested(now, acked);
+                self.congested(now, acked, span);
             }
             AccVerdict::Mixed => {
                 self.ue_streak = 0;
@@ -483,9 +588,11 @@ impl Acc {
         }
     }
 
-    fn congested(&mut self, now: Time, acked: u64) {
+    /// A congested period acked `acked` bytes over `span`: match the ACK rate and halt
+    /// for the queued excess.
+    fn congested(&mut self, now: Time, acked: u64, span: Time) {
         let sec = SEC as f64;
-        let r_ack = acked as f64 * 8.0 * sec / self.p.period.max(1) as f64;
+        let r_ack = acked as f64 * 8.0 * sec / span.max(1) as f64;
         self.rate = r_ack.clamp(self.p.min_rate, self.line);
         if !self.p.halt || r_ack <= 0.0 {
             return;
@@ -495,22 +602,48 @@ impl Acc {
         if excess <= 0.0 {
             // The excess is already gone: a halt still running from an earlier estimate
             // ends now.
-            if let Some(t) = self.halted_until.filter(|&t| t > now) {
-                self.halt_time -= t - now;
-                self.halted_until = Some(now);
+            if self.halting.is_some() {
+                self.end_halt(now);
             }
             return;
         }
-        let halt = (excess * 8.0 * sec / r_ack).round() as Time;
-        // A newer estimate of the same backlog replaces the earlier one.
-        if let Some(t) = self.halted_until.filter(|&t| t > now) {
-            self.halt_time -= t - now;
-        } else {
-            self.halts += 1;
+        let want = (excess * 8.0 * sec / r_ack).round() as Time;
+        if let Some(h) = self.halting.as_mut() {
+            // A newer estimate of the same backlog refines the running halt; the cap
+            // counts from its start.
+            h.pipe = pipe as u64;
+            let end = (now + want).min(h.start + self.p.max_halt).max(now);
+            let old = self.halted_until.unwrap_or(now);
+            if end >= old {
+                self.halt_time += end - old;
+            } else {
+                self.halt_time -= old - end;
+            }
+            self.halted_until = Some(end);
+            return;
         }
+        let halt = want.min(self.p.max_halt);
+        self.halts += 1;
+        self.halting = Some(Halt {
+            start: now,
+            pipe: pipe as u64,
+            acked: 0,
+        });
         self.halted_until = Some(now + halt);
         self.halt_time += halt;
     }
+}
+
+/// A running source halt.
+#[derive(Clone, Copy, Debug)]
+struct Halt {
+    /// When it began.
+    start: Time,
+    /// R_ack x base RTT at the latest estimate, bytes: the halt ends once the bytes in
+    /// flight fit it.
+    pipe: u64,
+    /// Bytes acknowledged since it began.
+    acked: u64,
 }
 
 impl CongestionControl for Acc {
@@ -545,6 +678,14 @@ mod tests {
         AccParams::new(Rate(C), T)
     }
 
+    /// Parameters whose halt cap never binds, to check the halt's own length.
+    fn uncapped() -> AccParams {
+        AccParams {
+            max_halt: 1000 * US,
+            ..params()
+        }
+    }
+
     /// Feeds one period [start, start + T) of `n` evenly spaced ACKs of `bytes` each with
     /// `mark`; `inflight` reported on each.
     fn period(a: &mut Acc, start: Time, n: u64, bytes: u64, mark: TcdMark, inflight: u64) {
@@ -561,6 +702,7 @@ mod tests {
             (T, T, 3, 5)
         );
         assert!(close(p.r_ai, 1.0 * G) && close(p.ce_threshold, 0.9) && p.halt);
+        assert_eq!(p.max_halt, 4 * T);
         assert_eq!(AccParams::resolve(&AccCfg::default(), Rate(C), T), p);
         let cfg: AccCfg = toml::from_str("halt = false\nperiod = \"50us\"").unwrap();
         let r = AccParams::resolve(&cfg, Rate(C), T);
@@ -571,7 +713,7 @@ mod tests {
 
     #[test]
     fn congested_flow_halts_for_excess_then_sends_at_ack_rate() {
-        let mut a = Acc::new(params(), Rate(C));
+        let mut a = Acc::new(uncapped(), Rate(C));
         // The flow sent at 100G into a bottleneck that gives it 25G: ACKs of 1250 B every
         // 400 ns (25 per 10 us period), all CE, 200 KB in flight.
         period(&mut a, 0, 25, 1250, TcdMark::Ce, 200_000);
@@ -634,17 +776,100 @@ mod tests {
 
     #[test]
     fn halt_ends_early_when_the_excess_is_gone() {
-        let mut a = Acc::new(params(), Rate(C));
+        let mut a = Acc::new(uncapped(), Rate(C));
         period(&mut a, 0, 25, 1250, TcdMark::Ce, 200_000);
         a.on_ack_marked(T, 1250, TcdMark::Ce, 200_000);
         assert_eq!(a.halted_until(), Some(T + 54 * US));
         // The next period still looks congested but the flow's bytes in flight already fit
-        // the pipe (the bottleneck drained faster): the halt ends at this decision.
+        // the pipe (the bottleneck drained faster): the first ACK that shows it ends the
+        // halt. The halt lasted less than a period: the rate stays R_ack of the period
+        // before it (1250 B in these 400 ns would claim 25 Gbit/s as well, by chance).
         period(&mut a, T + 400 * NS, 24, 1250, TcdMark::Ce, 20_000);
+        assert_eq!(a.halted_until(), Some(T + 400 * NS));
+        assert!(!a.is_halted(T + 400 * NS));
+        assert_eq!((a.halts, a.halt_time), (1, 400 * NS));
+        assert!(close(a.rate, 25.0 * G), "{}", a.rate);
         a.on_ack_marked(2 * T, 1250, TcdMark::Ce, 20_000);
-        assert_eq!(a.halted_until(), Some(2 * T));
-        assert!(!a.is_halted(2 * T));
-        assert_eq!((a.halts, a.halt_time), (1, T));
+        assert_eq!(
+            a.halted_until(),
+            Some(T + 400 * NS),
+            "no excess: no new halt"
+        );
+        assert_eq!(a.halts, 1);
+    }
+
+    #[test]
+    fn the_ack_stream_ends_a_refined_halt_and_sets_the_rate() {
+        let mut a = Acc::new(uncapped(), Rate(C));
+        period(&mut a, 0, 25, 1250, TcdMark::Ce, 200_000);
+        a.on_ack_marked(T, 1250, TcdMark::Ce, 200_000);
+        // Halted until 64 us (see above). The bottleneck then drains the flow's backlog
+        // faster: ACKs of 16_875 B every 2 us.
+        let mut inflight = 200_000;
+        for k in 1..=5u64 {
+            inflight -= 16_875;
+            a.on_ack_marked(T + 2 * k * US, 16_875, TcdMark::Ce, inflight);
+        }
+        // The period [10 us, 20 us) closed at 20 us: 1250 + 4 x 16_875 = 68_750 B, R_ack
+        // 55 Gbit/s, pipe 68_750 B, inflight 115_625 B: 46_875 B of excess, 6.82 us: the
+        // refined halt ends at 26.82 us.
+        assert_eq!(a.periods, 2);
+        assert_eq!(a.halted_until(), Some(20 * US + 6_818_182));
+        for k in 6..=8u64 {
+            inflight -= 16_875;
+            a.on_ack_marked(T + 2 * k * US, 16_875, TcdMark::Ce, inflight);
+        }
+        // At 26 us inflight is 65_000 B <= the pipe: the halt ends there, before its
+        // planned end, and the rate is what the ACKs of the halt delivered: 8 x 16_875 B
+        // in 16 us = 67.5 Gbit/s.
+        assert_eq!(a.halted_until(), Some(26 * US));
+        assert_eq!((a.halts, a.halt_time), (1, 16 * US));
+        assert!(close(a.rate, 67.5 * G), "{}", a.rate);
+    }
+
+    #[test]
+    fn a_halt_is_capped_and_one_without_acks_keeps_its_rate() {
+        let mut a = Acc::new(params(), Rate(C));
+        period(&mut a, 0, 25, 1250, TcdMark::Ce, 200_000);
+        a.on_ack_marked(T, 1250, TcdMark::Ce, 200_000);
+        // The excess would take 54 us; the cap is 4 base RTTs.
+        assert_eq!(a.halted_until(), Some(T + 40 * US));
+        assert_eq!((a.halts, a.halt_time), (1, 40 * US));
+        assert!(close(a.rate, 25.0 * G));
+        // No ACK during the halt (the network paused the flow's packets); the next comes
+        // at 60 us. The halt ended at 50 us without ACKs: the rate it set stays. That
+        // ACK closes the period [10 us, 20 us), which saw one ACK: R_ack 1 Gbit/s, a new
+        // halt, capped too.
+        a.on_ack_marked(60 * US, 1250, TcdMark::Ce, 198_750);
+        assert_eq!(a.halts, 2);
+        assert_eq!(a.halted_until(), Some(100 * US));
+        assert_eq!(a.halt_time, 80 * US);
+        assert!(close(a.rate, 1.0 * G), "{}", a.rate);
+    }
+
+    #[test]
+    fn r_ack_counts_a_silent_stretch_only_with_bytes_in_flight() {
+        // Without the halt, to see the rate estimate alone.
+        let p = AccParams {
+            halt: false,
+            ..params()
+        };
+        for (inflight_before_gap, want) in [(50_000, 40.0), (0, 100.0)] {
+            let mut a = Acc::new(p, Rate(C));
+            period(&mut a, 0, 25, 1250, TcdMark::Ce, 50_000);
+            a.on_ack_marked(T, 1250, TcdMark::Ce, inflight_before_gap);
+            assert!(close(a.rate, 25.0 * G));
+            // No ACK from 10 us to 35 us. The period [10 us, 20 us) closes at 35 us with one
+            // ACK (1 Gbit/s) and the grid restarts at 35 us.
+            for k in 0..10u64 {
+                a.on_ack_marked(35 * US + k * US, 12_500, TcdMark::Ce, 50_000);
+            }
+            assert!(close(a.rate, 1.0 * G), "{}", a.rate);
+            a.on_ack_marked(45 * US, 12_500, TcdMark::Ce, 50_000);
+            // 125_000 B acked: over 25 us (from 20 us) if the flow had bytes in flight in
+            // the silence, when the bottleneck gave it nothing; over 10 us if it had none.
+            assert!(close(a.rate, want * G), "{inflight_before_gap}: {}", a.rate);
+        }
     }
 
     #[test]

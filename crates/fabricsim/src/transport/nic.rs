@@ -421,18 +421,29 @@ impl Nics {
                 TcdMark::Ue => f.ue_acks += 1,
                 TcdMark::None => {}
             }
+            let held = f.cc.hold_until().filter(|&t| t > now);
             f.cc.on_ack(now, &info);
             if hdr.flags & FLAG_INT != 0 {
                 let n = fabric.telemetry.int.rx.n as usize;
                 f.cc.on_ack_int(now, &info, &fabric.telemetry.int.rx.hops[..n]);
             }
-            if let Some(t) = f.cc.hold_until() {
+            let hold = f.cc.hold_until();
+            if let Some(t) = hold {
                 if t > f.next_send {
                     f.next_send = t;
                 }
             }
+            if let Some(h) = held {
+                // The halt ended before its planned end (the ACK stream showed the excess
+                // drained): the flow may send again from now, not from the old end.
+                let until = hold.unwrap_or(now).max(now);
+                if until < h && f.next_send == h {
+                    f.next_send = until;
+                    wake = true;
+                }
+            }
             f.rto_deadline = now + rto;
-            wake = f.cc.window().is_some();
+            wake |= f.cc.window().is_some();
         }
         if nack && self.transport.on_nack(f, seq) {
             wake = true;
