@@ -5,7 +5,7 @@
 //! sections, through a borrowed view ([`Summary`]'s `Serialize`):
 //!
 //! - `run`: scenario, run name, variant, sweep coordinates, results folder, seed,
-//!   outcome, stall diagnosis, simulated end, fabricsim version and git commit;
+//!   outcome, stall diagnosis, invariants broken, simulated end, fabricsim version and git commit;
 //! - `speed`: wall seconds, events, packet-hops, packet-hops per second, peak packets
 //!   alive (only `wall_seconds` and `packet_hops_per_sec` depend on the machine);
 //! - `flows`: count, finished, goodput, FCT and slowdown statistics, per size bucket;
@@ -100,6 +100,8 @@ pub struct Summary {
     pub timeouts: u64,
     /// Payload bytes retransmitted.
     pub retx_bytes: u64,
+    /// Invariants the run broke ([`crate::invariants::check`]); empty for a sound run.
+    pub invariant_violations: Vec<String>,
     /// Longest switch egress queue (bytes).
     pub max_queue_bytes: u64,
     /// Most packets alive at once.
@@ -242,6 +244,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         cnps: sim.ctx.counters.cnps,
         timeouts: sim.nics.flows.iter().map(|f| f.timeouts as u64).sum(),
         retx_bytes: sim.nics.flows.iter().map(|f| f.retx_bytes).sum(),
+        invariant_violations: crate::invariants::check(sim),
         max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
         peak_packets: sim.ctx.arena.peak(),
         variant_name: String::new(),
@@ -383,6 +386,8 @@ struct RunJson<'a> {
     seed: u64,
     outcome: &'a str,
     stall: Option<&'a StallReport>,
+    /// Invariants the run broke (an empty list for a sound run).
+    invariant_violations: &'a [String],
     sim_end_ns: f64,
     fabricsim_version: &'static str,
     git_commit: &'static str,
@@ -455,6 +460,7 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
                 seed: s.seed,
                 outcome: &s.outcome,
                 stall: s.stall.as_ref(),
+                invariant_violations: &s.invariant_violations,
                 sim_end_ns: s.sim_end_ns,
                 fabricsim_version: VERSION,
                 git_commit: GIT_COMMIT,

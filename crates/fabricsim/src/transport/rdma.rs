@@ -159,12 +159,12 @@ pub struct Hop {
 
 impl Hop {
     /// Serialization of a frame of `bytes` at this hop.
-    fn ser(&self, bytes: u64) -> Time {
+    pub(crate) fn ser(&self, bytes: u64) -> Time {
         crate::units::ser_time(bytes + self.extra, self.bps)
     }
     /// How long after a frame of `bytes` starts at this hop the next node may forward
     /// it (before the delay): all of it, or its first block under cut-through.
-    fn ahead(&self, bytes: u64) -> Time {
+    pub(crate) fn ahead(&self, bytes: u64) -> Time {
         match self.cut {
             Some((block, latency)) => {
                 crate::units::ser_time((bytes + self.extra).min(block), self.bps)
