@@ -9,7 +9,8 @@
 //! - `speed`: wall seconds, events, packet-hops, packet-hops per second, peak packets
 //!   alive (only `wall_seconds` and `packet_hops_per_sec` depend on the machine);
 //! - `flows`: count, finished, goodput, FCT and slowdown statistics, per size bucket;
-//! - `transport`: CNPs, timeouts, retransmitted bytes;
+//! - `transport`: CNPs, timeouts, retransmitted bytes, NACKs, packets that arrived out
+//!   of order;
 //! - `fabric`: drops, PFC pauses and paused time, ECN marks, queues, TCD marks;
 //! - `jobs`: job iterations, finished, JCT and its lower bound;
 //! - `long_haul`: the DCI ports' load, imbalance and drops, the DRs' CNPs, per campus;
@@ -100,6 +101,11 @@ pub struct Summary {
     pub timeouts: u64,
     /// Payload bytes retransmitted.
     pub retx_bytes: u64,
+    /// NACKs the senders received.
+    pub nacks: u64,
+    /// Data packets that reached their receiver ahead of a gap (reordered or after a
+    /// loss; see [`crate::transport::Flow::out_of_order_pkts`]).
+    pub out_of_order_packets: u64,
     /// Invariants the run broke ([`crate::invariants::check`]); empty for a sound run.
     pub invariant_violations: Vec<String>,
     /// Longest switch egress queue (bytes).
@@ -244,6 +250,8 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         cnps: sim.ctx.counters.cnps,
         timeouts: sim.nics.flows.iter().map(|f| f.timeouts as u64).sum(),
         retx_bytes: sim.nics.flows.iter().map(|f| f.retx_bytes).sum(),
+        nacks: sim.nics.flows.iter().map(|f| f.nacks as u64).sum(),
+        out_of_order_packets: sim.nics.flows.iter().map(|f| f.out_of_order_pkts).sum(),
         invariant_violations: crate::invariants::check(sim),
         max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
         peak_packets: sim.ctx.arena.peak(),
@@ -425,6 +433,8 @@ struct TransportJson {
     cnps: u64,
     timeouts: u64,
     retx_bytes: u64,
+    nacks: u64,
+    out_of_order_packets: u64,
 }
 
 #[derive(Serialize)]
@@ -491,6 +501,8 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
                 cnps: s.cnps,
                 timeouts: s.timeouts,
                 retx_bytes: s.retx_bytes,
+                nacks: s.nacks,
+                out_of_order_packets: s.out_of_order_packets,
             },
             fabric: FabricJson {
                 drops: s.drops,
