@@ -67,31 +67,64 @@ fn a_sprayed_flow_is_bounded_by_its_narrowest_cut() {
     let mut rc = build(&one_flow("400Gbps", "100Gbps", 4, "spray_rr", "rdma_rc"));
     assert_eq!(run(&mut rc), Outcome::Completed);
     let mut fast = build(&one_flow("400Gbps", "100Gbps", 4, "spray_rr", "message"));
-    assert_eq!(fast.ideal[0], rc.ideal[0], "the ideal does not depend on the transport");
+    assert_eq!(
+        fast.ideal[0], rc.ideal[0],
+        "the ideal does not depend on the transport"
+    );
     assert_eq!(run(&mut fast), Outcome::Completed);
     let ideal = fast.ideal[0];
-    let one_path = ideal_fct(size, fast.ctx.params.mtu, fast.ctx.params.header, &fast.path_of(0));
+    let one_path = ideal_fct(
+        size,
+        fast.ctx.params.mtu,
+        fast.ctx.params.header,
+        &fast.path_of(0),
+    );
     let at_nic = (size as f64 * 8.0 / 400e9 * 1e12) as u64;
-    assert!(ideal >= at_nic, "{ideal} below the bytes at 400G ({at_nic})");
-    assert!(ideal < at_nic + at_nic / 10, "{ideal}: not the 400G NIC's bound ({at_nic})");
-    assert!(4 * ideal < one_path + one_path / 10, "{ideal} vs one 100G path {one_path}");
+    assert!(
+        ideal >= at_nic,
+        "{ideal} below the bytes at 400G ({at_nic})"
+    );
+    assert!(
+        ideal < at_nic + at_nic / 10,
+        "{ideal}: not the 400G NIC's bound ({at_nic})"
+    );
+    assert!(
+        4 * ideal < one_path + one_path / 10,
+        "{ideal} vs one 100G path {one_path}"
+    );
     let fct = fast.nics.flows[0].finish.unwrap() - fast.nics.flows[0].spec.start;
     assert!(fct >= ideal);
     // It beats one member's path by far, so that path's ideal (the old one) was no bound.
-    assert!(2 * fct < one_path, "FCT {fct} vs one 100G path's ideal {one_path}");
+    assert!(
+        2 * fct < one_path,
+        "FCT {fct} vs one 100G path's ideal {one_path}"
+    );
     // Not quite the ideal: a switch's round-robin cursor also turns for the ACKs it
     // forwards, so the data packets do not share the members evenly.
-    assert!(fct < ideal + ideal / 4, "idle fabric: FCT {fct} vs ideal {ideal}");
+    assert!(
+        fct < ideal + ideal / 4,
+        "idle fabric: FCT {fct} vs ideal {ideal}"
+    );
     assert_eq!(fast.nics.flows[0].retx_bytes, 0);
     let f = &rc.nics.flows[0];
     assert!(f.finish.unwrap() - f.spec.start >= ideal);
 
     let slow = build(&one_flow("100Gbps", "100Gbps", 4, "spray_rr", "rdma_rc"));
-    let path = ideal_fct(size, slow.ctx.params.mtu, slow.ctx.params.header, &slow.path_of(0));
+    let path = ideal_fct(
+        size,
+        slow.ctx.params.mtu,
+        slow.ctx.params.header,
+        &slow.path_of(0),
+    );
     assert_eq!(slow.ideal[0], path, "a 100G NIC binds, as on one path");
     // ECMP keeps the single-path ideal, whatever the members.
     let ecmp = build(&one_flow("400Gbps", "100Gbps", 4, "ecmp", "rdma_rc"));
-    let path = ideal_fct(size, ecmp.ctx.params.mtu, ecmp.ctx.params.header, &ecmp.path_of(0));
+    let path = ideal_fct(
+        size,
+        ecmp.ctx.params.mtu,
+        ecmp.ctx.params.header,
+        &ecmp.path_of(0),
+    );
     assert_eq!(ecmp.ideal[0], path);
 }
 
@@ -164,7 +197,11 @@ hosts = [{ranks}]
             assert_eq!(o, Outcome::Completed, "{lb} on {leaves}x{spines}x{members}");
             for (i, f) in sim.nics.flows.iter().enumerate() {
                 let fct = f.finish.unwrap() - f.spec.start;
-                assert!(fct >= sim.ideal[i], "{lb}: flow {i} FCT {fct} < ideal {}", sim.ideal[i]);
+                assert!(
+                    fct >= sim.ideal[i],
+                    "{lb}: flow {i} FCT {fct} < ideal {}",
+                    sim.ideal[i]
+                );
             }
             for j in 0..sim.nics.jobs.len() {
                 assert!(sim.jct(j).unwrap() >= sim.job_lower_bound(j));

@@ -63,8 +63,9 @@ pub fn ideal_fct_multipath(size: u64, mtu: u64, header: u64, stages: &[Vec<Hop>]
         if k == h - 1 {
             return min_of(k, &|l| l.delay as i128);
         }
-        min_of(k, &|l| l.ahead(p) as i128 - l.ser(p) as i128 + l.delay as i128)
-            + (k + 1..h - 1).map(|j| pass(j, p)).sum::<i128>()
+        min_of(k, &|l| {
+            l.ahead(p) as i128 - l.ser(p) as i128 + l.delay as i128
+        }) + (k + 1..h - 1).map(|j| pass(j, p)).sum::<i128>()
             + min_of(h - 1, &|l| (l.ser(p) + l.delay) as i128)
     };
     // Time stage k needs for `nf` full packets and, if `with_last`, the last one.
@@ -79,7 +80,8 @@ pub fn ideal_fct_multipath(size: u64, mtu: u64, header: u64, stages: &[Vec<Hop>]
         // and never less than one packet on the fastest link.
         let extra = st.iter().map(|l| l.extra).min().unwrap_or(0) as u128;
         let pkts = nf as u128 + with_last as u128;
-        let bytes = nf as u128 * full as u128 + if with_last { last as u128 } else { 0 } + pkts * extra;
+        let bytes =
+            nf as u128 * full as u128 + if with_last { last as u128 } else { 0 } + pkts * extra;
         let cap: u128 = st.iter().map(|l| l.bps as u128).sum();
         let fluid = (bytes * 8 * PS_PER_S / cap) as i128;
         fluid.max(min_of(k, &|l| l.ser(biggest) as i128))
@@ -164,12 +166,28 @@ mod tests {
     /// Packet-level run on the stages: the NIC sends the packets back to back, each
     /// stage's link is picked by `policy`, each link sends its packets in arrival order
     /// (store and forward or cut-through as its hop says). Returns the last arrival.
-    fn simulate(size: u64, mtu: u64, header: u64, stages: &[Vec<Hop>], policy: Policy, seed: u64) -> Time {
+    fn simulate(
+        size: u64,
+        mtu: u64,
+        header: u64,
+        stages: &[Vec<Hop>],
+        policy: Policy,
+        seed: u64,
+    ) -> Time {
         let n = size.div_ceil(mtu).max(1);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         // Each packet's (ready time at the current stage, wire bytes).
         let mut pkts: Vec<(Time, u64)> = (0..n)
-            .map(|i| (0, if i + 1 == n { size - (n - 1) * mtu } else { mtu } + header))
+            .map(|i| {
+                (
+                    0,
+                    if i + 1 == n {
+                        size - (n - 1) * mtu
+                    } else {
+                        mtu
+                    } + header,
+                )
+            })
             .collect();
         let mut done = 0;
         for (k, st) in stages.iter().enumerate() {
@@ -200,7 +218,11 @@ mod tests {
 
     #[test]
     fn one_link_per_stage_is_the_single_path_formula() {
-        let hops = [link(100, 1_000_000), link(400, 500_000), link(25, 2_000_000)];
+        let hops = [
+            link(100, 1_000_000),
+            link(400, 500_000),
+            link(25, 2_000_000),
+        ];
         let stages: Vec<Vec<Hop>> = hops.iter().map(|h| vec![*h]).collect();
         for size in [1, 4096, 100_000, 1_000_000] {
             assert_eq!(
@@ -220,21 +242,32 @@ mod tests {
         let n_pkts = 256u64;
         let size = n_pkts * mtu;
         let ser = |gbps: u64| mtu * 8 * 1000 / gbps; // ps of one packet
-        // Fast NIC: the NIC sends all packets, (n_pkts) x ser(400); the last one then
-        // crosses an uplink, a downlink (100G each) and the 400G access link.
+                                                     // Fast NIC: the NIC sends all packets, (n_pkts) x ser(400); the last one then
+                                                     // crosses an uplink, a downlink (100G each) and the 400G access link.
         let fast = ideal_fct_multipath(size, mtu, header, &two_tier(400, 100, 4, d));
         let by_cuts = n_pkts * ser(400) + 2 * ser(100) + ser(400) + 4 * d;
         assert_eq!(fast, by_cuts);
         // One 100G path would take n_pkts x ser(100): the sprayed ideal is about 4x less.
-        let one_path = ideal_fct(size, mtu, header, &[link(400, d), link(100, d), link(100, d), link(400, d)]);
-        assert!(one_path > 3 * fast && one_path < 4 * fast, "{one_path} vs {fast}");
+        let one_path = ideal_fct(
+            size,
+            mtu,
+            header,
+            &[link(400, d), link(100, d), link(100, d), link(400, d)],
+        );
+        assert!(
+            one_path > 3 * fast && one_path < 4 * fast,
+            "{one_path} vs {fast}"
+        );
         // Slow NIC: 100G NIC, four 100G uplinks: the NIC binds, as on one path.
         let slow = ideal_fct_multipath(size, mtu, header, &two_tier(100, 100, 4, d));
         assert_eq!(slow, n_pkts * ser(100) + 3 * ser(100) + 4 * d);
         assert_eq!(slow, ideal_fct(size, mtu, header, &[link(100, d); 4]));
         // A spine tier narrower than the NIC binds instead: 2 x 100G under a 400G NIC.
         let narrow = ideal_fct_multipath(size, mtu, header, &two_tier(400, 100, 2, d));
-        assert_eq!(narrow, ser(400) + d + n_pkts * ser(100) / 2 + d + ser(100) + d + ser(400) + d);
+        assert_eq!(
+            narrow,
+            ser(400) + d + n_pkts * ser(100) / 2 + d + ser(100) + d + ser(400) + d
+        );
     }
 
     #[test]
