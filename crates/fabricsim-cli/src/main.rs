@@ -2,7 +2,8 @@
 //!
 //! Exit status: 0 on success, 1 when a run stalled or did not finish its flows, 2 on bad
 //! input (the message names the file, the field and what is allowed) and on an `--out`
-//! that cannot take the results (found before anything is simulated).
+//! that cannot take the results (found before anything is simulated), 3 when a run broke
+//! one of the simulator's invariants (`fabricsim::invariants`; a bug, named on stderr).
 //!
 //! There is no default results folder: without `--out` a run writes nothing, so no
 //! scenario name can choose where files go. With it, every file lands in `--out` or in a
@@ -233,7 +234,7 @@ fn cmd_run(
     }
     let rows: Vec<_> = results.iter().map(|r| r.summary.clone()).collect();
     println!("{}", fabricsim::results::table(&rows));
-    let mut bad = false;
+    let (mut bad, mut broken) = (false, false);
     for r in &results {
         match &r.outcome {
             Outcome::Completed => {}
@@ -255,6 +256,12 @@ fn cmd_run(
                 eprintln!("{}: no events left but flows unfinished", r.variant);
             }
         }
+        // The simulator broke its own invariants (conservation, FCT >= ideal, JCT >=
+        // lower bound): a bug, never a property of the input, so its own exit status.
+        for v in &r.summary.invariant_violations {
+            broken = true;
+            eprintln!("{}: invariant violated: {v}", r.variant);
+        }
         let s = &r.summary;
         eprintln!(
             "{}: {} events, {} packet-hops in {:.2} s wall ({:.2} M packet-hops/s)",
@@ -268,7 +275,9 @@ fn cmd_run(
     if let Some(o) = &out {
         eprintln!("results in {}", o.display());
     }
-    if bad {
+    if broken {
+        ExitCode::from(3)
+    } else if bad {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -92,6 +92,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
             "workload[3].size=\"256KiB\"",
         ],
     ),
+    (
+        "asymmetry",
+        "asymmetry.toml",
+        &["workload[0].size=\"1MiB\""],
+    ),
 ];
 
 /// The tables compared (`links.csv` only where faults or bit errors make one).

@@ -380,6 +380,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
             "workload[3].size=\"256KiB\"",
         ],
     ),
+    (
+        "asymmetry",
+        "asymmetry.toml",
+        &["workload[0].size=\"1MiB\""],
+    ),
 ];
 
 #[test]

@@ -10,7 +10,11 @@
 //! - Lossless means lossless: with PFC on, no packet is dropped; with credits, none
 //!   either, and every egress port's credits outstanding equal the blocks on its link,
 //!   in the far switch's input and coming back ([`crate::fabric::flow_control::credit::audit`]).
-//! - No finished flow is faster than its ideal FCT.
+//! - No finished flow is faster than its ideal FCT, and no finished job iteration than
+//!   its lower bound: both are bounds over every path the load balancer may use
+//!   ([`crate::transport::multipath`]), so a violation is a bug in the bound or the model.
+//!
+//! The runner checks every run ([`crate::runner::run`]) and reports what it finds.
 
 use crate::sim::Simulation;
 
@@ -76,6 +80,16 @@ pub fn check(sim: &Simulation) -> Vec<String> {
                 bad.push(format!(
                     "flow {i}: finished with {} of {} bytes",
                     f.rcv_nxt, f.spec.size
+                ));
+            }
+        }
+    }
+    for j in 0..sim.nics.jobs.len() {
+        if let Some(jct) = sim.jct(j) {
+            let bound = sim.job_lower_bound(j);
+            if jct < bound {
+                bad.push(format!(
+                    "job iteration {j}: JCT {jct} ps is below its lower bound {bound} ps"
                 ));
             }
         }

@@ -11,7 +11,7 @@ pub const TABLE: Table = Table {
     file: "comparison.csv",
     about: "one row per run: its name, its sweep coordinates (one column per axis) and its \
             headline figures (FCT, slowdown overall and per size bucket, drops, PFC, \
-            queues, JCT, convergence)",
+            queues, JCT, convergence, retransmissions, reordering)",
     scope: Scope::Sweep {
         present: |_| true,
         write,
@@ -60,6 +60,11 @@ struct Tail {
     tcd_ue_marks: u64,
     time_to_cut_ns: Option<Fixed<3>>,
     time_to_fair_ns: Option<Fixed<3>>,
+    retx_bytes: u64,
+    nacks: u64,
+    out_of_order_packets: u64,
+    /// Most bytes one GSP's reorder buffers held (empty without GSE).
+    reorder_max_bytes: Option<u64>,
 }
 
 fn write(d: &SweepData, out: &mut CsvOut) -> csv::Result<()> {
@@ -106,6 +111,10 @@ fn write(d: &SweepData, out: &mut CsvOut) -> csv::Result<()> {
                 tcd_ue_marks: r.tcd_ue_marks,
                 time_to_cut_ns: conv(|c| c.time_to_cut_ns),
                 time_to_fair_ns: conv(|c| c.time_to_fair_ns),
+                retx_bytes: r.retx_bytes,
+                nacks: r.nacks,
+                out_of_order_packets: r.out_of_order_packets,
+                reorder_max_bytes: r.gse.as_ref().map(|g| g.reorder_max_bytes),
             },
         ))?;
     }

@@ -5,11 +5,12 @@
 //! sections, through a borrowed view ([`Summary`]'s `Serialize`):
 //!
 //! - `run`: scenario, run name, variant, sweep coordinates, results folder, seed,
-//!   outcome, stall diagnosis, simulated end, fabricsim version and git commit;
+//!   outcome, stall diagnosis, invariants broken, simulated end, fabricsim version and git commit;
 //! - `speed`: wall seconds, events, packet-hops, packet-hops per second, peak packets
 //!   alive (only `wall_seconds` and `packet_hops_per_sec` depend on the machine);
 //! - `flows`: count, finished, goodput, FCT and slowdown statistics, per size bucket;
-//! - `transport`: CNPs, timeouts, retransmitted bytes;
+//! - `transport`: CNPs, timeouts, retransmitted bytes, NACKs, packets that arrived out
+//!   of order;
 //! - `fabric`: drops, PFC pauses and paused time, ECN marks, queues, TCD marks;
 //! - `jobs`: job iterations, finished, JCT and its lower bound;
 //! - `long_haul`: the DCI ports' load, imbalance and drops, the DRs' CNPs, per campus;
@@ -100,6 +101,13 @@ pub struct Summary {
     pub timeouts: u64,
     /// Payload bytes retransmitted.
     pub retx_bytes: u64,
+    /// NACKs the senders received.
+    pub nacks: u64,
+    /// Data packets that reached their receiver ahead of a gap (reordered or after a
+    /// loss; see [`crate::transport::Flow::out_of_order_pkts`]).
+    pub out_of_order_packets: u64,
+    /// Invariants the run broke ([`crate::invariants::check`]); empty for a sound run.
+    pub invariant_violations: Vec<String>,
     /// Longest switch egress queue (bytes).
     pub max_queue_bytes: u64,
     /// Most packets alive at once.
@@ -242,6 +250,9 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         cnps: sim.ctx.counters.cnps,
         timeouts: sim.nics.flows.iter().map(|f| f.timeouts as u64).sum(),
         retx_bytes: sim.nics.flows.iter().map(|f| f.retx_bytes).sum(),
+        nacks: sim.nics.flows.iter().map(|f| f.nacks as u64).sum(),
+        out_of_order_packets: sim.nics.flows.iter().map(|f| f.out_of_order_pkts).sum(),
+        invariant_violations: crate::invariants::check(sim),
         max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
         peak_packets: sim.ctx.arena.peak(),
         variant_name: String::new(),
@@ -383,6 +394,8 @@ struct RunJson<'a> {
     seed: u64,
     outcome: &'a str,
     stall: Option<&'a StallReport>,
+    /// Invariants the run broke (an empty list for a sound run).
+    invariant_violations: &'a [String],
     sim_end_ns: f64,
     fabricsim_version: &'static str,
     git_commit: &'static str,
@@ -420,6 +433,8 @@ struct TransportJson {
     cnps: u64,
     timeouts: u64,
     retx_bytes: u64,
+    nacks: u64,
+    out_of_order_packets: u64,
 }
 
 #[derive(Serialize)]
@@ -455,6 +470,7 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
                 seed: s.seed,
                 outcome: &s.outcome,
                 stall: s.stall.as_ref(),
+                invariant_violations: &s.invariant_violations,
                 sim_end_ns: s.sim_end_ns,
                 fabricsim_version: VERSION,
                 git_commit: GIT_COMMIT,
@@ -485,6 +501,8 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
                 cnps: s.cnps,
                 timeouts: s.timeouts,
                 retx_bytes: s.retx_bytes,
+                nacks: s.nacks,
+                out_of_order_packets: s.out_of_order_packets,
             },
             fabric: FabricJson {
                 drops: s.drops,

@@ -67,6 +67,20 @@ impl LbAlgorithm {
     pub fn by_port_state(self) -> bool {
         matches!(self, LbAlgorithm::FirstAvailable | LbAlgorithm::Adaptive)
     }
+
+    /// Whether one flow's packets may take different next hops (spraying, PKTC's
+    /// containers, adaptive choice per packet) rather than all one path (the flow's
+    /// hash, the source's choice, the first entry up). A flow that spreads is bounded by
+    /// the aggregate capacity of its paths ([`crate::transport::multipath`]).
+    pub fn spreads_flow(self) -> bool {
+        matches!(
+            self,
+            LbAlgorithm::SprayRandom
+                | LbAlgorithm::SprayRr
+                | LbAlgorithm::Pktc
+                | LbAlgorithm::Adaptive
+        )
+    }
 }
 
 /// What a load balancer may read and update at one switch: the flow hash's per-switch

@@ -26,7 +26,8 @@ use crate::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
 use crate::telemetry::tcd::{TcdDetector, TcdParams};
 use crate::topology::NodeRole;
 use crate::topology::TopoGraph;
-use crate::transport::rdma::ideal_fct;
+use crate::transport::multipath::ideal_fct_multipath;
+use crate::transport::rdma::Hop;
 use crate::transport::{Flow, Host};
 use crate::units::{Rate, Time};
 use crate::workload::Workload;
@@ -623,12 +624,28 @@ impl Simulation {
         (alg.entry().build)(&sc.cc, &ctx)
     }
 
+    /// Ideal FCT of flow `i`: on its one path, or, when the load balancer spreads a
+    /// flow's packets over paths, over the stages of all of them (their aggregate
+    /// capacity per cut, [`crate::transport::multipath`]), so that no flow can beat it.
     pub(crate) fn ideal_fct_of(&self, i: usize) -> Time {
-        let mut hops = self.path_of(i);
+        let spread = if self.ctx.params.lb.spreads_flow() {
+            self.stages_of(i)
+        } else {
+            Vec::new()
+        };
+        // Without spreading, or where the paths are not of one length (then no stage is
+        // a cut), the path the tables give the flow.
+        let mut stages: Vec<Vec<Hop>> = if spread.is_empty() {
+            self.path_of(i).into_iter().map(|h| vec![h]).collect()
+        } else {
+            spread
+        };
         if self.nics.flows[i].cc.wants_int() {
             // Every switch egress adds one INT record to the frame.
-            for (j, h) in hops.iter_mut().enumerate().skip(1) {
-                h.extra += INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64;
+            for (j, st) in stages.iter_mut().enumerate().skip(1) {
+                for h in st {
+                    h.extra += INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64;
+                }
             }
         }
         let (mtu, size) = (self.ctx.params.mtu, self.nics.flows[i].spec.size);
@@ -640,7 +657,7 @@ impl Simulation {
         } else {
             size
         };
-        ideal_fct(size, mtu, self.ctx.params.header, &hops)
+        ideal_fct_multipath(size, mtu, self.ctx.params.header, &stages)
     }
 
     /// The collective engine and, for collectives that multicast, the switches' tables;

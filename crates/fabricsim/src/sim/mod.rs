@@ -295,16 +295,7 @@ impl Simulation {
         // The first port that carries data (rails are alike).
         let mut port = self.nics.hosts[f.spec.src as usize].port.0 + self.nics.data_rails.0;
         for _ in 0..64 {
-            let p = &self.fabric.ports[port as usize];
-            let credit = self.fabric.credit();
-            hops.push(Hop {
-                bps: p.ser_rate.0,
-                delay: self.fabric.links[port as usize].delay,
-                extra: p.sec_extra as u64,
-                cut: credit
-                    .filter(|c| c.port(port as usize).cut_through())
-                    .map(|c| (c.block as u64, c.router_latency())),
-            });
+            hops.push(self.hop_of(port));
             let next_node = self.fabric.ports[self.fabric.ports[port as usize].peer.idx()].node;
             match self.fabric.nodes[next_node].kind {
                 NodeKind::Host(h) => {
@@ -329,6 +320,60 @@ impl Simulation {
                     port = c[k];
                 }
             }
+        }
+        Vec::new()
+    }
+
+    /// The hop of a path leaving by `port`, as the ideal-FCT formulas see it.
+    fn hop_of(&self, port: u32) -> Hop {
+        let p = &self.fabric.ports[port as usize];
+        Hop {
+            bps: p.ser_rate.0,
+            delay: self.fabric.links[port as usize].delay,
+            extra: p.sec_extra as u64,
+            cut: self
+                .fabric
+                .credit()
+                .filter(|c| c.port(port as usize).cut_through())
+                .map(|c| (c.block as u64, c.router_latency())),
+        }
+    }
+
+    /// The stages of the paths flow `i` may take when its packets may each take any
+    /// next hop the tables offer: stage k holds every link some such path takes at hop
+    /// k (see [`crate::transport::multipath`]). Empty when a path loses its way (no
+    /// entry, or it ends at another host), or the paths do not all reach the
+    /// destination in the same number of hops.
+    pub fn stages_of(&self, i: usize) -> Vec<Vec<Hop>> {
+        let f = &self.nics.flows[i];
+        let mut stages = Vec::new();
+        let mut layer = vec![self.nics.hosts[f.spec.src as usize].port.0 + self.nics.data_rails.0];
+        for _ in 0..64 {
+            stages.push(layer.iter().map(|&p| self.hop_of(p)).collect());
+            let (mut next, mut arrived) = (Vec::new(), 0);
+            for &port in &layer {
+                let node = self.fabric.ports[self.fabric.ports[port as usize].peer.idx()].node;
+                match self.fabric.nodes[node].kind {
+                    NodeKind::Host(h) if h == f.spec.dst => arrived += 1,
+                    NodeKind::Host(_) => return Vec::new(),
+                    NodeKind::Switch(s) => {
+                        let c = self.fabric.routing.candidates(s, f.spec.dst);
+                        if c.is_empty() {
+                            return Vec::new();
+                        }
+                        next.extend(c);
+                    }
+                }
+            }
+            if arrived == layer.len() {
+                return stages;
+            }
+            if arrived > 0 {
+                return Vec::new();
+            }
+            next.sort_unstable();
+            next.dedup();
+            layer = next;
         }
         Vec::new()
     }
@@ -359,7 +404,10 @@ impl Simulation {
     /// Collectives of bulk transfers: the bytes each rank must send (`2(n-1)/n * S` for
     /// AllReduce, `(n-1)/n * S` for AlltoAll) at the slowest rank NIC's goodput rate
     /// (line rate x MTU / (MTU + headers)); latency is left out, so the bound is reached
-    /// only by large messages. Software collectives (latency-bound): the longest path
+    /// only by large messages. The NIC's rate is that of all its data ports together (on
+    /// dual-rail NICs both rails): the host is the one cut every path of its flows
+    /// crosses, whatever the load balancer spreads them over, so the bound holds under
+    /// spraying and PKTC as under ECMP. Software collectives (latency-bound): the longest path
     /// through the iteration's graph with every message at its ideal FCT and the CPU
     /// overheads on the edges, e.g. `rounds x (L + send + receive overhead)` for a
     /// barrier.
@@ -387,7 +435,8 @@ impl Simulation {
                     .0
             })
             .min()
-            .unwrap_or(1) as f64;
+            .unwrap_or(1) as f64
+            * self.nics.data_rails.1.max(1) as f64;
         let goodput = rate * self.ctx.params.mtu as f64
             / (self.ctx.params.mtu + self.ctx.params.header) as f64;
         let bytes = spec.size as f64 * num as f64 / den as f64;

@@ -220,6 +220,7 @@ impl NicTransport for MessageTransport {
     #[inline]
     fn on_data(&self, f: &mut Flow, seq: u64, bytes: u32) -> RxOutcome {
         let size = f.spec.size;
+        f.out_of_order_pkts += (seq > f.rcv_nxt) as u64;
         let new = receive(f, seq, seq + bytes as u64);
         let done = f.rcv_nxt >= size;
         if new {

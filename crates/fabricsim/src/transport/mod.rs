@@ -17,6 +17,7 @@
 pub mod config;
 pub(crate) mod launcher;
 pub mod message;
+pub mod multipath;
 mod nic;
 pub mod rdma;
 pub mod round_robin;

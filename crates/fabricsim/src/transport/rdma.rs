@@ -63,6 +63,10 @@ pub struct Flow {
     pub data_pkts_arrived: u64,
     /// Payload bytes sent again.
     pub retx_bytes: u64,
+    /// Data packets that reached the receiver ahead of a gap (`seq > rcv_nxt`): reordered
+    /// by the fabric or sent after a loss. Go-back-N discards them; the message
+    /// transport keeps them.
+    pub out_of_order_pkts: u64,
     /// Retransmission timeouts.
     pub timeouts: u32,
     /// NACKs received by the sender.
@@ -111,6 +115,7 @@ impl Flow {
             data_pkts_sent: 0,
             data_pkts_arrived: 0,
             retx_bytes: 0,
+            out_of_order_pkts: 0,
             timeouts: 0,
             nacks: 0,
             cnps_sent: 0,
@@ -159,12 +164,12 @@ pub struct Hop {
 
 impl Hop {
     /// Serialization of a frame of `bytes` at this hop.
-    fn ser(&self, bytes: u64) -> Time {
+    pub(crate) fn ser(&self, bytes: u64) -> Time {
         crate::units::ser_time(bytes + self.extra, self.bps)
     }
     /// How long after a frame of `bytes` starts at this hop the next node may forward
     /// it (before the delay): all of it, or its first block under cut-through.
-    fn ahead(&self, bytes: u64) -> Time {
+    pub(crate) fn ahead(&self, bytes: u64) -> Time {
         match self.cut {
             Some((block, latency)) => {
                 crate::units::ser_time((bytes + self.extra).min(block), self.bps)
@@ -289,9 +294,11 @@ impl super::NicTransport for RdmaRc {
             let reply = if seq < f.rcv_nxt {
                 RxReply::Ack(f.rcv_nxt)
             } else if !f.nack_sent {
+                f.out_of_order_pkts += 1;
                 f.nack_sent = true;
                 RxReply::Nack(f.rcv_nxt)
             } else {
+                f.out_of_order_pkts += 1;
                 RxReply::Nothing
             };
             RxOutcome {
