@@ -83,6 +83,16 @@ const CASES: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "ecmp-lag",
+        "ecmp-lag.toml",
+        &[
+            "workload[0].size=\"256KiB\"",
+            "workload[1].size=\"256KiB\"",
+            "workload[2].size=\"256KiB\"",
+            "workload[3].size=\"256KiB\"",
+        ],
+    ),
+    (
         "ecmp-polarization",
         "ecmp-polarization.toml",
         &[

@@ -129,3 +129,61 @@ fn sequential_source_ports_are_consecutive_per_nic() {
         ecmp::crc32_ieee(&ecmp::tuple_bytes(f.spec.src, f.spec.dst, f.sport))
     );
 }
+
+/// Per run of `scenarios/ecmp-lag.toml` (flows cut to 512 KiB): the leaf uplinks'
+/// (max / mean) bytes sent, how many carried no data, and the LAG width ECMP used.
+fn lag_runs() -> Vec<(String, f64, usize, u32)> {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios"));
+    let sizes: Vec<String> = (0..4)
+        .map(|i| format!("workload[{i}].size=\"512KiB\""))
+        .collect();
+    let l = fabricsim::load_file(&dir.join("ecmp-lag.toml"), &sizes).unwrap();
+    build_all(&l, None)
+        .unwrap()
+        .into_iter()
+        .map(|(name, mut sim)| {
+            assert_eq!(
+                sim.run(&mut |_| {}),
+                fabricsim::sim::Outcome::Completed,
+                "{name}"
+            );
+            assert!(fabricsim::invariants::check(&sim).is_empty(), "{name}");
+            // Leaf ports after the 8 host links go up to the spines.
+            let mut up = Vec::new();
+            let mut lag = 0;
+            for node in &sim.fabric.nodes {
+                if let NodeKind::Switch(s) = node.kind {
+                    if node.name.starts_with("leaf") {
+                        lag = sim.fabric.switches[s as usize].lag;
+                        up.extend(
+                            node.ports
+                                .iter()
+                                .skip(8)
+                                .map(|p| sim.fabric.ports[p].tx_bytes),
+                        );
+                    }
+                }
+            }
+            assert_eq!(up.len(), 8 * 16);
+            let mean = up.iter().sum::<u64>() as f64 / up.len() as f64;
+            let max = *up.iter().max().unwrap() as f64;
+            // Idle: no data, at most some ACKs and pause frames.
+            let idle = up.iter().filter(|&&b| (b as f64) < mean / 10.0).count();
+            (name, max / mean, idle, lag)
+        })
+        .collect()
+}
+
+#[test]
+fn a_lag_whose_member_choice_reuses_the_next_hops_hash_idles_most_members() {
+    let runs = lag_runs();
+    let get = |n: &str| runs.iter().find(|r| r.0 == n).unwrap();
+    let (flat, ind, cor) = (get("flat"), get("independent"), get("correlated"));
+    // Flat: every member a next hop; the LAGs: 4 members per spine.
+    assert_eq!((flat.3, ind.3, cor.3), (1, 4, 4));
+    // Correlated: a flow on spine i takes member i, so exactly 3 of every 4 members of a
+    // leaf carry nothing; independent choices use (nearly) all of them.
+    assert_eq!(cor.2, 96, "idle uplinks {runs:?}");
+    assert!(ind.2 < 32 && flat.2 < 32, "{runs:?}");
+    assert!(cor.1 > 1.5 * ind.1 && cor.1 > 1.5 * flat.1, "{runs:?}");
+}

@@ -97,6 +97,12 @@ pub struct Switch {
     pub ports: crate::ids::PortRange,
     /// ECMP hash salt, so that different switches split flows differently.
     pub salt: u32,
+    /// Parallel links per next hop that ECMP treats as a LAG (a next hop, then a member);
+    /// 1: every link is a next hop of its own (`fabric.load_balance.hash.lag = "flat"`, or
+    /// no parallel links here).
+    pub lag: u32,
+    /// Seed of the LAG member choice: [`Switch::salt`] when correlated with the next hop.
+    pub lag_salt: u32,
     /// Round-robin cursor for per-packet spraying.
     pub rr: u32,
 }
@@ -107,10 +113,19 @@ impl Fabric {
     #[inline(always)]
     pub(crate) fn ecmp_egress(&self, s: u32, dst: u32, hash: u32) -> Option<PortId> {
         let c = self.routing.lookup(s, dst);
+        let sw = &self.switches[s as usize];
         let k = match c.len {
             0 => return None,
             1 => 0,
-            n => ecmp::pick(hash, self.switches[s as usize].salt, n as usize),
+            n if sw.lag > 1 && n % sw.lag == 0 => ecmp::pick_lag(
+                false,
+                hash,
+                sw.salt,
+                sw.lag_salt,
+                n as usize,
+                sw.lag as usize,
+            ),
+            n => ecmp::pick(hash, sw.salt, n as usize),
         };
         Some(self.routing.port_of(c, k))
     }
@@ -186,8 +201,18 @@ impl Fabric {
             )?
         } else {
             let m = if primary > 0 { primary as usize } else { n };
+            let sw = &self.switches[s as usize];
             if m == 1 {
                 0
+            } else if sw.lag > 1 && m % sw.lag as usize == 0 && lb.hashes_flows() {
+                ecmp::pick_lag(
+                    lb == crate::routing::LbAlgorithm::EcmpModulo,
+                    pkt.hash,
+                    sw.salt,
+                    sw.lag_salt,
+                    m,
+                    sw.lag as usize,
+                )
             } else {
                 let sw = &mut self.switches[s as usize];
                 lb.pick(
@@ -245,6 +270,15 @@ impl Fabric {
         }
         let k = if n == 1 {
             0
+        } else if sw.lag > 1 && n % sw.lag as usize == 0 && ctx.params.lb.hashes_flows() {
+            ecmp::pick_lag(
+                ctx.params.lb == crate::routing::LbAlgorithm::EcmpModulo,
+                hash,
+                sw.salt,
+                sw.lag_salt,
+                n,
+                sw.lag as usize,
+            )
         } else {
             ctx.params.lb.pick(
                 hash,

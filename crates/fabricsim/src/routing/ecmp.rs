@@ -208,6 +208,78 @@ pub enum SourcePort {
     Sequential,
 }
 
+/// How a switch chooses among parallel links (a LAG's members) to one next hop
+/// (`fabric.load_balance.hash.lag`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LagChoice {
+    /// Every member link is an equal-cost next hop of its own: one choice among all of
+    /// them (routing on each link, no LAG).
+    #[default]
+    Flat,
+    /// A LAG: the next-hop switch by the flow hash, then the member by the same hash with
+    /// an independent seed, so every member of every next hop is used.
+    Independent,
+    /// A LAG whose member choice reuses the next hop's hash and seed, as ASICs that take
+    /// both from the same hash bits do: with as many members as next hops, a flow that
+    /// picks next hop i always takes member i, and most members carry nothing.
+    Correlated,
+}
+
+/// Picks one of `n` candidates grouped as `n / members` next hops of `members` parallel
+/// links each (consecutive candidates of a group share the next hop): the group by the
+/// hash and `salt`, then the member by the hash and `member_salt` (ASIC `modulo` pick or
+/// the mixing [`pick`]).
+#[inline]
+pub fn pick_lag(
+    modulo: bool,
+    hash: u32,
+    salt: u32,
+    member_salt: u32,
+    n: usize,
+    members: usize,
+) -> usize {
+    let one = |salt: u32, n: usize| {
+        if modulo {
+            pick_modulo(hash, salt, n)
+        } else {
+            pick(hash, salt, n)
+        }
+    };
+    one(salt, n / members) * members + one(member_salt, members)
+}
+
+/// Members per next hop of switch `sw` when its candidate lists toward every destination in
+/// `dsts` (one host per edge switch stands for the others) are runs of the same length of
+/// consecutive ports to one peer, `peer_of(port)`, more than one each: then a flow picks a
+/// next hop, then a member. 1 otherwise (no parallel links, or groups that differ).
+pub fn lag_members(
+    routing: &super::RoutingTable,
+    sw: u32,
+    dsts: &[u32],
+    peer_of: impl Fn(u32) -> usize,
+) -> u32 {
+    let mut members = 0usize;
+    for &dst in dsts {
+        let c = routing.candidates(sw, dst);
+        if c.len() <= 1 {
+            continue;
+        }
+        let run = c
+            .iter()
+            .take_while(|&&p| peer_of(p) == peer_of(c[0]))
+            .count();
+        let grouped = c.len() % run == 0
+            && c.chunks(run)
+                .all(|g| g.iter().all(|&p| peer_of(p) == peer_of(g[0])));
+        if run == 1 || !grouped || (members != 0 && members != run) {
+            return 1;
+        }
+        members = run;
+    }
+    members.max(1) as u32
+}
+
 /// The ECMP hash model (`[fabric.load_balance.hash]`); the defaults are the ideal one.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -221,6 +293,9 @@ pub struct EcmpHashCfg {
     /// UDP source ports of queue pairs.
     #[serde(default)]
     pub source_port: SourcePort,
+    /// Member choice among parallel links to one next hop.
+    #[serde(default)]
+    pub lag: LagChoice,
 }
 
 impl EcmpHashCfg {
@@ -230,6 +305,12 @@ impl EcmpHashCfg {
         if self.function.modulo() && algorithm != LbAlgorithm::Ecmp {
             return Err(ParamError::new(
                 "function",
+                format!("applies to algorithm = \"ecmp\" only, not \"{algorithm}\""),
+            ));
+        }
+        if self.lag != LagChoice::Flat && algorithm != LbAlgorithm::Ecmp {
+            return Err(ParamError::new(
+                "lag",
                 format!("applies to algorithm = \"ecmp\" only, not \"{algorithm}\""),
             ));
         }
@@ -262,6 +343,12 @@ impl Described for EcmpHashCfg {
                 "source_port",
                 &d.source_port,
                 "sequential: 49152 + queue pair index per NIC",
+            ),
+            Param::choice(
+                "lag",
+                &d.lag,
+                "parallel links to one next hop: flat (each a next hop), independent or \
+                 correlated member choice",
             ),
         ]
     }
@@ -323,6 +410,39 @@ mod tests {
             HashFunction::Murmur.flow_hash(1, 2, 3),
             five_tuple_hash(1, 2, 3)
         );
+    }
+
+    #[test]
+    fn lag_member_choice_is_independent_or_correlated() {
+        // 4 next hops of 4 members: 16 links.
+        let used = |member_salt: Option<u32>, modulo: bool| {
+            let mut links = [0u32; 16];
+            for f in 0..4000u32 {
+                let h = five_tuple_hash(f, f + 7, (f % 65536) as u16);
+                let k = pick_lag(modulo, h, 99, member_salt.unwrap_or(99), 16, 4);
+                // The group is the flat-free choice among the 4 next hops.
+                let g = if modulo {
+                    pick_modulo(h, 99, 4)
+                } else {
+                    pick(h, 99, 4)
+                };
+                assert_eq!(k / 4, g);
+                links[k] += 1;
+            }
+            links.iter().filter(|&&c| c > 0).count()
+        };
+        for modulo in [false, true] {
+            assert_eq!(used(Some(12345), modulo), 16, "independent: every member");
+            // Correlated: next hop i takes member i, 4 of 16 links.
+            assert_eq!(used(None, modulo), 4);
+        }
+        let mut h = EcmpHashCfg::default();
+        assert!(h.validate(LbAlgorithm::Ecmp).is_ok());
+        h.lag = LagChoice::Correlated;
+        assert_eq!(h.validate(LbAlgorithm::SprayRr).unwrap_err().field, "lag");
+        let cfg: EcmpHashCfg = toml::from_str("lag = \"correlated\"").unwrap();
+        assert_eq!(cfg.lag, LagChoice::Correlated);
+        assert!(toml::from_str::<EcmpHashCfg>("lag = \"diagonal\"").is_err());
     }
 
     #[test]

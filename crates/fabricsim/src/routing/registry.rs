@@ -68,6 +68,12 @@ impl LbAlgorithm {
         matches!(self, LbAlgorithm::FirstAvailable | LbAlgorithm::Adaptive)
     }
 
+    /// Whether the choice is ECMP's: a hash of the flow's 5-tuple (mixed or modulo).
+    #[inline(always)]
+    pub fn hashes_flows(self) -> bool {
+        matches!(self, LbAlgorithm::Ecmp | LbAlgorithm::EcmpModulo)
+    }
+
     /// Whether one flow's packets may take different next hops (spraying, PKTC's
     /// containers, adaptive choice per packet) rather than all one path (the flow's
     /// hash, the source's choice, the first entry up). A flow that spreads is bounded by

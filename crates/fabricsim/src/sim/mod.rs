@@ -306,7 +306,19 @@ impl Simulation {
                     if c.is_empty() {
                         return Vec::new();
                     }
-                    let k = match self.ctx.params.lb {
+                    let sw = &self.fabric.switches[s as usize];
+                    let lb = self.ctx.params.lb;
+                    let k = match lb {
+                        _ if sw.lag > 1 && c.len() % sw.lag as usize == 0 && lb.hashes_flows() => {
+                            ecmp::pick_lag(
+                                lb == LbAlgorithm::EcmpModulo,
+                                f.hash,
+                                sw.salt,
+                                sw.lag_salt,
+                                c.len(),
+                                sw.lag as usize,
+                            )
+                        }
                         LbAlgorithm::Ecmp => {
                             ecmp::pick(f.hash, self.fabric.switches[s as usize].salt, c.len())
                         }
