@@ -16,8 +16,10 @@
 //! (`[record.window]`) tables when the runs have them, and for a handful of runs
 //! overlays of their rate-vs-time and bottleneck-queue-vs-time series.
 
+use crate::metrics::interval::{mean_interval, MeanInterval};
 use crate::report::{BarChart, LineChart, Section, Table};
 use crate::results::Summary;
+use crate::scenario::REPLICATE_AXIS;
 
 /// Most runs overlaid in the slowdown CDF chart; above this only the table and the bar
 /// charts show slowdown.
@@ -85,10 +87,25 @@ fn ms(ns: f64) -> String {
 
 /// The report's sections: a JCT table and one bar chart per combination of the sweep
 /// axes but the last (x axis: the last axis; bars: variants), for mean and max JCT. For
-/// runs without jobs, the same charts show FCT p99 and goodput.
-pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> Vec<Section> {
+/// runs without jobs, the same charts show FCT p99 and goodput. With `replicated` runs
+/// (`seeds` > 1) the charts leave the replicate coordinate out and show the mean over
+/// the replicates, and two tables give the JCT and the JCT ratios (as `jct.csv`: first
+/// over each other, or each over `baseline`) with their 95 % intervals.
+pub fn report_sections(
+    title: &str,
+    rows: &[Summary],
+    axis_order: &[String],
+    replicated: bool,
+    baseline: Option<&str>,
+) -> Vec<Section> {
     let vars = variants(rows);
-    let axes = axes(rows, axis_order);
+    let run_axes = axes(rows, axis_order);
+    // The axes of a point: the replicate coordinate only tells runs of a point apart.
+    let axes: Vec<String> = run_axes
+        .iter()
+        .filter(|a| !(replicated && a.as_str() == REPLICATE_AXIS))
+        .cloned()
+        .collect();
     let jobs = rows.iter().any(|r| r.jobs > 0);
     let mut out = vec![Section::Text(format!(
         "{} runs of scenario {title}: {} variant(s) ({}) over {}.",
@@ -102,7 +119,7 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
         }
     ))];
     // Table.
-    let mut header: Vec<String> = axes.clone();
+    let mut header: Vec<String> = run_axes.clone();
     header.push("variant".into());
     if jobs {
         header.extend(
@@ -129,7 +146,7 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
     }
     let mut trs = Vec::new();
     for r in rows {
-        let mut row = coord_key(r, &axes);
+        let mut row = coord_key(r, &run_axes);
         row.push(r.variant_name.clone());
         if jobs {
             row.extend([
@@ -155,6 +172,9 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
         header,
         rows: trs,
     }));
+    if replicated && jobs {
+        out.extend(replicate_tables(rows, &axes, baseline));
+    }
     // Charts.
     let (x_axis, group_axes) = match axes.split_last() {
         Some((x, g)) => (Some(x.clone()), g.to_vec()),
@@ -200,8 +220,10 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
                     let vals = xs
                         .iter()
                         .map(|x| {
-                            rows.iter()
-                                .find(|r| {
+                            // The mean over the point's replicates (one run without).
+                            let ys: Vec<f64> = rows
+                                .iter()
+                                .filter(|r| {
                                     &r.variant_name == v
                                         && coord_key(r, &group_axes) == *g
                                         && x_axis
@@ -211,6 +233,14 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
                                 })
                                 .map(f)
                                 .filter(|y| y.is_finite())
+                                .collect();
+                            (!ys.is_empty()).then(|| {
+                                if ys.len() == 1 {
+                                    ys[0]
+                                } else {
+                                    ys.iter().sum::<f64>() / ys.len() as f64
+                                }
+                            })
                         })
                         .collect();
                     (
@@ -243,6 +273,95 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
     out.extend(slowdown_sections(rows, !jobs));
     out.extend(dynamics_sections(rows));
     out
+}
+
+/// Mean +- 95 % half-width as text (`-` when undefined).
+fn pm(m: &MeanInterval, scale: f64, decimals: usize) -> [String; 2] {
+    let cell = |v: f64| {
+        if v.is_finite() {
+            format!("{:.*}", decimals, v / scale)
+        } else {
+            "-".into()
+        }
+    };
+    [cell(m.mean), cell(m.half_width)]
+}
+
+/// JCT per point and variant, and JCT ratios per point, over replicates.
+fn replicate_tables(rows: &[Summary], axes: &[String], baseline: Option<&str>) -> Vec<Section> {
+    use crate::output::jct;
+    let vars = jct::variants(rows);
+    let pairs = jct::ratio_pairs(&vars, baseline);
+    let points = jct::points(rows, axes);
+    let mut header: Vec<String> = axes.to_vec();
+    header.extend(
+        [
+            "variant",
+            "runs",
+            "JCT mean (ms)",
+            "+- 95 %",
+            "JCT max (ms)",
+            "+- 95 %",
+        ]
+        .map(String::from),
+    );
+    let mut trs = Vec::new();
+    for (k, p) in &points {
+        for v in &vars {
+            let runs = p.get(v).map(Vec::as_slice).unwrap_or(&[]);
+            let mut row: Vec<String> = k.iter().map(|s| s.to_string()).collect();
+            row.push(v.to_string());
+            row.push(runs.len().to_string());
+            row.extend(pm(&jct::over(runs, |r| r.jct_mean_ns), 1e6, 3));
+            row.extend(pm(&jct::over(runs, |r| r.jct_max_ns), 1e6, 3));
+            trs.push(row);
+        }
+    }
+    let mut rheader: Vec<String> = axes.to_vec();
+    rheader.extend(
+        [
+            "ratio",
+            "mean-JCT ratio",
+            "+- 95 %",
+            "max-JCT ratio",
+            "+- 95 %",
+        ]
+        .map(String::from),
+    );
+    let mut rrows = Vec::new();
+    for (k, p) in &points {
+        for (a, b) in &pairs {
+            let ra = p.get(a).map(Vec::as_slice).unwrap_or(&[]);
+            let rb = p.get(b).map(Vec::as_slice).unwrap_or(&[]);
+            let mut row: Vec<String> = k.iter().map(|s| s.to_string()).collect();
+            row.push(format!("{a} / {b}"));
+            row.extend(pm(
+                &mean_interval(&jct::paired_ratios(ra, rb, |r| r.jct_mean_ns)),
+                1.0,
+                3,
+            ));
+            row.extend(pm(
+                &mean_interval(&jct::paired_ratios(ra, rb, |r| r.jct_max_ns)),
+                1.0,
+                3,
+            ));
+            rrows.push(row);
+        }
+    }
+    vec![
+        Section::Table(Table {
+            title: "JCT over seeds: mean and 95 % t-interval half-width".into(),
+            header,
+            rows: trs,
+        }),
+        Section::Table(Table {
+            title: "JCT ratios over seeds (paired by seed): mean and 95 % t-interval \
+                    half-width"
+                .into(),
+            header: rheader,
+            rows: rrows,
+        }),
+    ]
 }
 
 fn opt_us(ns: Option<f64>) -> String {
