@@ -69,7 +69,10 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for base in [1u64, 2, 3] {
             for r in 0..100 {
-                assert!(seen.insert(replicate_seed(base, r)), "base {base} replicate {r}");
+                assert!(
+                    seen.insert(replicate_seed(base, r)),
+                    "base {base} replicate {r}"
+                );
             }
         }
         assert_eq!(replicate_seed(5, 3), replicate_seed(5, 3));

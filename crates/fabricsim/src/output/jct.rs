@@ -90,11 +90,7 @@ pub(crate) fn variants(rows: &[Summary]) -> Vec<&str> {
 /// `baseline`, or the first over each other one.
 pub(crate) fn ratio_pairs<'a>(vars: &[&'a str], baseline: Option<&str>) -> Vec<(&'a str, &'a str)> {
     match baseline.and_then(|b| vars.iter().find(|v| **v == b)) {
-        Some(&b) => vars
-            .iter()
-            .filter(|v| **v != b)
-            .map(|&v| (v, b))
-            .collect(),
+        Some(&b) => vars.iter().filter(|v| **v != b).map(|&v| (v, b)).collect(),
         None => vars.iter().skip(1).map(|&v| (vars[0], v)).collect(),
     }
 }
@@ -115,11 +111,7 @@ pub(crate) fn points<'a>(rows: &'a [Summary], axes: &[String]) -> Points<'a> {
             out.push((k, BTreeMap::new()));
             out.len() - 1
         });
-        out[i]
-            .1
-            .entry(r.variant_name.as_str())
-            .or_default()
-            .push(r);
+        out[i].1.entry(r.variant_name.as_str()).or_default().push(r);
     }
     out
 }
@@ -292,7 +284,10 @@ mod tests {
 
     #[test]
     fn one_seed_keeps_the_first_over_each_other() {
-        let rows = [run("a", "1", None, 30.0, 40.0), run("b", "1", None, 10.0, 20.0)];
+        let rows = [
+            run("a", "1", None, 30.0, 40.0),
+            run("b", "1", None, 10.0, 20.0),
+        ];
         let t = table(&rows, false, None);
         assert_eq!(
             t[0].join(","),
@@ -327,8 +322,14 @@ mod tests {
         assert_eq!(t.len(), 2, "one row per point, not per replicate");
         // Mean 3, s = sqrt(2.5), half-width t_{0.975,4} s / sqrt 5 = 2.776 sqrt(0.5).
         assert_eq!(t[1][col("a_jct_mean_ns")], "3.000");
-        assert_eq!(t[1][col("a_jct_mean_std_ns")], format!("{:.3}", 2.5f64.sqrt()));
-        assert_eq!(t[1][col("a_jct_mean_ci95_ns")], format!("{:.3}", 2.776 * 0.5f64.sqrt()));
+        assert_eq!(
+            t[1][col("a_jct_mean_std_ns")],
+            format!("{:.3}", 2.5f64.sqrt())
+        );
+        assert_eq!(
+            t[1][col("a_jct_mean_ci95_ns")],
+            format!("{:.3}", 2.776 * 0.5f64.sqrt())
+        );
         assert_eq!(t[1][col("a_jct_max_ns")], "6.000");
         // Paired ratios a/b: 1, 2, 3, 4, 1 -> mean 2.2 (the ratio of the means would be 1.36).
         let ratios = [1.0, 2.0, 3.0, 4.0, 1.0];

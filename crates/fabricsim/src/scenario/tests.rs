@@ -229,7 +229,10 @@ fn seeds_replicate_every_point_with_distinct_derived_seeds() {
         runs.iter().map(|r| r.replicate).collect::<Vec<_>>()[..4],
         [0, 1, 2, 0]
     );
-    assert_eq!(runs[0].coords.last().unwrap(), &(REPLICATE_AXIS.into(), "1".into()));
+    assert_eq!(
+        runs[0].coords.last().unwrap(),
+        &(REPLICATE_AXIS.into(), "1".into())
+    );
     // A run's own tree reruns that replicate alone.
     assert!(!runs[0].table.contains_key("seeds"));
     assert_eq!(runs[0].scenario.seeds, 1);
@@ -285,7 +288,10 @@ fn pathless_axes_apply_override_tables_under_their_names() {
     assert_eq!(runs[1].scenario.transport.mtu, 9000);
     assert_eq!(runs[1].scenario.fabric.buffer, 64_000_000);
     assert_eq!(runs[0].scenario.transport.mtu, 1024);
-    assert_eq!(runs[0].coords, vec![("net".to_string(), "small".to_string())]);
+    assert_eq!(
+        runs[0].coords,
+        vec![("net".to_string(), "small".to_string())]
+    );
     // Names on a path axis replace the values' text.
     let named = with_sweep(
         "",
@@ -313,6 +319,10 @@ fn pathless_axes_apply_override_tables_under_their_names() {
     let e = err("[[sweep]]\nlabel = \"x\"\nnames = [\"y\", \"y\"]\nvalues = [{}, {}]\n");
     assert_eq!(e.field.as_deref(), Some("sweep[0].names"));
     // A bad override inside a value names the value and its path.
-    let e = err("[[sweep]]\nlabel = \"x\"\nnames = [\"y\"]\nvalues = [{ \"workload[9].size\" = 1 }]\n");
-    assert_eq!(e.field.as_deref(), Some("sweep[0].values[0].\"workload[9].size\""));
+    let e =
+        err("[[sweep]]\nlabel = \"x\"\nnames = [\"y\"]\nvalues = [{ \"workload[9].size\" = 1 }]\n");
+    assert_eq!(
+        e.field.as_deref(),
+        Some("sweep[0].values[0].\"workload[9].size\"")
+    );
 }
