@@ -647,3 +647,73 @@ pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(variant: &str, size: &str, rep: u32, jct_ms: f64) -> Summary {
+        let mut s = Summary {
+            variant_name: variant.into(),
+            jobs: 1,
+            jct_mean_ns: jct_ms * 1e6,
+            jct_max_ns: jct_ms * 1e6,
+            jct_lower_bound_ns: 1e6,
+            ..Summary::default()
+        };
+        s.params.insert("size".into(), size.into());
+        s.params.insert(REPLICATE_AXIS.into(), rep.to_string());
+        s
+    }
+
+    #[test]
+    fn replicated_runs_chart_the_mean_and_tabulate_intervals() {
+        // a: 1..5 ms over the replicates, b: 1 ms; one size.
+        let mut rows: Vec<Summary> = (1..=5).map(|r| run("a", "1", r, r as f64)).collect();
+        rows.extend((1..=5).map(|r| run("b", "1", r, 1.0)));
+        let axes = vec!["size".to_string(), REPLICATE_AXIS.to_string()];
+        let s = report_sections("t", &rows, &axes, true, Some("b"));
+        // Bars: x is the size (not the replicate), the value the mean (3 ms).
+        let bar = s
+            .iter()
+            .find_map(|x| match x {
+                Section::Bar(b) => Some(b),
+                _ => None,
+            })
+            .expect("a chart");
+        assert_eq!(bar.x_label, "size");
+        assert_eq!(bar.categories, vec!["1".to_string()]);
+        assert_eq!(bar.series[0].1, vec![Some(3.0)]);
+        let tables: Vec<&Table> = s
+            .iter()
+            .filter_map(|x| match x {
+                Section::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        let jct = tables
+            .iter()
+            .find(|t| t.title.starts_with("JCT over seeds"))
+            .expect("JCT table");
+        // size, variant, runs, mean, +-, max, +-: a's half-width 2.776 sqrt(0.5).
+        assert_eq!(jct.rows[0][..4], ["1", "a", "5", "3.000"].map(String::from));
+        assert_eq!(jct.rows[0][4], format!("{:.3}", 2.776 * 0.5f64.sqrt()));
+        let ratios = tables
+            .iter()
+            .find(|t| t.title.starts_with("JCT ratios"))
+            .expect("ratio table");
+        assert_eq!(ratios.rows.len(), 1, "a over the baseline b only");
+        assert_eq!(ratios.rows[0][1], "a / b");
+        assert_eq!(ratios.rows[0][2], "3.000");
+        // Without replicates neither table appears.
+        let plain: Vec<Summary> = rows
+            .iter()
+            .filter(|r| r.params[REPLICATE_AXIS] == "1")
+            .cloned()
+            .collect();
+        let s = report_sections("t", &plain, &axes[..1], false, None);
+        assert!(!s
+            .iter()
+            .any(|x| matches!(x, Section::Table(t) if t.title.contains("over seeds"))));
+    }
+}
