@@ -301,6 +301,18 @@ const CASES: &[(&str, &str, &[&str])] = &[
         &["sweep[3].values=[\"1MiB\"]", "max_time=\"500us\""],
     ),
     (
+        "gse-vs-roce-readings",
+        "gse-vs-roce-readings.toml",
+        &[
+            "seeds=2",
+            "sweep[0].names=[\"alltoall_pairwise\", \"halving_doubling\"]",
+            "sweep[0].values=[{ \"workload[0].collective\" = \"alltoall\", \"workload[0].rounds\" = true }, { \"workload[0].collective\" = \"halving_doubling\" }]",
+            "sweep[1].names=[\"4x100G\"]",
+            "sweep[1].values=[{ \"topology.uplink_rate\" = \"100Gbps\", \"topology.uplinks_per_pair\" = 4 }]",
+            "sweep[2].values=[\"1MiB\"]", "max_time=\"500us\"",
+        ],
+    ),
+    (
         "gse-vs-roce",
         "gse-vs-roce.toml",
         &[

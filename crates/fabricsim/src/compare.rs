@@ -16,8 +16,10 @@
 //! (`[record.window]`) tables when the runs have them, and for a handful of runs
 //! overlays of their rate-vs-time and bottleneck-queue-vs-time series.
 
+use crate::metrics::interval::{mean_interval, MeanInterval};
 use crate::report::{BarChart, LineChart, Section, Table};
 use crate::results::Summary;
+use crate::scenario::REPLICATE_AXIS;
 
 /// Most runs overlaid in the slowdown CDF chart; above this only the table and the bar
 /// charts show slowdown.
@@ -85,10 +87,25 @@ fn ms(ns: f64) -> String {
 
 /// The report's sections: a JCT table and one bar chart per combination of the sweep
 /// axes but the last (x axis: the last axis; bars: variants), for mean and max JCT. For
-/// runs without jobs, the same charts show FCT p99 and goodput.
-pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> Vec<Section> {
+/// runs without jobs, the same charts show FCT p99 and goodput. With `replicated` runs
+/// (`seeds` > 1) the charts leave the replicate coordinate out and show the mean over
+/// the replicates, and two tables give the JCT and the JCT ratios (as `jct.csv`: first
+/// over each other, or each over `baseline`) with their 95 % intervals.
+pub fn report_sections(
+    title: &str,
+    rows: &[Summary],
+    axis_order: &[String],
+    replicated: bool,
+    baseline: Option<&str>,
+) -> Vec<Section> {
     let vars = variants(rows);
-    let axes = axes(rows, axis_order);
+    let run_axes = axes(rows, axis_order);
+    // The axes of a point: the replicate coordinate only tells runs of a point apart.
+    let axes: Vec<String> = run_axes
+        .iter()
+        .filter(|a| !(replicated && a.as_str() == REPLICATE_AXIS))
+        .cloned()
+        .collect();
     let jobs = rows.iter().any(|r| r.jobs > 0);
     let mut out = vec![Section::Text(format!(
         "{} runs of scenario {title}: {} variant(s) ({}) over {}.",
@@ -102,7 +119,7 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
         }
     ))];
     // Table.
-    let mut header: Vec<String> = axes.clone();
+    let mut header: Vec<String> = run_axes.clone();
     header.push("variant".into());
     if jobs {
         header.extend(
@@ -129,7 +146,7 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
     }
     let mut trs = Vec::new();
     for r in rows {
-        let mut row = coord_key(r, &axes);
+        let mut row = coord_key(r, &run_axes);
         row.push(r.variant_name.clone());
         if jobs {
             row.extend([
@@ -155,6 +172,9 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
         header,
         rows: trs,
     }));
+    if replicated && jobs {
+        out.extend(replicate_tables(rows, &axes, baseline));
+    }
     // Charts.
     let (x_axis, group_axes) = match axes.split_last() {
         Some((x, g)) => (Some(x.clone()), g.to_vec()),
@@ -200,8 +220,10 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
                     let vals = xs
                         .iter()
                         .map(|x| {
-                            rows.iter()
-                                .find(|r| {
+                            // The mean over the point's replicates (one run without).
+                            let ys: Vec<f64> = rows
+                                .iter()
+                                .filter(|r| {
                                     &r.variant_name == v
                                         && coord_key(r, &group_axes) == *g
                                         && x_axis
@@ -211,6 +233,14 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
                                 })
                                 .map(f)
                                 .filter(|y| y.is_finite())
+                                .collect();
+                            (!ys.is_empty()).then(|| {
+                                if ys.len() == 1 {
+                                    ys[0]
+                                } else {
+                                    ys.iter().sum::<f64>() / ys.len() as f64
+                                }
+                            })
                         })
                         .collect();
                     (
@@ -243,6 +273,95 @@ pub fn report_sections(title: &str, rows: &[Summary], axis_order: &[String]) -> 
     out.extend(slowdown_sections(rows, !jobs));
     out.extend(dynamics_sections(rows));
     out
+}
+
+/// Mean +- 95 % half-width as text (`-` when undefined).
+fn pm(m: &MeanInterval, scale: f64, decimals: usize) -> [String; 2] {
+    let cell = |v: f64| {
+        if v.is_finite() {
+            format!("{:.*}", decimals, v / scale)
+        } else {
+            "-".into()
+        }
+    };
+    [cell(m.mean), cell(m.half_width)]
+}
+
+/// JCT per point and variant, and JCT ratios per point, over replicates.
+fn replicate_tables(rows: &[Summary], axes: &[String], baseline: Option<&str>) -> Vec<Section> {
+    use crate::output::jct;
+    let vars = jct::variants(rows);
+    let pairs = jct::ratio_pairs(&vars, baseline);
+    let points = jct::points(rows, axes);
+    let mut header: Vec<String> = axes.to_vec();
+    header.extend(
+        [
+            "variant",
+            "runs",
+            "JCT mean (ms)",
+            "+- 95 %",
+            "JCT max (ms)",
+            "+- 95 %",
+        ]
+        .map(String::from),
+    );
+    let mut trs = Vec::new();
+    for (k, p) in &points {
+        for v in &vars {
+            let runs = p.get(v).map(Vec::as_slice).unwrap_or(&[]);
+            let mut row: Vec<String> = k.iter().map(|s| s.to_string()).collect();
+            row.push(v.to_string());
+            row.push(runs.len().to_string());
+            row.extend(pm(&jct::over(runs, |r| r.jct_mean_ns), 1e6, 3));
+            row.extend(pm(&jct::over(runs, |r| r.jct_max_ns), 1e6, 3));
+            trs.push(row);
+        }
+    }
+    let mut rheader: Vec<String> = axes.to_vec();
+    rheader.extend(
+        [
+            "ratio",
+            "mean-JCT ratio",
+            "+- 95 %",
+            "max-JCT ratio",
+            "+- 95 %",
+        ]
+        .map(String::from),
+    );
+    let mut rrows = Vec::new();
+    for (k, p) in &points {
+        for (a, b) in &pairs {
+            let ra = p.get(a).map(Vec::as_slice).unwrap_or(&[]);
+            let rb = p.get(b).map(Vec::as_slice).unwrap_or(&[]);
+            let mut row: Vec<String> = k.iter().map(|s| s.to_string()).collect();
+            row.push(format!("{a} / {b}"));
+            row.extend(pm(
+                &mean_interval(&jct::paired_ratios(ra, rb, |r| r.jct_mean_ns)),
+                1.0,
+                3,
+            ));
+            row.extend(pm(
+                &mean_interval(&jct::paired_ratios(ra, rb, |r| r.jct_max_ns)),
+                1.0,
+                3,
+            ));
+            rrows.push(row);
+        }
+    }
+    vec![
+        Section::Table(Table {
+            title: "JCT over seeds: mean and 95 % t-interval half-width".into(),
+            header,
+            rows: trs,
+        }),
+        Section::Table(Table {
+            title: "JCT ratios over seeds (paired by seed): mean and 95 % t-interval \
+                    half-width"
+                .into(),
+            header: rheader,
+            rows: rrows,
+        }),
+    ]
 }
 
 fn opt_us(ns: Option<f64>) -> String {
@@ -527,4 +646,74 @@ pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
         )));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(variant: &str, size: &str, rep: u32, jct_ms: f64) -> Summary {
+        let mut s = Summary {
+            variant_name: variant.into(),
+            jobs: 1,
+            jct_mean_ns: jct_ms * 1e6,
+            jct_max_ns: jct_ms * 1e6,
+            jct_lower_bound_ns: 1e6,
+            ..Summary::default()
+        };
+        s.params.insert("size".into(), size.into());
+        s.params.insert(REPLICATE_AXIS.into(), rep.to_string());
+        s
+    }
+
+    #[test]
+    fn replicated_runs_chart_the_mean_and_tabulate_intervals() {
+        // a: 1..5 ms over the replicates, b: 1 ms; one size.
+        let mut rows: Vec<Summary> = (1..=5).map(|r| run("a", "1", r, r as f64)).collect();
+        rows.extend((1..=5).map(|r| run("b", "1", r, 1.0)));
+        let axes = vec!["size".to_string(), REPLICATE_AXIS.to_string()];
+        let s = report_sections("t", &rows, &axes, true, Some("b"));
+        // Bars: x is the size (not the replicate), the value the mean (3 ms).
+        let bar = s
+            .iter()
+            .find_map(|x| match x {
+                Section::Bar(b) => Some(b),
+                _ => None,
+            })
+            .expect("a chart");
+        assert_eq!(bar.x_label, "size");
+        assert_eq!(bar.categories, vec!["1".to_string()]);
+        assert_eq!(bar.series[0].1, vec![Some(3.0)]);
+        let tables: Vec<&Table> = s
+            .iter()
+            .filter_map(|x| match x {
+                Section::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        let jct = tables
+            .iter()
+            .find(|t| t.title.starts_with("JCT over seeds"))
+            .expect("JCT table");
+        // size, variant, runs, mean, +-, max, +-: a's half-width 2.776 sqrt(0.5).
+        assert_eq!(jct.rows[0][..4], ["1", "a", "5", "3.000"].map(String::from));
+        assert_eq!(jct.rows[0][4], format!("{:.3}", 2.776 * 0.5f64.sqrt()));
+        let ratios = tables
+            .iter()
+            .find(|t| t.title.starts_with("JCT ratios"))
+            .expect("ratio table");
+        assert_eq!(ratios.rows.len(), 1, "a over the baseline b only");
+        assert_eq!(ratios.rows[0][1], "a / b");
+        assert_eq!(ratios.rows[0][2], "3.000");
+        // Without replicates neither table appears.
+        let plain: Vec<Summary> = rows
+            .iter()
+            .filter(|r| r.params[REPLICATE_AXIS] == "1")
+            .cloned()
+            .collect();
+        let s = report_sections("t", &plain, &axes[..1], false, None);
+        assert!(!s
+            .iter()
+            .any(|x| matches!(x, Section::Table(t) if t.title.contains("over seeds"))));
+    }
 }

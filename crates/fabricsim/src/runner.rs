@@ -77,6 +77,8 @@ pub fn build_runs(
         if let Some(s) = seed {
             sc.seed = s;
         }
+        // Replicates derive from the seed in force (`--seed` included).
+        sc.seed = crate::seed::replicate_seed(sc.seed, r.replicate);
         let in_run = |mut e: ScenarioError| {
             if named {
                 e.message = format!("in run `{name}`: {}", e.message);
@@ -226,7 +228,9 @@ pub fn run(
     if multi {
         if let Some(dir) = &opts.out {
             let rows: Vec<Summary> = out.iter().map(|r| r.summary.clone()).collect();
-            results::write_sweep(&rows, &axes, dir)
+            let replicated = loaded.scenario.seeds > 1;
+            let baseline = loaded.scenario.baseline.as_deref();
+            results::write_sweep(&rows, &axes, replicated, baseline, dir)
                 .map_err(|e| RunError::Io(format!("writing to {}: {e}", dir.display())))?;
         }
     }

@@ -36,6 +36,20 @@ pub fn component_rng(seed: u64, name: &str) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(component_seed(seed, name))
 }
 
+/// The seed of replicate `replicate` (0-based) of a run seeded `seed` (`seeds` > 1 in a
+/// scenario): the first replicate keeps `seed`, so it reproduces the unreplicated run;
+/// the others are hashed from (seed, replicate) like a component's stream, so they are
+/// far apart and a replicate of seed 1 is not the unreplicated run of seed 2.
+pub fn replicate_seed(seed: u64, replicate: u32) -> u64 {
+    if replicate == 0 {
+        seed
+    } else {
+        // 63 bits: `scenario.resolved.toml` records the seed as a TOML (signed 64-bit)
+        // integer, so a rerun of any replicate's folder reproduces it.
+        component_seed(seed, &format!("replicate{replicate}")) & i64::MAX as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +61,21 @@ mod tests {
         assert_ne!(component_seed(1, "leaf0"), component_seed(2, "leaf0"));
         assert_ne!(component_seed(1, "leaf0"), component_seed(1, "leaf1"));
         assert_eq!(component_seed(7, "x"), component_seed(7, "x"));
+    }
+
+    #[test]
+    fn replicate_seeds_are_distinct_and_the_first_is_the_seed() {
+        assert_eq!(replicate_seed(42, 0), 42);
+        let mut seen = std::collections::BTreeSet::new();
+        for base in [1u64, 2, 3] {
+            for r in 0..100 {
+                assert!(
+                    seen.insert(replicate_seed(base, r)),
+                    "base {base} replicate {r}"
+                );
+            }
+        }
+        assert_eq!(replicate_seed(5, 3), replicate_seed(5, 3));
+        assert!((0..1000).all(|r| replicate_seed(u64::MAX >> 1, r) <= i64::MAX as u64));
     }
 }

@@ -13,9 +13,11 @@
 //! The parts: `buckets.rs` (the size buckets), `slowdown.rs` (finished flows, their
 //! slowdown and FCT statistics per bucket, `buckets.csv`), `series.rs` (CDF points and
 //! the rate and queue series over time), `slowdown_charts.rs` (the slowdown table and
-//! charts) and `run_report.rs` (the sections of the per-run page).
+//! charts), `run_report.rs` (the sections of the per-run page) and `interval.rs` (mean
+//! and 95 % t interval of replicated runs, for the tables across seeds).
 
 mod buckets;
+pub mod interval;
 mod run_report;
 mod series;
 mod slowdown;

@@ -39,7 +39,7 @@ mod comparison;
 mod convergence;
 mod credits;
 mod flows;
-mod jct;
+pub(crate) mod jct;
 mod jobs;
 mod links;
 mod ports;
@@ -97,8 +97,14 @@ pub struct RunData<'a> {
 pub struct SweepData<'a> {
     /// Every run's summary, in the scenario's order.
     pub rows: &'a [Summary],
-    /// Sweep axis labels in the scenario's order.
+    /// Sweep axis labels in the scenario's order (with the replicate coordinate last when
+    /// `replicated`).
     pub axes: &'a [String],
+    /// The runs are replicates (`seeds` > 1): tables across runs aggregate over the
+    /// [`crate::scenario::REPLICATE_AXIS`] coordinate.
+    pub replicated: bool,
+    /// The variant ratios divide by (`baseline`); none: the first over each other.
+    pub baseline: Option<&'a str>,
 }
 
 /// `present` of a table every run has.
@@ -176,12 +182,38 @@ pub fn buckets_csv(sim: &Simulation) -> String {
 
 /// `comparison.csv` across runs, as a string.
 pub fn comparison_csv(rows: &[Summary]) -> String {
-    let d = SweepData { rows, axes: &[] };
+    let d = SweepData {
+        rows,
+        axes: &[],
+        replicated: false,
+        baseline: None,
+    };
     cells::render(|o| match comparison::TABLE.scope {
         Scope::Sweep { write, .. } => write(&d, o),
         Scope::Run { .. } => Ok(()),
     })
     .expect("a table renders into memory")
+}
+
+/// `jct.csv` across runs, as a string (empty when no run has jobs).
+pub fn jct_csv(
+    rows: &[Summary],
+    axes: &[String],
+    replicated: bool,
+    baseline: Option<&str>,
+) -> String {
+    let d = SweepData {
+        rows,
+        axes,
+        replicated,
+        baseline,
+    };
+    match jct::TABLE.scope {
+        Scope::Sweep { present, write } if present(&d) => {
+            cells::render(|o| write(&d, o)).expect("a table renders into memory")
+        }
+        _ => String::new(),
+    }
 }
 
 /// Writes `dir/name` through a temporary file: `body` writes the content, then the
@@ -253,10 +285,21 @@ pub fn write_all(
 
 /// Writes the files beside the run folders of a scenario of several runs: the
 /// [`Scope::Sweep`] tables and the multi-run `report.html`. `axes` are the sweep axis
-/// labels in the scenario's order.
-pub fn write_sweep(rows: &[Summary], axes: &[String], dir: &Path) -> std::io::Result<()> {
+/// labels in the scenario's order; `replicated` and `baseline` as in [`SweepData`].
+pub fn write_sweep(
+    rows: &[Summary],
+    axes: &[String],
+    replicated: bool,
+    baseline: Option<&str>,
+    dir: &Path,
+) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let d = SweepData { rows, axes };
+    let d = SweepData {
+        rows,
+        axes,
+        replicated,
+        baseline,
+    };
     for t in TABLES {
         if let Scope::Sweep { present, write } = t.scope {
             if present(&d) {
@@ -265,7 +308,7 @@ pub fn write_sweep(rows: &[Summary], axes: &[String], dir: &Path) -> std::io::Re
         }
     }
     let title = rows.first().map(|r| r.scenario.clone()).unwrap_or_default();
-    let sections = crate::compare::report_sections(&title, rows, axes);
+    let sections = crate::compare::report_sections(&title, rows, axes, replicated, baseline);
     let html = crate::report::render_html(&title, &sections);
     write_file(dir, SWEEP_REPORT, |w| w.write_all(html.as_bytes()))
 }

@@ -48,6 +48,15 @@ pub struct Scenario {
     /// Seed of every random choice of the run.
     #[serde(default = "d_seed")]
     pub seed: u64,
+    /// Runs per sweep point (and variant), each with its own seed derived from `seed`
+    /// (the first keeps `seed` itself); above 1 the runs gain a `replicate` coordinate and
+    /// `jct.csv` gives the mean and 95 % interval over them.
+    #[serde(default = "d_seeds")]
+    pub seeds: u32,
+    /// The variant `jct.csv`'s ratios divide by (each other variant over it); unset: the
+    /// first variant over each other one.
+    #[serde(default)]
+    pub baseline: Option<String>,
     /// Simulated time after which the run stops, finished or not.
     #[serde(default = "d_max_time", deserialize_with = "su::time")]
     pub max_time: Time,
@@ -82,20 +91,32 @@ pub struct Scenario {
     pub fault: Vec<FaultCfg>,
 }
 
-/// One sweep axis: a field and the values it takes.
+/// One sweep axis: a field and the values it takes, or (no `path`) a list of override
+/// tables, each setting several fields at once like a variant's `set` (a "reading" of
+/// the experiment that is more than one field), named by `names`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepAxisCfg {
-    /// Dotted field path, as for `--set`.
-    pub path: String,
+    /// Dotted field path, as for `--set`; unset: every value is a table of
+    /// `"dotted.path" = value` overrides.
+    #[serde(default)]
+    pub path: Option<String>,
     /// Values, in order.
     pub values: Vec<toml::Value>,
-    /// Short name used in run names and table columns (default: the path's last part).
+    /// Short name used in run names and table columns (default: the path's last part;
+    /// required without a path).
     #[serde(default)]
     pub label: Option<String>,
+    /// Name of each value in run names and tables (default: the value's text; required
+    /// without a path).
+    #[serde(default)]
+    pub names: Option<Vec<String>>,
 }
 
 fn d_seed() -> u64 {
+    1
+}
+fn d_seeds() -> u32 {
     1
 }
 fn d_max_time() -> Time {
@@ -211,6 +232,16 @@ impl Described for Scenario {
                 "which document and experiment this reproduces",
             ),
             Param::plain("seed", d_seed(), "seed of every random choice of the run"),
+            Param::plain(
+                "seeds",
+                d_seeds(),
+                "runs per sweep point, each with a seed derived from `seed` (mean and 95 % \
+                 interval in jct.csv)",
+            ),
+            Param::unset(
+                "baseline",
+                "variant jct.csv's ratios divide by; unset: the first over each other",
+            ),
             Param::time(
                 "max_time",
                 d_max_time(),
@@ -293,11 +324,21 @@ impl Described for SweepAxisCfg {
     const ABOUT: &'static str = "a field and its values: every combination runs, for every variant";
     fn params() -> Vec<Param> {
         vec![
-            Param::required("path", "dotted field path, as for --set"),
-            Param::required("values", "the values, in order"),
+            Param::unset(
+                "path",
+                "dotted field path, as for --set; unset: values are override tables",
+            ),
+            Param::required(
+                "values",
+                "the values, in order (no path: { \"dotted.path\" = value, ... } each)",
+            ),
             Param::unset(
                 "label",
                 "name in run names and tables; unset: the path's last part",
+            ),
+            Param::unset(
+                "names",
+                "name of each value in run names and tables; unset: the value's text",
             ),
         ]
     }

@@ -318,6 +318,12 @@ pub fn load_file(path: &Path, overrides: &[String]) -> Result<LoadedScenario, Sc
     load_str(&src, &file, &base, overrides)
 }
 
+/// The coordinate `seeds` > 1 adds to every run: the replicate's number, 1..=seeds.
+pub const REPLICATE_AXIS: &str = "replicate";
+
+/// Most runs per sweep point (`seeds`).
+pub const MAX_SEEDS: u32 = 1000;
+
 /// One run a scenario stands for.
 #[derive(Clone, Debug)]
 pub struct RunSpec {
@@ -328,13 +334,18 @@ pub struct RunSpec {
     pub folder: String,
     /// Variant name.
     pub variant: String,
-    /// Sweep coordinates (label, value) in axis order.
+    /// Sweep coordinates (label, value) in axis order, then ([`REPLICATE_AXIS`], 1..=n)
+    /// when the scenario has `seeds` > 1.
     pub coords: Vec<(String, String)>,
+    /// Replicate index, 0-based (0 when the scenario has one seed per point): the run's
+    /// seed is [`crate::seed::replicate_seed`] of the scenario's seed and this.
+    pub replicate: u32,
     /// The scenario with overrides applied.
     pub scenario: Scenario,
     /// The TOML tree `scenario` was deserialized from: the file after `--set`, the
-    /// variant's `set` and the sweep point, without `variants` and `sweep` (written to the
-    /// run folder as `scenario.resolved.toml`).
+    /// variant's `set` and the sweep point, without `variants`, `sweep`, `seeds` and
+    /// `baseline` (written to the run folder as `scenario.resolved.toml`, with the run's
+    /// own seed).
     pub table: toml::Table,
 }
 
@@ -433,6 +444,10 @@ impl LoadedScenario {
         let mut base_table = self.table.clone();
         base_table.remove("variants");
         base_table.remove("sweep");
+        // A run is one replicate with its own seed, compared with nothing: its tree (and
+        // `scenario.resolved.toml`) reruns that run alone.
+        base_table.remove("seeds");
+        base_table.remove("baseline");
         if self.scenario.variants.is_empty() {
             bases.push((base_name, None, base_table.clone()));
         }
@@ -460,14 +475,41 @@ impl LoadedScenario {
             }
             bases.push((v.name.clone(), Some(i), t));
         }
+        if let Some(b) = &self.scenario.baseline {
+            if !self.scenario.variants.iter().any(|v| v.name == *b) {
+                let names: Vec<String> = self
+                    .scenario
+                    .variants
+                    .iter()
+                    .map(|v| format!("`{}`", v.name))
+                    .collect();
+                return Err(ScenarioError::field(
+                    &self.file,
+                    "baseline",
+                    format!(
+                        "`{b}` is not a variant of this scenario: name one of {}",
+                        if names.is_empty() {
+                            "its [[variants]] (it has none)".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                ));
+            }
+        }
+        let seeds = self.scenario.seeds;
+        if !(1..=MAX_SEEDS).contains(&seeds) {
+            return Err(ScenarioError::field(
+                &self.file,
+                "seeds",
+                format!("{seeds}: runs per sweep point must be 1 to {MAX_SEEDS}"),
+            ));
+        }
         // Cartesian product of the sweep axes, first axis outermost.
         let axes = &self.scenario.sweep;
-        let label_of = |a: &config::SweepAxisCfg| {
-            a.label
-                .clone()
-                .unwrap_or_else(|| a.path.rsplit('.').next().unwrap_or(&a.path).to_string())
-        };
         let mut labels: Vec<String> = Vec::new();
+        // Per axis, the text of each value in run names and tables.
+        let mut value_names: Vec<Vec<String>> = Vec::new();
         for (i, a) in axes.iter().enumerate() {
             if a.values.is_empty() {
                 return Err(ScenarioError::field(
@@ -476,8 +518,68 @@ impl LoadedScenario {
                     "a sweep axis needs at least one value",
                 ));
             }
-            let label = label_of(a);
+            let label = match (&a.label, &a.path) {
+                (Some(l), _) => l.clone(),
+                (None, Some(p)) => p.rsplit('.').next().unwrap_or(p).to_string(),
+                (None, None) => {
+                    return Err(ScenarioError::field(
+                        &self.file,
+                        format!("sweep[{i}].label"),
+                        "an axis without a `path` needs a `label` (it names a column and \
+                         part of the run folders)",
+                    ))
+                }
+            };
             check_name(&self.file, format!("sweep[{i}].label"), "the label", &label)?;
+            if seeds > 1 && label == REPLICATE_AXIS {
+                return Err(ScenarioError::field(
+                    &self.file,
+                    format!("sweep[{i}].label"),
+                    format!(
+                        "`{REPLICATE_AXIS}` is the coordinate `seeds` adds to every run: \
+                         label this axis otherwise"
+                    ),
+                ));
+            }
+            if a.path.is_none() {
+                if a.names.is_none() {
+                    return Err(ScenarioError::field(
+                        &self.file,
+                        format!("sweep[{i}].names"),
+                        "an axis without a `path` needs `names`, one per value",
+                    ));
+                }
+                if let Some(j) = a.values.iter().position(|v| !v.is_table()) {
+                    return Err(ScenarioError::field(
+                        &self.file,
+                        format!("sweep[{i}].values"),
+                        format!(
+                            "values[{j}] is not a table: without a `path`, each value is a \
+                             table of overrides, {{ \"dotted.path\" = value, ... }}"
+                        ),
+                    ));
+                }
+            }
+            let texts: Vec<String> = match &a.names {
+                Some(n) => {
+                    if n.len() != a.values.len() {
+                        return Err(ScenarioError::field(
+                            &self.file,
+                            format!("sweep[{i}].names"),
+                            format!(
+                                "{} names for {} values: give one name per value",
+                                n.len(),
+                                a.values.len()
+                            ),
+                        ));
+                    }
+                    for x in n {
+                        check_name(&self.file, format!("sweep[{i}].names"), "the name", x)?;
+                    }
+                    n.clone()
+                }
+                None => a.values.iter().map(value_text).collect(),
+            };
             if let Some(j) = labels.iter().position(|l| *l == label) {
                 return Err(ScenarioError::field(
                     &self.file,
@@ -491,12 +593,12 @@ impl LoadedScenario {
             }
             labels.push(label);
             // Two equal values would make two runs with one name and one folder.
-            let texts: Vec<String> = a.values.iter().map(value_text).collect();
+            let field = if a.names.is_some() { "names" } else { "values" };
             for (k, t) in texts.iter().enumerate() {
                 if let Some(j) = texts[..k].iter().position(|u| u == t) {
                     return Err(ScenarioError::field(
                         &self.file,
-                        format!("sweep[{i}].values"),
+                        format!("sweep[{i}].{field}"),
                         format!(
                             "values[{j}] and values[{k}] are both `{t}`: each value of an \
                              axis must differ, two runs cannot share a results folder"
@@ -504,13 +606,15 @@ impl LoadedScenario {
                     ));
                 }
             }
+            value_names.push(texts);
         }
         let total: usize = axes.iter().map(|a| a.values.len()).product();
-        if total * bases.len() > 100_000 {
+        let runs = total * bases.len() * seeds as usize;
+        if runs > 100_000 {
             return Err(ScenarioError::field(
                 &self.file,
                 "sweep",
-                format!("{} runs: at most 100000 per scenario", total * bases.len()),
+                format!("{runs} runs: at most 100000 per scenario"),
             ));
         }
         let mut out = Vec::new();
@@ -520,9 +624,11 @@ impl LoadedScenario {
             std::collections::HashMap::new();
         let reserved: Vec<&str> = crate::output::sweep_file_names().collect();
         // A scenario of one run writes into `--out` itself: no run folder to check.
-        let multi = total * bases.len() > 1;
+        let multi = runs > 1;
         for (vname, vidx, t) in &bases {
-            for combo in 0..total {
+            for combo in 0..total * seeds as usize {
+                // Replicates of one point are adjacent, the last (innermost) coordinate.
+                let (combo, replicate) = (combo / seeds as usize, (combo % seeds as usize) as u32);
                 let mut t = t.clone();
                 let mut coords = Vec::new();
                 let mut rem = combo;
@@ -533,11 +639,31 @@ impl LoadedScenario {
                 }
                 for (k, a) in axes.iter().enumerate() {
                     let v = &a.values[idx[k]];
-                    apply_override(&mut t, &a.path, v.clone(), &self.file).map_err(|mut e| {
-                        e.field = Some(format!("sweep[{k}].path"));
-                        e
-                    })?;
-                    coords.push((labels[k].clone(), value_text(v)));
+                    match (&a.path, v) {
+                        (Some(path), _) => apply_override(&mut t, path, v.clone(), &self.file)
+                            .map_err(|mut e| {
+                                e.field = Some(format!("sweep[{k}].path"));
+                                e
+                            })?,
+                        (None, toml::Value::Table(set)) => {
+                            for (path, value) in set {
+                                apply_override(&mut t, path, value.clone(), &self.file).map_err(
+                                    |mut e| {
+                                        e.field = Some(format!(
+                                            "sweep[{k}].values[{}].\"{path}\"",
+                                            idx[k]
+                                        ));
+                                        e
+                                    },
+                                )?;
+                            }
+                        }
+                        (None, _) => unreachable!("pathless values are checked to be tables"),
+                    }
+                    coords.push((labels[k].clone(), value_names[k][idx[k]].clone()));
+                }
+                if seeds > 1 {
+                    coords.push((REPLICATE_AXIS.to_string(), (replicate + 1).to_string()));
                 }
                 let name = if coords.is_empty() {
                     vname.clone()
@@ -596,6 +722,7 @@ impl LoadedScenario {
                     folder,
                     variant: vname.clone(),
                     coords,
+                    replicate,
                     scenario: s,
                     table: t,
                 });

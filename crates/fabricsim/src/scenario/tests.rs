@@ -202,3 +202,127 @@ fn any_printable_variant_name_is_allowed_and_keeps_its_text() {
     assert_eq!(runs[1].table["transport"]["mtu"].as_integer(), Some(1024));
     assert!(!runs[1].table.contains_key("variants") && !runs[1].table.contains_key("sweep"));
 }
+
+/// MIN with two variants and `extra` appended (top-level keys must come before tables,
+/// so `top` goes first).
+fn with_sweep(top: &str, extra: &str) -> String {
+    format!(
+        "{top}\n{MIN}\n[[variants]]\nname = \"a\"\n\n[[variants]]\nname = \"b\"\nset = {{ \
+         \"cc.algorithm\" = \"none\" }}\n{extra}"
+    )
+}
+
+#[test]
+fn seeds_replicate_every_point_with_distinct_derived_seeds() {
+    let src = with_sweep(
+        "seed = 7\nseeds = 3",
+        "[[sweep]]\npath = \"transport.mtu\"\nvalues = [1024, 4096]\n",
+    );
+    let l = load_str(&src, "t.toml", Path::new("."), &[]).unwrap();
+    let runs = l.expand_runs().unwrap();
+    assert_eq!(runs.len(), 2 * 2 * 3);
+    // Replicates of a point are adjacent and numbered from 1; the first keeps the seed.
+    assert_eq!(runs[0].name, "a-mtu=1024-replicate=1");
+    assert_eq!(runs[2].name, "a-mtu=1024-replicate=3");
+    assert_eq!(runs[3].name, "a-mtu=4096-replicate=1");
+    assert_eq!(
+        runs.iter().map(|r| r.replicate).collect::<Vec<_>>()[..4],
+        [0, 1, 2, 0]
+    );
+    assert_eq!(
+        runs[0].coords.last().unwrap(),
+        &(REPLICATE_AXIS.into(), "1".into())
+    );
+    // A run's own tree reruns that replicate alone.
+    assert!(!runs[0].table.contains_key("seeds"));
+    assert_eq!(runs[0].scenario.seeds, 1);
+    let seeds: Vec<u64> = runs[..3]
+        .iter()
+        .map(|r| crate::seed::replicate_seed(r.scenario.seed, r.replicate))
+        .collect();
+    assert_eq!(seeds[0], 7);
+    assert!(seeds[0] != seeds[1] && seeds[1] != seeds[2] && seeds[0] != seeds[2]);
+    // One seed: no replicate coordinate, names as before.
+    let one = with_sweep("", "[[sweep]]\npath = \"transport.mtu\"\nvalues = [1024]\n");
+    let runs = load_str(&one, "t.toml", Path::new("."), &[])
+        .unwrap()
+        .expand_runs()
+        .unwrap();
+    assert_eq!(runs[0].name, "a-mtu=1024");
+    assert_eq!(runs[0].replicate, 0);
+}
+
+#[test]
+fn bad_seeds_and_baseline_are_named() {
+    let err = |top: &str, extra: &str| {
+        let src = with_sweep(top, extra);
+        load_str(&src, "t.toml", Path::new("."), &[])
+            .and_then(|l| l.expand_runs())
+            .unwrap_err()
+    };
+    let e = err("seeds = 0", "");
+    assert_eq!(e.field.as_deref(), Some("seeds"));
+    let e = err("baseline = \"c\"", "");
+    assert_eq!(e.field.as_deref(), Some("baseline"));
+    assert!(e.message.contains("`a`, `b`"), "{e}");
+    let e = err(
+        "seeds = 2",
+        "[[sweep]]\npath = \"transport.mtu\"\nlabel = \"replicate\"\nvalues = [1024]\n",
+    );
+    assert_eq!(e.field.as_deref(), Some("sweep[0].label"));
+}
+
+#[test]
+fn pathless_axes_apply_override_tables_under_their_names() {
+    let src = with_sweep(
+        "",
+        "[[sweep]]\nlabel = \"net\"\nnames = [\"small\", \"big\"]\nvalues = [{ \
+         \"transport.mtu\" = 1024 }, { \"transport.mtu\" = 9000, \"fabric.buffer\" = \"64MB\" }]\n",
+    );
+    let runs = load_str(&src, "t.toml", Path::new("."), &[])
+        .unwrap()
+        .expand_runs()
+        .unwrap();
+    assert_eq!(runs.len(), 4);
+    assert_eq!(runs[1].name, "a-net=big");
+    assert_eq!(runs[1].scenario.transport.mtu, 9000);
+    assert_eq!(runs[1].scenario.fabric.buffer, 64_000_000);
+    assert_eq!(runs[0].scenario.transport.mtu, 1024);
+    assert_eq!(
+        runs[0].coords,
+        vec![("net".to_string(), "small".to_string())]
+    );
+    // Names on a path axis replace the values' text.
+    let named = with_sweep(
+        "",
+        "[[sweep]]\npath = \"transport.mtu\"\nnames = [\"jumbo\"]\nvalues = [9000]\n",
+    );
+    let runs = load_str(&named, "t.toml", Path::new("."), &[])
+        .unwrap()
+        .expand_runs()
+        .unwrap();
+    assert_eq!(runs[0].name, "a-mtu=jumbo");
+    let err = |extra: &str| {
+        load_str(&with_sweep("", extra), "t.toml", Path::new("."), &[])
+            .and_then(|l| l.expand_runs())
+            .unwrap_err()
+    };
+    // No path: a label, names and tables are required.
+    let e = err("[[sweep]]\nnames = [\"x\"]\nvalues = [{ \"transport.mtu\" = 1024 }]\n");
+    assert_eq!(e.field.as_deref(), Some("sweep[0].label"));
+    let e = err("[[sweep]]\nlabel = \"x\"\nvalues = [{ \"transport.mtu\" = 1024 }]\n");
+    assert_eq!(e.field.as_deref(), Some("sweep[0].names"));
+    let e = err("[[sweep]]\nlabel = \"x\"\nnames = [\"y\"]\nvalues = [3]\n");
+    assert_eq!(e.field.as_deref(), Some("sweep[0].values"));
+    let e = err("[[sweep]]\nlabel = \"x\"\nnames = [\"y\", \"z\"]\nvalues = [{}]\n");
+    assert_eq!(e.field.as_deref(), Some("sweep[0].names"));
+    let e = err("[[sweep]]\nlabel = \"x\"\nnames = [\"y\", \"y\"]\nvalues = [{}, {}]\n");
+    assert_eq!(e.field.as_deref(), Some("sweep[0].names"));
+    // A bad override inside a value names the value and its path.
+    let e =
+        err("[[sweep]]\nlabel = \"x\"\nnames = [\"y\"]\nvalues = [{ \"workload[9].size\" = 1 }]\n");
+    assert_eq!(
+        e.field.as_deref(),
+        Some("sweep[0].values[0].\"workload[9].size\"")
+    );
+}
