@@ -45,15 +45,37 @@ fn quickstart_runs_and_writes_every_table() {
     );
     let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
     assert!(flows.starts_with(
-        "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown\n"
+        "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,\
+         sender_finish_ns,sender_fct_ns,ideal_fct_rtt_ns,sender_slowdown\n"
     ));
     assert_eq!(flows.lines().count(), 1 + 27);
+    // The sender hears of the last byte an ACK after the receiver has it; the ns-3
+    // ideal counts the way back (two propagation delays), so it exceeds the one-way
+    // ideal; each slowdown is its FCT over its own ideal.
+    for row in flows.lines().skip(1) {
+        let c: Vec<f64> = row.split(',').map(|x| x.parse().unwrap()).collect();
+        let (fct, ideal, slow) = (c[6], c[7], c[8]);
+        let (finish, s_finish, s_fct, ideal_rtt, s_slow) = (c[5], c[9], c[10], c[11], c[12]);
+        assert!(s_finish > finish, "{row}");
+        assert!((s_fct - (s_finish - c[4])).abs() < 1e-3, "{row}");
+        assert!(ideal_rtt > ideal, "{row}");
+        assert!((s_slow - s_fct / ideal_rtt).abs() < 1e-5, "{row}");
+        assert!((slow - fct / ideal).abs() < 1e-5, "{row}");
+    }
     let ports = std::fs::read_to_string(out.join("ports.csv")).unwrap();
     assert!(ports.starts_with("node,port,tx_bytes,tx_packets,drops,pause_frames_sent,paused_ns,max_queue_bytes,ecn_marked"));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["run"]["outcome"], "completed");
     assert_eq!(summary["flows"]["completed"], 27);
+    // Every headline FCT figure says which definition it uses.
+    let defs = &summary["flows"]["definitions"];
+    assert!(defs["fct"].as_str().unwrap().starts_with("receiver"));
+    assert!(defs["sender_fct"].as_str().unwrap().starts_with("sender"));
+    assert!(
+        summary["flows"]["sender_fct_mean_ns"].as_f64().unwrap()
+            > summary["flows"]["fct_mean_ns"].as_f64().unwrap()
+    );
     assert!(summary["speed"]["packet_hops"].as_u64().unwrap() > 10_000);
     for f in ["queues.csv", "rates.csv"] {
         assert!(

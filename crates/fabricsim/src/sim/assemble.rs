@@ -26,7 +26,7 @@ use crate::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
 use crate::telemetry::tcd::{TcdDetector, TcdParams};
 use crate::topology::NodeRole;
 use crate::topology::TopoGraph;
-use crate::transport::rdma::ideal_fct;
+use crate::transport::rdma::{ideal_fct, ideal_fct_ns3};
 use crate::transport::{Flow, Host};
 use crate::units::{Rate, Time};
 use crate::workload::Workload;
@@ -520,6 +520,7 @@ impl Simulation {
                 }),
             },
             ideal: Vec::new(),
+            ideal_rtt: Vec::new(),
             server_of_host: g.server_of_host.clone(),
             record: Recorder::default(),
             started: false,
@@ -593,6 +594,15 @@ impl Simulation {
         }
         sim.ideal = (0..sim.nics.flows.len())
             .map(|i| sim.ideal_fct_of(i))
+            .collect();
+        sim.ideal_rtt = (0..sim.nics.flows.len())
+            .map(|i| {
+                ideal_fct_ns3(
+                    sim.nics.flows[i].spec.size,
+                    sim.ctx.params.mtu,
+                    &sim.path_of(i),
+                )
+            })
             .collect();
         for (i, &ideal) in sim.ideal.iter().enumerate() {
             if ideal == 0 {

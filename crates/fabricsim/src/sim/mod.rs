@@ -251,6 +251,9 @@ pub struct Simulation {
     pub nics: Nics,
     /// Ideal FCT of each flow.
     pub ideal: Vec<Time>,
+    /// Ideal FCT of each flow as the HPCC ns-3 module defines it
+    /// ([`crate::transport::rdma::ideal_fct_ns3`]), for FCTs measured at the sender.
+    pub ideal_rtt: Vec<Time>,
     /// Server of each host.
     pub server_of_host: Vec<u32>,
     /// Time series asked for in `[record]`.
