@@ -220,7 +220,8 @@ impl Simulation {
             } else {
                 (size, pfc_cfg)
             };
-            let buffer = SharedBuffer::new(size, &pfc_cfg, headroom);
+            let alpha = node.ports.iter().map(|p| pfc_cfg.alpha_for(ports[p].rate));
+            let buffer = SharedBuffer::new(size, &pfc_cfg, headroom).with_port_alpha(alpha);
             if pfc_cfg.enabled && buffer.set_aside() >= size {
                 return Err(err(
                     file,
