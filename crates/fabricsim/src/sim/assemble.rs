@@ -485,7 +485,10 @@ impl Simulation {
                 flow_control,
                 node_is_switch,
                 edge_port,
-                telemetry: crate::telemetry::Telemetry::default(),
+                telemetry: crate::telemetry::Telemetry {
+                    int: crate::telemetry::int::IntTable::new(&sc.fabric.int),
+                    ..Default::default()
+                },
                 flow_drops: vec![0; flows.len()],
                 gse,
                 dr,
@@ -637,9 +640,15 @@ impl Simulation {
     pub(crate) fn ideal_fct_of(&self, i: usize) -> Time {
         let mut hops = self.path_of(i);
         if self.nics.flows[i].cc.wants_int() {
-            // Every switch egress adds one INT record to the frame.
-            for (j, h) in hops.iter_mut().enumerate().skip(1) {
-                h.extra += INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64;
+            let fixed = self.ctx.params.int_nic_bytes as u64;
+            for (j, h) in hops.iter_mut().enumerate() {
+                h.extra += if fixed > 0 {
+                    // The NIC's fixed-size header, on every hop.
+                    fixed
+                } else {
+                    // Every switch egress adds one INT record to the frame.
+                    INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64
+                };
             }
         }
         let (mtu, size) = (self.ctx.params.mtu, self.nics.flows[i].spec.size);

@@ -64,6 +64,15 @@ pub struct RunParams {
     pub data_prio: u8,
     /// Control priority.
     pub ctrl_prio: u8,
+    /// Priority ACK, NACK and CNP frames carry into switches (`ctrl_prio`, or
+    /// `data_prio` with `transport.feedback_queue = "data"`); NICs queue them at
+    /// `ctrl_prio` whatever it is.
+    pub feedback_prio: u8,
+    /// CNPs ride on ACKs as a flag (`transport.cnp = "ack_flag"`).
+    pub cnp_on_ack: bool,
+    /// INT bytes a NIC puts on an INT data packet or ACK (`[fabric.int] framing =
+    /// "fixed"`; 0: switches add a record's bytes per hop).
+    pub int_nic_bytes: u32,
     /// Lossless fabric.
     pub pfc: bool,
     /// PFC only on switch ports facing hosts.
