@@ -6,9 +6,9 @@
 //! estimate alpha:
 //! - on a CNP: Rt = Rc, Rc = max(Rmin, Rc (1 - alpha/2)), alpha = (1-g) alpha + g, and the
 //!   timer, byte counter and their stages restart;
-//! - every timer period without a CNP: alpha = (1-g) alpha, and the timer stage T advances
-//!   and the rate increases; every B bytes sent the byte stage BC advances and the rate
-//!   increases;
+//! - every timer period without a CNP: alpha = (1-g) alpha, the rate increases, and the
+//!   timer stage T advances; every B bytes sent the rate increases and the byte stage BC
+//!   advances (each increase chooses its mode from the stages before it advances them);
 //! - increase: fast recovery (Rc = (Rt+Rc)/2) while max(T, BC) < F; hyper increase
 //!   (Rt += (min(T,BC)-F) R_HAI) once both exceed F; additive (Rt += R_AI) otherwise;
 //!   all capped at line rate.
@@ -322,7 +322,8 @@ impl DcqcnParams {
     /// - `ns3`: the HPCC ns-3 module's `mix/config.txt` (ALPHA_RESUME_INTERVAL 1 us,
     ///   RATE_DECREASE_INTERVAL 4 us, CLAMP_TARGET_RATE 0, RP_TIMER 300 us,
     ///   FAST_RECOVERY_TIMES 1, RATE_AI 20 Mb/s and RATE_HAI 200 Mb/s at 100G, scaled with
-    ///   C, MIN_RATE 100 Mb/s), CNP feedback for every CE-marked packet.
+    ///   C), MIN_RATE 1000 Mb/s as the module's run scripts set it (its `config.txt`
+    ///   says 100 Mb/s), CNP feedback for every CE-marked packet.
     pub fn resolve(cfg: &DcqcnCfg, line: Rate) -> DcqcnParams {
         let c = line.0 as f64;
         // The paper's NICs ran at 40G.
@@ -353,7 +354,7 @@ impl DcqcnParams {
                 alpha0: 1.0,
                 rai: c / 5000.0,
                 rhai: c / 500.0,
-                rmin: 100e6_f64.min(c),
+                rmin: 1e9_f64.min(c),
                 timer: 300 * US,
                 alpha_interval: US,
                 decrease_interval: 4 * US,
@@ -552,8 +553,12 @@ impl Dcqcn {
             if !self.p.mlx {
                 self.alpha *= 1.0 - self.p.g;
             }
-            self.t_stage = self.t_stage.saturating_add(1);
+            // The increase this period makes follows the stages completed before it,
+            // then the stage advances: after a cut (stage 0) the first period is fast
+            // recovery, and F periods of it come before additive increase (the ns-3
+            // module's RateIncEventTimerMlx; the paper's F iterations of fast recovery).
             self.increase();
+            self.t_stage = self.t_stage.saturating_add(1);
             self.next_timer += self.p.timer;
         }
     }
@@ -582,8 +587,9 @@ impl CongestionControl for Dcqcn {
         self.bytes += bytes;
         while self.bytes >= self.p.byte_counter {
             self.bytes -= self.p.byte_counter;
-            self.bc_stage = self.bc_stage.saturating_add(1);
+            // As for the timer: the mode from the stages before this event.
             self.increase();
+            self.bc_stage = self.bc_stage.saturating_add(1);
         }
     }
     fn on_cnp(&mut self, now: Time) {
@@ -787,5 +793,40 @@ mod tests {
             ..paper
         };
         assert!(ok.validate().is_ok());
+    }
+
+    #[test]
+    fn the_first_timer_after_a_cut_is_fast_recovery_and_f_of_them_come_first() {
+        // ns3 profile, F = 1: one period of fast recovery (target kept), then additive.
+        let p = DcqcnParams::resolve(&DcqcnCfg::default(), Rate::gbps(100));
+        assert_eq!(p.f, 1);
+        let mut d = Dcqcn::new(p, Rate::gbps(100), 0);
+        d.on_cnp(0);
+        d.on_send(p.timer, 1000);
+        // A cut after an increase sets the target to the rate, below line rate.
+        let t1 = p.timer + 10 * US;
+        d.on_cnp(t1);
+        let (rc, rt) = (d.rc, d.rt);
+        assert!(rt < 100e9 - p.rai, "{rt}");
+        d.on_send(t1 + p.timer, 1000);
+        assert_eq!(d.rt, rt, "first period after the cut: fast recovery keeps the target");
+        assert!((d.rc - (rc + rt) / 2.0).abs() < 1.0, "{}", d.rc);
+        d.on_send(t1 + 2 * p.timer, 1000);
+        assert!((d.rt - (rt + p.rai)).abs() < 1.0, "then additive: {}", d.rt);
+        // paper profile, F = 5: five periods of fast recovery before the first R_AI.
+        let pp = params();
+        let mut d = Dcqcn::new(pp, Rate::gbps(100), 0);
+        d.on_cnp(0);
+        d.on_cnp(1);
+        let rt = d.rt;
+        assert!(rt < 100e9 - pp.rai, "room for an additive step");
+        for k in 1..=5 {
+            d.on_send(1 + k * pp.timer, 1000);
+            assert_eq!(d.rt, rt, "period {k}: fast recovery");
+        }
+        d.on_send(1 + 6 * pp.timer, 1000);
+        assert!((d.rt - (rt + pp.rai)).abs() < 1.0, "period 6: additive, {}", d.rt);
+        // The ns3 floor is the scripts' 1 Gbps.
+        assert_eq!(p.rmin, 1e9);
     }
 }
