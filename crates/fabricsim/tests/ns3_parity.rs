@@ -58,8 +58,10 @@ flows = [{flows}]
 /// Runs in 10 us steps, and reports which priority queues of switch port `s -> a` ever
 /// held an ACK: (data priority, control priority).
 fn where_acks_wait(extra: &str) -> (bool, bool) {
-    // a -> r is acknowledged through s -> a, which r -> a and b -> a congest.
-    let flows = r#"{ src = "a", dst = "r", size = "2MB" },
+    // a -> r is acknowledged through s -> a, which r -> a and b -> a congest; so s
+    // pauses r's data priority while r keeps acknowledging a -> r (16 MB: longer than
+    // the pause), which must not overrun s's headroom.
+    let flows = r#"{ src = "a", dst = "r", size = "16MB" },
         { src = "r", dst = "a", size = "4MB" }, { src = "b", dst = "a", size = "4MB" }"#;
     let mut sim = build(&star("none", extra, flows));
     let port = port_between(&sim, "s", "a");
@@ -78,6 +80,7 @@ fn where_acks_wait(extra: &str) -> (bool, bool) {
         in_ctrl |= has_ack(ctrl);
         if let Some(o) = done {
             assert_eq!(o, Outcome::Completed);
+            assert_eq!(sim.ctx.counters.drops, 0, "lossless either way");
             return (in_data, in_ctrl);
         }
         assert!(t < 50 * MS);
@@ -89,7 +92,10 @@ fn acks_wait_in_the_data_queue_of_switches_only_when_asked() {
     let (data, _) = where_acks_wait("");
     assert!(!data, "by default ACKs never sit in a switch's data queue");
     let (data, ctrl) = where_acks_wait("[transport]\nfeedback_queue = \"data\"");
-    assert!(data, "feedback_queue = \"data\": ACKs queue behind the data");
+    assert!(
+        data,
+        "feedback_queue = \"data\": ACKs queue behind the data"
+    );
     assert!(!ctrl, "and never in the control queue");
 }
 
@@ -120,11 +126,17 @@ fn dcqcn_feedback(extra: &str) -> (u64, u64, u64, u64) {
 #[test]
 fn a_cnp_flag_on_the_ack_replaces_the_cnp_frame() {
     let (frames, acks, cnps, cuts) = dcqcn_feedback("");
-    assert!(cnps > 0 && cuts > 0, "the incast marks and cuts: {cnps} {cuts}");
+    assert!(
+        cnps > 0 && cuts > 0,
+        "the incast marks and cuts: {cnps} {cuts}"
+    );
     assert_eq!(frames, acks + cnps, "CNP frames of their own");
     let (frames, acks, cnps, cuts) = dcqcn_feedback("[transport]\ncnp = \"ack_flag\"");
     assert!(cnps > 0 && cuts > 0, "flags read as CNPs: {cnps} {cuts}");
-    assert_eq!(frames, acks, "no frame but ACKs and NACKs leaves the receiver");
+    assert_eq!(
+        frames, acks,
+        "no frame but ACKs and NACKs leaves the receiver"
+    );
 }
 
 /// One HPCC flow of 1 MB a -> r: (INT bytes per data frame on s -> r, bytes per ACK
@@ -179,7 +191,10 @@ fn the_ns3_profile_sets_every_option_and_the_file_wins() {
     // Without the profile nothing changes.
     let plain = build(&star("dcqcn", "", flows));
     let p = &plain.ctx.params;
-    assert_eq!((p.feedback_prio, p.cnp_on_ack, p.int_nic_bytes), (p.ctrl_prio, false, 0));
+    assert_eq!(
+        (p.feedback_prio, p.cnp_on_ack, p.int_nic_bytes),
+        (p.ctrl_prio, false, 0)
+    );
     // A variant may switch the profile on.
     let src = star("dcqcn", "", flows)
         + "\n[[variants]]\nname = \"ours\"\n[[variants]]\nname = \"ns3\"\nset = { profile = \"ns3\" }\n";

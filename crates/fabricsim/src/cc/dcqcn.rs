@@ -809,7 +809,10 @@ mod tests {
         let (rc, rt) = (d.rc, d.rt);
         assert!(rt < 100e9 - p.rai, "{rt}");
         d.on_send(t1 + p.timer, 1000);
-        assert_eq!(d.rt, rt, "first period after the cut: fast recovery keeps the target");
+        assert_eq!(
+            d.rt, rt,
+            "first period after the cut: fast recovery keeps the target"
+        );
         assert!((d.rc - (rc + rt) / 2.0).abs() < 1.0, "{}", d.rc);
         d.on_send(t1 + 2 * p.timer, 1000);
         assert!((d.rt - (rt + p.rai)).abs() < 1.0, "then additive: {}", d.rt);
@@ -825,7 +828,11 @@ mod tests {
             assert_eq!(d.rt, rt, "period {k}: fast recovery");
         }
         d.on_send(1 + 6 * pp.timer, 1000);
-        assert!((d.rt - (rt + pp.rai)).abs() < 1.0, "period 6: additive, {}", d.rt);
+        assert!(
+            (d.rt - (rt + pp.rai)).abs() < 1.0,
+            "period 6: additive, {}",
+            d.rt
+        );
         // The ns3 floor is the scripts' 1 Gbps.
         assert_eq!(p.rmin, 1e9);
     }

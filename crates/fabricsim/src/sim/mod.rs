@@ -64,9 +64,8 @@ pub struct RunParams {
     pub data_prio: u8,
     /// Control priority.
     pub ctrl_prio: u8,
-    /// Priority ACK, NACK and CNP frames carry into switches (`ctrl_prio`, or
-    /// `data_prio` with `transport.feedback_queue = "data"`); NICs queue them at
-    /// `ctrl_prio` whatever it is.
+    /// Priority of ACK, NACK and CNP frames (`ctrl_prio`, or `data_prio` with
+    /// `transport.feedback_queue = "data"`), at the NIC and in switches.
     pub feedback_prio: u8,
     /// CNPs ride on ACKs as a flag (`transport.cnp = "ack_flag"`).
     pub cnp_on_ack: bool,

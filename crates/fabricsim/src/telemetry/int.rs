@@ -228,7 +228,11 @@ mod tests {
         assert_eq!(q.ts, 12_345_000, "whole ns");
         assert_eq!(q.tx_bytes, 999_936, "7812 units of 128 B");
         assert_eq!(q.qlen, 12_320, "154 units of 80 B");
-        let deep = IntHop { qlen: 20_000_000, ..h }.quantized();
+        let deep = IntHop {
+            qlen: 20_000_000,
+            ..h
+        }
+        .quantized();
         assert_eq!(deep.qlen, ((1 << 17) - 1) * 80, "the queue field saturates");
         assert_eq!(q.quantized(), q, "idempotent");
         assert_eq!(INT_FIXED_BYTES, 42);

@@ -32,10 +32,10 @@ pub struct TransportCfg {
     /// Priority of ACK, NACK and CNP (strictly above data).
     #[serde(default = "d_ctrl_prio")]
     pub control_priority: u8,
-    /// The switch queue of ACK, NACK and CNP frames: `control` (the control priority,
-    /// served strictly first, as at the NIC) or `data` (the data priority: behind and
-    /// paused with data, as the HPCC ns-3 module's switches queue ACKs; its NICs still
-    /// send them first).
+    /// The priority of ACK, NACK and CNP frames: `control` (served strictly first and
+    /// never paused) or `data` (the data priority: in switches behind and paused with
+    /// data, as the HPCC ns-3 module queues ACKs; the NIC still sends them before its
+    /// data, but not while the data priority is paused, as the module's NIC does).
     #[serde(default)]
     pub feedback_queue: FeedbackQueue,
     /// How a receiver signals a CE-marked packet to a sender whose controller reads

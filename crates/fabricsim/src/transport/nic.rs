@@ -207,7 +207,6 @@ impl Nics {
             dst: data.src,
             hash: ecmp::mix32(hash ^ 0x5bd1_e995),
             wire: ctx.params.ack_size,
-            // The priority switches queue it by; the NIC's own queue is below.
             prio: ctx.params.feedback_prio,
             ecn: 0,
             mark: hdr.mark,
@@ -228,7 +227,11 @@ impl Nics {
             *fabric.telemetry.int.slot(d.id) = rx;
         }
         let pr = &mut fabric.ports[port];
-        let prio = ctx.params.ctrl_prio as usize;
+        // The NIC's queue of the frame's own priority: either way it leaves before the
+        // data (which the NIC pulls from its flows only when no frame waits), and at the
+        // data priority it also obeys that priority's pause, as the ns-3 module's NIC
+        // ACK queue does; sending into a paused priority would overrun the headroom.
+        let prio = ctx.params.feedback_prio as usize;
         pr.enqueue(prio, d, ctx.now);
         match kind {
             PacketKind::Ack => ctx.counters.acks += 1,
