@@ -191,8 +191,7 @@ impl PfcCfg {
         }
         for (rate, &a) in &self.alpha_per_rate {
             let field = format!("alpha_per_rate.\"{rate}\"");
-            crate::units::parse_rate(rate)
-                .map_err(|e| ParamError::new(&field, format!("not a rate: {e}")))?;
+            crate::units::parse_rate(rate).map_err(|e| ParamError::new(&field, e))?;
             if !(a > 0.0 && a < 256.0) {
                 return Err(ParamError::new(
                     field,
