@@ -32,6 +32,7 @@ pub fn text() -> String {
          optional (the note says what leaving it out means)."
     );
     described::<Scenario>(w, "Scenario top level");
+    profiles(w);
     kinds(w, "[topology]", topology::KINDS);
     described::<FabricCfg>(w, "[fabric]");
     described::<PfcCfg>(w, "[fabric.pfc]");
@@ -47,6 +48,7 @@ pub fn text() -> String {
     described::<GseCfg>(w, "[fabric.gse]");
     described::<SecurityCfg>(w, "[fabric.security]");
     described::<TcdCfg>(w, "[fabric.tcd]");
+    described::<fabricsim::telemetry::int::IntCfg>(w, "[fabric.int]");
     described::<fabricsim::longhaul::dr::DrCfg>(w, "[fabric.dr]");
     described::<fabricsim::faults::config::ReliabilityCfg>(w, "[fabric.reliability]");
     described::<TransportCfg>(w, "[transport]");
@@ -66,6 +68,19 @@ pub fn text() -> String {
     described::<SweepAxisCfg>(w, "[[sweep]]");
     described::<fabricsim::faults::config::FaultCfg>(w, "[[fault]]");
     s
+}
+
+/// The fabric profiles and the fields each sets.
+fn profiles(w: &mut String) {
+    use fabricsim::scenario::profile::PROFILES;
+    let names: Vec<String> = PROFILES.iter().map(|p| format!("\"{}\"", p.name)).collect();
+    let _ = writeln!(w, "\nprofile = {}", names.join(" | "));
+    for p in PROFILES {
+        let _ = writeln!(w, "  profile = \"{}\": {}", p.name, p.about);
+        for (path, value) in p.settings {
+            let _ = writeln!(w, "    {path} = {value}");
+        }
+    }
 }
 
 /// A section that describes itself.

@@ -45,15 +45,61 @@ fn quickstart_runs_and_writes_every_table() {
     );
     let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
     assert!(flows.starts_with(
-        "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown\n"
+        "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,\
+         sender_finish_ns,sender_fct_ns,ideal_fct_rtt_ns,sender_slowdown\n"
     ));
     assert_eq!(flows.lines().count(), 1 + 27);
+    // The sender hears of the last byte an ACK after the receiver has it; the ns-3
+    // ideal counts the way back (two propagation delays), so it exceeds the one-way
+    // ideal; each slowdown is its FCT over its own ideal. The run ends when the last
+    // receiver has its last byte, so only a flow finishing then may lack its last ACK.
+    let rows: Vec<Vec<Option<f64>>> = flows
+        .lines()
+        .skip(1)
+        .map(|r| r.split(',').map(|x| x.parse().ok()).collect())
+        .collect();
+    let end = rows.iter().filter_map(|c| c[5]).fold(0.0, f64::max);
+    let mut with_sender = 0;
+    for c in &rows {
+        let [fct, ideal, slow, finish, ideal_rtt] =
+            [c[6], c[7], c[8], c[5], c[11]].map(Option::unwrap);
+        assert!((slow - fct / ideal).abs() < 1e-5, "{c:?}");
+        assert!(ideal_rtt > ideal, "{c:?}");
+        let Some(s_finish) = c[9] else {
+            assert_eq!(
+                finish, end,
+                "no last ACK only for a flow ending the run: {c:?}"
+            );
+            assert!(c[10].is_none() && c[12].is_none(), "{c:?}");
+            continue;
+        };
+        with_sender += 1;
+        let (s_fct, s_slow) = (c[10].unwrap(), c[12].unwrap());
+        assert!(s_finish > finish, "{c:?}");
+        assert!((s_fct - (s_finish - c[4].unwrap())).abs() < 1e-3, "{c:?}");
+        assert!((s_slow - s_fct / ideal_rtt).abs() < 1e-5, "{c:?}");
+    }
+    assert!(
+        with_sender >= 26,
+        "{with_sender} of 27 flows have a sender FCT"
+    );
     let ports = std::fs::read_to_string(out.join("ports.csv")).unwrap();
     assert!(ports.starts_with("node,port,tx_bytes,tx_packets,drops,pause_frames_sent,paused_ns,max_queue_bytes,ecn_marked"));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["run"]["outcome"], "completed");
     assert_eq!(summary["flows"]["completed"], 27);
+    // Every headline FCT figure says which definition it uses.
+    let defs = &summary["flows"]["definitions"];
+    assert!(defs["fct"].as_str().unwrap().starts_with("receiver"));
+    assert!(defs["sender_fct"].as_str().unwrap().starts_with("sender"));
+    // The sender figures are those of the flows whose last ACK came.
+    let sender_mean = rows.iter().filter_map(|c| c[10]).sum::<f64>() / with_sender as f64;
+    let reported = summary["flows"]["sender_fct_mean_ns"].as_f64().unwrap();
+    assert!(
+        (reported - sender_mean).abs() < 1e-3 * sender_mean,
+        "{reported} vs {sender_mean}"
+    );
     assert!(summary["speed"]["packet_hops"].as_u64().unwrap() > 10_000);
     for f in ["queues.csv", "rates.csv"] {
         assert!(

@@ -84,6 +84,16 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "websearch-fattree.toml",
         &["workload[0].duration=\"300us\"", "max_time=\"2ms\""],
     ),
+    // The same under the ns3 fabric profile (every ns-3 parity option at once).
+    (
+        "websearch-fattree-ns3",
+        "websearch-fattree.toml",
+        &[
+            "workload[0].duration=\"300us\"",
+            "max_time=\"2ms\"",
+            "profile=\"ns3\"",
+        ],
+    ),
     (
         "gse-ber",
         "gse-ber.toml",

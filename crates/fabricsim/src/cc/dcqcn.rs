@@ -6,9 +6,9 @@
 //! estimate alpha:
 //! - on a CNP: Rt = Rc, Rc = max(Rmin, Rc (1 - alpha/2)), alpha = (1-g) alpha + g, and the
 //!   timer, byte counter and their stages restart;
-//! - every timer period without a CNP: alpha = (1-g) alpha, and the timer stage T advances
-//!   and the rate increases; every B bytes sent the byte stage BC advances and the rate
-//!   increases;
+//! - every timer period without a CNP: alpha = (1-g) alpha, the rate increases, and the
+//!   timer stage T advances; every B bytes sent the rate increases and the byte stage BC
+//!   advances (each increase chooses its mode from the stages before it advances them);
 //! - increase: fast recovery (Rc = (Rt+Rc)/2) while max(T, BC) < F; hyper increase
 //!   (Rt += (min(T,BC)-F) R_HAI) once both exceed F; additive (Rt += R_AI) otherwise;
 //!   all capped at line rate.
@@ -20,7 +20,7 @@
 use super::{AnyCc, BaseRtt, CcEntry, CongestionControl};
 use crate::param::{Checked, Param, ParamError};
 use crate::units::serde_units as su;
-use crate::units::{Rate, Time, US};
+use crate::units::{Rate, Time, NS, US};
 use serde::Deserialize;
 
 /// The timer stage counter saturates here (any stage past F behaves alike).
@@ -34,6 +34,21 @@ pub enum DcqcnProfile {
     Ns3,
     /// The DCQCN paper's values.
     Paper,
+}
+
+/// When a sender applies the rate cut a CNP asks for.
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CutOn {
+    /// At the CNP; a CNP within `decrease_interval` of the last cut is held until that
+    /// interval ends (fabricsim's reading of the Mellanox rate-decrease interval).
+    Cnp,
+    /// On a periodic decrease timer, as the HPCC ns-3 module does: the flow's first CNP
+    /// starts a timer of period `decrease_interval` (first tick one period and 1 ns
+    /// later, after that instant's alpha update), and each tick cuts once if a CNP
+    /// arrived since the previous tick. So the first cut comes one period after the
+    /// first CNP.
+    Timer,
 }
 
 /// DCQCN sender (RP) and receiver (NP) parameters. Unset fields take the profile's value.
@@ -78,6 +93,18 @@ pub struct DcqcnCfg {
     /// SIGCOMM 2015 values for 40G NICs, by line rate / 40 Gbps.
     #[serde(default)]
     pub scale_to_line_rate: bool,
+    /// Least time between two rate cuts (`cut_on = "cnp"`), or the decrease timer's
+    /// period (`cut_on = "timer"`).
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub decrease_interval: Option<Time>,
+    /// When a CNP's cut is applied (`cnp`, the default, or `timer`: ns-3's periodic
+    /// decrease timer).
+    #[serde(default = "d_cut_on")]
+    pub cut_on: CutOn,
+}
+
+fn d_cut_on() -> CutOn {
+    CutOn::Cnp
 }
 
 fn d_dcqcn_profile() -> DcqcnProfile {
@@ -99,6 +126,8 @@ impl Default for DcqcnCfg {
             cnp_interval: None,
             clamp_target: None,
             scale_to_line_rate: false,
+            decrease_interval: None,
+            cut_on: d_cut_on(),
         }
     }
 }
@@ -158,6 +187,11 @@ fn params(cfg: &DcqcnCfg, line: Rate) -> Vec<Param> {
                 p.cnp_interval,
                 "receiver: least gap between CNPs of a flow (0: one per CE packet)",
             ),
+            Param::time(
+                "decrease_interval",
+                p.decrease_interval,
+                "least time between cuts; the decrease timer's period with cut_on = \"timer\"",
+            ),
             Param::plain(
                 "clamp_target",
                 p.clamp_target,
@@ -187,6 +221,12 @@ fn params(cfg: &DcqcnCfg, line: Rate) -> Vec<Param> {
             cfg.scale_to_line_rate,
             "paper: R_AI and byte counter (40G values) times line rate / 40 Gbps",
         ),
+        Param::choice(
+            "cut_on",
+            &cfg.cut_on,
+            "cnp: cut at the CNP (held within the decrease interval); timer: ns-3's \
+             periodic decrease timer from the first CNP",
+        ),
     ];
     v.extend(
         rows(&DcqcnParams::resolve(cfg, line))
@@ -215,6 +255,16 @@ impl DcqcnCfg {
         }
         if self.byte_counter == Some(0) {
             return Err(ParamError::new("byte_counter", "must be positive"));
+        }
+        if self.cut_on == CutOn::Timer {
+            let interval = DcqcnParams::resolve(self, Rate::gbps(100)).decrease_interval;
+            if interval == 0 {
+                return Err(ParamError::new(
+                    "cut_on",
+                    "\"timer\" needs a positive decrease_interval (the timer's period; the \
+                     paper profile has none: set decrease_interval, e.g. \"4us\")",
+                ));
+            }
         }
         for (field, r) in [("rai", self.rai), ("rhai", self.rhai), ("rmin", self.rmin)] {
             if r == Some(Rate(0)) {
@@ -257,6 +307,8 @@ pub struct DcqcnParams {
     /// increase where stage < F is fast recovery, stage == F additive, above hyper; alpha
     /// updated on its own timer from whether a CNP arrived in the interval.
     pub mlx: bool,
+    /// When cuts are applied.
+    pub cut_on: CutOn,
 }
 
 impl DcqcnParams {
@@ -270,7 +322,8 @@ impl DcqcnParams {
     /// - `ns3`: the HPCC ns-3 module's `mix/config.txt` (ALPHA_RESUME_INTERVAL 1 us,
     ///   RATE_DECREASE_INTERVAL 4 us, CLAMP_TARGET_RATE 0, RP_TIMER 300 us,
     ///   FAST_RECOVERY_TIMES 1, RATE_AI 20 Mb/s and RATE_HAI 200 Mb/s at 100G, scaled with
-    ///   C, MIN_RATE 100 Mb/s), CNP feedback for every CE-marked packet.
+    ///   C), MIN_RATE 1000 Mb/s as the module's run scripts set it (its `config.txt`
+    ///   says 100 Mb/s), CNP feedback for every CE-marked packet.
     pub fn resolve(cfg: &DcqcnCfg, line: Rate) -> DcqcnParams {
         let c = line.0 as f64;
         // The paper's NICs ran at 40G.
@@ -294,13 +347,14 @@ impl DcqcnParams {
                 cnp_interval: 50 * US,
                 clamp_target: true,
                 mlx: false,
+                cut_on: CutOn::Cnp,
             },
             DcqcnProfile::Ns3 => DcqcnParams {
                 g: 1.0 / 256.0,
                 alpha0: 1.0,
                 rai: c / 5000.0,
                 rhai: c / 500.0,
-                rmin: 100e6_f64.min(c),
+                rmin: 1e9_f64.min(c),
                 timer: 300 * US,
                 alpha_interval: US,
                 decrease_interval: 4 * US,
@@ -309,6 +363,7 @@ impl DcqcnParams {
                 cnp_interval: 0,
                 clamp_target: false,
                 mlx: true,
+                cut_on: CutOn::Cnp,
             },
         };
         DcqcnParams {
@@ -322,6 +377,8 @@ impl DcqcnParams {
             f: cfg.f.unwrap_or(base.f),
             cnp_interval: cfg.cnp_interval.unwrap_or(base.cnp_interval),
             clamp_target: cfg.clamp_target.unwrap_or(base.clamp_target),
+            cut_on: cfg.cut_on,
+            decrease_interval: cfg.decrease_interval.unwrap_or(base.decrease_interval),
             ..base
         }
     }
@@ -346,6 +403,10 @@ pub struct Dcqcn {
     cnp_in_alpha_interval: bool,
     last_cut: Option<Time>,
     cut_pending: bool,
+    /// `cut_on = "timer"`: the decrease timer's next tick (never before the first CNP).
+    next_decrease: Time,
+    /// `cut_on = "timer"`: a CNP arrived since the last tick.
+    decrease_cnp: bool,
     /// CNPs received.
     pub cnps: u64,
     /// Rate cuts applied.
@@ -370,6 +431,8 @@ impl Dcqcn {
             cnp_in_alpha_interval: false,
             last_cut: None,
             cut_pending: false,
+            next_decrease: Time::MAX,
+            decrease_cnp: false,
             cnps: 0,
             cuts: 0,
         }
@@ -437,17 +500,41 @@ impl Dcqcn {
     }
 
     /// Applies the timer periods that ended at or before `now`, and a rate cut that was
-    /// held back by the decrease interval.
+    /// held back by the decrease interval or waits for the decrease timer's tick.
     fn catch_up(&mut self, now: Time) {
-        if self.cut_pending {
-            let due = self.last_cut.map_or(now, |t| t + self.p.decrease_interval);
-            if due <= now {
-                self.catch_up_alpha(due);
-                self.cut_pending = false;
-                self.cut(due);
+        match self.p.cut_on {
+            CutOn::Cnp => {
+                if self.cut_pending {
+                    let due = self.last_cut.map_or(now, |t| t + self.p.decrease_interval);
+                    if due <= now {
+                        self.catch_up_alpha(due);
+                        self.cut_pending = false;
+                        self.cut(due);
+                    }
+                }
+            }
+            CutOn::Timer => {
+                if self.next_decrease <= now {
+                    if self.decrease_cnp {
+                        // Everything due before the tick happens first, in time order.
+                        let due = self.next_decrease;
+                        self.rate_timers(due);
+                        self.catch_up_alpha(due);
+                        self.decrease_cnp = false;
+                        self.cut(due);
+                    }
+                    // Ticks without a CNP since the previous one change nothing.
+                    let i = self.p.decrease_interval;
+                    self.next_decrease += ((now - self.next_decrease) / i + 1) * i;
+                }
             }
         }
         self.catch_up_alpha(now);
+        self.rate_timers(now);
+    }
+
+    /// Applies the rate timer's periods that ended at or before `now`.
+    fn rate_timers(&mut self, now: Time) {
         while self.next_timer <= now {
             if self.rc >= self.line && self.rt >= self.line {
                 // At line rate only alpha keeps decaying: apply all remaining periods at
@@ -466,8 +553,12 @@ impl Dcqcn {
             if !self.p.mlx {
                 self.alpha *= 1.0 - self.p.g;
             }
-            self.t_stage = self.t_stage.saturating_add(1);
+            // The increase this period makes follows the stages completed before it,
+            // then the stage advances: after a cut (stage 0) the first period is fast
+            // recovery, and F periods of it come before additive increase (the ns-3
+            // module's RateIncEventTimerMlx; the paper's F iterations of fast recovery).
             self.increase();
+            self.t_stage = self.t_stage.saturating_add(1);
             self.next_timer += self.p.timer;
         }
     }
@@ -496,8 +587,9 @@ impl CongestionControl for Dcqcn {
         self.bytes += bytes;
         while self.bytes >= self.p.byte_counter {
             self.bytes -= self.p.byte_counter;
-            self.bc_stage = self.bc_stage.saturating_add(1);
+            // As for the timer: the mode from the stages before this event.
             self.increase();
+            self.bc_stage = self.bc_stage.saturating_add(1);
         }
     }
     fn on_cnp(&mut self, now: Time) {
@@ -508,6 +600,18 @@ impl CongestionControl for Dcqcn {
             self.alpha = 1.0;
         }
         self.cnps += 1;
+        if self.p.cut_on == CutOn::Timer {
+            if self.cnps == 1 {
+                // ns-3 starts the alpha and decrease timers at the first CNP; the
+                // decrease tick comes 1 ns after that instant's alpha update.
+                self.next_alpha = now + self.p.alpha_interval;
+                self.next_decrease = now + self.p.decrease_interval + NS;
+            } else {
+                self.cnp_in_alpha_interval = true;
+            }
+            self.decrease_cnp = true;
+            return;
+        }
         self.cnp_in_alpha_interval = true;
         match self.last_cut {
             Some(t) if now < t + self.p.decrease_interval => self.cut_pending = true,
@@ -629,5 +733,107 @@ mod tests {
         let r = DcqcnParams::resolve(&c, Rate::gbps(100));
         assert_eq!(r.rai, 5e6);
         assert!(!r.clamp_target && p.clamp_target);
+    }
+
+    #[test]
+    fn timer_cuts_one_period_after_the_first_cnp_and_once_per_tick() {
+        let cfg = DcqcnCfg {
+            cut_on: CutOn::Timer,
+            ..DcqcnCfg::default()
+        };
+        let p = DcqcnParams::resolve(&cfg, Rate::gbps(100));
+        assert_eq!(p.decrease_interval, 4 * US);
+        let mut d = Dcqcn::new(p, Rate::gbps(100), 0);
+        d.on_cnp(10 * US);
+        // No cut at the CNP, nor before the tick at 14 us + 1 ns.
+        assert_eq!(d.cuts, 0);
+        d.on_send(14 * US, 1000);
+        assert!((d.rc - 100e9).abs() < 1.0, "{}", d.rc);
+        d.on_send(14 * US + NS, 1000);
+        assert_eq!(d.cuts, 1);
+        // Alpha was reset to 1 on the first CNP and decayed over 4 alpha periods
+        // without a CNP: the cut is by alpha / 2 of that.
+        let a = (1.0 - p.g).powi(4);
+        assert!((d.rc - 100e9 * (1.0 - a / 2.0)).abs() < 1.0, "{}", d.rc);
+        // Three CNPs within one period make one cut, at the next tick (ticks run every
+        // 4 us from the first: 18 us + 1 ns).
+        let rc = d.rc;
+        for t in [15, 16, 17] {
+            d.on_cnp(t * US);
+        }
+        d.on_send(18 * US, 1000);
+        assert_eq!(d.cuts, 1);
+        d.on_send(18 * US + NS, 1000);
+        assert_eq!(d.cuts, 2);
+        assert!(d.rc < rc);
+        // Quiet periods cut nothing.
+        d.on_send(40 * US, 1000);
+        assert_eq!(d.cuts, 2);
+        // The default still cuts at the CNP itself.
+        let mut c = Dcqcn::new(
+            DcqcnParams::resolve(&DcqcnCfg::default(), Rate::gbps(100)),
+            Rate::gbps(100),
+            0,
+        );
+        c.on_cnp(10 * US);
+        assert_eq!(c.cuts, 1);
+    }
+
+    #[test]
+    fn timer_cuts_need_a_decrease_interval() {
+        let paper = DcqcnCfg {
+            profile: DcqcnProfile::Paper,
+            cut_on: CutOn::Timer,
+            ..DcqcnCfg::default()
+        };
+        let e = paper.validate().unwrap_err();
+        assert!(format!("{e:?}").contains("cut_on"), "{e:?}");
+        let ok = DcqcnCfg {
+            decrease_interval: Some(50 * US),
+            ..paper
+        };
+        assert!(ok.validate().is_ok());
+    }
+
+    #[test]
+    fn the_first_timer_after_a_cut_is_fast_recovery_and_f_of_them_come_first() {
+        // ns3 profile, F = 1: one period of fast recovery (target kept), then additive.
+        let p = DcqcnParams::resolve(&DcqcnCfg::default(), Rate::gbps(100));
+        assert_eq!(p.f, 1);
+        let mut d = Dcqcn::new(p, Rate::gbps(100), 0);
+        d.on_cnp(0);
+        d.on_send(p.timer, 1000);
+        // A cut after an increase sets the target to the rate, below line rate.
+        let t1 = p.timer + 10 * US;
+        d.on_cnp(t1);
+        let (rc, rt) = (d.rc, d.rt);
+        assert!(rt < 100e9 - p.rai, "{rt}");
+        d.on_send(t1 + p.timer, 1000);
+        assert_eq!(
+            d.rt, rt,
+            "first period after the cut: fast recovery keeps the target"
+        );
+        assert!((d.rc - (rc + rt) / 2.0).abs() < 1.0, "{}", d.rc);
+        d.on_send(t1 + 2 * p.timer, 1000);
+        assert!((d.rt - (rt + p.rai)).abs() < 1.0, "then additive: {}", d.rt);
+        // paper profile, F = 5: five periods of fast recovery before the first R_AI.
+        let pp = params();
+        let mut d = Dcqcn::new(pp, Rate::gbps(100), 0);
+        d.on_cnp(0);
+        d.on_cnp(1);
+        let rt = d.rt;
+        assert!(rt < 100e9 - pp.rai, "room for an additive step");
+        for k in 1..=5 {
+            d.on_send(1 + k * pp.timer, 1000);
+            assert_eq!(d.rt, rt, "period {k}: fast recovery");
+        }
+        d.on_send(1 + 6 * pp.timer, 1000);
+        assert!(
+            (d.rt - (rt + pp.rai)).abs() < 1.0,
+            "period 6: additive, {}",
+            d.rt
+        );
+        // The ns3 floor is the scripts' 1 Gbps.
+        assert_eq!(p.rmin, 1e9);
     }
 }

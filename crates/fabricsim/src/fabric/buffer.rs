@@ -50,8 +50,9 @@ pub struct SharedBuffer {
     /// Lossless (PFC) or lossy.
     pub lossless: bool,
     mode: PfcThreshold,
-    /// alpha in 16.16 fixed point (exact for the usual 1/2^k values).
-    alpha_q16: u64,
+    /// alpha in 16.16 fixed point (exact for the usual 1/2^k values), per ingress port
+    /// (`fabric.pfc.alpha_per_rate`).
+    alpha_q16: Vec<u64>,
     xoff: u64,
     xon_delta: u64,
     reserve: u64,
@@ -85,9 +86,7 @@ impl SharedBuffer {
             size,
             lossless: cfg.enabled,
             mode: cfg.threshold,
-            alpha_q16: (cfg.alpha * 65536.0)
-                .round()
-                .clamp(1.0, (1u64 << 24) as f64) as u64,
+            alpha_q16: vec![q16(cfg.alpha); n],
             xoff: cfg.xoff,
             xon_delta: cfg.xon_delta,
             reserve: cfg.reserve,
@@ -101,19 +100,30 @@ impl SharedBuffer {
         }
     }
 
+    /// Sets each ingress port's dynamic-threshold alpha (one per port, in order).
+    pub fn with_port_alpha(mut self, alpha: impl IntoIterator<Item = f64>) -> SharedBuffer {
+        self.alpha_q16 = alpha.into_iter().map(q16).collect();
+        assert_eq!(
+            self.alpha_q16.len(),
+            self.headroom.len(),
+            "one alpha per port"
+        );
+        self
+    }
+
     /// Bytes the buffer must set aside before sharing (headroom plus reserve).
     pub fn set_aside(&self) -> u64 {
         self.headroom_total + self.reserve_total
     }
 
-    /// The dynamic threshold on one (port, priority)'s shared usage.
+    /// The dynamic threshold on the shared usage of ingress `port`'s priorities.
     #[inline]
-    pub fn threshold(&self) -> u64 {
+    pub fn threshold(&self, port: usize) -> u64 {
         let free = self
             .size
             .saturating_sub(self.headroom_total + self.reserve_total + self.shared_used);
         // free < 2^40 and alpha < 256 keep the product below 2^64.
-        (free * self.alpha_q16) >> 16
+        (free * self.alpha_q16[port]) >> 16
     }
 
     /// Counters of (port, priority).
@@ -136,7 +146,7 @@ impl SharedBuffer {
             self.ing[port * N_PRIO + prio].bytes += size;
             return Admission::Admitted;
         }
-        let th = self.threshold();
+        let th = self.threshold(port);
         let c = &mut self.ing[port * N_PRIO + prio];
         let in_reserve = c.bytes - c.shared - c.headroom;
         if in_reserve + size <= self.reserve {
@@ -194,7 +204,7 @@ impl SharedBuffer {
         if !self.lossless {
             return false;
         }
-        let th = self.threshold();
+        let th = self.threshold(port);
         let c = &mut self.ing[port * N_PRIO + prio];
         if c.paused_upstream {
             return false;
@@ -213,7 +223,7 @@ impl SharedBuffer {
     /// Should (port, prio) send XON now? True once per pause.
     #[inline]
     pub fn should_resume(&mut self, port: usize, prio: usize) -> bool {
-        let th = self.threshold();
+        let th = self.threshold(port);
         let c = &mut self.ing[port * N_PRIO + prio];
         if !c.paused_upstream || c.headroom > 0 {
             return false;
@@ -234,9 +244,14 @@ impl SharedBuffer {
     }
 }
 
+fn q16(alpha: f64) -> u64 {
+    (alpha * 65536.0).round().clamp(1.0, (1u64 << 24) as f64) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::Rate;
 
     fn cfg(mode: PfcThreshold) -> PfcCfg {
         PfcCfg {
@@ -281,11 +296,11 @@ mod tests {
     #[test]
     fn dynamic_threshold_shrinks_as_buffer_fills() {
         let mut b = SharedBuffer::new(100_000, &cfg(PfcThreshold::Dynamic), vec![0; 1]);
-        let t0 = b.threshold();
+        let t0 = b.threshold(0);
         for _ in 0..20 {
             b.admit(0, 0, 1000);
         }
-        assert!(b.threshold() < t0);
+        assert!(b.threshold(0) < t0);
         assert!(b.used <= b.size);
     }
 
@@ -308,5 +323,37 @@ mod tests {
         }
         assert_eq!(b.used, stored);
         assert!(b.shared_used <= b.used);
+    }
+
+    #[test]
+    fn alpha_per_rate_sets_each_ports_threshold() {
+        let mut c = cfg(PfcThreshold::Dynamic);
+        c.reserve = 0;
+        c.alpha_per_rate.insert("400Gbps".into(), 0.5);
+        c.alpha_per_rate.insert("100Gbps".into(), 0.125);
+        assert!(c.validate(5000).is_ok());
+        let rates = [Rate::gbps(400), Rate::gbps(100), Rate::gbps(25)];
+        let mut b = SharedBuffer::new(800_000, &c, vec![0; 3])
+            .with_port_alpha(rates.iter().map(|&r| c.alpha_for(r)));
+        // The whole buffer is free: 1/2, 1/8 and (the default alpha) 1/8 of it.
+        assert_eq!(
+            (b.threshold(0), b.threshold(1), b.threshold(2)),
+            (400_000, 100_000, 100_000)
+        );
+        // The 400G port keeps admitting to the shared pool where the 100G port pauses.
+        for _ in 0..150 {
+            b.admit(0, 3, 1000);
+            b.admit(1, 3, 1000);
+        }
+        assert!(b.should_pause(1, 3));
+        assert!(!b.should_pause(0, 3));
+        // A key that is not a rate, or a bad alpha, is refused naming the key.
+        let mut bad = cfg(PfcThreshold::Dynamic);
+        bad.alpha_per_rate.insert("fast".into(), 0.5);
+        let e = bad.validate(5000).unwrap_err();
+        assert!(e.field.contains("alpha_per_rate.\"fast\""), "{e}");
+        let mut bad = cfg(PfcThreshold::Dynamic);
+        bad.alpha_per_rate.insert("100Gbps".into(), 0.0);
+        assert!(bad.validate(5000).is_err());
     }
 }

@@ -117,7 +117,7 @@ impl Fabric {
         let k = match c.len {
             0 => return None,
             1 => 0,
-            n if sw.lag > 1 && n % sw.lag == 0 => ecmp::pick_lag(
+            n if sw.lag > 1 && n.is_multiple_of(sw.lag) => ecmp::pick_lag(
                 false,
                 hash,
                 sw.salt,
@@ -270,7 +270,7 @@ impl Fabric {
         }
         let k = if n == 1 {
             0
-        } else if sw.lag > 1 && n % sw.lag as usize == 0 && ctx.params.lb.hashes_flows() {
+        } else if sw.lag > 1 && n.is_multiple_of(sw.lag as usize) && ctx.params.lb.hashes_flows() {
             ecmp::pick_lag(
                 ctx.params.lb == crate::routing::LbAlgorithm::EcmpModulo,
                 hash,

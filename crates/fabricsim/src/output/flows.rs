@@ -8,7 +8,9 @@ use serde::Serialize;
 pub const TABLE: Table = Table {
     file: "flows.csv",
     about: "one row per flow: hosts, size, start, finish, FCT, ideal FCT, slowdown \
-            (finish, FCT and slowdown empty for an unfinished flow)",
+            (at the receiver), then the sender's finish (last ACK) and FCT, the ns-3 \
+            ideal FCT and the slowdown of the two (the HPCC ns-3 module's definitions); \
+            finishes, FCTs and slowdowns empty for an unfinished flow",
     scope: Scope::Run {
         present: always,
         write,
@@ -26,6 +28,10 @@ struct FlowRow {
     fct_ns: Option<Ns>,
     ideal_fct_ns: Ns,
     slowdown: Option<Fixed<6>>,
+    sender_finish_ns: Option<Ns>,
+    sender_fct_ns: Option<Ns>,
+    ideal_fct_rtt_ns: Ns,
+    sender_slowdown: Option<Fixed<6>>,
 }
 
 fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
@@ -33,6 +39,8 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
     out.table(sim.nics.flows.iter().enumerate().map(|(i, f)| {
         let ideal = sim.ideal[i];
         let fct = f.finish.map(|t| t - f.spec.start);
+        let sender_fct = f.sender_done.map(|t| t - f.spec.start);
+        let ideal_rtt = sim.ideal_rtt[i];
         FlowRow {
             flow_id: i,
             src: f.spec.src,
@@ -43,6 +51,10 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
             fct_ns: fct.map(Ns),
             ideal_fct_ns: Ns(ideal),
             slowdown: fct.map(|t| Fixed(t as f64 / ideal as f64)),
+            sender_finish_ns: f.sender_done.map(Ns),
+            sender_fct_ns: sender_fct.map(Ns),
+            ideal_fct_rtt_ns: Ns(ideal_rtt),
+            sender_slowdown: sender_fct.map(|t| Fixed(t as f64 / ideal_rtt as f64)),
         }
     }))
 }

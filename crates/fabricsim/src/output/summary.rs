@@ -8,7 +8,9 @@
 //!   outcome, stall diagnosis, invariants broken, simulated end, fabricsim version and git commit;
 //! - `speed`: wall seconds, events, packet-hops, packet-hops per second, peak packets
 //!   alive (only `wall_seconds` and `packet_hops_per_sec` depend on the machine);
-//! - `flows`: count, finished, goodput, FCT and slowdown statistics, per size bucket;
+//! - `flows`: count, finished, goodput, FCT and slowdown statistics, per size bucket
+//!   (FCT at the receiver over fabricsim's ideal), the same at the sender over the ns-3
+//!   ideal (`sender_*`), and `definitions`: which FCT and ideal each figure uses;
 //! - `transport`: CNPs, timeouts, retransmitted bytes, NACKs, packets that arrived out
 //!   of order;
 //! - `fabric`: drops, PFC pauses and paused time, ECN marks, queues, TCD marks;
@@ -157,6 +159,18 @@ pub struct Summary {
     pub queue_series: Vec<(String, Vec<(f64, f64)>)>,
     /// What faults and bit errors did (runs with `[[fault]]` entries or bit errors).
     pub faults: Option<crate::faults::FaultSummary>,
+    /// Mean FCT (ns) at the sender (start to the last ACK) of flows whose last ACK came.
+    pub sender_fct_mean_ns: f64,
+    /// Median sender FCT (ns).
+    pub sender_fct_p50_ns: f64,
+    /// 99th percentile sender FCT (ns).
+    pub sender_fct_p99_ns: f64,
+    /// Mean of sender FCT / ns-3 ideal FCT (`ideal_fct_rtt_ns`).
+    pub sender_slowdown_mean: f64,
+    /// Median of sender FCT / ns-3 ideal FCT.
+    pub sender_slowdown_p50: f64,
+    /// 99th percentile of sender FCT / ns-3 ideal FCT.
+    pub sender_slowdown_p99: f64,
     /// Slowdown CDF (value, fraction of finished flows), thinned to at most
     /// [`crate::metrics::SUMMARY_CDF_POINTS`] points, for the multi-run report; not
     /// written to `summary.json`.
@@ -194,6 +208,16 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
     }
     fcts.sort_by(f64::total_cmp);
     slow.sort_by(f64::total_cmp);
+    let (mut s_fcts, mut s_slow) = (Vec::new(), Vec::new());
+    for (i, f) in sim.nics.flows.iter().enumerate() {
+        if let Some(t) = f.sender_done {
+            let fct = (t - f.spec.start) as f64;
+            s_fcts.push(fct);
+            s_slow.push(fct / sim.ideal_rtt[i] as f64);
+        }
+    }
+    s_fcts.sort_by(f64::total_cmp);
+    s_slow.sort_by(f64::total_cmp);
     let finished = crate::metrics::finished_flows(sim);
     let buckets = crate::metrics::bucket_stats(&crate::metrics::SizeBuckets::default(), &finished);
     let ports = &sim.fabric.ports;
@@ -309,6 +333,12 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         queue_series: crate::metrics::queue_series(sim, 1),
         tcd_ce_marks: ports.iter().map(|p| p.stats.tcd_ce).sum(),
         tcd_ue_marks: ports.iter().map(|p| p.stats.tcd_ue).sum(),
+        sender_fct_mean_ns: crate::metrics::mean(&s_fcts) / 1000.0,
+        sender_fct_p50_ns: quantile(&s_fcts, 0.5) / 1000.0,
+        sender_fct_p99_ns: quantile(&s_fcts, 0.99) / 1000.0,
+        sender_slowdown_mean: crate::metrics::mean(&s_slow),
+        sender_slowdown_p50: quantile(&s_slow, 0.5),
+        sender_slowdown_p99: quantile(&s_slow, 0.99),
     }
 }
 
@@ -426,7 +456,33 @@ struct FlowsJson<'a> {
     slowdown_p99: f64,
     slowdown_max: f64,
     buckets: &'a [crate::metrics::BucketSlowdown],
+    sender_fct_mean_ns: f64,
+    sender_fct_p50_ns: f64,
+    sender_fct_p99_ns: f64,
+    sender_slowdown_mean: f64,
+    sender_slowdown_p50: f64,
+    sender_slowdown_p99: f64,
+    definitions: FctDefinitions,
 }
+
+/// Which FCT and which ideal each figure of the `flows` section uses, spelled out in
+/// the file so a reader comparing with another simulator need not guess.
+#[derive(Serialize)]
+struct FctDefinitions {
+    /// `fct_*`, `slowdown_*`, `buckets`.
+    fct: &'static str,
+    slowdown: &'static str,
+    /// `sender_fct_*`, `sender_slowdown_*`.
+    sender_fct: &'static str,
+    sender_slowdown: &'static str,
+}
+
+const DEFINITIONS: FctDefinitions = FctDefinitions {
+    fct: "receiver: last payload byte delivered in order at the receiver, minus the flow's start (flows.csv fct_ns)",
+    slowdown: "fct / ideal_fct_ns: the flow alone on its path, pipelined packet by packet, to the receiver's last byte",
+    sender_fct: "sender: last ACK received by the sender, minus the flow's start, as the HPCC ns-3 module measures (flows.csv sender_fct_ns)",
+    sender_slowdown: "sender_fct / ideal_fct_rtt_ns: the ns-3 module's ideal, base RTT + (size + 48 B per packet) * 8 / bottleneck rate",
+};
 
 #[derive(Serialize)]
 struct TransportJson {
@@ -496,6 +552,13 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
                 slowdown_p99: s.slowdown_p99,
                 slowdown_max: s.slowdown_max,
                 buckets: &s.slowdown_buckets,
+                sender_fct_mean_ns: s.sender_fct_mean_ns,
+                sender_fct_p50_ns: s.sender_fct_p50_ns,
+                sender_fct_p99_ns: s.sender_fct_p99_ns,
+                sender_slowdown_mean: s.sender_slowdown_mean,
+                sender_slowdown_p50: s.sender_slowdown_p50,
+                sender_slowdown_p99: s.sender_slowdown_p99,
+                definitions: DEFINITIONS,
             },
             transport: TransportJson {
                 cnps: s.cnps,

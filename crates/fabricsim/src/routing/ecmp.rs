@@ -269,7 +269,7 @@ pub fn lag_members(
             .iter()
             .take_while(|&&p| peer_of(p) == peer_of(c[0]))
             .count();
-        let grouped = c.len() % run == 0
+        let grouped = c.len().is_multiple_of(run)
             && c.chunks(run)
                 .all(|g| g.iter().all(|&p| peer_of(p) == peer_of(g[0])));
         if run == 1 || !grouped || (members != 0 && members != run) {

@@ -45,6 +45,10 @@ pub struct Scenario {
     /// Free text: which document and experiment this reproduces.
     #[serde(default)]
     pub description: Option<String>,
+    /// Fabric profile: a named bundle of field values applied where the scenario sets
+    /// none ([`super::profile`]; `default` or `ns3`).
+    #[serde(default)]
+    pub profile: Option<String>,
     /// Seed of every random choice of the run.
     #[serde(default = "d_seed")]
     pub seed: u64,
@@ -169,6 +173,9 @@ pub struct FabricCfg {
     /// TCD ternary congestion detection at switch egress queues (marks CE / UE for ACC).
     #[serde(default)]
     pub tcd: TcdCfg,
+    /// INT framing and precision (HPCC).
+    #[serde(default)]
+    pub int: crate::telemetry::int::IntCfg,
     /// DR switches of a multi-campus topology (long haul): who sends CNPs.
     #[serde(default)]
     pub dr: crate::longhaul::dr::DrCfg,
@@ -196,6 +203,7 @@ impl Default for FabricCfg {
             security: SecurityCfg::default(),
             gse: GseCfg::default(),
             tcd: TcdCfg::default(),
+            int: Default::default(),
             dr: Default::default(),
             reliability: ReliabilityCfg::default(),
         }
@@ -252,6 +260,11 @@ impl Described for Scenario {
                 d_stall(),
                 "unfinished flows and no byte delivered for this long: a stall",
             ),
+            Param::new(
+                "profile",
+                "\"default\"",
+                "fabric profile: fields it sets where the file sets none (profiles below)",
+            ),
             Param::new("topology", "required", "[topology], below"),
             Param::section("fabric", "[fabric]"),
             Param::section("transport", "[transport]"),
@@ -282,6 +295,7 @@ impl Described for FabricCfg {
             Param::section("security", "[fabric.security]"),
             Param::section("gse", "[fabric.gse]"),
             Param::section("tcd", "[fabric.tcd]"),
+            Param::section("int", "[fabric.int]"),
             Param::section("dr", "[fabric.dr]"),
             Param::section("reliability", "[fabric.reliability]"),
         ]

@@ -3,13 +3,15 @@
 //! Loading happens in three steps, each with its own kind of error:
 //! 1. TOML syntax (reported with file:line:col),
 //! 2. overrides (`--set path=value` and a variant's `set` table) patched into the TOML tree,
-//! 3. the schema ([`config`]), deserialized with the path of the failing field.
+//! 3. the schema ([`config`]), deserialized with the path of the failing field, after the
+//!    fabric profile the scenario names ([`profile`]) filled in the fields it left unset.
 //!
 //! Semantic checks (a disconnected topology, a flow to a host that does not exist) happen
 //! when the scenario is built into a simulation ([`crate::sim::Simulation::build`]) and are
 //! reported the same way: file, field path, what is allowed.
 
 pub mod config;
+pub mod profile;
 
 pub use config::Scenario;
 
@@ -181,7 +183,9 @@ pub fn apply_override(
 /// Deserializes a (patched) table into the schema, naming the failing field, and checks
 /// the ranges of single fields ([`check_ranges`]).
 pub fn from_table(table: &toml::Table, file: &str) -> Result<Scenario, ScenarioError> {
-    let sc = deserialize_table(table, file)?;
+    let mut table = table.clone();
+    profile::apply(&mut table, file)?;
+    let sc = deserialize_table(&table, file)?;
     check_ranges(&sc, file)?;
     Ok(sc)
 }

@@ -27,7 +27,7 @@ use crate::telemetry::tcd::{TcdDetector, TcdParams};
 use crate::topology::NodeRole;
 use crate::topology::TopoGraph;
 use crate::transport::multipath::ideal_fct_multipath;
-use crate::transport::rdma::Hop;
+use crate::transport::rdma::{ideal_fct_ns3, Hop};
 use crate::transport::{Flow, Host};
 use crate::units::{Rate, Time};
 use crate::workload::Workload;
@@ -221,7 +221,8 @@ impl Simulation {
             } else {
                 (size, pfc_cfg)
             };
-            let buffer = SharedBuffer::new(size, &pfc_cfg, headroom);
+            let alpha = node.ports.iter().map(|p| pfc_cfg.alpha_for(ports[p].rate));
+            let buffer = SharedBuffer::new(size, &pfc_cfg, headroom).with_port_alpha(alpha);
             if pfc_cfg.enabled && buffer.set_aside() >= size {
                 return Err(err(
                     file,
@@ -493,7 +494,10 @@ impl Simulation {
                 flow_control,
                 node_is_switch,
                 edge_port,
-                telemetry: crate::telemetry::Telemetry::default(),
+                telemetry: crate::telemetry::Telemetry {
+                    int: crate::telemetry::int::IntTable::new(&sc.fabric.int),
+                    ..Default::default()
+                },
                 flow_drops: vec![0; flows.len()],
                 gse,
                 dr,
@@ -529,6 +533,7 @@ impl Simulation {
                 }),
             },
             ideal: Vec::new(),
+            ideal_rtt: Vec::new(),
             server_of_host: g.server_of_host.clone(),
             record: Recorder::default(),
             started: false,
@@ -603,6 +608,15 @@ impl Simulation {
         sim.ideal = (0..sim.nics.flows.len())
             .map(|i| sim.ideal_fct_of(i))
             .collect();
+        sim.ideal_rtt = (0..sim.nics.flows.len())
+            .map(|i| {
+                ideal_fct_ns3(
+                    sim.nics.flows[i].spec.size,
+                    sim.ctx.params.mtu,
+                    &sim.path_of(i),
+                )
+            })
+            .collect();
         for (i, &ideal) in sim.ideal.iter().enumerate() {
             if ideal == 0 {
                 let s = &sim.nics.flows[i].spec;
@@ -649,10 +663,17 @@ impl Simulation {
             spread
         };
         if self.nics.flows[i].cc.wants_int() {
-            // Every switch egress adds one INT record to the frame.
-            for (j, st) in stages.iter_mut().enumerate().skip(1) {
+            let fixed = self.ctx.params.int_nic_bytes as u64;
+            for (j, st) in stages.iter_mut().enumerate() {
+                let extra = if fixed > 0 {
+                    // The NIC's fixed-size header, on every hop.
+                    fixed
+                } else {
+                    // Every switch egress adds one INT record to the frame.
+                    INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64
+                };
                 for h in st {
-                    h.extra += INT_BYTES_PER_HOP as u64 * j.min(MAX_INT_HOPS) as u64;
+                    h.extra += extra;
                 }
             }
         }

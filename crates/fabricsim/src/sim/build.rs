@@ -15,6 +15,7 @@ use crate::scenario::ScenarioError;
 use crate::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
 use crate::topology;
 use crate::topology::NodeRole;
+use crate::transport::config::{CnpForm, FeedbackQueue};
 use std::path::Path;
 
 use crate::sim::*;
@@ -48,7 +49,8 @@ impl Simulation {
         let credit = f.credit.enabled.then(|| VcLayout::new(f.credit.vcs as u8));
         if credit.is_some() {
             // A packet grows by its INT records on the way (HPCC).
-            let most = pkt_max + (MAX_INT_HOPS as u64) * INT_BYTES_PER_HOP as u64;
+            let most =
+                pkt_max + ((MAX_INT_HOPS as u32 * INT_BYTES_PER_HOP).max(f.int.nic_bytes())) as u64;
             f.credit.validate(most).map_err(at("fabric.credit"))?;
             let refuse = |what: &str| {
                 Err(err(
@@ -64,6 +66,15 @@ impl Simulation {
             }
             if f.load_balance.algorithm == LbAlgorithm::Pktc {
                 return refuse("does not run with GSE (fabric.load_balance.algorithm = \"pktc\")");
+            }
+            if t.feedback_queue == FeedbackQueue::Data {
+                // Under credits a frame's priority is its virtual channel.
+                return Err(err(
+                    file,
+                    "transport.feedback_queue",
+                    "\"data\" puts ACKs in the data priority's queue, a PFC notion; with \
+                     credit-based flow control they take the control VC (use \"control\")",
+                ));
             }
             if g.nodes.iter().any(|n| matches!(n.role, NodeRole::Dr(_))) {
                 return refuse("does not run with DR switches (their DCI side drops)");
@@ -81,6 +92,7 @@ impl Simulation {
         }
         f.gse.validate().map_err(at("fabric.gse"))?;
         f.tcd.validate().map_err(at("fabric.tcd"))?;
+        f.int.validate().map_err(at("fabric.int"))?;
         f.dr.validate().map_err(at("fabric.dr"))?;
         f.reliability.validate().map_err(at("fabric.reliability"))?;
         crate::faults::config::validate_faults(&sc.fault, sc.max_time).map_err(at("fault"))?;
@@ -119,6 +131,12 @@ impl Simulation {
             // Under credits a packet's priority is its VC.
             data_prio: credit.map_or(t.data_priority, |l| l.data()),
             ctrl_prio: credit.map_or(t.control_priority, |l| l.control()),
+            feedback_prio: match t.feedback_queue {
+                FeedbackQueue::Control => credit.map_or(t.control_priority, |l| l.control()),
+                FeedbackQueue::Data => t.data_priority,
+            },
+            cnp_on_ack: t.cnp == CnpForm::AckFlag,
+            int_nic_bytes: f.int.nic_bytes(),
             pfc: f.pfc.enabled,
             pfc_edge_only: f.pfc.scope == PfcScope::Edge,
             pause_quanta: f.pfc.pause_quanta.max(1),

@@ -64,6 +64,14 @@ pub struct RunParams {
     pub data_prio: u8,
     /// Control priority.
     pub ctrl_prio: u8,
+    /// Priority of ACK, NACK and CNP frames (`ctrl_prio`, or `data_prio` with
+    /// `transport.feedback_queue = "data"`), at the NIC and in switches.
+    pub feedback_prio: u8,
+    /// CNPs ride on ACKs as a flag (`transport.cnp = "ack_flag"`).
+    pub cnp_on_ack: bool,
+    /// INT bytes a NIC puts on an INT data packet or ACK (`[fabric.int] framing =
+    /// "fixed"`; 0: switches add a record's bytes per hop).
+    pub int_nic_bytes: u32,
     /// Lossless fabric.
     pub pfc: bool,
     /// PFC only on switch ports facing hosts.
@@ -251,6 +259,9 @@ pub struct Simulation {
     pub nics: Nics,
     /// Ideal FCT of each flow.
     pub ideal: Vec<Time>,
+    /// Ideal FCT of each flow as the HPCC ns-3 module defines it
+    /// ([`crate::transport::rdma::ideal_fct_ns3`]), for FCTs measured at the sender.
+    pub ideal_rtt: Vec<Time>,
     /// Server of each host.
     pub server_of_host: Vec<u32>,
     /// Time series asked for in `[record]`.
@@ -309,7 +320,10 @@ impl Simulation {
                     let sw = &self.fabric.switches[s as usize];
                     let lb = self.ctx.params.lb;
                     let k = match lb {
-                        _ if sw.lag > 1 && c.len() % sw.lag as usize == 0 && lb.hashes_flows() => {
+                        _ if sw.lag > 1
+                            && c.len().is_multiple_of(sw.lag as usize)
+                            && lb.hashes_flows() =>
+                        {
                             ecmp::pick_lag(
                                 lb == LbAlgorithm::EcmpModulo,
                                 f.hash,

@@ -10,7 +10,80 @@
 
 use crate::fabric::Port;
 use crate::packet::{Desc, PktId};
-use crate::units::Time;
+use crate::param::{Checked, Described, Param};
+use crate::units::{Time, NS};
+use serde::Deserialize;
+
+/// Bytes of the HPCC ns-3 module's INT header (`IntHeader::GetStaticSize()` in its HPCC
+/// mode): five 8-byte hop records and a 2-byte hop count, present from the NIC on.
+pub const INT_FIXED_BYTES: u32 = MAX_INT_HOPS as u32 * INT_BYTES_PER_HOP + 2;
+
+/// How INT records travel (`[fabric.int]`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntCfg {
+    /// `per_hop`: each switch egress adds its 8-byte record to the frame; `fixed`: the
+    /// NIC sends the whole header (five records and a hop count, 42 B) on every data
+    /// packet and its ACK, and switches fill it in, as the ns-3 module does.
+    #[serde(default)]
+    pub framing: IntFraming,
+    /// Keep each field at the precision of its wire format (the ns-3 module's
+    /// `IntHop`): timestamps in whole nanoseconds, transmitted bytes in 128 B units,
+    /// queue lengths in 80 B units up to 2^17 - 1 of them. Off: full precision.
+    #[serde(default)]
+    pub quantize: bool,
+}
+
+/// `[fabric.int] framing`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum IntFraming {
+    /// 8 bytes added per switch hop.
+    #[default]
+    PerHop,
+    /// A fixed-size header from the NIC on.
+    Fixed,
+}
+
+impl Described for IntCfg {
+    const ABOUT: &'static str = "INT records for HPCC: their framing and precision";
+    fn params() -> Vec<Param> {
+        let d = IntCfg::default();
+        vec![
+            Param::choice(
+                "framing",
+                &d.framing,
+                "8 B per switch hop, or a fixed 42 B header from the NIC on (ns-3)",
+            ),
+            Param::plain(
+                "quantize",
+                d.quantize,
+                "fields at their wire precision: 1 ns, 128 B, 80 B (ns-3)",
+            ),
+        ]
+    }
+}
+
+impl IntCfg {
+    /// Nothing to check: both fields take any of their values.
+    pub fn validate(&self) -> Checked {
+        Ok(())
+    }
+
+    /// Bytes an INT data packet or ACK carries from its NIC on (0 with `per_hop`).
+    pub fn nic_bytes(&self) -> u32 {
+        match self.framing {
+            IntFraming::PerHop => 0,
+            IntFraming::Fixed => INT_FIXED_BYTES,
+        }
+    }
+}
+
+/// Unit of the transmitted-bytes field at wire precision.
+const TX_UNIT: u64 = 128;
+/// Unit of the queue-length field at wire precision, and the field's largest count.
+const QLEN_UNIT: u64 = 80;
+const QLEN_MAX: u64 = (1 << 17) - 1;
 
 /// Most INT records a packet carries (the HPCC ns-3 module's `IntHeader::maxHop`); a path
 /// with more switch hops keeps the first five.
@@ -37,6 +110,22 @@ pub struct IntHop {
     pub qlen: u64,
 }
 
+impl IntHop {
+    /// The record at the precision of the ns-3 module's wire format: each field
+    /// truncated to its unit (1 ns, 128 B, 80 B; the queue saturating at 2^17 - 1
+    /// units). The ns-3 fields also wrap (24-bit ns, 20-bit byte counts), which its HPCC
+    /// undoes with modular differences, so within one RTT the truncation is the whole
+    /// effect; the line rate travels as a code that names the standard rates exactly.
+    pub fn quantized(self) -> IntHop {
+        IntHop {
+            rate_bps: self.rate_bps,
+            ts: self.ts - self.ts % NS,
+            tx_bytes: self.tx_bytes - self.tx_bytes % TX_UNIT,
+            qlen: (self.qlen / QLEN_UNIT).min(QLEN_MAX) * QLEN_UNIT,
+        }
+    }
+}
+
 /// The INT records a packet collected (data) or carries back (ACK).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct IntStack {
@@ -47,15 +136,42 @@ pub struct IntStack {
 }
 
 /// INT records of the packets that carry them, by arena slot.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct IntTable {
     by_slot: Vec<IntStack>,
+    /// Bytes a switch adds per record (0 when the NIC sent a fixed-size header).
+    pub per_hop: u32,
+    /// Fields at wire precision.
+    pub quantize: bool,
     /// The records of the packet being received (its slot is freed before the handlers
     /// run).
     pub rx: IntStack,
 }
 
+impl Default for IntTable {
+    fn default() -> Self {
+        IntTable {
+            by_slot: Vec::new(),
+            per_hop: INT_BYTES_PER_HOP,
+            quantize: false,
+            rx: IntStack::default(),
+        }
+    }
+}
+
 impl IntTable {
+    /// A table for `[fabric.int]` settings `cfg`.
+    pub fn new(cfg: &IntCfg) -> IntTable {
+        IntTable {
+            per_hop: match cfg.framing {
+                IntFraming::PerHop => INT_BYTES_PER_HOP,
+                IntFraming::Fixed => 0,
+            },
+            quantize: cfg.quantize,
+            ..IntTable::default()
+        }
+    }
+
     /// The records of arena slot `id` (the table grows with the arena).
     #[inline]
     pub fn slot(&mut self, id: PktId) -> &mut IntStack {
@@ -77,17 +193,48 @@ impl IntTable {
     /// (while there is room) and the record's bytes to the frame.
     #[inline]
     pub fn stamp(&mut self, now: Time, port: &Port, wire: u64, pkt: &mut Desc) {
-        let hop = IntHop {
+        let mut hop = IntHop {
             rate_bps: port.rate.0,
             ts: now,
-            tx_bytes: port.tx_bytes + wire + INT_BYTES_PER_HOP as u64,
+            tx_bytes: port.tx_bytes + wire + self.per_hop as u64,
             qlen: port.queued_bytes(),
         };
+        if self.quantize {
+            hop = hop.quantized();
+        }
         let st = &mut self.by_slot[pkt.id.0 as usize];
         if (st.n as usize) < MAX_INT_HOPS {
             st.hops[st.n as usize] = hop;
             st.n += 1;
-            pkt.wire += INT_BYTES_PER_HOP;
+            pkt.wire += self.per_hop;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantized_fields_keep_their_wire_units() {
+        let h = IntHop {
+            rate_bps: 100_000_000_000,
+            ts: 12_345_678,
+            tx_bytes: 1_000_000,
+            qlen: 12_345,
+        };
+        let q = h.quantized();
+        assert_eq!(q.rate_bps, h.rate_bps);
+        assert_eq!(q.ts, 12_345_000, "whole ns");
+        assert_eq!(q.tx_bytes, 999_936, "7812 units of 128 B");
+        assert_eq!(q.qlen, 12_320, "154 units of 80 B");
+        let deep = IntHop {
+            qlen: 20_000_000,
+            ..h
+        }
+        .quantized();
+        assert_eq!(deep.qlen, ((1 << 17) - 1) * 80, "the queue field saturates");
+        assert_eq!(q.quantized(), q, "idempotent");
+        assert_eq!(INT_FIXED_BYTES, 42);
     }
 }

@@ -32,6 +32,18 @@ pub struct TransportCfg {
     /// Priority of ACK, NACK and CNP (strictly above data).
     #[serde(default = "d_ctrl_prio")]
     pub control_priority: u8,
+    /// The priority of ACK, NACK and CNP frames: `control` (served strictly first and
+    /// never paused) or `data` (the data priority: in switches behind and paused with
+    /// data, as the HPCC ns-3 module queues ACKs; the NIC still sends them before its
+    /// data, but not while the data priority is paused, as the module's NIC does).
+    #[serde(default)]
+    pub feedback_queue: FeedbackQueue,
+    /// How a receiver signals a CE-marked packet to a sender whose controller reads
+    /// CNPs: a CNP `frame` of its own (paced by the controller's CNP interval), or an
+    /// `ack_flag` on the ACK or NACK that answers the packet (the ns-3 module's way: no
+    /// frame, no pacing, and no signal when no ACK answers it under `ack_every` > 1).
+    #[serde(default)]
+    pub cnp: CnpForm,
     /// NICs with several ports (dual-rail, one per plane): which ports data takes.
     #[serde(default)]
     pub rail: RailChoice,
@@ -42,6 +54,28 @@ pub struct TransportCfg {
     /// The message engines (`kind = "message"`).
     #[serde(default)]
     pub message: super::message::MessageCfg,
+}
+
+/// `[transport] feedback_queue`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FeedbackQueue {
+    /// The control priority everywhere.
+    #[default]
+    Control,
+    /// The data priority in switches (the control queue at the NIC).
+    Data,
+}
+
+/// `[transport] cnp`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CnpForm {
+    /// A CNP frame.
+    #[default]
+    Frame,
+    /// A flag on the ACK or NACK answering the CE-marked packet.
+    AckFlag,
 }
 
 /// `[transport] kind`.
@@ -150,6 +184,8 @@ impl Default for TransportCfg {
             rto: d_rto(),
             data_priority: d_data_prio(),
             control_priority: d_ctrl_prio(),
+            feedback_queue: FeedbackQueue::default(),
+            cnp: CnpForm::default(),
             rail: RailChoice::default(),
             kind: TransportKind::default(),
             message: Default::default(),
@@ -180,6 +216,16 @@ impl Described for TransportCfg {
                 "control_priority",
                 d.control_priority,
                 "priority of ACK, NACK and CNP (above data)",
+            ),
+            Param::choice(
+                "feedback_queue",
+                &d.feedback_queue,
+                "switch queue of ACK/NACK/CNP: control priority, or data priority (ns-3)",
+            ),
+            Param::choice(
+                "cnp",
+                &d.cnp,
+                "CNP as its own frame, or as a flag on the answering ACK/NACK (ns-3)",
             ),
             Param::section("message", "[transport.message]"),
             Param::word(

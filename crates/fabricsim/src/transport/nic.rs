@@ -139,7 +139,8 @@ impl Nics {
         let line = Rate(fabric.ports[port].rate.0 * self.data_rails.1 as u64);
         let f = &mut self.flows[fid as usize];
         let payload = rp.mtu.min(f.spec.size - f.snd_nxt);
-        let wire = payload + rp.header;
+        let int = f.cc.wants_int();
+        let wire = payload + rp.header + if int { rp.int_nic_bytes as u64 } else { 0 };
         let pkt = Packet::new(
             Payload::Data {
                 flow: FlowId(fid),
@@ -156,7 +157,7 @@ impl Nics {
             prio: rp.data_prio,
             ecn: ECN_ECT,
             mark: 0,
-            flags: if f.cc.wants_int() { FLAG_INT } else { 0 },
+            flags: if int { FLAG_INT } else { 0 },
         };
         if f.snd_nxt < f.high_sent {
             f.retx_bytes += payload;
@@ -206,7 +207,7 @@ impl Nics {
             dst: data.src,
             hash: ecmp::mix32(hash ^ 0x5bd1_e995),
             wire: ctx.params.ack_size,
-            prio: ctx.params.ctrl_prio,
+            prio: ctx.params.feedback_prio,
             ecn: 0,
             mark: hdr.mark,
             flags: 0,
@@ -214,7 +215,11 @@ impl Nics {
         let int = kind == PacketKind::Ack && hdr.flags & FLAG_INT != 0;
         if int {
             h.flags = FLAG_INT;
-            h.wire += INT_BYTES_PER_HOP * fabric.telemetry.int.rx.n as u32;
+            // The fixed-size header, or the records the data packet collected.
+            h.wire += match ctx.params.int_nic_bytes {
+                0 => INT_BYTES_PER_HOP * fabric.telemetry.int.rx.n as u32,
+                fixed => fixed,
+            };
         }
         let d = ctx.arena.alloc_desc(p, h);
         if int {
@@ -222,7 +227,11 @@ impl Nics {
             *fabric.telemetry.int.slot(d.id) = rx;
         }
         let pr = &mut fabric.ports[port];
-        let prio = ctx.params.ctrl_prio as usize;
+        // The NIC's queue of the frame's own priority: either way it leaves before the
+        // data (which the NIC pulls from its flows only when no frame waits), and at the
+        // data priority it also obeys that priority's pause, as the ns-3 module's NIC
+        // ACK queue does; sending into a paused priority would overrun the headroom.
+        let prio = ctx.params.feedback_prio as usize;
         pr.enqueue(prio, d, ctx.now);
         match kind {
             PacketKind::Ack => ctx.counters.acks += 1,
@@ -310,7 +319,8 @@ impl Nics {
         let fid = flow.0;
         let f = &mut self.flows[fid as usize];
         f.data_pkts_arrived += 1;
-        if hdr.ecn == ECN_CE && self.receiver_cnp && f.cc.wants_cnp() {
+        let cnp_flag = hdr.ecn == ECN_CE && self.receiver_cnp && f.cc.wants_cnp();
+        if cnp_flag && !ctx.params.cnp_on_ack {
             let interval = f.cc.cnp_interval();
             if now >= f.next_cnp {
                 f.next_cnp = now + interval;
@@ -333,6 +343,12 @@ impl Nics {
         let rx = self.transport.on_data(f, seq, bytes);
         if rx.in_order {
             self.last_progress = now;
+        }
+        if cnp_flag && ctx.params.cnp_on_ack && !matches!(rx.reply, RxReply::Nothing) {
+            // The answering ACK or NACK echoes the CE mark (`Packet::echo`), which the
+            // sender reads as the CNP.
+            f.cnps_sent += 1;
+            ctx.counters.cnps += 1;
         }
         match rx.reply {
             RxReply::Nothing => {}
@@ -400,6 +416,9 @@ impl Nics {
         let rto = ctx.params.rto;
         let fid = flow.0;
         let f = &mut self.flows[fid as usize];
+        if ctx.params.cnp_on_ack && p.echo != 0 && f.cc.wants_cnp() {
+            f.cc.on_cnp(now);
+        }
         let mut wake = false;
         let was_all_sent = f.snd_nxt >= f.spec.size;
         let newly = self.transport.on_cumulative_ack(f, seq);

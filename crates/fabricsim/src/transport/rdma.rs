@@ -233,6 +233,39 @@ pub fn ideal_fct(size: u64, mtu: u64, header: u64, hops: &[Hop]) -> Time {
     best + d_last
 }
 
+/// Bytes the HPCC ns-3 module charges per packet in its ideal FCT: its whole header
+/// without INT (`CustomHeader::GetStaticWholeHeaderSize() - IntHeader::GetStaticSize()`).
+pub const NS3_HEADER_BYTES: u64 = 48;
+
+/// The ideal FCT as the HPCC ns-3 module defines it (`qp_finish` in its `third.cc`; its
+/// fct analysis divides FCTs measured at the sender by it):
+///
+/// ```text
+/// base_rtt = 2 * sum_hops delay + sum_hops ser(mtu, rate_hop)
+/// bytes    = size + ceil(size / mtu) * 48
+/// ideal    = base_rtt + bytes * 8 / min_hops rate
+/// ```
+///
+/// `mtu` is the payload per packet (ns-3's `packet_payload_size`); the base RTT is the
+/// propagation there and back plus one payload-only packet serialized at every hop one
+/// way (how ns-3 fills `pairRtt`); the bytes are charged at the path's bottleneck as if
+/// they streamed through it. Unlike [`ideal_fct`] nothing is pipelined packet by packet
+/// and the ACK's way back counts, so it compares with an FCT that ends at the last ACK.
+/// ns-3 truncates each term to whole nanoseconds; here every term is rounded up to the
+/// picosecond, as the simulator's serialization is.
+pub fn ideal_fct_ns3(size: u64, mtu: u64, hops: &[Hop]) -> Time {
+    let Some(bottleneck) = hops.iter().map(|h| h.bps).min() else {
+        return 0;
+    };
+    let prop: Time = hops.iter().map(|h| h.delay).sum();
+    let tx: Time = hops
+        .iter()
+        .map(|h| crate::units::ser_time(mtu, h.bps))
+        .sum();
+    let bytes = size + size.div_ceil(mtu).max(1) * NS3_HEADER_BYTES;
+    2 * prop + tx + crate::units::ser_time(bytes, bottleneck)
+}
+
 /// The same quantity computed packet by packet (the definition [`ideal_fct`] solves in
 /// closed form); kept as the reference its tests compare against.
 pub fn ideal_fct_by_packets(size: u64, mtu: u64, header: u64, hops: &[Hop]) -> Time {
@@ -380,5 +413,29 @@ mod tests {
                 .collect();
             prop_assert_eq!(ideal_fct(size, mtu, 58, &hops), ideal_fct_by_packets(size, mtu, 58, &hops));
         }
+    }
+
+    #[test]
+    fn ns3_ideal_is_base_rtt_plus_bytes_with_headers_at_the_bottleneck() {
+        let hop = |gbps: u64, us: u64| Hop {
+            bps: gbps * 1_000_000_000,
+            delay: us * 1_000_000,
+            extra: 0,
+            cut: None,
+        };
+        // Two 100G hops of 1 us: base RTT 4 us + 2 x 80 ns (1000 B at 100G); 10 packets
+        // of 1000 B + 48 B each = 10 480 B = 838.4 ns at 100G.
+        let two = [hop(100, 1), hop(100, 1)];
+        assert_eq!(ideal_fct_ns3(10_000, 1000, &two), 4_998_400);
+        // A 400G middle hop adds its delay twice and 20 ns of serialization; 100G stays
+        // the bottleneck. A partial last packet still pays a whole header.
+        let three = [hop(100, 1), hop(400, 1), hop(100, 1)];
+        let bytes = 10_001 + 11 * NS3_HEADER_BYTES;
+        assert_eq!(
+            ideal_fct_ns3(10_001, 1000, &three),
+            6_000_000 + 180_000 + bytes * 8 * 10
+        );
+        // No path, no ideal.
+        assert_eq!(ideal_fct_ns3(10_000, 1000, &[]), 0);
     }
 }

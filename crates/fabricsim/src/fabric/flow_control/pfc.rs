@@ -68,6 +68,10 @@ pub struct PfcCfg {
     /// Dynamic-threshold factor alpha.
     #[serde(default = "d_alpha")]
     pub alpha: f64,
+    /// Dynamic-threshold alpha by ingress port rate (`"400Gbps" = 0.5`), as the HPCC
+    /// ns-3 module sets it per port speed; ports at other rates use `alpha`.
+    #[serde(default)]
+    pub alpha_per_rate: std::collections::BTreeMap<String, f64>,
     /// Static XOFF threshold per (ingress port, priority).
     #[serde(default = "d_xoff", deserialize_with = "su::bytes")]
     pub xoff: u64,
@@ -114,6 +118,7 @@ impl Default for PfcCfg {
             scope: PfcScope::All,
             threshold: d_pfc_thr(),
             alpha: d_alpha(),
+            alpha_per_rate: Default::default(),
             xoff: d_xoff(),
             xon_delta: d_xon_delta(),
             reserve: d_reserve(),
@@ -140,6 +145,12 @@ impl Described for PfcCfg {
                 "alpha x free shared buffer, or xoff",
             ),
             Param::plain("alpha", d.alpha, "dynamic-threshold factor"),
+            Param::new(
+                "alpha_per_rate",
+                "{}".to_string(),
+                "alpha by ingress port rate, e.g. { \"400Gbps\" = 0.5, \"100Gbps\" = 0.125 }; \
+                 other rates: alpha",
+            ),
             Param::bytes(
                 "xoff",
                 d.xoff,
@@ -178,6 +189,16 @@ impl PfcCfg {
                 "must be a positive number below 256 (1/8 is usual)",
             ));
         }
+        for (rate, &a) in &self.alpha_per_rate {
+            let field = format!("alpha_per_rate.\"{rate}\"");
+            crate::units::parse_rate(rate).map_err(|e| ParamError::new(&field, e))?;
+            if !(a > 0.0 && a < 256.0) {
+                return Err(ParamError::new(
+                    field,
+                    "must be a positive number below 256 (1/8 is usual)",
+                ));
+            }
+        }
         if self.threshold == PfcThreshold::Static && self.xoff < max_packet {
             return Err(ParamError::new(
                 "xoff",
@@ -185,6 +206,17 @@ impl PfcCfg {
             ));
         }
         Ok(())
+    }
+}
+
+impl PfcCfg {
+    /// The dynamic-threshold alpha of an ingress port of rate `rate` (settings checked
+    /// by [`PfcCfg::validate`]).
+    pub fn alpha_for(&self, rate: Rate) -> f64 {
+        self.alpha_per_rate
+            .iter()
+            .find(|(r, _)| crate::units::parse_rate(r).ok() == Some(rate))
+            .map_or(self.alpha, |(_, &a)| a)
     }
 }
 
