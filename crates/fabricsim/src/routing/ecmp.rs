@@ -228,8 +228,12 @@ pub enum LagChoice {
 
 /// Picks one of `n` candidates grouped as `n / members` next hops of `members` parallel
 /// links each (consecutive candidates of a group share the next hop): the group by the
-/// hash and `salt`, then the member by the hash and `member_salt` (ASIC `modulo` pick or
-/// the mixing [`pick`]).
+/// hash and `salt` (ASIC `modulo` pick or the mixing [`pick`]), then the member. With
+/// `member_salt == salt` the member comes from the same hash bits (correlated); otherwise
+/// from an independent mix of the hash with `member_salt`: XORing another seed into a
+/// CRC before a modulo would only permute the members (a CRC is linear), so an
+/// independent member choice stands for the different hash or bit selection switches are
+/// configured with for LAGs.
 #[inline]
 pub fn pick_lag(
     modulo: bool,
@@ -239,14 +243,19 @@ pub fn pick_lag(
     n: usize,
     members: usize,
 ) -> usize {
-    let one = |salt: u32, n: usize| {
+    let one = |n: usize| {
         if modulo {
             pick_modulo(hash, salt, n)
         } else {
             pick(hash, salt, n)
         }
     };
-    one(salt, n / members) * members + one(member_salt, members)
+    let member = if member_salt == salt {
+        one(members)
+    } else {
+        pick(hash, member_salt, members)
+    };
+    one(n / members) * members + member
 }
 
 /// Members per next hop of switch `sw` when its candidate lists toward every destination in

@@ -810,6 +810,9 @@ fn lag_groups(
         sw.lag = ecmp::lag_members(routing, s as u32, &hosts, peer_of);
         if lag == ecmp::LagChoice::Correlated {
             sw.lag_salt = sw.salt;
+        } else if sw.lag_salt == sw.salt {
+            // Equal seeds are how `pick_lag` knows a correlated choice.
+            sw.lag_salt ^= 1;
         }
     }
     Ok(())
