@@ -520,6 +520,8 @@ impl Simulation {
                 },
                 transport,
                 flows_done: 0,
+                acks_awaited: 0,
+                receivers_done_at: None,
                 flows_started: 0,
                 last_progress: 0,
                 receiver_cnp: dr_cfg.cnp.receivers(),

@@ -64,66 +64,77 @@ impl Simulation {
         let total = self.nics.flows.len();
         let stop = self.ctx.params.max_time.min(until);
         let mut tick = 0u32;
-        let outcome = loop {
-            if self.nics.flows_done == total && self.nics.launcher.phases_left == 0 {
-                break Outcome::Completed;
-            }
-            let Some((t, ev)) = self.ctx.queue.pop() else {
-                break Outcome::Starved;
+        let outcome =
+            loop {
+                if self.nics.flows_done == total && self.nics.launcher.phases_left == 0 {
+                    // Every receiver has its data. The run goes on until the last ACKs reach
+                    // their senders (the sender-side FCT, as ns-3 measures it), but no longer
+                    // than the stall timeout: an ACK path cut by a fault must not hold it.
+                    let t_done = *self.nics.receivers_done_at.get_or_insert(self.ctx.now);
+                    if self.nics.acks_awaited == 0
+                        || self.ctx.queue.peek_time().is_none_or(|t| {
+                            t.saturating_sub(t_done) > self.ctx.params.stall_timeout
+                        })
+                    {
+                        break Outcome::Completed;
+                    }
+                }
+                let Some((t, ev)) = self.ctx.queue.pop() else {
+                    break Outcome::Starved;
+                };
+                if t > stop {
+                    if t > self.ctx.params.max_time {
+                        self.ctx.now = self.ctx.params.max_time;
+                        break Outcome::MaxTime;
+                    }
+                    self.ctx.queue.unpop();
+                    self.ctx.now = until;
+                    return None;
+                }
+                if t.saturating_sub(self.nics.last_progress) > self.ctx.params.stall_timeout
+                    && self.nics.flows_started > self.nics.flows_done
+                {
+                    self.ctx.now = self.nics.last_progress + self.ctx.params.stall_timeout;
+                    break Outcome::Stalled(crate::stall::diagnose(self));
+                }
+                self.ctx.now = t;
+                if self.prefetch {
+                    self.prefetch_ahead();
+                }
+                let (ctx, fabric, nics) = (&mut self.ctx, &mut self.fabric, &mut self.nics);
+                match ev {
+                    Event::LinkArrive(l) => {
+                        if let Some((port, pkt)) = fabric.on_link_arrive(ctx, l) {
+                            nics.host_receive(ctx, fabric, port, pkt);
+                        }
+                    }
+                    Event::PortWake(p) => {
+                        let port = &mut fabric.ports[p];
+                        if port.wake_at == t {
+                            port.wake_at = Time::MAX;
+                        }
+                        match port.owner() {
+                            NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
+                            NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
+                        }
+                    }
+                    Event::FlowArrivals => nics.on_flow_arrivals(ctx, fabric),
+                    Event::Rto(f) => nics.on_rto(ctx, fabric, f),
+                    Event::CnpTimer(f) => nics.on_cnp_timer(ctx, fabric, f),
+                    Event::PfcRefresh(p) => fabric.on_pfc_refresh(ctx, p),
+                    Event::Sample => self.record.on_sample(ctx, fabric, nics),
+                    Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
+                    Event::Grant(h) => fabric.on_grant_timer(ctx, h),
+                    Event::CreditReturn(p) => credit_return(ctx, fabric, nics, p),
+                    Event::Fault(i) => fabric.on_fault_step(ctx, i),
+                    Event::Replay(l) => fabric.on_replay(ctx, l),
+                    Event::Collective(i) => nics.on_collective_timer(ctx, fabric, i),
+                }
+                tick = tick.wrapping_add(1);
+                if tick & 0xf_ffff == 0 {
+                    progress(&self.progress());
+                }
             };
-            if t > stop {
-                if t > self.ctx.params.max_time {
-                    self.ctx.now = self.ctx.params.max_time;
-                    break Outcome::MaxTime;
-                }
-                self.ctx.queue.unpop();
-                self.ctx.now = until;
-                return None;
-            }
-            if t.saturating_sub(self.nics.last_progress) > self.ctx.params.stall_timeout
-                && self.nics.flows_started > self.nics.flows_done
-            {
-                self.ctx.now = self.nics.last_progress + self.ctx.params.stall_timeout;
-                break Outcome::Stalled(crate::stall::diagnose(self));
-            }
-            self.ctx.now = t;
-            if self.prefetch {
-                self.prefetch_ahead();
-            }
-            let (ctx, fabric, nics) = (&mut self.ctx, &mut self.fabric, &mut self.nics);
-            match ev {
-                Event::LinkArrive(l) => {
-                    if let Some((port, pkt)) = fabric.on_link_arrive(ctx, l) {
-                        nics.host_receive(ctx, fabric, port, pkt);
-                    }
-                }
-                Event::PortWake(p) => {
-                    let port = &mut fabric.ports[p];
-                    if port.wake_at == t {
-                        port.wake_at = Time::MAX;
-                    }
-                    match port.owner() {
-                        NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
-                        NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
-                    }
-                }
-                Event::FlowArrivals => nics.on_flow_arrivals(ctx, fabric),
-                Event::Rto(f) => nics.on_rto(ctx, fabric, f),
-                Event::CnpTimer(f) => nics.on_cnp_timer(ctx, fabric, f),
-                Event::PfcRefresh(p) => fabric.on_pfc_refresh(ctx, p),
-                Event::Sample => self.record.on_sample(ctx, fabric, nics),
-                Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
-                Event::Grant(h) => fabric.on_grant_timer(ctx, h),
-                Event::CreditReturn(p) => credit_return(ctx, fabric, nics, p),
-                Event::Fault(i) => fabric.on_fault_step(ctx, i),
-                Event::Replay(l) => fabric.on_replay(ctx, l),
-                Event::Collective(i) => nics.on_collective_timer(ctx, fabric, i),
-            }
-            tick = tick.wrapping_add(1);
-            if tick & 0xf_ffff == 0 {
-                progress(&self.progress());
-            }
-        };
         self.finish_accounting();
         progress(&self.progress());
         Some(outcome)

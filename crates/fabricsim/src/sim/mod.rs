@@ -236,6 +236,11 @@ pub struct Nics {
     /// The NICs' transport (reliability state machine).
     pub(crate) transport: crate::transport::AnyTransport,
     pub(crate) flows_done: usize,
+    /// Flows whose receiver has every byte but whose sender has not yet had the last
+    /// ACK.
+    pub(crate) acks_awaited: usize,
+    /// When the last receiver got its last byte.
+    pub(crate) receivers_done_at: Option<Time>,
     pub(crate) flows_started: usize,
     pub(crate) last_progress: Time,
     /// Receivers answer CE marks with CNPs (`fabric.dr.cnp` is `e2e` or `both`).

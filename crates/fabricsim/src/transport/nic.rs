@@ -360,7 +360,13 @@ impl Nics {
             }
         }
         if rx.completed {
-            self.flows[fid as usize].finish = Some(now);
+            let f = &mut self.flows[fid as usize];
+            f.finish = Some(now);
+            if f.sender_done.is_none() {
+                // The receiver's last ACK is on its way: the run waits for it, so that
+                // every flow has its sender-side FCT.
+                self.acks_awaited += 1;
+            }
             self.flows_done += 1;
             self.on_flow_finished(ctx, fabric, fid);
         }
@@ -476,6 +482,9 @@ impl Nics {
         let f = &mut self.flows[fid as usize];
         if f.snd_una >= f.spec.size && f.sender_done.is_none() {
             f.sender_done = Some(now);
+            if f.finish.is_some() {
+                self.acks_awaited -= 1;
+            }
             let h = f.spec.src as usize;
             self.hosts[h].active.remove(f.rr_slot);
             // A place in flight is free: the next message waiting for one goes.
