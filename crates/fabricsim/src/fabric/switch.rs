@@ -396,3 +396,42 @@ impl Fabric {
         self.after_release(ctx, s, local_in, pkt, wire);
     }
 }
+
+/// Groups each switch's parallel links to one next hop into a LAG for ECMP
+/// (`fabric.load_balance.hash.lag` other than `flat`).
+pub(crate) fn form_lags(
+    switches: &mut [Switch],
+    routing: &crate::routing::RoutingTable,
+    ports: &[crate::fabric::Port],
+    nodes: &[crate::fabric::Node],
+    lag: ecmp::LagChoice,
+    faults: &crate::faults::config::FaultPlan,
+) -> Result<(), String> {
+    if !faults.faults.is_empty() {
+        // Routes rebuilt after a fault need not keep a LAG's members together.
+        return Err(
+            "a LAG member choice is not modelled with link faults; use lag = \"flat\"".into(),
+        );
+    }
+    // One destination per edge switch: tables are per (switch, edge switch).
+    let mut seen = std::collections::HashSet::new();
+    let hosts = nodes
+        .iter()
+        .filter_map(|n| match n.kind {
+            NodeKind::Host(h) => Some(h),
+            NodeKind::Switch(_) => None,
+        })
+        .filter(|&h| seen.insert(routing.edge_switch_of(h)))
+        .collect::<Vec<u32>>();
+    let peer_of = |p: u32| ports[ports[p as usize].peer.idx()].node.0 as usize;
+    for (s, sw) in switches.iter_mut().enumerate() {
+        sw.lag = ecmp::lag_members(routing, s as u32, &hosts, peer_of);
+        if lag == ecmp::LagChoice::Correlated {
+            sw.lag_salt = sw.salt;
+        } else if sw.lag_salt == sw.salt {
+            // Equal seeds are how `pick_lag` knows a correlated choice.
+            sw.lag_salt ^= 1;
+        }
+    }
+    Ok(())
+}
