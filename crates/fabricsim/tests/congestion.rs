@@ -10,6 +10,8 @@ use fabricsim::sim::{Outcome, Simulation};
 use fabricsim::units::{Time, MS, US};
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn build(src: &str) -> Simulation {
     let l = fabricsim::load_str(src, "test.toml", Path::new("."), &[]).expect("loads");
     Simulation::build(&l.scenario, "test.toml", Path::new(".")).expect("builds")
@@ -43,28 +45,11 @@ fn port_between(sim: &Simulation, node: &str, peer: &str) -> usize {
 
 /// Two senders into one receiver behind one 100G switch.
 fn two_into_one(alg: &str, extra: &str) -> String {
-    format!(
-        r#"
-max_time = "100ms"
-[topology]
-kind = "custom"
-hosts = ["a", "b", "r"]
-switches = ["s"]
-links = [
-  {{ a = "a", b = "s", rate = "100Gbps", delay = "1us" }},
-  {{ a = "b", b = "s", rate = "100Gbps", delay = "1us" }},
-  {{ a = "r", b = "s", rate = "100Gbps", delay = "1us" }},
-]
-[cc]
-algorithm = "{alg}"
-{extra}
-[[workload]]
-kind = "flows"
-flows = [
-  {{ src = "a", dst = "r", size = "100MB" }},
-  {{ src = "b", dst = "r", size = "100MB" }},
-]
-"#
+    common::star_of_three(
+        alg,
+        "100ms",
+        extra,
+        r#"{ src = "a", dst = "r", size = "100MB" }, { src = "b", dst = "r", size = "100MB" }"#,
     )
 }
 

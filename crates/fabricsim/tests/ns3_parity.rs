@@ -9,6 +9,8 @@ use fabricsim::sim::{Outcome, Simulation};
 use fabricsim::units::{MS, US};
 use std::path::Path;
 
+mod common;
+
 fn build(src: &str) -> Simulation {
     let l = fabricsim::load_str(src, "test.toml", Path::new("."), &[]).expect("loads");
     Simulation::build(&l.scenario, "test.toml", Path::new(".")).expect("builds")
@@ -33,26 +35,7 @@ fn port_between(sim: &Simulation, node: &str, peer: &str) -> usize {
 
 /// Hosts a, b, r on one 100G switch; `flows` in the flows workload's syntax.
 fn star(alg: &str, extra: &str, flows: &str) -> String {
-    format!(
-        r#"
-max_time = "50ms"
-{extra}
-[topology]
-kind = "custom"
-hosts = ["a", "b", "r"]
-switches = ["s"]
-links = [
-  {{ a = "a", b = "s", rate = "100Gbps", delay = "1us" }},
-  {{ a = "b", b = "s", rate = "100Gbps", delay = "1us" }},
-  {{ a = "r", b = "s", rate = "100Gbps", delay = "1us" }},
-]
-[cc]
-algorithm = "{alg}"
-[[workload]]
-kind = "flows"
-flows = [{flows}]
-"#
-    )
+    common::star_of_three(alg, "50ms", extra, flows)
 }
 
 /// Runs in 10 us steps, and reports which priority queues of switch port `s -> a` ever
