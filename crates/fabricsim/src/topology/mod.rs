@@ -35,6 +35,40 @@ pub trait GraphGenerator {
     /// The graph; files are read relative to `base_dir`. Errors name fields relative to
     /// `[topology]`.
     fn generate(&self, base_dir: &Path) -> Result<TopoGraph, ParamError>;
+
+    /// What [`GraphGenerator::generate`] would build, counted from the settings alone
+    /// (files are read, within the input size limit, but no graph is built), so that the
+    /// memory budget ([`crate::budget`]) is checked before anything large is allocated.
+    /// Counts are exact or upper bounds, in saturating arithmetic. `None`: not known.
+    fn size(&self, base_dir: &Path) -> Result<Option<TopoSize>, ParamError> {
+        let _ = base_dir;
+        Ok(None)
+    }
+
+    /// The settings that drive the size, as a user reads them (`"leaves x
+    /// servers_per_leaf x nics_per_server"`): the budget's refusal names them.
+    fn size_drivers(&self) -> &'static str {
+        ""
+    }
+}
+
+/// Counts of a topology, from its settings ([`GraphGenerator::size`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TopoSize {
+    /// Hosts (NICs).
+    pub hosts: u64,
+    /// Switches (DR switches included).
+    pub switches: u64,
+    /// Switches with hosts attached (routing tables hold an entry per switch and edge
+    /// switch).
+    pub edge_switches: u64,
+    /// Full-duplex links (each is two ports).
+    pub links: u64,
+}
+
+/// The size of the topology a section describes, without building it.
+pub fn size(cfg: &TopologyCfg, base_dir: &Path) -> Result<Option<TopoSize>, ParamError> {
+    cfg.model().size(base_dir)
 }
 
 fn one() -> u32 {

@@ -322,6 +322,77 @@ pub trait Generator {
     /// Adds this entry's flows (and for jobs their start-after edges and job records) to
     /// `b.work`. Errors name fields relative to the entry.
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError>;
+
+    /// Upper bounds on what [`Generator::generate`] adds, from the settings and the
+    /// host count alone (files are read, within the input size limit), so that the
+    /// memory budget ([`crate::budget`]) is checked before any flow is made. Saturating
+    /// arithmetic: a bound never wraps. `None`: not known.
+    fn size(&self, ctx: &SizeCtx<'_>) -> Result<Option<WorkSize>, ParamError> {
+        let _ = ctx;
+        Ok(None)
+    }
+
+    /// The settings that drive the size, as a user reads them (`"senders x repeat"`):
+    /// the budget's refusal names them.
+    fn size_drivers(&self) -> &'static str {
+        ""
+    }
+}
+
+/// What [`Generator::size`] sees.
+pub struct SizeCtx<'a> {
+    /// Hosts of the topology.
+    pub hosts: u64,
+    /// Directory that files named in the entry are relative to.
+    pub base_dir: &'a Path,
+}
+
+/// Upper bounds on what one workload entry generates ([`Generator::size`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkSize {
+    /// Flows (transfers, messages, collective pieces).
+    pub flows: u64,
+    /// Dependency edges (`TimedDep`s and start-after edges).
+    pub deps: u64,
+    /// Compute phases.
+    pub phases: u64,
+    /// Jobs.
+    pub jobs: u64,
+    /// Hardware-collective operations.
+    pub hw_ops: u64,
+}
+
+impl WorkSize {
+    /// Both, added without wrapping.
+    pub fn plus(self, o: WorkSize) -> WorkSize {
+        WorkSize {
+            flows: self.flows.saturating_add(o.flows),
+            deps: self.deps.saturating_add(o.deps),
+            phases: self.phases.saturating_add(o.phases),
+            jobs: self.jobs.saturating_add(o.jobs),
+            hw_ops: self.hw_ops.saturating_add(o.hw_ops),
+        }
+    }
+}
+
+/// Per `[[workload]]` entry, its size bound and the settings that drive it, without
+/// generating anything. `None` for an entry whose size is not known.
+pub fn size(
+    cfgs: &[WorkloadCfg],
+    hosts: u64,
+    base_dir: &Path,
+) -> Result<Vec<(Option<WorkSize>, &'static str)>, ParamError> {
+    let ctx = SizeCtx { hosts, base_dir };
+    cfgs.iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let m = w.model();
+            Ok((
+                m.size(&ctx).map_err(|e| e.within(&format!("[{i}]")))?,
+                m.size_drivers(),
+            ))
+        })
+        .collect()
 }
 
 /// Generates every flow of the scenario, in a stable order. Errors name fields relative
