@@ -35,6 +35,7 @@ pub mod fabric;
 pub mod faults;
 pub mod gse;
 pub mod ids;
+pub mod input_file;
 pub mod invariants;
 pub mod longhaul;
 pub mod metrics;

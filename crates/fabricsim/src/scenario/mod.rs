@@ -312,12 +312,14 @@ pub fn load_str(
 /// Loads a scenario file.
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<LoadedScenario, ScenarioError> {
     let file = path.display().to_string();
-    let src = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
-        pos: None,
-        field: None,
-        message: format!("cannot read: {e}"),
-    })?;
+    let src = crate::input_file::read_text(path, crate::input_file::MAX_SCENARIO_BYTES).map_err(
+        |message| ScenarioError {
+            file: file.clone(),
+            pos: None,
+            field: None,
+            message,
+        },
+    )?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_str(&src, &file, &base, overrides)
 }

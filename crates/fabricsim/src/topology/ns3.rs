@@ -76,8 +76,8 @@ impl GraphGenerator for Ns3FileCfg {
 /// (of `[topology]`) and the topology file with its line.
 pub fn build(path: &str, base_dir: &Path) -> Result<TopoGraph, ParamError> {
     let p = base_dir.join(path);
-    let text = std::fs::read_to_string(&p)
-        .map_err(|e| ParamError::new("file", format!("cannot read {}: {e}", p.display())))?;
+    let text = crate::input_file::read_text(&p, crate::input_file::MAX_DATA_FILE_BYTES)
+        .map_err(|e| ParamError::new("file", format!("{}: {e}", p.display())))?;
     parse(&text, check_size).map_err(|e| match e {
         Ns3OrSize::Size(e) => e,
         Ns3OrSize::Line(e) => ParamError::new(

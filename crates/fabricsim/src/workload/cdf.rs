@@ -234,7 +234,8 @@ pub fn resolve(spec: &str, base_dir: &Path, field: &str) -> Result<Cdf, ParamErr
         .collect::<Vec<_>>()
         .join(", ");
     let path = base_dir.join(spec);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    let text = crate::input_file::read_text(&path, crate::input_file::MAX_DATA_FILE_BYTES)
+        .map_err(|e| {
         ParamError::new(field,
             format!(
                 "unknown cdf `{spec}`: neither a built-in CDF ({names}) nor a readable file ({}: {e})",

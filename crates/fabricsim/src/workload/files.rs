@@ -9,8 +9,8 @@ use serde::Deserialize;
 use std::path::Path;
 
 fn read(path: &Path) -> Result<String, ParamError> {
-    std::fs::read_to_string(path)
-        .map_err(|e| ParamError::new("file", format!("cannot read {}: {e}", path.display())))
+    crate::input_file::read_text(path, crate::input_file::MAX_DATA_FILE_BYTES)
+        .map_err(|e| ParamError::new("file", format!("{}: {e}", path.display())))
 }
 
 /// A problem on a line of a flow file: reported at the field that names the file, with
