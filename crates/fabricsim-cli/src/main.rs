@@ -54,6 +54,10 @@ enum Cmd {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Memory the runs may hold together (e.g. 8GiB); default: 80% of what the
+        /// process may use. A run estimated above it is refused before it is built.
+        #[arg(long, value_name = "BYTES")]
+        max_memory: Option<String>,
     },
     /// Validate a scenario without running it.
     Check {
@@ -62,6 +66,9 @@ enum Cmd {
         /// Overrides, as for run.
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<String>,
+        /// Memory limit to check against, as for run.
+        #[arg(long, value_name = "BYTES")]
+        max_memory: Option<String>,
     },
     /// List every model with its parameters and defaults.
     List,
@@ -95,8 +102,19 @@ fn main() -> ExitCode {
             set,
             threads,
             quiet,
-        } => cmd_run(file, out, seed, set, threads, quiet),
-        Cmd::Check { file, set } => cmd_check(file, set),
+            max_memory,
+        } => match set_max_memory(max_memory) {
+            Ok(()) => cmd_run(file, out, seed, set, threads, quiet),
+            Err(e) => e,
+        },
+        Cmd::Check {
+            file,
+            set,
+            max_memory,
+        } => match set_max_memory(max_memory) {
+            Ok(()) => cmd_check(file, set),
+            Err(e) => e,
+        },
         Cmd::List => {
             print!("{}", list::text());
             ExitCode::SUCCESS
@@ -116,6 +134,17 @@ fn input_error(e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Applies `--max-memory` for every run this process builds.
+fn set_max_memory(v: Option<String>) -> Result<(), ExitCode> {
+    if let Some(v) = v {
+        match fabricsim::budget::parse_limit(&v) {
+            Ok(b) => fabricsim::budget::set_limit(b),
+            Err(e) => return Err(input_error(format!("--max-memory: {e}"))),
+        }
+    }
+    Ok(())
+}
+
 fn cmd_check(file: PathBuf, set: Vec<String>) -> ExitCode {
     let loaded = match fabricsim::load_file(&file, &set) {
         Ok(l) => l,
@@ -125,12 +154,13 @@ fn cmd_check(file: PathBuf, set: Vec<String>) -> ExitCode {
         Ok(sims) => {
             for (name, sim) in &sims {
                 println!(
-                    "{}: ok: variant {name}: {} hosts, {} switches, {} links, {} flows",
+                    "{}: ok: variant {name}: {} hosts, {} switches, {} links, {} flows, memory estimate {}",
                     file.display(),
                     sim.nics.hosts.len(),
                     sim.fabric.switches.len(),
                     sim.fabric.ports.len() / 2,
-                    sim.nics.flows.len()
+                    sim.nics.flows.len(),
+                    fabricsim::budget::approx_bytes(sim.memory_estimate)
                 );
             }
             ExitCode::SUCCESS

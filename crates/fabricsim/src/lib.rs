@@ -26,6 +26,7 @@
 #![deny(unsafe_code)]
 
 pub mod bench;
+pub mod budget;
 pub mod cc;
 pub mod collective;
 pub mod compare;

@@ -7,7 +7,9 @@
 //! - `run`: scenario, run name, variant, sweep coordinates, results folder, seed,
 //!   outcome, stall diagnosis, invariants broken, simulated end, fabricsim version and git commit;
 //! - `speed`: wall seconds, events, packet-hops, packet-hops per second, peak packets
-//!   alive (only `wall_seconds` and `packet_hops_per_sec` depend on the machine);
+//!   alive, the memory estimated before the run ([`crate::budget`]) and the process's
+//!   peak resident memory (only `wall_seconds`, `packet_hops_per_sec` and
+//!   `peak_rss_bytes` depend on the machine);
 //! - `flows`: count, finished, goodput, FCT and slowdown statistics, per size bucket
 //!   (FCT at the receiver over fabricsim's ideal), the same at the sender over the ns-3
 //!   ideal (`sender_*`), and `definitions`: which FCT and ideal each figure uses;
@@ -38,6 +40,14 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The git commit the library was built from (12 hex digits), or `unknown` outside a
 /// git checkout; see `build.rs`.
 pub const GIT_COMMIT: &str = env!("FABRICSIM_GIT_COMMIT");
+
+/// The process's peak resident memory (`VmHWM`), where the OS tells it.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
 
 /// Flows per run whose rate series the multi-run report overlays.
 pub const SUMMARY_RATE_FLOWS: usize = 4;
@@ -114,6 +124,11 @@ pub struct Summary {
     pub max_queue_bytes: u64,
     /// Most packets alive at once.
     pub peak_packets: usize,
+    /// Memory the run was estimated to hold before it was built ([`crate::budget`]).
+    pub memory_estimate_bytes: u64,
+    /// Peak resident memory of the process when the run ended (its own peak when it ran
+    /// alone; with several runs at once, theirs together); 0 where unknown.
+    pub peak_rss_bytes: u64,
     /// Variant name alone (without sweep coordinates; empty when there are no variants).
     pub variant_name: String,
     /// Results folder of the run, relative to `--out` (empty when the run writes into
@@ -279,6 +294,8 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         invariant_violations: crate::invariants::check(sim),
         max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
         peak_packets: sim.ctx.arena.peak(),
+        memory_estimate_bytes: sim.memory_estimate,
+        peak_rss_bytes: peak_rss_bytes().unwrap_or(0),
         variant_name: String::new(),
         folder: String::new(),
         jobs: sim.nics.jobs.len(),
@@ -439,6 +456,8 @@ struct SpeedJson {
     packet_hops: u64,
     packet_hops_per_sec: f64,
     peak_packets: usize,
+    memory_estimate_bytes: u64,
+    peak_rss_bytes: u64,
 }
 
 #[derive(Serialize)]
@@ -537,6 +556,8 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
                 packet_hops: s.packet_hops,
                 packet_hops_per_sec: s.packet_hops_per_sec,
                 peak_packets: s.peak_packets,
+                memory_estimate_bytes: s.memory_estimate_bytes,
+                peak_rss_bytes: s.peak_rss_bytes,
             },
             flows: FlowsJson {
                 count: s.flows,

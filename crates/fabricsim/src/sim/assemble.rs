@@ -552,6 +552,7 @@ impl Simulation {
             convergence: None,
             window: None,
             trainings,
+            memory_estimate: 0,
         };
         let algs: Vec<CcAlgorithm> = (0..sim.nics.flows.len())
             .map(|i| {

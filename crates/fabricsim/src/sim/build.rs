@@ -27,6 +27,11 @@ impl Simulation {
         let at = |section: &'static str| {
             move |e: ParamError| ScenarioError::param(file, e.within(section))
         };
+        // The memory the run will hold, from the settings alone, before anything large
+        // is allocated: a run that cannot fit is refused here, not aborted later.
+        let footprint =
+            crate::budget::estimate(sc, base_dir).map_err(|e| ScenarioError::param(file, e))?;
+        crate::budget::check(&footprint, 1).map_err(|e| ScenarioError::param(file, e))?;
         let g = topology::build(&sc.topology, base_dir).map_err(at("topology"))?;
         let t = &sc.transport;
         t.validate().map_err(at("transport"))?;
@@ -151,6 +156,7 @@ impl Simulation {
                 .map(|_| 10 * crate::units::US)),
         };
         let mut sim = Self::assemble(sc, &g, wl, params, &faults, file)?;
+        sim.memory_estimate = footprint.total();
         if let Some(c) = &sc.record.convergence {
             let spec = crate::convergence::ConvergenceSpec::resolve(c, &sim).map_err(|m| {
                 let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));

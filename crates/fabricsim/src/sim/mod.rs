@@ -285,6 +285,9 @@ pub struct Simulation {
     pub window: Option<crate::window::WindowSpec>,
     /// Training jobs (`training.csv`).
     pub trainings: Vec<crate::workload::training::TrainingSpec>,
+    /// What the run was estimated to hold before it was built ([`crate::budget`]), in
+    /// bytes; 0 when built without the estimate.
+    pub memory_estimate: u64,
 }
 
 /// (node, local index, peer port, rate, delay, link security) of a port being built.

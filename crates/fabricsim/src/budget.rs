@@ -1,0 +1,456 @@
+//! The memory budget: what a run will hold, estimated from the scenario alone and checked
+//! before anything large is allocated.
+//!
+//! A scenario the validator accepts can still ask for more memory than the machine has: a
+//! leaf-spine just under the port limit, an incast repeated four billion times, a
+//! collective cut into a billion chunks, a queue sampled every nanosecond for a second.
+//! Left alone, such a run aborts with "memory allocation failed", or the OS kills it,
+//! after minutes of generation. So [`crate::sim::Simulation::build`] first counts what
+//! the run will hold from the settings ([`crate::topology::size`],
+//! [`crate::workload::size`]: no graph is built and no flow made), prices each part in
+//! bytes ([`estimate`]), and refuses with the parts, their bytes and the settings that
+//! drive them when the total exceeds the process's limit ([`limit`]). A sweep prices its
+//! runs alive at once the same way ([`crate::runner`]).
+//!
+//! # The prices
+//! Bytes per item were measured (peak RSS of `fabricsim run --out` on fat trees k = 8..40,
+//! leaf-spines of 1k-16k hosts, incasts of 7k-700k flows, collectives of 48k-480k
+//! pieces; the measurement is `crates/fabricsim/tests/budget.rs`) and rounded up: the
+//! runtime structures (a port is 832 bytes, a flow 496), the temporaries of assembly,
+//! the output rows and the slack of growing vectors. The estimate is meant to be an upper
+//! bound of the run's peak resident memory; the property test
+//! (`crates/fabricsim/tests/budget.rs`) checks that generated scenarios stay under it.
+//!
+//! Packets in flight are priced at their worst case, every switch buffer full and every
+//! link carrying its bandwidth-delay product: most runs hold far fewer, and the refusal
+//! says so (with `--max-memory` to allow more).
+//!
+//! # The limit
+//! By default 80 % of the memory the process may use: the least of the memory available
+//! to the machine (`MemAvailable`), the cgroup's limit (`memory.max`) less what it uses,
+//! and the address-space and data rlimits (`ulimit -v`, `-d`) less the address space that
+//! threads and allocator arenas reserve without using. `fabricsim run --max-memory`
+//! replaces it ([`set_limit`]).
+
+use crate::param::ParamError;
+use crate::scenario::config::Scenario;
+use crate::topology::{TopoSize, TopologyCfg};
+use crate::workload::WorkSize;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The process and what every run holds whatever its size (code, the allocator's pools,
+/// the scenario, the output writers).
+pub const BASE_BYTES: u64 = 12 << 20;
+/// Per host: its NIC state, node, name, flow slots and output rows (its link's two ports
+/// are priced per port).
+pub const HOST_BYTES: u64 = 2304;
+/// Per port (a full-duplex link is two): the port, its link, queues, buffer and ECN
+/// state, per-port tables and its `ports.csv` row.
+pub const PORT_BYTES: u64 = 1024;
+/// Per switch: the switch, its shared buffer's books, RNG and names.
+pub const SWITCH_BYTES: u64 = 2048;
+/// Per routing-table entry (one per switch and edge switch): the candidate range, the
+/// up/down tables of tiered fabrics, and the flat candidate list.
+pub const ROUTE_ENTRY_BYTES: u64 = 32;
+/// Per flow: its spec, state, controller, launcher slot, ideal FCT, drop counter and its
+/// `flows.csv` row.
+pub const FLOW_BYTES: u64 = 896;
+/// Per dependency edge (start-after edges, timed dependencies, windows).
+pub const DEP_BYTES: u64 = 64;
+/// Per compute phase.
+pub const PHASE_BYTES: u64 = 96;
+/// Per job: its spec, state and `jobs.csv` row.
+pub const JOB_BYTES: u64 = 1024;
+/// Per hardware-collective operation.
+pub const HW_OP_BYTES: u64 = 1024;
+/// Per packet alive (queued or on a wire): the arena slot, the descriptor in its queue
+/// and its event.
+pub const PACKET_BYTES: u64 = 160;
+/// Per recorded sample (queue or rate): the sample and its CSV row.
+pub const SAMPLE_BYTES: u64 = 64;
+/// Flows per host assumed for a workload kind that cannot bound its size.
+const UNKNOWN_FLOWS_PER_HOST: u64 = 4;
+
+/// One part of a run's memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// What it is ("ports and links", "flows").
+    pub what: &'static str,
+    /// How many items.
+    pub items: u64,
+    /// Bytes.
+    pub bytes: u64,
+    /// The settings that drive it, as the user wrote them.
+    pub driven_by: String,
+}
+
+/// What one run will hold, part by part.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// The parts, largest first.
+    pub parts: Vec<Part>,
+}
+
+impl Footprint {
+    /// Total bytes (saturating).
+    pub fn total(&self) -> u64 {
+        self.parts
+            .iter()
+            .fold(BASE_BYTES, |a, p| a.saturating_add(p.bytes))
+    }
+
+    fn add(&mut self, what: &'static str, items: u64, each: u64, driven_by: impl Into<String>) {
+        if items > 0 {
+            self.parts.push(Part {
+                what,
+                items,
+                bytes: items.saturating_mul(each),
+                driven_by: driven_by.into(),
+            });
+        }
+    }
+
+    /// One line per part, largest first, for messages and `fabricsim check`.
+    pub fn describe(&self) -> String {
+        let mut parts = self.parts.clone();
+        parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
+        parts
+            .iter()
+            .map(|p| {
+                let by = if p.driven_by.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (from {})", p.driven_by)
+                };
+                format!(
+                    "{}: {} {}{by}",
+                    approx_bytes(p.bytes),
+                    approx_count(p.items),
+                    p.what
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// `1.3 GiB`, `512 MiB`, `42 KiB`: a size to read, not to parse.
+pub fn approx_bytes(b: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 || v >= 100.0 {
+        format!("{v:.0} {}", units[u])
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
+}
+
+fn approx_count(n: u64) -> String {
+    if n >= 10_000_000_000 {
+        format!("{:.1e}", n as f64)
+    } else if n >= 10_000_000 {
+        format!("{}M", n / 1_000_000)
+    } else if n >= 10_000 {
+        format!("{}k", n / 1000)
+    } else {
+        n.to_string()
+    }
+}
+
+/// Upper bound on switch buffer bytes: every switch's shared buffer (or its credit
+/// buffers), DR switches at their own (deep) size.
+fn buffer_bytes(sc: &Scenario, topo: &TopoSize) -> (u64, String) {
+    let f = &sc.fabric;
+    let ports_per_switch = if topo.switches == 0 {
+        0
+    } else {
+        topo.links
+            .saturating_mul(2)
+            .saturating_sub(topo.hosts)
+            .div_ceil(topo.switches)
+    };
+    let per_switch = if f.credit.enabled {
+        (f.credit.private.saturating_mul(f.credit.vcs as u64))
+            .saturating_add(f.credit.shared)
+            .saturating_mul(ports_per_switch)
+    } else {
+        f.buffer
+    };
+    let mut total = per_switch.saturating_mul(topo.switches);
+    let mut by = if f.credit.enabled {
+        "fabric.credit.private x vcs + shared, per port".to_string()
+    } else {
+        "fabric.buffer".to_string()
+    };
+    if let TopologyCfg::MultiCampus(m) = &sc.topology {
+        let drs = (m.campuses as u64).saturating_mul(m.dr_switches as u64);
+        total = total.saturating_add(drs.saturating_mul(m.dr_buffer));
+        by.push_str(", topology.dr_buffer");
+    }
+    (total, by)
+}
+
+/// Estimates what one run of `sc` will hold, from its settings alone. Files the topology
+/// and workload name are read (within the input size limit), nothing else is built.
+/// Errors are the settings' own (a field the size count cannot make sense of), named
+/// relative to the scenario.
+pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError> {
+    let mut fp = Footprint::default();
+    let topo = crate::topology::size(&sc.topology, base_dir).map_err(|e| e.within("topology"))?;
+    let Some(topo) = topo else {
+        return Ok(fp);
+    };
+    let drivers = sc.topology.model().size_drivers();
+    let ports = topo.links.saturating_mul(2);
+    fp.add(
+        "hosts",
+        topo.hosts,
+        HOST_BYTES,
+        format!("topology: {drivers}"),
+    );
+    fp.add("ports", ports, PORT_BYTES, format!("topology: {drivers}"));
+    fp.add("switches", topo.switches, SWITCH_BYTES, "topology");
+    fp.add(
+        "routing entries",
+        topo.switches.saturating_mul(topo.edge_switches),
+        ROUTE_ENTRY_BYTES,
+        "topology: switches x edge switches",
+    );
+    let mut work = WorkSize::default();
+    let mut drivers: Vec<String> = Vec::new();
+    let sizes = crate::workload::size(&sc.workload, topo.hosts, base_dir)
+        .map_err(|e| e.within("workload"))?;
+    for (i, (s, d)) in sizes.into_iter().enumerate() {
+        let s = s.unwrap_or(WorkSize {
+            flows: topo.hosts.saturating_mul(UNKNOWN_FLOWS_PER_HOST),
+            ..Default::default()
+        });
+        if s.flows > 0 && !d.is_empty() {
+            drivers.push(format!("workload[{i}] ({}): {d}", sc.workload[i].kind()));
+        }
+        work = work.plus(s);
+    }
+    let by = drivers.join(", ");
+    fp.add("flows", work.flows, FLOW_BYTES, by.clone());
+    fp.add("dependency edges", work.deps, DEP_BYTES, by.clone());
+    fp.add("compute phases", work.phases, PHASE_BYTES, by.clone());
+    fp.add("jobs", work.jobs, JOB_BYTES, by.clone());
+    fp.add(
+        "hardware-collective operations",
+        work.hw_ops,
+        HW_OP_BYTES,
+        by,
+    );
+    // Packets alive: every switch buffer full, plus every link's bandwidth-delay
+    // product, in frames of the MTU (smaller frames are fewer bytes, and control frames
+    // are few next to data).
+    let frame = sc.transport.max_packet().max(64);
+    let (buf, buf_by) = buffer_bytes(sc, &topo);
+    let bdp = link_bdp_bytes(sc, &topo);
+    fp.add(
+        "packets alive at most (every switch buffer full)",
+        buf.saturating_add(bdp) / frame,
+        PACKET_BYTES,
+        buf_by,
+    );
+    // Recorded samples: a sample per switch port per queue interval, a sample per flow
+    // per rate interval, up to `max_time` (fewer when the run ends earlier).
+    let grid = |iv: Option<u64>| iv.map_or(0, |iv| sc.max_time / iv.max(1));
+    let switch_ports = ports.saturating_sub(topo.hosts);
+    fp.add(
+        "queue samples at most",
+        grid(sc.record.queue_interval).saturating_mul(switch_ports),
+        SAMPLE_BYTES,
+        "max_time / record.queue_interval x switch ports",
+    );
+    let rate_iv = sc.record.rate_interval.or(sc
+        .record
+        .convergence
+        .as_ref()
+        .map(|_| 10 * crate::units::US));
+    fp.add(
+        "rate samples at most",
+        grid(rate_iv).saturating_mul(work.flows),
+        SAMPLE_BYTES,
+        "max_time / record.rate_interval x flows",
+    );
+    Ok(fp)
+}
+
+/// Bytes on the wire at once beyond what buffers hold: only long-haul fibre matters (a
+/// datacenter link of a microsecond holds a few tens of KB, far below a switch buffer's
+/// share per port), so this counts the DCI of a multi-campus fabric at its capacity times
+/// its fibre delay, both ways.
+fn link_bdp_bytes(sc: &Scenario, _topo: &TopoSize) -> u64 {
+    match &sc.topology {
+        TopologyCfg::MultiCampus(m) => {
+            let delay_ps =
+                (m.fiber_km.clamp(0.0, 1e9) * 1000.0 * crate::units::PS_PER_METRE as f64) as u64;
+            // bytes = capacity [bit/s] / 8 x delay [ps] / 1e12, both directions.
+            ((m.dci_capacity.0 / 8) as u128 * delay_ps as u128 * 2 / 1_000_000_000_000)
+                .min(u64::MAX as u128) as u64
+        }
+        _ => 0,
+    }
+}
+
+static LIMIT: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the process's memory limit (bytes) for every run built from now on: what
+/// `--max-memory` gives. 0 restores the machine's default.
+pub fn set_limit(bytes: u64) {
+    LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// The limit runs are checked against, and where it comes from.
+pub fn limit() -> (u64, String) {
+    match LIMIT.load(Ordering::Relaxed) {
+        0 => default_limit(),
+        b => (b, "--max-memory".to_string()),
+    }
+}
+
+/// Address space that threads (stacks) and the allocator's per-thread arenas reserve
+/// without using: a ulimit on address space must leave room for it.
+const RESERVED_ADDRESS_SPACE: u64 = 1 << 30;
+
+/// 80 % of what the process may use (see the module comment); when nothing can be read
+/// (not Linux), 8 GiB.
+pub fn default_limit() -> (u64, String) {
+    let mut best: Option<(u64, String)> = None;
+    let mut consider = |bytes: Option<u64>, what: &str| {
+        if let Some(b) = bytes {
+            if best.as_ref().is_none_or(|(x, _)| b < *x) {
+                best = Some((b, what.to_string()));
+            }
+        }
+    };
+    consider(meminfo_available(), "MemAvailable");
+    consider(cgroup_room(), "the cgroup's memory.max less its use");
+    for (name, what) in [
+        ("Max address space", "ulimit -v"),
+        ("Max data size", "ulimit -d"),
+    ] {
+        consider(
+            rlimit(name).map(|b| b.saturating_sub(RESERVED_ADDRESS_SPACE)),
+            what,
+        );
+    }
+    match best {
+        Some((b, what)) => (b / 5 * 4, format!("80% of {} ({what})", approx_bytes(b))),
+        None => (8 << 30, "the default of 8 GiB (memory size unknown)".into()),
+    }
+}
+
+fn meminfo_available() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb.saturating_mul(1024))
+}
+
+fn cgroup_room() -> Option<u64> {
+    // cgroup v2: the process's own group, then v1's memory controller.
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in cg.lines() {
+        if let Some(path) = line.strip_prefix("0::") {
+            let dir = Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
+            let max = std::fs::read_to_string(dir.join("memory.max")).ok()?;
+            let max: u64 = max.trim().parse().ok()?;
+            let cur: u64 = std::fs::read_to_string(dir.join("memory.current"))
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(0);
+            return Some(max.saturating_sub(cur));
+        }
+    }
+    let max: u64 = std::fs::read_to_string("/sys/fs/cgroup/memory/memory.limit_in_bytes")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    // v1 reports "no limit" as a huge number.
+    (max < 1 << 60).then_some(max)
+}
+
+/// A soft rlimit from `/proc/self/limits` ("Max address space  unlimited  unlimited
+/// bytes"); none when unlimited.
+fn rlimit(name: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = s.lines().find(|l| l.starts_with(name))?;
+    line[name.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// Checks `fp` against the limit: the refusal names the largest parts, their bytes and
+/// the settings that drive them. `runs` > 1 prices that many runs alive at once.
+pub fn check(fp: &Footprint, runs_at_once: u64) -> Result<(), ParamError> {
+    let (limit, source) = limit();
+    let total = fp.total().saturating_mul(runs_at_once.max(1));
+    if total <= limit {
+        return Ok(());
+    }
+    let times = if runs_at_once > 1 {
+        format!(" x {runs_at_once} runs at once")
+    } else {
+        String::new()
+    };
+    Err(ParamError::new(
+        "",
+        format!(
+            "this run would need about {} of memory{times}, more than the {} allowed ({source}): {}. \
+             Make the fabric or workload smaller, or allow more with --max-memory \
+             (packets alive are priced at their worst case, every buffer full)",
+            approx_bytes(total),
+            approx_bytes(limit),
+            fp.describe()
+        ),
+    ))
+}
+
+/// Parses `--max-memory` (`8GiB`, `500MB`, `0.5TB`): a byte count as scenario files
+/// write sizes.
+pub fn parse_limit(s: &str) -> Result<u64, String> {
+    let b = crate::units::parse_bytes(s)?;
+    if b < 64 << 20 {
+        return Err(format!(
+            "{s}: at least 64MiB is needed (the process alone takes about {})",
+            approx_bytes(BASE_BYTES)
+        ));
+    }
+    Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_like_people_write_them() {
+        assert_eq!(approx_bytes(512), "512 B");
+        assert_eq!(approx_bytes(3 << 30), "3.0 GiB");
+        assert_eq!(approx_bytes(u64::MAX), "16.0 EiB");
+        assert_eq!(approx_count(4_294_967_295), "4294M");
+    }
+
+    #[test]
+    fn the_default_limit_is_positive_and_below_the_machine() {
+        let (b, why) = default_limit();
+        assert!(b > 0, "{why}");
+        if let Some(avail) = meminfo_available() {
+            assert!(b <= avail, "{b} > {avail}: {why}");
+        }
+    }
+
+    #[test]
+    fn a_limit_must_leave_room_for_the_process() {
+        assert!(parse_limit("1MB").is_err());
+        assert_eq!(parse_limit("1GiB").unwrap(), 1 << 30);
+        assert!(parse_limit("lots").is_err());
+    }
+}
