@@ -327,6 +327,9 @@ pub fn load_file(path: &Path, overrides: &[String]) -> Result<LoadedScenario, Sc
 /// The coordinate `seeds` > 1 adds to every run: the replicate's number, 1..=seeds.
 pub const REPLICATE_AXIS: &str = "replicate";
 
+/// Most runs per scenario (variants x sweep points x seeds): each is described up front.
+pub const MAX_RUNS: usize = 100_000;
+
 /// Most runs per sweep point (`seeds`).
 pub const MAX_SEEDS: u32 = 1000;
 
@@ -600,8 +603,12 @@ impl LoadedScenario {
             labels.push(label);
             // Two equal values would make two runs with one name and one folder.
             let field = if a.names.is_some() { "names" } else { "values" };
+            // A map from text to first index: an axis of a million values is checked in
+            // linear time, not in a quadratic scan.
+            let mut first: std::collections::HashMap<&str, usize> =
+                std::collections::HashMap::with_capacity(texts.len());
             for (k, t) in texts.iter().enumerate() {
-                if let Some(j) = texts[..k].iter().position(|u| u == t) {
+                if let Some(&j) = first.get(t.as_str()) {
                     return Err(ScenarioError::field(
                         &self.file,
                         format!("sweep[{i}].{field}"),
@@ -611,16 +618,29 @@ impl LoadedScenario {
                         ),
                     ));
                 }
+                first.insert(t, k);
             }
+            drop(first);
             value_names.push(texts);
         }
-        let total: usize = axes.iter().map(|a| a.values.len()).product();
-        let runs = total * bases.len() * seeds as usize;
-        if runs > 100_000 {
+        // Counted without overflow: three axes of a million values must be refused, not
+        // wrap around to a small number.
+        let total = axes
+            .iter()
+            .fold(1usize, |p, a| p.saturating_mul(a.values.len()));
+        let runs = total
+            .saturating_mul(bases.len())
+            .saturating_mul(seeds as usize);
+        if runs > MAX_RUNS {
+            let sizes: Vec<String> = axes.iter().map(|a| a.values.len().to_string()).collect();
             return Err(ScenarioError::field(
                 &self.file,
                 "sweep",
-                format!("{runs} runs: at most 100000 per scenario"),
+                format!(
+                    "{runs} runs (sweep axes of {} values x {} variants x {seeds} seeds): at most {MAX_RUNS} per scenario",
+                    sizes.join(" x "),
+                    bases.len()
+                ),
             ));
         }
         let mut out = Vec::new();

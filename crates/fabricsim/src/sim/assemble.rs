@@ -45,22 +45,11 @@ impl Simulation {
     pub(crate) fn assemble(
         sc: &Scenario,
         g: &TopoGraph,
-        wl: Workload,
+        workload: impl FnOnce() -> Result<Workload, ScenarioError>,
         params: RunParams,
         faults: &FaultPlan,
         file: &str,
     ) -> Result<Simulation, ScenarioError> {
-        let Workload {
-            flows: specs,
-            deps,
-            phases,
-            timed,
-            trainings,
-            jobs: job_specs,
-            conn,
-            origin,
-            hw: hw_specs,
-        } = wl;
         let n = g.nodes.len();
         let data_rails = sc
             .transport
@@ -263,6 +252,20 @@ impl Simulation {
                 role,
             });
         }
+        // The workload is generated only now, once every check of the fabric (switch
+        // buffers against their PFC headroom above all) has passed: generating a large
+        // workload takes long, and a fabric error must not wait for it.
+        let Workload {
+            flows: specs,
+            deps,
+            phases,
+            timed,
+            trainings,
+            jobs: job_specs,
+            conn,
+            origin,
+            hw: hw_specs,
+        } = workload()?;
         let host_nodes: Vec<u32> = g.hosts.iter().map(|&h| h as u32).collect();
         let statics: Vec<(u32, u32, Vec<u32>)> = g
             .routes

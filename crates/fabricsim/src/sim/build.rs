@@ -118,15 +118,18 @@ impl Simulation {
             }
         }
         sc.cc.validate(sc.workload.len()).map_err(at("cc"))?;
-        let wl = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir)
-            .map_err(at("workload"))?;
-        if wl.flows.len() > MAX_INDEX as usize {
-            return Err(err(
-                file,
-                "workload",
-                format!("{} flows: at most {} per run", wl.flows.len(), MAX_INDEX),
-            ));
-        }
+        let workload = || {
+            let wl = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir)
+                .map_err(at("workload"))?;
+            if wl.flows.len() > MAX_INDEX as usize {
+                return Err(err(
+                    file,
+                    "workload",
+                    format!("{} flows: at most {} per run", wl.flows.len(), MAX_INDEX),
+                ));
+            }
+            Ok(wl)
+        };
         let params = RunParams {
             mtu: t.mtu,
             header: t.header,
@@ -155,7 +158,7 @@ impl Simulation {
                 .as_ref()
                 .map(|_| 10 * crate::units::US)),
         };
-        let mut sim = Self::assemble(sc, &g, wl, params, &faults, file)?;
+        let mut sim = Self::assemble(sc, &g, workload, params, &faults, file)?;
         sim.memory_estimate = footprint.total();
         if let Some(c) = &sc.record.convergence {
             let spec = crate::convergence::ConvergenceSpec::resolve(c, &sim).map_err(|m| {
