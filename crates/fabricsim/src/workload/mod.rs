@@ -326,17 +326,13 @@ pub trait Generator {
     /// Upper bounds on what [`Generator::generate`] adds, from the settings and the
     /// host count alone (files are read, within the input size limit), so that the
     /// memory budget ([`crate::budget`]) is checked before any flow is made. Saturating
-    /// arithmetic: a bound never wraps. `None`: not known.
-    fn size(&self, ctx: &SizeCtx<'_>) -> Result<Option<WorkSize>, ParamError> {
-        let _ = ctx;
-        Ok(None)
-    }
+    /// arithmetic: a bound never wraps. `None`: not known. Every kind implements it (no
+    /// default); each says how tight its bound is.
+    fn size(&self, ctx: &SizeCtx<'_>) -> Result<Option<WorkSize>, ParamError>;
 
     /// The settings that drive the size, as a user reads them (`"senders x repeat"`):
     /// the budget's refusal names them.
-    fn size_drivers(&self) -> &'static str {
-        ""
-    }
+    fn size_drivers(&self) -> &'static str;
 }
 
 /// What [`Generator::size`] sees.
