@@ -334,7 +334,7 @@ impl Generator for TrainingCfg {
             Parallelism::Pp => {
                 let st = u64::from(self.stages);
                 let half = st / 2;
-                let pipelines = if half == 0 { 0 } else { n / half };
+                let pipelines = n.checked_div(half).unwrap_or(0);
                 let mb2 = 2 * u64::from(self.microbatches);
                 let passes = pipelines.saturating_mul(st).saturating_mul(mb2);
                 let messages = it
