@@ -309,7 +309,7 @@ fn step_pieces(bytes: u64, chunks: u64, w: Option<&super::window::WindowCfg>) ->
     let chunks = chunks.max(1);
     let (q, r) = (bytes / chunks, bytes % chunks);
     let (big, small) = (
-        super::window_pieces((q + 1).max(1), w),
+        super::window_pieces(q.saturating_add(1), w),
         super::window_pieces(q.max(1), w),
     );
     let total = r

@@ -326,7 +326,7 @@ impl Generator for TrainingCfg {
         let flows_of = |bytes: u64| {
             let c = channels.min(bytes).max(1);
             let (q, r) = (bytes / c, bytes % c);
-            r.saturating_mul(super::window_pieces(q + 1, w))
+            r.saturating_mul(super::window_pieces(q.saturating_add(1), w))
                 .saturating_add((c - r).saturating_mul(super::window_pieces(q.max(1), w)))
         };
         let it = u64::from(self.iterations);
