@@ -2,7 +2,7 @@
 //! static routes (used, for example, to build the cyclic buffer dependency of a PFC
 //! deadlock, which shortest-path routing never creates on its own).
 
-use super::{link_delay, GraphGenerator, StaticRoute, TopoGraph};
+use super::{link_delay, GraphGenerator, StaticRoute, TopoGraph, TopoSize};
 use crate::fabric::security::SecurityMode;
 use crate::param::{Described, Param, ParamError};
 use crate::units::serde_units as su;
@@ -84,6 +84,37 @@ impl Described for CustomTopoCfg {
 impl GraphGenerator for CustomTopoCfg {
     fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
         build(self)
+    }
+
+    fn size(&self, _base_dir: &std::path::Path) -> Result<Option<TopoSize>, ParamError> {
+        Ok(Some(counts(self)))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "the hosts, switches and links listed"
+    }
+}
+
+/// The graph's counts: one node per name and one link per entry, as [`build`] makes them
+/// (when it accepts the lists). An edge switch is a listed switch with a link to a
+/// listed host. The sets hold names of the scenario itself, already in memory.
+pub fn counts(c: &CustomTopoCfg) -> TopoSize {
+    use std::collections::HashSet;
+    let hosts: HashSet<&str> = c.hosts.iter().map(String::as_str).collect();
+    let switches: HashSet<&str> = c.switches.iter().map(String::as_str).collect();
+    let mut edge: HashSet<&str> = HashSet::new();
+    for l in &c.links {
+        for (me, other) in [(&l.a, &l.b), (&l.b, &l.a)] {
+            if switches.contains(me.as_str()) && hosts.contains(other.as_str()) {
+                edge.insert(me.as_str());
+            }
+        }
+    }
+    TopoSize {
+        hosts: c.hosts.len() as u64,
+        switches: c.switches.len() as u64,
+        edge_switches: edge.len() as u64,
+        links: c.links.len() as u64,
     }
 }
 

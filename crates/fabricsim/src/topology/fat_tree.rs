@@ -4,7 +4,7 @@
 //! a*(k/2) .. a*(k/2)+k/2. With oversubscription m, each edge switch has m*k/2 hosts.
 //! Host ids run pod by pod, edge by edge.
 
-use super::{delay_params, link_delay, GraphGenerator, TopoGraph};
+use super::{delay_params, link_delay, GraphGenerator, TopoGraph, TopoSize};
 use crate::param::{Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time};
@@ -60,10 +60,19 @@ impl GraphGenerator for FatTreeCfg {
     fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
         build(self)
     }
+
+    fn size(&self, _base_dir: &std::path::Path) -> Result<Option<TopoSize>, ParamError> {
+        counts(self).map(Some)
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "k^3 / 4 x oversubscription (hosts), k^3 / 2 (switch links)"
+    }
 }
 
-/// Builds the fat-tree graph.
-pub fn build(c: &FatTreeCfg) -> Result<TopoGraph, ParamError> {
+/// The graph's counts from the settings (checked as far as counting needs): what
+/// [`build`] checks against the size limit before it allocates.
+pub fn counts(c: &FatTreeCfg) -> Result<TopoSize, ParamError> {
     if c.k < 2 || !c.k.is_multiple_of(2) || c.k > 128 {
         return Err(ParamError::new(
             "k",
@@ -88,13 +97,25 @@ pub fn build(c: &FatTreeCfg) -> Result<TopoGraph, ParamError> {
             return Err(ParamError::new(field, "must be positive"));
         }
     }
+    // k pods of half edge switches with half*m hosts each; half*half edge-aggregation and
+    // half*half aggregation-core links per pod; half*half cores. k <= 128 and m <= 64:
+    // no overflow.
+    let (k, h, m) = (c.k as u64, (c.k / 2) as u64, c.oversubscription as u64);
+    let hosts = k * h * h * m;
+    Ok(TopoSize {
+        hosts,
+        switches: 2 * k * h + h * h,
+        edge_switches: k * h,
+        links: hosts + 2 * k * h * h,
+    })
+}
+
+/// Builds the fat-tree graph.
+pub fn build(c: &FatTreeCfg) -> Result<TopoGraph, ParamError> {
+    let size = counts(c)?;
     let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
     let half = c.k / 2;
-    // k pods of half edge switches with half*m hosts each; half*half edge-aggregation and
-    // half*half aggregation-core links per pod.
-    let (k, h, m) = (c.k as u64, half as u64, c.oversubscription as u64);
-    let hosts = k * h * h * m;
-    super::check_size(hosts, hosts + 2 * k * h * h)?;
+    super::check_size(size.hosts, size.links)?;
     let hosts_per_edge = half * c.oversubscription;
     let mut g = TopoGraph::default();
     let nh = c.k * half * hosts_per_edge;

@@ -6,7 +6,7 @@
 //! `spines` or `speedup`; with `speedup` the spine count is derived as
 //! speedup * downlink capacity / (uplinks_per_pair * uplink_rate), which must be whole.
 
-use super::{delay_params, link_delay, GraphGenerator, TopoGraph};
+use super::{delay_params, link_delay, GraphGenerator, TopoGraph, TopoSize};
 use crate::engine::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
 use crate::units::serde_units as su;
@@ -86,10 +86,20 @@ impl GraphGenerator for LeafSpineCfg {
     fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
         build(self)
     }
+
+    fn size(&self, _base_dir: &std::path::Path) -> Result<Option<TopoSize>, ParamError> {
+        Ok(Some(counts(self)?.0))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "leaves x servers_per_leaf x nics_per_server (hosts), \
+         leaves x spines x uplinks_per_pair (links)"
+    }
 }
 
-/// Builds the leaf-spine graph.
-pub fn build(c: &LeafSpineCfg) -> Result<TopoGraph, ParamError> {
+/// The graph's counts and its spine count, from the settings alone (checked as far as
+/// counting needs): what [`build`] checks against the size limit before it allocates.
+pub fn counts(c: &LeafSpineCfg) -> Result<(TopoSize, u32), ParamError> {
     let fe = |field: &str, m: String| ParamError::new(field, m);
     if c.leaves == 0 {
         return Err(fe("leaves", "must be at least 1".into()));
@@ -155,7 +165,21 @@ pub fn build(c: &LeafSpineCfg) -> Result<TopoGraph, ParamError> {
     let uplinks = (c.leaves as u64)
         .saturating_mul(spines as u64)
         .saturating_mul(c.uplinks_per_pair as u64);
-    super::check_size(hosts, hosts.saturating_add(uplinks))?;
+    // Every leaf has servers_per_leaf >= 1 servers below it.
+    let size = TopoSize {
+        hosts,
+        switches: (c.leaves as u64).saturating_add(spines as u64),
+        edge_switches: c.leaves as u64,
+        links: hosts.saturating_add(uplinks),
+    };
+    Ok((size, spines))
+}
+
+/// Builds the leaf-spine graph.
+pub fn build(c: &LeafSpineCfg) -> Result<TopoGraph, ParamError> {
+    let (size, spines) = counts(c)?;
+    super::check_size(size.hosts, size.links)?;
+    let up = c.uplink_rate.unwrap_or(c.host_rate);
     let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
     let mut g = TopoGraph::default();
     let hosts_per_leaf = c.servers_per_leaf * c.nics_per_server;

@@ -40,16 +40,13 @@ pub trait GraphGenerator {
     /// (files are read, within the input size limit, but no graph is built), so that the
     /// memory budget ([`crate::budget`]) is checked before anything large is allocated.
     /// Counts are exact or upper bounds, in saturating arithmetic. `None`: not known.
-    fn size(&self, base_dir: &Path) -> Result<Option<TopoSize>, ParamError> {
-        let _ = base_dir;
-        Ok(None)
-    }
+    /// Every kind implements it (no default), from the same counting function its
+    /// generator checks [`check_size`] with, so the two cannot drift.
+    fn size(&self, base_dir: &Path) -> Result<Option<TopoSize>, ParamError>;
 
     /// The settings that drive the size, as a user reads them (`"leaves x
     /// servers_per_leaf x nics_per_server"`): the budget's refusal names them.
-    fn size_drivers(&self) -> &'static str {
-        ""
-    }
+    fn size_drivers(&self) -> &'static str;
 }
 
 /// Counts of a topology, from its settings ([`GraphGenerator::size`]).

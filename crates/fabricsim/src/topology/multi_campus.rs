@@ -50,7 +50,7 @@
 //! [`NodeRole::Dr`]; the simulator gives those switches the DR role
 //! ([`crate::longhaul::dr`]).
 
-use super::{delay_params, link_delay, DrSpec, GraphGenerator, NodeRole, TopoGraph};
+use super::{delay_params, link_delay, DrSpec, GraphGenerator, NodeRole, TopoGraph, TopoSize};
 use crate::param::{Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, MAX_RATE_BPS, US};
@@ -317,6 +317,16 @@ impl GraphGenerator for MultiCampusCfg {
     fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
         build(self)
     }
+
+    fn size(&self, _base_dir: &std::path::Path) -> Result<Option<TopoSize>, ParamError> {
+        counts(self).map(|(s, _)| Some(s))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "campuses x the campus fabric's hosts and links (leaves x servers_per_leaf x \
+         nics_per_server, or pods x tors_per_pod x servers_per_tor), \
+         campuses^2 x dci_capacity / dci_link_rate (DCI links)"
+    }
 }
 
 impl MultiCampusCfg {
@@ -482,30 +492,47 @@ fn dr_layer(c: &MultiCampusCfg, campus: &Campus) -> Result<DrLayer, ParamError> 
     })
 }
 
-/// Builds the multi-campus graph.
-pub fn build(c: &MultiCampusCfg) -> Result<TopoGraph, ParamError> {
+/// The whole graph's counts, checked as far as counting needs, and one campus's server
+/// count: what [`build`] checks against the size limit before it allocates.
+fn counts(c: &MultiCampusCfg) -> Result<(TopoSize, u64), ParamError> {
     let campus = Campus::of(c)?;
     let layer = dr_layer(c, &campus)?;
-    let dci_delay = c.dci_delay()?;
     let n = c.campuses as u64;
-    let (top, _, top_word) = campus.top();
-    // Size before allocating: hosts and every link of every campus, DR layer and DCI.
-    let size = campus.size();
-    let campus_links = size.links.saturating_add(
+    let (top, _, _) = campus.top();
+    // Hosts and every link of every campus, DR layer and DCI.
+    let one = campus.size()?;
+    let campus_links = one.topo.links.saturating_add(
         layer
             .per_top_dr
             .saturating_mul(top as u64 * c.dr_switches as u64),
     );
     let dci = layer.dci_links.saturating_mul(n * (n - 1) / 2);
-    super::check_size(
-        size.hosts.saturating_mul(n),
-        campus_links.saturating_mul(n).saturating_add(dci),
-    )?;
+    let size = TopoSize {
+        hosts: one.topo.hosts.saturating_mul(n),
+        switches: one
+            .topo
+            .switches
+            .saturating_add(c.dr_switches as u64)
+            .saturating_mul(n),
+        edge_switches: one.topo.edge_switches.saturating_mul(n),
+        links: campus_links.saturating_mul(n).saturating_add(dci),
+    };
+    Ok((size, one.servers))
+}
+
+/// Builds the multi-campus graph.
+pub fn build(c: &MultiCampusCfg) -> Result<TopoGraph, ParamError> {
+    let campus = Campus::of(c)?;
+    let (size, servers) = counts(c)?;
+    let layer = dr_layer(c, &campus)?;
+    let dci_delay = c.dci_delay()?;
+    let (top, _, top_word) = campus.top();
+    super::check_size(size.hosts, size.links)?;
     let one = campus.build()?;
     let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
     let dr_rate = c.dr_link_rate.unwrap_or(c.dci_link_rate);
     // Within the size checked above, so it fits.
-    let servers = size.servers as u32;
+    let servers = servers as u32;
     let role = NodeRole::Dr(DrSpec {
         buffer: c.dr_buffer,
         dci_lossless: c.dci_lossless,

@@ -31,7 +31,7 @@
 //! 4 ToRs with 16 hosts); the `three_tier` kind generates the same graph, node for node
 //! and link for link (see [`super::three_tier`]).
 
-use super::{check_size, GraphGenerator, TopoGraph, MAX_LINK_DELAY};
+use super::{check_size, GraphGenerator, TopoGraph, TopoSize, MAX_LINK_DELAY};
 use crate::engine::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
 use crate::units::{fmt_time, parse_time, Rate, Time, MAX_RATE_BPS, SEC};
@@ -70,6 +70,98 @@ impl GraphGenerator for Ns3FileCfg {
     fn generate(&self, base_dir: &Path) -> Result<TopoGraph, ParamError> {
         build(&self.file, base_dir)
     }
+
+    fn size(&self, base_dir: &Path) -> Result<Option<TopoSize>, ParamError> {
+        size(&self.file, base_dir).map(Some)
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "the node and link counts on the file's first line"
+    }
+}
+
+/// The counts the first line of the topology file `path` announces (what [`parse`]
+/// checks against the size limit before it allocates); errors as [`build`]'s. Which
+/// switches have hosts is only known from the links, so edge switches are bounded by
+/// switches, hosts and links alike (each host has one link, to one switch).
+pub fn size(path: &str, base_dir: &Path) -> Result<TopoSize, ParamError> {
+    let p = base_dir.join(path);
+    let text = crate::input_file::read_text(&p, crate::input_file::MAX_DATA_FILE_BYTES)
+        .map_err(|e| ParamError::new("file", format!("{}: {e}", p.display())))?;
+    let h = header(&text).map_err(|e| {
+        ParamError::new(
+            "file",
+            format!("{}:{}:1: {}", p.display(), e.line, e.message),
+        )
+    })?;
+    let hosts = h.nodes - h.switches;
+    Ok(TopoSize {
+        hosts,
+        switches: h.switches,
+        edge_switches: h.switches.min(hosts).min(h.links),
+        links: h.links,
+    })
+}
+
+/// The counts of a topology file's first line, and that line's number.
+struct Header {
+    line: usize,
+    nodes: u64,
+    switches: u64,
+    links: u64,
+}
+
+/// Reads and checks the first line of a topology file.
+fn header(text: &str) -> Result<Header, Ns3Error> {
+    let err = |line: usize, m: String| Ns3Error { line, message: m };
+    let (hl, header) = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .find(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .ok_or_else(|| {
+            err(
+                1,
+                "empty topology file: the first line must be `<nodes> <switches> <links>`".into(),
+            )
+        })?;
+    let h: Vec<&str> = header.split_whitespace().collect();
+    if h.len() != 3 {
+        return Err(err(
+            hl,
+            format!(
+                "the first line must be `<nodes> <switches> <links>`, found {} field(s)",
+                h.len()
+            ),
+        ));
+    }
+    let count = |k: usize, what: &str| -> Result<u64, Ns3Error> {
+        h[k].parse::<u64>()
+            .map_err(|_| err(hl, format!("{what} `{}` is not a whole number", h[k])))
+    };
+    let (nodes, switches, links) = (
+        count(0, "node count")?,
+        count(1, "switch count")?,
+        count(2, "link count")?,
+    );
+    if switches > nodes {
+        return Err(err(
+            hl,
+            format!("{switches} switches among {nodes} nodes: at most as many switches as nodes"),
+        ));
+    }
+    if nodes > MAX_INDEX as u64 {
+        return Err(err(
+            hl,
+            format!("{nodes} nodes is too many: at most {MAX_INDEX}"),
+        ));
+    }
+    Ok(Header {
+        line: hl,
+        nodes,
+        switches,
+        links,
+    })
 }
 
 /// Reads the topology file `path` (relative to `base_dir`); errors name the field `file`
@@ -116,48 +208,14 @@ pub fn parse(
     let last_line = text.lines().count().max(1);
     let err = |line: usize, m: String| Ns3Error { line, message: m };
 
-    let (hl, header) = lines.next().ok_or_else(|| {
-        err(
-            1,
-            "empty topology file: the first line must be `<nodes> <switches> <links>`".into(),
-        )
-    })?;
-    let h: Vec<&str> = header.split_whitespace().collect();
-    if h.len() != 3 {
-        return Err(err(
-            hl,
-            format!(
-                "the first line must be `<nodes> <switches> <links>`, found {} field(s)",
-                h.len()
-            ),
-        )
-        .into());
-    }
-    let count = |k: usize, what: &str| -> Result<u64, Ns3Error> {
-        h[k].parse::<u64>()
-            .map_err(|_| err(hl, format!("{what} `{}` is not a whole number", h[k])))
-    };
-    let (n_nodes, n_switches, n_links) = (
-        count(0, "node count")?,
-        count(1, "switch count")?,
-        count(2, "link count")?,
-    );
-    if n_switches > n_nodes {
-        return Err(err(
-            hl,
-            format!(
-                "{n_switches} switches among {n_nodes} nodes: at most as many switches as nodes"
-            ),
-        )
-        .into());
-    }
-    if n_nodes > MAX_INDEX as u64 {
-        return Err(err(
-            hl,
-            format!("{n_nodes} nodes is too many: at most {MAX_INDEX}"),
-        )
-        .into());
-    }
+    let Header {
+        line: hl,
+        nodes: n_nodes,
+        switches: n_switches,
+        links: n_links,
+    } = header(text)?;
+    // The header is the first line that counts.
+    lines.next();
     size_ok(n_nodes - n_switches, n_links).map_err(Ns3OrSize::Size)?;
     let n_nodes = n_nodes as usize;
 

@@ -1,8 +1,9 @@
 //! Every kind of `[topology]`, each named once.
 //!
 //! Adding a kind: a file in `topology/` whose settings type implements
-//! [`super::GraphGenerator`] and [`crate::param::Described`], its `mod` line in
-//! `topology/mod.rs`, and one line here. The checks every graph must pass are shared
+//! [`super::GraphGenerator`] (`generate`, and `size` / `size_drivers` counting the graph
+//! from the settings alone for the memory budget) and [`crate::param::Described`], its
+//! `mod` line in `topology/mod.rs`, and one line here. The checks every graph must pass are shared
 //! ([`super::TopoGraph::validate`]).
 
 use super::{custom, fat_tree, leaf_spine, multi_campus, ns3, sunway, three_tier, GraphGenerator};

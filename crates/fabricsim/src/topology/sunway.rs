@@ -20,7 +20,7 @@
 //! `p<plane>-spine<j>`. The default is the prototype's full scale; a reduced one keeps
 //! its ratios by setting `leaves`, `spines` and `nodes_per_leaf`.
 
-use super::{link_delay, GraphGenerator, TopoGraph};
+use super::{link_delay, GraphGenerator, TopoGraph, TopoSize};
 use crate::param::{Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time};
@@ -159,10 +159,20 @@ impl GraphGenerator for SunwayCfg {
     fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
         build(self)
     }
+
+    fn size(&self, _base_dir: &std::path::Path) -> Result<Option<TopoSize>, ParamError> {
+        counts(self).map(Some)
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "nodes (hosts), planes x (nodes + leaves x spines x uplinks_per_pair \
+         + leaves / 2 x sibling_links) (links)"
+    }
 }
 
-/// Builds the planes.
-pub fn build(c: &SunwayCfg) -> Result<TopoGraph, ParamError> {
+/// The planes' counts from the settings (checked as far as counting needs): what
+/// [`build`] checks against the size limit before it allocates.
+pub fn counts(c: &SunwayCfg) -> Result<TopoSize, ParamError> {
     let fe = |field: &str, m: String| Err(ParamError::new(field, m));
     for (field, v) in [
         ("planes", c.planes),
@@ -201,18 +211,41 @@ pub fn build(c: &SunwayCfg) -> Result<TopoGraph, ParamError> {
             ),
         );
     }
-    let ports = c.nodes_per_leaf + c.spines * c.uplinks_per_pair + c.sibling_links;
+    // Saturating: a huge spine count must be refused here, not overflow.
+    let ports = c
+        .nodes_per_leaf
+        .saturating_add(c.spines.saturating_mul(c.uplinks_per_pair))
+        .saturating_add(c.sibling_links);
     if ports > ROUTER_PORTS * 4 {
         return fe(
             "nodes_per_leaf",
             format!("a leaf would need {ports} ports: far beyond a {ROUTER_PORTS}-port router"),
         );
     }
-    let links = c.planes as u64
-        * (c.nodes as u64
-            + c.leaves as u64 * c.spines as u64 * c.uplinks_per_pair as u64
-            + (c.leaves / 2) as u64 * c.sibling_links as u64);
-    super::check_size(c.nodes as u64, links)?;
+    // Saturating: planes, leaves, spines and uplinks_per_pair are only bounded by the
+    // size check itself.
+    let (planes, leaves) = (c.planes as u64, c.leaves as u64);
+    let per_plane = (c.nodes as u64)
+        .saturating_add(
+            leaves
+                .saturating_mul(c.spines as u64)
+                .saturating_mul(c.uplinks_per_pair as u64),
+        )
+        .saturating_add((c.leaves / 2) as u64 * c.sibling_links as u64);
+    // Node n hangs off leaf n / nodes_per_leaf, in every plane.
+    let used_leaves = (c.nodes as u64).div_ceil(c.nodes_per_leaf as u64);
+    Ok(TopoSize {
+        hosts: c.nodes as u64,
+        switches: planes.saturating_mul(leaves.saturating_add(c.spines as u64)),
+        edge_switches: planes.saturating_mul(used_leaves),
+        links: planes.saturating_mul(per_plane),
+    })
+}
+
+/// Builds the planes.
+pub fn build(c: &SunwayCfg) -> Result<TopoGraph, ParamError> {
+    let size = counts(c)?;
+    super::check_size(size.hosts, size.links)?;
     let length = match (c.link_delay, c.link_length) {
         (None, None) => Some(DEFAULT_LINK_LENGTH_M),
         (_, l) => l,

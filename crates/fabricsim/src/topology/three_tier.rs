@@ -14,7 +14,7 @@
 //! (only the switch names differ: `tor{p}_{t}`, `agg{p}_{a}`, `core{c}` here,
 //! `switch<node id>` there). Routes are the shared shortest-path ECMP tables.
 
-use super::{delay_params, link_delay, GraphGenerator, TopoGraph};
+use super::{delay_params, link_delay, GraphGenerator, TopoGraph, TopoSize};
 use crate::param::{Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time};
@@ -85,10 +85,20 @@ impl GraphGenerator for ThreeTierCfg {
     fn generate(&self, _base_dir: &std::path::Path) -> Result<TopoGraph, ParamError> {
         build(self)
     }
+
+    fn size(&self, _base_dir: &std::path::Path) -> Result<Option<TopoSize>, ParamError> {
+        counts(self).map(Some)
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "pods x tors_per_pod x servers_per_tor (hosts), \
+         pods x tors_per_pod x aggs_per_pod + pods x cores (switch links)"
+    }
 }
 
-/// Builds the three-tier graph.
-pub fn build(c: &ThreeTierCfg) -> Result<TopoGraph, ParamError> {
+/// The graph's counts from the settings (checked as far as counting needs): what
+/// [`build`] checks against the size limit before it allocates.
+pub fn counts(c: &ThreeTierCfg) -> Result<TopoSize, ParamError> {
     for (field, what, n) in [
         ("pods", "pod", c.pods),
         ("tors_per_pod", "ToR switch per pod", c.tors_per_pod),
@@ -122,8 +132,6 @@ pub fn build(c: &ThreeTierCfg) -> Result<TopoGraph, ParamError> {
             return Err(ParamError::new(field, "must be positive"));
         }
     }
-    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
-
     // Sizes in saturating u64 before anything is allocated: host links, ToR-aggregation
     // links (tors x aggs per pod) and aggregation-core links (each core has one per pod).
     let (p, t, s, a, k) = (
@@ -137,6 +145,20 @@ pub fn build(c: &ThreeTierCfg) -> Result<TopoGraph, ParamError> {
     let links = hosts
         .saturating_add(p.saturating_mul(t).saturating_mul(a))
         .saturating_add(p.saturating_mul(k));
+    let tors = p.saturating_mul(t);
+    Ok(TopoSize {
+        hosts,
+        switches: tors.saturating_add(p.saturating_mul(a)).saturating_add(k),
+        // Every ToR has servers_per_tor >= 1 servers.
+        edge_switches: tors,
+        links,
+    })
+}
+
+/// Builds the three-tier graph.
+pub fn build(c: &ThreeTierCfg) -> Result<TopoGraph, ParamError> {
+    let TopoSize { hosts, links, .. } = counts(c)?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
     super::check_size(hosts, links)?;
 
     let (pods, tors, servers, aggs, cores) = (

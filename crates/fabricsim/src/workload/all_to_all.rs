@@ -37,6 +37,19 @@ impl Described for AllToAllCfg {
 }
 
 impl Generator for AllToAllCfg {
+    /// Exact: n x (n - 1) flows among n hosts.
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let n = super::set_size(&self.hosts, ctx.hosts, false);
+        Ok(Some(super::WorkSize {
+            flows: n.saturating_mul(n.saturating_sub(1)),
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "hosts x (hosts - 1)"
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let hs = host_group(&self.hosts, self.size, b.graph, "all-to-all")?;
         let n = hs.len() as u64;

@@ -198,7 +198,7 @@ fn push(dag: &mut Dag, src: u32, dst: u32, size: u64, channel: u32) -> u32 {
 
 fn ring(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) {
     let n = ranks.len();
-    let steps = 2 * (n - 1);
+    let steps = (n - 1).saturating_mul(2);
     let per_step = split(s, n as u64)[0];
     let pieces = split(per_step, chunks as u64);
     // prev[p][r]: transfer of piece p into rank r in the previous step.
@@ -299,6 +299,91 @@ fn halving_doubling(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) 
             }
         }
         prev = cur;
+    }
+}
+
+/// Flows of a step whose transfers carry `bytes` each, cut into `chunks` pipelined
+/// pieces as [`split`] cuts them (and each piece by a window): all of them, and the first
+/// piece's. Saturating.
+fn step_pieces(bytes: u64, chunks: u64, w: Option<&super::window::WindowCfg>) -> (u64, u64) {
+    let chunks = chunks.max(1);
+    let (q, r) = (bytes / chunks, bytes % chunks);
+    let (big, small) = (
+        super::window_pieces(q.saturating_add(1), w),
+        super::window_pieces(q.max(1), w),
+    );
+    let total = r
+        .saturating_mul(big)
+        .saturating_add((chunks - r).saturating_mul(small));
+    (total, if r > 0 { big } else { small })
+}
+
+/// Flows and start-after edges of one channel (`sc` bytes) of a job of `n` ranks, as
+/// [`build`] and a window make them, without building anything; transfer sizes are taken
+/// at `size_ranks` ranks (a smaller count gives larger transfers). Exact when
+/// `size_ranks == n`, the window's credits aside.
+fn dag_count(
+    kind: CollectiveKind,
+    n: u64,
+    size_ranks: u64,
+    sc: u64,
+    chunks: u64,
+    rounds: bool,
+    w: Option<&super::window::WindowCfg>,
+) -> (u64, u64) {
+    // What each rank sends per step: split(s, n)[0].
+    let per_rank = sc.div_ceil(size_ranks.max(1)).max(1);
+    match kind {
+        CollectiveKind::RingAllreduce => {
+            // 2(n-1) steps of n transfers; every step after the first waits, piece by
+            // piece, for the previous one.
+            let (step, _) = step_pieces(per_rank, chunks, w);
+            let per_step = n.saturating_mul(step);
+            let steps = (n - 1).saturating_mul(2);
+            (
+                per_step.saturating_mul(steps),
+                per_step.saturating_mul(steps - 1),
+            )
+        }
+        CollectiveKind::Alltoall => {
+            // n(n-1) pairs; a pair's pieces are chained; with rounds, the first piece of
+            // every send from round 2 on waits for the rank's previous send and receive.
+            let (pair, first) = step_pieces(per_rank, chunks, w);
+            let pairs = n.saturating_mul(n - 1);
+            let chain = pairs.saturating_mul(pair - first);
+            let round_edges = if rounds {
+                n.saturating_mul(2)
+                    .saturating_mul(n - 2)
+                    .saturating_mul(first)
+            } else {
+                0
+            };
+            (
+                pairs.saturating_mul(pair),
+                chain.saturating_add(round_edges),
+            )
+        }
+        CollectiveKind::HalvingDoubling => {
+            // log2 n steps each way (rounded up: other counts are refused), step k of
+            // sc >> (k+1) bytes; every step after the first waits for the previous.
+            let log = 64 - (n - 1).leading_zeros();
+            let mut total = 0u64;
+            let mut first = 0u64;
+            for k in 0..log {
+                let bytes = sc.checked_shr(k + 1).unwrap_or(0).max(1);
+                let (step, _) = step_pieces(bytes, chunks, w);
+                if k == 0 {
+                    first = step;
+                }
+                total = total.saturating_add(step.saturating_mul(2));
+            }
+            let flows = n.saturating_mul(total);
+            (flows, flows.saturating_sub(n.saturating_mul(first)))
+        }
+        CollectiveKind::P2p => {
+            let (pair, _) = step_pieces(sc, chunks, w);
+            ((n / 2).saturating_mul(pair), 0)
+        }
     }
 }
 
@@ -407,6 +492,65 @@ fn groups(c: &CollectiveCfg, b: &Builder<'_>) -> Result<Vec<Vec<u32>>, ParamErro
 }
 
 impl Generator for CollectiveCfg {
+    /// Exact for `jobs = "one"`: the pattern's transfers and edges are counted as
+    /// [`build`] makes them (per channel: ring `2n(n-1)` steps, AlltoAll `n(n-1)` pairs,
+    /// halving-doubling `2n log2 n`, p2p `n/2`; each cut into `chunks` pieces) and, with a
+    /// window, each piece into chunks, plus at most one credit per piece (so at most
+    /// twice the flows). With `jobs = "nic_index"` the groups depend on the servers, which
+    /// the host count does not tell: every count is superadditive in the ranks (`f(a) +
+    /// f(b) <= f(a + b)`), so one group of all the hosts bounds any split, loosely (about
+    /// NICs per server times for the quadratic patterns); a window's pieces are then
+    /// counted at the largest transfer any group could have (2 ranks), and jobs at one
+    /// per 2 hosts.
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let n = super::set_size(&self.hosts, ctx.hosts, false);
+        if n < 2 {
+            return Ok(Some(super::WorkSize::default()));
+        }
+        let w = self.window.as_ref();
+        let (groups, size_ranks) = match self.jobs {
+            JobGrouping::One => (1, n),
+            JobGrouping::NicIndex => (n / 2, if w.is_some() { 2 } else { n }),
+        };
+        let channels = u64::from(self.channels.max(1));
+        let sc = self.size.div_ceil(channels).max(1);
+        let (pieces, edges) = dag_count(
+            self.collective,
+            n,
+            size_ranks,
+            sc,
+            u64::from(self.chunks),
+            self.rounds,
+            w,
+        );
+        let (flows, deps) = super::with_window(
+            pieces.saturating_mul(channels),
+            edges.saturating_mul(channels),
+            w.is_some(),
+        );
+        let repeat = u64::from(self.repeat);
+        Ok(Some(super::WorkSize {
+            flows: flows.saturating_mul(repeat),
+            deps: deps.saturating_mul(repeat),
+            jobs: groups.saturating_mul(repeat),
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        match self.collective {
+            CollectiveKind::Alltoall | CollectiveKind::RingAllreduce => {
+                "hosts^2 x chunks x channels x repeat (and window pieces: size / window.chunk)"
+            }
+            CollectiveKind::HalvingDoubling => {
+                "hosts x log2(hosts) x chunks x channels x repeat (and window pieces: size / window.chunk)"
+            }
+            CollectiveKind::P2p => {
+                "hosts x chunks x channels x repeat (and window pieces: size / window.chunk)"
+            }
+        }
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let c = self;
         super::check_size(c.size, "size")?;

@@ -229,6 +229,25 @@ impl Described for CsvCfg {
 }
 
 impl Generator for CsvCfg {
+    /// Exact for a file that reads: one flow per line after the header (blank lines and
+    /// `#` comments aside).
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let text = read(&ctx.base_dir.join(&self.file))?;
+        let lines = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .count() as u64;
+        Ok(Some(super::WorkSize {
+            flows: lines.saturating_sub(1),
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "the lines of the file"
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let flows = read_csv(&b.base_dir.join(&self.file), b.graph.hosts.len() as u32)?;
         b.work.flows.extend(flows);
@@ -255,6 +274,21 @@ impl Described for HpccFlowFileCfg {
 }
 
 impl Generator for HpccFlowFileCfg {
+    /// Exact for a file that reads: one flow per non-blank line after the count (which
+    /// must equal it).
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let text = read(&ctx.base_dir.join(&self.file))?;
+        let lines = text.lines().filter(|l| !l.trim().is_empty()).count() as u64;
+        Ok(Some(super::WorkSize {
+            flows: lines.saturating_sub(1),
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "the lines of the file"
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let flows = read_hpcc(&b.base_dir.join(&self.file), b.graph.hosts.len() as u32)?;
         b.work.flows.extend(flows);

@@ -74,6 +74,21 @@ impl Described for FlowsCfg {
 }
 
 impl Generator for FlowsCfg {
+    /// Exact: a write is one flow; a read (request, data) and a write with notification
+    /// (data, note) are two, joined by one edge.
+    fn size(&self, _ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let two = self.flows.iter().filter(|f| f.verb != Verb::Write).count() as u64;
+        Ok(Some(super::WorkSize {
+            flows: self.flows.len() as u64 + two,
+            deps: two,
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "the flows listed (reads and notified writes count twice)"
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         for (i, f) in self.flows.iter().enumerate() {
             let field = |s: &str| format!("flows[{i}].{s}");

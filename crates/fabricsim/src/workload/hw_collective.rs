@@ -131,6 +131,20 @@ impl Described for HwCollectiveCfg {
 }
 
 impl Generator for HwCollectiveCfg {
+    /// Exact: no flows, one collective whose ranks (hosts x ranks_per_host) each hold a
+    /// tree node and engine state; `hw_ops` counts those ranks.
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let hosts = super::set_size(&self.hosts, ctx.hosts, false);
+        Ok(Some(super::WorkSize {
+            hw_ops: hosts.saturating_mul(self.ranks_per_host as u64),
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "hosts x ranks_per_host (ranks)"
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let g = b.graph;
         let ranks = resolve_set(&self.hosts, g, "hosts", None)?;

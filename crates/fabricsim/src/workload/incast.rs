@@ -53,6 +53,20 @@ impl Described for IncastCfg {
 }
 
 impl Generator for IncastCfg {
+    /// Exact: every sender once per repeat.
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let senders = super::set_size(&self.senders, ctx.hosts, true);
+        let repeat = self.repeat.unwrap_or(DEFAULT_REPEAT) as u64;
+        Ok(Some(super::WorkSize {
+            flows: senders.saturating_mul(repeat),
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "senders x repeat"
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let g = b.graph;
         let r = resolve_host(&self.receiver, g, "receiver")?;

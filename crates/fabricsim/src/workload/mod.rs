@@ -326,17 +326,13 @@ pub trait Generator {
     /// Upper bounds on what [`Generator::generate`] adds, from the settings and the
     /// host count alone (files are read, within the input size limit), so that the
     /// memory budget ([`crate::budget`]) is checked before any flow is made. Saturating
-    /// arithmetic: a bound never wraps. `None`: not known.
-    fn size(&self, ctx: &SizeCtx<'_>) -> Result<Option<WorkSize>, ParamError> {
-        let _ = ctx;
-        Ok(None)
-    }
+    /// arithmetic: a bound never wraps. `None`: not known. Every kind implements it (no
+    /// default); each says how tight its bound is.
+    fn size(&self, ctx: &SizeCtx<'_>) -> Result<Option<WorkSize>, ParamError>;
 
     /// The settings that drive the size, as a user reads them (`"senders x repeat"`):
     /// the budget's refusal names them.
-    fn size_drivers(&self) -> &'static str {
-        ""
-    }
+    fn size_drivers(&self) -> &'static str;
 }
 
 /// What [`Generator::size`] sees.
@@ -393,6 +389,47 @@ pub fn size(
             ))
         })
         .collect()
+}
+
+/// How many hosts a set names, for [`Generator::size`], from the host count alone:
+/// `"all"` is every host (but the `excluded` one, when there is one), a count is itself
+/// and a list its length. Exact for every set [`resolve_set`] accepts; a count beyond the
+/// hosts available gives those available (generating refuses it anyway).
+pub fn set_size(s: &HostSet, hosts: u64, excluded: bool) -> u64 {
+    let avail = if excluded {
+        hosts.saturating_sub(1)
+    } else {
+        hosts
+    };
+    match s {
+        HostSet::Word(_) => avail,
+        HostSet::Count(c) => (*c).max(0).unsigned_abs().min(avail),
+        HostSet::List(l) => l.len() as u64,
+    }
+}
+
+/// Flows a transfer of `bytes` becomes: one, or with a `window` one per chunk
+/// ([`window::apply`] cuts every transfer into `chunk`-byte pieces, at least one).
+pub fn window_pieces(bytes: u64, window: Option<&window::WindowCfg>) -> u64 {
+    match window {
+        Some(w) => bytes.div_ceil(w.chunk.max(1)).max(1),
+        None => 1,
+    }
+}
+
+/// Flows and dependency edges of a pattern of `pieces` transfer pieces and `edges`
+/// piece-to-piece edges once a window has added its slot credits: at most one credit per
+/// piece (a credit frees the slot of a piece `slots` earlier on its queue pair), with two
+/// edges each, and one `Sent` edge per piece after the first of its queue pair.
+pub fn with_window(pieces: u64, edges: u64, window: bool) -> (u64, u64) {
+    if window {
+        (
+            pieces.saturating_mul(2),
+            edges.saturating_add(pieces.saturating_mul(3)),
+        )
+    } else {
+        (pieces, edges)
+    }
 }
 
 /// Generates every flow of the scenario, in a stable order. Errors name fields relative

@@ -38,6 +38,18 @@ impl Described for PermutationCfg {
 }
 
 impl Generator for PermutationCfg {
+    /// Exact: one flow per host of the set.
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        Ok(Some(super::WorkSize {
+            flows: super::set_size(&self.hosts, ctx.hosts, false),
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "hosts"
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let hs = host_group(&self.hosts, self.size, b.graph, "a permutation")?;
         // Sattolo's algorithm draws a uniformly random cyclic permutation, which has no

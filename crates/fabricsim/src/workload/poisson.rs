@@ -111,6 +111,22 @@ impl Described for PoissonCfg {
 }
 
 impl Generator for PoissonCfg {
+    /// With `flows = n`: exactly n. With `duration`: the count is random, about
+    /// duration x load x (each host's link rate) / (8 x the CDF's mean size), and the
+    /// host link rates are not known before the graph is built; generating refuses more
+    /// than `MAX_INDEX` flows a run (both the expected count and the drawn one), so that
+    /// bounds it.
+    fn size(&self, _ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        Ok(Some(super::WorkSize {
+            flows: self.flows.unwrap_or(MAX_INDEX as u64).min(MAX_INDEX as u64),
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "flows, or duration x load x host rate / mean flow size (at most the flow limit)"
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let flows = generate(
             self,

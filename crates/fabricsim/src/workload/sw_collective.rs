@@ -414,6 +414,52 @@ impl Described for SwCollectiveCfg {
 }
 
 impl Generator for SwCollectiveCfg {
+    /// Per iteration, with n = hosts x ranks_per_host ranks and M messages (barrier
+    /// `n ceil(log2 n)`, allreduce `p log2 p + 2(n - p)`, bcast `n - 1`, tree `2(n - 1)`):
+    /// flows at most M (messages inside a host become phases instead), phases `n + 1`
+    /// plus those local messages (none when every rank has its own host), and exactly
+    /// `n + 2M` timed edges ([`Schedule::lower`]: per rank one edge per send, receive,
+    /// and its final phase). Times `repeat`, one job per iteration.
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let n = super::set_size(&self.hosts, ctx.hosts, false)
+            .saturating_mul(u64::from(self.ranks_per_host));
+        if n < 2 {
+            return Ok(Some(super::WorkSize::default()));
+        }
+        let ceil_log2 = u64::from(64 - (n - 1).leading_zeros());
+        let m = match (self.algorithm, self.collective) {
+            (SwAlgorithm::Tree, _) => (n - 1).saturating_mul(2),
+            (SwAlgorithm::Default, SwCollective::Barrier) => n.saturating_mul(ceil_log2),
+            (SwAlgorithm::Default, SwCollective::Allreduce) => {
+                let log_p = u64::from(63 - n.leading_zeros());
+                let p = 1u64 << log_p;
+                p.saturating_mul(log_p).saturating_add(2 * (n - p))
+            }
+            (SwAlgorithm::Default, SwCollective::Bcast) => n - 1,
+        };
+        // Two ranks share a host with ranks_per_host > 1, or a host listed twice.
+        let local = if self.ranks_per_host > 1 || matches!(self.hosts, HostSet::List(_)) {
+            m
+        } else {
+            0
+        };
+        let repeat = u64::from(self.repeat);
+        Ok(Some(super::WorkSize {
+            flows: m.saturating_mul(repeat),
+            deps: n.saturating_add(m.saturating_mul(2)).saturating_mul(repeat),
+            phases: n
+                .saturating_add(1)
+                .saturating_add(local)
+                .saturating_mul(repeat),
+            jobs: repeat,
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        "hosts x ranks_per_host x log2(ranks) x repeat"
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let g = b.graph;
         let hosts = resolve_set(&self.hosts, g, "hosts", None)?;

@@ -9,7 +9,7 @@
 
 use super::super::leaf_spine::{self, LeafSpineCfg};
 use super::super::three_tier::{self, ThreeTierCfg};
-use super::super::TopoGraph;
+use super::super::{TopoGraph, TopoSize};
 use super::MultiCampusCfg;
 use crate::param::ParamError;
 use serde::{Deserialize, Serialize};
@@ -45,12 +45,10 @@ pub(super) enum Campus {
 /// Sizes of one campus, counted before anything is allocated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct CampusSize {
-    /// Hosts (NICs).
-    pub hosts: u64,
+    /// Hosts, switches and links inside the campus, as its generator counts them.
+    pub topo: TopoSize,
     /// Servers (a three-tier server has one NIC).
     pub servers: u64,
-    /// Links inside the campus (hosts' and switches').
-    pub links: u64,
 }
 
 impl Campus {
@@ -141,36 +139,24 @@ impl Campus {
         }
     }
 
-    /// Hosts, servers and links of one campus, in saturating arithmetic.
-    pub(super) fn size(&self) -> CampusSize {
-        match self {
-            Campus::LeafSpine(c) => {
-                let servers = (c.leaves as u64).saturating_mul(c.servers_per_leaf as u64);
-                let hosts = servers.saturating_mul(c.nics_per_server as u64);
-                let up = (c.leaves as u64)
-                    .saturating_mul(c.spines.unwrap_or(0) as u64)
-                    .saturating_mul(c.uplinks_per_pair as u64);
-                CampusSize {
-                    hosts,
-                    servers,
-                    links: hosts.saturating_add(up),
-                }
-            }
+    /// Hosts, servers, switches and links of one campus, in saturating arithmetic, or
+    /// the error its generator gives for settings it cannot count.
+    pub(super) fn size(&self) -> Result<CampusSize, ParamError> {
+        // The campus generators' own counting, so a campus here cannot drift from the
+        // graph they build.
+        Ok(match self {
+            Campus::LeafSpine(c) => CampusSize {
+                topo: leaf_spine::counts(c)?.0,
+                servers: (c.leaves as u64).saturating_mul(c.servers_per_leaf as u64),
+            },
             Campus::ThreeTier(c) => {
-                let tors = (c.pods as u64).saturating_mul(c.tors_per_pod as u64);
-                let hosts = tors.saturating_mul(c.servers_per_tor as u64);
-                // Host links, every ToR to every aggregation switch of its pod, and
-                // one link from each core into every pod.
-                let links = hosts
-                    .saturating_add(tors.saturating_mul(c.aggs_per_pod as u64))
-                    .saturating_add((c.pods as u64).saturating_mul(c.cores as u64));
+                let topo = three_tier::counts(c)?;
                 CampusSize {
-                    hosts,
-                    servers: hosts,
-                    links,
+                    topo,
+                    servers: topo.hosts,
                 }
             }
-        }
+        })
     }
 
     /// The campus graph, by its kind's own generator.

@@ -305,6 +305,99 @@ fn sides(c: &TrainingCfg, b: &Builder<'_>) -> Result<(Vec<u32>, Vec<u32>), Param
 }
 
 impl Generator for TrainingCfg {
+    /// Counted from the schedules' shapes (n pairs = hosts / 2, I iterations), each
+    /// message split over `channels` and, with a window, cut into chunks (at most one
+    /// credit per chunk, so at most twice the flows):
+    /// - PP: `I x (n / (stages/2)) x (stages - 1) x 2 microbatches` messages; phases
+    ///   `1 + I x (pipelines x stages x 2 microbatches + 1)`; every message has a phase
+    ///   before and after it, and every pass a phase before it.
+    /// - DP: per iteration `2n + 4n(n-1)` gradient messages (two rings per side and the
+    ///   crossing), with ZeRO-3 also `2n + 2n(n-1)` parameter messages; phases
+    ///   `1 + I x (2n + 1)`; every message waits for one node, every compute phase for
+    ///   one, the iteration's end for `2n`. Edges out of a message are counted at the
+    ///   largest message's flows, so a bound within a few percent.
+    ///
+    /// Exact without a window, the DP compute edges aside. One job.
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let n = super::set_size(&self.hosts, ctx.hosts, false) / 2;
+        let w = self.window.as_ref();
+        let channels = u64::from(self.channels.max(1));
+        // Flows of one message of `bytes`: its channel parts, each cut by the window.
+        let flows_of = |bytes: u64| {
+            let c = channels.min(bytes).max(1);
+            let (q, r) = (bytes / c, bytes % c);
+            r.saturating_mul(super::window_pieces(q.saturating_add(1), w))
+                .saturating_add((c - r).saturating_mul(super::window_pieces(q.max(1), w)))
+        };
+        let it = u64::from(self.iterations);
+        let (data, edges, phases) = match self.parallelism {
+            Parallelism::Pp => {
+                let st = u64::from(self.stages);
+                let half = st / 2;
+                let pipelines = n.checked_div(half).unwrap_or(0);
+                let mb2 = 2 * u64::from(self.microbatches);
+                let passes = pipelines.saturating_mul(st).saturating_mul(mb2);
+                let messages = it
+                    .saturating_mul(pipelines)
+                    .saturating_mul(st.saturating_sub(1))
+                    .saturating_mul(mb2);
+                let data = messages.saturating_mul(flows_of(self.activation.unwrap_or(1)));
+                // Pass after pass, each stage's last pass before the end.
+                let phase_edges = it.saturating_mul(passes.saturating_add(pipelines * st));
+                (
+                    data,
+                    phase_edges.saturating_add(data.saturating_mul(2)),
+                    it.saturating_mul(passes.saturating_add(1))
+                        .saturating_add(1),
+                )
+            }
+            Parallelism::Dp | Parallelism::DpZero3 => {
+                let n1 = n.max(1);
+                let shard = self.gradient.unwrap_or(1).div_ceil(n1).max(1);
+                let fa = flows_of(shard);
+                let ring = (2 * n).saturating_mul(n.saturating_sub(1));
+                let grads = (2 * n).saturating_add(ring.saturating_mul(2));
+                let mut per_it = grads.saturating_mul(fa);
+                let mut widest = fa;
+                if self.parallelism == Parallelism::DpZero3 {
+                    let pshard = self.parameters.unwrap_or(1).div_ceil(2 * n1).max(1);
+                    let (fb, fc) = (flows_of(pshard), flows_of(pshard.saturating_mul(2)));
+                    per_it = per_it
+                        .saturating_add((2 * n).saturating_mul(fb))
+                        .saturating_add(ring.saturating_mul(fc));
+                    widest = widest.max(fb).max(fc);
+                }
+                let data = it.saturating_mul(per_it);
+                // Each message's one incoming edge becomes one per flow of it; compute
+                // phases wait for a message (at most the widest) or a phase; the end
+                // waits for each rank's last all-gather message.
+                let other = (2 * n).saturating_mul(widest.saturating_add(fa));
+                (
+                    data,
+                    data.saturating_add(it.saturating_mul(other)),
+                    it.saturating_mul(2 * n + 1).saturating_add(1),
+                )
+            }
+        };
+        let (flows, deps) = super::with_window(data, edges, w.is_some());
+        Ok(Some(super::WorkSize {
+            flows,
+            deps,
+            phases,
+            jobs: 1,
+            ..Default::default()
+        }))
+    }
+
+    fn size_drivers(&self) -> &'static str {
+        match self.parallelism {
+            Parallelism::Pp => "hosts x microbatches x iterations x channels (and window chunks)",
+            Parallelism::Dp | Parallelism::DpZero3 => {
+                "hosts^2 x iterations x channels (and window chunks)"
+            }
+        }
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let c = self;
         if c.iterations == 0 {
