@@ -24,11 +24,14 @@ fn scenario() -> impl Strategy<Value = String> {
                  servers_per_leaf = {spl}\nhost_rate = \"{r}\"\nlink_delay = \"{d}\"\n"
             )
         ),
-        (prop::sample::select(vec![4u32, 6]), rate.clone(), delay.clone()).prop_map(
-            |(k, r, d)| format!(
+        (
+            prop::sample::select(vec![4u32, 6]),
+            rate.clone(),
+            delay.clone()
+        )
+            .prop_map(|(k, r, d)| format!(
                 "[topology]\nkind = \"fat_tree\"\nk = {k}\nrate = \"{r}\"\nlink_delay = \"{d}\"\n"
-            )
-        ),
+            )),
         // Hostile: a fabric far beyond any machine, refused by the budget.
         (1000u32..70000).prop_map(|n| format!(
             "[topology]\nkind = \"leaf_spine\"\nleaves = {n}\nspines = {n}\n\
@@ -55,12 +58,10 @@ fn scenario() -> impl Strategy<Value = String> {
             "[[workload]]\nkind = \"incast\"\nsenders = \"all\"\nreceiver = 0\nsize = \"{s}\"\n\
              interval = \"2us\"\nrepeat = {r}\n"
         )),
-        size.clone().prop_map(|s| format!(
-            "[[workload]]\nkind = \"permutation\"\nsize = \"{s}\"\n"
-        )),
-        size.clone().prop_map(|s| format!(
-            "[[workload]]\nkind = \"all_to_all\"\nsize = \"{s}\"\n"
-        )),
+        size.clone()
+            .prop_map(|s| format!("[[workload]]\nkind = \"permutation\"\nsize = \"{s}\"\n")),
+        size.clone()
+            .prop_map(|s| format!("[[workload]]\nkind = \"all_to_all\"\nsize = \"{s}\"\n")),
         (
             prop::sample::select(vec!["ring_allreduce", "alltoall", "p2p"]),
             size.clone(),
@@ -80,11 +81,9 @@ fn scenario() -> impl Strategy<Value = String> {
         1 => prop::sample::select(vec!["1us", "10us", "1ns"])
             .prop_map(|i| format!("[record]\nqueue_interval = \"{i}\"\n")),
     ];
-    (topology, fabric, cc, workload, record, 1u64..1000).prop_map(
-        |(t, f, c, w, r, seed)| {
-            format!("name = \"generated\"\nseed = {seed}\nmax_time = \"2ms\"\n{t}{f}{c}{w}{r}")
-        },
-    )
+    (topology, fabric, cc, workload, record, 1u64..1000).prop_map(|(t, f, c, w, r, seed)| {
+        format!("name = \"generated\"\nseed = {seed}\nmax_time = \"2ms\"\n{t}{f}{c}{w}{r}")
+    })
 }
 
 /// Events a run may take: a generous multiple of what its packets and timers need, so
@@ -114,7 +113,10 @@ fn generated_scenarios_load_without_panic_and_runs_stay_within_budgets() {
             let loaded = match fabricsim::load_str(&text, "generated.toml", Path::new("."), &[]) {
                 Ok(l) => l,
                 Err(e) => {
-                    prop_assert!(e.field.is_some(), "an input error names a field: {e}\n{text}");
+                    prop_assert!(
+                        e.field.is_some(),
+                        "an input error names a field: {e}\n{text}"
+                    );
                     counts.borrow_mut().1 += 1;
                     return Ok(());
                 }
@@ -178,5 +180,8 @@ fn generated_scenarios_load_without_panic_and_runs_stay_within_budgets() {
     refused += c.1;
     // The generator must exercise both sides, or the property says little.
     assert!(built >= 5, "only {built} generated scenarios built");
-    assert!(refused >= 3, "only {refused} generated scenarios were refused");
+    assert!(
+        refused >= 3,
+        "only {refused} generated scenarios were refused"
+    );
 }

@@ -222,10 +222,19 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         ROUTE_ENTRY_BYTES,
         "topology: switches x edge switches",
     );
-    let mut work = WorkSize::default();
+    // Nothing yet, and a known byte count of zero (an entry that cannot bound its bytes
+    // makes the sum unknown).
+    let mut work = WorkSize {
+        bytes: Some(0),
+        ..WorkSize::default()
+    };
     let mut drivers: Vec<String> = Vec::new();
-    let sizes = crate::workload::size(&sc.workload, topo.hosts, base_dir)
-        .map_err(|e| e.within("workload"))?;
+    let ctx = crate::workload::SizeCtx {
+        hosts: topo.hosts,
+        host_rate_bps: topo.host_rate_bps,
+        base_dir,
+    };
+    let sizes = crate::workload::size_in(&sc.workload, &ctx).map_err(|e| e.within("workload"))?;
     for (i, (s, d)) in sizes.into_iter().enumerate() {
         let s = s.unwrap_or(WorkSize {
             flows: topo.hosts.saturating_mul(UNKNOWN_FLOWS_PER_HOST),
@@ -245,20 +254,33 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         "hardware-collective operations",
         work.hw_ops,
         HW_OP_BYTES,
-        by,
+        by.clone(),
     );
-    // Packets alive: every switch buffer full, plus every link's bandwidth-delay
-    // product, in frames of the MTU (smaller frames are fewer bytes, and control frames
-    // are few next to data).
+    // Packets alive: no more than the switch buffers and long links hold (in frames of
+    // the MTU: smaller frames are fewer bytes), and no more than the workload sends (a
+    // packet per MTU of payload, one more per flow, as many ACKs again).
     let frame = sc.transport.max_packet().max(64);
     let (buf, buf_by) = buffer_bytes(sc, &topo);
-    let bdp = link_bdp_bytes(sc, &topo);
-    fp.add(
-        "packets alive at most (every switch buffer full)",
-        buf.saturating_add(bdp) / frame,
-        PACKET_BYTES,
-        buf_by,
-    );
+    let held = buf.saturating_add(link_bdp_bytes(sc, &topo)) / frame;
+    let sent = work.bytes.map(|b| {
+        (b / sc.transport.mtu.max(1))
+            .saturating_add(work.flows)
+            .saturating_mul(2)
+    });
+    match sent {
+        Some(s) if s < held => fp.add(
+            "packets alive at most (all the workload's)",
+            s,
+            PACKET_BYTES,
+            by.clone(),
+        ),
+        _ => fp.add(
+            "packets alive at most (every switch buffer full)",
+            held,
+            PACKET_BYTES,
+            buf_by,
+        ),
+    }
     // Recorded samples: a sample per switch port per queue interval, a sample per flow
     // per rate interval, up to `max_time` (fewer when the run ends earlier).
     let grid = |iv: Option<u64>| iv.map_or(0, |iv| sc.max_time / iv.max(1));

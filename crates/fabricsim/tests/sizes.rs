@@ -17,10 +17,12 @@ fn scenarios_dir() -> PathBuf {
 fn graph_size(g: &TopoGraph) -> TopoSize {
     let hosts: HashSet<usize> = g.hosts.iter().copied().collect();
     let mut edge = HashSet::new();
+    let mut host_rate = 0;
     for l in &g.links {
         for (me, other) in [(l.a, l.b), (l.b, l.a)] {
             if g.nodes[me].is_switch && hosts.contains(&other) {
                 edge.insert(me);
+                host_rate = l.rate.0.max(host_rate);
             }
         }
     }
@@ -29,6 +31,7 @@ fn graph_size(g: &TopoGraph) -> TopoSize {
         switches: g.nodes.iter().filter(|n| n.is_switch).count() as u64,
         edge_switches: edge.len() as u64,
         links: g.links.len() as u64,
+        host_rate_bps: host_rate * g.rails.max(1) as u64,
     }
 }
 

@@ -103,10 +103,12 @@ pub fn counts(c: &CustomTopoCfg) -> TopoSize {
     let hosts: HashSet<&str> = c.hosts.iter().map(String::as_str).collect();
     let switches: HashSet<&str> = c.switches.iter().map(String::as_str).collect();
     let mut edge: HashSet<&str> = HashSet::new();
+    let mut host_rate = 0;
     for l in &c.links {
         for (me, other) in [(&l.a, &l.b), (&l.b, &l.a)] {
             if switches.contains(me.as_str()) && hosts.contains(other.as_str()) {
                 edge.insert(me.as_str());
+                host_rate = l.rate.0.max(host_rate);
             }
         }
     }
@@ -115,6 +117,7 @@ pub fn counts(c: &CustomTopoCfg) -> TopoSize {
         switches: c.switches.len() as u64,
         edge_switches: edge.len() as u64,
         links: c.links.len() as u64,
+        host_rate_bps: host_rate,
     }
 }
 

@@ -107,6 +107,7 @@ pub fn counts(c: &FatTreeCfg) -> Result<TopoSize, ParamError> {
         switches: 2 * k * h + h * h,
         edge_switches: k * h,
         links: hosts + 2 * k * h * h,
+        host_rate_bps: c.rate.0,
     })
 }
 

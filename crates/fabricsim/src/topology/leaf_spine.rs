@@ -171,6 +171,7 @@ pub fn counts(c: &LeafSpineCfg) -> Result<(TopoSize, u32), ParamError> {
         switches: (c.leaves as u64).saturating_add(spines as u64),
         edge_switches: c.leaves as u64,
         links: hosts.saturating_add(uplinks),
+        host_rate_bps: c.host_rate.0,
     };
     Ok((size, spines))
 }

@@ -61,6 +61,10 @@ pub struct TopoSize {
     pub edge_switches: u64,
     /// Full-duplex links (each is two ports).
     pub links: u64,
+    /// The fastest NIC, in bit/s: its host link's rate times its ports (rails); 0 when
+    /// the settings do not tell (an ns-3 topology file). Bounds how many flows a
+    /// Poisson workload of a given load and duration makes.
+    pub host_rate_bps: u64,
 }
 
 /// The size of the topology a section describes, without building it.

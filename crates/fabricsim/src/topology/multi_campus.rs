@@ -516,6 +516,7 @@ fn counts(c: &MultiCampusCfg) -> Result<(TopoSize, u64), ParamError> {
             .saturating_mul(n),
         edge_switches: one.topo.edge_switches.saturating_mul(n),
         links: campus_links.saturating_mul(n).saturating_add(dci),
+        host_rate_bps: one.topo.host_rate_bps,
     };
     Ok((size, one.servers))
 }

@@ -100,6 +100,7 @@ pub fn size(path: &str, base_dir: &Path) -> Result<TopoSize, ParamError> {
         switches: h.switches,
         edge_switches: h.switches.min(hosts).min(h.links),
         links: h.links,
+        host_rate_bps: 0,
     })
 }
 

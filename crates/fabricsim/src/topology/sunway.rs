@@ -239,6 +239,7 @@ pub fn counts(c: &SunwayCfg) -> Result<TopoSize, ParamError> {
         switches: planes.saturating_mul(leaves.saturating_add(c.spines as u64)),
         edge_switches: planes.saturating_mul(used_leaves),
         links: planes.saturating_mul(per_plane),
+        host_rate_bps: c.link_rate().0.saturating_mul(planes),
     })
 }
 

@@ -152,6 +152,7 @@ pub fn counts(c: &ThreeTierCfg) -> Result<TopoSize, ParamError> {
         // Every ToR has servers_per_tor >= 1 servers.
         edge_switches: tors,
         links,
+        host_rate_bps: c.host_rate.0,
     })
 }
 

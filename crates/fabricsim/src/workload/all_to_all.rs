@@ -42,6 +42,10 @@ impl Generator for AllToAllCfg {
         let n = super::set_size(&self.hosts, ctx.hosts, false);
         Ok(Some(super::WorkSize {
             flows: n.saturating_mul(n.saturating_sub(1)),
+            bytes: Some(
+                n.saturating_mul(n.saturating_sub(1))
+                    .saturating_mul(self.size),
+            ),
             ..Default::default()
         }))
     }

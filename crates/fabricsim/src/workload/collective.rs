@@ -533,6 +533,13 @@ impl Generator for CollectiveCfg {
             flows: flows.saturating_mul(repeat),
             deps: deps.saturating_mul(repeat),
             jobs: groups.saturating_mul(repeat),
+            // Per iteration each rank sends at most 2 S (an AllReduce's two phases of
+            // (n-1)/n S; AlltoAll and p2p less), and every host is a rank of one job.
+            bytes: Some(
+                n.saturating_mul(self.size)
+                    .saturating_mul(2)
+                    .saturating_mul(repeat),
+            ),
             ..Default::default()
         }))
     }

@@ -81,6 +81,12 @@ impl Generator for FlowsCfg {
         Ok(Some(super::WorkSize {
             flows: self.flows.len() as u64 + two,
             deps: two,
+            // A read or notified write is a request or notice plus the data.
+            bytes: Some(
+                self.flows
+                    .iter()
+                    .fold(0u64, |a, f| a.saturating_add(f.size.saturating_add(4096))),
+            ),
             ..Default::default()
         }))
     }

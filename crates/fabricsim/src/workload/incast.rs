@@ -59,6 +59,7 @@ impl Generator for IncastCfg {
         let repeat = self.repeat.unwrap_or(DEFAULT_REPEAT) as u64;
         Ok(Some(super::WorkSize {
             flows: senders.saturating_mul(repeat),
+            bytes: Some(senders.saturating_mul(repeat).saturating_mul(self.size)),
             ..Default::default()
         }))
     }

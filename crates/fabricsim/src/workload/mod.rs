@@ -339,12 +339,15 @@ pub trait Generator {
 pub struct SizeCtx<'a> {
     /// Hosts of the topology.
     pub hosts: u64,
+    /// The fastest NIC's rate, bit/s ([`crate::topology::TopoSize::host_rate_bps`]); 0
+    /// when not known.
+    pub host_rate_bps: u64,
     /// Directory that files named in the entry are relative to.
     pub base_dir: &'a Path,
 }
 
 /// Upper bounds on what one workload entry generates ([`Generator::size`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkSize {
     /// Flows (transfers, messages, collective pieces).
     pub flows: u64,
@@ -356,6 +359,23 @@ pub struct WorkSize {
     pub jobs: u64,
     /// Hardware-collective operations.
     pub hw_ops: u64,
+    /// Payload bytes all the flows carry together, at most; `None` when the settings do
+    /// not bound it cheaply (the budget then prices packets at every buffer full).
+    pub bytes: Option<u64>,
+}
+
+impl Default for WorkSize {
+    /// Nothing, and bytes not bounded.
+    fn default() -> Self {
+        WorkSize {
+            flows: 0,
+            deps: 0,
+            phases: 0,
+            jobs: 0,
+            hw_ops: 0,
+            bytes: None,
+        }
+    }
 }
 
 impl WorkSize {
@@ -367,6 +387,7 @@ impl WorkSize {
             phases: self.phases.saturating_add(o.phases),
             jobs: self.jobs.saturating_add(o.jobs),
             hw_ops: self.hw_ops.saturating_add(o.hw_ops),
+            bytes: self.bytes.zip(o.bytes).map(|(a, b)| a.saturating_add(b)),
         }
     }
 }
@@ -378,13 +399,27 @@ pub fn size(
     hosts: u64,
     base_dir: &Path,
 ) -> Result<Vec<(Option<WorkSize>, &'static str)>, ParamError> {
-    let ctx = SizeCtx { hosts, base_dir };
+    size_in(
+        cfgs,
+        &SizeCtx {
+            hosts,
+            host_rate_bps: 0,
+            base_dir,
+        },
+    )
+}
+
+/// [`size`] with everything known of the topology.
+pub fn size_in(
+    cfgs: &[WorkloadCfg],
+    ctx: &SizeCtx<'_>,
+) -> Result<Vec<(Option<WorkSize>, &'static str)>, ParamError> {
     cfgs.iter()
         .enumerate()
         .map(|(i, w)| {
             let m = w.model();
             Ok((
-                m.size(&ctx).map_err(|e| e.within(&format!("[{i}]")))?,
+                m.size(ctx).map_err(|e| e.within(&format!("[{i}]")))?,
                 m.size_drivers(),
             ))
         })

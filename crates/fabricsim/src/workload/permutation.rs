@@ -42,6 +42,7 @@ impl Generator for PermutationCfg {
     fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
         Ok(Some(super::WorkSize {
             flows: super::set_size(&self.hosts, ctx.hosts, false),
+            bytes: Some(super::set_size(&self.hosts, ctx.hosts, false).saturating_mul(self.size)),
             ..Default::default()
         }))
     }

@@ -116,15 +116,42 @@ impl Generator for PoissonCfg {
     /// host link rates are not known before the graph is built; generating refuses more
     /// than `MAX_INDEX` flows a run (both the expected count and the drawn one), so that
     /// bounds it.
-    fn size(&self, _ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+    fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        let cdf = cdf::resolve(&self.cdf, ctx.base_dir, "cdf")?;
+        let mean_size = cdf.mean().max(1.0);
+        let max_size = cdf.points().map(|(s, _)| s).fold(1.0, f64::max);
+        let flows = match (self.flows, self.duration) {
+            (Some(n), _) => n,
+            (None, Some(d)) => {
+                // Arrivals per host are Poisson with mean load x rate x duration / (8 x
+                // mean size); all hosts together have mean mu, and mu + 8 sqrt(mu) + 16
+                // is beyond any draw (the tail past 8 standard deviations is ~1e-15).
+                // An unknown NIC rate is taken as 1.6 Tbps, above any NIC today.
+                let rate = match ctx.host_rate_bps {
+                    0 => 1.6e12,
+                    r => r as f64,
+                };
+                let per_host =
+                    self.load.clamp(0.0, 1.0) * rate * (d as f64 / 1e12) / (8.0 * mean_size);
+                let mu = per_host * ctx.hosts as f64;
+                (mu + 8.0 * mu.sqrt() + 16.0).min(MAX_INDEX as f64) as u64
+            }
+            (None, None) => 0,
+        };
+        let flows = flows.min(MAX_INDEX as u64);
+        // N sizes drawn independently: their sum stays below N x mean + 8 standard
+        // deviations, and a size's deviation is at most the largest size.
+        let n = flows as f64;
+        let bytes = n * mean_size + 8.0 * max_size * n.sqrt() + max_size;
         Ok(Some(super::WorkSize {
-            flows: self.flows.unwrap_or(MAX_INDEX as u64).min(MAX_INDEX as u64),
+            flows,
+            bytes: Some(bytes.min(u64::MAX as f64) as u64),
             ..Default::default()
         }))
     }
 
     fn size_drivers(&self) -> &'static str {
-        "flows, or duration x load x host rate / mean flow size (at most the flow limit)"
+        "flows, or hosts x load x host rate x duration / mean flow size"
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
