@@ -81,7 +81,10 @@ pub struct Part {
     pub items: u64,
     /// Bytes.
     pub bytes: u64,
-    /// The settings that drive it, as the user wrote them.
+    /// The scenario field (or section) whose settings drive it: `topology`,
+    /// `workload[0]`, `fabric.buffer`, `record.queue_interval`.
+    pub field: String,
+    /// How the settings drive it, as the user wrote them.
     pub driven_by: String,
 }
 
@@ -100,15 +103,28 @@ impl Footprint {
             .fold(BASE_BYTES, |a, p| a.saturating_add(p.bytes))
     }
 
-    fn add(&mut self, what: &'static str, items: u64, each: u64, driven_by: impl Into<String>) {
+    fn add(
+        &mut self,
+        what: &'static str,
+        items: u64,
+        each: u64,
+        field: &str,
+        driven_by: impl Into<String>,
+    ) {
         if items > 0 {
             self.parts.push(Part {
                 what,
                 items,
                 bytes: items.saturating_mul(each),
+                field: field.to_string(),
                 driven_by: driven_by.into(),
             });
         }
+    }
+
+    /// The largest part.
+    pub fn largest(&self) -> Option<&Part> {
+        self.parts.iter().max_by_key(|p| p.bytes)
     }
 
     /// One line per part, largest first, for messages and `fabricsim check`.
@@ -119,9 +135,9 @@ impl Footprint {
             .iter()
             .map(|p| {
                 let by = if p.driven_by.is_empty() {
-                    String::new()
+                    format!(" (from {})", p.field)
                 } else {
-                    format!(" (from {})", p.driven_by)
+                    format!(" (from {}: {})", p.field, p.driven_by)
                 };
                 format!(
                     "{}: {} {}{by}",
@@ -165,7 +181,7 @@ fn approx_count(n: u64) -> String {
 
 /// Upper bound on switch buffer bytes: every switch's shared buffer (or its credit
 /// buffers), DR switches at their own (deep) size.
-fn buffer_bytes(sc: &Scenario, topo: &TopoSize) -> (u64, String) {
+fn buffer_bytes(sc: &Scenario, topo: &TopoSize) -> (u64, (&'static str, &'static str)) {
     let f = &sc.fabric;
     let ports_per_switch = if topo.switches == 0 {
         0
@@ -184,14 +200,17 @@ fn buffer_bytes(sc: &Scenario, topo: &TopoSize) -> (u64, String) {
     };
     let mut total = per_switch.saturating_mul(topo.switches);
     let mut by = if f.credit.enabled {
-        "fabric.credit.private x vcs + shared, per port".to_string()
+        ("fabric.credit", "private x vcs + shared, per switch port")
     } else {
-        "fabric.buffer".to_string()
+        ("fabric.buffer", "per switch")
     };
     if let TopologyCfg::MultiCampus(m) = &sc.topology {
         let drs = (m.campuses as u64).saturating_mul(m.dr_switches as u64);
-        total = total.saturating_add(drs.saturating_mul(m.dr_buffer));
-        by.push_str(", topology.dr_buffer");
+        let dr = drs.saturating_mul(m.dr_buffer);
+        if dr > total {
+            by = ("topology.dr_buffer", "per DR switch");
+        }
+        total = total.saturating_add(dr);
     }
     (total, by)
 }
@@ -207,20 +226,18 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         return Ok(fp);
     };
     let drivers = sc.topology.model().size_drivers();
+    // The simulator's hard limit on ports comes first: it names its own field.
+    crate::topology::check_size(topo.hosts, topo.links).map_err(|e| e.within("topology"))?;
     let ports = topo.links.saturating_mul(2);
-    fp.add(
-        "hosts",
-        topo.hosts,
-        HOST_BYTES,
-        format!("topology: {drivers}"),
-    );
-    fp.add("ports", ports, PORT_BYTES, format!("topology: {drivers}"));
-    fp.add("switches", topo.switches, SWITCH_BYTES, "topology");
+    fp.add("hosts", topo.hosts, HOST_BYTES, "topology", drivers);
+    fp.add("ports", ports, PORT_BYTES, "topology", drivers);
+    fp.add("switches", topo.switches, SWITCH_BYTES, "topology", "");
     fp.add(
         "routing entries",
         topo.switches.saturating_mul(topo.edge_switches),
         ROUTE_ENTRY_BYTES,
-        "topology: switches x edge switches",
+        "topology",
+        "switches x edge switches",
     );
     // Nothing yet, and a known byte count of zero (an entry that cannot bound its bytes
     // makes the sum unknown).
@@ -229,6 +246,8 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         ..WorkSize::default()
     };
     let mut drivers: Vec<String> = Vec::new();
+    // The entry with most flows: the field a refusal names.
+    let mut big: Option<(usize, u64)> = None;
     let ctx = crate::workload::SizeCtx {
         hosts: topo.hosts,
         host_rate_bps: topo.host_rate_bps,
@@ -242,18 +261,31 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         });
         if s.flows > 0 && !d.is_empty() {
             drivers.push(format!("workload[{i}] ({}): {d}", sc.workload[i].kind()));
+            big = match big {
+                Some((j, f)) if f >= s.flows => Some((j, f)),
+                _ => Some((i, s.flows)),
+            };
         }
         work = work.plus(s);
     }
     let by = drivers.join(", ");
-    fp.add("flows", work.flows, FLOW_BYTES, by.clone());
-    fp.add("dependency edges", work.deps, DEP_BYTES, by.clone());
-    fp.add("compute phases", work.phases, PHASE_BYTES, by.clone());
-    fp.add("jobs", work.jobs, JOB_BYTES, by.clone());
+    let wf = big.map_or("workload".to_string(), |(i, _)| format!("workload[{i}]"));
+    // One entry: the field names it, the drivers say how; several: each with its own.
+    let by = match drivers.as_slice() {
+        [one] => one
+            .split_once(": ")
+            .map_or(String::new(), |(_, d)| d.to_string()),
+        _ => by,
+    };
+    fp.add("flows", work.flows, FLOW_BYTES, &wf, by.clone());
+    fp.add("dependency edges", work.deps, DEP_BYTES, &wf, by.clone());
+    fp.add("compute phases", work.phases, PHASE_BYTES, &wf, by.clone());
+    fp.add("jobs", work.jobs, JOB_BYTES, &wf, by.clone());
     fp.add(
         "hardware-collective operations",
         work.hw_ops,
         HW_OP_BYTES,
+        &wf,
         by.clone(),
     );
     // Packets alive: no more than the switch buffers and long links hold (in frames of
@@ -272,13 +304,15 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
             "packets alive at most (all the workload's)",
             s,
             PACKET_BYTES,
+            &wf,
             by.clone(),
         ),
         _ => fp.add(
             "packets alive at most (every switch buffer full)",
             held,
             PACKET_BYTES,
-            buf_by,
+            buf_by.0,
+            buf_by.1,
         ),
     }
     // Recorded samples: a sample per switch port per queue interval, a sample per flow
@@ -289,6 +323,7 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         "queue samples at most",
         grid(sc.record.queue_interval).saturating_mul(switch_ports),
         SAMPLE_BYTES,
+        "record.queue_interval",
         "max_time / record.queue_interval x switch ports",
     );
     let rate_iv = sc.record.rate_interval.or(sc
@@ -300,6 +335,7 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         "rate samples at most",
         grid(rate_iv).saturating_mul(work.flows),
         SAMPLE_BYTES,
+        "record.rate_interval",
         "max_time / record.rate_interval x flows",
     );
     Ok(fp)
@@ -422,15 +458,21 @@ pub fn check(fp: &Footprint, runs_at_once: u64) -> Result<(), ParamError> {
     } else {
         String::new()
     };
+    let largest = fp.largest();
+    let worst_case = largest.is_some_and(|p| p.what.contains("buffer full"));
     Err(ParamError::new(
-        "",
+        largest.map_or("", |p| p.field.as_str()),
         format!(
             "this run would need about {} of memory{times}, more than the {} allowed ({source}): {}. \
-             Make the fabric or workload smaller, or allow more with --max-memory \
-             (packets alive are priced at their worst case, every buffer full)",
+             Make it smaller, or allow more with --max-memory{}",
             approx_bytes(total),
             approx_bytes(limit),
-            fp.describe()
+            fp.describe(),
+            if worst_case {
+                " (packets alive are priced at their worst case, every switch buffer full)"
+            } else {
+                ""
+            }
         ),
     ))
 }
