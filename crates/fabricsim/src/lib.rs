@@ -33,6 +33,7 @@ pub mod convergence;
 pub mod engine;
 pub mod fabric;
 pub mod faults;
+pub mod floors;
 pub mod gse;
 pub mod ids;
 pub mod invariants;
