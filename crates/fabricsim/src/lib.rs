@@ -37,6 +37,7 @@ pub mod floors;
 pub mod gse;
 pub mod ids;
 pub mod invariants;
+pub mod livelock;
 pub mod longhaul;
 pub mod metrics;
 pub mod output;

@@ -552,6 +552,7 @@ impl Simulation {
             convergence: None,
             window: None,
             trainings,
+            livelock: Default::default(),
         };
         let algs: Vec<CcAlgorithm> = (0..sim.nics.flows.len())
             .map(|i| {

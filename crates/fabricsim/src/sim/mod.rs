@@ -101,6 +101,9 @@ pub enum Outcome {
     Stalled(StallReport),
     /// Nothing left to do but some flows never finished.
     Starved,
+    /// Events far outpaced anything the fabric can cause, for long
+    /// ([`crate::livelock`]).
+    Livelock(crate::livelock::LivelockReport),
 }
 
 impl Outcome {
@@ -111,6 +114,7 @@ impl Outcome {
             Outcome::MaxTime => "max_time",
             Outcome::Stalled(_) => "stalled",
             Outcome::Starved => "starved",
+            Outcome::Livelock(_) => "livelock",
         }
     }
 }
@@ -285,6 +289,8 @@ pub struct Simulation {
     pub window: Option<crate::window::WindowSpec>,
     /// Training jobs (`training.csv`).
     pub trainings: Vec<crate::workload::training::TrainingSpec>,
+    /// The livelock guard (set up when the run starts).
+    pub(crate) livelock: crate::livelock::Guard,
 }
 
 /// (node, local index, peer port, rate, delay, link security) of a port being built.
