@@ -103,17 +103,11 @@ impl WindowSpec {
             ports.push((name.clone(), id));
         }
         // No sample exists after max_time: a window reaching beyond it would only dilute
-        // the means with samples that were never taken.
+        // the means with samples that were never taken. (A window wholly beyond it, as
+        // after a `--set max_time` shortening a run, becomes empty.)
         let max_time = sim.ctx.params.max_time;
-        if cfg.from >= max_time {
-            return Err(format!(
-                "from: {} is at or after max_time ({}): the run records nothing there",
-                crate::units::fmt_time(cfg.from),
-                crate::units::fmt_time(max_time)
-            ));
-        }
         Ok(WindowSpec {
-            from: cfg.from,
+            from: cfg.from.min(max_time),
             to: cfg.to.min(max_time),
             clamped_from: (cfg.to > max_time).then_some(cfg.to),
             flows: cfg.flows.clone(),
@@ -209,9 +203,14 @@ pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
         rows,
         note: spec.clamped_from.map(|asked| {
             format!(
-                "window end {} is beyond max_time: clamped to {}",
+                "window end {} is beyond max_time: clamped to {}{}",
                 crate::units::fmt_time(asked),
-                crate::units::fmt_time(spec.to)
+                crate::units::fmt_time(spec.to),
+                if spec.from >= spec.to {
+                    " (the window starts there too: it is empty)"
+                } else {
+                    ""
+                }
             )
         }),
     }
