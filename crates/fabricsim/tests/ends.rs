@@ -153,3 +153,26 @@ flows = [{}]
     let checks = sim.events() / fabricsim::livelock::CHECK_EVERY as u64;
     assert!(checks >= 4, "{checks} checks");
 }
+
+/// The invariants' cost on the k = 16 fat-tree benchmark (issue 17, item 5): under 2 %
+/// of the run. Seconds of work, so run on demand: `cargo test --test ends -- --ignored`.
+#[test]
+#[ignore]
+fn the_invariant_check_is_cheap_at_k16() {
+    let mut sim = build(&fabricsim::bench::scenario_toml(16));
+    let t = Instant::now();
+    let o = sim.run(&mut |_| {});
+    let run = t.elapsed();
+    let t = Instant::now();
+    let bad = fabricsim::invariants::check(&sim);
+    let check = t.elapsed();
+    assert_eq!(o, Outcome::Completed);
+    assert!(bad.is_empty(), "{bad:#?}");
+    eprintln!(
+        "k=16: run {:.3} s, invariants::check {:.3} ms ({:.3} %)",
+        run.as_secs_f64(),
+        check.as_secs_f64() * 1e3,
+        100.0 * check.as_secs_f64() / run.as_secs_f64()
+    );
+    assert!(check * 50 < run, "check {check:?} vs run {run:?}");
+}
