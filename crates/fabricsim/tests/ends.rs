@@ -74,15 +74,20 @@ fn a_window_beyond_max_time_is_clamped_and_the_analysis_is_quick() {
     assert_eq!((spec.to, spec.clamped_from), (500 * US, None));
 }
 
-/// The guard's verdict on `sim`, within a wall-time budget.
+/// The guard's verdict on `sim`, within a wall-time budget; `summary.json` records it.
 fn livelock(mut sim: Simulation) -> fabricsim::livelock::LivelockReport {
     let t = Instant::now();
     let o = sim.run(&mut |_| {});
     assert!(t.elapsed().as_secs_f64() < 60.0, "{:?}", t.elapsed());
-    match o {
-        Outcome::Livelock(r) => r,
-        o => panic!("expected a livelock, got {o:?}"),
-    }
+    let s = fabricsim::results::summarize(&sim, "v", &o, 1.0);
+    let json: serde_json::Value = serde_json::to_value(&s).unwrap();
+    assert_eq!(json["run"]["outcome"], "livelock");
+    let Outcome::Livelock(r) = o else {
+        panic!("expected a livelock, got {o:?}");
+    };
+    assert_eq!(json["run"]["livelock"]["at_ps"], r.at_ps);
+    assert_eq!(json["run"]["livelock"]["suspect"], r.suspect.as_str());
+    r
 }
 
 #[test]
@@ -150,6 +155,12 @@ flows = [{}]
     let mut sim = build(&toml);
     let o = sim.run(&mut |_| {});
     assert!(!matches!(o, Outcome::Livelock(_)), "{o:?}");
+    let s = fabricsim::results::summarize(&sim, "v", &o, 1.0);
+    let json: serde_json::Value = serde_json::to_value(&s).unwrap();
+    assert!(
+        json["run"].get("livelock").is_none(),
+        "absent unless it tripped"
+    );
     let checks = sim.events() / fabricsim::livelock::CHECK_EVERY as u64;
     assert!(checks >= 4, "{checks} checks");
 }
