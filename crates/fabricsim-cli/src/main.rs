@@ -281,10 +281,18 @@ fn cmd_run(
                     r.summary.flows
                 );
             }
+            Outcome::Livelock(rep) => {
+                bad = true;
+                eprintln!("{}: {rep}", r.variant);
+            }
             Outcome::Starved => {
                 bad = true;
                 eprintln!("{}: no events left but flows unfinished", r.variant);
             }
+        }
+        // An analysis that did not cover what the scenario asked for says so.
+        if let Some(n) = r.summary.window.as_ref().and_then(|w| w.note.as_ref()) {
+            eprintln!("{}: note: {n}", r.variant);
         }
         // The simulator broke its own invariants (conservation, FCT >= ideal, JCT >=
         // lower bound): a bug, never a property of the input, so its own exit status.

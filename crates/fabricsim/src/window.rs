@@ -62,8 +62,10 @@ impl crate::param::Described for WindowCfg {
 pub struct WindowSpec {
     /// Start.
     pub from: Time,
-    /// End.
+    /// End (at most the run's `max_time`).
     pub to: Time,
+    /// The `to` the scenario asked for, when it lay beyond `max_time` and was clamped.
+    pub clamped_from: Option<Time>,
     /// Flow ids.
     pub flows: Vec<u32>,
     /// (name as given, port id).
@@ -100,9 +102,14 @@ impl WindowSpec {
                 .ok_or_else(bad)?;
             ports.push((name.clone(), id));
         }
+        // No sample exists after max_time: a window reaching beyond it would only dilute
+        // the means with samples that were never taken. (A window wholly beyond it, as
+        // after a `--set max_time` shortening a run, becomes empty.)
+        let max_time = sim.ctx.params.max_time;
         Ok(WindowSpec {
-            from: cfg.from,
-            to: cfg.to,
+            from: cfg.from.min(max_time),
+            to: cfg.to.min(max_time),
+            clamped_from: (cfg.to > max_time).then_some(cfg.to),
             flows: cfg.flows.clone(),
             ports,
         })
@@ -131,9 +138,19 @@ pub struct Window {
     pub to_ns: f64,
     /// One row per flow, then per port.
     pub rows: Vec<WindowRow>,
+    /// Why the window differs from the one asked for (its end clamped to `max_time`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The number of sample times in (from, to] of a series with interval `iv`, counted
+/// without walking them (a window may span many samples).
+fn samples_in(from: Time, to: Time, iv: Time) -> u64 {
+    (to / iv).saturating_sub(from / iv)
 }
 
 /// Sample times in (from, to] of a series with interval `iv`.
+#[cfg(test)]
 fn grid(from: Time, to: Time, iv: Time) -> impl Iterator<Item = Time> {
     let first = (from / iv + 1) * iv;
     (0..)
@@ -145,7 +162,7 @@ fn grid(from: Time, to: Time, iv: Time) -> impl Iterator<Item = Time> {
 pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
     let mut rows = Vec::new();
     if let Some(iv) = sim.ctx.params.rate_interval {
-        let n = grid(spec.from, spec.to, iv).count().max(1) as f64;
+        let n = samples_in(spec.from, spec.to, iv).max(1) as f64;
         for &f in &spec.flows {
             let sum: f64 = sim
                 .record
@@ -163,7 +180,7 @@ pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
         }
     }
     if let Some(iv) = sim.ctx.params.queue_interval {
-        let n = grid(spec.from, spec.to, iv).count().max(1) as f64;
+        let n = samples_in(spec.from, spec.to, iv).max(1) as f64;
         for (name, p) in &spec.ports {
             let v: Vec<u64> = sim
                 .record
@@ -184,6 +201,18 @@ pub fn analyse(sim: &Simulation, spec: &WindowSpec) -> Window {
         from_ns: spec.from as f64 / 1000.0,
         to_ns: spec.to as f64 / 1000.0,
         rows,
+        note: spec.clamped_from.map(|asked| {
+            format!(
+                "window end {} is beyond max_time: clamped to {}{}",
+                crate::units::fmt_time(asked),
+                crate::units::fmt_time(spec.to),
+                if spec.from >= spec.to {
+                    " (the window starts there too: it is empty)"
+                } else {
+                    ""
+                }
+            )
+        }),
     }
 }
 
@@ -197,5 +226,18 @@ mod tests {
         assert_eq!(g, [150, 200, 250, 300]);
         let g: Vec<Time> = grid(90, 100, 50).collect();
         assert_eq!(g, [100]);
+        for (from, to, iv) in [
+            (100, 300, 50),
+            (90, 100, 50),
+            (0, 7, 3),
+            (5, 5, 1),
+            (1, 1000, 7),
+        ] {
+            assert_eq!(
+                samples_in(from, to, iv),
+                grid(from, to, iv).count() as u64,
+                "({from}, {to}] every {iv}"
+            );
+        }
     }
 }

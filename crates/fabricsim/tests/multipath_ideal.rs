@@ -211,3 +211,76 @@ hosts = [{ranks}]
     }
     assert_eq!(checked, 20);
 }
+
+/// The issue's example (issue 17, item 5): a 1 MB flow sprayed packet by packet, or in
+/// PKTC containers (GSE), over four 25G uplinks under 100G hosts. The narrowest cut is
+/// the four uplinks together (100G, like the NIC), so the ideal is about 1 MB at 100G,
+/// and the flow does not beat it. The check can fail: an ideal raised above the measured
+/// FCT, or a job's lower bound above its JCT, is reported.
+#[test]
+fn spraying_over_slow_uplinks_keeps_fct_above_ideal_and_the_check_can_fail() {
+    for (lb, extra) in [
+        ("spray_rr", ""),
+        ("pktc", "\n[fabric.gse]\nreorder_timeout = \"5ms\""),
+    ] {
+        let toml = format!(
+            r#"
+name = "t"
+max_time = "100ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 1
+uplinks_per_pair = 4
+servers_per_leaf = 2
+host_rate = "100Gbps"
+uplink_rate = "25Gbps"
+link_delay = "1us"
+[fabric.load_balance]
+algorithm = "{lb}"{extra}
+[[workload]]
+kind = "flows"
+flows = [{{ src = 0, dst = 2, size = "1MB" }}]
+[[workload]]
+kind = "collective"
+collective = "ring_allreduce"
+size = "256KiB"
+hosts = [1, 3]
+start = "200us"
+"#
+        );
+        let mut sim = build(&toml);
+        assert_eq!(run(&mut sim), Outcome::Completed, "{lb}");
+        let f = &sim.nics.flows[0];
+        let fct = f.finish.unwrap() - f.spec.start;
+        let at_100g = 8_000_000 * 10; // 1 MB at 100 Gbit/s, ps
+        assert!(
+            sim.ideal[0] >= at_100g && sim.ideal[0] < at_100g + at_100g / 5,
+            "{lb}: ideal {} vs 1 MB at 100G {at_100g}",
+            sim.ideal[0]
+        );
+        assert!(
+            fct >= sim.ideal[0],
+            "{lb}: FCT {fct} < ideal {}",
+            sim.ideal[0]
+        );
+        // Tamper with the recorded bounds: the check must see it.
+        sim.ideal[0] = fct + 1;
+        let bad = invariants::check(&sim);
+        assert_eq!(bad.len(), 1, "{lb}: {bad:#?}");
+        assert!(bad[0].starts_with("flow 0: FCT") && bad[0].contains("below its ideal"));
+        sim.ideal[0] = fct;
+        assert!(
+            invariants::check(&sim).is_empty(),
+            "{lb}: FCT = ideal is allowed"
+        );
+        let j = sim.nics.jobs.len() - 1;
+        let jct = sim.jct(j).unwrap();
+        assert!(jct >= sim.job_lower_bound(j));
+        // A lower bound for 1000 times the bytes lies far above the measured JCT.
+        sim.nics.jobs[j].spec.size *= 1000;
+        let bad = invariants::check(&sim);
+        assert_eq!(bad.len(), 1, "{lb}: {bad:#?}");
+        assert!(bad[0].contains("is below its lower bound"), "{}", bad[0]);
+    }
+}

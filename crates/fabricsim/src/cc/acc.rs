@@ -246,7 +246,7 @@ fn params(p: &AccParams) -> Vec<Param> {
         Param::time(
             "period",
             p.period,
-            "decision period T; unset: the base RTT [seed]",
+            "decision period T (at least 1ns); unset: the base RTT [seed]",
         ),
         Param::time(
             "base_rtt",
@@ -298,17 +298,20 @@ impl AccCfg {
     /// Checks the settings; fields are named relative to `[cc.acc]`.
     pub fn validate(&self) -> Checked {
         let e = |field: &str, m: &str| Err(ParamError::new(field, m));
-        if self.period == Some(0) {
-            return e("period", "must be positive");
-        }
-        if self.base_rtt == Some(0) {
-            return e("base_rtt", "must be positive");
-        }
-        if self.max_halt == Some(0) {
-            return e(
+        for (field, t, why) in [
+            (
+                "period",
+                self.period,
+                "the decision period: no round trip is shorter",
+            ),
+            ("base_rtt", self.base_rtt, "no round trip is shorter"),
+            (
                 "max_halt",
-                "a positive duration (to disable the halt use acc_no_halt or halt = false)",
-            );
+                self.max_halt,
+                "a positive duration; to disable the halt use acc_no_halt or halt = false",
+            ),
+        ] {
+            crate::floors::opt_at_least(field, t, crate::floors::TIMER, why)?;
         }
         if super::not_unit_fraction(self.ce_threshold) {
             return e("ce_threshold", "a fraction of ACKs in (0, 1]");

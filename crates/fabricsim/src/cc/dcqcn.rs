@@ -179,18 +179,18 @@ fn params(cfg: &DcqcnCfg, line: Rate) -> Vec<Param> {
             Param::rate("rai", p.rai, "additive increase R_AI"),
             Param::rate("rhai", p.rhai, "hyper increase R_HAI"),
             Param::rate("rmin", p.rmin, "minimum rate"),
-            Param::time("timer", p.timer, "rate-increase timer period"),
+            Param::time("timer", p.timer, "rate-increase timer period (at least 1us)"),
             Param::bytes("byte_counter", p.byte_counter, "byte counter (0: off)"),
             Param::plain("f", p.f, "fast-recovery stages F"),
             Param::time(
                 "cnp_interval",
                 p.cnp_interval,
-                "receiver: least gap between CNPs of a flow (0: one per CE packet)",
+                "receiver: least gap between CNPs of a flow (0: one per CE packet; else at least 1us)",
             ),
             Param::time(
                 "decrease_interval",
                 p.decrease_interval,
-                "least time between cuts; the decrease timer's period with cut_on = \"timer\"",
+                "least time between cuts; the decrease timer's period with cut_on = \"timer\" (0 or at least 1us)",
             ),
             Param::plain(
                 "clamp_target",
@@ -250,8 +250,16 @@ impl DcqcnCfg {
                 return Err(ParamError::new("g", "a gain between 0 (exclusive) and 1"));
             }
         }
-        if self.timer == Some(0) {
-            return Err(ParamError::new("timer", "must be positive"));
+        use crate::floors::{opt_at_least, zero_or_at_least, NIC_TIMER};
+        let firmware = "NIC firmware counts DCQCN's timers in microseconds";
+        opt_at_least("timer", self.timer, NIC_TIMER, firmware)?;
+        for (field, t) in [
+            ("decrease_interval", self.decrease_interval),
+            ("cnp_interval", self.cnp_interval),
+        ] {
+            if let Some(t) = t {
+                zero_or_at_least(field, t, NIC_TIMER, firmware)?;
+            }
         }
         if self.byte_counter == Some(0) {
             return Err(ParamError::new("byte_counter", "must be positive"));

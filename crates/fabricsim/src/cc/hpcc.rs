@@ -261,9 +261,12 @@ impl HpccCfg {
         if super::not_unit_fraction(self.eta) {
             return e("eta", "a target utilisation in (0, 1]");
         }
-        if self.base_rtt == Some(0) {
-            return e("base_rtt", "must be positive");
-        }
+        crate::floors::opt_at_least(
+            "base_rtt",
+            self.base_rtt,
+            crate::floors::TIMER,
+            "the window's time scale T: no round trip is shorter",
+        )?;
         if self.expected_flows == Some(0) {
             return e("expected_flows", "must be at least 1");
         }

@@ -175,7 +175,11 @@ fn params(p: &TimelyParams) -> Vec<Param> {
         Param::plain("beta", p.beta, "multiplicative decrease [paper, code]"),
         Param::time("t_low", p.t_low, "below: always increase [paper, code]"),
         Param::time("t_high", p.t_high, "above: always decrease [paper, code]"),
-        Param::time("min_rtt", p.min_rtt, "gradient normaliser [paper, code]"),
+        Param::time(
+            "min_rtt",
+            p.min_rtt,
+            "gradient normaliser (at least 1ns) [paper, code]",
+        ),
         Param::rate("delta", p.delta, "additive step, C/1000 [paper, code]"),
         Param::rate("hai", p.hai, "hyper-active step, 5 delta [paper, code]"),
         Param::plain(
@@ -202,8 +206,17 @@ impl TimelyCfg {
         if super::not_unit_fraction(self.beta) {
             return e("beta", "a decrease factor in (0, 1]");
         }
-        if self.min_rtt == Some(0) {
-            return e("min_rtt", "must be positive (it divides the gradient)");
+        for (field, t) in [
+            ("min_rtt", self.min_rtt),
+            ("t_low", self.t_low),
+            ("t_high", self.t_high),
+        ] {
+            crate::floors::opt_at_least(
+                field,
+                t,
+                crate::floors::TIMER,
+                "an RTT threshold or normaliser: no round trip is shorter",
+            )?;
         }
         let d = TimelyParams::new(Rate(1));
         if self.t_low.unwrap_or(d.t_low) >= self.t_high.unwrap_or(d.t_high) {

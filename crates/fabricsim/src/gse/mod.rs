@@ -108,7 +108,7 @@ impl Described for GseCfg {
             Param::time(
                 "reorder_timeout",
                 d.reorder_timeout,
-                "wait for a missing packet before skipping it",
+                "wait for a missing packet before skipping it (at least 1ns)",
             ),
             Param::plain(
                 "control_bytes",
@@ -128,9 +128,12 @@ impl GseCfg {
         if !(self.eps >= 0.0 && self.eps < 1.0) {
             return Err(ParamError::new("eps", "a fraction in [0, 1)"));
         }
-        if self.reorder_timeout == 0 {
-            return Err(ParamError::new("reorder_timeout", "must be positive"));
-        }
+        crate::floors::at_least(
+            "reorder_timeout",
+            self.reorder_timeout,
+            crate::floors::TIMER,
+            "the wait for a missing packet",
+        )?;
         if self.control_bytes == 0 || self.control_bytes > 9000 {
             return Err(ParamError::new("control_bytes", "between 1 and 9000 bytes"));
         }

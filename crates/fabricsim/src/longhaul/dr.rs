@@ -265,12 +265,12 @@ impl DrCfg {
                 ),
             ));
         }
-        if self.cnp_interval == 0 {
-            return Err(ParamError::new(
-                "cnp_interval",
-                "must be positive (at most one DR CNP per flow this often)",
-            ));
-        }
+        crate::floors::at_least(
+            "cnp_interval",
+            self.cnp_interval,
+            crate::floors::TIMER,
+            "at most one DR CNP per flow this often (at least 1ns)",
+        )?;
         Ok(())
     }
 }
@@ -317,7 +317,7 @@ impl Described for DrCfg {
             Param::time(
                 "cnp_interval",
                 d_interval(),
-                "at most one DR CNP per flow this often",
+                "at most one DR CNP per flow this often (at least 1ns)",
             ),
         ]
     }

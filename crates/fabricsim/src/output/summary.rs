@@ -5,7 +5,7 @@
 //! sections, through a borrowed view ([`Summary`]'s `Serialize`):
 //!
 //! - `run`: scenario, run name, variant, sweep coordinates, results folder, seed,
-//!   outcome, stall diagnosis, invariants broken, simulated end, fabricsim version and git commit;
+//!   outcome, stall diagnosis, livelock diagnosis (only when the guard stopped the run), invariants broken, simulated end, fabricsim version and git commit;
 //! - `speed`: wall seconds, events, packet-hops, packet-hops per second, peak packets
 //!   alive, the memory estimated before the run ([`crate::budget`]) and the process's
 //!   peak resident memory (only `wall_seconds`, `packet_hops_per_sec` and
@@ -67,6 +67,8 @@ pub struct Summary {
     pub outcome: String,
     /// Stall diagnosis, when it stalled.
     pub stall: Option<StallReport>,
+    /// Livelock diagnosis, when the guard stopped the run ([`crate::livelock`]).
+    pub livelock: Option<crate::livelock::LivelockReport>,
     /// Simulated time at the end (ns).
     pub sim_end_ns: f64,
     /// Wall-clock seconds.
@@ -245,6 +247,10 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         outcome: outcome.name().to_string(),
         stall: match outcome {
             Outcome::Stalled(r) => Some(r.clone()),
+            _ => None,
+        },
+        livelock: match outcome {
+            Outcome::Livelock(r) => Some(r.clone()),
             _ => None,
         },
         sim_end_ns: ns(sim.ctx.now),
@@ -441,6 +447,9 @@ struct RunJson<'a> {
     seed: u64,
     outcome: &'a str,
     stall: Option<&'a StallReport>,
+    /// Absent unless the livelock guard stopped the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    livelock: Option<&'a crate::livelock::LivelockReport>,
     /// Invariants the run broke (an empty list for a sound run).
     invariant_violations: &'a [String],
     sim_end_ns: f64,
@@ -545,6 +554,7 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
                 seed: s.seed,
                 outcome: &s.outcome,
                 stall: s.stall.as_ref(),
+                livelock: s.livelock.as_ref(),
                 invariant_violations: &s.invariant_violations,
                 sim_end_ns: s.sim_end_ns,
                 fabricsim_version: VERSION,

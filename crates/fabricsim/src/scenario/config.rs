@@ -253,12 +253,12 @@ impl Described for Scenario {
             Param::time(
                 "max_time",
                 d_max_time(),
-                "the run stops here, finished or not",
+                "the run stops here, finished or not (at least 1ns)",
             ),
             Param::time(
                 "stall_timeout",
                 d_stall(),
-                "unfinished flows and no byte delivered for this long: a stall",
+                "unfinished flows and no byte delivered for this long: a stall (at least 1us)",
             ),
             Param::new(
                 "profile",
@@ -306,10 +306,15 @@ impl Described for RecordCfg {
     const ABOUT: &'static str = "optional time series and analyses";
     fn params() -> Vec<Param> {
         vec![
-            Param::unset("queue_interval", "sample switch egress queues (queues.csv)"),
+            Param::unset(
+                "queue_interval",
+                "sample switch egress queues (queues.csv); at least a 64 B frame's time at \
+                 the fastest link, and 1ns",
+            ),
             Param::unset(
                 "rate_interval",
-                "sample flow sending rates and goodput (rates.csv)",
+                "sample flow sending rates and goodput (rates.csv); at least a 64 B frame's \
+                 time at the fastest link, and 1ns",
             ),
             Param::unset(
                 "convergence",

@@ -556,6 +556,7 @@ impl Simulation {
             window: None,
             trainings,
             memory_estimate: 0,
+            livelock: Default::default(),
         };
         let algs: Vec<CcAlgorithm> = (0..sim.nics.flows.len())
             .map(|i| {

@@ -103,20 +103,7 @@ impl Simulation {
         crate::faults::config::validate_faults(&sc.fault, sc.max_time).map_err(at("fault"))?;
         let faults = crate::faults::config::FaultPlan::resolve(&sc.fault, &f.reliability, &g)
             .map_err(at(""))?;
-        if sc.stall_timeout == 0 {
-            return Err(err(file, "stall_timeout", "must be positive"));
-        }
-        if sc.max_time == 0 {
-            return Err(err(file, "max_time", "must be positive"));
-        }
-        for (fld, v) in [
-            ("record.queue_interval", sc.record.queue_interval),
-            ("record.rate_interval", sc.record.rate_interval),
-        ] {
-            if v == Some(0) {
-                return Err(err(file, fld, "must be positive"));
-            }
-        }
+        check_time_floors(sc, &g).map_err(|e| ScenarioError::param(file, e))?;
         sc.cc.validate(sc.workload.len()).map_err(at("cc"))?;
         let workload = || {
             let wl = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir)
@@ -186,4 +173,41 @@ impl Simulation {
         }
         Ok(sim)
     }
+}
+
+/// The floors of the scenario's top-level timers and of its sampling intervals
+/// ([`crate::floors`]); the models check their own sections' timers.
+fn check_time_floors(sc: &Scenario, g: &topology::TopoGraph) -> Result<(), ParamError> {
+    use crate::floors;
+    floors::at_least(
+        "stall_timeout",
+        sc.stall_timeout,
+        floors::STALL,
+        "no delivery for less than a round trip is no stall",
+    )?;
+    floors::at_least(
+        "max_time",
+        sc.max_time,
+        floors::TIMER,
+        "nothing in a fabric happens in less",
+    )?;
+    let fastest = g.links.iter().map(|l| l.rate.0).max().unwrap_or(1);
+    let floor = floors::sampling_floor(fastest);
+    for (fld, v) in [
+        ("record.queue_interval", sc.record.queue_interval),
+        ("record.rate_interval", sc.record.rate_interval),
+    ] {
+        floors::opt_at_least(
+            fld,
+            v,
+            floor,
+            &format!(
+                "one {}-byte frame's time at the fastest link, {}: queues and rates cannot \
+                 change faster",
+                floors::MIN_FRAME_BYTES,
+                Rate(fastest)
+            ),
+        )?;
+    }
+    Ok(())
 }

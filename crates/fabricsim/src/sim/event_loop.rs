@@ -60,6 +60,7 @@ impl Simulation {
             if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {
                 self.ctx.queue.push(0, Event::Sample);
             }
+            self.livelock = crate::livelock::Guard::new(self);
         }
         let total = self.nics.flows.len();
         let stop = self.ctx.params.max_time.min(until);
@@ -101,43 +102,76 @@ impl Simulation {
                 if self.prefetch {
                     self.prefetch_ahead();
                 }
-                let (ctx, fabric, nics) = (&mut self.ctx, &mut self.fabric, &mut self.nics);
-                match ev {
-                    Event::LinkArrive(l) => {
-                        if let Some((port, pkt)) = fabric.on_link_arrive(ctx, l) {
-                            nics.host_receive(ctx, fabric, port, pkt);
-                        }
-                    }
-                    Event::PortWake(p) => {
-                        let port = &mut fabric.ports[p];
-                        if port.wake_at == t {
-                            port.wake_at = Time::MAX;
-                        }
-                        match port.owner() {
-                            NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
-                            NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
-                        }
-                    }
-                    Event::FlowArrivals => nics.on_flow_arrivals(ctx, fabric),
-                    Event::Rto(f) => nics.on_rto(ctx, fabric, f),
-                    Event::CnpTimer(f) => nics.on_cnp_timer(ctx, fabric, f),
-                    Event::PfcRefresh(p) => fabric.on_pfc_refresh(ctx, p),
-                    Event::Sample => self.record.on_sample(ctx, fabric, nics),
-                    Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
-                    Event::Grant(h) => fabric.on_grant_timer(ctx, h),
-                    Event::CreditReturn(p) => credit_return(ctx, fabric, nics, p),
-                    Event::Fault(i) => fabric.on_fault_step(ctx, i),
-                    Event::Replay(l) => fabric.on_replay(ctx, l),
-                    Event::Collective(i) => nics.on_collective_timer(ctx, fabric, i),
-                }
+                self.dispatch(t, ev);
                 tick = tick.wrapping_add(1);
-                if tick & 0xf_ffff == 0 {
-                    progress(&self.progress());
+                if tick & (crate::livelock::CHECK_EVERY - 1) == 0 {
+                    if self.livelock.check(t, self.ctx.queue.popped()) {
+                        break Outcome::Livelock(self.diagnose_livelock(stop));
+                    }
+                    if tick & 0xf_ffff == 0 {
+                        progress(&self.progress());
+                    }
                 }
             };
         self.finish_accounting();
         progress(&self.progress());
         Some(outcome)
+    }
+
+    /// Hands event `ev`, due now (`t`), to the component it names.
+    #[inline(always)]
+    fn dispatch(&mut self, t: Time, ev: Event) {
+        let (ctx, fabric, nics) = (&mut self.ctx, &mut self.fabric, &mut self.nics);
+        match ev {
+            Event::LinkArrive(l) => {
+                if let Some((port, pkt)) = fabric.on_link_arrive(ctx, l) {
+                    nics.host_receive(ctx, fabric, port, pkt);
+                }
+            }
+            Event::PortWake(p) => {
+                let port = &mut fabric.ports[p];
+                if port.wake_at == t {
+                    port.wake_at = Time::MAX;
+                }
+                match port.owner() {
+                    NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
+                    NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
+                }
+            }
+            Event::FlowArrivals => nics.on_flow_arrivals(ctx, fabric),
+            Event::Rto(f) => nics.on_rto(ctx, fabric, f),
+            Event::CnpTimer(f) => nics.on_cnp_timer(ctx, fabric, f),
+            Event::PfcRefresh(p) => fabric.on_pfc_refresh(ctx, p),
+            Event::Sample => self.record.on_sample(ctx, fabric, nics),
+            Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
+            Event::Grant(h) => fabric.on_grant_timer(ctx, h),
+            Event::CreditReturn(p) => credit_return(ctx, fabric, nics, p),
+            Event::Fault(i) => fabric.on_fault_step(ctx, i),
+            Event::Replay(l) => fabric.on_replay(ctx, l),
+            Event::Collective(i) => nics.on_collective_timer(ctx, fabric, i),
+        }
+    }
+
+    /// The livelock guard tripped: runs up to [`crate::livelock::SAMPLE`] more events
+    /// (not past `stop`), counting them by kind and component, and reports.
+    #[cold]
+    #[inline(never)]
+    fn diagnose_livelock(&mut self, stop: Time) -> crate::livelock::LivelockReport {
+        let at = (self.ctx.now, self.ctx.queue.popped());
+        let mut tally = crate::livelock::Tally::default();
+        for _ in 0..crate::livelock::SAMPLE {
+            let Some((t, ev)) = self.ctx.queue.pop() else {
+                break;
+            };
+            if t > stop {
+                self.ctx.queue.unpop();
+                break;
+            }
+            tally.add(self, ev);
+            self.ctx.now = t;
+            self.dispatch(t, ev);
+        }
+        crate::livelock::report(self, at, tally)
     }
 
     /// Schedules every step of the fault timeline (out of line: the loop's code stays as

@@ -101,6 +101,9 @@ pub enum Outcome {
     Stalled(StallReport),
     /// Nothing left to do but some flows never finished.
     Starved,
+    /// Events far outpaced anything the fabric can cause, for long
+    /// ([`crate::livelock`]).
+    Livelock(crate::livelock::LivelockReport),
 }
 
 impl Outcome {
@@ -111,6 +114,7 @@ impl Outcome {
             Outcome::MaxTime => "max_time",
             Outcome::Stalled(_) => "stalled",
             Outcome::Starved => "starved",
+            Outcome::Livelock(_) => "livelock",
         }
     }
 }
@@ -288,6 +292,8 @@ pub struct Simulation {
     /// What the run was estimated to hold before it was built ([`crate::budget`]), in
     /// bytes; 0 when built without the estimate.
     pub memory_estimate: u64,
+    /// The livelock guard (set up when the run starts).
+    pub(crate) livelock: crate::livelock::Guard,
 }
 
 /// (node, local index, peer port, rate, delay, link security) of a port being built.

@@ -172,9 +172,12 @@ impl TcdCfg {
         if self.q_th == Some(0) {
             return Err(ParamError::new("q_th", "must be positive"));
         }
-        if self.t_on_max == Some(0) {
-            return Err(ParamError::new("t_on_max", "must be positive"));
-        }
+        crate::floors::opt_at_least(
+            "t_on_max",
+            self.t_on_max,
+            crate::floors::TIMER,
+            "the longest ON period of a congested queue",
+        )?;
         Ok(())
     }
 }

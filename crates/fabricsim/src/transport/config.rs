@@ -210,7 +210,7 @@ impl Described for TransportCfg {
                 d.ack_every,
                 "acknowledge every n-th in-order packet",
             ),
-            Param::time("rto", d.rto, "retransmission timeout"),
+            Param::time("rto", d.rto, "retransmission timeout (at least 1us)"),
             Param::plain("data_priority", d.data_priority, "priority of data packets"),
             Param::plain(
                 "control_priority",
@@ -258,9 +258,13 @@ impl TransportCfg {
         if self.ack_every == 0 {
             return e("ack_every", "must be at least 1".into());
         }
-        if self.rto == 0 {
-            return e("rto", "must be positive".into());
-        }
+        crate::floors::at_least(
+            "rto",
+            self.rto,
+            crate::floors::RESEND,
+            "RDMA NICs time out after 4.096us at the least, and a shorter timeout fires \
+             before an ACK can come back",
+        )?;
         if self.ack_size < 1 {
             return e("ack_size", "must be positive".into());
         }

@@ -117,7 +117,7 @@ impl Described for HwCollectiveCfg {
             Param::unset("parents", "an explicit tree: each rank's parent rank, -1 for the root"),
             Param::time("level_latency", DEFAULT_LEVEL, "NIC processing per level of the tree [recon]"),
             Param::time("message_latency", 0, "NIC processing per message from a child, one after another [recon]"),
-            Param::time("timeout", DEFAULT_TIMEOUT, "before a rank sends its contribution again [recon]"),
+            Param::time("timeout", DEFAULT_TIMEOUT, "before a rank sends its contribution again (at least 1us) [recon]"),
             Param::plain("retries", DEFAULT_RETRIES, "times a rank asks again before it gives up"),
             Param::plain("plane", 0, "the NIC port (plane) used"),
             Param::plain("multicast", true, "result down by switch multicast (false: unicast down the tree)"),
@@ -262,9 +262,12 @@ impl Generator for HwCollectiveCfg {
                 (size / eb) as u32
             }
         };
-        if self.timeout == 0 {
-            return Err(ParamError::new("timeout", "must be positive"));
-        }
+        crate::floors::at_least(
+            "timeout",
+            self.timeout,
+            crate::floors::RESEND,
+            "a retry timer that re-sends data: no round trip is shorter",
+        )?;
         let key = crate::seed::component_seed(b.seed, &format!("hw_collective[{}]", b.entry));
         b.work.hw.push(HwSpec {
             entry: b.entry as u32,

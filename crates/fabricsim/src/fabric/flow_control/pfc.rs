@@ -173,7 +173,8 @@ impl Described for PfcCfg {
             Param::plain(
                 "pause_quanta",
                 d.pause_quanta,
-                "pause time of XOFF frames, in 512 bit times",
+                "pause time of XOFF frames, in 512 bit times; at least one frame's \
+                 (mtu + header) worth",
             ),
         ]
     }
@@ -199,6 +200,19 @@ impl PfcCfg {
                 ));
             }
         }
+        // A pause shorter than one largest frame cannot hold off even that frame, and the
+        // pause is refreshed every half pause: below it PFC frames outnumber data frames.
+        let floor = min_pause_quanta(max_packet);
+        if self.pause_quanta < floor {
+            return Err(ParamError::new(
+                "pause_quanta",
+                format!(
+                    "{}: at least {floor} is allowed (512 bit times each: the pause must \
+                     outlast one {max_packet}-byte frame, mtu + header)",
+                    self.pause_quanta
+                ),
+            ));
+        }
         if self.threshold == PfcThreshold::Static && self.xoff < max_packet {
             return Err(ParamError::new(
                 "xoff",
@@ -207,6 +221,12 @@ impl PfcCfg {
         }
         Ok(())
     }
+}
+
+/// The fewest pause quanta (512 bit times each) that cover one frame of `max_packet`
+/// bytes, at any rate.
+pub fn min_pause_quanta(max_packet: u64) -> u16 {
+    (max_packet * 8).div_ceil(512).min(u16::MAX as u64) as u16
 }
 
 impl PfcCfg {

@@ -126,7 +126,7 @@ impl Described for CreditCfg {
             Param::time(
                 "presense_window",
                 d.presense_window,
-                "time constant of the recent credit returns pre-sensing counts [recon]",
+                "time constant of the recent credit returns pre-sensing counts (at least 1ns) [recon]",
             ),
         ]
     }
@@ -151,11 +151,13 @@ impl CreditCfg {
                 ),
             );
         }
-        if self.presense && self.presense_window == 0 {
-            return e(
+        if self.presense {
+            crate::floors::at_least(
                 "presense_window",
-                "must be positive: pre-sensing averages credit returns over it".into(),
-            );
+                self.presense_window,
+                crate::floors::TIMER,
+                "pre-sensing averages credit returns over it",
+            )?;
         }
         if self.flit_bytes == 0 {
             return e("flit_bytes", "must be at least 1 byte".into());
