@@ -88,7 +88,7 @@ pub fn build(c: &FatTreeCfg) -> Result<TopoGraph, ParamError> {
             return Err(ParamError::new(field, "must be positive"));
         }
     }
-    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay", "link_length")?;
     let half = c.k / 2;
     // k pods of half edge switches with half*m hosts each; half*half edge-aggregation and
     // half*half aggregation-core links per pod.

@@ -156,7 +156,7 @@ pub fn build(c: &LeafSpineCfg) -> Result<TopoGraph, ParamError> {
         .saturating_mul(spines as u64)
         .saturating_mul(c.uplinks_per_pair as u64);
     super::check_size(hosts, hosts.saturating_add(uplinks))?;
-    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay", "link_length")?;
     let mut g = TopoGraph::default();
     let hosts_per_leaf = c.servers_per_leaf * c.nics_per_server;
     for l in 0..c.leaves {

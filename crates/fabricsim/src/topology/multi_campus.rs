@@ -502,7 +502,7 @@ pub fn build(c: &MultiCampusCfg) -> Result<TopoGraph, ParamError> {
         campus_links.saturating_mul(n).saturating_add(dci),
     )?;
     let one = campus.build()?;
-    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay", "link_length")?;
     let dr_rate = c.dr_link_rate.unwrap_or(c.dci_link_rate);
     // Within the size checked above, so it fits.
     let servers = size.servers as u32;

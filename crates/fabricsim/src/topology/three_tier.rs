@@ -122,7 +122,7 @@ pub fn build(c: &ThreeTierCfg) -> Result<TopoGraph, ParamError> {
             return Err(ParamError::new(field, "must be positive"));
         }
     }
-    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay", "link_length")?;
 
     // Sizes in saturating u64 before anything is allocated: host links, ToR-aggregation
     // links (tors x aggs per pod) and aggregation-core links (each core has one per pod).
