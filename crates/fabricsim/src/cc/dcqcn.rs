@@ -250,6 +250,17 @@ impl DcqcnCfg {
                 return Err(ParamError::new("g", "a gain between 0 (exclusive) and 1"));
             }
         }
+        if let Some(a) = self.alpha0 {
+            // alpha is the EWMA of the marked fraction: a cut multiplies the rate by
+            // 1 - alpha / 2, which a negative or above-1 alpha turns into a raise or a
+            // rate below half.
+            if !(0.0..=1.0).contains(&a) {
+                return Err(ParamError::new(
+                    "alpha0",
+                    format!("{a}: the initial alpha is a fraction in [0, 1]"),
+                ));
+            }
+        }
         if self.timer == Some(0) {
             return Err(ParamError::new("timer", "must be positive"));
         }

@@ -199,6 +199,22 @@ impl PfcCfg {
                 ));
             }
         }
+        // An XOFF frame with zero quanta is an XON: it would pause nothing.
+        if self.pause_quanta == 0 {
+            return Err(ParamError::new(
+                "pause_quanta",
+                "0 quanta pauses nothing (it is an XON): 1 to 65535 quanta of 512 bit times",
+            ));
+        }
+        if let Some(h) = self.headroom.filter(|&h| h < max_packet) {
+            return Err(ParamError::new(
+                "headroom",
+                format!(
+                    "{h} bytes cannot absorb even one packet of {max_packet} bytes in flight \
+                     after an XOFF: give at least that, or leave it unset to derive it"
+                ),
+            ));
+        }
         if self.threshold == PfcThreshold::Static && self.xoff < max_packet {
             return Err(ParamError::new(
                 "xoff",
