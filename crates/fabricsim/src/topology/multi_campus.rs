@@ -396,6 +396,14 @@ fn dr_layer(c: &MultiCampusCfg, campus: &Campus) -> Result<DrLayer, ParamError> 
             "dr_switches = 0: each campus needs at least 1 DR switch".into(),
         ));
     }
+    // Zero ports is this field written wrong, not the capacities that would fail to
+    // fit in them below.
+    if c.dr_ports == 0 {
+        return Err(fe(
+            "dr_ports",
+            "dr_ports = 0: a DR needs ports for its campus and DCI links".into(),
+        ));
+    }
     if c.dr_buffer == 0 {
         return Err(fe("dr_buffer", "must be positive".into()));
     }

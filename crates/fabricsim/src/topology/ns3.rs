@@ -77,6 +77,7 @@ impl GraphGenerator for Ns3FileCfg {
 /// Reads the topology file `path` (relative to `base_dir`); errors name the field `file`
 /// (of `[topology]`) and the topology file with its line.
 pub fn build(path: &str, base_dir: &Path) -> Result<TopoGraph, ParamError> {
+    crate::param::check_file_name(path, "file")?;
     let p = base_dir.join(path);
     let text = std::fs::read_to_string(&p)
         .map_err(|e| ParamError::new("file", format!("cannot read {}: {e}", p.display())))?;
