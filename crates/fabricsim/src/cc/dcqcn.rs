@@ -264,9 +264,8 @@ impl DcqcnCfg {
         if self.timer == Some(0) {
             return Err(ParamError::new("timer", "must be positive"));
         }
-        if self.byte_counter == Some(0) {
-            return Err(ParamError::new("byte_counter", "must be positive"));
-        }
+        // byte_counter = 0 is the off switch (`fabricsim list` shows it as the ns3
+        // profile's default), so it is accepted like any other size.
         if self.cut_on == CutOn::Timer {
             let interval = DcqcnParams::resolve(self, Rate::gbps(100)).decrease_interval;
             if interval == 0 {
@@ -640,6 +639,34 @@ impl CongestionControl for Dcqcn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn validate_takes_what_list_prints_and_rejects_alpha0_outside_zero_one() {
+        // `fabricsim list` prints byte_counter = "0B" (off): writing it back is fine.
+        let off = DcqcnCfg {
+            byte_counter: Some(0),
+            ..DcqcnCfg::default()
+        };
+        assert_eq!(off.validate(), Ok(()));
+        for a in [0.0, 0.5, 1.0] {
+            let c = DcqcnCfg {
+                alpha0: Some(a),
+                ..DcqcnCfg::default()
+            };
+            assert_eq!(c.validate(), Ok(()), "{a}");
+        }
+        for a in [-0.5, 1.5, f64::NAN, f64::INFINITY] {
+            let c = DcqcnCfg {
+                alpha0: Some(a),
+                ..DcqcnCfg::default()
+            };
+            assert_eq!(
+                c.validate().map_err(|e| e.field),
+                Err("alpha0".into()),
+                "{a}"
+            );
+        }
+    }
 
     fn params() -> DcqcnParams {
         DcqcnParams::resolve(

@@ -221,6 +221,18 @@ impl PfcCfg {
                 "the static XOFF threshold must hold at least one packet",
             ));
         }
+        // A paused ingress resumes once it is xon_delta below the threshold: at or above
+        // the static threshold itself it never would, and the fabric would stay paused.
+        if self.threshold == PfcThreshold::Static && self.xon_delta >= self.xoff {
+            return Err(ParamError::new(
+                "xon_delta",
+                format!(
+                    "{} bytes is not below xoff ({} bytes): XON is sent xon_delta below the \
+                     static threshold, so a paused port would never resume",
+                    self.xon_delta, self.xoff
+                ),
+            ));
+        }
         Ok(())
     }
 }
