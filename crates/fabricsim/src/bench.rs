@@ -89,7 +89,7 @@ pub const MAX_BENCH_REPEAT: u32 = 100;
 /// the long-haul case (positive, finite, at most the 1 s of delay a link may have).
 pub fn check_args(k: Option<u32>, repeat: u32, km: Option<f64>) -> Result<(), String> {
     if let Some(k) = k {
-        if k < 2 || k > MAX_BENCH_K || !k.is_multiple_of(2) {
+        if !(2..=MAX_BENCH_K).contains(&k) || !k.is_multiple_of(2) {
             return Err(format!(
                 "--k {k}: the fat-tree radix must be even, between 2 and {MAX_BENCH_K} \
                  (the reference cases are 8 and 16)"

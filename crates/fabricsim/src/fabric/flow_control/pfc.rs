@@ -189,9 +189,19 @@ impl PfcCfg {
                 "must be a positive number below 256 (1/8 is usual)",
             ));
         }
+        let mut seen: Vec<(Rate, &str)> = Vec::new();
         for (rate, &a) in &self.alpha_per_rate {
             let field = format!("alpha_per_rate.\"{rate}\"");
-            crate::units::parse_rate(rate).map_err(|e| ParamError::new(&field, e))?;
+            let r = crate::units::parse_rate(rate).map_err(|e| ParamError::new(&field, e))?;
+            // Two keys for one rate ("100Gbps" and "100gbps"): which alpha applies would
+            // depend on the table's order.
+            if let Some((_, other)) = seen.iter().find(|(x, _)| *x == r) {
+                return Err(ParamError::new(
+                    field,
+                    format!("the same rate as \"{other}\" ({r}): give each rate once"),
+                ));
+            }
+            seen.push((r, rate));
             if !(a > 0.0 && a < 256.0) {
                 return Err(ParamError::new(
                     field,
