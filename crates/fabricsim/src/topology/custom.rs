@@ -145,6 +145,12 @@ pub fn build(c: &CustomTopoCfg) -> Result<TopoGraph, ParamError> {
     for (i, l) in c.links.iter().enumerate() {
         let a = lookup(&l.a, format!("links[{i}].a"))?;
         let b = lookup(&l.b, format!("links[{i}].b"))?;
+        if a == b {
+            return Err(ParamError::new(
+                format!("links[{i}].b"),
+                format!("`{}` again: a link joins two different nodes", l.b),
+            ));
+        }
         if l.rate.0 == 0 {
             return Err(ParamError::new(
                 format!("links[{i}].rate"),
