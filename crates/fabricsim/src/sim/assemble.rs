@@ -629,9 +629,10 @@ impl Simulation {
         for (i, &ideal) in sim.ideal.iter().enumerate() {
             if ideal == 0 {
                 let s = &sim.nics.flows[i].spec;
+                let w = origin.get(i).copied().unwrap_or(0);
                 return Err(err(
                     file,
-                    "workload",
+                    &format!("workload[{w}]"),
                     format!("flow {i} ({} -> {}) has no route", s.src, s.dst),
                 ));
             }
