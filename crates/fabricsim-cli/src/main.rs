@@ -74,10 +74,10 @@ enum Cmd {
     List,
     /// Run the fixed benchmarks and print packet-hops/s, events/s, wall time, peak RSS.
     Bench {
-        /// Only this fat-tree radix (8 or 16); default both.
+        /// Only this fat-tree radix (even, 2..=32); default 8 and 16.
         #[arg(long)]
         k: Option<u32>,
-        /// Runs per case; the median is reported.
+        /// Runs per case (1..=100); the median is reported.
         #[arg(long, default_value_t = 3)]
         repeat: u32,
         /// Instead: the long-haul pair (two campuses, DCI of 120 km vs 1 us), interleaved.
@@ -340,6 +340,15 @@ fn cmd_bench(
     km: Option<f64>,
 ) -> ExitCode {
     use fabricsim::bench::Case;
+    if let Err(m) = fabricsim::bench::check_args(k, repeat, km) {
+        return input_error(m);
+    }
+    if long_haul && k.is_some() {
+        return input_error("--k picks a fat-tree case; --long-haul runs the long-haul pair instead: give one of them");
+    }
+    if km.is_some() && !child {
+        return input_error("--km is internal to --child runs: use --long-haul");
+    }
     if child {
         let case = match km {
             Some(km) => Case::LongHaul(km),
@@ -380,7 +389,7 @@ fn cmd_bench(
     // Rounds interleave the cases (A, B, A, B, ...) so that a VM's drift falls on all of
     // them alike.
     let mut runs: Vec<Vec<serde_json::Value>> = vec![Vec::new(); cases.len()];
-    for _ in 0..repeat.max(1) {
+    for _ in 0..repeat {
         for (i, case) in cases.iter().enumerate() {
             let args: Vec<String> = match *case {
                 Case::FatTree(k) => vec!["--k".into(), k.to_string()],
@@ -445,7 +454,7 @@ fn cmd_bench(
     }
     println!(
         "(median of {} runs each, interleaved; packet-hops = packets crossing one link)",
-        repeat.max(1)
+        repeat
     );
     ExitCode::SUCCESS
 }

@@ -200,3 +200,53 @@ fn check_list_and_bench_work() {
         "{text}"
     );
 }
+
+/// Bad `bench` arguments are input errors (status 2, the argument named) found before any
+/// case runs, not a failed child run.
+#[test]
+fn bench_rejects_bad_arguments_before_running() {
+    for (args, expect) in [
+        (
+            &["bench", "--k", "7"][..],
+            "--k 7: the fat-tree radix must be even",
+        ),
+        (
+            &["bench", "--k", "0"][..],
+            "--k 0: the fat-tree radix must be even",
+        ),
+        (&["bench", "--k", "130"][..], "between 2 and 32"),
+        (&["bench", "--repeat", "0"][..], "--repeat 0: runs per case"),
+        (
+            &["bench", "--repeat", "4000000000"][..],
+            "between 1 and 100",
+        ),
+        (&["bench", "--child", "--km", "nan"][..], "--km NaN"),
+        (
+            &["bench", "--child", "--km=-3"][..],
+            "positive number of km",
+        ),
+        (&["bench", "--child", "--km", "1e12"][..], "at most"),
+        (&["bench", "--km", "120"][..], "--km is internal"),
+        (
+            &["bench", "--long-haul", "--k", "8"][..],
+            "give one of them",
+        ),
+    ] {
+        let t = std::time::Instant::now();
+        let o = exe().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(expect),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}: ran something");
+        // Rejected before any work: no case was built.
+        assert!(
+            t.elapsed().as_secs() < 10,
+            "{args:?} took {:?}",
+            t.elapsed()
+        );
+    }
+}

@@ -76,6 +76,42 @@ impl BenchResult {
     }
 }
 
+/// Largest fat-tree radix `fabricsim bench --k` runs: k = 32 is 8192 hosts, already minutes
+/// of wall time; the reference cases are 8 and 16.
+pub const MAX_BENCH_K: u32 = 32;
+/// Most runs per case (`--repeat`): the median of 100 is as good as it gets.
+pub const MAX_BENCH_REPEAT: u32 = 100;
+
+/// Checks `fabricsim bench`'s arguments before any case runs, so that a bad one is an
+/// input error with the argument named, not a failed child process: `k`, the radix of
+/// the fat-tree case (even, 2..=[`MAX_BENCH_K`]: a fat tree's pods split their switches
+/// in halves); `repeat`, runs per case (1..=[`MAX_BENCH_REPEAT`]); `km`, the DCI fibre of
+/// the long-haul case (positive, finite, at most the 1 s of delay a link may have).
+pub fn check_args(k: Option<u32>, repeat: u32, km: Option<f64>) -> Result<(), String> {
+    if let Some(k) = k {
+        if !(2..=MAX_BENCH_K).contains(&k) || !k.is_multiple_of(2) {
+            return Err(format!(
+                "--k {k}: the fat-tree radix must be even, between 2 and {MAX_BENCH_K} \
+                 (the reference cases are 8 and 16)"
+            ));
+        }
+    }
+    if !(1..=MAX_BENCH_REPEAT).contains(&repeat) {
+        return Err(format!(
+            "--repeat {repeat}: runs per case must be between 1 and {MAX_BENCH_REPEAT}"
+        ));
+    }
+    if let Some(km) = km {
+        let most = crate::topology::multi_campus::MAX_FIBER_KM;
+        if !(km.is_finite() && km > 0.0 && km <= most) {
+            return Err(format!(
+                "--km {km}: the DCI fibre must be a positive number of km, at most {most}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A benchmark case.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Case {

@@ -107,11 +107,18 @@ impl ConvergenceSpec {
         if flows.is_empty() {
             return Err("flows: name at least one flow".into());
         }
-        for &f in &flows {
+        for (i, &f) in flows.iter().enumerate() {
             if f as usize >= sim.nics.flows.len() {
                 return Err(format!(
                     "flows: flow {f} does not exist (the run has {} flows, ids from 0)",
                     sim.nics.flows.len()
+                ));
+            }
+            // The fair share divides by the number of flows: one listed twice would
+            // count twice.
+            if let Some(j) = flows[..i].iter().position(|&x| x == f) {
+                return Err(format!(
+                    "flows[{i}]: flow {f} appears twice (also flows[{j}]); the flows must be distinct"
                 ));
             }
         }

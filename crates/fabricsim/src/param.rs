@@ -63,6 +63,19 @@ impl std::error::Error for ParamError {}
 /// Shorthand for a check's result.
 pub type Checked = Result<(), ParamError>;
 
+/// A file a scenario names (relative to the scenario's folder): an empty name would read
+/// the folder itself, and a message about reading a directory would not say which field
+/// is wrong.
+pub fn check_file_name(name: &str, field: &str) -> Checked {
+    if name.trim().is_empty() {
+        return Err(ParamError::new(
+            field,
+            "the file name is empty: name a file (relative to the scenario's folder)",
+        ));
+    }
+    Ok(())
+}
+
 /// One parameter as `fabricsim list` shows it: its name in the scenario section, the value
 /// the code resolves it to (written as it would be in a scenario file), and a note: where
 /// the value comes from (\[paper\], \[code\], \[recon\]) or what it means.

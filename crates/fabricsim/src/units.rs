@@ -9,6 +9,10 @@
 //! Scenario files write quantities as strings with units (`"100Gbps"`, `"2us"`, `"16KiB"`,
 //! `"120km"`); the parsers here accept a number, optional spaces and a unit, and reject
 //! anything else with a message that lists the units allowed.
+//!
+//! Rates have one grammar for scenario files and imported files alike
+//! ([`rate_unit_bps`]): `b` is a bit and `B` a byte, as in ns-3, so `"100GBps"` is
+//! 800 Gbit/s whether a scenario or an ns-3 topology file says it.
 
 use std::fmt;
 
@@ -142,18 +146,64 @@ fn scaled(v: f64, mult: f64, what: &str, s: &str, allowed: &str) -> Result<u64, 
     Ok(r as u64)
 }
 
-/// Parses a rate such as `"100Gbps"`, `"400 Gbps"`, `"25G"`, `"40Mbps"`.
+/// The units a rate may be written in, for messages.
+pub const RATE_UNITS: &str = "a number with bps, Kbps, Mbps, Gbps or Tbps (bits per second; \
+     also Kb/s ... and the shorthand K, M, G, T) or Bps, KBps, MBps, GBps, TBps (bytes per \
+     second, x8), e.g. \"100Gbps\"";
+
+/// The multiplier to bits per second of a rate unit, or `None` for no such unit.
+///
+/// This is the one rate grammar of fabricsim: scenario files and imported ns-3 topology
+/// files both read rates through it, so `"100GBps"` is 800 Gbit/s everywhere (as ns-3's
+/// `DataRate` reads it). A unit is a prefix and a suffix:
+/// - prefix: none, `K`/`k`, `M`/`m`, `G`/`g`, `T`/`t` (x1000 each; a lowercase `m` is
+///   mega too: a rate of milli-bits per second means nothing) or `Ki`, `Mi`, `Gi`, `Ti`
+///   (x1024 each, as ns-3 allows);
+/// - suffix: `bps` or `b/s` for bits per second, `Bps` or `B/s` for bytes per second
+///   (x8): the case of the `b` decides, the only case that matters; or no suffix after a
+///   prefix (`"25G"`: bits).
+///
+/// A unit whose `bps` is in capitals (`"GBPS"`) could be either and is rejected.
+pub fn rate_unit_bps(unit: &str) -> Option<f64> {
+    let (prefix, bytes) = if let Some(p) = unit.strip_suffix("bps").or(unit.strip_suffix("b/s")) {
+        (p, false)
+    } else if let Some(p) = unit.strip_suffix("Bps").or(unit.strip_suffix("B/s")) {
+        (p, true)
+    } else if !unit.is_empty() && unit.len() <= 2 {
+        (unit, false)
+    } else {
+        return None;
+    };
+    let p = match prefix {
+        "" if !unit.is_empty() => 1.0,
+        "k" | "K" => 1e3,
+        "m" | "M" => 1e6,
+        "g" | "G" => 1e9,
+        "t" | "T" => 1e12,
+        "Ki" => 1024.0,
+        "Mi" => 1024.0 * 1024.0,
+        "Gi" => 1024.0 * 1024.0 * 1024.0,
+        "Ti" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(if bytes { p * 8.0 } else { p })
+}
+
+/// Parses a rate such as `"100Gbps"`, `"400 Gbps"`, `"25G"`, `"40Mbps"`, `"12.5GBps"`
+/// (bytes per second: 100 Gbit/s); the grammar is [`rate_unit_bps`]'s.
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
-    const ALLOWED: &str = "a number with bps, Kbps, Mbps, Gbps or Tbps, e.g. \"100Gbps\"";
+    const ALLOWED: &str = RATE_UNITS;
     let (v, unit) =
         split_number(s).ok_or_else(|| format!("`{s}` is not a rate: expected {ALLOWED}"))?;
-    let mult = match unit.to_ascii_lowercase().as_str() {
-        "bps" | "b/s" => 1.0,
-        "kbps" | "k" | "kb/s" => 1e3,
-        "mbps" | "m" | "mb/s" => 1e6,
-        "gbps" | "g" | "gb/s" => 1e9,
-        "tbps" | "t" | "tb/s" => 1e12,
-        _ => {
+    let mult = match rate_unit_bps(unit) {
+        Some(m) => m,
+        None if unit.to_ascii_lowercase().ends_with("bps") => {
+            return Err(format!(
+                "`{s}` has unknown rate unit `{unit}`: write bps (bits) or Bps (bytes, x8) \
+                 after the prefix, e.g. \"100Gbps\""
+            ))
+        }
+        None => {
             return Err(format!(
                 "`{s}` has unknown rate unit `{unit}`: expected {ALLOWED}"
             ))
@@ -336,6 +386,26 @@ mod tests {
         assert_eq!(parse_rate("1000Tbps").unwrap(), Rate(MAX_RATE_BPS));
         assert!(parse_rate("1001Tbps").unwrap_err().contains("1 Pbps"));
         assert!(parse_rate("1e30Gbps").unwrap_err().contains("1 Pbps"));
+    }
+
+    #[test]
+    fn rate_units_bits_and_bytes() {
+        // The case of the `b` decides: bits, or bytes (x8); the prefix's case does not.
+        assert_eq!(parse_rate("100GBps").unwrap(), Rate::gbps(800));
+        assert_eq!(parse_rate("12.5GB/s").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate("100MBps").unwrap(), Rate(800_000_000));
+        assert_eq!(parse_rate("1KBps").unwrap(), Rate(8_000));
+        assert_eq!(parse_rate("100gbps").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate("100Gb/s").unwrap(), Rate::gbps(100));
+        assert_eq!(parse_rate("25G").unwrap(), Rate::gbps(25));
+        assert_eq!(parse_rate("1Kbps").unwrap(), Rate(1_000));
+        assert_eq!(parse_rate("1Kibps").unwrap(), Rate(1_024));
+        assert_eq!(parse_rate("1GiBps").unwrap(), Rate(8 << 30));
+        // Capital BPS could be bits or bytes: rejected with a hint.
+        let e = parse_rate("100GBPS").unwrap_err();
+        assert!(e.contains("bps (bits) or Bps (bytes"), "{e}");
+        assert!(parse_rate("100").is_err());
+        assert!(parse_rate("100 B").is_err());
     }
 
     #[test]

@@ -915,8 +915,8 @@ fn overflowing_values_are_rejected() {
         ("fabric.pfc.reserve=\"1TB\"", "fabric.pfc.reserve"),
         ("fabric.buffer=\"1000TB\"", "fabric.buffer"),
         ("fabric.switch_latency=\"1000s\"", "fabric.switch_latency"),
-        ("topology.link_length=\"1e30m\"", "topology.link_delay"),
-        ("topology.link_length=\"1e300km\"", "topology.link_delay"),
+        ("topology.link_length=\"1e30m\"", "topology.link_length"),
+        ("topology.link_length=\"1e300km\"", "topology.link_length"),
         ("topology.host_rate=\"1e18Gbps\"", "topology.host_rate"),
         ("topology.uplink_rate=\"9.3e18bps\"", "topology.uplink_rate"),
     ];

@@ -286,7 +286,7 @@ fn bad_poisson_settings_name_the_field() {
         ),
         (
             "cdf = \"websearch\"\nload = 0.5\nflows = 10\nhosts = [1, 1]",
-            "workload[0].hosts",
+            "workload[0].hosts[1]",
             "twice",
         ),
     ];

@@ -261,9 +261,19 @@ impl DcqcnCfg {
                 zero_or_at_least(field, t, NIC_TIMER, firmware)?;
             }
         }
-        if self.byte_counter == Some(0) {
-            return Err(ParamError::new("byte_counter", "must be positive"));
+        if let Some(a) = self.alpha0 {
+            // alpha is the EWMA of the marked fraction: a cut multiplies the rate by
+            // 1 - alpha / 2, which a negative or above-1 alpha turns into a raise or a
+            // rate below half.
+            if !(0.0..=1.0).contains(&a) {
+                return Err(ParamError::new(
+                    "alpha0",
+                    format!("{a}: the initial alpha is a fraction in [0, 1]"),
+                ));
+            }
         }
+        // byte_counter = 0 is the off switch (`fabricsim list` shows it as the ns3
+        // profile's default), so it is accepted like any other size.
         if self.cut_on == CutOn::Timer {
             let interval = DcqcnParams::resolve(self, Rate::gbps(100)).decrease_interval;
             if interval == 0 {
@@ -637,6 +647,34 @@ impl CongestionControl for Dcqcn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn validate_takes_what_list_prints_and_rejects_alpha0_outside_zero_one() {
+        // `fabricsim list` prints byte_counter = "0B" (off): writing it back is fine.
+        let off = DcqcnCfg {
+            byte_counter: Some(0),
+            ..DcqcnCfg::default()
+        };
+        assert_eq!(off.validate(), Ok(()));
+        for a in [0.0, 0.5, 1.0] {
+            let c = DcqcnCfg {
+                alpha0: Some(a),
+                ..DcqcnCfg::default()
+            };
+            assert_eq!(c.validate(), Ok(()), "{a}");
+        }
+        for a in [-0.5, 1.5, f64::NAN, f64::INFINITY] {
+            let c = DcqcnCfg {
+                alpha0: Some(a),
+                ..DcqcnCfg::default()
+            };
+            assert_eq!(
+                c.validate().map_err(|e| e.field),
+                Err("alpha0".into()),
+                "{a}"
+            );
+        }
+    }
 
     fn params() -> DcqcnParams {
         DcqcnParams::resolve(

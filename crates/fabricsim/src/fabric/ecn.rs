@@ -120,10 +120,28 @@ impl EcnCfg {
                 return Err(ParamError::new("pmax", "a probability between 0 and 1"));
             }
         }
-        if let (Some(a), Some(b)) = (self.kmin, self.kmax) {
-            if a > b {
-                return Err(ParamError::new("kmin", "must not exceed kmax"));
-            }
+        // Compare the thresholds the profile resolves to (at the 100 Gbit/s they are given
+        // for), so that a kmin set above the profile's kmax is caught too.
+        let m = RedMarker::from_cfg(self, Rate::gbps(100));
+        if m.kmin > m.kmax {
+            let (field, set) = if self.kmin.is_some() {
+                ("kmin", "kmax")
+            } else {
+                ("kmax", "kmin")
+            };
+            return Err(ParamError::new(
+                field,
+                format!(
+                    "kmin {} B is above kmax {} B ({set} from the {} profile, at 100 Gbps, \
+                     unless set): marking starts at kmin and is certain at kmax",
+                    m.kmin,
+                    m.kmax,
+                    match self.profile {
+                        EcnProfile::Ns3 => "ns3",
+                        EcnProfile::Paper => "paper",
+                    }
+                ),
+            ));
         }
         Ok(())
     }

@@ -110,6 +110,22 @@ impl SecurityCfg {
                 ));
             }
         }
+        // One segment is the unit PHYSec encrypts and authenticates: zero blocks carries
+        // nothing, and the overhead arithmetic (65 bits per block) must stay in 64 bits.
+        if !(1..=MAX_PHYSEC_SEGMENT_BLOCKS).contains(&self.physec_segment_blocks) {
+            return Err(ParamError::new(
+                "physec_segment_blocks",
+                format!(
+                    "{} blocks: a PHYSec segment holds 1 to {MAX_PHYSEC_SEGMENT_BLOCKS} \
+                     66-bit blocks (the document uses 1024)",
+                    self.physec_segment_blocks
+                ),
+            ));
+        }
         Ok(())
     }
 }
+
+/// Longest PHYSec segment a scenario may give, in 66-bit blocks (2^20: far above the
+/// document's 1024).
+pub const MAX_PHYSEC_SEGMENT_BLOCKS: u64 = 1 << 20;

@@ -433,6 +433,9 @@ impl FaultPlan {
             })
         };
         let mut ber = vec![rel.ber; g.links.len()];
+        // Which entry set each link's BER: a second entry for one link would silently
+        // override the first.
+        let mut set_by: HashMap<usize, usize> = HashMap::new();
         for (i, l) in rel.per_link.iter().enumerate() {
             let at = format!("fabric.reliability.per_link[{i}]");
             if l.link.len() != 2 {
@@ -441,7 +444,17 @@ impl FaultPlan {
                     format!("names {} nodes: a link has two ends", l.link.len()),
                 ));
             }
-            ber[find_link(&at, &l.link, l.index)?] = l.ber;
+            let link = find_link(&at, &l.link, l.index)?;
+            if let Some(j) = set_by.insert(link, i) {
+                return Err(ParamError::new(
+                    format!("{at}.link"),
+                    format!(
+                        "per_link[{j}] already sets this link's BER: give each link (and \
+                         index) once"
+                    ),
+                ));
+            }
+            ber[link] = l.ber;
         }
         let mut planned = Vec::with_capacity(faults.len());
         for (i, f) in faults.iter().enumerate() {

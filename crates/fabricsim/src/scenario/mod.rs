@@ -234,6 +234,10 @@ pub const MAX_FRAME_BYTES: u64 = 64 << 10;
 /// [`crate::sim::Simulation::build`]): values beyond these are typos or units mixed up, and
 /// would overflow the model's arithmetic.
 pub fn check_ranges(sc: &Scenario, file: &str) -> Result<(), ScenarioError> {
+    // The name starts every run's name and results folder.
+    if let Some(n) = &sc.name {
+        check_name(file, "name".into(), "the scenario name", n)?;
+    }
     let t = &sc.transport;
     for (field, v) in [
         ("transport.header", t.header),
@@ -582,8 +586,8 @@ impl LoadedScenario {
                             ),
                         ));
                     }
-                    for x in n {
-                        check_name(&self.file, format!("sweep[{i}].names"), "the name", x)?;
+                    for (j, x) in n.iter().enumerate() {
+                        check_name(&self.file, format!("sweep[{i}].names[{j}]"), "the name", x)?;
                     }
                     n.clone()
                 }

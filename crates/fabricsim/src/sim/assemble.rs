@@ -217,7 +217,7 @@ impl Simulation {
                     file,
                     field,
                     format!(
-                        "{} bytes at switch {} is less than its PFC headroom and reserve ({} bytes); raise the buffer or lower fabric.pfc.headroom/reserve",
+                        "{} bytes at switch {} is less than its PFC headroom and reserve ({} bytes; an unset fabric.pfc.headroom is 3 x rate x link delay / 8 per port, so long links need more); raise the buffer or lower fabric.pfc.headroom/reserve or the link delay",
                         size,
                         node.name,
                         buffer.set_aside()
@@ -634,9 +634,10 @@ impl Simulation {
         for (i, &ideal) in sim.ideal.iter().enumerate() {
             if ideal == 0 {
                 let s = &sim.nics.flows[i].spec;
+                let w = origin.get(i).copied().unwrap_or(0);
                 return Err(err(
                     file,
-                    "workload",
+                    &format!("workload[{w}]"),
                     format!("flow {i} ({} -> {}) has no route", s.src, s.dst),
                 ));
             }

@@ -51,6 +51,7 @@ impl Simulation {
         f.load_balance
             .validate()
             .map_err(at("fabric.load_balance"))?;
+        f.credit.validate_fields().map_err(at("fabric.credit"))?;
         let credit = f.credit.enabled.then(|| VcLayout::new(f.credit.vcs as u8));
         if credit.is_some() {
             // A packet grows by its INT records on the way (HPCC).

@@ -121,11 +121,33 @@ pub fn counts(c: &CustomTopoCfg) -> TopoSize {
     }
 }
 
+/// A host or switch name: links, routes, faults, flows and result tables refer to nodes
+/// by it, so it must be non-empty, and free of control characters (a line break would
+/// split a CSV row or a message line). Anything else is allowed (the CSV writers quote).
+fn check_node_name(name: &str, field: &str) -> Result<(), ParamError> {
+    if name.is_empty() {
+        return Err(ParamError::new(
+            field,
+            "the name is empty: nodes are referred to by name, give it one",
+        ));
+    }
+    if let Some(ch) = name.chars().find(|c| c.is_control()) {
+        return Err(ParamError::new(
+            field,
+            format!(
+                "{name:?} contains the control character {ch:?}: any other character is allowed"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Builds the custom graph.
 pub fn build(c: &CustomTopoCfg) -> Result<TopoGraph, ParamError> {
     let mut g = TopoGraph::default();
     let mut names: HashMap<&str, usize> = HashMap::new();
     for (i, h) in c.hosts.iter().enumerate() {
+        check_node_name(h, &format!("hosts[{i}]"))?;
         if names
             .insert(h.as_str(), g.add_host(h.clone(), i as u32))
             .is_some()
@@ -137,6 +159,7 @@ pub fn build(c: &CustomTopoCfg) -> Result<TopoGraph, ParamError> {
         }
     }
     for (i, s) in c.switches.iter().enumerate() {
+        check_node_name(s, &format!("switches[{i}]"))?;
         if names
             .insert(s.as_str(), g.add_node(s.clone(), true))
             .is_some()
@@ -156,13 +179,24 @@ pub fn build(c: &CustomTopoCfg) -> Result<TopoGraph, ParamError> {
     for (i, l) in c.links.iter().enumerate() {
         let a = lookup(&l.a, format!("links[{i}].a"))?;
         let b = lookup(&l.b, format!("links[{i}].b"))?;
+        if a == b {
+            return Err(ParamError::new(
+                format!("links[{i}].b"),
+                format!("`{}` again: a link joins two different nodes", l.b),
+            ));
+        }
         if l.rate.0 == 0 {
             return Err(ParamError::new(
                 format!("links[{i}].rate"),
                 "must be positive",
             ));
         }
-        let d = link_delay(l.delay, l.length, &format!("links[{i}].delay"))?;
+        let d = link_delay(
+            l.delay,
+            l.length,
+            &format!("links[{i}].delay"),
+            &format!("links[{i}].length"),
+        )?;
         g.link(a, b, l.rate, d);
         if let Some(last) = g.links.last_mut() {
             last.security = l.security;

@@ -114,7 +114,7 @@ pub fn counts(c: &FatTreeCfg) -> Result<TopoSize, ParamError> {
 /// Builds the fat-tree graph.
 pub fn build(c: &FatTreeCfg) -> Result<TopoGraph, ParamError> {
     let size = counts(c)?;
-    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay", "link_length")?;
     let half = c.k / 2;
     super::check_size(size.hosts, size.links)?;
     let hosts_per_edge = half * c.oversubscription;

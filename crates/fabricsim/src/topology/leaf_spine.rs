@@ -181,7 +181,7 @@ pub fn build(c: &LeafSpineCfg) -> Result<TopoGraph, ParamError> {
     let (size, spines) = counts(c)?;
     super::check_size(size.hosts, size.links)?;
     let up = c.uplink_rate.unwrap_or(c.host_rate);
-    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay", "link_length")?;
     let mut g = TopoGraph::default();
     let hosts_per_leaf = c.servers_per_leaf * c.nics_per_server;
     for l in 0..c.leaves {

@@ -312,7 +312,11 @@ pub fn link_delay(
     delay: Option<Time>,
     length_m: Option<f64>,
     field: &str,
+    length_field: &str,
 ) -> Result<Time, ParamError> {
+    // A delay derived from a length is reported under the length: that is what the
+    // user wrote.
+    let mut at = field;
     let d = match (delay, length_m) {
         (Some(_), Some(_)) => {
             return Err(ParamError::new(
@@ -322,11 +326,12 @@ pub fn link_delay(
         }
         (Some(d), None) => d,
         (None, Some(m)) => {
+            at = length_field;
             let d = m * PS_PER_METRE as f64;
             // A length is finite and non-negative (see `parse_length_m`); its delay may be inf.
             if d > MAX_LINK_DELAY as f64 {
                 return Err(ParamError::new(
-                    field,
+                    at,
                     format!(
                         "{m} m of cable is a delay above 1 s: at most 1 s (200,000 km) is allowed"
                     ),
@@ -338,7 +343,7 @@ pub fn link_delay(
     };
     if d > MAX_LINK_DELAY {
         return Err(ParamError::new(
-            field,
+            at,
             format!("{}: at most 1 s is allowed", crate::units::fmt_time(d)),
         ));
     }

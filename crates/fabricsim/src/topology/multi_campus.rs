@@ -406,6 +406,14 @@ fn dr_layer(c: &MultiCampusCfg, campus: &Campus) -> Result<DrLayer, ParamError> 
             "dr_switches = 0: each campus needs at least 1 DR switch".into(),
         ));
     }
+    // Zero ports is this field written wrong, not the capacities that would fail to
+    // fit in them below.
+    if c.dr_ports == 0 {
+        return Err(fe(
+            "dr_ports",
+            "dr_ports = 0: a DR needs ports for its campus and DCI links".into(),
+        ));
+    }
     if c.dr_buffer == 0 {
         return Err(fe("dr_buffer", "must be positive".into()));
     }
@@ -530,7 +538,7 @@ pub fn build(c: &MultiCampusCfg) -> Result<TopoGraph, ParamError> {
     let (top, _, top_word) = campus.top();
     super::check_size(size.hosts, size.links)?;
     let one = campus.build()?;
-    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay", "link_length")?;
     let dr_rate = c.dr_link_rate.unwrap_or(c.dci_link_rate);
     // Within the size checked above, so it fits.
     let servers = servers as u32;

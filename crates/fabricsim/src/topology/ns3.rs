@@ -6,8 +6,10 @@
 //! <a> <b> <rate> <delay> <error rate>      (one line per full-duplex link)
 //! ```
 //!
-//! Node ids run from 0 to nodes - 1. Rates are ns-3 data rates (`100Gbps`, `400Gb/s`,
-//! `12.5GBps` in bytes, a bare number in bits per second); delays ns-3 times (`1000ns`,
+//! Node ids run from 0 to nodes - 1. Rates are ns-3 data rates, read with the rate grammar
+//! of scenario files ([`crate::units::rate_unit_bps`]), which is ns-3's: `100Gbps`,
+//! `400Gb/s`, `12.5GBps` in bytes (100 Gbit/s in either file), and, as ns-3 allows here
+//! only, a bare number in bits per second; delays ns-3 times (`1000ns`,
 //! `0.001ms`, `1us`, a bare number in seconds). The error rate must be 0: fabricsim does
 //! not model random bit errors. The switch ids may span several lines; blank lines and
 //! lines starting with `#` are skipped. Every problem is reported with the file and line.
@@ -168,6 +170,7 @@ fn header(text: &str) -> Result<Header, Ns3Error> {
 /// Reads the topology file `path` (relative to `base_dir`); errors name the field `file`
 /// (of `[topology]`) and the topology file with its line.
 pub fn build(path: &str, base_dir: &Path) -> Result<TopoGraph, ParamError> {
+    crate::param::check_file_name(path, "file")?;
     let p = base_dir.join(path);
     let text = crate::input_file::read_text(&p, crate::input_file::MAX_DATA_FILE_BYTES)
         .map_err(|e| ParamError::new("file", format!("{}: {e}", p.display())))?;
@@ -383,42 +386,20 @@ pub fn parse(
     Ok(g)
 }
 
-/// Parses an ns-3 data rate: a number and `bps` / `b/s` (bits) or `Bps` / `B/s` (bytes),
-/// with an optional prefix `k`, `K`, `M`, `G`, `T` (x1000) or `Ki`, `Mi`, `Gi`, `Ti`
-/// (x1024); a bare number is bits per second.
+/// Parses an ns-3 data rate: a number with a unit of fabricsim's one rate grammar
+/// ([`crate::units::rate_unit_bps`]: `bps`/`b/s` bits, `Bps`/`B/s` bytes, prefixes `K`,
+/// `M`, `G`, `T` and `Ki`...`Ti`), which is ns-3's `DataRate` grammar; as in ns-3, a bare
+/// number is bits per second.
 pub fn parse_ns3_rate(s: &str) -> Result<Rate, String> {
-    const ALLOWED: &str =
-        "a number with bps, Kbps, Mbps, Gbps, Tbps (or b/s; B for bytes), e.g. `100Gbps`";
+    const ALLOWED: &str = crate::units::RATE_UNITS;
     let (v, unit) =
         split_number(s).ok_or_else(|| format!("`{s}` is not a rate: expected {ALLOWED}"))?;
     let mult = if unit.is_empty() {
         1.0
     } else {
-        let (prefix, bytes) = ["bps", "b/s", "Bps", "B/s"]
-            .iter()
-            .find_map(|suf| unit.strip_suffix(suf).map(|p| (p, suf.starts_with('B'))))
-            .ok_or_else(|| format!("`{s}` has unknown rate unit `{unit}`: expected {ALLOWED}"))?;
-        let p = match prefix {
-            "" => 1.0,
-            "k" | "K" => 1e3,
-            "M" => 1e6,
-            "G" => 1e9,
-            "T" => 1e12,
-            "Ki" => 1024.0,
-            "Mi" => 1024.0 * 1024.0,
-            "Gi" => 1024.0 * 1024.0 * 1024.0,
-            "Ti" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
-            _ => {
-                return Err(format!(
-                    "`{s}` has unknown rate unit `{unit}`: expected {ALLOWED}"
-                ))
-            }
-        };
-        if bytes {
-            p * 8.0
-        } else {
-            p
-        }
+        crate::units::rate_unit_bps(unit).ok_or_else(|| {
+            format!("`{s}` has unknown rate unit `{unit}`: expected {ALLOWED} (or a bare number of bits per second)")
+        })?
     };
     let bps = v * mult;
     if !bps.is_finite() || bps <= 0.0 {
@@ -482,6 +463,17 @@ mod tests {
         assert_eq!(parse_ns3_rate("100Gbps").unwrap(), Rate::gbps(100));
         assert_eq!(parse_ns3_rate("400Gb/s").unwrap(), Rate::gbps(400));
         assert_eq!(parse_ns3_rate("12.5GBps").unwrap(), Rate::gbps(100));
+        // One grammar: every unit means in a topology file what it means in a scenario.
+        for s in [
+            "100Gbps", "100GBps", "100gbps", "400Gb/s", "12.5GB/s", "40Mbps", "40MBps", "1KBps",
+            "1kbps", "2Tbps", "1Kibps", "25G", "100GBPS", "100Gbit",
+        ] {
+            assert_eq!(
+                parse_ns3_rate(s).ok(),
+                crate::units::parse_rate(s).ok(),
+                "{s}"
+            );
+        }
         assert_eq!(parse_ns3_rate("25000000000").unwrap(), Rate::gbps(25));
         assert!(parse_ns3_rate("100Gbit").is_err());
         assert!(parse_ns3_rate("0Gbps").is_err());

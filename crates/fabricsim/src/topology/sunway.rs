@@ -251,7 +251,7 @@ pub fn build(c: &SunwayCfg) -> Result<TopoGraph, ParamError> {
         (None, None) => Some(DEFAULT_LINK_LENGTH_M),
         (_, l) => l,
     };
-    let delay = link_delay(c.link_delay, length, "link_delay")?;
+    let delay = link_delay(c.link_delay, length, "link_delay", "link_length")?;
     let rate = c.link_rate();
     let mut g = TopoGraph {
         rails: c.planes,

@@ -159,7 +159,7 @@ pub fn counts(c: &ThreeTierCfg) -> Result<TopoSize, ParamError> {
 /// Builds the three-tier graph.
 pub fn build(c: &ThreeTierCfg) -> Result<TopoGraph, ParamError> {
     let TopoSize { hosts, links, .. } = counts(c)?;
-    let delay = link_delay(c.link_delay, c.link_length, "link_delay")?;
+    let delay = link_delay(c.link_delay, c.link_length, "link_delay", "link_length")?;
     super::check_size(hosts, links)?;
 
     let (pods, tors, servers, aggs, cores) = (

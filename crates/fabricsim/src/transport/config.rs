@@ -268,8 +268,13 @@ impl TransportCfg {
         if self.ack_size < 1 {
             return e("ack_size", "must be positive".into());
         }
-        if self.data_priority as usize >= N_PRIO || self.control_priority as usize >= N_PRIO {
-            return e("data_priority", "priorities are 0..7".into());
+        for (field, p) in [
+            ("data_priority", self.data_priority),
+            ("control_priority", self.control_priority),
+        ] {
+            if p as usize >= N_PRIO {
+                return e(field, format!("{p}: priorities are 0..{}", N_PRIO - 1));
+            }
         }
         self.message.validate().map_err(|e| e.within("message"))?;
         if self.control_priority <= self.data_priority {

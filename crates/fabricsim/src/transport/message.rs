@@ -81,14 +81,33 @@ impl Default for MessageCfg {
     }
 }
 
+/// Most message engines per NIC.
+pub const MAX_ENGINES: u32 = 1024;
+/// Most messages in flight per engine.
+pub const MAX_IN_FLIGHT: u32 = 1 << 20;
+
 impl MessageCfg {
     /// Checks the fields (names relative to `[transport.message]`).
     pub fn validate(&self) -> Result<(), ParamError> {
-        if self.engines == 0 {
-            return Err(ParamError::new("engines", "a NIC needs at least 1 engine"));
+        // Each NIC keeps a slot per engine, and engines x in_flight messages must stay a
+        // 32-bit count: the bounds are far above the Sunway NIC's 2 x 256.
+        if !(1..=MAX_ENGINES).contains(&self.engines) {
+            return Err(ParamError::new(
+                "engines",
+                format!(
+                    "{}: a NIC has 1 to {MAX_ENGINES} message engines",
+                    self.engines
+                ),
+            ));
         }
-        if self.in_flight == 0 {
-            return Err(ParamError::new("in_flight", "must be at least 1"));
+        if !(1..=MAX_IN_FLIGHT).contains(&self.in_flight) {
+            return Err(ParamError::new(
+                "in_flight",
+                format!(
+                    "{}: an engine keeps 1 to {MAX_IN_FLIGHT} messages in flight",
+                    self.in_flight
+                ),
+            ));
         }
         Ok(())
     }

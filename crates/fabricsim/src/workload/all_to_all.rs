@@ -55,7 +55,7 @@ impl Generator for AllToAllCfg {
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
-        let hs = host_group(&self.hosts, self.size, b.graph, "all-to-all")?;
+        let hs = host_group(&self.hosts, self.size, b.graph, "an all-to-all")?;
         let n = hs.len() as u64;
         if (b.work.flows.len() as u64).saturating_add(n * (n - 1)) > MAX_INDEX as u64 {
             return Err(ParamError::new(

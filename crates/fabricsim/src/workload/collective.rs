@@ -443,7 +443,7 @@ impl Described for CollectiveCfg {
 /// Ranks of each job of a collective workload.
 fn groups(c: &CollectiveCfg, b: &Builder<'_>) -> Result<Vec<Vec<u32>>, ParamError> {
     let g = b.graph;
-    let hs = resolve_set(&c.hosts, g, "hosts", None)?;
+    let hs = resolve_set(&c.hosts, g, "hosts", None, "a collective's hosts")?;
     let groups = match c.jobs {
         JobGrouping::One => vec![hs],
         JobGrouping::NicIndex => {

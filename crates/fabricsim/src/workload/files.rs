@@ -249,6 +249,7 @@ impl Generator for CsvCfg {
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
+        crate::param::check_file_name(&self.file, "file")?;
         let flows = read_csv(&b.base_dir.join(&self.file), b.graph.hosts.len() as u32)?;
         b.work.flows.extend(flows);
         Ok(())
@@ -290,6 +291,7 @@ impl Generator for HpccFlowFileCfg {
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
+        crate::param::check_file_name(&self.file, "file")?;
         let flows = read_hpcc(&b.base_dir.join(&self.file), b.graph.hosts.len() as u32)?;
         b.work.flows.extend(flows);
         Ok(())

@@ -147,19 +147,17 @@ impl Generator for HwCollectiveCfg {
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let g = b.graph;
-        let ranks = resolve_set(&self.hosts, g, "hosts", None)?;
+        let ranks = resolve_set(
+            &self.hosts,
+            g,
+            "hosts",
+            None,
+            "a hardware collective's hosts (each rank a distinct NIC)",
+        )?;
         if ranks.len() < 2 && self.ranks_per_host < 2 {
             return Err(ParamError::new(
                 "hosts",
                 "a collective needs at least 2 ranks (2 hosts, or ranks_per_host = 2)",
-            ));
-        }
-        let mut sorted = ranks.clone();
-        sorted.sort_unstable();
-        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-            return Err(ParamError::new(
-                "hosts",
-                format!("host {} is listed twice: each rank is a distinct NIC", w[0]),
             ));
         }
         if self.ranks_per_host == 0 {

@@ -86,12 +86,12 @@ impl Generator for IncastCfg {
             }
             None => 0,
         };
-        let s = resolve_set(&self.senders, g, "senders", Some(r))?;
+        let s = resolve_set(&self.senders, g, "senders", Some(r), "an incast's senders")?;
         check_size(self.size, "size")?;
-        if s.contains(&r) {
+        if let Some(i) = s.iter().position(|&h| h == r) {
             return Err(ParamError::new(
-                "senders",
-                "the receiver cannot also be a sender",
+                format!("senders[{i}]"),
+                format!("host {r} is the receiver: it cannot also be a sender (no flow to itself)"),
             ));
         }
         let start = self.start.unwrap_or(DEFAULT_START);

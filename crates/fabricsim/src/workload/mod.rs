@@ -101,11 +101,15 @@ pub fn resolve_host(r: &HostRef, g: &TopoGraph, field: &str) -> Result<u32, Para
 }
 
 /// Resolves a host set (without `exclude`, for a count or `"all"`); errors name `field`.
+/// The hosts must be distinct: every workload that takes a host set pairs its hosts up
+/// (a host listed twice would send to itself) or gives each its own share (it would be
+/// counted twice). `what` names the workload in the message ("a collective's hosts").
 pub fn resolve_set(
     s: &HostSet,
     g: &TopoGraph,
     field: &str,
     exclude: Option<u32>,
+    what: &str,
 ) -> Result<Vec<u32>, ParamError> {
     let n = g.hosts.len() as u32;
     let v: Vec<u32> = match s {
@@ -129,13 +133,35 @@ pub fn resolve_set(
             }
             avail[..*c as usize].to_vec()
         }
-        HostSet::List(l) => l
-            .iter()
-            .enumerate()
-            .map(|(i, r)| resolve_host(r, g, &format!("{field}[{i}]")))
-            .collect::<Result<_, _>>()?,
+        HostSet::List(l) => {
+            let v: Vec<u32> = l
+                .iter()
+                .enumerate()
+                .map(|(i, r)| resolve_host(r, g, &format!("{field}[{i}]")))
+                .collect::<Result<_, _>>()?;
+            check_distinct(&v, field, what)?;
+            v
+        }
     };
     Ok(v)
+}
+
+/// Rejects a host that appears twice in a list, naming the second place it appears
+/// (`hosts[1]`) and the first.
+pub fn check_distinct(hosts: &[u32], field: &str, what: &str) -> Result<(), ParamError> {
+    let mut first = std::collections::HashMap::with_capacity(hosts.len());
+    for (i, &h) in hosts.iter().enumerate() {
+        if let Some(j) = first.insert(h, i) {
+            return Err(ParamError::new(
+                format!("{field}[{i}]"),
+                format!(
+                    "host {h} appears twice (also {field}[{j}]); {what} must be distinct: \
+                     a host listed twice would send to itself or be counted twice"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks that a flow size is at least one byte; errors name `field`.
@@ -154,7 +180,7 @@ pub fn host_group(
     g: &TopoGraph,
     what: &str,
 ) -> Result<Vec<u32>, ParamError> {
-    let hs = resolve_set(hosts, g, "hosts", None)?;
+    let hs = resolve_set(hosts, g, "hosts", None, &format!("{what}'s hosts"))?;
     check_size(size, "size")?;
     if hs.len() < 2 {
         return Err(ParamError::new(
@@ -501,6 +527,19 @@ pub fn generate(
         w.model()
             .generate(&mut b)
             .map_err(|e| e.within(&format!("[{wi}]")))?;
+        // Every generator checks its own hosts (and names the field); this catches any
+        // that would still pair a host with itself, before the run does.
+        if let Some((i, f)) =
+            (b.work.flows[before..].iter().enumerate()).find(|(_, f)| f.src == f.dst)
+        {
+            return Err(ParamError::new(
+                format!("[{wi}]"),
+                format!(
+                    "the workload's flow {i} goes from host {} to itself: a flow needs two distinct hosts",
+                    f.src
+                ),
+            ));
+        }
         if b.work.flows.len() == before && b.work.hw.len() == hw_before {
             return Err(ParamError::new(
                 format!("[{wi}]"),

@@ -242,15 +242,7 @@ pub fn generate(
         }
     };
 
-    let hs = super::resolve_set(&c.hosts, g, "hosts", None)?;
-    {
-        let mut seen = vec![false; g.hosts.len()];
-        for &h in &hs {
-            if std::mem::replace(&mut seen[h as usize], true) {
-                return Err(ferr("hosts", format!("host {h} is listed twice")));
-            }
-        }
-    }
+    let hs = super::resolve_set(&c.hosts, g, "hosts", None, "a Poisson workload's hosts")?;
     if hs.len() < 2 {
         return Err(ferr(
             "hosts",

@@ -462,7 +462,13 @@ impl Generator for SwCollectiveCfg {
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         let g = b.graph;
-        let hosts = resolve_set(&self.hosts, g, "hosts", None)?;
+        let hosts = resolve_set(
+            &self.hosts,
+            g,
+            "hosts",
+            None,
+            "a software collective's hosts",
+        )?;
         if self.ranks_per_host == 0 {
             return Err(ParamError::new("ranks_per_host", "must be at least 1"));
         }

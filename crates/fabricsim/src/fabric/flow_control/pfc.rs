@@ -190,9 +190,19 @@ impl PfcCfg {
                 "must be a positive number below 256 (1/8 is usual)",
             ));
         }
+        let mut seen: Vec<(Rate, &str)> = Vec::new();
         for (rate, &a) in &self.alpha_per_rate {
             let field = format!("alpha_per_rate.\"{rate}\"");
-            crate::units::parse_rate(rate).map_err(|e| ParamError::new(&field, e))?;
+            let r = crate::units::parse_rate(rate).map_err(|e| ParamError::new(&field, e))?;
+            // Two keys for one rate ("100Gbps" and "100gbps"): which alpha applies would
+            // depend on the table's order.
+            if let Some((_, other)) = seen.iter().find(|(x, _)| *x == r) {
+                return Err(ParamError::new(
+                    field,
+                    format!("the same rate as \"{other}\" ({r}): give each rate once"),
+                ));
+            }
+            seen.push((r, rate));
             if !(a > 0.0 && a < 256.0) {
                 return Err(ParamError::new(
                     field,
@@ -213,10 +223,31 @@ impl PfcCfg {
                 ),
             ));
         }
+        if let Some(h) = self.headroom.filter(|&h| h < max_packet) {
+            return Err(ParamError::new(
+                "headroom",
+                format!(
+                    "{h} bytes cannot absorb even one packet of {max_packet} bytes in flight \
+                     after an XOFF: give at least that, or leave it unset to derive it"
+                ),
+            ));
+        }
         if self.threshold == PfcThreshold::Static && self.xoff < max_packet {
             return Err(ParamError::new(
                 "xoff",
                 "the static XOFF threshold must hold at least one packet",
+            ));
+        }
+        // A paused ingress resumes once it is xon_delta below the threshold: at or above
+        // the static threshold itself it never would, and the fabric would stay paused.
+        if self.threshold == PfcThreshold::Static && self.xon_delta >= self.xoff {
+            return Err(ParamError::new(
+                "xon_delta",
+                format!(
+                    "{} bytes is not below xoff ({} bytes): XON is sent xon_delta below the \
+                     static threshold, so a paused port would never resume",
+                    self.xon_delta, self.xoff
+                ),
             ));
         }
         Ok(())

@@ -262,7 +262,7 @@ fn need<T: Copy>(v: Option<T>, field: &str, what: &str) -> Result<T, ParamError>
 /// The two sides: hosts of the first two campuses, or the two halves of `hosts`.
 fn sides(c: &TrainingCfg, b: &Builder<'_>) -> Result<(Vec<u32>, Vec<u32>), ParamError> {
     let g = b.graph;
-    let hs = resolve_set(&c.hosts, g, "hosts", None)?;
+    let hs = resolve_set(&c.hosts, g, "hosts", None, "a training job's hosts")?;
     let campus = |h: u32| g.nodes[g.hosts[h as usize]].campus;
     let (a, bside): (Vec<u32>, Vec<u32>) = if hs.iter().all(|&h| campus(h).is_some()) {
         let mut cs: Vec<u32> = hs.iter().filter_map(|&h| campus(h)).collect();

@@ -138,9 +138,10 @@ impl CreditCfg {
         self.flit_bytes.saturating_mul(self.flits_per_block)
     }
 
-    /// Checks the settings for packets of at most `max_packet` wire bytes; fields are
-    /// named relative to `[fabric.credit]`.
-    pub fn validate(&self, max_packet: u64) -> Checked {
+    /// Checks the fields that need nothing else, whether credits are enabled or not (a
+    /// value no credit model could run with is a mistake even while it is unused); fields
+    /// are named relative to `[fabric.credit]`.
+    pub fn validate_fields(&self) -> Checked {
         let e = |f: &str, m: String| Err(ParamError::new(f, m));
         if self.vcs == 0 || self.vcs as usize > N_PRIO || (self.vcs > 1 && self.vcs % 2 == 1) {
             return e(
@@ -164,6 +165,20 @@ impl CreditCfg {
         }
         if self.flits_per_block == 0 {
             return e("flits_per_block", "must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// Checks the settings for packets of at most `max_packet` wire bytes; fields are
+    /// named relative to `[fabric.credit]`.
+    pub fn validate(&self, max_packet: u64) -> Checked {
+        let e = |f: &str, m: String| Err(ParamError::new(f, m));
+        self.validate_fields()?;
+        if self.presense && self.presense_window == 0 {
+            return e(
+                "presense_window",
+                "must be positive: pre-sensing averages credit returns over it".into(),
+            );
         }
         let block = self.block();
         let buffer = self
