@@ -469,6 +469,147 @@ fn run_one(
 mod tests {
     use super::*;
 
+    /// Two variants x two sizes of a small leaf-spine with a collective job (so
+    /// `jct.csv` is written) and flows.
+    fn sweep() -> LoadedScenario {
+        let text = r#"
+name = "rt"
+max_time = "20ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 2
+host_rate = "100Gbps"
+[[workload]]
+kind = "collective"
+collective = "ring_allreduce"
+hosts = [0, 1, 2, 3]
+size = "256KiB"
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 3, size = "64KB" }, { src = 1, dst = 2, size = "8KB" }]
+[[variants]]
+name = "a"
+[[variants]]
+name = "b"
+set = { "cc.algorithm" = "none" }
+[[sweep]]
+path = "workload[0].size"
+label = "size"
+values = ["256KiB", "1MiB"]
+"#;
+        crate::scenario::load_str(text, "<rt>", Path::new("."), &[]).unwrap()
+    }
+
+    fn opts(out: &Path) -> RunOptions {
+        RunOptions {
+            out: Some(out.to_path_buf()),
+            seed: None,
+            threads: 2,
+        }
+    }
+
+    #[test]
+    fn summaries_read_back_give_the_same_tables_across_runs() {
+        let d = tempfile::tempdir().unwrap();
+        let l = sweep();
+        let res = run_sweep(&l, &opts(d.path()), Control::default(), &|_, _| {}).unwrap();
+        assert_eq!(res.rows.len(), 4);
+        assert!(res.rows.iter().all(|r| r.jobs > 0));
+        let back: Vec<Summary> = res
+            .rows
+            .iter()
+            .map(|r| {
+                let text =
+                    std::fs::read_to_string(d.path().join(&r.folder).join("summary.json")).unwrap();
+                let b = results::summary::from_json(&text).unwrap();
+                // What it holds writes the same file again.
+                let again = serde_json::to_string_pretty(&b).unwrap() + "\n";
+                assert_eq!(again, text, "{}", r.variant);
+                b
+            })
+            .collect();
+        let axes = vec!["size".to_string()];
+        assert_eq!(
+            results::comparison_csv(&back),
+            results::comparison_csv(&res.rows)
+        );
+        let jct = results::jct_csv(&res.rows, &axes, false, None);
+        assert!(jct.lines().count() > 1, "{jct}");
+        assert_eq!(results::jct_csv(&back, &axes, false, None), jct);
+        assert!(results::summary::from_json("{}")
+            .unwrap_err()
+            .contains("/run/scenario"));
+    }
+
+    #[test]
+    fn a_stopped_sweep_writes_no_run_and_lists_every_run_unfinished() {
+        let d = tempfile::tempdir().unwrap();
+        let l = sweep();
+        let stop = AtomicBool::new(true);
+        let by = || "test".to_string();
+        let ctl = Control {
+            resume: false,
+            stop: Some(&stop),
+            stopped_by: Some(&by),
+        };
+        let res = run_sweep(&l, &opts(d.path()), ctl, &|_, _| {}).unwrap();
+        assert!(res.runs.is_empty() && res.rows.is_empty());
+        assert_eq!(res.unfinished.len(), 4);
+        assert_eq!(res.stopped_by.as_deref(), Some("test"));
+        let mut names: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["comparison.csv", "report.html", "sweep.json"]);
+        // Then resume runs them all, and a second resume reuses them all.
+        let ctl = Control {
+            resume: true,
+            ..Control::default()
+        };
+        let res = run_sweep(&l, &opts(d.path()), ctl, &|_, _| {}).unwrap();
+        assert_eq!((res.runs.len(), res.reused.len()), (4, 0));
+        let first = results::comparison_csv(&res.rows);
+        let res = run_sweep(&l, &opts(d.path()), ctl, &|_, _| {}).unwrap();
+        assert_eq!((res.runs.len(), res.reused.len()), (0, 4));
+        assert_eq!(results::comparison_csv(&res.rows), first);
+    }
+
+    #[test]
+    fn input_errors_are_found_before_anything_is_written() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("out");
+        // The second size makes the collective's size invalid only in one run.
+        let text = r#"
+name = "bad"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 2
+host_rate = "100Gbps"
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 3, size = "64KB" }]
+[[sweep]]
+path = "workload[0].flows[0].dst"
+values = [3, 9]
+"#;
+        let l = crate::scenario::load_str(text, "<bad>", Path::new("."), &[]).unwrap();
+        let e = match run_sweep(&l, &opts(&out), Control::default(), &|_, _| {}) {
+            Err(RunError::Input(e)) => e.to_string(),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("a flow to host 9 of 4 ran"),
+        };
+        assert!(e.contains("in run `bad-"), "{e}");
+        assert!(
+            !out.exists(),
+            "--out was touched before the runs were checked"
+        );
+    }
+
     #[test]
     fn work_order_alternates_shortest_and_longest_and_takes_every_run_once() {
         let cost = [50, 10, 40, 30, 20, 60, 10];
