@@ -538,9 +538,10 @@ values = ["256KiB", "1MiB"]
         let jct = results::jct_csv(&res.rows, &axes, false, None);
         assert!(jct.lines().count() > 1, "{jct}");
         assert_eq!(results::jct_csv(&back, &axes, false, None), jct);
-        assert!(results::summary::from_json("{}")
-            .unwrap_err()
-            .contains("/run/scenario"));
+        // A file cut short or of another shape names what is missing.
+        let e = results::summary::from_json("{}").unwrap_err();
+        assert!(e.starts_with("missing /run/"), "{e}");
+        assert!(results::summary::from_json("{\"run\": ").is_err());
     }
 
     #[test]
