@@ -260,11 +260,8 @@ fn cmd_run(
     println!("{}", fabricsim::results::table(&sweep.rows));
     let (mut bad, mut broken) = (false, false);
     // Reused runs (`--resume`) count as they did when they ran.
-    for s in sweep
-        .rows
-        .iter()
-        .filter(|s| sweep.reused.contains(&s.variant))
-    {
+    let reused: std::collections::HashSet<&String> = sweep.reused.iter().collect();
+    for s in sweep.rows.iter().filter(|s| reused.contains(&s.variant)) {
         eprintln!("{}: reused ({})", s.variant, s.outcome);
         bad |= s.outcome != Outcome::Completed.name();
         for v in &s.invariant_violations {

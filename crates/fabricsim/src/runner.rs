@@ -401,12 +401,13 @@ pub fn run_sweep(
         if let Some(dir) = &opts.out {
             let replicated = loaded.scenario.seeds > 1;
             let baseline = loaded.scenario.baseline.as_deref();
+            let unfinished: std::collections::HashSet<&String> = sweep.unfinished.iter().collect();
             let status = results::SweepStatus {
                 runs: n,
                 finished: plan
                     .iter()
                     .map(|p| &p.meta.name)
-                    .filter(|m| !sweep.unfinished.contains(m))
+                    .filter(|m| !unfinished.contains(m))
                     .cloned()
                     .collect(),
                 reused: sweep.reused.clone(),
