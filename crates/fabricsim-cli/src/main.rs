@@ -335,7 +335,7 @@ fn cmd_run(
 /// with the signal's status.
 struct Signals {
     stop: Arc<AtomicBool>,
-    /// The first signal's number (0: none yet).
+    /// The signal's number (0: none yet).
     first: Arc<AtomicUsize>,
 }
 
@@ -348,23 +348,14 @@ impl Signals {
             first: Arc::new(AtomicUsize::new(0)),
         };
         for sig in [SIGINT, SIGTERM] {
-            // Registered first, so it sees `stop` as the earlier signal left it: set only
-            // from the second signal on.
+            // The signal's number is stored before `stop` is set, so whoever sees `stop`
+            // (an acquire load) sees it too; a second signal overwrites it but ends the
+            // process in the next action.
+            signal_hook::flag::register_usize(sig, Arc::clone(&s.first), sig as usize)?;
+            // Before the flag is set, so it sees `stop` as the earlier signal left it:
+            // set only from the second signal on.
             signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, Arc::clone(&s.stop))?;
             signal_hook::flag::register(sig, Arc::clone(&s.stop))?;
-        }
-        // `register_usize` stores on every signal; the handler below keeps the first.
-        let first = Arc::clone(&s.first);
-        for sig in [SIGINT, SIGTERM] {
-            let first = Arc::clone(&first);
-            // SAFETY: the handler only does an atomic compare-exchange, which is
-            // async-signal-safe.
-            unsafe {
-                signal_hook::low_level::register(sig, move || {
-                    let _ =
-                        first.compare_exchange(0, sig as usize, Ordering::SeqCst, Ordering::SeqCst);
-                })?;
-            }
         }
         Ok(s)
     }

@@ -342,7 +342,9 @@ pub fn run_sweep(
     }
     .min(order.len())
     .max(1);
-    let stopped = || ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed));
+    // Acquire: what the stopper wrote before setting the flag (the CLI: which signal) is
+    // visible to `stopped_by`.
+    let stopped = || ctl.stop.is_some_and(|s| s.load(Ordering::Acquire));
     let results: Vec<Mutex<Option<Result<RunResult, RunError>>>> =
         (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
