@@ -3,7 +3,11 @@
 //! Exit status: 0 on success, 1 when a run stalled or did not finish its flows, 2 on bad
 //! input (the message names the file, the field and what is allowed) and on an `--out`
 //! that cannot take the results (found before anything is simulated), 3 when a run broke
-//! one of the simulator's invariants (`fabricsim::invariants`; a bug, named on stderr).
+//! one of the simulator's invariants (`fabricsim::invariants`; a bug, named on stderr),
+//! 130 or 143 when `run` was interrupted by SIGINT or SIGTERM (128 + the signal, as a
+//! shell reports it): the runs that finished are written, with the tables across runs
+//! and `sweep.json` naming the unfinished ones, which `run --resume` then completes. A
+//! second signal exits at once.
 //!
 //! There is no default results folder: without `--out` a run writes nothing, so no
 //! scenario name can choose where files go. With it, every file lands in `--out` or in a
@@ -16,7 +20,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 mod list;
@@ -58,6 +63,11 @@ enum Cmd {
         /// process may use. A run estimated above it is refused before it is built.
         #[arg(long, value_name = "BYTES")]
         max_memory: Option<String>,
+        /// Continue an interrupted run into the same --out: runs whose folder holds their
+        /// results (a `summary.json` and the same `scenario.resolved.toml`) are kept,
+        /// the others run; the tables across runs cover them all.
+        #[arg(long, requires = "out")]
+        resume: bool,
     },
     /// Validate a scenario without running it.
     Check {
@@ -103,8 +113,9 @@ fn main() -> ExitCode {
             threads,
             quiet,
             max_memory,
+            resume,
         } => match set_max_memory(max_memory) {
-            Ok(()) => cmd_run(file, out, seed, set, threads, quiet),
+            Ok(()) => cmd_run(file, out, seed, set, threads, quiet, resume),
             Err(e) => e,
         },
         Cmd::Check {
@@ -176,6 +187,7 @@ fn cmd_run(
     set: Vec<String>,
     threads: usize,
     quiet: bool,
+    resume: bool,
 ) -> ExitCode {
     let loaded = match fabricsim::load_file(&file, &set) {
         Ok(l) => l,
@@ -249,7 +261,20 @@ fn cmd_run(
         seed,
         threads,
     };
-    let results = match runner::run(&loaded, &opts, &progress) {
+    let signals = match Signals::install() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot install the signal handlers: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let stopped_by = || signals.name();
+    let ctl = runner::Control {
+        resume,
+        stop: Some(&signals.stop),
+        stopped_by: Some(&stopped_by),
+    };
+    let sweep = match runner::run_sweep(&loaded, &opts, ctl, &progress) {
         Ok(r) => r,
         Err(RunError::Input(e)) => return input_error(e),
         // An unusable `--out` is found before anything runs: bad input, like a bad file.
@@ -262,10 +287,22 @@ fn cmd_run(
     for b in &bars {
         b.finish_and_clear();
     }
-    let rows: Vec<_> = results.iter().map(|r| r.summary.clone()).collect();
-    println!("{}", fabricsim::results::table(&rows));
+    println!("{}", fabricsim::results::table(&sweep.rows));
+    if let Some(note) = &sweep.threads_note {
+        eprintln!("note: {note}");
+    }
     let (mut bad, mut broken) = (false, false);
-    for r in &results {
+    // Reused runs (`--resume`) count as they did when they ran.
+    let reused: std::collections::HashSet<&String> = sweep.reused.iter().collect();
+    for s in sweep.rows.iter().filter(|s| reused.contains(&s.variant)) {
+        eprintln!("{}: reused ({})", s.variant, s.outcome);
+        bad |= s.outcome != Outcome::Completed.name();
+        for v in &s.invariant_violations {
+            broken = true;
+            eprintln!("{}: invariant violated: {v}", s.variant);
+        }
+    }
+    for r in &sweep.runs {
         match &r.outcome {
             Outcome::Completed => {}
             Outcome::Stalled(rep) => {
@@ -313,12 +350,83 @@ fn cmd_run(
     if let Some(o) = &out {
         eprintln!("results in {}", o.display());
     }
+    if let Some(by) = &sweep.stopped_by {
+        eprintln!(
+            "interrupted by {by}: {} of {} runs finished; unfinished (rerun them with \
+             --resume and the same --out):",
+            sweep.rows.len(),
+            sweep.rows.len() + sweep.unfinished.len()
+        );
+        for u in &sweep.unfinished {
+            eprintln!("  {u}");
+        }
+        return ExitCode::from(signals.exit_status());
+    }
     if broken {
         ExitCode::from(3)
     } else if bad {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// SIGINT and SIGTERM: the first sets `stop` (the runner lets no new run start and
+/// stops the runs in progress; what finished is written), a second one exits at once
+/// with the signal's status.
+struct Signals {
+    stop: Arc<AtomicBool>,
+    /// The signal's number (0: none yet).
+    first: Arc<AtomicUsize>,
+}
+
+impl Signals {
+    #[cfg(unix)]
+    fn install() -> std::io::Result<Signals> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let s = Signals {
+            stop: Arc::new(AtomicBool::new(false)),
+            first: Arc::new(AtomicUsize::new(0)),
+        };
+        for sig in [SIGINT, SIGTERM] {
+            // The signal's number is stored before `stop` is set, so whoever sees `stop`
+            // (an acquire load) sees it too; a second signal overwrites it but ends the
+            // process in the next action.
+            signal_hook::flag::register_usize(sig, Arc::clone(&s.first), sig as usize)?;
+            // Before the flag is set, so it sees `stop` as the earlier signal left it:
+            // set only from the second signal on.
+            signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, Arc::clone(&s.stop))?;
+            signal_hook::flag::register(sig, Arc::clone(&s.stop))?;
+        }
+        Ok(s)
+    }
+
+    /// Elsewhere nothing is caught: Ctrl-C ends the process as it always did.
+    #[cfg(not(unix))]
+    fn install() -> std::io::Result<Signals> {
+        Ok(Signals {
+            stop: Arc::new(AtomicBool::new(false)),
+            first: Arc::new(AtomicUsize::new(0)),
+        })
+    }
+
+    fn number(&self) -> usize {
+        self.first.load(Ordering::SeqCst)
+    }
+
+    fn name(&self) -> String {
+        match self.number() {
+            2 => "SIGINT".into(),
+            15 => "SIGTERM".into(),
+            0 => "a stop request".into(),
+            n => format!("signal {n}"),
+        }
+    }
+
+    /// 128 + the signal's number, as a shell reports a process the signal ended: 130
+    /// for SIGINT, 143 for SIGTERM.
+    fn exit_status(&self) -> u8 {
+        (128 + self.number()).min(255) as u8
     }
 }
 

@@ -153,7 +153,7 @@ impl ConvergenceSpec {
 }
 
 /// Per-flow result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlowConvergence {
     /// Flow id.
     pub flow: u32,
@@ -167,7 +167,7 @@ pub struct FlowConvergence {
 }
 
 /// The analysis' result (in `summary.json` and `convergence.csv`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Convergence {
     /// Join time, ns.
     pub join_ns: f64,

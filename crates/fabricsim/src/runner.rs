@@ -1,16 +1,45 @@
-//! Running a scenario: every variant is built first (so input errors appear before any
-//! simulated time passes), then `--out` is checked (created, written to, no run folder
-//! blocked), then the runs share the machine's cores, one run per thread. Each run writes
-//! its results as soon as it ends, so a later failure or interruption never loses what
-//! earlier runs produced.
+//! Running a scenario.
+//!
+//! 1. Every run (variants x sweep points x replicates) is planned and checked up front,
+//!    so that input errors appear before any simulated time passes: each run's
+//!    Simulation is built and dropped at once ([`validate`]), one at a time, so the
+//!    check holds one Simulation in memory however long the sweep. Building is cheap
+//!    beside running (the 600 runs of `scenarios/gse-vs-roce-readings.toml` build in
+//!    about 0.5 s, 0.85 ms each, against minutes of simulation), and it is exact: a
+//!    seed feeds the workload generators, so only a build says that every replicate
+//!    builds. The per-run checks that need a built run go in [`check_run`].
+//! 2. `--out` is checked (created, written to, no run folder blocked); with `resume`,
+//!    runs whose folder already holds their results are reused ([`reusable`]).
+//! 3. The other runs share the machine's cores, one run per thread. A worker builds its
+//!    run when it takes it (a sweep of 100 000 seeds never holds more Simulations than
+//!    threads), and each run writes its results as soon as it ends, so a later failure
+//!    or an interruption never loses what earlier runs produced.
+//! 4. The files across runs (`comparison.csv`, `jct.csv`, `report.html`, [`SWEEP_STATUS`])
+//!    are written over every finished run, in the scenario's order.
+//!
+//! Order of the runs: the workers take them alternately shortest and longest (bytes to
+//! move as the estimate), starting with the shortest. Longest first balances the cores
+//! best (no big run starts last and leaves the other cores idle), but a short
+//! interruption of a sweep then leaves nothing finished; shortest first finishes runs
+//! early but starts the biggest last. Alternating gives a finished run after the
+//! shortest one, and the last runs to start are the middle-sized ones, so the idle tail
+//! is about one middle-sized run. Results keep the scenario's order whatever the order of
+//! work, and a run's results do not depend on it.
+//!
+//! Stopping: when [`Control::stop`] is set, workers take no new run and the runs in
+//! progress stop within ~2^20 events ([`Simulation::run_until_stopped`]); they write
+//! nothing, so their folders stay as they were and `resume` reruns them.
 
 use crate::output::{self as results, resolved, Summary};
-use crate::scenario::{LoadedScenario, ScenarioError};
+use crate::scenario::{LoadedScenario, Scenario, ScenarioError};
 use crate::sim::{Outcome, Progress, Simulation};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use crate::units::Time;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
+
+pub use crate::output::SWEEP_STATUS;
 
 /// Options of a run.
 #[derive(Clone, Debug, Default)]
@@ -21,6 +50,18 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Worker threads (0: one per core).
     pub threads: usize,
+}
+
+/// How a sweep may be cut short or continued.
+#[derive(Clone, Copy, Default)]
+pub struct Control<'a> {
+    /// Reuse the runs whose folder under `--out` is complete ([`reusable`]).
+    pub resume: bool,
+    /// Set to stop: no new run starts, the runs in progress end unfinished.
+    pub stop: Option<&'a AtomicBool>,
+    /// What stopped the sweep (`SIGINT`, ...), for [`SWEEP_STATUS`]; asked once the
+    /// workers are done, if `stop` is set.
+    pub stopped_by: Option<&'a (dyn Fn() -> String + Sync)>,
 }
 
 /// What went wrong.
@@ -53,6 +94,22 @@ pub struct RunResult {
     pub outcome: Outcome,
 }
 
+/// What a sweep did ([`run_sweep`]).
+pub struct SweepResult {
+    /// The runs simulated now, in the scenario's order.
+    pub runs: Vec<RunResult>,
+    /// Every finished run's summary (simulated now or reused), in the scenario's order.
+    pub rows: Vec<Summary>,
+    /// Names of the runs reused from `--out` (`resume`).
+    pub reused: Vec<String>,
+    /// Names of the runs that did not finish (stopped), in the scenario's order.
+    pub unfinished: Vec<String>,
+    /// What stopped the sweep, when it was stopped.
+    pub stopped_by: Option<String>,
+    /// Why fewer runs ran at once than threads were asked for (the memory budget).
+    pub threads_note: Option<String>,
+}
+
 /// Builds every variant of a loaded scenario.
 pub fn build_all(
     loaded: &LoadedScenario,
@@ -64,14 +121,46 @@ pub fn build_all(
         .collect())
 }
 
-/// Builds every run (variants x sweep points), keeping each run's description.
+/// Builds every run (variants x sweep points), keeping each run's description. Holds
+/// every Simulation at once: [`run`] builds them one at a time instead.
 pub fn build_runs(
     loaded: &LoadedScenario,
     seed: Option<u64>,
 ) -> Result<Vec<(RunMeta, Simulation)>, ScenarioError> {
-    let mut out = Vec::new();
+    plan(loaded, seed)?
+        .into_iter()
+        .map(|p| Ok((p.build(loaded)?, p.meta)))
+        .map(|r: Result<_, ScenarioError>| r.map(|(s, m)| (m, s)))
+        .collect()
+}
+
+/// One run, ready to build.
+pub struct PlannedRun {
+    /// Its description.
+    pub meta: RunMeta,
+    /// Its scenario, with the run's seed.
+    pub scenario: Scenario,
+    /// Prefix of its error messages (`in run ...: `; empty for a scenario of one run).
+    context: String,
+}
+
+impl PlannedRun {
+    /// Builds the run's Simulation; an error names the run.
+    pub fn build(&self, loaded: &LoadedScenario) -> Result<Simulation, ScenarioError> {
+        Simulation::build(&self.scenario, &loaded.file, &loaded.base_dir).map_err(|e| self.err(e))
+    }
+
+    fn err(&self, mut e: ScenarioError) -> ScenarioError {
+        e.message = format!("{}{}", self.context, e.message);
+        e
+    }
+}
+
+/// Every run of a loaded scenario (variants x sweep points x replicates), not built.
+pub fn plan(loaded: &LoadedScenario, seed: Option<u64>) -> Result<Vec<PlannedRun>, ScenarioError> {
     let runs = loaded.expand_runs()?;
     let named = runs.len() > 1 || !loaded.scenario.variants.is_empty();
+    let mut out = Vec::with_capacity(runs.len());
     for r in runs {
         let (name, mut sc) = (r.name.clone(), r.scenario);
         if let Some(s) = seed {
@@ -79,28 +168,74 @@ pub fn build_runs(
         }
         // Replicates derive from the seed in force (`--seed` included).
         sc.seed = crate::seed::replicate_seed(sc.seed, r.replicate);
-        let in_run = |mut e: ScenarioError| {
-            if named {
-                e.message = format!("in run `{name}`: {}", e.message);
-            }
-            e
+        let context = if named {
+            format!("in run `{name}`: ")
+        } else {
+            String::new()
         };
-        let sim = Simulation::build(&sc, &loaded.file, &loaded.base_dir).map_err(in_run)?;
-        let table = resolved::with_absolute_files(&r.table, &sc, &loaded.base_dir, &loaded.file)
-            .map_err(in_run)?;
-        out.push((
-            RunMeta {
+        let mut p = PlannedRun {
+            meta: RunMeta {
                 name,
                 folder: r.folder,
                 variant: r.variant,
                 coords: r.coords,
                 seed: sc.seed,
-                table,
+                table: toml::Table::new(),
             },
-            sim,
-        ));
+            scenario: sc,
+            context,
+        };
+        p.meta.table =
+            resolved::with_absolute_files(&r.table, &p.scenario, &loaded.base_dir, &loaded.file)
+                .map_err(|e| p.err(e))?;
+        out.push(p);
     }
     Ok(out)
+}
+
+/// What validation learnt of each run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunCost {
+    /// Bytes the run's flows move: the estimate of its length, which orders the work.
+    pub bytes: u64,
+    /// Memory the run was estimated to hold ([`crate::budget`]).
+    pub memory: u64,
+}
+
+/// Checks every run before any starts: builds each and drops it at once (see the module
+/// documentation); `Simulation::build` refuses a run over the memory budget
+/// ([`crate::budget`]) before it allocates it.
+pub fn validate(loaded: &LoadedScenario, plan: &[PlannedRun]) -> Result<Vec<RunCost>, RunError> {
+    plan.iter()
+        .map(|p| {
+            let sim = p.build(loaded).map_err(RunError::Input)?;
+            Ok(RunCost {
+                bytes: sim.nics.flows.iter().map(|f| f.spec.size).sum(),
+                memory: sim.memory_estimate,
+            })
+        })
+        .collect()
+}
+
+/// Workers that fit the memory budget together: each holds one run at a time, so
+/// `threads` runs of the largest estimate must fit; never fewer than one (a run alone
+/// over the budget was refused when it was built). The note says when it took fewer.
+pub fn threads_within_budget(threads: usize, largest_run: u64) -> (usize, Option<String>) {
+    let (limit, source) = crate::budget::limit();
+    let fit = (limit / largest_run.max(1)).max(1) as usize;
+    if fit >= threads {
+        (threads, None)
+    } else {
+        (
+            fit,
+            Some(format!(
+                "running {fit} runs at once instead of {threads}: the largest needs about {} \
+                 and {} are allowed ({source}; --max-memory to change it)",
+                crate::budget::approx_bytes(largest_run),
+                crate::budget::approx_bytes(limit)
+            )),
+        )
+    }
 }
 
 /// Name, folder, sweep coordinates and effective scenario of a run.
@@ -121,31 +256,109 @@ pub struct RunMeta {
     pub table: toml::Table,
 }
 
+/// The summary of the run in `dir` when the folder holds this run's complete results:
+/// a `summary.json` that reads back (it is written last, so the other files are there)
+/// and a `scenario.resolved.toml` whose tree is `meta.table` (so a folder left by another
+/// scenario, seed or `--set` is not mistaken for this run's).
+pub fn reusable(dir: &Path, meta: &RunMeta) -> Option<Summary> {
+    let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
+    let summary = results::summary::from_json(&text).ok()?;
+    let resolved = std::fs::read_to_string(dir.join(resolved::FILE)).ok()?;
+    let table: toml::Table = toml::from_str(&resolved).ok()?;
+    (table == meta.table && summary.variant == meta.name).then_some(summary)
+}
+
 /// Runs every variant; `progress(i, p)` reports run i's progress.
 pub fn run(
     loaded: &LoadedScenario,
     opts: &RunOptions,
     progress: &(dyn Fn(usize, &Progress) + Sync),
 ) -> Result<Vec<RunResult>, RunError> {
-    let mut sims = build_runs(loaded, opts.seed).map_err(RunError::Input)?;
-    let multi = sims.len() > 1;
-    let n = sims.len();
+    Ok(run_sweep(loaded, opts, Control::default(), progress)?.runs)
+}
+
+/// Alternately the shortest and the longest of the runs left, shortest first (see the
+/// module documentation); ties keep the scenario's order.
+fn work_order(cost: &[u64]) -> Vec<usize> {
+    let mut by_cost: Vec<usize> = (0..cost.len()).collect();
+    by_cost.sort_by_key(|&i| cost[i]);
+    let (mut lo, mut hi) = (0, by_cost.len());
+    let mut order = Vec::with_capacity(by_cost.len());
+    while lo < hi {
+        if order.len() % 2 == 0 {
+            order.push(by_cost[lo]);
+            lo += 1;
+        } else {
+            hi -= 1;
+            order.push(by_cost[hi]);
+        }
+    }
+    order
+}
+
+/// Runs every run of a scenario under `ctl`; see the module documentation.
+pub fn run_sweep(
+    loaded: &LoadedScenario,
+    opts: &RunOptions,
+    ctl: Control,
+    progress: &(dyn Fn(usize, &Progress) + Sync),
+) -> Result<SweepResult, RunError> {
+    let mut plan = plan(loaded, opts.seed).map_err(RunError::Input)?;
+    let cost = validate(loaded, &plan)?;
+    let n = plan.len();
+    let multi = n > 1;
     // Sweep axis labels in the scenario's order (every run has the same axes).
-    let axes: Vec<String> = sims
+    let axes: Vec<String> = plan
         .first()
-        .map(|(m, _)| m.coords.iter().map(|(l, _)| l.clone()).collect())
+        .map(|p| p.meta.coords.iter().map(|(l, _)| l.clone()).collect())
         .unwrap_or_default();
+    let dir_of = |m: &RunMeta| -> Option<PathBuf> {
+        // `folder` is one sanitised path component (`scenario::folder_name`): the run
+        // cannot write outside `out`.
+        let out = opts.out.as_ref()?;
+        Some(if multi {
+            out.join(&m.folder)
+        } else {
+            out.clone()
+        })
+    };
+    // Runs reused from `--out`, by index.
+    let mut reused: Vec<Option<Summary>> = (0..n).map(|_| None).collect();
     if let Some(out) = &opts.out {
-        for (m, _) in &mut sims {
-            resolved::set_seed(&mut m.table, m.seed).map_err(RunError::Input)?;
+        for p in &mut plan {
+            resolved::set_seed(&mut p.meta.table, p.meta.seed).map_err(RunError::Input)?;
         }
         let folders: Vec<String> = if multi {
-            sims.iter().map(|(m, _)| m.folder.clone()).collect()
+            plan.iter().map(|p| p.meta.folder.clone()).collect()
         } else {
             Vec::new()
         };
         results::prepare_out(out, &folders).map_err(RunError::Out)?;
+        if multi {
+            // Left by a sweep writer killed mid-file (kill -9, a full disk).
+            results::remove_stale_tmp(out)
+                .map_err(|e| RunError::Out(format!("--out {}: {e}", out.display())))?;
+        }
+        if ctl.resume {
+            for (i, p) in plan.iter().enumerate() {
+                let dir = dir_of(&p.meta).expect("--out is set");
+                reused[i] = reusable(&dir, &p.meta);
+                if reused[i].is_some() {
+                    results::remove_stale_tmp(&dir)
+                        .map_err(|e| RunError::Io(format!("cleaning {}: {e}", dir.display())))?;
+                }
+            }
+        }
     }
+    let todo_cost: Vec<u64> = (0..n)
+        .filter(|&i| reused[i].is_none())
+        .map(|i| cost[i].bytes)
+        .collect();
+    let todo: Vec<usize> = (0..n).filter(|&i| reused[i].is_none()).collect();
+    let order: Vec<usize> = work_order(&todo_cost)
+        .into_iter()
+        .map(|k| todo[k])
+        .collect();
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism()
             .map(|p| p.get())
@@ -153,86 +366,300 @@ pub fn run(
     } else {
         opts.threads
     }
-    .min(n)
+    .min(order.len())
     .max(1);
-    // Longest runs first (bytes to move as the estimate), so that a sweep's big runs do
-    // not start last and leave the other cores idle; results keep the scenario's order.
-    let mut order: Vec<usize> = (0..n).collect();
-    let cost: Vec<u64> = sims
-        .iter()
-        .map(|(_, s)| s.nics.flows.iter().map(|f| f.spec.size).sum())
-        .collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
-    let work: Vec<Mutex<Option<(RunMeta, Simulation)>>> =
-        sims.into_iter().map(|s| Mutex::new(Some(s))).collect();
+    let largest = (0..n)
+        .filter(|&i| reused[i].is_none())
+        .map(|i| cost[i].memory)
+        .max()
+        .unwrap_or(0);
+    let (threads, threads_note) = threads_within_budget(threads, largest);
+    // Acquire: what the stopper wrote before setting the flag (the CLI: which signal) is
+    // visible to `stopped_by`.
+    let stopped = || ctl.stop.is_some_and(|s| s.load(Ordering::Acquire));
     let results: Vec<Mutex<Option<Result<RunResult, RunError>>>> =
         (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
+                if stopped() {
+                    break;
+                }
                 let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= n {
+                if k >= order.len() {
                     break;
                 }
                 let i = order[k];
-                let (meta, mut sim) = work[i]
-                    .lock()
-                    .expect("work lock")
-                    .take()
-                    .expect("each run taken once");
-                let t0 = Instant::now();
-                let outcome = sim.run(&mut |p| progress(i, p));
-                let wall = t0.elapsed().as_secs_f64();
-                let mut summary = results::summarize(&sim, &meta.name, &outcome, wall);
-                summary.params = meta.coords.iter().cloned().collect();
-                summary.variant_name = meta.variant.clone();
-                if multi {
-                    summary.folder = meta.folder.clone();
+                let p = &plan[i];
+                let res = run_one(loaded, p, multi, dir_of(&p.meta), ctl.stop, &|x| {
+                    progress(i, x)
+                });
+                // `None`: stopped, the run stays unfinished.
+                if let Some(res) = res {
+                    *results[i].lock().expect("result lock") = Some(res);
                 }
-                let mut res = Ok(());
-                if let Some(out) = &opts.out {
-                    // `folder` is one sanitised path component (`scenario::folder_name`):
-                    // the run cannot write outside `out`.
-                    let dir = if multi {
-                        out.join(&meta.folder)
-                    } else {
-                        out.clone()
-                    };
-                    res = resolved::text(&meta.table, &meta.name, &loaded.file)
-                        .and_then(|toml| {
-                            results::write_all(&sim, &summary, &toml, &dir)
-                                .map_err(|e| e.to_string())
-                        })
-                        .map_err(|e| {
-                            RunError::Io(format!("writing results to {}: {e}", dir.display()))
-                        });
-                }
-                let name = meta.name;
-                *results[i].lock().expect("result lock") = Some(res.map(|_| RunResult {
-                    variant: name,
-                    summary,
-                    outcome,
-                }));
             });
         }
     });
-    let mut out = Vec::new();
-    for r in results {
-        out.push(
-            r.into_inner()
-                .expect("result lock")
-                .expect("every run finished")?,
-        );
+    let mut sweep = SweepResult {
+        runs: Vec::new(),
+        rows: Vec::new(),
+        reused: Vec::new(),
+        unfinished: Vec::new(),
+        stopped_by: None,
+        threads_note,
+    };
+    for (i, (r, old)) in results.into_iter().zip(reused).enumerate() {
+        let name = &plan[i].meta.name;
+        if let Some(s) = old {
+            sweep.reused.push(name.clone());
+            sweep.rows.push(s);
+            continue;
+        }
+        match r.into_inner().expect("result lock") {
+            Some(r) => {
+                let r = r?;
+                sweep.rows.push(r.summary.clone());
+                sweep.runs.push(r);
+            }
+            None => {
+                assert!(stopped(), "run {name} neither finished nor was stopped");
+                sweep.unfinished.push(name.clone());
+            }
+        }
+    }
+    if stopped() {
+        sweep.stopped_by = Some(ctl.stopped_by.map_or("stop requested".into(), |f| f()));
     }
     if multi {
         if let Some(dir) = &opts.out {
-            let rows: Vec<Summary> = out.iter().map(|r| r.summary.clone()).collect();
             let replicated = loaded.scenario.seeds > 1;
             let baseline = loaded.scenario.baseline.as_deref();
-            results::write_sweep(&rows, &axes, replicated, baseline, dir)
+            let unfinished: std::collections::HashSet<&String> = sweep.unfinished.iter().collect();
+            let status = results::SweepStatus {
+                runs: n,
+                finished: plan
+                    .iter()
+                    .map(|p| &p.meta.name)
+                    .filter(|m| !unfinished.contains(m))
+                    .cloned()
+                    .collect(),
+                reused: sweep.reused.clone(),
+                unfinished: sweep.unfinished.clone(),
+                interrupted_by: sweep.stopped_by.clone(),
+            };
+            results::write_sweep(&sweep.rows, &axes, replicated, baseline, dir)
+                .and_then(|()| results::write_sweep_status(&status, dir))
                 .map_err(|e| RunError::Io(format!("writing to {}: {e}", dir.display())))?;
         }
     }
-    Ok(out)
+    Ok(sweep)
+}
+
+/// Builds, runs and writes one run; `None` when `stop` cut it short (nothing written).
+fn run_one(
+    loaded: &LoadedScenario,
+    p: &PlannedRun,
+    multi: bool,
+    dir: Option<PathBuf>,
+    stop: Option<&AtomicBool>,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Option<Result<RunResult, RunError>> {
+    // [`validate`] built this run already: an error here would be a nondeterministic
+    // build, reported rather than hidden.
+    let mut sim = match p.build(loaded) {
+        Ok(s) => s,
+        Err(e) => return Some(Err(RunError::Input(e))),
+    };
+    let meta = &p.meta;
+    let t0 = Instant::now();
+    let outcome = sim.run_until_stopped(Time::MAX, stop, &mut |x| progress(x))?;
+    let wall = t0.elapsed().as_secs_f64();
+    let mut summary = results::summarize(&sim, &meta.name, &outcome, wall);
+    summary.params = meta.coords.iter().cloned().collect();
+    summary.variant_name = meta.variant.clone();
+    if multi {
+        summary.folder = meta.folder.clone();
+    }
+    let mut res = Ok(());
+    if let Some(dir) = dir {
+        res = resolved::text(&meta.table, &meta.name, &loaded.file)
+            .and_then(|toml| {
+                // A `.tmp` left in the folder by a writer killed mid-file goes first.
+                std::fs::create_dir_all(&dir)
+                    .and_then(|()| results::remove_stale_tmp(&dir))
+                    .and_then(|()| results::write_all(&sim, &summary, &toml, &dir))
+                    .map_err(|e| e.to_string())
+            })
+            .map_err(|e| RunError::Io(format!("writing results to {}: {e}", dir.display())));
+    }
+    Some(res.map(|_| RunResult {
+        variant: meta.name.clone(),
+        summary,
+        outcome,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two variants x two sizes of a small leaf-spine with a collective job (so
+    /// `jct.csv` is written) and flows.
+    fn sweep() -> LoadedScenario {
+        let text = r#"
+name = "rt"
+max_time = "20ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 2
+host_rate = "100Gbps"
+[[workload]]
+kind = "collective"
+collective = "ring_allreduce"
+hosts = [0, 1, 2, 3]
+size = "256KiB"
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 3, size = "64KB" }, { src = 1, dst = 2, size = "8KB" }]
+[[variants]]
+name = "a"
+[[variants]]
+name = "b"
+set = { "cc.algorithm" = "none" }
+[[sweep]]
+path = "workload[0].size"
+label = "size"
+values = ["256KiB", "1MiB"]
+"#;
+        crate::scenario::load_str(text, "<rt>", Path::new("."), &[]).unwrap()
+    }
+
+    fn opts(out: &Path) -> RunOptions {
+        RunOptions {
+            out: Some(out.to_path_buf()),
+            seed: None,
+            threads: 2,
+        }
+    }
+
+    #[test]
+    fn summaries_read_back_give_the_same_tables_across_runs() {
+        let d = tempfile::tempdir().unwrap();
+        let l = sweep();
+        let res = run_sweep(&l, &opts(d.path()), Control::default(), &|_, _| {}).unwrap();
+        assert_eq!(res.rows.len(), 4);
+        assert!(res.rows.iter().all(|r| r.jobs > 0));
+        let back: Vec<Summary> = res
+            .rows
+            .iter()
+            .map(|r| {
+                let text =
+                    std::fs::read_to_string(d.path().join(&r.folder).join("summary.json")).unwrap();
+                let b = results::summary::from_json(&text).unwrap();
+                // What it holds writes the same file again.
+                let again = serde_json::to_string_pretty(&b).unwrap() + "\n";
+                assert_eq!(again, text, "{}", r.variant);
+                b
+            })
+            .collect();
+        let axes = vec!["size".to_string()];
+        assert_eq!(
+            results::comparison_csv(&back),
+            results::comparison_csv(&res.rows)
+        );
+        let jct = results::jct_csv(&res.rows, &axes, false, None);
+        assert!(jct.lines().count() > 1, "{jct}");
+        assert_eq!(results::jct_csv(&back, &axes, false, None), jct);
+        // A file cut short or of another shape names what is missing.
+        let e = results::summary::from_json("{}").unwrap_err();
+        assert!(e.starts_with("missing /run/"), "{e}");
+        assert!(results::summary::from_json("{\"run\": ").is_err());
+    }
+
+    #[test]
+    fn a_stopped_sweep_writes_no_run_and_lists_every_run_unfinished() {
+        let d = tempfile::tempdir().unwrap();
+        let l = sweep();
+        let stop = AtomicBool::new(true);
+        let by = || "test".to_string();
+        let ctl = Control {
+            resume: false,
+            stop: Some(&stop),
+            stopped_by: Some(&by),
+        };
+        let res = run_sweep(&l, &opts(d.path()), ctl, &|_, _| {}).unwrap();
+        assert!(res.runs.is_empty() && res.rows.is_empty());
+        assert_eq!(res.unfinished.len(), 4);
+        assert_eq!(res.stopped_by.as_deref(), Some("test"));
+        let mut names: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["comparison.csv", "report.html", "sweep.json"]);
+        // Then resume runs them all, and a second resume reuses them all.
+        let ctl = Control {
+            resume: true,
+            ..Control::default()
+        };
+        let res = run_sweep(&l, &opts(d.path()), ctl, &|_, _| {}).unwrap();
+        assert_eq!((res.runs.len(), res.reused.len()), (4, 0));
+        let first = results::comparison_csv(&res.rows);
+        let res = run_sweep(&l, &opts(d.path()), ctl, &|_, _| {}).unwrap();
+        assert_eq!((res.runs.len(), res.reused.len()), (0, 4));
+        assert_eq!(results::comparison_csv(&res.rows), first);
+    }
+
+    #[test]
+    fn input_errors_are_found_before_anything_is_written() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("out");
+        // The second size makes the collective's size invalid only in one run.
+        let text = r#"
+name = "bad"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 2
+host_rate = "100Gbps"
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 3, size = "64KB" }]
+[[sweep]]
+path = "workload[0].flows[0].dst"
+values = [3, 9]
+"#;
+        let l = crate::scenario::load_str(text, "<bad>", Path::new("."), &[]).unwrap();
+        let e = match run_sweep(&l, &opts(&out), Control::default(), &|_, _| {}) {
+            Err(RunError::Input(e)) => e.to_string(),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("a flow to host 9 of 4 ran"),
+        };
+        assert!(e.contains("in run `bad-"), "{e}");
+        assert!(
+            !out.exists(),
+            "--out was touched before the runs were checked"
+        );
+    }
+
+    #[test]
+    fn work_order_alternates_shortest_and_longest_and_takes_every_run_once() {
+        let cost = [50, 10, 40, 30, 20, 60, 10];
+        let order = work_order(&cost);
+        let c: Vec<u64> = order.iter().map(|&i| cost[i]).collect();
+        assert_eq!(c, [10, 60, 10, 50, 20, 40, 30]);
+        // Ties keep the scenario's order.
+        assert_eq!(order[0], 1);
+        assert_eq!(order[2], 6);
+        let mut seen = order.clone();
+        seen.sort();
+        assert_eq!(seen, (0..cost.len()).collect::<Vec<_>>());
+        assert!(work_order(&[]).is_empty());
+        assert_eq!(work_order(&[7]), [0]);
+    }
 }

@@ -117,7 +117,7 @@ impl WindowSpec {
 }
 
 /// One row of the result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WindowRow {
     /// `flow <id>` or the port's name.
     pub what: String,
@@ -130,7 +130,7 @@ pub struct WindowRow {
 }
 
 /// The analysis' result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Window {
     /// Window start, ns.
     pub from_ns: f64,

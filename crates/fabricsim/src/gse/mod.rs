@@ -182,7 +182,7 @@ pub struct Gse {
 }
 
 /// What GSE did during a run.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, Deserialize)]
 pub struct GseStats {
     /// Containers opened.
     pub containers: u64,

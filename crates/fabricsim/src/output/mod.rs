@@ -13,7 +13,9 @@
 //!   a folder with a `summary.json` is complete.
 //!
 //! Beside the run folders of a scenario of several runs: the [`Scope::Sweep`] tables
-//! (`comparison.csv`, `jct.csv`) and a `report.html` comparing the runs.
+//! (`comparison.csv`, `jct.csv`) and a `report.html` comparing the runs, over the runs
+//! that finished, and [`SWEEP_STATUS`] (`sweep.json`): which runs finished, which did
+//! not (an interrupted sweep) and what interrupted it.
 //!
 //! Every table is a serde row struct written with the `csv` crate ([`cells`]): the
 //! header is the struct's field names, cells are quoted when they hold a comma, a quote or
@@ -22,7 +24,8 @@
 //! figures of `summary.json` is a pure function of (scenario, seed).
 //!
 //! Every file is written to `.<name>.tmp` and renamed, so a reader never sees half a
-//! file, and the temporary file is removed when the write fails.
+//! file, and the temporary file is removed when the write fails; one left by a killed
+//! process is removed when its folder is used again ([`remove_stale_tmp`]).
 //!
 //! # Adding an output table
 //! 1. A new file `output/<table>.rs` with a `#[derive(Default, Serialize)]` row struct
@@ -134,13 +137,62 @@ pub const TABLES: &[Table] = &[
 /// The multi-run report beside the run folders.
 pub const SWEEP_REPORT: &str = "report.html";
 
+/// Which runs of a scenario of several runs finished ([`SweepStatus`]), beside the run
+/// folders.
+pub const SWEEP_STATUS: &str = "sweep.json";
+
 /// Names of the files written beside the run folders: no run folder may take one.
 pub fn sweep_file_names() -> impl Iterator<Item = &'static str> {
     TABLES
         .iter()
         .filter(|t| matches!(t.scope, Scope::Sweep { .. }))
         .map(|t| t.file)
-        .chain(std::iter::once(SWEEP_REPORT))
+        .chain([SWEEP_REPORT, SWEEP_STATUS])
+}
+
+/// [`SWEEP_STATUS`]: which runs the files across runs cover. Run names, in the
+/// scenario's order.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SweepStatus {
+    /// Runs in the scenario.
+    pub runs: usize,
+    /// Runs with complete results in their folder (simulated now or reused): the rows of
+    /// `comparison.csv`.
+    pub finished: Vec<String>,
+    /// Finished runs reused from an earlier, interrupted invocation (`--resume`).
+    pub reused: Vec<String>,
+    /// Runs that did not finish: their folders hold nothing new; `--resume` runs them.
+    pub unfinished: Vec<String>,
+    /// What stopped the sweep (`SIGINT`, `SIGTERM`), `null` when nothing did.
+    pub interrupted_by: Option<String>,
+}
+
+/// Writes [`SWEEP_STATUS`] into `dir`.
+pub fn write_sweep_status(status: &SweepStatus, dir: &Path) -> std::io::Result<()> {
+    write_file(dir, SWEEP_STATUS, |w| {
+        serde_json::to_writer_pretty(&mut *w, status)?;
+        w.write_all(b"\n")
+    })
+}
+
+/// Removes the temporary files of [`write_file`] (`.<name>.tmp`) directly in `dir`: a
+/// writer killed mid-file (kill -9, power loss) leaves one, and nothing else would ever
+/// remove it. Called when a folder is used again; a missing `dir` has none.
+pub fn remove_stale_tmp(dir: &Path) -> std::io::Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for e in entries {
+        let e = e?;
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') && name.ends_with(".tmp") && e.file_type()?.is_file() {
+            std::fs::remove_file(e.path())?;
+        }
+    }
+    Ok(())
 }
 
 fn find_table(file: &str) -> Option<&'static Table> {

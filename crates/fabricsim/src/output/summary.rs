@@ -632,3 +632,145 @@ impl Serialize for Summary {
         SummaryJson::from(self).serialize(s)
     }
 }
+
+/// Reads a `summary.json` back (`fabricsim run --resume` reuses a finished run's row).
+/// It restores every figure the tables and the report across runs use, exactly: floats
+/// were written as their shortest round-trip text and serde_json reads them back bit for
+/// bit (`float_roundtrip`), and a `null` figure (an undefined value, `NaN`, which JSON
+/// cannot hold) reads as `NaN`. Left empty: the series kept out of the file
+/// (`rate_series`, `queue_series`, `slowdown_cdf`) and the sections no table across runs
+/// reads (`stall`, `livelock`, `long_haul`, `collectives`, `faults`). The error names the
+/// field.
+pub fn from_json(text: &str) -> Result<Summary, String> {
+    use serde_json::Value;
+    let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let at =
+        |p: &str| -> Result<&Value, String> { v.pointer(p).ok_or_else(|| format!("missing {p}")) };
+    let s = |p: &str| -> Result<String, String> {
+        at(p)?
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("{p} is not a string"))
+    };
+    let u = |p: &str| -> Result<u64, String> {
+        at(p)?
+            .as_u64()
+            .ok_or_else(|| format!("{p} is not an unsigned integer"))
+    };
+    let f = |p: &str| -> Result<f64, String> {
+        num(at(p)?).ok_or_else(|| format!("{p} is not a number"))
+    };
+    let opt = |p: &str| -> Result<Option<Value>, String> {
+        Ok(Some(at(p)?.clone()).filter(|x| !x.is_null()))
+    };
+    let params = from("/run/params", at("/run/params")?.clone())?;
+    let invariant_violations = from(
+        "/run/invariant_violations",
+        at("/run/invariant_violations")?.clone(),
+    )?;
+    let buckets = at("/flows/buckets")?
+        .as_array()
+        .ok_or("/flows/buckets is not a list")?;
+    let mut slowdown_buckets = Vec::new();
+    for (i, b) in buckets.iter().enumerate() {
+        let g =
+            |k: &str| num(&b[k]).ok_or_else(|| format!("/flows/buckets/{i}/{k} is not a number"));
+        slowdown_buckets.push(crate::metrics::BucketSlowdown {
+            bucket: b["bucket"]
+                .as_str()
+                .ok_or_else(|| format!("/flows/buckets/{i}/bucket is not a string"))?
+                .to_string(),
+            flows: b["flows"]
+                .as_u64()
+                .ok_or_else(|| format!("/flows/buckets/{i}/flows is not an integer"))?
+                as usize,
+            slowdown_p50: g("slowdown_p50")?,
+            slowdown_p99: g("slowdown_p99")?,
+            slowdown_mean: g("slowdown_mean")?,
+            fct_mean_ns: g("fct_mean_ns")?,
+        });
+    }
+    Ok(Summary {
+        scenario: s("/run/scenario")?,
+        variant: s("/run/name")?,
+        params,
+        seed: u("/run/seed")?,
+        outcome: s("/run/outcome")?,
+        stall: None,
+        livelock: None,
+        memory_estimate_bytes: u("/speed/memory_estimate_bytes").unwrap_or(0),
+        peak_rss_bytes: u("/speed/peak_rss_bytes").unwrap_or(0),
+        sim_end_ns: f("/run/sim_end_ns")?,
+        wall_seconds: f("/speed/wall_seconds")?,
+        events: u("/speed/events")?,
+        packet_hops: u("/speed/packet_hops")?,
+        packet_hops_per_sec: f("/speed/packet_hops_per_sec")?,
+        flows: u("/flows/count")? as usize,
+        flows_completed: u("/flows/completed")? as usize,
+        fct_mean_ns: f("/flows/fct_mean_ns")?,
+        slowdown_mean: f("/flows/slowdown_mean")?,
+        fct_p50_ns: f("/flows/fct_p50_ns")?,
+        fct_p99_ns: f("/flows/fct_p99_ns")?,
+        slowdown_p50: f("/flows/slowdown_p50")?,
+        slowdown_p99: f("/flows/slowdown_p99")?,
+        slowdown_max: f("/flows/slowdown_max")?,
+        slowdown_min: f("/flows/slowdown_min")?,
+        goodput_gbps: f("/flows/goodput_gbps")?,
+        drops: u("/fabric/drops")?,
+        pause_frames: u("/fabric/pause_frames")?,
+        paused_ns: f("/fabric/paused_ns")?,
+        ecn_marks: u("/fabric/ecn_marks")?,
+        cnps: u("/transport/cnps")?,
+        timeouts: u("/transport/timeouts")?,
+        retx_bytes: u("/transport/retx_bytes")?,
+        nacks: u("/transport/nacks")?,
+        out_of_order_packets: u("/transport/out_of_order_packets")?,
+        invariant_violations,
+        max_queue_bytes: u("/fabric/max_queue_bytes")?,
+        peak_packets: u("/speed/peak_packets")? as usize,
+        variant_name: s("/run/variant")?,
+        folder: s("/run/folder")?,
+        jobs: u("/jobs/count")? as usize,
+        jobs_completed: u("/jobs/completed")? as usize,
+        jct_mean_ns: f("/jobs/jct_mean_ns")?,
+        jct_max_ns: f("/jobs/jct_max_ns")?,
+        jct_lower_bound_ns: f("/jobs/jct_lower_bound_ns")?,
+        gse: opt("/gse")?.map(|x| from("/gse", x)).transpose()?,
+        long_haul: None,
+        collectives: None,
+        slowdown_p95: f("/flows/slowdown_p95")?,
+        slowdown_buckets,
+        convergence: opt("/convergence")?
+            .map(|x| from("/convergence", x))
+            .transpose()?,
+        window: opt("/window")?.map(|x| from("/window", x)).transpose()?,
+        mean_queue_bytes: f("/fabric/mean_queue_bytes")?,
+        tcd_ce_marks: u("/fabric/tcd_ce_marks")?,
+        tcd_ue_marks: u("/fabric/tcd_ue_marks")?,
+        rate_series: Vec::new(),
+        queue_series: Vec::new(),
+        faults: None,
+        sender_fct_mean_ns: f("/flows/sender_fct_mean_ns")?,
+        sender_fct_p50_ns: f("/flows/sender_fct_p50_ns")?,
+        sender_fct_p99_ns: f("/flows/sender_fct_p99_ns")?,
+        sender_slowdown_mean: f("/flows/sender_slowdown_mean")?,
+        sender_slowdown_p50: f("/flows/sender_slowdown_p50")?,
+        sender_slowdown_p99: f("/flows/sender_slowdown_p99")?,
+        slowdown_cdf: Vec::new(),
+    })
+}
+
+/// A section of `summary.json` read as `T`; the error names the section.
+fn from<T: serde::de::DeserializeOwned>(p: &str, x: serde_json::Value) -> Result<T, String> {
+    serde_json::from_value(x).map_err(|e| format!("{p}: {e}"))
+}
+
+/// A figure of `summary.json`: a number, or `null` for `NaN` (what serde_json writes for
+/// a non-finite float).
+fn num(v: &serde_json::Value) -> Option<f64> {
+    if v.is_null() {
+        Some(f64::NAN)
+    } else {
+        v.as_f64()
+    }
+}

@@ -24,6 +24,19 @@ impl Simulation {
         until: Time,
         progress: &mut dyn FnMut(&Progress),
     ) -> Option<Outcome> {
+        self.run_until_stopped(until, None, progress)
+    }
+
+    /// [`Simulation::run_until`] that also returns `None` soon after `halt` is set: the
+    /// flag is read where progress is reported (every ~2^20 events, tens of
+    /// milliseconds), so it costs nothing per event. A stopped run's state is partial:
+    /// the caller drops it (`runner` writes nothing for it).
+    pub fn run_until_stopped(
+        &mut self,
+        until: Time,
+        halt: Option<&std::sync::atomic::AtomicBool>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Option<Outcome> {
         if !self.started {
             self.started = true;
             // The event calendar's window should span a frame's serialization plus a
@@ -110,6 +123,9 @@ impl Simulation {
                     }
                     if tick & 0xf_ffff == 0 {
                         progress(&self.progress());
+                        if halt.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                            return None;
+                        }
                     }
                 }
             };
