@@ -334,13 +334,13 @@ fn u32_max_settings_give_huge_bounds_quickly_without_panicking() {
         format!("kind = \"collective\"\ncollective = \"ring_allreduce\"\nsize = 1\nchunks = {m}"),
         format!("kind = \"collective\"\ncollective = \"alltoall\"\nsize = 1\nchannels = {m}\nrounds = true"),
         format!("kind = \"collective\"\ncollective = \"halving_doubling\"\nsize = \"1TB\"\nrepeat = {m}\nchunks = {m}"),
-        format!("kind = \"collective\"\ncollective = \"p2p\"\nsize = 1\nchannels = 100000000\njobs = \"nic_index\""),
+        "kind = \"collective\"\ncollective = \"p2p\"\nsize = 1\nchannels = 100000000\njobs = \"nic_index\"".to_string(),
         format!("kind = \"collective\"\ncollective = \"ring_allreduce\"\nsize = \"1TB\"\nwindow = {{ chunk = 1 , buffer = 8 }}\nrepeat = {m}"),
         format!("kind = \"sw_collective\"\ncollective = \"barrier\"\nranks_per_host = {m}\nrepeat = {m}"),
         format!("kind = \"training\"\nparallelism = \"pp\"\nactivation = \"1TB\"\nforward = \"1us\"\nbackward = \"1us\"\nmicrobatches = {m}\niterations = {m}\nchannels = {m}\nwindow = {{ chunk = 1, buffer = 1 }}"),
         format!("kind = \"training\"\nparallelism = \"dp_zero3\"\ncompute = \"1us\"\ngradient = \"1TB\"\nparameters = \"1TB\"\niterations = {m}\nchannels = {m}"),
         format!("kind = \"hw_collective\"\ncollective = \"barrier\"\nranks_per_host = {m}"),
-        format!("kind = \"all_to_all\"\nsize = 1"),
+        "kind = \"all_to_all\"\nsize = 1".to_string(),
     ];
     for src in &cases {
         for hosts in [hosts, u64::MAX] {
