@@ -74,7 +74,11 @@ fn every_scenario_keeps_the_invariants() {
 
 fn strip_wall(json: &str) -> String {
     json.lines()
-        .filter(|l| !l.contains("wall_seconds") && !l.contains("packet_hops_per_sec"))
+        .filter(|l| {
+            !l.contains("wall_seconds")
+                && !l.contains("packet_hops_per_sec")
+                && !l.contains("peak_rss_bytes")
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -647,7 +647,26 @@ impl LoadedScenario {
                 ),
             ));
         }
-        let mut out = Vec::new();
+        // Every run is described up front (its tree and its scenario, a copy each): that
+        // memory must fit the budget before it is taken ([`crate::budget`]).
+        let each = crate::budget::run_description_bytes(&base_table);
+        let described = each.saturating_mul(runs as u64);
+        let (limit, source) = crate::budget::limit();
+        if described > limit / 2 {
+            return Err(ScenarioError::field(
+                &self.file,
+                "sweep",
+                format!(
+                    "{runs} runs of about {} each would need {} to describe, more than half \
+                     the {} allowed ({source}): sweep fewer points or seeds, or split the \
+                     scenario",
+                    crate::budget::approx_bytes(each),
+                    crate::budget::approx_bytes(described),
+                    crate::budget::approx_bytes(limit)
+                ),
+            ));
+        }
+        let mut out = Vec::with_capacity(runs);
         // Folder (lower case: a case-insensitive file system would merge `A` and `a`)
         // -> (run, its variant index, its axis indices), to name the field of a clash.
         let mut folders: std::collections::HashMap<String, (String, Option<usize>, Vec<usize>)> =

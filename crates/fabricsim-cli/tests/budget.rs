@@ -1,0 +1,193 @@
+//! The memory budget and input limits from the command line: refusals exit 2 naming the
+//! file and field, before anything large is allocated; a sweep runs at once only as many
+//! runs as fit; a run's peak memory stays under its estimate.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn fabricsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fabricsim"))
+        .args(args)
+        .output()
+        .expect("run fabricsim")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const SMALL: &str = r#"
+name = "small"
+max_time = "1ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 1
+servers_per_leaf = 2
+host_rate = "100Gbps"
+[cc]
+algorithm = "none"
+[[workload]]
+kind = "permutation"
+size = "64KB"
+"#;
+
+#[test]
+fn an_endless_or_binary_input_is_refused_at_once() {
+    let o = fabricsim(&["check", "/dev/zero"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("/dev/zero") && stderr(&o).contains("binary"));
+    let d = tempfile::tempdir().unwrap();
+    let big = d.path().join("big.toml");
+    // 17 MiB of comments: text, but over the scenario size limit.
+    let line = format!("# {}\n", "x".repeat(1022));
+    std::fs::write(&big, line.repeat(17 << 10)).unwrap();
+    let o = fabricsim(&["run", big.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("big.toml") && stderr(&o).contains("at most"));
+}
+
+#[test]
+fn a_bad_memory_limit_is_an_input_error() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("s.toml");
+    std::fs::write(&f, SMALL).unwrap();
+    for bad in ["lots", "1KB", "-5GB"] {
+        let o = fabricsim(&["check", f.to_str().unwrap(), "--max-memory", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--max-memory"), "{}", stderr(&o));
+    }
+    let o = fabricsim(&["check", f.to_str().unwrap(), "--max-memory", "1GiB"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("memory estimate"));
+}
+
+#[test]
+fn a_run_over_the_limit_is_refused_naming_what_drives_it() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("s.toml");
+    // 64 leaves of 64 servers: about 40 MB of fabric, over a 64 MiB limit once the
+    // all-to-all's 16M flows are counted.
+    let text = SMALL
+        .replace("leaves = 2", "leaves = 64")
+        .replace("servers_per_leaf = 2", "servers_per_leaf = 64")
+        .replace("permutation", "all_to_all");
+    std::fs::write(&f, text).unwrap();
+    let out = d.path().join("out");
+    let o = fabricsim(&[
+        "run",
+        f.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--max-memory",
+        "64MiB",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    for s in [
+        "s.toml",
+        "field `workload[0]`",
+        "flows",
+        "hosts x (hosts - 1)",
+        "--max-memory",
+    ] {
+        assert!(e.contains(s), "`{s}` missing: {e}");
+    }
+    assert!(!out.exists(), "nothing is written for a refused run");
+}
+
+#[test]
+fn a_sweep_too_large_to_describe_is_refused_before_it_is_expanded() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("s.toml");
+    let seeds: Vec<String> = (1..=5000).map(|i| i.to_string()).collect();
+    let text = format!(
+        "{SMALL}\n[[sweep]]\npath = \"seed\"\nvalues = [{}]\n",
+        seeds.join(", ")
+    );
+    std::fs::write(&f, text).unwrap();
+    let o = fabricsim(&["check", f.to_str().unwrap(), "--max-memory", "64MiB"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("field `sweep`") && e.contains("5000 runs"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_sweep_runs_at_once_only_what_fits() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("s.toml");
+    std::fs::write(
+        &f,
+        format!("{SMALL}\n[[sweep]]\npath = \"seed\"\nvalues = [1, 2, 3, 4]\n"),
+    )
+    .unwrap();
+    // The estimate of one run, from `check`.
+    let o = fabricsim(&["check", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = d.path().join("out");
+    // A limit of 1.5 runs: one at a time.
+    let est = estimate_bytes(&String::from_utf8_lossy(&o.stdout));
+    let limit = format!("{}B", est * 3 / 2);
+    let o = fabricsim(&[
+        "run",
+        f.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        "4",
+        "--quiet",
+        "--max-memory",
+        &limit,
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(e.contains("running 1 runs at once instead of 4"), "{e}");
+    assert!(Path::new(&out).join("comparison.csv").exists());
+}
+
+/// The largest `memory estimate X` of `fabricsim check`'s lines, in bytes.
+fn estimate_bytes(stdout: &str) -> u64 {
+    stdout
+        .lines()
+        .filter_map(|l| l.split("memory estimate ").nth(1))
+        .map(|v| {
+            let (n, unit) = v.trim().split_once(' ').expect("number and unit");
+            let n: f64 = n.parse().expect("number");
+            let k = match unit {
+                "B" => 1.0,
+                "KiB" => 1024.0,
+                "MiB" => 1024.0 * 1024.0,
+                "GiB" => 1024.0 * 1024.0 * 1024.0,
+                u => panic!("unit {u}"),
+            };
+            (n * k) as u64
+        })
+        .max()
+        .expect("an estimate")
+}
+
+#[test]
+fn a_run_stays_under_its_estimate() {
+    let d = tempfile::tempdir().unwrap();
+    let scen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/quickstart.toml");
+    let out = d.path().join("out");
+    let o = fabricsim(&[
+        "run",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let est = s["speed"]["memory_estimate_bytes"].as_u64().unwrap();
+    let rss = s["speed"]["peak_rss_bytes"].as_u64().unwrap();
+    assert!(est > 0 && rss > 0, "{s}");
+    assert!(rss <= est, "peak RSS {rss} above the estimate {est}");
+    // And the estimate means something: not a hundred times the run.
+    assert!(est < 20 * rss, "estimate {est} far above the peak {rss}");
+}
