@@ -53,7 +53,8 @@ fn a_bad_memory_limit_is_an_input_error() {
     let f = d.path().join("s.toml");
     std::fs::write(&f, SMALL).unwrap();
     for bad in ["lots", "1KB", "-5GB"] {
-        let o = fabricsim(&["check", f.to_str().unwrap(), "--max-memory", bad]);
+        let arg = format!("--max-memory={bad}");
+        let o = fabricsim(&["check", f.to_str().unwrap(), &arg]);
         assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
         assert!(stderr(&o).contains("--max-memory"), "{}", stderr(&o));
     }

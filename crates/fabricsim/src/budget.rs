@@ -122,6 +122,19 @@ impl Footprint {
         }
     }
 
+    /// The parts driven by `field` alone (`"topology"`: what building the graph and its
+    /// tables will take).
+    pub fn of_field(&self, field: &str) -> Footprint {
+        Footprint {
+            parts: self
+                .parts
+                .iter()
+                .filter(|p| p.field == field)
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// The largest part.
     pub fn largest(&self) -> Option<&Part> {
         self.parts.iter().max_by_key(|p| p.bytes)
@@ -490,9 +503,9 @@ pub fn check(fp: &Footprint, runs_at_once: u64) -> Result<(), ParamError> {
 /// write sizes.
 pub fn parse_limit(s: &str) -> Result<u64, String> {
     let b = crate::units::parse_bytes(s)?;
-    if b < 64 << 20 {
+    if b < 16 << 20 {
         return Err(format!(
-            "{s}: at least 64MiB is needed (the process alone takes about {})",
+            "{s}: at least 16MiB is needed (the process alone takes about {})",
             approx_bytes(BASE_BYTES)
         ));
     }

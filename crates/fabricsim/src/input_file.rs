@@ -11,10 +11,10 @@ use std::path::Path;
 /// topology written out link by link for 100k hosts stays well below this).
 pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 
-/// Largest data file a scenario names (topology file, flow file, CDF): 1 GiB, tens of
-/// millions of flow lines, far beyond what the flow limit
-/// ([`crate::engine::MAX_INDEX`]) lets a run hold.
-pub const MAX_DATA_FILE_BYTES: u64 = 1 << 30;
+/// Largest data file a scenario names (topology file, flow file, CDF): 512 MiB, some
+/// twenty million flow lines, beyond what the flow limit ([`crate::engine::MAX_INDEX`])
+/// lets a run hold.
+pub const MAX_DATA_FILE_BYTES: u64 = 512 << 20;
 
 /// Reads `path` as text of at most `limit` bytes. The error is a sentence without the
 /// path (the caller names the file and field).

@@ -28,10 +28,13 @@ impl Simulation {
             move |e: ParamError| ScenarioError::param(file, e.within(section))
         };
         // The memory the run will hold, from the settings alone, before anything large
-        // is allocated: a run that cannot fit is refused here, not aborted later.
+        // is allocated: a run that cannot fit is refused here, not aborted later. The
+        // graph's own part is checked before the graph is built; the whole once the
+        // settings it prices (intervals, buffers) passed their own checks.
         let footprint =
             crate::budget::estimate(sc, base_dir).map_err(|e| ScenarioError::param(file, e))?;
-        crate::budget::check(&footprint, 1).map_err(|e| ScenarioError::param(file, e))?;
+        crate::budget::check(&footprint.of_field("topology"), 1)
+            .map_err(|e| ScenarioError::param(file, e))?;
         let g = topology::build(&sc.topology, base_dir).map_err(at("topology"))?;
         let t = &sc.transport;
         t.validate().map_err(at("transport"))?;
@@ -105,6 +108,7 @@ impl Simulation {
         let faults = crate::faults::config::FaultPlan::resolve(&sc.fault, &f.reliability, &g)
             .map_err(at(""))?;
         check_time_floors(sc, &g).map_err(|e| ScenarioError::param(file, e))?;
+        crate::budget::check(&footprint, 1).map_err(|e| ScenarioError::param(file, e))?;
         sc.cc.validate(sc.workload.len()).map_err(at("cc"))?;
         let workload = || {
             let wl = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir)

@@ -87,6 +87,7 @@ impl GraphGenerator for Ns3FileCfg {
 /// switches have hosts is only known from the links, so edge switches are bounded by
 /// switches, hosts and links alike (each host has one link, to one switch).
 pub fn size(path: &str, base_dir: &Path) -> Result<TopoSize, ParamError> {
+    crate::param::check_file_name(path, "file")?;
     let p = base_dir.join(path);
     let text = crate::input_file::read_text(&p, crate::input_file::MAX_DATA_FILE_BYTES)
         .map_err(|e| ParamError::new("file", format!("{}: {e}", p.display())))?;

@@ -232,6 +232,7 @@ impl Generator for CsvCfg {
     /// Exact for a file that reads: one flow per line after the header (blank lines and
     /// `#` comments aside).
     fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        crate::param::check_file_name(&self.file, "file")?;
         let text = read(&ctx.base_dir.join(&self.file))?;
         let lines = text
             .lines()
@@ -278,6 +279,7 @@ impl Generator for HpccFlowFileCfg {
     /// Exact for a file that reads: one flow per non-blank line after the count (which
     /// must equal it).
     fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
+        crate::param::check_file_name(&self.file, "file")?;
         let text = read(&ctx.base_dir.join(&self.file))?;
         let lines = text.lines().filter(|l| !l.trim().is_empty()).count() as u64;
         Ok(Some(super::WorkSize {
