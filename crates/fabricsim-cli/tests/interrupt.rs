@@ -8,9 +8,12 @@
 #![cfg(unix)]
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::assert_no_tmp;
 
 /// A run of a few hundred thousand to a few million events: 16 hosts, a permutation of
 /// `size` per host plus an incast. `seeds` replicates per point; `sweep` extra tables.
@@ -106,31 +109,6 @@ fn signal(child: &Child, sig: &str) {
         .status()
         .unwrap();
     assert!(st.success());
-}
-
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn assert_no_tmp(dir: &Path) {
-    for f in files_under(dir) {
-        let n = f.file_name().unwrap().to_string_lossy();
-        assert!(!n.ends_with(".tmp"), "temporary file left: {}", f.display());
-    }
 }
 
 /// The first column (run names) of `comparison.csv`, header excluded.

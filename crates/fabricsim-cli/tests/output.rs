@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{assert_no_tmp, files_under};
+
 fn exe() -> Command {
     Command::new(env!("CARGO_BIN_EXE_fabricsim"))
 }
@@ -62,31 +65,6 @@ fn entries(dir: &Path) -> BTreeSet<String> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect()
-}
-
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn assert_no_tmp(dir: &Path) {
-    for f in files_under(dir) {
-        let n = f.file_name().unwrap().to_string_lossy();
-        assert!(!n.ends_with(".tmp"), "temporary file left: {}", f.display());
-    }
 }
 
 /// The run folders under `out`: every folder holding a `summary.json` (`out` itself for
