@@ -212,7 +212,7 @@ fn suspect(kind: &str) -> &'static str {
     }
 }
 
-/// Counts of the events [`sample`] saw.
+/// Counts of the events run after the guard tripped (the event loop counts them).
 #[derive(Default)]
 pub(crate) struct Tally {
     kinds: HashMap<&'static str, u64>,
@@ -221,7 +221,10 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
-    /// Counts one event.
+    /// Counts one event (out of line: the event loop calls it only once the guard has
+    /// tripped, and its code must not crowd the loop's).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn add(&mut self, sim: &Simulation, ev: Event) {
         let (kind, who) = describe(sim, ev);
         *self.kinds.entry(kind).or_default() += 1;
@@ -229,6 +232,11 @@ impl Tally {
             *self.components.entry(format!("{kind} of {w}")).or_default() += 1;
         }
         self.n += 1;
+    }
+
+    /// Events counted.
+    pub(crate) fn len(&self) -> u64 {
+        self.n
     }
 }
 
@@ -240,6 +248,8 @@ fn most_first<K: ToString>(m: HashMap<K, u64>) -> Vec<(String, u64)> {
 }
 
 /// The report, from the guard's stretch and the events counted after it tripped.
+#[cold]
+#[inline(never)]
 pub(crate) fn report(sim: &Simulation, at: (Time, u64), tally: Tally) -> LivelockReport {
     let (t0, e0) = sim.livelock.stretch();
     let (now, events) = at;

@@ -9,6 +9,18 @@ use crate::units::Time;
 
 use crate::sim::*;
 
+/// What the loop's periodic check asks of it.
+enum Periodic {
+    /// Go on.
+    Go,
+    /// Go on, and check again at the next event.
+    Hold,
+    /// Stop: the caller asked (the stop flag).
+    Halt,
+    /// The run ends so.
+    End(Outcome),
+}
+
 impl Simulation {
     /// Runs to completion, `max_time`, or a stall. `progress` is called every ~2^20 events.
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress)) -> Outcome {
@@ -78,6 +90,11 @@ impl Simulation {
         let total = self.nics.flows.len();
         let stop = self.ctx.params.max_time.min(until);
         let mut tick = 0u32;
+        // The loop's periodic checks run every 2^16 events, and every event while a
+        // tripped livelock guard counts events for its diagnosis (the check holds `tick`
+        // on its multiple of 2^16). Counting here, not in a loop of its own, keeps one
+        // call site per handler: a second costs every event its handlers' inlining.
+        let mut diagnosis: Option<(crate::livelock::Tally, (Time, u64))> = None;
         let outcome =
             loop {
                 if self.nics.flows_done == total && self.nics.launcher.phases_left == 0 {
@@ -112,26 +129,77 @@ impl Simulation {
                     break Outcome::Stalled(crate::stall::diagnose(self));
                 }
                 self.ctx.now = t;
+                tick = tick.wrapping_add(1);
+                // Before the event is handled, so that nothing of it (the event itself)
+                // stays live across the handler on the path every event takes.
+                if tick & (crate::livelock::CHECK_EVERY - 1) == 0 {
+                    match self.periodic(t, ev, tick, &mut diagnosis, progress, halt) {
+                        Periodic::Go => {}
+                        Periodic::Hold => tick = tick.wrapping_sub(1),
+                        Periodic::Halt => {
+                            self.ctx.queue.unpop();
+                            return None;
+                        }
+                        Periodic::End(o) => {
+                            self.ctx.queue.unpop();
+                            break o;
+                        }
+                    }
+                }
                 if self.prefetch {
                     self.prefetch_ahead();
                 }
                 self.dispatch(t, ev);
-                tick = tick.wrapping_add(1);
-                if tick & (crate::livelock::CHECK_EVERY - 1) == 0 {
-                    if self.livelock.check(t, self.ctx.queue.popped()) {
-                        break Outcome::Livelock(self.diagnose_livelock(stop));
-                    }
-                    if tick & 0xf_ffff == 0 {
-                        progress(&self.progress());
-                        if halt.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
-                            return None;
-                        }
-                    }
-                }
             };
+        // A run that ended (max_time, a stall) while the guard counted still livelocked.
+        let outcome = match (diagnosis, outcome) {
+            (Some((tally, at)), Outcome::MaxTime | Outcome::Stalled(_) | Outcome::Starved) => {
+                Outcome::Livelock(crate::livelock::report(self, at, tally))
+            }
+            (_, o) => o,
+        };
         self.finish_accounting();
         progress(&self.progress());
         Some(outcome)
+    }
+
+    /// The loop's checks every 2^16 events (out of line, so the path every event takes
+    /// stays short): the livelock guard, counting events for its diagnosis once it
+    /// tripped (`Hold`: check again at the next event), progress and the stop flag.
+    #[cold]
+    #[inline(never)]
+    fn periodic(
+        &mut self,
+        t: Time,
+        ev: Event,
+        tick: u32,
+        diagnosis: &mut Option<(crate::livelock::Tally, (Time, u64))>,
+        progress: &mut dyn FnMut(&Progress),
+        halt: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Periodic {
+        if let Some((tally, _)) = diagnosis {
+            tally.add(self, ev);
+            if tally.len() < crate::livelock::SAMPLE as u64 {
+                return Periodic::Hold;
+            }
+            let (tally, at) = diagnosis.take().expect("counting");
+            return Periodic::End(Outcome::Livelock(crate::livelock::report(self, at, tally)));
+        }
+        if self.livelock.check(t, self.ctx.queue.popped()) {
+            // Count the next events by kind and component, then stop.
+            *diagnosis = Some((
+                crate::livelock::Tally::default(),
+                (self.ctx.now, self.ctx.queue.popped()),
+            ));
+            return Periodic::Hold;
+        }
+        if tick & 0xf_ffff == 0 {
+            progress(&self.progress());
+            if halt.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                return Periodic::Halt;
+            }
+        }
+        Periodic::Go
     }
 
     /// Hands event `ev`, due now (`t`), to the component it names.
@@ -166,28 +234,6 @@ impl Simulation {
             Event::Replay(l) => fabric.on_replay(ctx, l),
             Event::Collective(i) => nics.on_collective_timer(ctx, fabric, i),
         }
-    }
-
-    /// The livelock guard tripped: runs up to [`crate::livelock::SAMPLE`] more events
-    /// (not past `stop`), counting them by kind and component, and reports.
-    #[cold]
-    #[inline(never)]
-    fn diagnose_livelock(&mut self, stop: Time) -> crate::livelock::LivelockReport {
-        let at = (self.ctx.now, self.ctx.queue.popped());
-        let mut tally = crate::livelock::Tally::default();
-        for _ in 0..crate::livelock::SAMPLE {
-            let Some((t, ev)) = self.ctx.queue.pop() else {
-                break;
-            };
-            if t > stop {
-                self.ctx.queue.unpop();
-                break;
-            }
-            tally.add(self, ev);
-            self.ctx.now = t;
-            self.dispatch(t, ev);
-        }
-        crate::livelock::report(self, at, tally)
     }
 
     /// Schedules every step of the fault timeline (out of line: the loop's code stays as
