@@ -1,6 +1,6 @@
 //! Criterion benchmarks of the hot path: the event queue alone, and a small fat-tree
 //! permutation end to end (the same kind of work as `fabricsim bench`, small enough for
-//! criterion's repetitions). Run with `cargo bench -p fabricsim --bench engine`.
+//! criterion's repetitions). Run with `cargo bench -p fabricsim --features bench --bench engine`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fabricsim::engine::{Event, EventQueue};
