@@ -534,10 +534,14 @@ impl Generator for CollectiveCfg {
             deps: deps.saturating_mul(repeat),
             jobs: groups.saturating_mul(repeat),
             // Per iteration each rank sends at most 2 S (an AllReduce's two phases of
-            // (n-1)/n S; AlltoAll and p2p less), and every host is a rank of one job.
+            // (n-1)/n S; AlltoAll and p2p less), and every host is a rank of one job;
+            // plus up to 8 B per flow: a piece is never less than one byte (a 1 B ring
+            // AllReduce over 12 ranks sends 264 B, not 24) and a window's slot credit
+            // carries `CREDIT_BYTES`.
             bytes: Some(
                 n.saturating_mul(self.size)
                     .saturating_mul(2)
+                    .saturating_add(flows.saturating_mul(super::window::CREDIT_BYTES.max(1)))
                     .saturating_mul(repeat),
             ),
             ..Default::default()
