@@ -1,4 +1,4 @@
-//! `report.html` as a reader sees it: a run of `scenarios/incast-pfc.toml` (cut short),
+//! `report.html` as a reader sees it: a run of `scenarios/incast-pfc.toml` (cut to 10 ms, as in the goldens),
 //! its multi-run report and one run's report rendered by headless Chromium to PNG, and
 //! the pictures checked to be charts, not blank pages: enough non-white pixels, many
 //! colours, and the palette's first series colour present (bars were drawn).
@@ -126,7 +126,7 @@ fn reports_render_to_non_blank_pictures() {
     let status = Command::new(env!("CARGO_BIN_EXE_fabricsim"))
         .arg("run")
         .arg(&scenario)
-        .args(["--quiet", "--set", "max_time=\"3ms\"", "--out"])
+        .args(["--quiet", "--set", "max_time=\"10ms\"", "--out"])
         .arg(out.path())
         .status()
         .unwrap();
