@@ -17,7 +17,7 @@
 //! overlays of their rate-vs-time and bottleneck-queue-vs-time series.
 
 use crate::metrics::interval::{mean_interval, MeanInterval};
-use crate::report::{BarChart, LineChart, Section, Table};
+use crate::report::{BarChart, Bound, LineChart, Section, Table, PERCENTILE_NOTE};
 use crate::results::Summary;
 use crate::scenario::REPLICATE_AXIS;
 
@@ -34,8 +34,31 @@ pub const MAX_SERIES_RUNS: usize = 6;
 /// A named line: (name, points).
 type Series = (String, Vec<(f64, f64)>);
 
-/// A charted quantity: name, how to read it from a run, log scale.
-type Metric = (&'static str, fn(&Summary) -> f64, bool);
+/// Under rate charts: where the points come from.
+pub const RATE_NOTE: &str = "Each flow's congestion-controller rate, sampled every \
+    [record] rate_interval (rates.csv); long series thinned to keep their peaks and dips.";
+
+/// Under queue charts: where the points come from.
+pub const QUEUE_NOTE: &str = "Bytes queued at the switch egress port, sampled every \
+    [record] queue_interval (queues.csv; an empty queue is not sampled and reads as \
+    zero); long series thinned to keep their peaks and dips.";
+
+/// A charted quantity: its axis label (with unit), how to read it from a run, the note
+/// under its chart, and the lower bound drawn on its bars (JCT charts).
+struct Metric {
+    label: &'static str,
+    value: fn(&Summary) -> f64,
+    note: String,
+    bound: Option<fn(&Summary) -> f64>,
+}
+
+/// Name of the bound marks in JCT charts' legends.
+const JCT_BOUND: &str = "JCT lower bound";
+
+/// What the black marks on JCT bars are.
+const JCT_BOUND_NOTE: &str = "Black marks: the JCT lower bound (each job's collective \
+    with every message at its ideal FCT on an idle fabric, as in jobs.csv), averaged over \
+    the run's jobs.";
 
 /// Variant names in first-seen order.
 fn variants(rows: &[Summary]) -> Vec<String> {
@@ -126,20 +149,20 @@ pub fn report_sections(
             [
                 "JCT mean (ms)",
                 "JCT max (ms)",
-                "lower bound (ms)",
-                "drops",
-                "PFC pauses",
+                "JCT lower bound (ms)",
+                "drops (packets)",
+                "PFC pauses (frames)",
             ]
             .map(String::from),
         );
     } else {
         header.extend(
             [
-                "FCT p50",
-                "FCT p99",
+                "FCT p50 (ms)",
+                "FCT p99 (ms)",
                 "goodput (Gbps)",
-                "drops",
-                "PFC pauses",
+                "drops (packets)",
+                "PFC pauses (frames)",
             ]
             .map(String::from),
         );
@@ -191,15 +214,52 @@ pub fn report_sections(
             groups.push(g);
         }
     }
+    let over_seeds = if replicated {
+        " Each bar is the mean over the point's seeds (intervals in the tables above)."
+    } else {
+        ""
+    };
     let metrics: Vec<Metric> = if jobs {
         vec![
-            ("mean JCT (ms)", |r| r.jct_mean_ns / 1e6, true),
-            ("max JCT (ms)", |r| r.jct_max_ns / 1e6, true),
+            Metric {
+                label: "mean JCT (ms)",
+                value: |r| r.jct_mean_ns / 1e6,
+                note: format!(
+                    "Bars: mean job completion time of the run's jobs.{over_seeds} \
+                     {JCT_BOUND_NOTE}"
+                ),
+                bound: Some(|r| r.jct_lower_bound_ns / 1e6),
+            },
+            Metric {
+                label: "max JCT (ms)",
+                value: |r| r.jct_max_ns / 1e6,
+                note: format!(
+                    "Bars: the longest job completion time of the run.{over_seeds} \
+                     {JCT_BOUND_NOTE} The slowest job's own bound can be higher."
+                ),
+                bound: Some(|r| r.jct_lower_bound_ns / 1e6),
+            },
         ]
     } else {
         vec![
-            ("FCT p99 (ms)", |r| r.fct_p99_ns / 1e6, true),
-            ("goodput (Gbps)", |r| r.goodput_gbps, false),
+            Metric {
+                label: "FCT p99 (ms)",
+                value: |r| r.fct_p99_ns / 1e6,
+                note: format!(
+                    "Bars: 99th percentile of the flow completion times of the run's \
+                     finished flows.{over_seeds} {PERCENTILE_NOTE}"
+                ),
+                bound: None,
+            },
+            Metric {
+                label: "goodput (Gbps)",
+                value: |r| r.goodput_gbps,
+                note: format!(
+                    "Bars: payload bytes of finished flows × 8 / (last finish − first \
+                     start).{over_seeds}"
+                ),
+                bound: None,
+            },
         ]
     };
     for g in &groups {
@@ -213,12 +273,11 @@ pub fn report_sections(
         } else {
             label.join(", ")
         }));
-        for (name, f, log) in &metrics {
-            let series = vars
-                .iter()
+        // The mean over a point's replicates (one run without) of `f`, per variant and x.
+        let per_point = |f: fn(&Summary) -> f64| -> Vec<Vec<Option<f64>>> {
+            vars.iter()
                 .map(|v| {
-                    let vals = xs
-                        .iter()
+                    xs.iter()
                         .map(|x| {
                             // The mean over the point's replicates (one run without).
                             let ys: Vec<f64> = rows
@@ -242,20 +301,26 @@ pub fn report_sections(
                                 }
                             })
                         })
-                        .collect();
-                    (
-                        if v.is_empty() {
-                            "run".to_string()
-                        } else {
-                            v.clone()
-                        },
-                        vals,
-                    )
+                        .collect()
                 })
+                .collect()
+        };
+        for m in &metrics {
+            let series = vars
+                .iter()
+                .map(|v| {
+                    if v.is_empty() {
+                        "run".to_string()
+                    } else {
+                        v.clone()
+                    }
+                })
+                .zip(per_point(m.value))
                 .collect();
             out.push(Section::Bar(BarChart {
                 title: format!(
-                    "{name}{}",
+                    "{}{}",
+                    m.label,
                     if label.is_empty() {
                         String::new()
                     } else {
@@ -263,10 +328,14 @@ pub fn report_sections(
                     }
                 ),
                 x_label: x_axis.clone().unwrap_or_default(),
-                y_label: name.to_string(),
+                y_label: m.label.to_string(),
                 categories: xs.clone(),
                 series,
-                log_y: *log,
+                bound: m.bound.map(|b| Bound {
+                    name: JCT_BOUND.into(),
+                    values: per_point(b),
+                }),
+                note: m.note.clone(),
             }));
         }
     }
@@ -297,11 +366,11 @@ fn replicate_tables(rows: &[Summary], axes: &[String], baseline: Option<&str>) -
     header.extend(
         [
             "variant",
-            "runs",
+            "runs (count)",
             "JCT mean (ms)",
-            "+- 95 %",
+            "± 95 % (ms)",
             "JCT max (ms)",
-            "+- 95 %",
+            "± 95 % (ms)",
         ]
         .map(String::from),
     );
@@ -321,10 +390,10 @@ fn replicate_tables(rows: &[Summary], axes: &[String], baseline: Option<&str>) -
     rheader.extend(
         [
             "ratio",
-            "mean-JCT ratio",
-            "+- 95 %",
-            "max-JCT ratio",
-            "+- 95 %",
+            "mean-JCT ratio (×)",
+            "± 95 % (×)",
+            "max-JCT ratio (×)",
+            "± 95 % (×)",
         ]
         .map(String::from),
     );
@@ -378,15 +447,15 @@ pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
     let tcd = rows.iter().any(|r| r.tcd_ce_marks + r.tcd_ue_marks > 0);
     let mut header: Vec<String> = [
         "run",
-        "PFC pauses",
-        "paused (us, all ports)",
+        "PFC pauses (frames)",
+        "paused (µs, all ports)",
         "max queue (KB)",
         "mean queue, busiest port (KB)",
     ]
     .map(String::from)
     .to_vec();
     if tcd {
-        header.extend(["TCD CE marks", "TCD UE marks"].map(String::from));
+        header.extend(["TCD CE marks (packets)", "TCD UE marks (packets)"].map(String::from));
     }
     out.push(Section::Table(Table {
         title: "PFC and switch queues per run".into(),
@@ -415,9 +484,9 @@ pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
             header: [
                 "run",
                 "fair share (Gbps)",
-                "tolerance",
-                "time to cut (us)",
-                "time to fair share (us)",
+                "tolerance (fraction of fair share)",
+                "time to cut (µs)",
+                "time to fair share (µs)",
             ]
             .map(String::from)
             .to_vec(),
@@ -474,31 +543,44 @@ pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
                 .collect(),
         }));
     }
-    // Each run's series, named "<run>: <series>", overlaid in one chart.
-    let overlay = |pick: fn(&Summary) -> &[Series]| {
-        rows.iter()
-            .flat_map(|r| {
-                pick(r)
-                    .iter()
-                    .map(move |(name, pts)| (format!("{}: {name}", run_label(r)), pts.clone()))
-            })
-            .collect::<Vec<_>>()
+    // Each run's series, named "<run>: <series>", in one chart; with more series than a
+    // panel holds, one panel per run.
+    let overlay = |title: &str, y_label: &str, pick: fn(&Summary) -> &[Series], note: &str| {
+        let mut c = LineChart::over_time(
+            title,
+            y_label,
+            rows.iter()
+                .flat_map(|r| {
+                    pick(r)
+                        .iter()
+                        .map(move |(name, pts)| (format!("{}: {name}", run_label(r)), pts.clone()))
+                })
+                .collect(),
+        );
+        c.groups = rows
+            .iter()
+            .flat_map(|r| std::iter::repeat_n(run_label(r), pick(r).len()))
+            .collect();
+        c.note = note.to_string();
+        c
     };
     let with_rates = rows.iter().filter(|r| !r.rate_series.is_empty()).count();
     let with_queues = rows.iter().filter(|r| !r.queue_series.is_empty()).count();
     if rows.len() <= MAX_SERIES_RUNS {
         if with_rates > 0 {
-            out.push(Section::Line(LineChart::over_time(
+            out.push(Section::Line(overlay(
                 "Sending rate per flow, every run",
                 "rate (Gbps)",
-                overlay(|r| r.rate_series.as_slice()),
+                |r| r.rate_series.as_slice(),
+                RATE_NOTE,
             )));
         }
         if with_queues > 0 {
-            out.push(Section::Line(LineChart::over_time(
+            out.push(Section::Line(overlay(
                 "Longest switch queue of each run",
                 "queue (bytes)",
-                overlay(|r| r.queue_series.as_slice()),
+                |r| r.queue_series.as_slice(),
+                QUEUE_NOTE,
             )));
         }
     }
@@ -574,8 +656,8 @@ pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
     ));
     let mut header = vec!["run".to_string()];
     for l in &labels {
-        header.push(format!("{l} p50"));
-        header.push(format!("{l} p99"));
+        header.push(format!("{l} p50 (×)"));
+        header.push(format!("{l} p99 (×)"));
     }
     let table_rows = rows
         .iter()
@@ -610,17 +692,17 @@ pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
                     (run_label(r), vals)
                 })
                 .collect();
-            let finite = series.iter().flat_map(|(_, v)| v.iter().flatten().copied());
-            let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-                (a.min(v), b.max(v))
-            });
             out.push(Section::Bar(BarChart {
                 title: format!("Slowdown {name} per flow size"),
-                x_label: "flow size".into(),
-                y_label: format!("slowdown {name}"),
+                x_label: crate::metrics::FLOW_SIZE_AXIS.into(),
+                y_label: format!("slowdown {name} (FCT / ideal FCT, ×)"),
                 categories: labels.clone(),
                 series,
-                log_y: lo > 0.0 && hi.is_finite() && hi / lo >= 20.0,
+                bound: None,
+                note: format!(
+                    "Bars: the {name} of the slowdown of the run's finished flows in each \
+                     size bucket. {PERCENTILE_NOTE}"
+                ),
             }));
         }
     } else {

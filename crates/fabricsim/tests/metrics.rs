@@ -190,7 +190,7 @@ fn summary_json_has_p95_and_per_bucket_quantiles() {
 }
 
 #[test]
-fn the_run_report_is_well_formed_with_one_svg_per_chart() {
+fn the_run_report_is_well_formed_with_one_figure_per_chart() {
     let d = tempfile::tempdir().unwrap();
     run_quickstart(d.path());
     for f in ["rates.csv", "queues.csv"] {
@@ -204,9 +204,11 @@ fn the_run_report_is_well_formed_with_one_svg_per_chart() {
     assert!(html.starts_with("<!DOCTYPE html>"));
     check_well_formed(&html).expect("well-formed HTML");
     assert!(!html.contains("<script"));
-    // CDF, slowdown per bucket, rate vs time, queue vs time.
-    assert_eq!(html.matches("<svg").count(), 4);
-    assert_eq!(html.matches("</svg>").count(), 4);
+    // CDF, slowdown per bucket, rate vs time, queue vs time (each a figure; more than
+    // six flows or ports are drawn as panels, one <svg> each).
+    assert_eq!(html.matches("<figure").count(), 4);
+    assert!(html.matches("<svg").count() >= 4);
+    assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
     for t in [
         "CDF of slowdown",
         "Slowdown per flow size",
@@ -283,14 +285,14 @@ fn variants_get_per_run_reports_and_slowdown_comparison() {
         assert_eq!(rows.len(), 5);
         let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
         check_well_formed(&html).unwrap();
-        assert_eq!(html.matches("<svg").count(), 4, "{v}");
+        assert_eq!(html.matches("<figure").count(), 4, "{v}");
     }
     let html = std::fs::read_to_string(d.path().join("report.html")).unwrap();
     check_well_formed(&html).expect("well-formed HTML");
     // FCT p99 and goodput (existing), slowdown p50 and p99 per bucket, CDF overlay, and
     // the overlays of the runs' rates and longest queues (quickstart samples both).
-    assert_eq!(html.matches("<svg").count(), 7);
-    assert_eq!(html.matches("</svg>").count(), 7);
+    assert_eq!(html.matches("<figure").count(), 7);
+    assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
     for t in [
         "Slowdown p50 per flow size",
         "Slowdown p99 per flow size",
@@ -370,5 +372,139 @@ fn the_run_outputs_are_byte_identical_across_runs() {
         let x = std::fs::read(a.path().join(f)).unwrap();
         let y = std::fs::read(b.path().join(f)).unwrap();
         assert!(x == y, "{f} differs between two runs");
+    }
+}
+
+/// A label that names its unit: "JCT (ms)", "fraction of flows (0–1)".
+fn has_unit(label: &str) -> bool {
+    label.contains(" (") && label.ends_with(')')
+}
+
+/// Columns that name things rather than measure them (no unit to give).
+const NAME_COLUMNS: &[&str] = &["run", "variant", "port", "ratio"];
+
+/// Checks every chart and table of a report: value axes (and both axes of line charts)
+/// with units, a note under every chart, bar charts from zero, the nearest-rank note
+/// under every chart of percentiles, and units in every table header that measures
+/// something. Returns the number of charts.
+fn check_report(secs: &[Section], sweep_axes: &[String]) -> usize {
+    use fabricsim::report::{bar_plan, PERCENTILE_NOTE};
+    let percentiles = |s: &str| ["p50", "p95", "p99"].iter().any(|p| s.contains(p));
+    let mut charts = 0;
+    for s in secs {
+        match s {
+            Section::Bar(c) => {
+                charts += 1;
+                assert!(has_unit(&c.y_label), "{}: {}", c.title, c.y_label);
+                assert!(!c.note.is_empty(), "{}", c.title);
+                assert_eq!(bar_plan(c).y.start, 0.0, "{}", c.title);
+                if percentiles(&c.title) || percentiles(&c.y_label) {
+                    assert!(c.note.contains(PERCENTILE_NOTE), "{}", c.title);
+                }
+            }
+            Section::Line(c) => {
+                charts += 1;
+                assert!(has_unit(&c.x_label), "{}: {}", c.title, c.x_label);
+                assert!(has_unit(&c.y_label), "{}: {}", c.title, c.y_label);
+                assert!(!c.note.is_empty(), "{}", c.title);
+                if c.title.contains("CDF") {
+                    assert!(c.note.contains(metrics::CDF_NOTE), "{}", c.title);
+                }
+            }
+            Section::Table(t) => {
+                for h in &t.header {
+                    assert!(
+                        has_unit(h) || NAME_COLUMNS.contains(&h.as_str()) || sweep_axes.contains(h),
+                        "{}: column {h:?} has no unit",
+                        t.title
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    charts
+}
+
+#[test]
+fn every_chart_and_table_of_the_reports_has_units_and_notes() {
+    let loaded = load_file(&scenarios_dir().join("quickstart.toml"), &[]).unwrap();
+    let (_, mut sim) = build_all(&loaded, None).unwrap().pop().unwrap();
+    sim.run(&mut |_| {});
+    let d = tempfile::tempdir().unwrap();
+    let res = run_two_variants(d.path());
+    let summary = &res[0].summary;
+    assert_eq!(
+        check_report(&metrics::run_report_sections(&sim, summary), &[]),
+        4
+    );
+    let rows: Vec<_> = res.iter().map(|r| r.summary.clone()).collect();
+    let secs = fabricsim::compare::report_sections("quickstart", &rows, &[], false, None);
+    assert_eq!(check_report(&secs, &[]), 7);
+}
+
+#[test]
+fn jct_charts_draw_each_runs_lower_bound_under_its_bars() {
+    use fabricsim::report::Bound;
+    let sweep = ["sweep[3].values=[\"1MiB\"]".to_string()];
+    let loaded = load_file(&scenarios_dir().join("gse-vs-roce-quick.toml"), &sweep).unwrap();
+    let opts = RunOptions {
+        out: None,
+        seed: None,
+        threads: 2,
+    };
+    let rows: Vec<_> = run(&loaded, &opts, &|_, _| {})
+        .unwrap()
+        .into_iter()
+        .map(|r| r.summary)
+        .collect();
+    assert!(rows.iter().all(|r| r.jobs > 0));
+    let axes: Vec<String> = rows[0].params.keys().cloned().collect();
+    let secs = fabricsim::compare::report_sections("gse-vs-roce-quick", &rows, &[], false, None);
+    assert!(check_report(&secs, &axes) > 0);
+    let jct: Vec<_> = secs
+        .iter()
+        .filter_map(|s| match s {
+            Section::Bar(c) if c.y_label.contains("JCT") => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert!(!jct.is_empty());
+    let bounds: Vec<f64> = rows.iter().map(|r| r.jct_lower_bound_ns / 1e6).collect();
+    for c in jct {
+        let Some(Bound { values, .. }) = &c.bound else {
+            panic!("{}: no bound", c.title);
+        };
+        assert_eq!(values.len(), c.series.len());
+        for (vals, (_, bars)) in values.iter().zip(&c.series) {
+            for (b, v) in vals.iter().zip(bars) {
+                let (Some(b), Some(v)) = (b, v) else { continue };
+                // The bound is some run's bound, and no job beats its bound.
+                assert!(bounds.iter().any(|x| (x - b).abs() < 1e-12), "{b}");
+                assert!(
+                    *b > 0.0 && *v >= *b,
+                    "{}: JCT {v} ms under its bound {b} ms",
+                    c.title
+                );
+            }
+        }
+    }
+    // A run's own report: one bar per job, each with its job's bound.
+    let (_, mut sim) = build_all(&loaded, None).unwrap().pop().unwrap();
+    let outcome = sim.run(&mut |_| {});
+    let summary = fabricsim::results::summarize(&sim, "v", &outcome, 0.0);
+    let secs = metrics::run_report_sections(&sim, &summary);
+    check_report(&secs, &[]);
+    let c = secs
+        .iter()
+        .find_map(|s| match s {
+            Section::Bar(c) if c.y_label == "JCT (ms)" => Some(c),
+            _ => None,
+        })
+        .expect("JCT chart in a run with jobs");
+    let b = &c.bound.as_ref().expect("bound").values[0];
+    assert_eq!(b.len(), sim.nics.jobs.len().min(metrics::MAX_JCT_JOBS));
+    for (j, v) in b.iter().enumerate() {
+        assert_eq!(*v, Some(sim.job_lower_bound(j) as f64 / 1e9));
     }
 }

@@ -24,7 +24,9 @@ mod slowdown;
 mod slowdown_charts;
 
 pub use buckets::{SizeBuckets, ALL, DEFAULT_EDGES};
-pub use run_report::{run_report_sections, run_report_title, MAX_QUEUE_PORTS, MAX_RATE_FLOWS};
+pub use run_report::{
+    run_report_sections, run_report_title, MAX_JCT_JOBS, MAX_QUEUE_PORTS, MAX_RATE_FLOWS,
+};
 pub use series::{
     cdf_points, downsample, queue_series, rate_series, MAX_CHART_POINTS, MAX_SERIES_POINTS,
     SUMMARY_CDF_POINTS,
@@ -33,4 +35,4 @@ pub use slowdown::{
     bucket_stats, finished_flows, mean, sorted_slowdowns, BucketSlowdown, BucketStats, FlowOutcome,
     BUCKETS_CSV_HEADER,
 };
-pub use slowdown_charts::{buckets_chart, buckets_table, cdf_chart};
+pub use slowdown_charts::{buckets_chart, buckets_table, cdf_chart, CDF_NOTE, FLOW_SIZE_AXIS};

@@ -5,7 +5,7 @@ use super::buckets::SizeBuckets;
 use super::series::{cdf_points, queue_series, rate_series, MAX_SERIES_POINTS};
 use super::slowdown::{bucket_stats, finished_flows, sorted_slowdowns};
 use super::slowdown_charts::{buckets_chart, buckets_table, cdf_chart};
-use crate::report::{LineChart, Section, Table};
+use crate::report::{BarChart, Bound, LineChart, Section, Table};
 use crate::results::Summary;
 use crate::sim::Simulation;
 
@@ -42,12 +42,12 @@ fn ports_table(sim: &Simulation, max_rows: usize) -> Option<Table> {
         ),
         header: [
             "port",
-            "max queue (B)",
-            "PFC pauses sent",
-            "PFC pauses received",
-            "paused time",
-            "drops",
-            "ECN marks",
+            "max queue (bytes)",
+            "PFC pauses sent (frames)",
+            "PFC pauses received (frames)",
+            "paused time (µs)",
+            "drops (packets)",
+            "ECN marks (packets)",
         ]
         .map(String::from)
         .to_vec(),
@@ -64,12 +64,50 @@ fn ports_table(sim: &Simulation, max_rows: usize) -> Option<Table> {
                     p.max_queue_bytes.to_string(),
                     p.stats.pause_frames_sent.to_string(),
                     p.stats.pause_frames_received.to_string(),
-                    crate::units::fmt_time(p.stats.paused_ps),
+                    format!("{:.1}", p.stats.paused_ps as f64 / 1e6),
                     p.stats.drops.to_string(),
                     p.stats.ecn_marked.to_string(),
                 ]
             })
             .collect(),
+    })
+}
+
+/// Most jobs in the JCT chart of a run.
+pub const MAX_JCT_JOBS: usize = 40;
+
+/// JCT of each job (the first [`MAX_JCT_JOBS`]) with its analytic lower bound as a mark,
+/// when the run has collective jobs.
+fn jct_chart(sim: &Simulation) -> Option<BarChart> {
+    let n = sim.nics.jobs.len();
+    if n == 0 {
+        return None;
+    }
+    let shown = n.min(MAX_JCT_JOBS);
+    let ms = |t: crate::units::Time| t as f64 / 1e9;
+    Some(BarChart {
+        title: if shown < n {
+            format!("Job completion time (first {shown} of {n} jobs)")
+        } else {
+            "Job completion time per job".into()
+        },
+        x_label: "job (index, as in jobs.csv)".into(),
+        y_label: "JCT (ms)".into(),
+        categories: (0..shown).map(|j| j.to_string()).collect(),
+        series: vec![(
+            "JCT".into(),
+            (0..shown).map(|j| sim.jct(j).map(ms)).collect(),
+        )],
+        bound: Some(Bound {
+            name: "JCT lower bound".into(),
+            values: vec![(0..shown)
+                .map(|j| Some(ms(sim.job_lower_bound(j))))
+                .collect()],
+        }),
+        note: "Bars: each job's completion time (a job that did not finish has no bar). \
+               Black marks: its analytic lower bound (the collective with every message at \
+               its ideal FCT on an idle fabric), as lower_bound_ns in jobs.csv."
+            .into(),
     })
 }
 
@@ -113,6 +151,9 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
         )));
         out.push(Section::Bar(buckets_chart(&stats)));
     }
+    if let Some(c) = jct_chart(sim) {
+        out.push(Section::Bar(c));
+    }
     if let Some(t) = ports_table(sim, 16) {
         out.push(Section::Table(t));
     }
@@ -125,25 +166,29 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
             .map(|r| r.flow)
             .collect::<std::collections::BTreeSet<_>>()
             .len();
-        out.push(Section::Line(LineChart::over_time(
+        let mut c = LineChart::over_time(
             format!(
                 "Sending rate per flow ({} of {n} flows, most samples)",
                 series.len()
             ),
             "rate (Gbps)",
             series,
-        )));
+        );
+        c.note = crate::compare::RATE_NOTE.into();
+        out.push(Section::Line(c));
     }
     if !sim.record.queue_samples.is_empty() {
         let series = queue_series(sim, MAX_QUEUE_PORTS);
-        out.push(Section::Line(LineChart::over_time(
+        let mut c = LineChart::over_time(
             format!(
                 "Switch egress queue ({} ports with the largest queues)",
                 series.len()
             ),
             "queue (bytes)",
             series,
-        )));
+        );
+        c.note = crate::compare::QUEUE_NOTE.into();
+        out.push(Section::Line(c));
     }
     out
 }

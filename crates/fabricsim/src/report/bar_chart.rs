@@ -1,129 +1,160 @@
-//! Grouped bar charts: one group per category along x, one bar per series in each group,
-//! from the bottom of the axis (zero, or below the smallest value on a log axis). Series
-//! past the first round of the palette are drawn as outlined light bars.
+//! Grouped bar charts on plotters' mesh: the categories are a nested coordinate (each
+//! category a slot, the bars of its group placed inside it), the value axis is linear
+//! from zero, bars are `Rectangle`s, the bound is a black `PathElement` across each bar,
+//! and the legend is plotters' series labels.
 
+use plotters::coord::combinators::{BuildNestedCoord, NestedValue};
 use plotters::prelude::*;
 
-use super::axis::{usable, Axis, Zero};
-use super::chart::{
-    axis_texts, clean_label, draw_header, draw_no_data, render_svg, Area, DrawResult, Swatch,
-};
-use super::style::{
-    font, lighten, second_round, series_color, AXIS_COLOR, CHAR_EM, DESC_PX, GRID_COLOR, TICK_PX,
-};
-use super::{BarChart, CHART_WIDTH};
+use super::plan::{bar_plan, usable, Panel, Plan};
+use super::style::{font, series_color, AXIS_COLOR, BOUND_COLOR, DESC_PX, GRID_COLOR, TICK_PX};
+use super::svg::{draw_legend, draw_no_data, fit, render_svg, Area, DrawResult, Frame, Swatch};
+use super::{ticks, BarChart, CHART_SIZE, PANEL_SIZE};
 
-/// Renders one chart to a standalone SVG document string (starts with `<svg`).
-pub fn bar_chart_svg(c: &BarChart) -> String {
-    render_svg(&c.title, |root| draw_bar_chart(root, c))
+/// The chart's panels as standalone SVG documents (each starts with `<svg`): one when it
+/// has at most [`super::MAX_SERIES_PER_PANEL`] series, else one per series.
+pub fn bar_chart_panels(c: &BarChart) -> Vec<String> {
+    let plan = bar_plan(c);
+    let size = if plan.panels.len() > 1 {
+        PANEL_SIZE
+    } else {
+        CHART_SIZE
+    };
+    plan.panels
+        .iter()
+        .map(|p| {
+            let label = if p.title.is_empty() {
+                c.title.clone()
+            } else {
+                format!("{}: {}", c.title, p.title)
+            };
+            render_svg(size, &label, |root| draw_panel(root, size, c, &plan, p))
+        })
+        .collect()
 }
 
-fn draw_bar_chart(root: &Area<'_>, c: &BarChart) -> DrawResult {
-    let legend: Vec<(String, RGBColor, bool)> = c
-        .series
-        .iter()
-        .enumerate()
-        .map(|(i, (name, _))| (name.clone(), series_color(i), second_round(i)))
-        .collect();
-    let area = draw_header(root, &c.title, &legend, Swatch::Bar)?;
-    let top = root.dim_in_pixel().1 as i32 - area.dim_in_pixel().1 as i32;
-
+fn draw_panel(
+    root: &Area<'_>,
+    size: (u32, u32),
+    c: &BarChart,
+    plan: &Plan,
+    p: &Panel,
+) -> DrawResult {
+    // Values past the categories are not drawn (as `bar_plan` leaves them out); a chart
+    // without categories still gets one empty slot, so it has axes.
     let ncat = c.categories.len();
-    let values = c
-        .series
-        .iter()
-        .flat_map(|(_, vals)| vals.iter().take(ncat).flatten().copied());
-    let y = Axis::for_values(values, c.log_y, Zero::Bars);
-    let (x_desc, y_desc, x_area, y_area) = axis_texts(&c.x_label, &c.y_label, &y, top);
+    let slots = ncat.max(1);
+    let yfmt = ticks::linear(&plan.y);
+    let y_ticks = [
+        yfmt(&plan.y.start),
+        yfmt(&plan.y.end),
+        yfmt(&((plan.y.start + plan.y.end) / 2.0)),
+    ];
+    // A legend when bars of several series share the panel, or a bound is drawn.
+    let mut legend: Vec<String> = Vec::new();
+    if p.series.len() > 1 || c.bound.is_some() {
+        legend.extend(p.series.iter().map(|&s| c.series[s].0.clone()));
+        legend.extend(c.bound.iter().map(|b| b.name.clone()));
+    }
+    let frame = Frame::new(
+        root, size, &p.title, &c.x_label, &c.y_label, &y_ticks, &legend,
+    );
 
-    // Category names under their groups: shortened to the group's width, and only every
-    // `every`-th named when even six characters do not fit.
-    let n = ncat.max(1) as f64;
-    let plot_w = f64::from(CHART_WIDTH) - f64::from(y_area) - 10.0 - 20.0;
-    let slot = plot_w / n;
-    let char_w = TICK_PX * CHAR_EM;
-    let longest = c
-        .categories
-        .iter()
-        .map(|s| clean_label(s, 64).chars().count())
-        .max()
-        .unwrap_or(1);
-    let want = longest.clamp(1, 6) as f64 * char_w + 8.0;
-    let every = (want / slot).ceil().clamp(1.0, n) as usize;
-    let max_cat = ((slot * every as f64 - 8.0) / char_w).floor().max(1.0) as usize;
-    let x = Axis {
-        lo: 0.0,
-        hi: n,
-        ticks: (0..ncat)
-            .filter(|i| i % every == 0)
-            .map(|i| i as f64 + 0.5)
-            .collect(),
-        labels: c
-            .categories
-            .iter()
-            .step_by(every)
-            .map(|s| clean_label(s, max_cat))
-            .collect(),
-        log: false,
+    // Category names: shortened to their slot; when slots are narrower than about four
+    // characters, plotters labels every k-th category (it picks k from the count asked).
+    let plot_w = size
+        .0
+        .saturating_sub(frame.y_area + frame.legend_w + 2 * super::svg::MARGIN);
+    let slot = plot_w / slots as u32;
+    let min_label = root
+        .estimate_text_size("0000", &font(TICK_PX))
+        .map_or(30, |(w, _)| w + 6);
+    let labels = if slot >= min_label {
+        slots
+    } else {
+        (plot_w / min_label).max(1) as usize
     };
+    let label_w = (plot_w / labels as u32).saturating_sub(6);
+    let names: Vec<String> = (0..slots)
+        .map(|i| {
+            let name = c.categories.get(i).map_or("", String::as_str);
+            fit(root, name, &font(TICK_PX), label_w)
+        })
+        .collect();
 
-    let mut chart = ChartBuilder::on(&area)
-        .margin_left(10)
-        .margin_right(20)
-        .margin_top(4)
-        .margin_bottom(6)
-        .x_label_area_size(x_area)
-        .y_label_area_size(y_area)
-        .build_cartesian_2d(x, y.clone())?;
-    let mut mesh = chart.configure_mesh();
-    mesh.disable_x_mesh()
+    let x = (0..slots as i32 - 1).nested_coord(|_| 0.0..1.0);
+    let (plot, legend_area) = frame.split(root)?;
+    let mut chart = frame.builder(&plot).build_cartesian_2d(x, plan.y.clone())?;
+    let xfmt = |v: &NestedValue<i32, f64>| match v {
+        NestedValue::Category(i) => names.get(*i as usize).cloned().unwrap_or_default(),
+        NestedValue::Value(..) => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(TRANSPARENT)
         .bold_line_style(GRID_COLOR)
         .axis_style(AXIS_COLOR)
-        .x_labels(ncat.max(1))
-        .y_labels(y.ticks.len().max(1))
+        .x_labels(labels)
+        .y_labels(8)
+        .x_label_formatter(&xfmt)
+        .y_label_formatter(&yfmt)
         .label_style(font(TICK_PX))
-        .axis_desc_style(font(DESC_PX));
-    if !x_desc.is_empty() {
-        mesh.x_desc(x_desc.clone());
-    }
-    if !y_desc.is_empty() {
-        mesh.y_desc(y_desc.clone());
-    }
-    mesh.draw()?;
+        .axis_desc_style(font(DESC_PX))
+        .x_desc(frame.x_desc.clone())
+        .y_desc(frame.y_desc.clone())
+        .draw()?;
 
-    let nser = c.series.len().max(1) as f64;
-    let group_w = 0.8;
-    let bar_w = group_w / nser;
-    let gap = if bar_w > 0.04 { bar_w * 0.08 } else { 0.0 };
-    let base = if y.log { y.lo } else { 0.0 };
+    // Bars of a group side by side in the middle 80 % of the slot, a small gap between.
+    let nser = p.series.len().max(1) as f64;
+    let bar_w = 0.8 / nser;
+    let gap = bar_w * 0.1;
+    let span = |k: usize| {
+        let x0 = 0.1 + k as f64 * bar_w + gap / 2.0;
+        (x0, x0 + bar_w - gap)
+    };
+    let at = |i: usize, x: f64| NestedValue::Value(i as i32, x);
     let mut drawn = 0usize;
-    for (j, (_, vals)) in c.series.iter().enumerate() {
-        let color = series_color(j);
-        let second = second_round(j);
-        let mut bars = Vec::new();
-        let mut outlines = Vec::new();
-        for (i, v) in vals.iter().take(ncat).enumerate() {
-            let Some(v) = v.filter(|&v| usable(v, y.log)) else {
-                continue;
-            };
-            let x0 = i as f64 + (1.0 - group_w) / 2.0 + j as f64 * bar_w + gap / 2.0;
-            let x1 = x0 + bar_w - gap;
-            let top = y.map(v);
-            let fill = if second { lighten(color) } else { color };
-            bars.push(Rectangle::new([(x0, top), (x1, base)], fill.filled()));
-            if second {
-                outlines.push(Rectangle::new(
-                    [(x0, top), (x1, base)],
-                    color.stroke_width(1),
-                ));
-            }
-        }
+    let mut entries = Vec::new();
+    for (k, &s) in p.series.iter().enumerate() {
+        let color = series_color(k);
+        let (x0, x1) = span(k);
+        let bars: Vec<_> = c.series[s]
+            .1
+            .iter()
+            .take(ncat)
+            .enumerate()
+            .filter_map(|(i, v)| v.filter(|&v| usable(v, false)).map(|v| (i, v)))
+            .map(|(i, v)| Rectangle::new([(at(i, x0), v), (at(i, x1), 0.0)], color.filled()))
+            .collect();
         drawn += bars.len();
         chart.draw_series(bars)?;
-        chart.draw_series(outlines)?;
+        entries.push(Swatch::Bar(color));
+    }
+    if let Some(b) = &c.bound {
+        let style = BOUND_COLOR.stroke_width(2);
+        let mut marks = Vec::new();
+        for (k, &s) in p.series.iter().enumerate() {
+            let (x0, x1) = span(k);
+            let vals = b.values.get(s).map(Vec::as_slice).unwrap_or(&[]);
+            for (i, v) in vals.iter().take(ncat).enumerate() {
+                if let Some(v) = v.filter(|&v| usable(v, false)) {
+                    marks.push(PathElement::new(
+                        vec![(at(i, x0), v), (at(i, x1), v)],
+                        style,
+                    ));
+                }
+            }
+        }
+        chart.draw_series(marks)?;
+        entries.push(Swatch::Line(BOUND_COLOR));
+    }
+    if let Some(area) = legend_area {
+        let named: Vec<(String, Swatch)> = frame.legend.iter().cloned().zip(entries).collect();
+        draw_legend(&area, &named)?;
     }
     if drawn == 0 {
-        draw_no_data(root, top)?;
+        draw_no_data(root, &chart)?;
     }
     Ok(())
 }

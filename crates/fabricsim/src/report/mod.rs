@@ -2,78 +2,114 @@
 //!
 //! A report is a title and a list of [`Section`]s (headings, text, tables, bar charts and
 //! line charts). [`render_html`] turns it into one HTML5 page that needs nothing else: the
-//! style sheet is inline, every chart is an inline `<svg>` element drawn with `plotters`'
-//! SVG backend, and there are no scripts, images, fonts or network references. The output
-//! is a pure function of the input (byte-identical on every run).
+//! page comes from a minijinja template (`templates/report.html`, HTML auto-escaping on),
+//! the style sheet is inline, every chart is inline `<svg>` drawn by plotters, and there
+//! are no scripts, images, fonts or network references. The output is a pure function of
+//! the input (byte-identical on every run).
 //!
-//! Charts are about 800x420 px, with a title, a legend naming every series, axis labels,
-//! a colour-blind friendly palette (Okabe-Ito) and "nice" ticks: 1-2-5 steps on linear
-//! axes, powers of ten (or 1-2-5 steps over narrow ranges) on logarithmic axes. Values that
-//! cannot be drawn (NaN, infinities, and zero or negative values on a log axis) are
-//! skipped, never a panic.
+//! Charts are drawn entirely with plotters' own parts: `ChartBuilder` and its mesh give
+//! the axes, ticks, tick labels and axis descriptions, series are plotters elements
+//! (`LineSeries`, `Rectangle` bars, `PathElement` marks) and the legend is plotters'
+//! series labels. Plotters measures text with DejaVu Sans embedded in the library
+//! (`font.rs`), so the layout does not depend on the machine's fonts.
 //!
-//! [`check_well_formed`] is a small checker (a tag stack over the HTML, strict XML inside
-//! `<svg>`) that tests elsewhere can run on a rendered page.
+//! What a chart promises its reader:
+//! - bar charts have a linear value axis that starts at zero (bars compare lengths);
+//! - a bar chart may carry a [`Bound`] (the JCT lower bound) drawn as a black mark on
+//!   every bar and named in the legend;
+//! - at most [`MAX_SERIES_PER_PANEL`] series share a panel, each in its own palette
+//!   colour; a chart with more is drawn as small multiples (one panel per run, or per
+//!   chunk of series) that share their axis ranges;
+//! - a note under the chart says what is plotted and how its percentiles are computed
+//!   (see [`PERCENTILE_NOTE`]).
 //!
-//! The code is split by what it draws: `page.rs` assembles the HTML page and
-//! `table.rs` its tables; `bar_chart.rs` and `line_chart.rs` draw the two kinds of chart
-//! on what `chart.rs` gives every chart (SVG rendering, title, legend, axis
-//! descriptions), with the axes from `axis.rs`, their tick labels from
-//! `number_format.rs` and the colours and fonts from `style.rs`; `escape.rs` escapes
-//! text and `well_formed.rs` is the checker.
+//! Values that cannot be drawn (NaN, infinities, and zero or negative values on a log
+//! axis) are skipped, never a panic.
+//!
+//! The code: `plan.rs` decides ranges and panels (pure, what tests assert on),
+//! `bar_chart.rs` and `line_chart.rs` draw a panel with plotters, `svg.rs` renders a
+//! panel to an SVG string, `ticks.rs` formats tick labels, `style.rs` holds colours and
+//! sizes, `page.rs` fills the template, `escape.rs` escapes the few strings written
+//! outside the template and `well_formed.rs` is a checker tests run on pages.
 
-mod axis;
 mod bar_chart;
-mod chart;
 mod escape;
+mod font;
 mod line_chart;
-mod number_format;
 mod page;
+mod plan;
 mod style;
-mod table;
+mod svg;
+mod ticks;
 mod well_formed;
 
-pub use bar_chart::bar_chart_svg;
+pub use bar_chart::bar_chart_panels;
 pub use escape::escape_html;
-pub use line_chart::line_chart_svg;
+pub use line_chart::line_chart_panels;
 pub use page::render_html;
+pub use plan::{bar_plan, line_plan, Panel, Plan};
 pub use well_formed::check_well_formed;
 
+/// How every percentile in fabricsim's outputs is computed (`results::quantile`), for the
+/// notes under charts that show percentiles.
+pub const PERCENTILE_NOTE: &str = "Percentiles are nearest-rank: of n sorted values, \
+    pq is the value at rank ceil(q·n) (the smallest value with at least q of them at or \
+    below it), without interpolation.";
+
+/// Most series drawn in one panel; a chart with more is split into small multiples.
+pub const MAX_SERIES_PER_PANEL: usize = 6;
+
+/// A reference value drawn on every bar of a bar chart (e.g. the JCT lower bound).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bound {
+    /// Its name in the legend.
+    pub name: String,
+    /// One value per series and category, shaped like [`BarChart::series`].
+    pub values: Vec<Vec<Option<f64>>>,
+}
+
 /// A chart of bars grouped by category (e.g. message sizes on x), one bar per series
-/// (e.g. variants RoCE / GSE) in each group.
+/// (e.g. variants RoCE / GSE) in each group, on a linear value axis from zero.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BarChart {
-    /// Chart title, drawn at the top of the chart.
+    /// Chart title, shown above the chart.
     pub title: String,
     /// Label of the x axis (the categories).
     pub x_label: String,
-    /// Label of the y axis (the values).
+    /// Label of the y axis (the values), with its unit.
     pub y_label: String,
     /// Category names, one group of bars each, left to right.
     pub categories: Vec<String>,
     /// (series name, one value per category; None = missing bar)
     pub series: Vec<(String, Vec<Option<f64>>)>,
-    /// Logarithmic y axis (values span decades, e.g. JCT from 1 MiB to 512 MiB messages)
-    pub log_y: bool,
+    /// A reference drawn as a mark on every bar.
+    pub bound: Option<Bound>,
+    /// Shown under the chart: what is plotted, and how percentiles are computed.
+    pub note: String,
 }
 
 /// Lines over a numeric x axis (rate vs time, queue vs time, CDFs).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LineChart {
-    /// Chart title, drawn at the top of the chart.
+    /// Chart title, shown above the chart.
     pub title: String,
-    /// Label of the x axis.
+    /// Label of the x axis, with its unit.
     pub x_label: String,
-    /// Label of the y axis.
+    /// Label of the y axis, with its unit.
     pub y_label: String,
     /// (series name, points (x, y) in x order)
     pub series: Vec<(String, Vec<(f64, f64)>)>,
+    /// The panel of each series (e.g. its run) when the chart has more series than a
+    /// panel holds; missing or empty: panels of consecutive series.
+    pub groups: Vec<String>,
     /// Logarithmic x axis.
     pub log_x: bool,
     /// Logarithmic y axis.
     pub log_y: bool,
     /// Draw as a step function (for CDFs)
     pub step: bool,
+    /// Shown under the chart: what is plotted, and how percentiles are computed.
+    pub note: String,
 }
 
 impl LineChart {
@@ -85,7 +121,7 @@ impl LineChart {
     ) -> LineChart {
         LineChart {
             title: title.into(),
-            x_label: "time (us)".into(),
+            x_label: "time (µs)".into(),
             y_label: y_label.into(),
             series,
             ..LineChart::default()
@@ -98,7 +134,7 @@ impl LineChart {
 pub struct Table {
     /// Caption shown above the table (omitted when empty).
     pub title: String,
-    /// Column names.
+    /// Column names, with units for quantities.
     pub header: Vec<String>,
     /// Rows of cells; short rows are padded with empty cells.
     pub rows: Vec<Vec<String>>,
@@ -119,10 +155,10 @@ pub enum Section {
     Line(LineChart),
 }
 
-/// Width of every chart, in pixels.
-pub const CHART_WIDTH: u32 = 800;
-/// Height of every chart, in pixels.
-pub const CHART_HEIGHT: u32 = 420;
+/// Size of a chart drawn as one panel, in pixels (the page is at most 980 px wide).
+pub const CHART_SIZE: (u32, u32) = (900, 400);
+/// Size of each panel of small multiples (two to a row).
+pub const PANEL_SIZE: (u32, u32) = (440, 290);
 
 #[cfg(test)]
 mod tests;
