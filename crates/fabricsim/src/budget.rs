@@ -351,6 +351,16 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         "record.rate_interval",
         "max_time / record.rate_interval x flows",
     );
+    // A capture reserves its limit up front.
+    if let Some(p) = &sc.record.pcap {
+        fp.add(
+            "captured frames at most",
+            p.limit.min(crate::capture::MAX_LIMIT),
+            crate::capture::RECORD_BYTES,
+            "record.pcap.limit",
+            "record.pcap.limit",
+        );
+    }
     Ok(fp)
 }
 

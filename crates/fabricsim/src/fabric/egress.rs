@@ -137,6 +137,10 @@ impl Fabric {
     ) {
         let now = ctx.now;
         let pi = port.idx();
+        // One predictable test when nothing is captured.
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.on_transmit(now, pi, &pkt, &ctx.arena);
+        }
         let wire = pkt.wire as u64;
         let port_ref = &mut self.ports[pi];
         let extra = if pkt.kind == PacketKind::Pause {
