@@ -19,7 +19,8 @@
 //! QP = [`qpn`] of the flow at both ends; PSN = sequence / MTU (an ACK's: the last packet
 //! it acknowledges, a NAK's: the one expected) mod 2^24; ICRC zero (not computed).
 //! The original length is the simulator's wire bytes (or the frame's own length when
-//! that is larger: RETH bytes, which the simulator does not count).
+//! that is larger: RETH bytes, which the simulator does not count). With `payload =
+//! true` data frames are captured whole, their payload and ICRC as zeros.
 
 use super::{Capture, CaptureRecord, Verb};
 use crate::packet::Payload;
@@ -74,8 +75,8 @@ impl<'a> FrameCtx<'a> {
         }
     }
 
-    /// Writes `rec`'s frame into `buf`; returns (captured bytes, original length).
-    pub fn build(&self, rec: &CaptureRecord, buf: &mut [u8; MAX_FRAME]) -> (usize, u32) {
+    /// Writes `rec`'s frame's headers into `buf`.
+    pub fn build(&self, rec: &CaptureRecord, buf: &mut [u8; MAX_FRAME]) -> Built {
         buf.fill(0);
         let port = self.cap.interfaces[rec.iface as usize].port;
         let wire = rec.desc.wire;
@@ -191,7 +192,17 @@ impl<'a> FrameCtx<'a> {
                 buf,
             ),
         };
-        (len.captured, (len.full as u32).max(wire))
+        let mut head = len.captured;
+        let zeros = if self.cap.payload { len.zeros } else { 0 };
+        // Short frames are padded to the Ethernet minimum (the buffer is zeroed).
+        if head + zeros < MIN_FRAME {
+            head = MIN_FRAME - zeros;
+        }
+        Built {
+            head,
+            zeros,
+            orig_len: ((head + len.zeros).max(len.full) as u32).max(wire),
+        }
     }
 
     /// A RoCEv2 frame of flow `flow`: `transport` writes the BTH and what follows through
@@ -260,11 +271,16 @@ impl<'a> FrameCtx<'a> {
             payload_len: clamp(udp_payload),
         }
         .emit(&mut buf[eth + tag + Ipv4Repr::LEN..]);
-        // The ICRC (zero) is in the buffer already when it is captured.
-        let captured = after_headers + if icrc_captured { bth::ICRC_LEN } else { 0 };
-        Lens {
-            captured: captured.max(MIN_FRAME),
-            full: (after_headers + payload + bth::ICRC_LEN).max(MIN_FRAME),
+        // The ICRC (zero) is in the buffer already when it is captured; otherwise it
+        // follows the payload, both zeros that only `payload = true` writes.
+        if icrc_captured {
+            Lens::from(after_headers + bth::ICRC_LEN)
+        } else {
+            Lens {
+                captured: after_headers,
+                zeros: payload + bth::ICRC_LEN,
+                full: after_headers + payload + bth::ICRC_LEN,
+            }
         }
     }
 
@@ -283,11 +299,7 @@ impl<'a> FrameCtx<'a> {
         }
         .emit(buf);
         g.emit(&mut buf[EthernetRepr::LEN..]);
-        let n = (EthernetRepr::LEN + g.buffer_len()).max(MIN_FRAME);
-        Lens {
-            captured: n,
-            full: n,
-        }
+        Lens::from(EthernetRepr::LEN + g.buffer_len())
     }
 }
 
@@ -295,15 +307,30 @@ impl From<usize> for Lens {
     fn from(n: usize) -> Lens {
         Lens {
             captured: n,
+            zeros: 0,
             full: n,
         }
     }
 }
 
-/// Bytes captured and bytes of the whole frame.
+/// A frame's lengths before padding: headers built, zero bytes after them (payload and
+/// ICRC), the whole frame.
 struct Lens {
     captured: usize,
+    zeros: usize,
     full: usize,
+}
+
+/// A built frame: `head` bytes of the buffer, then `zeros` zero bytes (the payload and
+/// ICRC, with `payload = true`), and its original length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Built {
+    /// Bytes of the buffer captured.
+    pub head: usize,
+    /// Zero bytes captured after them.
+    pub zeros: usize,
+    /// Original length.
+    pub orig_len: u32,
 }
 
 /// Where the transport headers of a RoCEv2 frame go.

@@ -68,6 +68,10 @@ pub struct PcapCfg {
     /// Data frames as RC SEND or RC RDMA WRITE.
     #[serde(default)]
     pub verb: Verb,
+    /// Write data frames whole, their payload and ICRC as zeros (else headers only: a
+    /// smaller file, and Wireshark notes the truncated payload).
+    #[serde(default)]
+    pub payload: bool,
 }
 
 fn d_limit() -> u64 {
@@ -124,6 +128,11 @@ impl Described for PcapCfg {
                 "\"send\"",
                 "data frames as RC \"send\" or \"write\"",
             ),
+            Param::plain(
+                "payload",
+                false,
+                "write data frames whole (payload as zeros); false: headers only",
+            ),
         ]
     }
 }
@@ -169,6 +178,8 @@ pub struct Capture {
     limit: usize,
     /// Data frames as SEND or WRITE.
     pub verb: Verb,
+    /// Data frames whole (payload zeros) or headers only.
+    pub payload: bool,
     /// The frames, in transmission order.
     pub records: Vec<CaptureRecord>,
     /// Frames on captured ports within the window beyond the limit (not kept).
@@ -219,6 +230,7 @@ impl Capture {
             to: cfg.to.unwrap_or(Time::MAX),
             limit,
             verb: cfg.verb,
+            payload: cfg.payload,
             records: Vec::with_capacity(limit),
             missed: 0,
         })
@@ -275,6 +287,7 @@ mod tests {
             from: None,
             to: None,
             verb: Verb::Send,
+            payload: false,
         }
     }
 

@@ -20,6 +20,7 @@ const BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
 const LINKTYPE_ETHERNET: u16 = 1;
 
 const OPT_END: u16 = 0;
+const SHB_COMMENT: u16 = 1;
 const SHB_USERAPPL: u16 = 4;
 const IF_NAME: u16 = 2;
 const IF_DESCRIPTION: u16 = 3;
@@ -44,10 +45,11 @@ impl Block {
     fn u64(&mut self, v: u64) {
         self.body.extend_from_slice(&v.to_le_bytes());
     }
-    /// `bytes`, then zeros to a multiple of 4.
+    /// `bytes`, then zeros until the body is a multiple of 4 bytes long (every field
+    /// before is a multiple of 4 but the last).
     fn padded(&mut self, bytes: &[u8]) {
         self.body.extend_from_slice(bytes);
-        let pad = (4 - bytes.len() % 4) % 4;
+        let pad = (4 - self.body.len() % 4) % 4;
         self.body.extend_from_slice(&[0u8; 3][..pad]);
     }
     fn option(&mut self, code: u16, value: &[u8]) {
@@ -80,6 +82,20 @@ pub fn write(sim: &Simulation, cap: &Capture, w: &mut dyn Write) -> io::Result<(
         SHB_USERAPPL,
         format!("fabricsim {}", env!("CARGO_PKG_VERSION")).as_bytes(),
     );
+    // What the file holds and what it lacks, for whoever opens it (Wireshark shows it
+    // under Statistics > Capture File Properties).
+    shb.option(
+        SHB_COMMENT,
+        format!(
+            "fabricsim run `{}` seed {}: {} frames captured, {} more on the captured ports \
+             beyond the limit not kept; headers only (docs/pcap.md)",
+            sim.name,
+            sim.seed,
+            cap.records.len(),
+            cap.missed
+        )
+        .as_bytes(),
+    );
     shb.end_options();
     shb.write(SHB, w)?;
     for i in &cap.interfaces {
@@ -98,16 +114,22 @@ pub fn write(sim: &Simulation, cap: &Capture, w: &mut dyn Write) -> io::Result<(
     let cx = FrameCtx::new(sim, cap);
     let mut frame = [0u8; MAX_FRAME];
     let mut epb = Block::new();
-    for r in &cap.records {
-        let (caplen, orig) = cx.build(r, &mut frame);
+    // In time order: frames a link-level replay sends out of turn are noted when they
+    // are scheduled, possibly ahead of their start (a stable sort keeps the rest as is).
+    let mut order: Vec<&super::CaptureRecord> = cap.records.iter().collect();
+    order.sort_by_key(|r| r.t);
+    for r in order {
+        let b = cx.build(r, &mut frame);
         let ns = r.t / 1000;
         epb.body.clear();
         epb.u32(r.iface);
         epb.u32((ns >> 32) as u32);
         epb.u32(ns as u32);
-        epb.u32(caplen as u32);
-        epb.u32(orig);
-        epb.padded(&frame[..caplen]);
+        epb.u32((b.head + b.zeros) as u32);
+        epb.u32(b.orig_len);
+        epb.body.extend_from_slice(&frame[..b.head]);
+        epb.body.resize(epb.body.len() + b.zeros, 0);
+        epb.padded(&[]);
         epb.write(EPB, w)?;
     }
     Ok(())
