@@ -4,9 +4,11 @@
 //! names (switch egress ports as `"<switch>:<port>"`, NIC ports as `"<host>"` or
 //! `"<host>:<port>"`, local indices as in `ports.csv`), within an optional time window,
 //! up to `limit` frames. Noting a frame is one copy of a fixed-size [`CaptureRecord`]
-//! (time, interface, the frame's descriptor and arena slot) into a vector reserved to the
-//! limit at build, so the per-packet path allocates nothing; a run without a capture
-//! pays one test of `Fabric::capture` per transmission. Frames become bytes only when the
+//! (time, interface, the frame's descriptor and arena slot) into a slot of a vector
+//! filled to the limit at build, so the per-packet path allocates nothing. A captured
+//! port carries a bit (`Port::slow_transmit`, beside the credit bit) that sends its
+//! transmissions through the out-of-line path credit ports already take, so other ports
+//! and runs without a capture pay nothing new. Frames become bytes only when the
 //! file is written after the run ([`frame`]: Ethernet, IPv4, UDP, BTH and its extension
 //! headers, PFC, GSE, from [`crate::wire`]) as pcapng ([`pcapng`]) with nanosecond
 //! timestamps and one interface per captured port.
@@ -175,13 +177,15 @@ pub struct Capture {
     pub interfaces: Vec<Interface>,
     from: Time,
     to: Time,
-    limit: usize,
     /// Data frames as SEND or WRITE.
     pub verb: Verb,
     /// Data frames whole (payload zeros) or headers only.
     pub payload: bool,
-    /// The frames, in transmission order.
-    pub records: Vec<CaptureRecord>,
+    /// `limit` slots, filled at build: noting a frame writes the next one (no call, no
+    /// allocation on the transmit path).
+    slots: Vec<CaptureRecord>,
+    /// Slots written.
+    len: usize,
     /// Frames on captured ports within the window beyond the limit (not kept).
     pub missed: u64,
 }
@@ -228,35 +232,85 @@ impl Capture {
             interfaces,
             from: cfg.from.unwrap_or(0),
             to: cfg.to.unwrap_or(Time::MAX),
-            limit,
             verb: cfg.verb,
             payload: cfg.payload,
-            records: Vec::with_capacity(limit),
+            slots: vec![CaptureRecord::EMPTY; limit],
+            len: 0,
             missed: 0,
         })
     }
 
+    /// The frames noted, in the order they were.
+    pub fn records(&self) -> &[CaptureRecord] {
+        &self.slots[..self.len]
+    }
+
     /// A frame starts transmission on port `port` at `now`: note it if the port is
-    /// captured, the time in the window and the limit not reached. Out of line: only
-    /// runs with a capture call it, and the transmit path keeps its registers.
-    #[inline(never)]
-    pub(crate) fn on_transmit(&mut self, now: Time, port: usize, desc: &Desc, arena: &PacketArena) {
-        let iface = self.iface_of[port];
+    /// captured, the time in the window and the limit not reached. Only captured ports'
+    /// transmissions get here (`Port::slow_transmit`); the slot was written at build, so
+    /// nothing is allocated.
+    #[inline(always)]
+    pub(crate) fn note(&mut self, now: Time, port: usize, desc: Desc, arena: &PacketArena) {
+        let Some(&iface) = self.iface_of.get(port) else {
+            return;
+        };
         if iface == NOT_CAPTURED || now < self.from || now >= self.to {
             return;
         }
-        if self.records.len() >= self.limit {
-            self.missed += 1;
-            return;
+        match self.slots.get_mut(self.len) {
+            Some(slot) => {
+                *slot = CaptureRecord {
+                    t: now,
+                    iface,
+                    desc,
+                    pkt: *arena.get(desc.id),
+                };
+                self.len += 1;
+            }
+            None => self.missed += 1,
         }
-        // Within the capacity reserved at build: no allocation.
-        self.records.push(CaptureRecord {
-            t: now,
-            iface,
-            desc: *desc,
-            pkt: *arena.get(desc.id),
-        });
     }
+
+    /// [`Self::note`] out of line, for the paths where frames are rare (link-level
+    /// replays).
+    #[inline(never)]
+    pub(crate) fn on_transmit(&mut self, now: Time, port: usize, desc: &Desc, arena: &PacketArena) {
+        self.note(now, port, *desc, arena);
+    }
+}
+
+impl CaptureRecord {
+    /// What a slot holds before a frame is noted in it.
+    const EMPTY: CaptureRecord = CaptureRecord {
+        t: 0,
+        iface: 0,
+        desc: Desc {
+            id: crate::packet::PktId(0),
+            dst: 0,
+            hash: 0,
+            wire: 0,
+            kind: crate::packet::PacketKind::Data,
+            prio: 0,
+            ecn: 0,
+            in_port: 0,
+            mark: 0,
+            flags: 0,
+        },
+        pkt: Packet {
+            payload: crate::packet::Payload::Ack {
+                flow: crate::ids::FlowId(0),
+                seq: 0,
+            },
+            src: 0,
+            echo: 0,
+            sent_at: 0,
+            tag: crate::gse::pktc::Tag {
+                cont: 0,
+                idx: 0,
+                prev: 0,
+            },
+        },
+    };
 }
 
 /// The port `name` names: `"<node>:<local>"` for any node, or `"<host>"` for a host's

@@ -91,7 +91,7 @@ pub fn write(sim: &Simulation, cap: &Capture, w: &mut dyn Write) -> io::Result<(
              beyond the limit not kept; headers only (docs/pcap.md)",
             sim.name,
             sim.seed,
-            cap.records.len(),
+            cap.records().len(),
             cap.missed
         )
         .as_bytes(),
@@ -116,7 +116,7 @@ pub fn write(sim: &Simulation, cap: &Capture, w: &mut dyn Write) -> io::Result<(
     let mut epb = Block::new();
     // In time order: frames a link-level replay sends out of turn are noted when they
     // are scheduled, possibly ahead of their start (a stable sort keeps the rest as is).
-    let mut order: Vec<&super::CaptureRecord> = cap.records.iter().collect();
+    let mut order: Vec<&super::CaptureRecord> = cap.records().iter().collect();
     order.sort_by_key(|r| r.t);
     for r in order {
         let b = cx.build(r, &mut frame);

@@ -184,6 +184,9 @@ impl Simulation {
                 let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
                 err(file, &format!("record.pcap.{f}"), rest)
             })?;
+            for i in &cap.interfaces {
+                sim.fabric.ports[i.port.idx()].set_captured();
+            }
             sim.fabric.capture = Some(Box::new(cap));
         }
         Ok(sim)
