@@ -184,7 +184,7 @@ pub fn read(bytes: &[u8]) -> Result<ReadBack, String> {
         let kind = u32_at(at)?;
         let len = u32_at(at + 4)? as usize;
         if len < 12
-            || len % 4 != 0
+            || !len.is_multiple_of(4)
             || at + len > bytes.len()
             || u32_at(at + len - 4)? as usize != len
         {
@@ -192,31 +192,25 @@ pub fn read(bytes: &[u8]) -> Result<ReadBack, String> {
         }
         let body = at + 8;
         let end = at + len - 4;
-        let options =
-            |mut o: usize, mut f: Box<dyn FnMut(u16, &[u8]) + '_>| -> Result<(), String> {
+        match kind {
+            IDB => {
+                let mut name = String::new();
+                let mut res = 6u8;
+                // The options, after link type, reserved and snapshot length.
+                let mut o = body + 8;
                 while o + 4 <= end {
                     let (code, n) = (u16_at(o)?, u16_at(o + 2)? as usize);
                     if code == OPT_END {
                         break;
                     }
                     let v = bytes.get(o + 4..o + 4 + n).ok_or("option past its block")?;
-                    f(code, v);
-                    o += 4 + n.div_ceil(4) * 4;
-                }
-                Ok(())
-            };
-        match kind {
-            IDB => {
-                let mut name = String::new();
-                let mut res = 6u8;
-                options(
-                    body + 8,
-                    Box::new(|code, v| match code {
+                    match code {
                         IF_NAME => name = String::from_utf8_lossy(v).into_owned(),
                         IF_TSRESOL if !v.is_empty() => res = v[0],
                         _ => {}
-                    }),
-                )?;
+                    }
+                    o += 4 + n.div_ceil(4) * 4;
+                }
                 out.interfaces.push(name);
                 out.tsresol.push(res);
             }
