@@ -64,6 +64,7 @@ pub fn text() -> String {
     described::<RecordCfg>(w, "[record]");
     described::<ConvergenceCfg>(w, "[record.convergence]");
     described::<WindowCfg>(w, "[record.window]");
+    described::<fabricsim::capture::PcapCfg>(w, "[record.pcap]");
     described::<VariantCfg>(w, "[[variants]]");
     described::<SweepAxisCfg>(w, "[[sweep]]");
     described::<fabricsim::faults::config::FaultCfg>(w, "[[fault]]");

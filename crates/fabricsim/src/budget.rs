@@ -351,6 +351,17 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         "record.rate_interval",
         "max_time / record.rate_interval x flows",
     );
+    // A capture fills its slots up to the limit at build; writing the file orders them
+    // through one reference each.
+    if let Some(p) = &sc.record.pcap {
+        fp.add(
+            "captured frames at most",
+            p.limit.min(crate::capture::MAX_LIMIT),
+            crate::capture::RECORD_BYTES + 8,
+            "record.pcap.limit",
+            "record.pcap.limit",
+        );
+    }
     Ok(fp)
 }
 

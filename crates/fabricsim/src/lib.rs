@@ -16,8 +16,9 @@
 //!   link-level retransmission, route re-convergence, for every fabric;
 //! - [`longhaul`]: long haul (document 001): the DR switch role and its CNPs, the compute-loss model;
 //! - [`output`] (also as `results`), [`metrics`], [`convergence`], [`window`], [`report`]:
-//!   tables, summaries and reports written after a run; [`bench`](mod@bench): fixed
-//!   benchmarks.
+//!   tables, summaries and reports written after a run; [`capture`] and [`wire`]: the
+//!   packet capture (`[record.pcap]` -> `capture.pcapng`) and the wire formats it writes;
+//!   [`bench`](mod@bench): fixed benchmarks.
 //!
 //! See `docs/ARCHITECTURE.md` for the design and its invariants.
 
@@ -27,6 +28,7 @@
 
 pub mod bench;
 pub mod budget;
+pub mod capture;
 pub mod cc;
 pub mod collective;
 pub mod compare;
@@ -59,6 +61,7 @@ pub mod topology;
 pub mod transport;
 pub mod units;
 pub mod window;
+pub mod wire;
 pub mod workload;
 
 /// The output layer under its first name: `results::Summary`, `results::flows_csv`, ...

@@ -68,7 +68,23 @@ fn steady_state_moves_packets_without_allocating() {
         "{}[fabric.reliability]\nber = 1e-6\nllr = true\n",
         fat_tree(PFC)
     ));
+    // With a packet capture of three ports (a NIC, an edge and an aggregation switch
+    // port): noting frames allocates nothing either, and changes no result.
+    let pcap = format!("{}{CAPTURE}", fat_tree(PFC));
+    steady_state_allocates_nothing(&pcap);
+    let flows = |src: &str| {
+        let src = src.replace("max_time = \"20ms\"", "max_time = \"2ms\"");
+        let l = fabricsim::load_str(&src, "t.toml", Path::new("."), &[]).unwrap();
+        let mut sim = Simulation::build(&l.scenario, "t.toml", Path::new(".")).unwrap();
+        sim.run(&mut |_| {});
+        fabricsim::results::flows_csv(&sim) + &fabricsim::results::ports_csv(&sim)
+    };
+    assert_eq!(flows(&pcap), flows(&fat_tree(PFC)));
 }
+
+/// `[record.pcap]` of three ports, room for every frame they send in 20 ms.
+const CAPTURE: &str =
+    "[record.pcap]\nports = [\"host0\", \"edge0.0:0\", \"agg0.0:2\"]\nlimit = 1000000\n";
 
 fn steady_state_allocates_nothing(src: &str) {
     let l = fabricsim::load_str(src, "t.toml", Path::new("."), &[]).unwrap();
@@ -91,6 +107,14 @@ fn steady_state_allocates_nothing(src: &str) {
         allocs * 10_000 < hops,
         "{allocs} allocations for {hops} packet-hops"
     );
+    if let Some(c) = &sim.fabric.capture {
+        let n = c.records().len();
+        assert!(
+            n > 10_000 && c.missed == 0,
+            "{n} frames captured, {} missed",
+            c.missed
+        );
+    }
     if let Some(f) = &sim.fabric.faults {
         let s = f.summary(sim.ctx.now);
         assert!(

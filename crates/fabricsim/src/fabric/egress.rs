@@ -113,17 +113,29 @@ impl Fabric {
     /// end of this frame to pull more).
     #[inline]
     pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
-        if self.ports[port.idx()].credit_gated() {
-            self.transmit_credit(ctx, port, pkt, nic_has_flows);
+        if self.ports[port.idx()].slow_transmit() {
+            self.transmit_slow(ctx, port, pkt, nic_has_flows);
         } else {
             self.transmit_as::<false>(ctx, port, pkt, nic_has_flows);
         }
     }
 
-    // Out of line: only credit runs take it, and the others' path keeps its registers.
+    // Out of line: only ports fed by credits or captured take it, and the others' path
+    // keeps its registers. (A capture test on the common path cost +1.4 % instructions
+    // at k = 8 with nothing captured; the port bit that already sent credit ports here
+    // costs nothing more.)
     #[inline(never)]
-    fn transmit_credit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
-        self.transmit_as::<true>(ctx, port, pkt, nic_has_flows);
+    fn transmit_slow(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
+        let now = ctx.now;
+        if self.ports[port.idx()].credit_gated() {
+            self.transmit_as::<true>(ctx, port, pkt, nic_has_flows);
+        } else {
+            self.transmit_as::<false>(ctx, port, pkt, nic_has_flows);
+        }
+        // The frame's arena slot stays until it reaches its NIC: still valid here.
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.note(now, port.idx(), pkt, &ctx.arena);
+        }
     }
 
     /// [`Self::transmit`] on a port fed by credits (`CREDIT`) or not.

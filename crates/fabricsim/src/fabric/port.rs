@@ -17,6 +17,10 @@ const CTRL_BIT: u32 = 1 << 30;
 /// the far end a switch): the egress then takes the credit paths, and a packet never
 /// skips the queue (the queue's scheduler checks its credits).
 const CREDIT_BIT: u32 = 1 << 29;
+/// Set in `owner_code` when `[record.pcap]` captures the port's transmissions: they
+/// take the out-of-line path that credit ports take, so the test that sends those there
+/// is the only one other runs pay.
+const CAPTURE_BIT: u32 = 1 << 28;
 const INDEX_MASK: u32 = (1 << 24) - 1;
 
 fn ps_per_byte(rate: Rate) -> u64 {
@@ -237,6 +241,18 @@ impl Port {
     #[inline(always)]
     pub fn credit_gated(&self) -> bool {
         self.owner_code & CREDIT_BIT != 0
+    }
+
+    /// Marks the port as captured (see `CAPTURE_BIT`).
+    pub fn set_captured(&mut self) {
+        self.owner_code |= CAPTURE_BIT;
+    }
+
+    /// True when the port's transmissions take the out-of-line path: credits, or a
+    /// capture.
+    #[inline(always)]
+    pub fn slow_transmit(&self) -> bool {
+        self.owner_code & (CREDIT_BIT | CAPTURE_BIT) != 0
     }
 
     /// Queues a MAC control (PFC) frame; it goes before every priority queue.

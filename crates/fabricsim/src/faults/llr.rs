@@ -118,6 +118,9 @@ impl Fabric {
             None => p.busy_until.max(now),
         };
         let d = p.pop_ctrl().expect("the frame just queued");
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.on_transmit(boundary, port.idx(), &d, &ctx.arena);
+        }
         let ser = p.tx_time(d.wire as u64);
         p.busy_until = p.busy_until.max(boundary) + ser;
         p.tx_bytes += d.wire as u64;
@@ -179,7 +182,12 @@ impl Fabric {
         debug_assert!(port.is_up(), "a down link's frames are all lost");
         let mut t = port.busy_until.max(ctx.now);
         let n = link.ring.len() as u64;
+        let mut capture = self.capture.as_deref_mut();
         for (arrival, d) in link.ring.iter_mut() {
+            // A replayed frame is sent again: a capture sees it again.
+            if let Some(c) = capture.as_mut() {
+                c.on_transmit(t, l.idx(), d, &ctx.arena);
+            }
             let extra = if d.kind == PacketKind::Pause {
                 0
             } else {

@@ -7,6 +7,8 @@
 //!   `queues.csv`,
 //!   `rates.csv`, `convergence.csv`, `window.csv`);
 //! - `report.html`: the run's charts;
+//! - [`crate::capture::FILE`] (`capture.pcapng`), when the scenario has `[record.pcap]`:
+//!   the frames its chosen ports sent, headers only, for Wireshark (`docs/pcap.md`);
 //! - [`resolved::FILE`] (`scenario.resolved.toml`): the effective scenario, which reruns
 //!   to the same `flows.csv`;
 //! - `summary.json`: the headline numbers in sections (see [`summary`]), written last, so
@@ -306,7 +308,7 @@ fn write_csv(
 }
 
 /// Writes every file of a run into `dir` (created if needed): its tables, `report.html`,
-/// `scenario.resolved.toml` (`resolved_toml`, see [`resolved`]) and last `summary.json`.
+/// `capture.pcapng` (with `[record.pcap]`), `scenario.resolved.toml` (`resolved_toml`, see [`resolved`]) and last `summary.json`.
 pub fn write_all(
     sim: &Simulation,
     summary: &Summary,
@@ -326,6 +328,11 @@ pub fn write_all(
     let sections = crate::metrics::run_report_sections(sim, summary);
     let html = crate::report::render_html(&title, &sections);
     write_file(dir, "report.html", |w| w.write_all(html.as_bytes()))?;
+    if let Some(cap) = sim.fabric.capture.as_deref() {
+        write_file(dir, crate::capture::FILE, |w| {
+            crate::capture::pcapng::write(sim, cap, w)
+        })?;
+    }
     write_file(dir, resolved::FILE, |w| {
         w.write_all(resolved_toml.as_bytes())
     })?;

@@ -228,6 +228,9 @@ pub struct RecordCfg {
     /// (`window.csv`); needs `rate_interval` for flows and `queue_interval` for ports.
     #[serde(default)]
     pub window: Option<crate::window::WindowCfg>,
+    /// Frames the chosen ports send, written as `capture.pcapng` ([`crate::capture`]).
+    #[serde(default)]
+    pub pcap: Option<crate::capture::PcapCfg>,
 }
 
 impl Described for Scenario {
@@ -321,6 +324,7 @@ impl Described for RecordCfg {
                 "[record.convergence], below (convergence.csv)",
             ),
             Param::unset("window", "[record.window], below (window.csv)"),
+            Param::unset("pcap", "[record.pcap], below (capture.pcapng)"),
         ]
     }
 }
@@ -391,5 +395,6 @@ mod tests {
         assert_describes_fields::<CcClassCfg>();
         assert_describes_fields::<crate::convergence::ConvergenceCfg>();
         assert_describes_fields::<crate::window::WindowCfg>();
+        assert_describes_fields::<crate::capture::PcapCfg>();
     }
 }

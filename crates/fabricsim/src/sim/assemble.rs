@@ -514,6 +514,7 @@ impl Simulation {
                 faults,
                 route_ahead: false,
                 multicast: None,
+                capture: None,
             },
             nics: Nics {
                 hosts,

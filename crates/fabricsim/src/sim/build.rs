@@ -108,6 +108,9 @@ impl Simulation {
         let faults = crate::faults::config::FaultPlan::resolve(&sc.fault, &f.reliability, &g)
             .map_err(at(""))?;
         check_time_floors(sc, &g).map_err(|e| ScenarioError::param(file, e))?;
+        if let Some(p) = &sc.record.pcap {
+            p.validate().map_err(at("record.pcap"))?;
+        }
         crate::budget::check(&footprint, 1).map_err(|e| ScenarioError::param(file, e))?;
         sc.cc.validate(sc.workload.len()).map_err(at("cc"))?;
         let workload = || {
@@ -175,6 +178,16 @@ impl Simulation {
                 ));
             }
             sim.window = Some(crate::window::WindowSpec::resolve(w, &sim).map_err(fail)?);
+        }
+        if let Some(p) = &sc.record.pcap {
+            let cap = crate::capture::Capture::resolve(p, &sim).map_err(|m| {
+                let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
+                err(file, &format!("record.pcap.{f}"), rest)
+            })?;
+            for i in &cap.interfaces {
+                sim.fabric.ports[i.port.idx()].set_captured();
+            }
+            sim.fabric.capture = Some(Box::new(cap));
         }
         Ok(sim)
     }

@@ -225,6 +225,9 @@ pub struct Fabric {
     pub(crate) route_ahead: bool,
     /// Switch multicast tables (hardware collectives).
     pub multicast: Option<Box<crate::collective::multicast::MulticastTables>>,
+    /// The packet capture (`[record.pcap]`); `None`, the transmit path's one test, when
+    /// the scenario asks for none.
+    pub capture: Option<Box<crate::capture::Capture>>,
 }
 
 /// The end hosts: NICs, the flows they send and receive, their transport, and the
