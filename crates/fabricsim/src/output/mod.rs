@@ -37,6 +37,7 @@
 
 pub(crate) mod buckets;
 pub mod cells;
+pub mod columns;
 mod collectives;
 mod comparison;
 mod convergence;
@@ -54,6 +55,7 @@ mod training;
 mod window;
 
 pub use cells::CsvOut;
+pub use columns::{Column, ColumnData};
 pub use summary::{fct, quantile, summarize, table, Summary, SUMMARY_RATE_FLOWS};
 
 use crate::sim::Simulation;
@@ -212,6 +214,53 @@ pub fn run_table_text(file: &str, sim: &Simulation, summary: &Summary) -> Option
     }
 }
 
+/// Fills typed columns through a table's `write` ([`columns`]); a failure is a row
+/// type the sink cannot take, a bug the tests of every table would show.
+fn collect(write: impl FnOnce(&mut CsvOut) -> csv::Result<()>) -> Vec<Column> {
+    let mut cols = columns::Columns::new();
+    write(&mut CsvOut::columns(&mut cols)).expect("a table fills columns");
+    cols.finish()
+}
+
+/// A per-run table as typed columns (named as the CSV header), `None` when the run does
+/// not have it: the data of the CSV file, from the same row structs.
+pub fn run_table_columns(file: &str, sim: &Simulation, summary: &Summary) -> Option<Vec<Column>> {
+    let d = RunData { sim, summary };
+    match find_table(file)?.scope {
+        Scope::Run { present, write } if present(&d) => Some(collect(|o| write(&d, o))),
+        _ => None,
+    }
+}
+
+/// Every per-run table the run has, as typed columns, in the order of [`TABLES`].
+pub fn run_tables_columns(sim: &Simulation, summary: &Summary) -> Vec<(&'static str, Vec<Column>)> {
+    let d = RunData { sim, summary };
+    TABLES
+        .iter()
+        .filter_map(|t| match t.scope {
+            Scope::Run { present, write } if present(&d) => {
+                Some((t.file, collect(|o| write(&d, o))))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `comparison.csv` over `rows` as typed columns: one row per run, its headline figures
+/// (one run's row is its summary as a table).
+pub fn comparison_columns(rows: &[Summary]) -> Vec<Column> {
+    let d = SweepData {
+        rows,
+        axes: &[],
+        replicated: false,
+        baseline: None,
+    };
+    collect(|o| match comparison::TABLE.scope {
+        Scope::Sweep { write, .. } => write(&d, o),
+        Scope::Run { .. } => Ok(()),
+    })
+}
+
 /// `flows.csv` as a string (tests compare runs with it).
 pub fn flows_csv(sim: &Simulation) -> String {
     run_table_text("flows.csv", sim, &Summary::default()).unwrap_or_default()
@@ -305,6 +354,13 @@ fn write_csv(
     })
 }
 
+/// A run's `report.html`, as text.
+pub fn run_report_html(sim: &Simulation, summary: &Summary) -> String {
+    let title = crate::metrics::run_report_title(summary);
+    let sections = crate::metrics::run_report_sections(sim, summary);
+    crate::report::render_html(&title, &sections)
+}
+
 /// Writes every file of a run into `dir` (created if needed): its tables, `report.html`,
 /// `scenario.resolved.toml` (`resolved_toml`, see [`resolved`]) and last `summary.json`.
 pub fn write_all(
@@ -322,9 +378,7 @@ pub fn write_all(
             }
         }
     }
-    let title = crate::metrics::run_report_title(summary);
-    let sections = crate::metrics::run_report_sections(sim, summary);
-    let html = crate::report::render_html(&title, &sections);
+    let html = run_report_html(sim, summary);
     write_file(dir, "report.html", |w| w.write_all(html.as_bytes()))?;
     write_file(dir, resolved::FILE, |w| {
         w.write_all(resolved_toml.as_bytes())
