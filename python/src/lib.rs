@@ -393,12 +393,17 @@ impl NativeResult {
     }
 }
 
-/// Sets the memory the runs of this process may hold (`"8GiB"`), as `--max-memory`.
+/// Sets the memory the runs of this process may hold (`"8GiB"`), as `--max-memory`;
+/// `None` restores the default (80% of what the process may use).
 #[pyfunction]
-fn set_max_memory(py: Python<'_>, limit: &str) -> PyResult<()> {
-    let b = fabricsim::budget::parse_limit(limit).map_err(|m| {
-        scenario_error(py, &ScenarioError::field("set_max_memory", "limit", m))
-    })?;
+#[pyo3(signature = (limit))]
+fn set_max_memory(py: Python<'_>, limit: Option<&str>) -> PyResult<()> {
+    let b = match limit {
+        None => 0,
+        Some(l) => fabricsim::budget::parse_limit(l).map_err(|m| {
+            scenario_error(py, &ScenarioError::field("set_max_memory", "limit", m))
+        })?,
+    };
     fabricsim::budget::set_limit(b);
     Ok(())
 }
