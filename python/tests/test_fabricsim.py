@@ -94,9 +94,16 @@ def test_out_folder_equals_the_command_lines(quickstart, tmp_path):
         capture_output=True,
     )
     Scenario.load(quickstart).run(seed=3, out=tmp_path / "py")
-    for f in ["flows.csv", "ports.csv", "buckets.csv", "report.html",
-              "scenario.resolved.toml"]:
+    for f in ["flows.csv", "ports.csv", "buckets.csv", "queues.csv", "rates.csv",
+              "report.html"]:
         assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+
+    # The same tree; the header comment names the commit each was built from.
+    def body(d):
+        text = (tmp_path / d / "scenario.resolved.toml").read_text()
+        return [line for line in text.splitlines() if not line.startswith("#")]
+
+    assert body("py") == body("cli")
 
 
 def test_set_uses_the_command_lines_override(quickstart):
