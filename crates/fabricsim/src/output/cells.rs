@@ -91,6 +91,8 @@ pub struct CsvOut<'a> {
     sink: Sink<'a>,
 }
 
+// One `Sink` per table written, on the stack: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Sink<'a> {
     Csv(csv::Writer<&'a mut dyn Write>),
     Columns(&'a mut Columns),

@@ -448,6 +448,7 @@ impl<'a> ser::SerializeStruct for &mut RowSer<'a> {
 mod tests {
     use super::super::cells::{Fixed, Ns};
     use super::*;
+    use serde::Serialize;
 
     #[derive(Default, Serialize)]
     struct Row {
