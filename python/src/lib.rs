@@ -61,7 +61,9 @@ fn run_error(py: Python<'_>, e: RunError) -> PyErr {
 /// `set("topology.leaves", "4")` and `--set topology.leaves=4` mean the same.
 fn toml_value(v: &Bound<'_, PyAny>) -> Result<toml::Value, String> {
     if v.is_instance_of::<PyBool>() {
-        return Ok(toml::Value::Boolean(v.extract::<bool>().map_err(|e| e.to_string())?));
+        return Ok(toml::Value::Boolean(
+            v.extract::<bool>().map_err(|e| e.to_string())?,
+        ));
     }
     if v.is_instance_of::<PyInt>() {
         return v
@@ -70,10 +72,14 @@ fn toml_value(v: &Bound<'_, PyAny>) -> Result<toml::Value, String> {
             .map_err(|_| "an integer out of the 64-bit range".to_string());
     }
     if v.is_instance_of::<PyFloat>() {
-        return Ok(toml::Value::Float(v.extract::<f64>().map_err(|e| e.to_string())?));
+        return Ok(toml::Value::Float(
+            v.extract::<f64>().map_err(|e| e.to_string())?,
+        ));
     }
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(scenario::parse_override_value(&s.to_cow().map_err(|e| e.to_string())?));
+        return Ok(scenario::parse_override_value(
+            &s.to_cow().map_err(|e| e.to_string())?,
+        ));
     }
     if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
         let mut out = Vec::new();
@@ -274,9 +280,7 @@ fn batch(cols: &[Column]) -> Result<RecordBatch, ArrowError> {
         let (ty, a): (DataType, ArrayRef) = match &c.data {
             ColumnData::Int64(v) => (DataType::Int64, Arc::new(Int64Array::from(v.clone()))),
             ColumnData::UInt64(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v.clone()))),
-            ColumnData::Float64(v) => {
-                (DataType::Float64, Arc::new(Float64Array::from(v.clone())))
-            }
+            ColumnData::Float64(v) => (DataType::Float64, Arc::new(Float64Array::from(v.clone()))),
             ColumnData::Utf8(v) => (DataType::Utf8, Arc::new(StringArray::from(v.clone()))),
             ColumnData::Bool(v) => (DataType::Boolean, Arc::new(BooleanArray::from(v.clone()))),
         };
@@ -309,8 +313,7 @@ impl ArrowTable {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let _ = requested_schema;
-        let reader =
-            RecordBatchIterator::new(vec![Ok(self.batch.clone())], self.batch.schema());
+        let reader = RecordBatchIterator::new(vec![Ok(self.batch.clone())], self.batch.schema());
         let stream = FFI_ArrowArrayStream::new(Box::new(reader));
         let name = CString::new("arrow_array_stream").expect("no NUL in the name");
         // The consumer moves the stream out and leaves a released one behind; dropping
@@ -400,9 +403,8 @@ impl NativeResult {
 fn set_max_memory(py: Python<'_>, limit: Option<&str>) -> PyResult<()> {
     let b = match limit {
         None => 0,
-        Some(l) => fabricsim::budget::parse_limit(l).map_err(|m| {
-            scenario_error(py, &ScenarioError::field("set_max_memory", "limit", m))
-        })?,
+        Some(l) => fabricsim::budget::parse_limit(l)
+            .map_err(|m| scenario_error(py, &ScenarioError::field("set_max_memory", "limit", m)))?,
     };
     fabricsim::budget::set_limit(b);
     Ok(())

@@ -480,7 +480,10 @@ mod tests {
             ColumnData::Utf8(vec![Some("a,b".into()), Some(String::new())])
         );
         // Picoseconds become exact nanoseconds as floats, not "1.500".
-        assert_eq!(cols[1].data, ColumnData::Float64(vec![Some(1.5), Some(0.0)]));
+        assert_eq!(
+            cols[1].data,
+            ColumnData::Float64(vec![Some(1.5), Some(0.0)])
+        );
         assert_eq!(cols[2].data, ColumnData::Float64(vec![Some(0.5), None]));
         assert_eq!(cols[3].data, ColumnData::UInt64(vec![Some(7), Some(0)]));
         assert_eq!(cols[4].data, ColumnData::Int64(vec![Some(-2), Some(0)]));

@@ -37,8 +37,8 @@
 
 pub(crate) mod buckets;
 pub mod cells;
-pub mod columns;
 mod collectives;
+pub mod columns;
 mod comparison;
 mod convergence;
 mod credits;
