@@ -9,6 +9,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
+from . import _native
 from ._scenario import Scenario
 
 SEED = "seed"
@@ -102,8 +103,9 @@ def sweep_iter(
 
     Every point is patched and checked (as ``fabricsim check``) before any runs, so a
     bad value raises :class:`ScenarioError` at once. ``backend="local"``: ``threads``
-    Python threads (default: one per core) each running one simulation at a time
-    with the GIL released. ``backend="ray"``: one Ray task per run; Ray is started
+    Python threads (default: one per core, fewer when the runs would not fit the
+    memory budget together, as on the command line) each running one simulation at a
+    time with the GIL released. ``backend="ray"``: one Ray task per run; Ray is started
     locally (``ray.init()``) unless already initialised, so connect to a cluster first
     with ``ray.init(address=...)``. ``flows=True`` keeps each run's ``flows.csv``.
     """
@@ -111,9 +113,16 @@ def sweep_iter(
         seeds = [scenario.seed]
     points = _points(grid, seeds)
     # Input errors before any simulated time passes, as the command line does.
+    largest = 0
     for c in points:
-        _patched(scenario, c).check()
+        for run in _patched(scenario, c).check():
+            largest = max(largest, run["memory_estimate_bytes"])
     if backend == "local":
+        threads = threads or os.cpu_count() or 1
+        # As the command line: only as many runs at once as fit the memory budget
+        # together (each was checked alone when it was built).
+        limit, _source = _native.memory_limit()
+        threads = max(1, min(threads, limit // max(largest, 1)))
         yield from _local(scenario, points, threads, flows)
     elif backend == "ray":
         yield from _ray(scenario, points, flows)
@@ -122,8 +131,7 @@ def sweep_iter(
 
 
 def _local(scenario, points, threads, flows) -> Iterator[SweepRun]:
-    n = threads or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=max(1, min(n, len(points) or 1))) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, min(threads, len(points) or 1))) as pool:
         pending = {
             pool.submit(_run_point, scenario, i, c, flows) for i, c in enumerate(points)
         }

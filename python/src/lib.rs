@@ -414,6 +414,13 @@ fn set_max_memory(py: Python<'_>, limit: Option<&str>) -> PyResult<()> {
     Ok(())
 }
 
+/// The memory limit runs are checked against, in bytes, and where it comes from
+/// (`set_max_memory`, or the machine's default).
+#[pyfunction]
+fn memory_limit() -> (u64, String) {
+    fabricsim::budget::limit()
+}
+
 /// The version of the simulator this module was built from.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -423,6 +430,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeResult>()?;
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(set_max_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_limit, m)?)?;
     m.add("__version__", VERSION)?;
     Ok(())
 }
