@@ -457,6 +457,40 @@ pub fn run_sweep(
     Ok(sweep)
 }
 
+/// A scenario of one run, run as [`run_sweep`] runs it (checked first, `out` prepared,
+/// the same files written into `out`), keeping the finished Simulation for callers
+/// that read its tables as data ([`crate::output::run_tables_columns`]). `None` when
+/// `stop` cut it short. A scenario of several runs (variants, sweeps, seeds) is an
+/// input error: those go through [`run_sweep`].
+pub fn run_single(
+    loaded: &LoadedScenario,
+    seed: Option<u64>,
+    out: Option<&Path>,
+    stop: Option<&AtomicBool>,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Option<(Simulation, RunResult)>, RunError> {
+    let mut plan = plan(loaded, seed).map_err(RunError::Input)?;
+    if plan.len() != 1 {
+        return Err(RunError::Input(ScenarioError {
+            file: loaded.file.clone(),
+            pos: None,
+            field: None,
+            message: format!(
+                "the scenario has {} runs (variants, sweeps or seeds); run one at a time or \
+                 run them all as a sweep",
+                plan.len()
+            ),
+        }));
+    }
+    validate(loaded, &plan)?;
+    let p = &mut plan[0];
+    if let Some(out) = out {
+        resolved::set_seed(&mut p.meta.table, p.meta.seed).map_err(RunError::Input)?;
+        results::prepare_out(out, &[]).map_err(RunError::Out)?;
+    }
+    run_one_kept(loaded, p, false, out.map(Path::to_path_buf), stop, progress).transpose()
+}
+
 /// Builds, runs and writes one run; `None` when `stop` cut it short (nothing written).
 fn run_one(
     loaded: &LoadedScenario,
@@ -466,6 +500,18 @@ fn run_one(
     stop: Option<&AtomicBool>,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Option<Result<RunResult, RunError>> {
+    run_one_kept(loaded, p, multi, dir, stop, progress).map(|r| r.map(|(_, r)| r))
+}
+
+/// [`run_one`], returning the finished Simulation too.
+fn run_one_kept(
+    loaded: &LoadedScenario,
+    p: &PlannedRun,
+    multi: bool,
+    dir: Option<PathBuf>,
+    stop: Option<&AtomicBool>,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Option<Result<(Simulation, RunResult), RunError>> {
     // [`validate`] built this run already: an error here would be a nondeterministic
     // build, reported rather than hidden.
     let mut sim = match p.build(loaded) {
@@ -494,10 +540,13 @@ fn run_one(
             })
             .map_err(|e| RunError::Io(format!("writing results to {}: {e}", dir.display())));
     }
-    Some(res.map(|_| RunResult {
-        variant: meta.name.clone(),
-        summary,
-        outcome,
+    Some(res.map(|_| {
+        let r = RunResult {
+            variant: meta.name.clone(),
+            summary,
+            outcome,
+        };
+        (sim, r)
     }))
 }
 

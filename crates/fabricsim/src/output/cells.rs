@@ -7,6 +7,7 @@
 //! (`{:.3}`) and times as exact picoseconds-in-nanoseconds (`1.500`). [`Fixed`] and [`Ns`]
 //! carry that format in the row struct's type, so a row is data, not a format string.
 
+use super::columns::Columns;
 use crate::units::Time;
 use serde::{Serialize, Serializer};
 use std::fmt;
@@ -24,7 +25,13 @@ impl<const D: usize> fmt::Display for Fixed<D> {
 
 impl<const D: usize> Serialize for Fixed<D> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        // Text for the CSV files; the number itself for a sink of data
+        // ([`super::columns`]).
+        if s.is_human_readable() {
+            s.collect_str(self)
+        } else {
+            s.serialize_f64(self.0)
+        }
     }
 }
 
@@ -47,7 +54,13 @@ impl fmt::Display for Ns {
 
 impl Serialize for Ns {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        // As for `Fixed`: a sink of data gets nanoseconds as a float (exact to the
+        // picosecond up to about 100 days of simulated time).
+        if s.is_human_readable() {
+            s.collect_str(self)
+        } else {
+            s.serialize_f64(self.0 as f64 / 1000.0)
+        }
     }
 }
 
@@ -70,17 +83,38 @@ pub fn header_of<R: Serialize + Default>() -> csv::Result<Vec<String>> {
     Ok(rec.iter().map(str::to_string).collect())
 }
 
-/// A CSV table being written: a header, then rows of the same width (the `csv` writer
-/// refuses a row of another width, so a header and its rows cannot drift apart).
+/// A table being written: a header, then rows of the same width (the `csv` writer and
+/// [`Columns`] refuse a row of another width, so a header and its rows cannot drift
+/// apart). As CSV text (`new`), or as typed columns (`columns`): a table's `write`
+/// function fills either, so the files and the data a program gets cannot differ.
 pub struct CsvOut<'a> {
-    w: csv::Writer<&'a mut dyn Write>,
+    sink: Sink<'a>,
+}
+
+// One `Sink` per table written, on the stack: its size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Sink<'a> {
+    Csv(csv::Writer<&'a mut dyn Write>),
+    Columns(&'a mut Columns),
+}
+
+/// A column sink's error as the table writers' error type (it means a bug in a table).
+fn columns_error(e: super::columns::ColumnsError) -> csv::Error {
+    csv::Error::from(std::io::Error::other(e))
 }
 
 impl<'a> CsvOut<'a> {
-    /// A table written to `w`.
+    /// A table written to `w` as CSV.
     pub fn new(w: &'a mut dyn Write) -> Self {
         CsvOut {
-            w: csv::WriterBuilder::new().has_headers(false).from_writer(w),
+            sink: Sink::Csv(csv::WriterBuilder::new().has_headers(false).from_writer(w)),
+        }
+    }
+
+    /// A table collected into `cols` as typed columns.
+    pub fn columns(cols: &'a mut Columns) -> Self {
+        CsvOut {
+            sink: Sink::Columns(cols),
         }
     }
 
@@ -91,13 +125,19 @@ impl<'a> CsvOut<'a> {
         I: IntoIterator<Item = S>,
         S: AsRef<[u8]>,
     {
-        self.w.write_record(names)
+        match &mut self.sink {
+            Sink::Csv(w) => w.write_record(names),
+            Sink::Columns(c) => c.header(names).map_err(columns_error),
+        }
     }
 
     /// Writes one row: a struct's fields in order, or a tuple of structs and sequences
     /// flattened left to right.
     pub fn row<R: Serialize>(&mut self, row: &R) -> csv::Result<()> {
-        self.w.serialize(row)
+        match &mut self.sink {
+            Sink::Csv(w) => w.serialize(row),
+            Sink::Columns(c) => c.row(row).map_err(columns_error),
+        }
     }
 
     /// Writes a whole table of row struct `R`: the header from `R`'s field names, then
@@ -117,7 +157,9 @@ impl<'a> CsvOut<'a> {
     /// Flushes the rows to the underlying writer (the `csv` writer buffers, and an error
     /// while flushing on drop would be lost).
     pub fn finish(mut self) -> csv::Result<()> {
-        self.w.flush()?;
+        if let Sink::Csv(w) = &mut self.sink {
+            w.flush()?;
+        }
         Ok(())
     }
 }

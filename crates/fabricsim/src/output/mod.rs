@@ -40,6 +40,7 @@
 pub(crate) mod buckets;
 pub mod cells;
 mod collectives;
+pub mod columns;
 mod comparison;
 mod convergence;
 mod credits;
@@ -56,6 +57,7 @@ mod training;
 mod window;
 
 pub use cells::CsvOut;
+pub use columns::{Column, ColumnData};
 pub use summary::{fct, quantile, summarize, table, Summary, SUMMARY_RATE_FLOWS};
 
 use crate::sim::Simulation;
@@ -214,6 +216,53 @@ pub fn run_table_text(file: &str, sim: &Simulation, summary: &Summary) -> Option
     }
 }
 
+/// Fills typed columns through a table's `write` ([`columns`]); a failure is a row
+/// type the sink cannot take, a bug the tests of every table would show.
+fn collect(write: impl FnOnce(&mut CsvOut) -> csv::Result<()>) -> Vec<Column> {
+    let mut cols = columns::Columns::new();
+    write(&mut CsvOut::columns(&mut cols)).expect("a table fills columns");
+    cols.finish()
+}
+
+/// A per-run table as typed columns (named as the CSV header), `None` when the run does
+/// not have it: the data of the CSV file, from the same row structs.
+pub fn run_table_columns(file: &str, sim: &Simulation, summary: &Summary) -> Option<Vec<Column>> {
+    let d = RunData { sim, summary };
+    match find_table(file)?.scope {
+        Scope::Run { present, write } if present(&d) => Some(collect(|o| write(&d, o))),
+        _ => None,
+    }
+}
+
+/// Every per-run table the run has, as typed columns, in the order of [`TABLES`].
+pub fn run_tables_columns(sim: &Simulation, summary: &Summary) -> Vec<(&'static str, Vec<Column>)> {
+    let d = RunData { sim, summary };
+    TABLES
+        .iter()
+        .filter_map(|t| match t.scope {
+            Scope::Run { present, write } if present(&d) => {
+                Some((t.file, collect(|o| write(&d, o))))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `comparison.csv` over `rows` as typed columns: one row per run, its headline figures
+/// (one run's row is its summary as a table).
+pub fn comparison_columns(rows: &[Summary]) -> Vec<Column> {
+    let d = SweepData {
+        rows,
+        axes: &[],
+        replicated: false,
+        baseline: None,
+    };
+    collect(|o| match comparison::TABLE.scope {
+        Scope::Sweep { write, .. } => write(&d, o),
+        Scope::Run { .. } => Ok(()),
+    })
+}
+
 /// `flows.csv` as a string (tests compare runs with it).
 pub fn flows_csv(sim: &Simulation) -> String {
     run_table_text("flows.csv", sim, &Summary::default()).unwrap_or_default()
@@ -307,6 +356,13 @@ fn write_csv(
     })
 }
 
+/// A run's `report.html`, as text.
+pub fn run_report_html(sim: &Simulation, summary: &Summary) -> String {
+    let title = crate::metrics::run_report_title(summary);
+    let sections = crate::metrics::run_report_sections(sim, summary);
+    crate::report::render_html(&title, &sections)
+}
+
 /// Writes every file of a run into `dir` (created if needed): its tables, `report.html`,
 /// `capture.pcapng` (with `[record.pcap]`), `scenario.resolved.toml` (`resolved_toml`, see [`resolved`]) and last `summary.json`.
 pub fn write_all(
@@ -324,9 +380,7 @@ pub fn write_all(
             }
         }
     }
-    let title = crate::metrics::run_report_title(summary);
-    let sections = crate::metrics::run_report_sections(sim, summary);
-    let html = crate::report::render_html(&title, &sections);
+    let html = run_report_html(sim, summary);
     write_file(dir, "report.html", |w| w.write_all(html.as_bytes()))?;
     if let Some(cap) = sim.fabric.capture.as_deref() {
         write_file(dir, crate::capture::FILE, |w| {
@@ -459,6 +513,113 @@ mod tests {
         prepare_out(&out, &["run-b".into()]).unwrap();
         // The probe is gone.
         assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+    }
+
+    /// Every per-run table of a run with flows, a collective job and time series, as
+    /// columns and as CSV text: the same names, rows and values (text equal, integers
+    /// equal, floats within the printed decimals, nulls where cells are empty).
+    #[test]
+    fn columns_hold_what_the_csv_files_print() {
+        let text = r#"
+name = "cols"
+max_time = "20ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 2
+host_rate = "100Gbps"
+[[workload]]
+kind = "collective"
+collective = "ring_allreduce"
+hosts = [0, 1, 2, 3]
+size = "256KiB"
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 3, size = "64KB" }, { src = 1, dst = 2, size = "8KB" }]
+[record]
+queue_interval = "10us"
+rate_interval = "10us"
+"#;
+        let l = crate::scenario::load_str(text, "<cols>", Path::new("."), &[]).unwrap();
+        let mut sim = Simulation::build(&l.scenario, &l.file, &l.base_dir).unwrap();
+        let outcome = sim.run_until(crate::units::Time::MAX, &mut |_| {}).unwrap();
+        let summary = summarize(&sim, "cols", &outcome, 0.0);
+        let tables = run_tables_columns(&sim, &summary);
+        let names: Vec<&str> = tables.iter().map(|(f, _)| *f).collect();
+        for f in [
+            "flows.csv",
+            "ports.csv",
+            "jobs.csv",
+            "queues.csv",
+            "rates.csv",
+        ] {
+            assert!(names.contains(&f), "{f} missing from {names:?}");
+        }
+        for (file, cols) in &tables {
+            let csv_text = run_table_text(file, &sim, &summary).unwrap();
+            let mut r = csv::ReaderBuilder::new().from_reader(csv_text.as_bytes());
+            let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+            let col_names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
+            assert_eq!(col_names, header, "{file}");
+            let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+            assert!(!rows.is_empty(), "{file}");
+            for (j, c) in cols.iter().enumerate() {
+                assert_eq!(c.data.len(), rows.len(), "{file} {}", c.name);
+                for (i, row) in rows.iter().enumerate() {
+                    let cell = &row[j];
+                    let what = format!("{file} row {i} {}: {cell:?}", c.name);
+                    match &c.data {
+                        ColumnData::UInt64(v) => {
+                            assert_eq!(
+                                v[i].map(|x| x.to_string()).unwrap_or_default(),
+                                cell,
+                                "{what}"
+                            )
+                        }
+                        ColumnData::Int64(v) => {
+                            assert_eq!(
+                                v[i].map(|x| x.to_string()).unwrap_or_default(),
+                                cell,
+                                "{what}"
+                            )
+                        }
+                        ColumnData::Utf8(v) => {
+                            assert_eq!(v[i].as_deref().unwrap_or(""), cell, "{what}")
+                        }
+                        ColumnData::Bool(v) => {
+                            assert_eq!(
+                                v[i].map(|x| x.to_string()).unwrap_or_default(),
+                                cell,
+                                "{what}"
+                            )
+                        }
+                        ColumnData::Float64(v) => match v[i] {
+                            None => assert_eq!(cell, "", "{what}"),
+                            Some(x) if x.is_nan() => assert_eq!(cell, "NaN", "{what}"),
+                            Some(x) => {
+                                let printed: f64 = cell.parse().expect(&what);
+                                let decimals = cell.split_once('.').map_or(0, |(_, d)| d.len());
+                                let tol = 0.5 * 10f64.powi(-(decimals as i32)) + 1e-12 * x.abs();
+                                assert!((x - printed).abs() <= tol, "{what} vs {x}");
+                                // The times of flows.csv (`Ns`) are exact:
+                                // picoseconds / 1000 is the printed value.
+                                if *file == "flows.csv" && c.name.ends_with("_ns") {
+                                    assert_eq!(x, printed, "{what}");
+                                }
+                            }
+                        },
+                    }
+                }
+            }
+        }
+        // The summary's row: the columns of comparison.csv.
+        let cols = comparison_columns(std::slice::from_ref(&summary));
+        let header = comparison_csv(std::slice::from_ref(&summary));
+        let first = header.lines().next().unwrap();
+        let col_names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(col_names.join(","), first);
+        assert!(cols.iter().all(|c| c.data.len() == 1));
     }
 
     #[test]

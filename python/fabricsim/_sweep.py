@@ -1,0 +1,208 @@
+"""Sweeps from Python: a grid of overrides x seeds, run on local threads or as Ray
+tasks, streamed as runs finish, gathered into one DataFrame."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
+
+from . import _native
+from ._scenario import Scenario
+
+SEED = "seed"
+
+
+@dataclass
+class SweepRun:
+    """One finished run of a sweep.
+
+    ``coords``: its sweep coordinates (each grid key with its value, then ``seed``);
+    ``summary``: its headline figures, one row (the run's ``comparison.csv`` row);
+    ``flows``: its ``flows.csv`` as a DataFrame when the sweep kept flows
+    (``flows=True``), else ``None``; ``index``: its position in the grid's order.
+    """
+
+    index: int
+    coords: Dict[str, Any]
+    summary: Any
+    flows: Any = None
+    outcome: str = ""
+    invariant_violations: List[str] = field(default_factory=list)
+
+    def row(self):
+        """The sweep DataFrame's row: coordinates, then the summary's columns."""
+        s = self.summary.copy()
+        for i, (k, v) in enumerate(self.coords.items()):
+            s.insert(i, k, [v])
+        return s
+
+
+def _points(grid: Optional[Mapping[str, Sequence[Any]]], seeds) -> List[Dict[str, Any]]:
+    grid = dict(grid or {})
+    if SEED in grid:
+        raise ValueError("`seed` is a sweep coordinate of its own: pass seeds=[...]")
+    keys = list(grid)
+    for k in keys:
+        if isinstance(grid[k], (str, bytes)) or not hasattr(grid[k], "__iter__"):
+            raise TypeError(f"grid[{k!r}] must be a list of values")
+    out = []
+    for values in itertools.product(*(list(grid[k]) for k in keys)):
+        for s in seeds:
+            c = dict(zip(keys, values))
+            c[SEED] = int(s)
+            out.append(c)
+    return out
+
+
+def _patched(scenario: Scenario, coords: Mapping[str, Any]) -> Scenario:
+    sc = scenario.copy()
+    for k, v in coords.items():
+        if k != SEED:
+            sc.set(k, v)
+    return sc
+
+
+def _run_point(scenario: Scenario, index: int, coords: Dict[str, Any], flows: bool) -> SweepRun:
+    sc = _patched(scenario, coords)
+    r = sc.run(
+        seed=coords[SEED],
+        tables=["flows.csv"] if flows else [],
+        report=False,
+    )
+    return SweepRun(
+        index=index,
+        coords=dict(coords),
+        summary=r.summary,
+        flows=r.flows if flows else None,
+        outcome=r.outcome,
+        invariant_violations=r.invariant_violations,
+    )
+
+
+def _ray_task(state, index: int, coords: Dict[str, Any], flows: bool) -> SweepRun:
+    # Runs in a Ray worker: the scenario travels as TOML text (see
+    # `Scenario.__reduce__`), the result as a small picklable SweepRun.
+    return _run_point(Scenario._from_state(state), index, coords, flows)
+
+
+def sweep_iter(
+    scenario: Scenario,
+    grid: Optional[Mapping[str, Sequence[Any]]] = None,
+    seeds: Optional[Sequence[int]] = None,
+    *,
+    backend: str = "local",
+    threads: Optional[int] = None,
+    flows: bool = False,
+) -> Iterator[SweepRun]:
+    """Runs every point of ``grid`` (a dict of field path -> list of values, as for
+    :meth:`Scenario.set`) x ``seeds`` and yields a :class:`SweepRun` as each run
+    finishes (in completion order; ``SweepRun.index`` is its place in the grid).
+
+    Every point is patched and checked (as ``fabricsim check``) before any runs, so a
+    bad value raises :class:`ScenarioError` at once. ``backend="local"``: ``threads``
+    Python threads (default: one per core, fewer when the runs would not fit the
+    memory budget together, as on the command line) each running one simulation at a
+    time with the GIL released. ``backend="ray"``: one Ray task per run; Ray is started
+    locally (``ray.init()``) unless already initialised, so connect to a cluster first
+    with ``ray.init(address=...)``. ``flows=True`` keeps each run's ``flows.csv``.
+    """
+    if seeds is None:
+        seeds = [scenario.seed]
+    points = _points(grid, seeds)
+    # Input errors before any simulated time passes, as the command line does.
+    largest = 0
+    for c in points:
+        for run in _patched(scenario, c).check():
+            largest = max(largest, run["memory_estimate_bytes"])
+    if backend == "local":
+        threads = threads or os.cpu_count() or 1
+        # As the command line: only as many runs at once as fit the memory budget
+        # together (each was checked alone when it was built).
+        limit, _source = _native.memory_limit()
+        threads = max(1, min(threads, limit // max(largest, 1)))
+        yield from _local(scenario, points, threads, flows)
+    elif backend == "ray":
+        yield from _ray(scenario, points, flows)
+    else:
+        raise ValueError(f"backend={backend!r}: allowed: 'local', 'ray'")
+
+
+def _local(scenario, points, threads, flows) -> Iterator[SweepRun]:
+    with ThreadPoolExecutor(max_workers=max(1, min(threads, len(points) or 1))) as pool:
+        pending = {
+            pool.submit(_run_point, scenario, i, c, flows) for i, c in enumerate(points)
+        }
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield f.result()
+        finally:
+            # A consumer that stops early (or an error) cancels the runs not started.
+            for f in pending:
+                f.cancel()
+
+
+def _ray(scenario, points, flows) -> Iterator[SweepRun]:
+    try:
+        import ray
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "backend='ray' needs Ray: pip install 'ray>=2.9' (or fabricsim[ray])"
+        ) from e
+    if not ray.is_initialized():
+        ray.init()
+    task = ray.remote(_ray_task)
+    state = scenario.__reduce__()[1][0]
+    state_ref = ray.put(state)
+    pending = [task.remote(state_ref, i, c, flows) for i, c in enumerate(points)]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+
+
+def sweep(
+    scenario: Scenario,
+    grid: Optional[Mapping[str, Sequence[Any]]] = None,
+    seeds: Optional[Sequence[int]] = None,
+    *,
+    backend: str = "local",
+    threads: Optional[int] = None,
+    on_result: Optional[Callable[[SweepRun], None]] = None,
+    flows: bool = False,
+):
+    """:func:`sweep_iter`, gathered: one DataFrame with one row per run, in the grid's
+    order: the sweep coordinates (grid keys, then ``seed``) then the run's summary
+    (the columns of ``comparison.csv``). ``on_result(run)`` is called with each
+    :class:`SweepRun` as it finishes. With ``flows=True`` the DataFrame has a
+    ``.attrs["flows"]``: every run's flows with the coordinates as columns."""
+    import pandas as pd
+
+    runs: List[SweepRun] = []
+    for r in sweep_iter(
+        scenario, grid, seeds, backend=backend, threads=threads, flows=flows
+    ):
+        if on_result is not None:
+            on_result(r)
+        runs.append(r)
+    runs.sort(key=lambda r: r.index)
+    if not runs:
+        return pd.DataFrame()
+    df = pd.concat([r.row() for r in runs], ignore_index=True)
+    if flows:
+        parts = []
+        for r in runs:
+            f = r.flows.copy()
+            for i, (k, v) in enumerate(r.coords.items()):
+                f.insert(i, k, v)
+            parts.append(f)
+        df.attrs["flows"] = pd.concat(parts, ignore_index=True)
+    return df

@@ -1,0 +1,436 @@
+//! `fabricsim._native`: the Rust half of the `fabricsim` Python package.
+//!
+//! Thin on purpose: scenarios load, patch and check through the library's own functions
+//! (the CLI's `--set` is [`fabricsim::scenario::apply_override`]), a run goes through
+//! [`fabricsim::runner::run_single`] (the files under `out` are the CLI's), and tables
+//! come from the output layer's column sink ([`fabricsim::output::columns`]), the same
+//! row structs that write the CSV files. This crate only turns those columns into Arrow
+//! arrays and hands them to pyarrow through the Arrow C stream interface
+//! (`__arrow_c_stream__`, a PyCapsule): no CSV is parsed, nothing is copied twice.
+//!
+//! The GIL is released while a scenario is checked or run (`Python::detach`), so Python
+//! threads run simulations in parallel; the run looks for Ctrl-C where it reports
+//! progress (tens of milliseconds apart) and stops.
+//!
+//! Everything is behind the `python` feature (see Cargo.toml): without it this crate is
+//! empty, so the workspace's `cargo test` and `clippy` cost nothing for it.
+#![cfg(feature = "python")]
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, RecordBatchIterator,
+    RecordBatchOptions, StringArray, UInt64Array,
+};
+use arrow_schema::{ArrowError, DataType, Field, Schema};
+use fabricsim::output::{self, Column, ColumnData};
+use fabricsim::runner::{self, RunError};
+use fabricsim::scenario::{self, LoadedScenario, ScenarioError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::ffi::CString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// `fabricsim.ScenarioError` (defined in Python, `fabricsim/_errors.py`) for `e`: the
+/// whole message as `str()`, and its parts as attributes.
+fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
+    let make = || -> PyResult<PyErr> {
+        let cls = py.import("fabricsim._errors")?.getattr("ScenarioError")?;
+        let (line, column) = e.pos.unzip();
+        let inst = cls.call1((
+            e.to_string(),
+            e.file.clone(),
+            e.field.clone(),
+            e.message.clone(),
+            line,
+            column,
+        ))?;
+        Ok(PyErr::from_value(inst))
+    };
+    make().unwrap_or_else(|err| err)
+}
+
+fn run_error(py: Python<'_>, e: RunError) -> PyErr {
+    match e {
+        RunError::Input(e) => scenario_error(py, &e),
+        // `out` cannot take the results, or writing them failed.
+        RunError::Out(m) | RunError::Io(m) => PyOSError::new_err(m),
+    }
+}
+
+/// A Python value as a TOML value, for `Scenario.set`. A string goes through the
+/// CLI's `--set` parsing (TOML syntax if it parses, a bare string otherwise), so
+/// `set("topology.leaves", "4")` and `--set topology.leaves=4` mean the same.
+fn toml_value(v: &Bound<'_, PyAny>) -> Result<toml::Value, String> {
+    if v.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(
+            v.extract::<bool>().map_err(|e| e.to_string())?,
+        ));
+    }
+    if v.is_instance_of::<PyInt>() {
+        return v
+            .extract::<i64>()
+            .map(toml::Value::Integer)
+            .map_err(|_| "an integer out of the 64-bit range".to_string());
+    }
+    if v.is_instance_of::<PyFloat>() {
+        return Ok(toml::Value::Float(
+            v.extract::<f64>().map_err(|e| e.to_string())?,
+        ));
+    }
+    if let Ok(s) = v.cast::<PyString>() {
+        return Ok(scenario::parse_override_value(
+            &s.to_cow().map_err(|e| e.to_string())?,
+        ));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let mut out = Vec::new();
+        for x in v.try_iter().map_err(|e| e.to_string())? {
+            out.push(toml_value(&x.map_err(|e| e.to_string())?)?);
+        }
+        return Ok(toml::Value::Array(out));
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            let k: String = k
+                .extract()
+                .map_err(|_| "a table key that is not a string".to_string())?;
+            t.insert(k, toml_value(&x)?);
+        }
+        return Ok(toml::Value::Table(t));
+    }
+    let ty = v
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into());
+    Err(format!(
+        "a value of type `{ty}`; allowed: str (as after --set path=), int, float, bool, \
+         list, dict"
+    ))
+}
+
+/// A loaded scenario with its overrides applied.
+#[pyclass(module = "fabricsim._native")]
+struct NativeScenario {
+    loaded: LoadedScenario,
+}
+
+#[pymethods]
+impl NativeScenario {
+    /// Loads a scenario file (relative data files resolve against its folder).
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        fabricsim::load_file(&path, &[])
+            .map(|loaded| NativeScenario { loaded })
+            .map_err(|e| scenario_error(py, &e))
+    }
+
+    /// A scenario from TOML text; `file` names it in messages, `base_dir` is where
+    /// relative data files resolve.
+    #[staticmethod]
+    fn from_toml(py: Python<'_>, text: &str, file: &str, base_dir: PathBuf) -> PyResult<Self> {
+        fabricsim::load_str(text, file, &base_dir, &[])
+            .map(|loaded| NativeScenario { loaded })
+            .map_err(|e| scenario_error(py, &e))
+    }
+
+    /// Sets a field (`cc.algorithm`, `workload[0].size`) as `--set path=value` does;
+    /// the scenario is checked again and stays as it was when the result is refused.
+    fn set(&mut self, py: Python<'_>, path: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let file = self.loaded.file.clone();
+        let value = toml_value(value)
+            .map_err(|m| scenario_error(py, &ScenarioError::field(&file, path, m)))?;
+        let mut table = self.loaded.table.clone();
+        scenario::apply_override(&mut table, path.trim(), value, &file)
+            .map_err(|e| scenario_error(py, &e))?;
+        let sc = scenario::from_table(&table, &file).map_err(|e| scenario_error(py, &e))?;
+        self.loaded.table = table;
+        self.loaded.scenario = sc;
+        Ok(())
+    }
+
+    /// The scenario as TOML, overrides applied (loads back to the same scenario).
+    fn to_toml(&self) -> PyResult<String> {
+        toml::to_string(&self.loaded.table).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    #[getter]
+    fn file(&self) -> String {
+        self.loaded.file.clone()
+    }
+
+    #[getter]
+    fn base_dir(&self) -> PathBuf {
+        self.loaded.base_dir.clone()
+    }
+
+    #[getter]
+    fn name(&self) -> Option<String> {
+        self.loaded.scenario.name.clone()
+    }
+
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.loaded.scenario.seed
+    }
+
+    /// What `fabricsim check` does: every run planned and built (the semantic checks
+    /// and the memory budget), one at a time. Returns one dict per run.
+    fn check<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let loaded = self.loaded.clone();
+        let runs = py.detach(move || -> Result<Vec<_>, ScenarioError> {
+            let plan = runner::plan(&loaded, None)?;
+            plan.iter()
+                .map(|p| {
+                    let sim = p.build(&loaded)?;
+                    Ok((
+                        p.meta.name.clone(),
+                        sim.nics.hosts.len(),
+                        sim.fabric.switches.len(),
+                        sim.fabric.ports.len() / 2,
+                        sim.nics.flows.len(),
+                        sim.memory_estimate,
+                    ))
+                })
+                .collect()
+        });
+        let runs = runs.map_err(|e| scenario_error(py, &e))?;
+        runs.into_iter()
+            .map(|(name, hosts, switches, links, flows, mem)| {
+                let d = PyDict::new(py);
+                d.set_item("run", name)?;
+                d.set_item("hosts", hosts)?;
+                d.set_item("switches", switches)?;
+                d.set_item("links", links)?;
+                d.set_item("flows", flows)?;
+                d.set_item("memory_estimate_bytes", mem)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// Runs the scenario (one run) with the GIL released. `tables`: the per-run tables
+    /// to keep as data (file names; `None`: all); `report`: render `report.html`.
+    #[pyo3(signature = (seed=None, out=None, tables=None, report=true))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        seed: Option<u64>,
+        out: Option<PathBuf>,
+        tables: Option<Vec<String>>,
+        report: bool,
+    ) -> PyResult<NativeResult> {
+        let loaded = self.loaded.clone();
+        let stop = AtomicBool::new(false);
+        let interrupt: Mutex<Option<PyErr>> = Mutex::new(None);
+        // Called where the run reports progress: a pending Ctrl-C (seen only on the
+        // main thread) stops the run.
+        let progress = |_: &fabricsim::sim::Progress| {
+            if let Err(e) = Python::attach(|py| py.check_signals()) {
+                *interrupt.lock().expect("interrupt lock") = Some(e);
+                stop.store(true, Ordering::Release);
+            }
+        };
+        let res = py.detach(|| -> Result<Option<NativeResult>, RunError> {
+            let Some((sim, r)) =
+                runner::run_single(&loaded, seed, out.as_deref(), Some(&stop), &progress)?
+            else {
+                return Ok(None);
+            };
+            let keep = |f: &str| tables.as_ref().is_none_or(|t| t.iter().any(|x| x == f));
+            let mut out_tables = Vec::new();
+            for (file, cols) in output::run_tables_columns(&sim, &r.summary) {
+                if keep(file) {
+                    out_tables.push((file.to_string(), batch(&cols).map_err(arrow_bug)?));
+                }
+            }
+            let summary_cols = output::comparison_columns(std::slice::from_ref(&r.summary));
+            Ok(Some(NativeResult {
+                tables: out_tables,
+                summary: batch(&summary_cols).map_err(arrow_bug)?,
+                summary_json: serde_json::to_string_pretty(&r.summary)
+                    .map_err(|e| RunError::Io(e.to_string()))?,
+                report_html: report.then(|| output::run_report_html(&sim, &r.summary)),
+                outcome: r.outcome.name().to_string(),
+                invariant_violations: r.summary.invariant_violations.clone(),
+            }))
+        });
+        match res {
+            Ok(Some(r)) => Ok(r),
+            Ok(None) => Err(interrupt
+                .into_inner()
+                .expect("interrupt lock")
+                .unwrap_or_else(|| PyKeyboardInterrupt::new_err("the run was stopped"))),
+            Err(e) => Err(run_error(py, e)),
+        }
+    }
+}
+
+/// An Arrow error while building a batch from the sink's columns: they are equally long
+/// by construction, so this is a bug.
+fn arrow_bug(e: ArrowError) -> RunError {
+    RunError::Io(format!("building an Arrow table: {e}"))
+}
+
+/// The sink's columns as one Arrow record batch (every field nullable).
+fn batch(cols: &[Column]) -> Result<RecordBatch, ArrowError> {
+    let mut fields = Vec::with_capacity(cols.len());
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(cols.len());
+    for c in cols {
+        let (ty, a): (DataType, ArrayRef) = match &c.data {
+            ColumnData::Int64(v) => (DataType::Int64, Arc::new(Int64Array::from(v.clone()))),
+            ColumnData::UInt64(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v.clone()))),
+            ColumnData::Float64(v) => (DataType::Float64, Arc::new(Float64Array::from(v.clone()))),
+            ColumnData::Utf8(v) => (DataType::Utf8, Arc::new(StringArray::from(v.clone()))),
+            ColumnData::Bool(v) => (DataType::Boolean, Arc::new(BooleanArray::from(v.clone()))),
+        };
+        fields.push(Field::new(&c.name, ty, true));
+        arrays.push(a);
+    }
+    let rows = cols.first().map_or(0, |c| c.data.len());
+    RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        arrays,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+}
+
+/// An Arrow table Python reads through the Arrow PyCapsule interface.
+#[pyclass(module = "fabricsim._native", frozen)]
+struct ArrowTable {
+    batch: RecordBatch,
+}
+
+#[pymethods]
+impl ArrowTable {
+    /// The Arrow C stream interface: pyarrow (`pa.RecordBatchReader.from_stream`,
+    /// `pa.table`) and other Arrow libraries take the table from it without a copy.
+    /// `requested_schema` is ignored: the table has one schema.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let reader = RecordBatchIterator::new(vec![Ok(self.batch.clone())], self.batch.schema());
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        let name = CString::new("arrow_array_stream").expect("no NUL in the name");
+        // The consumer moves the stream out and leaves a released one behind; dropping
+        // the capsule drops (and releases) whatever is left.
+        PyCapsule::new(py, stream, Some(name))
+    }
+
+    /// Rows.
+    fn __len__(&self) -> usize {
+        self.batch.num_rows()
+    }
+
+    /// Column names, in order.
+    #[getter]
+    fn columns(&self) -> Vec<String> {
+        self.batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+}
+
+/// A finished run: its tables as Arrow, its summary, its report.
+#[pyclass(module = "fabricsim._native", frozen)]
+struct NativeResult {
+    tables: Vec<(String, RecordBatch)>,
+    summary: RecordBatch,
+    summary_json: String,
+    report_html: Option<String>,
+    outcome: String,
+    invariant_violations: Vec<String>,
+}
+
+#[pymethods]
+impl NativeResult {
+    /// The per-run tables this result holds (file names, in the CLI's order).
+    fn table_names(&self) -> Vec<String> {
+        self.tables.iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// A per-run table (`flows.csv`, ...), `None` when the run does not have it.
+    fn table(&self, name: &str) -> Option<ArrowTable> {
+        self.tables
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| ArrowTable { batch: b.clone() })
+    }
+
+    /// The run's `comparison.csv` row: its headline figures.
+    fn summary(&self) -> ArrowTable {
+        ArrowTable {
+            batch: self.summary.clone(),
+        }
+    }
+
+    /// `summary.json`, as text.
+    #[getter]
+    fn summary_json(&self) -> &str {
+        &self.summary_json
+    }
+
+    /// `report.html`, as text (`None` when not rendered).
+    #[getter]
+    fn report_html(&self) -> Option<&str> {
+        self.report_html.as_deref()
+    }
+
+    /// How the run ended (`completed`, `stalled`, `max_time`, ...).
+    #[getter]
+    fn outcome(&self) -> &str {
+        &self.outcome
+    }
+
+    /// Broken simulator invariants (a bug when not empty).
+    #[getter]
+    fn invariant_violations(&self) -> Vec<String> {
+        self.invariant_violations.clone()
+    }
+}
+
+/// Sets the memory the runs of this process may hold (`"8GiB"`), as `--max-memory`;
+/// `None` restores the default (80% of what the process may use).
+#[pyfunction]
+#[pyo3(signature = (limit))]
+fn set_max_memory(py: Python<'_>, limit: Option<&str>) -> PyResult<()> {
+    let b = match limit {
+        None => 0,
+        Some(l) => fabricsim::budget::parse_limit(l)
+            .map_err(|m| scenario_error(py, &ScenarioError::field("set_max_memory", "limit", m)))?,
+    };
+    fabricsim::budget::set_limit(b);
+    Ok(())
+}
+
+/// The memory limit runs are checked against, in bytes, and where it comes from
+/// (`set_max_memory`, or the machine's default).
+#[pyfunction]
+fn memory_limit() -> (u64, String) {
+    fabricsim::budget::limit()
+}
+
+/// The version of the simulator this module was built from.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeScenario>()?;
+    m.add_class::<NativeResult>()?;
+    m.add_class::<ArrowTable>()?;
+    m.add_function(wrap_pyfunction!(set_max_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_limit, m)?)?;
+    m.add("__version__", VERSION)?;
+    Ok(())
+}
