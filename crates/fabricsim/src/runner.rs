@@ -350,6 +350,23 @@ pub fn run_sweep(
             }
         }
     }
+    // A reused run reports itself finished at once, so progress counts it done; it
+    // processes no event here.
+    for (i, s) in reused.iter().enumerate() {
+        if let Some(s) = s {
+            progress(
+                i,
+                &Progress {
+                    now: (s.sim_end_ns * 1000.0) as Time,
+                    events: 0,
+                    flows_done: s.flows_completed,
+                    flows_total: s.flows,
+                    max_time: loaded.scenario.max_time,
+                    finished: true,
+                },
+            );
+        }
+    }
     let todo_cost: Vec<u64> = (0..n)
         .filter(|&i| reused[i].is_none())
         .map(|i| cost[i].bytes)

@@ -159,7 +159,10 @@ impl Simulation {
             (_, o) => o,
         };
         self.finish_accounting();
-        progress(&self.progress());
+        progress(&Progress {
+            finished: true,
+            ..self.progress()
+        });
         Some(outcome)
     }
 

@@ -132,6 +132,8 @@ pub struct Progress {
     pub flows_total: usize,
     /// The run's `max_time`.
     pub max_time: Time,
+    /// The run has ended (the last report of a run; any outcome).
+    pub finished: bool,
 }
 
 /// Global counters.
@@ -507,6 +509,7 @@ impl Simulation {
             flows_done: self.nics.flows_done,
             flows_total: self.nics.flows.len(),
             max_time: self.ctx.params.max_time,
+            finished: false,
         }
     }
 
