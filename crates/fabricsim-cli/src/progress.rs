@@ -259,7 +259,14 @@ mod tests {
         t.report(0, &p(10, 3_500_000, 0, 10), at(2000));
         assert_eq!(t.events_per_sec(), Some(2e6));
         // A run short enough to report only its end counts all the same.
-        t.report(2, &Progress { finished: true, ..p(1, 1_000_000, 1, 1) }, at(2500));
+        t.report(
+            2,
+            &Progress {
+                finished: true,
+                ..p(1, 1_000_000, 1, 1)
+            },
+            at(2500),
+        );
         t.report(0, &p(10, 3_500_000, 0, 10), at(3000));
         assert_eq!(t.events_per_sec(), Some(1e6));
         assert_eq!((t.done(), t.in_flight()), (2, 1));

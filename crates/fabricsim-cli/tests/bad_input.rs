@@ -239,9 +239,21 @@ fn bad_overrides_exit_2_naming_the_path() {
 fn misspelt_set_paths_suggest_the_name_meant() {
     let qs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/quickstart.toml");
     for (set, field, want) in [
-        ("cc.algoritm=hpcc", "cc.algoritm", Some("did you mean `algorithm`?")),
-        ("cc.algorithm=hpc", "cc.algorithm", Some("did you mean `hpcc`?")),
-        ("fabric.pfcc.xoff=1", "fabric.pfcc", Some("did you mean `pfc`?")),
+        (
+            "cc.algoritm=hpcc",
+            "cc.algoritm",
+            Some("did you mean `algorithm`?"),
+        ),
+        (
+            "cc.algorithm=hpc",
+            "cc.algorithm",
+            Some("did you mean `hpcc`?"),
+        ),
+        (
+            "fabric.pfcc.xoff=1",
+            "fabric.pfcc",
+            Some("did you mean `pfc`?"),
+        ),
         (
             "workloads[0].size=1",
             "workloads[0].size",

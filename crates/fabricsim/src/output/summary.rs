@@ -433,13 +433,19 @@ pub fn table(rows: &[Summary]) -> String {
         Column::new(head, false, rows.iter().map(f).collect())
     };
     let mut cols = vec![
-        Column::new("run", true, rows.iter().map(|r| r.variant.clone()).collect()),
+        Column::new(
+            "run",
+            true,
+            rows.iter().map(|r| r.variant.clone()).collect(),
+        ),
         Column::new(
             "outcome",
             true,
             rows.iter().map(|r| r.outcome.clone()).collect(),
         ),
-        col("flows done", &|r| format!("{}/{}", r.flows_completed, r.flows)),
+        col("flows done", &|r| {
+            format!("{}/{}", r.flows_completed, r.flows)
+        }),
         time_column("FCT p50", rows.iter().map(|r| r.fct_p50_ns).collect()),
         time_column("FCT p99", rows.iter().map(|r| r.fct_p99_ns).collect()),
         col("slowdown p50", &|r| opt_ratio(r.slowdown_p50)),
@@ -894,10 +900,18 @@ mod tests {
         assert!(lines[1].starts_with(&format!("{long}  completed")), "{t}");
         assert!(lines[0].starts_with(&format!("{:<w$}  outcome", "run", w = long.len())));
         // Headers carry the unit the column's figures are in.
-        for h in ["FCT p50 (us)", "FCT p99 (us)", "sim time (ms)", "drops (pkts)"] {
+        for h in [
+            "FCT p50 (us)",
+            "FCT p99 (us)",
+            "sim time (ms)",
+            "drops (pkts)",
+        ] {
             assert!(lines[0].contains(h), "{h}: {t}");
         }
-        assert!(lines[1].contains("12.345") && lines[1].contains("37.035"), "{t}");
+        assert!(
+            lines[1].contains("12.345") && lines[1].contains("37.035"),
+            "{t}"
+        );
         assert!(lines[1].ends_with("5.210"), "{t}");
         // Every column right-aligned after the names: every line ends at one place.
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{t}");
@@ -923,8 +937,14 @@ mod tests {
             assert!(lines[0].contains(h), "{h}: {t}");
         }
         // 2 ms mean over a 1.6 ms bound: 1.25.
-        assert!(lines[1].contains("4/4") && lines[1].contains("2.000"), "{t}");
-        assert!(lines[1].contains("2.500") && lines[1].contains("1.25"), "{t}");
+        assert!(
+            lines[1].contains("4/4") && lines[1].contains("2.000"),
+            "{t}"
+        );
+        assert!(
+            lines[1].contains("2.500") && lines[1].contains("1.25"),
+            "{t}"
+        );
         assert!(lines[2].contains("0/0"), "{t}");
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{t}");
     }
