@@ -7,6 +7,8 @@
 //! one), counted in characters and without regard to case; a name is suggested only when
 //! it is within a third of the typed name's length (at least one edit), so a word that is
 //! not a typo of anything (`cubic` among the congestion controls) gets no suggestion.
+//! Nor does a name that differs from a candidate only in its digits (`spine7` among
+//! `spine0`..`spine3`): another number names another thing, not the one meant.
 //!
 //! serde's messages for an unknown field or enum name list what is accepted (the names
 //! come from the struct's or enum's declaration, or from a registry through
@@ -54,12 +56,22 @@ where
 {
     let t = typed.to_lowercase();
     let limit = threshold(typed.chars().count());
+    let letters = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect::<String>()
+    };
+    let t_letters = letters(&t);
     let mut best: Option<(usize, &'a str)> = None;
     for c in candidates {
         if c == typed {
             return None;
         }
-        let d = distance(&t, &c.to_lowercase());
+        let c_low = c.to_lowercase();
+        if c_low != t && letters(&c_low) == t_letters {
+            continue;
+        }
+        let d = distance(&t, &c_low);
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
@@ -146,6 +158,9 @@ mod tests {
             ("torus", &topo[..], None),
             ("flowlet", &lb[..], None),
             ("x", &cc[..], None),
+            // Another number is another thing, not a typo.
+            ("spine7", &["spine0", "spine1", "leaf0"][..], None),
+            ("spnie1", &["spine0", "spine1", "leaf0"][..], Some("spine1")),
             // Valid already: nothing to suggest.
             ("hpcc", &cc[..], None),
         ] {
