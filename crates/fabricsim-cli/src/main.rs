@@ -239,7 +239,7 @@ fn cmd_run(
             b.set_message(format!(
                 "sim {} of {} | flows {}/{} | {} | ETA {}",
                 fabricsim::units::fmt_time(p.now),
-                fabricsim::units::fmt_time(p.max_time),
+                fabricsim::units::fmt_time_exact(p.max_time),
                 p.flows_done,
                 p.flows_total,
                 progress::fmt_rate(t.run_rate(i)),

@@ -3,8 +3,8 @@
 //! the events per second of every run together and an ETA over the sweep.
 //!
 //! The simulator reports a run's [`Progress`] from the event loop's periodic check (every
-//! 2^20 events, and once when the run ends), never per event; everything here works on
-//! those samples.
+//! 2^20 events, and once when the run ends), never per event, and the runner once as the
+//! run starts; everything here works on those samples.
 //!
 //! # The estimate
 //!
@@ -77,7 +77,7 @@ pub fn fmt_rate(r: Option<f64>) -> String {
 /// One run's samples.
 #[derive(Clone, Copy, Debug, Default)]
 struct Run {
-    /// Its first report (about when it started).
+    /// Its first report (the runner's, as it starts).
     started: Option<Instant>,
     /// (wall time, events) at its last report.
     last: Option<(Instant, u64)>,
@@ -121,7 +121,6 @@ impl Tracker {
     pub fn report(&mut self, i: usize, p: &Progress, now: Instant) {
         let r = &mut self.runs[i];
         let started = *r.started.get_or_insert(now);
-        // The first report comes 2^20 events in: the rate since the run started.
         let (t0, ev0) = r.last.unwrap_or((started, 0));
         let dt = now.saturating_duration_since(t0).as_secs_f64();
         if dt > 0.0 && p.events >= ev0 {
