@@ -495,6 +495,12 @@ fn run_one(
     progress(&sim.progress());
     let t0 = Instant::now();
     let outcome = sim.run_until_stopped(Time::MAX, stop, &mut |x| progress(x))?;
+    // The run ended, whatever its outcome: said here rather than in the event loop,
+    // whose code stays as it is.
+    progress(&Progress {
+        finished: true,
+        ..sim.progress()
+    });
     let wall = t0.elapsed().as_secs_f64();
     let mut summary = results::summarize(&sim, &meta.name, &outcome, wall);
     summary.params = meta.coords.iter().cloned().collect();

@@ -159,10 +159,7 @@ impl Simulation {
             (_, o) => o,
         };
         self.finish_accounting();
-        progress(&Progress {
-            finished: true,
-            ..self.progress()
-        });
+        progress(&self.progress());
         Some(outcome)
     }
 

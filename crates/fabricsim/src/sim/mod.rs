@@ -132,7 +132,8 @@ pub struct Progress {
     pub flows_total: usize,
     /// The run's `max_time`.
     pub max_time: Time,
-    /// The run has ended (the last report of a run; any outcome).
+    /// The run has ended, whatever its outcome: set on the runner's report after the
+    /// run (`runner`); the event loop's own reports leave it unset.
     pub finished: bool,
 }
 
