@@ -123,7 +123,9 @@ impl Tracker {
         let started = *r.started.get_or_insert(now);
         let (t0, ev0) = r.last.unwrap_or((started, 0));
         let dt = now.saturating_duration_since(t0).as_secs_f64();
-        if dt > 0.0 && p.events >= ev0 {
+        // A report with no new event (the runner's `finished` after the loop's last)
+        // keeps the rate the run had.
+        if dt > 0.0 && p.events > ev0 {
             r.rate = Some((p.events - ev0) as f64 / dt);
         }
         self.events += p.events.saturating_sub(ev0);
@@ -255,6 +257,9 @@ mod tests {
             ..p(10, 1_500_000, 10, 10)
         };
         t.report(1, &end, at(1000));
+        let rate1 = t.run_rate(1);
+        t.report(1, &end, at(1200));
+        assert_eq!(t.run_rate(1), rate1);
         t.report(0, &p(10, 3_500_000, 0, 10), at(2000));
         assert_eq!(t.events_per_sec(), Some(2e6));
         // A run short enough to report only its end counts all the same.
