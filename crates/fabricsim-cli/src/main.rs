@@ -229,7 +229,7 @@ fn cmd_run(
     };
     // Fed from the runs' reports, which the simulator makes in its periodic check (every
     // 2^20 events), never per event.
-    let tracker = Mutex::new(progress::Tracker::new(n_runs, Instant::now()));
+    let tracker = Mutex::new(progress::Tracker::new(n_runs));
     let report = |i: usize, p: &fabricsim::sim::Progress| {
         let now = Instant::now();
         let mut t = tracker.lock().expect("progress lock");

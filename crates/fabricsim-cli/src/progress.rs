@@ -56,6 +56,9 @@ pub fn eta(elapsed: Duration, f: f64) -> Option<Duration> {
 /// A duration as the bars show it: `45s`, `3m05s`, `2h07m`, `?` when unknown.
 pub fn fmt_eta(d: Option<Duration>) -> String {
     let Some(d) = d else { return "?".into() };
+    if d > Duration::ZERO && d < Duration::from_secs(1) {
+        return "<1s".into();
+    }
     let s = d.as_secs_f64().round() as u64;
     if s < 60 {
         format!("{s}s")
@@ -92,33 +95,44 @@ struct Run {
 /// long enough to span several reports of every run in flight (one per 2^20 events).
 const WINDOW: Duration = Duration::from_secs(1);
 
+/// The shortest span a first estimate of the sweep's events per second is made over,
+/// before a full window has passed (a sweep of short runs may take less than one).
+const FIRST: Duration = Duration::from_millis(250);
+
 /// The state of every run of a sweep, from their reports.
 #[derive(Debug)]
 pub struct Tracker {
-    start: Instant,
+    /// The first report of any run: the sweep's work starts there (the runs are all
+    /// built and checked before any starts, which is not the pace of the runs).
+    start: Option<Instant>,
     runs: Vec<Run>,
     /// Events reported by every run together.
     events: u64,
     /// (wall time, `events`) where the current window began.
-    window: (Instant, u64),
-    /// Events per second of every run together over the last full window.
+    window: Option<(Instant, u64)>,
+    /// Events per second of every run together over the last full window (or, before
+    /// one has passed, over the first quarter second or more).
     rate: Option<f64>,
+    full: bool,
 }
 
 impl Tracker {
-    /// A sweep of `n` runs starting at `start`.
-    pub fn new(n: usize, start: Instant) -> Tracker {
+    /// A sweep of `n` runs.
+    pub fn new(n: usize) -> Tracker {
         Tracker {
-            start,
+            start: None,
             runs: vec![Run::default(); n],
             events: 0,
-            window: (start, 0),
+            window: None,
             rate: None,
+            full: false,
         }
     }
 
     /// Run `i` reported `p` at wall time `now`.
     pub fn report(&mut self, i: usize, p: &Progress, now: Instant) {
+        self.start.get_or_insert(now);
+        let (w0, e0) = *self.window.get_or_insert((now, self.events));
         let r = &mut self.runs[i];
         let started = *r.started.get_or_insert(now);
         let (t0, ev0) = r.last.unwrap_or((started, 0));
@@ -132,11 +146,13 @@ impl Tracker {
         r.last = Some((now, p.events));
         r.frac = run_fraction(p);
         r.finished |= p.finished;
-        let (w0, e0) = self.window;
         let dt = now.saturating_duration_since(w0);
-        if dt >= WINDOW {
+        if dt >= WINDOW || (!self.full && dt >= FIRST) {
             self.rate = Some((self.events - e0) as f64 / dt.as_secs_f64());
-            self.window = (now, self.events);
+        }
+        if dt >= WINDOW {
+            self.window = Some((now, self.events));
+            self.full = true;
         }
     }
 
@@ -188,7 +204,10 @@ impl Tracker {
 
     /// The sweep's ETA at `now`.
     pub fn sweep_eta(&self, now: Instant) -> Option<Duration> {
-        eta(now.saturating_duration_since(self.start), self.sweep_frac())
+        eta(
+            now.saturating_duration_since(self.start?),
+            self.sweep_frac(),
+        )
     }
 }
 
@@ -233,19 +252,24 @@ mod tests {
         assert_eq!(fmt_eta(Some(s(185))), "3m05s");
         assert_eq!(fmt_eta(Some(s(7620))), "2h07m");
         assert_eq!(fmt_eta(None), "?");
+        assert_eq!(fmt_eta(Some(Duration::from_millis(300))), "<1s");
+        assert_eq!(fmt_eta(Some(Duration::ZERO)), "0s");
     }
 
     #[test]
     fn events_per_second_add_up_over_the_runs() {
         let t0 = Instant::now();
         let at = |ms: u64| t0 + Duration::from_millis(ms);
-        let mut t = Tracker::new(3, t0);
+        let mut t = Tracker::new(3);
         t.report(0, &p(1, 0, 0, 10), at(0));
         t.report(1, &p(1, 0, 0, 10), at(0));
-        // Run 1: 1 M events in 0.5 s; the window has not closed yet.
-        t.report(1, &p(10, 1_000_000, 0, 10), at(500));
-        assert_eq!(t.run_rate(1), Some(2e6));
+        t.report(1, &p(1, 100_000, 0, 10), at(100));
         assert_eq!(t.events_per_sec(), None);
+        // Run 1: 1 M events in 0.5 s; no full window yet: a first estimate. The run's
+        // own rate is between its last two reports: 0.9 M in 0.4 s.
+        t.report(1, &p(10, 1_000_000, 0, 10), at(500));
+        assert_eq!(t.run_rate(1), Some(2.25e6));
+        assert_eq!(t.events_per_sec(), Some(2e6));
         // Run 0: 2 M events in 1 s. Together: 3 M in the first second.
         t.report(0, &p(10, 2_000_000, 0, 10), at(1000));
         assert_eq!(t.run_rate(0), Some(2e6));
@@ -280,7 +304,7 @@ mod tests {
     fn etas_of_the_runs_and_the_sweep() {
         let t0 = Instant::now();
         let at = |ms: u64| t0 + Duration::from_millis(ms);
-        let mut t = Tracker::new(3, t0);
+        let mut t = Tracker::new(3);
         t.report(0, &p(0, 0, 0, 10), at(0));
         t.report(1, &p(0, 0, 0, 10), at(0));
         t.report(0, &p(10, 1_000, 0, 10), at(1000));
