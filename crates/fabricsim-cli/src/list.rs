@@ -21,9 +21,31 @@ use fabricsim::window::WindowCfg;
 use fabricsim::{topology, workload};
 use std::fmt::Write;
 
-/// The whole listing.
+/// The listing's text, and every parameter row it prints with the heading it is under
+/// (tests read the values back).
+#[derive(Default)]
+pub struct Listing {
+    /// What `fabricsim list` prints.
+    pub text: String,
+    /// (heading, row) for every parameter row.
+    pub rows: Vec<(String, Param)>,
+    heading: String,
+}
+
+impl Write for Listing {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.text.write_str(s)
+    }
+}
+
+/// The whole listing's text.
 pub fn text() -> String {
-    let mut s = String::new();
+    listing().text
+}
+
+/// The whole listing.
+pub fn listing() -> Listing {
+    let mut s = Listing::default();
     let w = &mut s;
     let _ = writeln!(
         w,
@@ -72,7 +94,7 @@ pub fn text() -> String {
 }
 
 /// The fabric profiles and the fields each sets.
-fn profiles(w: &mut String) {
+fn profiles(w: &mut Listing) {
     use fabricsim::scenario::profile::PROFILES;
     let names: Vec<String> = PROFILES.iter().map(|p| format!("\"{}\"", p.name)).collect();
     let _ = writeln!(w, "\nprofile = {}", names.join(" | "));
@@ -85,29 +107,31 @@ fn profiles(w: &mut String) {
 }
 
 /// A section that describes itself.
-fn described<T: Described>(w: &mut String, heading: &str) {
+fn described<T: Described>(w: &mut Listing, heading: &str) {
     let _ = writeln!(w, "\n{heading}  {}", T::ABOUT);
+    w.heading = heading.to_string();
     rows(w, "  ", &T::params());
 }
 
 /// A section tagged by `kind`: each kind with its parameters.
-fn kinds(w: &mut String, heading: &str, kinds: &[KindEntry]) {
+fn kinds(w: &mut Listing, heading: &str, kinds: &[KindEntry]) {
     let names: Vec<String> = kinds.iter().map(|k| format!("\"{}\"", k.name)).collect();
     let _ = writeln!(w, "\n{heading}  kind = {}", names.join(" | "));
     for k in kinds {
         let _ = writeln!(w, "  kind = \"{}\": {}", k.name, k.about);
+        w.heading = format!("{heading} kind = \"{}\"", k.name);
         rows(w, "    ", &(k.params)());
     }
 }
 
 /// Every congestion control with the parameters it resolves to for an example flow.
-fn congestion_controls(w: &mut String) {
+fn congestion_controls(w: &mut Listing) {
     let ctx = FlowContext::LISTING;
     let _ = writeln!(
         w,
         "\n[cc] algorithms, with the values they resolve to for a {} NIC and a {} base RTT",
         ctx.line,
-        fabricsim::units::fmt_time(ctx.base_rtt)
+        fabricsim::units::fmt_time_exact(ctx.base_rtt)
     );
     let cc = CcCfg::default();
     for e in ALGORITHMS {
@@ -134,13 +158,14 @@ fn congestion_controls(w: &mut String) {
         }
         if let Some(section) = e.section {
             let _ = writeln!(w, "    [cc.{section}]");
+            w.heading = format!("[cc.{section}]");
             rows(w, "      ", &(e.params)(&cc, &ctx));
         }
     }
 }
 
 /// Parameter rows in aligned columns.
-fn rows(w: &mut String, indent: &str, params: &[Param]) {
+fn rows(w: &mut Listing, indent: &str, params: &[Param]) {
     let nw = params.iter().map(|p| p.name.len()).max().unwrap_or(0);
     let vw = params
         .iter()
@@ -151,5 +176,61 @@ fn rows(w: &mut String, indent: &str, params: &[Param]) {
     for p in params {
         let line = format!("{indent}{:<nw$}  {:<vw$}  {}", p.name, p.value, p.note);
         let _ = writeln!(w, "{}", line.trim_end());
+        w.rows.push((w.heading.clone(), p.clone()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fabricsim::param::Quantity;
+    use fabricsim::units::{parse_bytes, parse_rate, parse_time};
+
+    /// Every default `list` prints is written as a scenario file would write it, and a
+    /// duration, size or rate reads back, through the loader's own unit parser, to the
+    /// value the code holds.
+    #[test]
+    fn every_listed_default_parses_back_to_its_value() {
+        let l = listing();
+        let mut quantities = 0;
+        for (heading, p) in &l.rows {
+            let what = format!("{heading} {}: {}", p.name, p.value);
+            if ["required", "unset", "table"].contains(&p.value.as_str()) {
+                assert!(p.quantity.is_none(), "{what}");
+                continue;
+            }
+            let v = toml::from_str::<toml::Table>(&format!("v = {}", p.value))
+                .unwrap_or_else(|e| panic!("{what}: not a TOML value: {e}"))
+                .remove("v")
+                .expect("the key just written");
+            let Some(q) = p.quantity else { continue };
+            quantities += 1;
+            let s = v
+                .as_str()
+                .unwrap_or_else(|| panic!("{what}: a quantity is a string with a unit"));
+            let back = match q {
+                Quantity::Time(t) => parse_time(s).map(|x| x == t),
+                Quantity::Bytes(b) => parse_bytes(s).map(|x| x == b),
+                Quantity::Rate(r) => parse_rate(s).map(|x| x.0 == r),
+            };
+            assert_eq!(back, Ok(true), "{what} is {q:?}");
+        }
+        // The listing has dozens of durations, sizes and rates; none was skipped.
+        assert!(quantities >= 40, "only {quantities} quantities listed");
+    }
+
+    /// The units are the ones scenario files use: no raw picoseconds, no run of zeros.
+    #[test]
+    fn quantities_are_in_readable_units() {
+        for (heading, p) in listing().rows {
+            let Some(q) = p.quantity else { continue };
+            let v = p.value.trim_matches('"');
+            let digits = v.chars().take_while(|c| c.is_ascii_digit()).count();
+            assert!(
+                digits <= 4 && !v.contains("000"),
+                "{heading} {}: {v} ({q:?})",
+                p.name
+            );
+        }
     }
 }

@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 mod list;
+mod progress;
 
 #[derive(Parser)]
 #[command(
@@ -203,11 +204,13 @@ fn cmd_run(
     };
     let show = !quiet && std::io::stderr().is_terminal();
     let multi = MultiProgress::new();
-    let style = ProgressStyle::with_template("{prefix:>24} [{bar:30}] {msg} ETA {eta}")
+    let style = ProgressStyle::with_template("{prefix:>24} [{bar:30}] {msg}")
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
-    // Up to 8 runs get a bar each; a larger sweep gets one bar for the whole sweep.
-    let per_run = variants.len() <= 8;
+    let n_runs = variants.len();
+    // Up to 8 runs get a bar each, under a line for the whole sweep (when there are
+    // several); a larger sweep gets the sweep's bar alone.
+    let per_run = n_runs <= 8;
     let mk = |name: String| {
         let b = if show {
             multi.add(ProgressBar::new(1000))
@@ -218,46 +221,40 @@ fn cmd_run(
         b.set_prefix(name);
         b
     };
+    let sweep_bar = (n_runs > 1).then(|| mk(format!("{n_runs} runs")));
     let bars: Vec<ProgressBar> = if per_run {
         variants.iter().map(|(name, _)| mk(name.clone())).collect()
     } else {
-        vec![mk(format!("{} runs", variants.len()))]
+        Vec::new()
     };
-    let n_runs = variants.len();
-    // Per run: (wall time, events) at the previous report, and the fraction done.
-    let state: Mutex<ProgressState> = Mutex::new((vec![None; n_runs], vec![0.0; n_runs]));
-    let progress = |i: usize, p: &fabricsim::sim::Progress| {
-        let (rate, frac, total_frac, done) = {
-            let mut s = state.lock().expect("progress lock");
-            let now = Instant::now();
-            let rate = match s.0[i] {
-                Some((t, ev)) if now > t => {
-                    Some((p.events - ev) as f64 / now.duration_since(t).as_secs_f64())
-                }
-                _ => None,
-            };
-            s.0[i] = Some((now, p.events));
-            // Progress is the larger of simulated time and flows finished, as a fraction.
-            let frac_t = p.now as f64 / p.max_time as f64;
-            let frac_f = p.flows_done as f64 / p.flows_total.max(1) as f64;
-            s.1[i] = frac_t.max(frac_f).min(1.0);
-            let done = s.1.iter().filter(|&&f| f >= 1.0).count();
-            (rate, s.1[i], s.1.iter().sum::<f64>() / n_runs as f64, done)
-        };
-        let rate = rate.map_or("-".to_string(), |r| format!("{:.2} M", r / 1e6));
-        if per_run {
-            let b = &bars[i];
-            b.set_position((frac * 1000.0) as u64);
+    // Fed from the runs' reports, which the simulator makes in its periodic check (every
+    // 2^20 events), never per event.
+    let tracker = Mutex::new(progress::Tracker::new(n_runs));
+    let report = |i: usize, p: &fabricsim::sim::Progress| {
+        let now = Instant::now();
+        let mut t = tracker.lock().expect("progress lock");
+        t.report(i, p, now);
+        if let Some(b) = bars.get(i) {
+            b.set_position((t.run_frac(i) * 1000.0) as u64);
             b.set_message(format!(
-                "sim {} | {rate} events/s | flows {}/{}",
+                "sim {} of {} | flows {}/{} | {} | ETA {}",
                 fabricsim::units::fmt_time(p.now),
+                fabricsim::units::fmt_time_exact(p.max_time),
                 p.flows_done,
-                p.flows_total
+                p.flows_total,
+                progress::fmt_rate(t.run_rate(i)),
+                progress::fmt_eta(t.run_eta(i, now)),
             ));
-        } else {
-            let b = &bars[0];
-            b.set_position((total_frac * 1000.0) as u64);
-            b.set_message(format!("{done}/{n_runs} runs done | {rate} events/s"));
+        }
+        if let Some(b) = &sweep_bar {
+            b.set_position((t.sweep_frac() * 1000.0) as u64);
+            b.set_message(format!(
+                "{}/{n_runs} runs done, {} running | {} in all | ETA {}",
+                t.done(),
+                t.in_flight(),
+                progress::fmt_rate(t.events_per_sec()),
+                progress::fmt_eta(t.sweep_eta(now)),
+            ));
         }
     };
     let opts = RunOptions {
@@ -278,7 +275,7 @@ fn cmd_run(
         stop: Some(&signals.stop),
         stopped_by: Some(&stopped_by),
     };
-    let sweep = match runner::run_sweep(&loaded, &opts, ctl, &progress) {
+    let sweep = match runner::run_sweep(&loaded, &opts, ctl, &report) {
         Ok(r) => r,
         Err(RunError::Input(e)) => return input_error(e),
         // An unusable `--out` is found before anything runs: bad input, like a bad file.
@@ -288,7 +285,7 @@ fn cmd_run(
             return ExitCode::from(1);
         }
     };
-    for b in &bars {
+    for b in bars.iter().chain(&sweep_bar) {
         b.finish_and_clear();
     }
     println!("{}", fabricsim::results::table(&sweep.rows));
@@ -433,9 +430,6 @@ impl Signals {
         (128 + self.number()).min(255) as u8
     }
 }
-
-/// Per run: (wall time, events) at the previous report; per run: fraction done.
-type ProgressState = (Vec<Option<(Instant, u64)>>, Vec<f64>);
 
 fn peak_rss_mb() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;

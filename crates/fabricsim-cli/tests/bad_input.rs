@@ -3,7 +3,9 @@
 //! field (or the line and column of a syntax error).
 //!
 //! Each fixture starts with a comment saying what is wrong, followed by one or more
-//! `# expect: <text>` lines; every such text must appear in the error message.
+//! `# expect: <text>` lines; every such text must appear in the error message. Then
+//! `# absent: <text>` lines may follow, texts that must not appear (a far-off name gets
+//! no "did you mean").
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -26,8 +28,9 @@ fn bad_fixtures() -> Vec<PathBuf> {
     v
 }
 
-/// The `# expect:` lines of a fixture (right after its first comment line).
-fn expectations(path: &Path) -> Vec<String> {
+/// The `# expect:` lines of a fixture (right after its first comment line), and the
+/// `# absent:` lines after them.
+fn expectations(path: &Path) -> (Vec<String>, Vec<String>) {
     let text = std::fs::read_to_string(path).expect("fixture readable");
     let mut lines = text.lines();
     let first = lines.next().unwrap_or_default();
@@ -36,16 +39,22 @@ fn expectations(path: &Path) -> Vec<String> {
         "{}: the first line must be a comment saying what is wrong",
         path.display()
     );
-    let exp: Vec<String> = lines
-        .map_while(|l| l.strip_prefix("# expect: "))
-        .map(str::to_string)
-        .collect();
+    let mut lines = lines.peekable();
+    let mut exp = Vec::new();
+    while let Some(e) = lines.peek().and_then(|l| l.strip_prefix("# expect: ")) {
+        exp.push(e.to_string());
+        lines.next();
+    }
     assert!(
         !exp.is_empty(),
         "{}: the second line must be `# expect: <text>`",
         path.display()
     );
-    exp
+    let absent: Vec<String> = lines
+        .map_while(|l| l.strip_prefix("# absent: "))
+        .map(str::to_string)
+        .collect();
+    (exp, absent)
 }
 
 fn stderr_of(o: &Output) -> String {
@@ -92,7 +101,7 @@ fn check_rejects_every_bad_fixture_with_status_2() {
     let mut failures = Vec::new();
     for f in bad_fixtures() {
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        let exp = expectations(&f);
+        let (exp, absent) = expectations(&f);
         let o = Command::new(exe())
             .arg("check")
             .arg(&f)
@@ -103,6 +112,12 @@ fn check_rejects_every_bad_fixture_with_status_2() {
         // Collect every failure so one run reports them all.
         if let Err(m) = check_input_error(&o, &name, &want) {
             failures.push(m);
+        }
+        let err = stderr_of(&o);
+        for a in &absent {
+            if err.contains(a.as_str()) {
+                failures.push(format!("{name}: stderr should not contain `{a}`:\n{err}"));
+            }
         }
     }
     assert!(
@@ -215,5 +230,50 @@ fn bad_overrides_exit_2_naming_the_path() {
             .output()
             .unwrap();
         assert_input_error(&o, &format!("--set {set}"), want);
+    }
+}
+
+/// A `--set` path that does not exist is bad input whose error suggests the path
+/// meant, at whatever depth the typo is; a path far from any gets no suggestion.
+#[test]
+fn misspelt_set_paths_suggest_the_name_meant() {
+    let qs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/quickstart.toml");
+    for (set, field, want) in [
+        (
+            "cc.algoritm=hpcc",
+            "cc.algoritm",
+            Some("did you mean `algorithm`?"),
+        ),
+        (
+            "cc.algorithm=hpc",
+            "cc.algorithm",
+            Some("did you mean `hpcc`?"),
+        ),
+        (
+            "fabric.pfcc.xoff=1",
+            "fabric.pfcc",
+            Some("did you mean `pfc`?"),
+        ),
+        (
+            "workloads[0].size=1",
+            "workloads[0].size",
+            Some("did you mean `workload`?"),
+        ),
+        ("topology.kind=torus", "topology.kind", None),
+    ] {
+        let o = Command::new(exe())
+            .arg("check")
+            .arg(&qs)
+            .args(["--set", set])
+            .output()
+            .expect("run fabricsim");
+        let field = format!("field `{field}`");
+        let mut must = vec![field.as_str()];
+        must.extend(want);
+        assert_input_error(&o, set, &must);
+        if want.is_none() {
+            let err = stderr_of(&o);
+            assert!(!err.contains("did you mean"), "{set}: {err}");
+        }
     }
 }

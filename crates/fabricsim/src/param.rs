@@ -10,7 +10,7 @@
 //! the values its code resolves them to ([`Param`]), so `fabricsim list` cannot drift from
 //! the defaults the simulator uses.
 
-use crate::units::{fmt_bytes, fmt_time, Rate, Time};
+use crate::units::{fmt_bytes_exact, fmt_rate_exact, fmt_time_exact, Rate, Time};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use std::fmt;
@@ -83,12 +83,26 @@ pub fn check_file_name(name: &str, field: &str) -> Checked {
 pub struct Param {
     /// Field name.
     pub name: &'static str,
-    /// Resolved value, in scenario syntax (`"50.000us"`, `0.875`, `true`); `required`
+    /// Resolved value, in scenario syntax (`"50us"`, `0.875`, `true`); `required`
     /// for a field without a default, `unset` for an optional one whose absence the note
     /// explains.
     pub value: String,
     /// Provenance or meaning.
     pub note: String,
+    /// The quantity `value` writes, for a duration, size or rate: what the loader must
+    /// read back from it (tests parse every listed value and compare).
+    pub quantity: Option<Quantity>,
+}
+
+/// A listed default that a scenario writes with a unit, as the code holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    /// Picoseconds ([`crate::units::parse_time`]).
+    Time(Time),
+    /// Bytes ([`crate::units::parse_bytes`]).
+    Bytes(u64),
+    /// Bits per second ([`crate::units::parse_rate`]).
+    Rate(u64),
 }
 
 impl Param {
@@ -98,6 +112,7 @@ impl Param {
             name,
             value: value.into(),
             note: note.into(),
+            quantity: None,
         }
     }
     /// A required field: it has no default.
@@ -142,21 +157,28 @@ impl Param {
     pub fn word(name: &'static str, v: &str, note: impl Into<String>) -> Param {
         Param::new(name, format!("\"{v}\""), note)
     }
-    /// A duration.
+    /// A duration, in the largest unit that writes it exactly (`"1us"`, `"1.5ms"`).
     pub fn time(name: &'static str, t: Time, note: impl Into<String>) -> Param {
-        Param::new(name, format!("\"{}\"", fmt_time(t)), note)
+        Param {
+            quantity: Some(Quantity::Time(t)),
+            ..Param::new(name, format!("\"{}\"", fmt_time_exact(t)), note)
+        }
     }
-    /// A byte count.
+    /// A byte count, as scenario files write sizes (`"32MB"`, `"16KiB"`), exactly.
     pub fn bytes(name: &'static str, b: u64, note: impl Into<String>) -> Param {
-        Param::new(name, format!("\"{}\"", fmt_bytes(b)), note)
+        Param {
+            quantity: Some(Quantity::Bytes(b)),
+            ..Param::new(name, format!("\"{}\"", fmt_bytes_exact(b)), note)
+        }
     }
-    /// A rate given in bits per second (rounded to a whole bit per second).
+    /// A rate given in bits per second (rounded to a whole bit per second, what the
+    /// loader holds), exactly (`"100Gbps"`, `"2.5Gbps"`).
     pub fn rate(name: &'static str, bps: f64, note: impl Into<String>) -> Param {
-        Param::new(
-            name,
-            format!("\"{}\"", Rate(bps.round().max(0.0) as u64)),
-            note,
-        )
+        let r = Rate(bps.round().max(0.0) as u64);
+        Param {
+            quantity: Some(Quantity::Rate(r.0)),
+            ..Param::new(name, format!("\"{}\"", fmt_rate_exact(r)), note)
+        }
     }
 }
 

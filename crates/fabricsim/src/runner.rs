@@ -350,6 +350,23 @@ pub fn run_sweep(
             }
         }
     }
+    // A reused run reports itself finished at once, so progress counts it done; it
+    // processes no event here.
+    for (i, s) in reused.iter().enumerate() {
+        if let Some(s) = s {
+            progress(
+                i,
+                &Progress {
+                    now: (s.sim_end_ns * 1000.0) as Time,
+                    events: 0,
+                    flows_done: s.flows_completed,
+                    flows_total: s.flows,
+                    max_time: loaded.scenario.max_time,
+                    finished: true,
+                },
+            );
+        }
+    }
     let todo_cost: Vec<u64> = (0..n)
         .filter(|&i| reused[i].is_none())
         .map(|i| cost[i].bytes)
@@ -519,8 +536,17 @@ fn run_one_kept(
         Err(e) => return Some(Err(RunError::Input(e))),
     };
     let meta = &p.meta;
+    // The run starts: its first report from the loop comes only 2^20 events in, and an
+    // ETA needs to know when the run began.
+    progress(&sim.progress());
     let t0 = Instant::now();
     let outcome = sim.run_until_stopped(Time::MAX, stop, &mut |x| progress(x))?;
+    // The run ended, whatever its outcome: said here rather than in the event loop,
+    // whose code stays as it is.
+    progress(&Progress {
+        finished: true,
+        ..sim.progress()
+    });
     let wall = t0.elapsed().as_secs_f64();
     let mut summary = results::summarize(&sim, &meta.name, &outcome, wall);
     summary.params = meta.coords.iter().cloned().collect();
@@ -694,6 +720,38 @@ values = [3, 9]
             !out.exists(),
             "--out was touched before the runs were checked"
         );
+    }
+
+    /// Every run reports as it starts (no event yet) and once finished (its events,
+    /// every flow); a run reused by `--resume` reports only that it is finished, with no
+    /// event processed here. Progress bars count runs done and time ETAs from these.
+    #[test]
+    fn each_run_reports_its_start_and_its_end() {
+        let d = tempfile::tempdir().unwrap();
+        let l = sweep();
+        let seen: Mutex<Vec<(usize, Progress)>> = Mutex::new(Vec::new());
+        let record = |i: usize, p: &Progress| seen.lock().unwrap().push((i, *p));
+        let res = run_sweep(&l, &opts(d.path()), Control::default(), &record).unwrap();
+        let seen = std::mem::take(&mut *seen.lock().unwrap());
+        for (i, row) in res.rows.iter().enumerate() {
+            let mine: Vec<&Progress> = seen.iter().filter(|x| x.0 == i).map(|x| &x.1).collect();
+            let (first, last) = (mine[0], mine[mine.len() - 1]);
+            assert_eq!((first.events, first.finished), (0, false), "{i}");
+            assert!(last.finished && last.events == row.events, "{i}");
+            assert_eq!(last.flows_done, row.flows_completed, "{i}");
+            assert_eq!(mine.iter().filter(|p| p.finished).count(), 1, "{i}");
+        }
+        let again: Mutex<Vec<(usize, Progress)>> = Mutex::new(Vec::new());
+        let record = |i: usize, p: &Progress| again.lock().unwrap().push((i, *p));
+        let ctl = Control {
+            resume: true,
+            ..Control::default()
+        };
+        let res = run_sweep(&l, &opts(d.path()), ctl, &record).unwrap();
+        assert_eq!(res.reused.len(), 4);
+        let again = again.into_inner().unwrap();
+        assert_eq!(again.len(), 4);
+        assert!(again.iter().all(|(_, p)| p.finished && p.events == 0));
     }
 
     #[test]

@@ -105,6 +105,72 @@ pub fn fmt_bytes(b: u64) -> String {
     }
 }
 
+/// `v / unit` as a decimal with no trailing zeros (`1.5`, `50`): exact, because `unit`
+/// is a power of ten.
+fn decimal(v: u64, unit: u64) -> String {
+    let (whole, frac) = (v / unit, v % unit);
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let digits = unit.ilog10() as usize;
+    let f = format!("{frac:0digits$}");
+    format!("{whole}.{}", f.trim_end_matches('0'))
+}
+
+/// A duration as a scenario file writes it, exactly: the largest of s, ms, us, ns, ps
+/// that is not above it, with as many decimals as the value needs (`"1us"`, `"50us"`,
+/// `"1.5ms"`, `"0ns"`); [`parse_time`] reads it back to the same picoseconds.
+/// [`fmt_time`] rounds to three decimals for tables instead.
+pub fn fmt_time_exact(t: Time) -> String {
+    let (unit, name) = [(SEC, "s"), (MS, "ms"), (US, "us"), (NS, "ns"), (1, "ps")]
+        .into_iter()
+        .find(|&(u, _)| t >= u)
+        .unwrap_or((NS, "ns"));
+    format!("{}{name}", decimal(t, unit))
+}
+
+/// A size as a scenario file writes it, exactly: the shorter of the decimal form (B,
+/// KB, MB, GB, TB: powers of 1000, with decimals where needed: `"32MB"`, `"1.5KB"`) and
+/// a whole number of KiB, MiB or GiB (`"16KiB"`); the decimal one on a tie.
+/// [`parse_bytes`] reads it back to the same bytes.
+pub fn fmt_bytes_exact(b: u64) -> String {
+    const DEC: [(u64, &str); 5] = [
+        (1_000_000_000_000, "TB"),
+        (1_000_000_000, "GB"),
+        (1_000_000, "MB"),
+        (1_000, "KB"),
+        (1, "B"),
+    ];
+    let (unit, name) = DEC.into_iter().find(|&(u, _)| b >= u).unwrap_or((1, "B"));
+    let dec = format!("{}{name}", decimal(b, unit));
+    const K: u64 = 1024;
+    let bin = [(K * K * K, "GiB"), (K * K, "MiB"), (K, "KiB")]
+        .into_iter()
+        .find(|&(u, _)| b >= u && b.is_multiple_of(u))
+        .map(|(u, n)| format!("{}{n}", b / u));
+    match bin {
+        Some(bin) if bin.len() < dec.len() => bin,
+        _ => dec,
+    }
+}
+
+/// A rate as a scenario file writes it, exactly: the largest of Tbps, Gbps, Mbps, Kbps,
+/// bps that is not above it, with decimals where needed (`"100Gbps"`, `"2.5Gbps"`);
+/// [`parse_rate`] reads it back to the same bits per second.
+pub fn fmt_rate_exact(r: Rate) -> String {
+    let (unit, name) = [
+        (1_000_000_000_000, "Tbps"),
+        (1_000_000_000, "Gbps"),
+        (1_000_000, "Mbps"),
+        (1_000, "Kbps"),
+        (1, "bps"),
+    ]
+    .into_iter()
+    .find(|&(u, _)| r.0 >= u)
+    .unwrap_or((1_000_000_000, "Gbps"));
+    format!("{}{name}", decimal(r.0, unit))
+}
+
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
@@ -425,6 +491,50 @@ mod tests {
         assert_eq!(parse_bytes("4096").unwrap(), 4096);
         assert_eq!(parse_bytes("512 MiB").unwrap(), 512 << 20);
         assert!(parse_bytes("1.5B").is_err());
+    }
+
+    #[test]
+    fn exact_forms_are_the_units_scenarios_use() {
+        assert_eq!(fmt_time_exact(US), "1us");
+        assert_eq!(fmt_time_exact(50 * US), "50us");
+        assert_eq!(fmt_time_exact(1_500 * US), "1.5ms");
+        assert_eq!(fmt_time_exact(1_000 * MS), "1s");
+        assert_eq!(fmt_time_exact(1_234_567), "1.234567us");
+        assert_eq!(fmt_time_exact(5), "5ps");
+        assert_eq!(fmt_time_exact(0), "0ns");
+        assert_eq!(fmt_bytes_exact(32_000_000), "32MB");
+        assert_eq!(fmt_bytes_exact(512_000), "512KB");
+        assert_eq!(fmt_bytes_exact(512 << 10), "512KiB");
+        assert_eq!(fmt_bytes_exact(16 << 20), "16MiB");
+        assert_eq!(fmt_bytes_exact(1500), "1.5KB");
+        assert_eq!(fmt_bytes_exact(1000), "1KB");
+        assert_eq!(fmt_bytes_exact(48), "48B");
+        assert_eq!(fmt_bytes_exact(0), "0B");
+        assert_eq!(fmt_rate_exact(Rate::gbps(100)), "100Gbps");
+        assert_eq!(fmt_rate_exact(Rate(2_500_000_000)), "2.5Gbps");
+        assert_eq!(fmt_rate_exact(Rate(1_600_000_000_000)), "1.6Tbps");
+        assert_eq!(fmt_rate_exact(Rate(40_000_000)), "40Mbps");
+        assert_eq!(fmt_rate_exact(Rate(0)), "0Gbps");
+    }
+
+    #[test]
+    fn exact_forms_parse_back_to_the_same_value() {
+        // Edge values and a spread of awkward ones (odd digits at every scale).
+        let mut vals: Vec<u64> = vec![0, 1, 7, 999, 1000, 1001, 1023, 1024, 1025];
+        let mut x: u64 = 1;
+        while x < 1 << 50 {
+            vals.extend([x, x + 1, x * 3 + 7, x * 1000, x * 1024]);
+            x = x * 7 + 3;
+        }
+        // Up to 2^50 (1126 s, 1 PB): the parsers read through an f64, exact to about
+        // 2^53, far beyond any default.
+        for v in vals.into_iter().filter(|&v| v <= 1 << 50) {
+            assert_eq!(parse_time(&fmt_time_exact(v)), Ok(v), "{v} ps");
+            assert_eq!(parse_bytes(&fmt_bytes_exact(v)), Ok(v), "{v} B");
+            if v <= MAX_RATE_BPS {
+                assert_eq!(parse_rate(&fmt_rate_exact(Rate(v))), Ok(Rate(v)), "{v} bps");
+            }
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use crate::param::{Checked, Described, Param, ParamError};
 use crate::units::serde_units as su;
-use crate::units::{fmt_bytes, Rate};
+use crate::units::{fmt_bytes_exact, Rate};
 use serde::Deserialize;
 
 /// RED-style ECN marking at egress dequeue.
@@ -87,8 +87,8 @@ impl Described for EcnCfg {
                 m.kmin,
                 format!(
                     "no marking below; ns3 {}, paper {}",
-                    fmt_bytes(ns3.kmin),
-                    fmt_bytes(paper.kmin)
+                    fmt_bytes_exact(ns3.kmin),
+                    fmt_bytes_exact(paper.kmin)
                 ),
             ),
             Param::bytes(
@@ -96,8 +96,8 @@ impl Described for EcnCfg {
                 m.kmax,
                 format!(
                     "certain marking above; ns3 {}, paper {}",
-                    fmt_bytes(ns3.kmax),
-                    fmt_bytes(paper.kmax)
+                    fmt_bytes_exact(ns3.kmax),
+                    fmt_bytes_exact(paper.kmax)
                 ),
             ),
             Param::plain(

@@ -404,7 +404,9 @@ impl FaultPlan {
         let find_link = |at: &str, names: &[String], index: Option<u32>| {
             let node = |n: &String| {
                 by_name.get(n.as_str()).copied().ok_or_else(|| {
-                    ParamError::new(format!("{at}.link"), format!("no node named `{n}`"))
+                    let names = g.nodes.iter().map(|x| x.name.as_str());
+                    let hint = crate::scenario::suggest::did_you_mean(n, names);
+                    ParamError::new(format!("{at}.link"), format!("no node named `{n}`{hint}"))
                 })
             };
             let (a, b) = (node(&names[0])?, node(&names[1])?);

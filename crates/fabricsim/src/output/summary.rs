@@ -365,12 +365,54 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
     }
 }
 
-fn opt_time(ns: f64) -> String {
-    if ns.is_finite() {
-        crate::units::fmt_time((ns * 1000.0) as Time)
-    } else {
-        "-".into()
+/// One column of the terminal table.
+struct Column {
+    head: String,
+    /// Left-aligned (names) rather than right-aligned (numbers).
+    left: bool,
+    cells: Vec<String>,
+}
+
+impl Column {
+    fn new(head: impl Into<String>, left: bool, cells: Vec<String>) -> Column {
+        Column {
+            head: head.into(),
+            left,
+            cells,
+        }
     }
+}
+
+/// The unit a column of durations (in ns) is written in: the largest of s, ms, us and ns
+/// that its largest finite value reaches, so the column reads in one unit and its
+/// largest figure has four significant digits or more at three decimals.
+fn time_unit(ns: &[f64]) -> (&'static str, f64) {
+    let max = ns
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    [("s", 1e9), ("ms", 1e6), ("us", 1e3)]
+        .into_iter()
+        .find(|&(_, per)| max >= per)
+        .unwrap_or(("ns", 1.0))
+}
+
+/// A column of durations (ns) in one unit, named in the header (`FCT p50 (us)`); `-`
+/// where the figure is undefined (no flow finished).
+fn time_column(head: &str, ns: Vec<f64>) -> Column {
+    let (unit, per) = time_unit(&ns);
+    let cells = ns
+        .iter()
+        .map(|&v| {
+            if v.is_finite() {
+                format!("{:.3}", v / per)
+            } else {
+                "-".into()
+            }
+        })
+        .collect();
+    Column::new(format!("{head} ({unit})"), false, cells)
 }
 
 fn opt_ratio(x: f64) -> String {
@@ -381,38 +423,87 @@ fn opt_ratio(x: f64) -> String {
     }
 }
 
-/// A fixed-width table of summaries, for the terminal.
+/// The table of summaries the CLI prints after a run: one row per run, every column as
+/// wide as its widest cell or header (no fixed width cuts a long run name or pads a short
+/// one), durations in the unit the header names. Runs with collective jobs add the
+/// jobs finished, the mean and largest JCT and the mean JCT over the mean analytic lower
+/// bound (`JCT/LB`, 1 at best).
 pub fn table(rows: &[Summary]) -> String {
+    let col = |head: &str, f: &dyn Fn(&Summary) -> String| {
+        Column::new(head, false, rows.iter().map(f).collect())
+    };
+    let mut cols = vec![
+        Column::new(
+            "run",
+            true,
+            rows.iter().map(|r| r.variant.clone()).collect(),
+        ),
+        Column::new(
+            "outcome",
+            true,
+            rows.iter().map(|r| r.outcome.clone()).collect(),
+        ),
+        col("flows done", &|r| {
+            format!("{}/{}", r.flows_completed, r.flows)
+        }),
+        time_column("FCT p50", rows.iter().map(|r| r.fct_p50_ns).collect()),
+        time_column("FCT p99", rows.iter().map(|r| r.fct_p99_ns).collect()),
+        col("slowdown p50", &|r| opt_ratio(r.slowdown_p50)),
+        col("slowdown p99", &|r| opt_ratio(r.slowdown_p99)),
+        col("drops (pkts)", &|r| r.drops.to_string()),
+        col("PFC pauses", &|r| r.pause_frames.to_string()),
+    ];
+    if rows.iter().any(|r| r.jobs > 0) {
+        cols.push(col("jobs done", &|r| {
+            format!("{}/{}", r.jobs_completed, r.jobs)
+        }));
+        cols.push(time_column(
+            "JCT mean",
+            rows.iter().map(|r| r.jct_mean_ns).collect(),
+        ));
+        cols.push(time_column(
+            "JCT max",
+            rows.iter().map(|r| r.jct_max_ns).collect(),
+        ));
+        cols.push(col("JCT/LB", &|r| {
+            opt_ratio(r.jct_mean_ns / r.jct_lower_bound_ns)
+        }));
+    }
+    cols.push(time_column(
+        "sim time",
+        rows.iter().map(|r| r.sim_end_ns).collect(),
+    ));
+    render(&cols)
+}
+
+/// Columns side by side, two spaces apart, each as wide as its widest cell or header;
+/// no trailing spaces.
+fn render(cols: &[Column]) -> String {
+    let width = |c: &Column| {
+        c.cells
+            .iter()
+            .map(|x| x.chars().count())
+            .chain([c.head.chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = cols.iter().map(width).collect();
+    let n = cols.first().map_or(0, |c| c.cells.len());
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:<24} {:>10} {:>11} {:>12} {:>12} {:>9} {:>9} {:>8} {:>8} {:>12}",
-        "run",
-        "outcome",
-        "flows",
-        "FCT p50",
-        "FCT p99",
-        "slow p50",
-        "slow p99",
-        "drops",
-        "pauses",
-        "sim time"
-    );
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{:<24} {:>10} {:>11} {:>12} {:>12} {:>9} {:>9} {:>8} {:>8} {:>12}",
-            r.variant,
-            r.outcome,
-            format!("{}/{}", r.flows_completed, r.flows),
-            opt_time(r.fct_p50_ns),
-            opt_time(r.fct_p99_ns),
-            opt_ratio(r.slowdown_p50),
-            opt_ratio(r.slowdown_p99),
-            r.drops,
-            r.pause_frames,
-            crate::units::fmt_time((r.sim_end_ns * 1000.0) as Time),
-        );
+    for row in 0..=n {
+        let mut line = String::new();
+        for (c, &w) in cols.iter().zip(&widths) {
+            let text = if row == 0 { &c.head } else { &c.cells[row - 1] };
+            if !line.is_empty() {
+                line.push_str("  ");
+            }
+            if c.left {
+                let _ = write!(line, "{text:<w$}");
+            } else {
+                let _ = write!(line, "{text:>w$}");
+            }
+        }
+        let _ = writeln!(s, "{}", line.trim_end());
     }
     s
 }
@@ -772,5 +863,89 @@ fn num(v: &serde_json::Value) -> Option<f64> {
         Some(f64::NAN)
     } else {
         v.as_f64()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, fct_p50_ns: f64, jobs: usize) -> Summary {
+        Summary {
+            variant: name.into(),
+            outcome: "completed".into(),
+            flows: 16,
+            flows_completed: 16,
+            fct_p50_ns,
+            fct_p99_ns: fct_p50_ns * 3.0,
+            slowdown_p50: 1.5,
+            slowdown_p99: 4.25,
+            sim_end_ns: 5_210_000.0,
+            jobs,
+            jobs_completed: jobs,
+            jct_mean_ns: if jobs > 0 { 2_000_000.0 } else { f64::NAN },
+            jct_max_ns: if jobs > 0 { 2_500_000.0 } else { f64::NAN },
+            jct_lower_bound_ns: if jobs > 0 { 1_600_000.0 } else { f64::NAN },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn columns_fit_their_content_and_name_their_units() {
+        let long = "a-rather-long-run-name-with-sweep=coordinates-k=16";
+        let t = table(&[row(long, 12_345.0, 0), row("x", f64::NAN, 0)]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 3, "{t}");
+        // No name is cut, and the first column is as wide as the longest one.
+        assert!(lines[1].starts_with(&format!("{long}  completed")), "{t}");
+        assert!(lines[0].starts_with(&format!("{:<w$}  outcome", "run", w = long.len())));
+        // Headers carry the unit the column's figures are in.
+        for h in [
+            "FCT p50 (us)",
+            "FCT p99 (us)",
+            "sim time (ms)",
+            "drops (pkts)",
+        ] {
+            assert!(lines[0].contains(h), "{h}: {t}");
+        }
+        assert!(
+            lines[1].contains("12.345") && lines[1].contains("37.035"),
+            "{t}"
+        );
+        assert!(lines[1].ends_with("5.210"), "{t}");
+        // Every column right-aligned after the names: every line ends at one place.
+        assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{t}");
+        // Undefined figures are a dash, not NaN.
+        assert!(lines[2].contains(" - ") && !t.contains("NaN"), "{t}");
+        // No JCT columns without jobs.
+        assert!(!t.contains("JCT"), "{t}");
+    }
+
+    #[test]
+    fn short_names_leave_no_wide_gap() {
+        let t = table(&[row("a", 1_000.0, 0)]);
+        let first = t.lines().nth(1).unwrap();
+        // The run column is as wide as its header `run`, then two spaces.
+        assert!(first.starts_with("a    completed"), "{t}");
+    }
+
+    #[test]
+    fn collective_runs_get_jct_columns() {
+        let t = table(&[row("ring", 5_000.0, 4), row("flows", 5_000.0, 0)]);
+        let lines: Vec<&str> = t.lines().collect();
+        for h in ["jobs done", "JCT mean (ms)", "JCT max (ms)", "JCT/LB"] {
+            assert!(lines[0].contains(h), "{h}: {t}");
+        }
+        // 2 ms mean over a 1.6 ms bound: 1.25.
+        assert!(
+            lines[1].contains("4/4") && lines[1].contains("2.000"),
+            "{t}"
+        );
+        assert!(
+            lines[1].contains("2.500") && lines[1].contains("1.25"),
+            "{t}"
+        );
+        assert!(lines[2].contains("0/0"), "{t}");
+        assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{t}");
     }
 }

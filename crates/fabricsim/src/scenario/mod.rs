@@ -12,6 +12,7 @@
 
 pub mod config;
 pub mod profile;
+pub mod suggest;
 
 pub use config::Scenario;
 
@@ -159,10 +160,18 @@ pub fn apply_override(
                     .ok_or_else(|| err(format!("`{name}` is not a table")))?;
             }
             Some(k) => {
+                if !cur.get(name).is_some_and(toml::Value::is_array) {
+                    // A misspelt list (`workloads[0]`): the closest list the scenario has.
+                    let lists = cur.iter().filter(|(_, v)| v.is_array());
+                    let hint = suggest::did_you_mean(name, lists.map(|(k, _)| k.as_str()));
+                    return Err(err(format!(
+                        "`{name}` is not an array in this scenario{hint}"
+                    )));
+                }
                 let arr = cur
                     .get_mut(name)
                     .and_then(|v| v.as_array_mut())
-                    .ok_or_else(|| err(format!("`{name}` is not an array in this scenario")))?;
+                    .expect("checked above");
                 let n = arr.len();
                 let elem = arr.get_mut(*k).ok_or_else(|| {
                     err(format!("index {k} out of range: `{name}` has {n} elements"))
@@ -215,6 +224,8 @@ fn deserialize_table(table: &toml::Table, file: &str) -> Result<Scenario, Scenar
         if let Some(stripped) = message.strip_prefix("invalid type: ") {
             message = format!("wrong type: {stripped}");
         }
+        // A misspelt field or name: the closest one serde's message lists.
+        let message = suggest::annotate(&message);
         ScenarioError {
             file: file.to_string(),
             pos: None,

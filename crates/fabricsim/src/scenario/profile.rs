@@ -83,7 +83,13 @@ pub fn apply(table: &mut toml::Table, file: &str) -> Result<(), ScenarioError> {
         ScenarioError::field(
             file,
             "profile",
-            format!("`{v}` is not a profile: use one of {}", names()),
+            format!(
+                "`{v}` is not a profile: use one of {}{}",
+                names(),
+                v.as_str()
+                    .map(|t| super::suggest::did_you_mean(t, PROFILES.iter().map(|p| p.name)))
+                    .unwrap_or_default()
+            ),
         )
     })?;
     for (path, value) in profile.settings {

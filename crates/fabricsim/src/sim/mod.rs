@@ -132,6 +132,9 @@ pub struct Progress {
     pub flows_total: usize,
     /// The run's `max_time`.
     pub max_time: Time,
+    /// The run has ended, whatever its outcome: set on the runner's report after the
+    /// run (`runner`); the event loop's own reports leave it unset.
+    pub finished: bool,
 }
 
 /// Global counters.
@@ -510,6 +513,7 @@ impl Simulation {
             flows_done: self.nics.flows_done,
             flows_total: self.nics.flows.len(),
             max_time: self.ctx.params.max_time,
+            finished: false,
         }
     }
 

@@ -69,7 +69,7 @@ impl Described for CustomTopoCfg {
                 "links",
                 format!(
                     "[{{a, b, rate, delay = \"{}\" | length, security = fabric's}}]",
-                    crate::units::fmt_time(super::DEFAULT_LINK_DELAY)
+                    crate::units::fmt_time_exact(super::DEFAULT_LINK_DELAY)
                 ),
             ),
             Param::new(

@@ -238,8 +238,9 @@ pub fn resolve(spec: &str, base_dir: &Path, field: &str) -> Result<Cdf, ParamErr
         .map_err(|e| {
         ParamError::new(field,
             format!(
-                "unknown cdf `{spec}`: neither a built-in CDF ({names}) nor a readable file ({}: {e})",
-                path.display()
+                "unknown cdf `{spec}`: neither a built-in CDF ({names}) nor a readable file ({}: {e}){}",
+                path.display(),
+                crate::scenario::suggest::did_you_mean(spec, BUILTIN.iter().map(|(n, _, _)| *n))
             ),
         )
     })?;

@@ -67,7 +67,7 @@ impl Described for FlowsCfg {
             "flows",
             format!(
                 "[{{src, dst, size, start = \"{}\", verb = \"write\" | \"read\" | \"write_notify\"}}]: hosts by id or name",
-                crate::units::fmt_time(0)
+                crate::units::fmt_time_exact(super::DEFAULT_START)
             ),
         )]
     }
