@@ -5,7 +5,7 @@
 //! says why, with
 //!
 //! ```sh
-//! FABRICSIM_BLESS=1 cargo test -p fabricsim-cli --test golden
+//! FABRICSIM_BLESS=1 cargo test --release -p fabricsim-cli --test golden
 //! ```
 
 use std::collections::BTreeMap;

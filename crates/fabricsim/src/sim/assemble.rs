@@ -217,7 +217,7 @@ impl Simulation {
                     file,
                     field,
                     format!(
-                        "{} bytes at switch {} is less than its PFC headroom and reserve ({} bytes; an unset fabric.pfc.headroom is 3 x rate x link delay / 8 per port, so long links need more); raise the buffer or lower fabric.pfc.headroom/reserve or the link delay",
+                        "{} bytes at switch {} is less than its PFC headroom and reserve ({} bytes; an unset fabric.pfc.headroom is 3 x rate x link delay / 8 plus three frames per port, so long links need more); raise the buffer or lower fabric.pfc.headroom/reserve or the link delay",
                         size,
                         node.name,
                         buffer.set_aside()
