@@ -176,11 +176,9 @@ impl Simulation {
                 let port = &ports[p];
                 // Bytes arrive on this port over the peer's link.
                 let delay = links[port.peer.idx()].delay;
-                let h = sc
-                    .fabric
-                    .pfc
-                    .headroom
-                    .unwrap_or_else(|| default_headroom(port.rate, delay, &params));
+                let h = sc.fabric.pfc.headroom.unwrap_or_else(|| {
+                    default_headroom(port.rate, delay, &params, sc.fabric.reliability.llr)
+                });
                 headroom.push(h);
                 ecn.push(RedMarker::from_cfg(&sc.fabric.ecn, port.rate));
             }
@@ -217,7 +215,7 @@ impl Simulation {
                     file,
                     field,
                     format!(
-                        "{} bytes at switch {} is less than its PFC headroom and reserve ({} bytes; an unset fabric.pfc.headroom is 3 x rate x link delay / 8 plus three frames per port, so long links need more); raise the buffer or lower fabric.pfc.headroom/reserve or the link delay",
+                        "{} bytes at switch {} is less than its PFC headroom and reserve ({} bytes; an unset fabric.pfc.headroom is 3 x rate x link delay / 8 plus three frames per port, and a round trip more with llr, so long links need more); raise the buffer or lower fabric.pfc.headroom/reserve or the link delay",
                         size,
                         node.name,
                         buffer.set_aside()
@@ -609,7 +607,12 @@ impl Simulation {
                 .flat_map(|i| {
                     let p = &sim.fabric.ports[i];
                     let headroom = sc.fabric.pfc.headroom.unwrap_or_else(|| {
-                        default_headroom(p.rate, sim.fabric.links[i].delay, &sim.ctx.params)
+                        default_headroom(
+                            p.rate,
+                            sim.fabric.links[i].delay,
+                            &sim.ctx.params,
+                            sc.fabric.reliability.llr,
+                        )
                     });
                     let tp =
                         TcdParams::resolve(&sc.fabric.tcd, p.rate, sc.fabric.pfc.xoff, headroom);

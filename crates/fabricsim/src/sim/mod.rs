@@ -313,9 +313,19 @@ pub(crate) type PortInit = (u32, u32, u32, Rate, Time, SecurityMode);
 /// the frame the reverse egress is serializing when XOFF is queued, and the frame the
 /// upstream is serializing when XOFF arrives. With two, a k = 6 fat tree at 25 Gbps
 /// with 100 ns links dropped 17 packets with PFC on (found by tests/generated.rs).
-pub(crate) fn default_headroom(rate: Rate, delay: Time, params: &RunParams) -> u64 {
+///
+/// With link-level retransmission (`llr`) a pause does not stop a replay: the frames sent
+/// during the replay request's round trip (2 C delay and the corrupted frame) arrive
+/// again after XOFF, so they are added.
+pub(crate) fn default_headroom(rate: Rate, delay: Time, params: &RunParams, llr: bool) -> u64 {
     let bdp = (3.0 * rate.0 as f64 * delay as f64 / 8e12) as u64;
-    bdp + 3 * (params.mtu + params.header) + PFC_FRAME_BYTES as u64
+    let frame = params.mtu + params.header;
+    let replay = if llr {
+        (2.0 * rate.0 as f64 * delay as f64 / 8e12) as u64 + frame
+    } else {
+        0
+    };
+    bdp + 3 * frame + PFC_FRAME_BYTES as u64 + replay
 }
 
 pub(crate) fn err(file: &str, field: &str, m: impl Into<String>) -> ScenarioError {

@@ -168,7 +168,7 @@ impl Described for PfcCfg {
             ),
             Param::unset(
                 "headroom",
-                "per ingress port; unset: 3 x rate x link delay / 8 + 3 packets + a PFC frame",
+                "per ingress port; unset: 3 x rate x link delay / 8 + 3 packets + a PFC frame (+ 2 x rate x delay / 8 + a packet with llr)",
             ),
             Param::plain(
                 "pause_quanta",
