@@ -56,6 +56,7 @@ pub mod scenario;
 pub mod seed;
 pub mod sim;
 pub mod stall;
+pub mod suggest;
 pub mod telemetry;
 pub mod topology;
 pub mod transport;

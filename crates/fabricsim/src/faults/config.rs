@@ -405,7 +405,7 @@ impl FaultPlan {
             let node = |n: &String| {
                 by_name.get(n.as_str()).copied().ok_or_else(|| {
                     let names = g.nodes.iter().map(|x| x.name.as_str());
-                    let hint = crate::scenario::suggest::did_you_mean(n, names);
+                    let hint = crate::suggest::did_you_mean(n, names);
                     ParamError::new(format!("{at}.link"), format!("no node named `{n}`{hint}"))
                 })
             };

@@ -53,6 +53,7 @@ mod queues;
 mod rates;
 pub mod resolved;
 pub mod summary;
+mod summary_table;
 mod training;
 mod window;
 

@@ -12,7 +12,7 @@
 
 pub mod config;
 pub mod profile;
-pub mod suggest;
+use crate::suggest;
 
 pub use config::Scenario;
 

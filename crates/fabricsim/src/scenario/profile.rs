@@ -87,7 +87,7 @@ pub fn apply(table: &mut toml::Table, file: &str) -> Result<(), ScenarioError> {
                 "`{v}` is not a profile: use one of {}{}",
                 names(),
                 v.as_str()
-                    .map(|t| super::suggest::did_you_mean(t, PROFILES.iter().map(|p| p.name)))
+                    .map(|t| crate::suggest::did_you_mean(t, PROFILES.iter().map(|p| p.name)))
                     .unwrap_or_default()
             ),
         )

@@ -240,7 +240,7 @@ pub fn resolve(spec: &str, base_dir: &Path, field: &str) -> Result<Cdf, ParamErr
             format!(
                 "unknown cdf `{spec}`: neither a built-in CDF ({names}) nor a readable file ({}: {e}){}",
                 path.display(),
-                crate::scenario::suggest::did_you_mean(spec, BUILTIN.iter().map(|(n, _, _)| *n))
+                crate::suggest::did_you_mean(spec, BUILTIN.iter().map(|(n, _, _)| *n))
             ),
         )
     })?;

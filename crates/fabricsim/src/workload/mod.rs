@@ -98,7 +98,7 @@ pub fn resolve_host(r: &HostRef, g: &TopoGraph, field: &str) -> Result<u32, Para
             .map(|h| h as u32)
             .ok_or_else(|| {
                 let names = g.hosts.iter().map(|&h| g.nodes[h].name.as_str());
-                let hint = crate::scenario::suggest::did_you_mean(s, names);
+                let hint = crate::suggest::did_you_mean(s, names);
                 ParamError::new(field, format!("no host named `{s}`{hint}"))
             }),
     }
