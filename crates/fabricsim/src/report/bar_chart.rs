@@ -9,25 +9,17 @@ use plotters::prelude::*;
 use super::plan::{bar_plan, usable, Panel, Plan};
 use super::style::{font, series_color, AXIS_COLOR, BOUND_COLOR, DESC_PX, GRID_COLOR, TICK_PX};
 use super::svg::{draw_legend, draw_no_data, fit, render_svg, Area, DrawResult, Frame, Swatch};
-use super::{ticks, BarChart, CHART_SIZE, PANEL_SIZE};
+use super::{ticks, BarChart};
 
 /// The chart's panels as standalone SVG documents (each starts with `<svg`): one when it
 /// has at most [`super::MAX_SERIES_PER_PANEL`] series, else one per series.
 pub fn bar_chart_panels(c: &BarChart) -> Vec<String> {
     let plan = bar_plan(c);
-    let size = if plan.panels.len() > 1 {
-        PANEL_SIZE
-    } else {
-        CHART_SIZE
-    };
+    let size = super::panel_size(plan.panels.len());
     plan.panels
         .iter()
         .map(|p| {
-            let label = if p.title.is_empty() {
-                c.title.clone()
-            } else {
-                format!("{}: {}", c.title, p.title)
-            };
+            let label = super::panel_label(&c.title, &p.title);
             render_svg(size, &label, |root| draw_panel(root, size, c, &plan, p))
         })
         .collect()

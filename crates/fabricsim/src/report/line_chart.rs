@@ -11,26 +11,18 @@ use plotters::prelude::*;
 use super::plan::{line_plan, usable, Panel, Plan};
 use super::style::{font, series_color, AXIS_COLOR, DESC_PX, GRID_COLOR, TICK_PX};
 use super::svg::{draw_legend, draw_no_data, render_svg, Area, DrawResult, Frame, Swatch};
-use super::{ticks, LineChart, CHART_SIZE, PANEL_SIZE};
+use super::{ticks, LineChart, CHART_SIZE};
 
 /// The chart's panels as standalone SVG documents (each starts with `<svg`): one when it
 /// has at most [`super::MAX_SERIES_PER_PANEL`] series, else small multiples by
 /// [`LineChart::groups`] sharing their axis ranges.
 pub fn line_chart_panels(c: &LineChart) -> Vec<String> {
     let plan = line_plan(c);
-    let size = if plan.panels.len() > 1 {
-        PANEL_SIZE
-    } else {
-        CHART_SIZE
-    };
+    let size = super::panel_size(plan.panels.len());
     plan.panels
         .iter()
         .map(|p| {
-            let label = if p.title.is_empty() {
-                c.title.clone()
-            } else {
-                format!("{}: {}", c.title, p.title)
-            };
+            let label = super::panel_label(&c.title, &p.title);
             render_svg(size, &label, |root| {
                 let (x, y) = (plan.x.clone(), plan.y.clone());
                 let lin = |r: Range<f64>| RangedCoordf64::from(r);

@@ -160,5 +160,24 @@ pub const CHART_SIZE: (u32, u32) = (900, 400);
 /// Size of each panel of small multiples (two to a row).
 pub const PANEL_SIZE: (u32, u32) = (440, 290);
 
+/// The size of each of a chart's `panels`: the full chart alone, small multiples beside
+/// each other.
+fn panel_size(panels: usize) -> (u32, u32) {
+    if panels > 1 {
+        PANEL_SIZE
+    } else {
+        CHART_SIZE
+    }
+}
+
+/// A panel's label: the chart's title, then the panel's own when it has one.
+fn panel_label(chart: &str, panel: &str) -> String {
+    if panel.is_empty() {
+        chart.to_string()
+    } else {
+        format!("{chart}: {panel}")
+    }
+}
+
 #[cfg(test)]
 mod tests;
