@@ -332,6 +332,10 @@ fn pfc_frames_are_not_held_behind_replays_so_the_fabric_stays_lossless() {
     // hop) with LLR: PFC pauses the busy links, and its XOFF frames share those links
     // with replayed data. Held behind a replay (a round trip, then the whole replayed
     // burst) they arrived too late for the headroom: 12 drops in a lossless fabric.
+    // With 16 MB of buffer (half the scenario's) PFC pauses hundreds of times; with the
+    // scenario's 32 MB it may not pause at all. (Known gap, not what this test checks: at
+    // 12 MB and less some dozens of frames drop, because at 28 % corruption a replay is
+    // itself corrupted and replayed again, and the headroom allows for one replay.)
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/gse-ber.toml");
     let sets = [
         "variants=[{name=\"roce\"}]",
@@ -339,6 +343,7 @@ fn pfc_frames_are_not_held_behind_replays_so_the_fabric_stays_lossless() {
         "sweep[1].values=[\"none\"]",
         "sweep[2].values=[true]",
         "sweep[3].values=[1e-5]",
+        "fabric.buffer=\"16MB\"",
     ]
     .map(String::from);
     let loaded = fabricsim::load_file(&path, &sets).unwrap();

@@ -2,15 +2,20 @@
 //!
 //! An event is a time plus the component to wake; components keep their own state and
 //! the payload of an event is only "who" (htsim's design). Events are ordered by
-//! (time, insertion sequence), which makes every run a pure function of its inputs: two
-//! events at the same picosecond fire in the order they were scheduled.
+//! (time, event key), the key being the event's kind (in the order of [`code`]) and its
+//! component's index. Nothing in the order depends on when or by whom an event was
+//! scheduled: two events at one picosecond fire in key order, and two with equal keys
+//! are the same event (an event carries nothing but its key), so their order cannot
+//! matter. A run is therefore a pure function of its inputs, and would be the same if
+//! the fabric were cut into parts that each run their own queue and hand each other
+//! events: an order by insertion would depend on which part scheduled first.
 //!
 //! The queue is a calendar (a timing wheel): almost every event of a packet simulation is
 //! scheduled a little ahead of the current time (a serialization time, a link delay), so
 //! time is cut into slots of 2^`shift` ps and a wheel of [`SLOTS`] slots covers the next
 //! `SLOTS << shift` ps. An event in that window is appended to its slot (a few integer
 //! operations, no comparisons); when the loop reaches a slot, its events are put in
-//! (time, insertion) order, usually already the case, and popped in turn. Events beyond
+//! (time, key) order, often already the case, and popped in turn. Events beyond
 //! the window (timers) wait in a binary heap until the wheel comes near them. The slot
 //! width is tuned to the model ([`EventQueue::set_horizon`]) so that the window covers a
 //! packet's serialization plus a link delay.
@@ -62,32 +67,36 @@ pub const MAX_INDEX: u32 = (1 << IDX_BITS) - 1;
 /// Event kinds as the 4-bit code stored in the queue, defined once: [`Event`]'s encoding
 /// and the look-ahead ([`EventQueue::peek_codes`]) both use these.
 pub mod code {
+    // The numbers are also the order of events at one picosecond (see the module
+    // comment): the world changes first (a fault), then frames and link-level signals
+    // arrive, then hosts act on timers, then ports pick their next frame among everything
+    // that arrived, and a sample sees the picosecond's end state.
+    /// [`super::Event::Fault`]: a fault at a flow's start time acts before the flow starts.
+    pub const FAULT: u32 = 0;
     /// [`super::Event::LinkArrive`].
-    pub const LINK_ARRIVE: u32 = 0;
-    /// [`super::Event::PortWake`].
-    pub const PORT_WAKE: u32 = 1;
-    /// [`super::Event::FlowArrivals`].
-    pub const FLOW_ARRIVALS: u32 = 2;
-    /// [`super::Event::Rto`].
-    pub const RTO: u32 = 3;
-    /// [`super::Event::CnpTimer`].
-    pub const CNP_TIMER: u32 = 4;
-    /// [`super::Event::PfcRefresh`].
-    pub const PFC_REFRESH: u32 = 5;
-    /// [`super::Event::Sample`].
-    pub const SAMPLE: u32 = 6;
-    /// [`super::Event::Reorder`].
-    pub const REORDER: u32 = 7;
-    /// [`super::Event::Grant`].
-    pub const GRANT: u32 = 8;
+    pub const LINK_ARRIVE: u32 = 1;
     /// [`super::Event::CreditReturn`].
-    pub const CREDIT: u32 = 9;
-    /// [`super::Event::Fault`].
-    pub const FAULT: u32 = 10;
+    pub const CREDIT: u32 = 2;
     /// [`super::Event::Replay`].
-    pub const REPLAY: u32 = 11;
+    pub const REPLAY: u32 = 3;
+    /// [`super::Event::PfcRefresh`].
+    pub const PFC_REFRESH: u32 = 4;
+    /// [`super::Event::FlowArrivals`].
+    pub const FLOW_ARRIVALS: u32 = 5;
     /// [`super::Event::Collective`].
-    pub const COLLECTIVE: u32 = 12;
+    pub const COLLECTIVE: u32 = 6;
+    /// [`super::Event::Grant`].
+    pub const GRANT: u32 = 7;
+    /// [`super::Event::Reorder`].
+    pub const REORDER: u32 = 8;
+    /// [`super::Event::Rto`].
+    pub const RTO: u32 = 9;
+    /// [`super::Event::CnpTimer`].
+    pub const CNP_TIMER: u32 = 10;
+    /// [`super::Event::PortWake`].
+    pub const PORT_WAKE: u32 = 11;
+    /// [`super::Event::Sample`].
+    pub const SAMPLE: u32 = 12;
 }
 
 impl Event {
@@ -126,8 +135,8 @@ impl Event {
             code::CREDIT => Event::CreditReturn(PortId(i)),
             code::FAULT => Event::Fault(i),
             code::REPLAY => Event::Replay(LinkId(i)),
-            code::COLLECTIVE => Event::Collective(i),
-            _ => Event::Grant(HostId(i)),
+            code::GRANT => Event::Grant(HostId(i)),
+            _ => Event::Collective(i),
         }
     }
 }
@@ -154,22 +163,20 @@ const NO_SLOT: usize = usize::MAX;
 const MAX_SHIFT: u32 = 12;
 /// Narrowest slot: 2 ps.
 const MIN_SHIFT: u32 = 1;
-/// A slot entry is one `u64`: the time within the slot in the top `shift` bits, the
-/// entry's position in its slot (insertion order) in bits 28..52, the event in the low
-/// 28. Sorting entries as integers orders them by (time, insertion).
-const POS_LIMIT: u32 = 1 << (64 - MAX_SHIFT - EV_BITS);
+// A slot entry is one `u64`: the time within the slot in the top `shift` bits (at most
+// 12), the event (its key) in the low 28. Sorting entries as integers orders them by
+// (time, key).
+const _: () = assert!(MAX_SHIFT + EV_BITS <= 64);
 
-/// Pending events ordered by (time, insertion order), in a calendar of [`SLOTS`] slots
-/// of 2^`shift` ps plus a binary heap for events beyond the calendar's window.
+/// Pending events ordered by (time, event key), in a calendar of [`SLOTS`] slots of
+/// 2^`shift` ps plus a binary heap for events beyond the calendar's window.
 ///
 /// It relies on the event queue of a discrete-event simulation being *monotone*: nothing
 /// is scheduled before the last event popped. Within the window an event is appended to
-/// its slot; since a slot only receives events in insertion order, its entries carry
-/// their position in the slot, and ordering them as integers gives (time, insertion)
-/// order. Events for the slot being drained (same time or a few ps ahead) are inserted in
-/// order into the drained run. Far events move into the wheel, in (time, insertion) order,
-/// when the window reaches their slot, always before any later event can be appended
-/// there. Spill vectors are lent to slots from a pool and returned when the slot drains;
+/// its slot; its entry is (time within the slot, key) as one integer, so sorting a slot's
+/// entries orders them. Events for the slot being drained (same time or a few ps ahead)
+/// are inserted in order into the drained run. Far events move into the wheel when the
+/// window reaches their slot. Spill vectors are lent to slots from a pool and returned when the slot drains;
 /// they, the slots and the drain buffer keep their capacity, so a steady run
 /// allocates nothing.
 pub struct EventQueue {
@@ -205,11 +212,10 @@ pub struct EventQueue {
     ahead: usize,
     /// Keep `ahead` up to date.
     lookahead: bool,
-    /// Events beyond the window: key time(64) . sequence(36) . event(28).
+    /// Events beyond the window: key time(64) . event(28) in the low half.
     far: BinaryHeap<Reverse<u128>>,
     /// Slot of the earliest far event (`u64::MAX` when none).
     far_slot: u64,
-    far_seq: u64,
     popped: u64,
 }
 
@@ -240,7 +246,6 @@ impl EventQueue {
             lookahead: false,
             far: BinaryHeap::with_capacity(cap / 16),
             far_slot: u64::MAX,
-            far_seq: 0,
             popped: 0,
         }
     }
@@ -291,7 +296,7 @@ impl EventQueue {
     fn put(&mut self, s: u64, time: Time, ev: u64) {
         let i = (s & SLOT_MASK) as usize;
         let n = self.counts[i];
-        let key = (time << self.lsh) | ((n as u64) << EV_BITS) | ev;
+        let key = (time << self.lsh) | ev;
         if (n as usize) < INLINE {
             self.inline[i * INLINE + n as usize] = key;
             if n == 0 {
@@ -308,7 +313,6 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn put_spill(&mut self, i: usize, n: u32, key: u64) {
-        assert!(n < POS_LIMIT, "more than 2^24 events pending in one slot");
         if n as usize == INLINE {
             self.spill[i] = self.spill_pool.pop().unwrap_or_default();
         }
@@ -322,22 +326,16 @@ impl EventQueue {
         let s = time >> self.shift;
         if s <= self.cur {
             // The current slot (or, if a caller broke monotonicity, earlier: clamped so it
-            // still pops next rather than being lost): after every pending entry of the
-            // slot that is not later.
+            // still pops next rather than being lost): in (time, key) order among the
+            // slot's pending entries.
             let off = time.saturating_sub(self.base).min((1 << self.shift) - 1);
+            let key = (off << self.lsh) | ev;
             let pending = &self.drain[self.head..self.end];
-            let lsh = self.lsh;
-            let pos = self.head + pending.partition_point(|&k| k >> lsh <= off);
-            self.drain.insert(pos, (off << lsh) | ev);
+            let pos = self.head + pending.partition_point(|&k| k <= key);
+            self.drain.insert(pos, key);
             self.end += 1;
         } else {
-            // 2^36 far events would be needed before the tie-break among equal far times
-            // restarts: far beyond any run this simulator makes.
-            let seq = self.far_seq & ((1 << 36) - 1);
-            self.far_seq += 1;
-            self.far.push(Reverse(
-                ((time as u128) << 64) | ((seq as u128) << EV_BITS) | ev as u128,
-            ));
+            self.far.push(Reverse(((time as u128) << 64) | ev as u128));
             self.far_slot = self.far_slot.min(s);
         }
     }

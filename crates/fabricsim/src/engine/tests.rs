@@ -1,5 +1,5 @@
-//! Tests of the event queue: order by (time, insertion) across slots, the window and the
-//! far heap.
+//! Tests of the event queue: order by (time, event key) across slots, the window and the
+//! far heap, whatever the order events were pushed in.
 
 use super::*;
 
@@ -32,13 +32,14 @@ fn peek_codes_show_the_next_events() {
     assert_eq!(q.pop(), Some((1000, Event::PortWake(PortId(0)))));
     let codes = q.peek_codes().map(peek_code);
     // Two more in this slot, then the next slot's first entries (Rto is not a
-    // packet event: its kind is neither 0 nor 1).
-    assert_eq!(&codes[..3], &[(1, 1), (1, 2), (0, 9)]);
-    assert!(codes[3].0 > 1);
+    // packet event).
+    let (port, link) = (code::PORT_WAKE, code::LINK_ARRIVE);
+    assert_eq!(&codes[..3], &[(port, 1), (port, 2), (link, 9)]);
+    assert!(codes[3].0 != port && codes[3].0 != link);
 }
 
 #[test]
-fn orders_by_time_then_insertion() {
+fn orders_by_time_then_key() {
     for mut q in queues() {
         q.push(10, Event::PortWake(PortId(3)));
         q.push(5, Event::LinkArrive(LinkId(7)));
@@ -51,9 +52,10 @@ fn orders_by_time_then_insertion() {
             vec![
                 (0, Event::FlowArrivals),
                 (5, Event::LinkArrive(LinkId(7))),
-                (10, Event::PortWake(PortId(3))),
+                // At one time by kind (timers before port wakeups), then by index.
                 (10, Event::Rto(FlowId(1))),
                 (10, Event::PortWake(PortId(2))),
+                (10, Event::PortWake(PortId(3))),
             ]
         );
     }
@@ -65,7 +67,6 @@ fn matches_a_sorted_reference_under_random_monotone_use() {
     for (qi, mut q) in queues().into_iter().enumerate() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7 + qi as u64);
         let mut reference: Vec<(u64, u64, u32)> = Vec::new();
-        let mut seq = 0u64;
         let mut now = 0u64;
         for step in 0..60_000 {
             if rng.gen_bool(0.55) || reference.is_empty() {
@@ -79,8 +80,8 @@ fn matches_a_sorted_reference_under_random_monotone_use() {
                 let t = now + d;
                 let idx = rng.gen_range(0..1000u32);
                 q.push(t, Event::PortWake(PortId(idx)));
-                reference.push((t, seq, idx));
-                seq += 1;
+                // Ties by the event's key (here its port), not by when it was pushed.
+                reference.push((t, 0, idx));
             } else {
                 reference.sort();
                 let (t, _, idx) = reference.remove(0);
@@ -110,7 +111,7 @@ fn many_events_in_one_slot_keep_their_order() {
             q.push(t, Event::LinkArrive(LinkId(i)));
             reference.push((t, i as u64, Event::LinkArrive(LinkId(i))));
         }
-        reference.sort_by_key(|&(t, s, _)| (t, s));
+        reference.sort_by_key(|&(t, _, e)| (t, e.encode()));
         let mut got = Vec::new();
         for _ in 0..50 {
             got.push(q.pop().unwrap());
@@ -121,7 +122,7 @@ fn many_events_in_one_slot_keep_their_order() {
         let mut rest = reference.split_off(50);
         rest.push((now, 100, Event::Rto(FlowId(1))));
         rest.push((now + 2, 101, Event::Rto(FlowId(2))));
-        rest.sort_by_key(|&(t, s, _)| (t, s));
+        rest.sort_by_key(|&(t, _, e)| (t, e.encode()));
         reference.extend(rest);
         while let Some(e) = q.pop() {
             got.push(e);
@@ -188,12 +189,11 @@ fn every_kind_round_trips() {
     }
 }
 
-/// A queue checked against a binary heap of (time, insertion sequence) at every step.
+/// A queue checked against a binary heap of (time, event key) at every step.
 struct Checked {
     q: EventQueue,
-    reference: BinaryHeap<Reverse<(Time, u64, u64)>>,
-    seq: u64,
-    last: Option<(Time, u64, u64)>,
+    reference: BinaryHeap<Reverse<(Time, u64)>>,
+    last: Option<(Time, u64)>,
     now: Time,
 }
 
@@ -205,7 +205,6 @@ impl Checked {
         Checked {
             q,
             reference: BinaryHeap::new(),
-            seq: 0,
             last: None,
             now: 0,
         }
@@ -219,17 +218,16 @@ impl Checked {
     fn push(&mut self, t: Time, ev: Event) {
         assert!(t >= self.now, "the queue is monotone");
         self.q.push(t, ev);
-        self.reference.push(Reverse((t, self.seq, ev.encode())));
-        self.seq += 1;
+        self.reference.push(Reverse((t, ev.encode())));
         self.last = None;
     }
 
     fn pop(&mut self) -> Option<(Time, Event)> {
         let want = self.reference.pop().map(|Reverse(e)| e);
-        assert_eq!(self.q.peek_time(), want.map(|(t, _, _)| t));
+        assert_eq!(self.q.peek_time(), want.map(|(t, _)| t));
         let got = self.q.pop();
-        assert_eq!(got, want.map(|(t, _, e)| (t, Event::decode(e))));
-        if let Some((t, _, _)) = want {
+        assert_eq!(got, want.map(|(t, e)| (t, Event::decode(e))));
+        if let Some((t, _)) = want {
             self.now = t;
         }
         self.last = want;
@@ -318,7 +316,7 @@ fn events_at_the_window_edge_keep_their_order() {
 }
 
 #[test]
-fn far_events_at_one_time_keep_insertion_order() {
+fn far_events_at_one_time_pop_in_key_order() {
     for mut c in checked() {
         let w = c.window();
         let t = 5 * w + 17;
@@ -504,6 +502,50 @@ mod randomized {
                 }
             }
             c.drain();
+        }
+    }
+}
+
+#[test]
+fn the_order_pushed_in_does_not_change_the_order_popped() {
+    // The property a queue per shard relies on: the same events, pushed in any order (by
+    // different components, or handed over from another part of the fabric), pop in the
+    // same order. Events of every kind at a few shared times, near and far.
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let mut events = Vec::new();
+    for i in 0..60u32 {
+        let t = [40, 40, 41, 5_000, 3 << 30][i as usize % 5];
+        let ev = match i % 7 {
+            0 => Event::LinkArrive(LinkId(i)),
+            1 => Event::PortWake(PortId(i % 4)),
+            2 => Event::Rto(FlowId(i)),
+            3 => Event::Fault(i % 3),
+            4 => Event::Sample,
+            5 => Event::CreditReturn(PortId(i)),
+            _ => Event::Collective(i),
+        };
+        events.push((t, ev));
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    for h in HORIZONS {
+        let mut first: Option<Vec<(Time, Event)>> = None;
+        for _ in 0..20 {
+            events.shuffle(&mut rng);
+            let mut q = EventQueue::with_capacity(0);
+            q.set_horizon(h);
+            for &(t, ev) in &events {
+                q.push(t, ev);
+            }
+            let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+            assert_eq!(got.len(), events.len());
+            assert!(got
+                .windows(2)
+                .all(|w| (w[0].0, w[0].1.encode()) <= (w[1].0, w[1].1.encode())));
+            match &first {
+                None => first = Some(got),
+                Some(f) => assert_eq!(f, &got, "horizon {h}"),
+            }
         }
     }
 }

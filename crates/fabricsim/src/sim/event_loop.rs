@@ -1,6 +1,7 @@
 //! The event loop and its dispatch: pop the next event, stop at `max_time`, a pause
 //! time or a stall, and hand the event to the handler of the component it names.
-//! Events are ordered by (time, insertion), so a run is a pure function of its inputs.
+//! Events are ordered by (time, event key) (see [`crate::engine`]), so a run is a pure
+//! function of its inputs.
 
 use crate::engine::Event;
 use crate::fabric::NodeKind;
@@ -95,62 +96,65 @@ impl Simulation {
         // on its multiple of 2^16). Counting here, not in a loop of its own, keeps one
         // call site per handler: a second costs every event its handlers' inlining.
         let mut diagnosis: Option<(crate::livelock::Tally, (Time, u64))> = None;
-        let outcome =
-            loop {
-                if self.nics.flows_done == total && self.nics.launcher.phases_left == 0 {
-                    // Every receiver has its data. The run goes on until the last ACKs reach
-                    // their senders (the sender-side FCT, as ns-3 measures it), but no longer
-                    // than the stall timeout: an ACK path cut by a fault must not hold it.
-                    let t_done = *self.nics.receivers_done_at.get_or_insert(self.ctx.now);
-                    if self.nics.acks_awaited == 0
-                        || self.ctx.queue.peek_time().is_none_or(|t| {
-                            t.saturating_sub(t_done) > self.ctx.params.stall_timeout
-                        })
-                    {
-                        break Outcome::Completed;
-                    }
-                }
-                let Some((t, ev)) = self.ctx.queue.pop() else {
-                    break Outcome::Starved;
-                };
-                if t > stop {
-                    if t > self.ctx.params.max_time {
-                        self.ctx.now = self.ctx.params.max_time;
-                        break Outcome::MaxTime;
-                    }
-                    self.ctx.queue.unpop();
-                    self.ctx.now = until;
-                    return None;
-                }
-                if t.saturating_sub(self.nics.last_progress) > self.ctx.params.stall_timeout
-                    && self.nics.flows_started > self.nics.flows_done
+        let outcome = loop {
+            if self.nics.flows_done == total && self.nics.launcher.phases_left == 0 {
+                // Every receiver has its data. The run goes on until the last ACKs reach
+                // their senders (the sender-side FCT, as ns-3 measures it), but no longer
+                // than the stall timeout: an ACK path cut by a fault must not hold it.
+                // The run ends with the picosecond it completes in: every event of that
+                // instant still runs, so what the counters hold at the end does not
+                // depend on the order of same-time events (in a fabric cut into parts,
+                // each part ends its instant).
+                let t_done = *self.nics.receivers_done_at.get_or_insert(self.ctx.now);
+                let next = self.ctx.queue.peek_time();
+                let instant_over = next.is_none_or(|t| t > self.ctx.now);
+                if (self.nics.acks_awaited == 0 && instant_over)
+                    || next.is_none_or(|t| t.saturating_sub(t_done) > self.ctx.params.stall_timeout)
                 {
-                    self.ctx.now = self.nics.last_progress + self.ctx.params.stall_timeout;
-                    break Outcome::Stalled(crate::stall::diagnose(self));
+                    break Outcome::Completed;
                 }
-                self.ctx.now = t;
-                tick = tick.wrapping_add(1);
-                // Before the event is handled, so that nothing of it (the event itself)
-                // stays live across the handler on the path every event takes.
-                if tick & (crate::livelock::CHECK_EVERY - 1) == 0 {
-                    match self.periodic(t, ev, tick, &mut diagnosis, progress, halt) {
-                        Periodic::Go => {}
-                        Periodic::Hold => tick = tick.wrapping_sub(1),
-                        Periodic::Halt => {
-                            self.ctx.queue.unpop();
-                            return None;
-                        }
-                        Periodic::End(o) => {
-                            self.ctx.queue.unpop();
-                            break o;
-                        }
+            }
+            let Some((t, ev)) = self.ctx.queue.pop() else {
+                break Outcome::Starved;
+            };
+            if t > stop {
+                if t > self.ctx.params.max_time {
+                    self.ctx.now = self.ctx.params.max_time;
+                    break Outcome::MaxTime;
+                }
+                self.ctx.queue.unpop();
+                self.ctx.now = until;
+                return None;
+            }
+            if t.saturating_sub(self.nics.last_progress) > self.ctx.params.stall_timeout
+                && self.nics.flows_started > self.nics.flows_done
+            {
+                self.ctx.now = self.nics.last_progress + self.ctx.params.stall_timeout;
+                break Outcome::Stalled(crate::stall::diagnose(self));
+            }
+            self.ctx.now = t;
+            tick = tick.wrapping_add(1);
+            // Before the event is handled, so that nothing of it (the event itself)
+            // stays live across the handler on the path every event takes.
+            if tick & (crate::livelock::CHECK_EVERY - 1) == 0 {
+                match self.periodic(t, ev, tick, &mut diagnosis, progress, halt) {
+                    Periodic::Go => {}
+                    Periodic::Hold => tick = tick.wrapping_sub(1),
+                    Periodic::Halt => {
+                        self.ctx.queue.unpop();
+                        return None;
+                    }
+                    Periodic::End(o) => {
+                        self.ctx.queue.unpop();
+                        break o;
                     }
                 }
-                if self.prefetch {
-                    self.prefetch_ahead();
-                }
-                self.dispatch(t, ev);
-            };
+            }
+            if self.prefetch {
+                self.prefetch_ahead();
+            }
+            self.dispatch(t, ev);
+        };
         // A run that ended (max_time, a stall) while the guard counted still livelocked.
         let outcome = match (diagnosis, outcome) {
             (Some((tally, at)), Outcome::MaxTime | Outcome::Stalled(_) | Outcome::Starved) => {

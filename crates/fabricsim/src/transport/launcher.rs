@@ -31,11 +31,11 @@ pub(crate) struct FlowLauncher {
     pub(crate) next: usize,
     /// Start-after dependencies between flows.
     pub(crate) deps: Deps,
-    /// Delayed actions `(time, sequence, action)`, earliest first: releases of a node,
-    /// phase begins and phase ends ([`Timer`]).
-    pub(crate) timers: BinaryHeap<Reverse<(Time, u64, u32)>>,
-    /// Releases pushed so far (ties at one time keep their order).
-    pub(crate) timer_seq: u64,
+    /// Delayed actions `(time, action)`, earliest first: releases of a node, phase
+    /// begins and phase ends ([`Timer`]). Ties at one time go by the packed action, not
+    /// by when they were set, so the order is the same whichever part of the fabric set
+    /// them first (see [`crate::engine`]).
+    pub(crate) timers: BinaryHeap<Reverse<(Time, u32)>>,
     /// The time of the `FlowArrivals` event pending for the timers, if any.
     pub(crate) armed: Option<Time>,
     /// Compute phases (node `n_flows + i` of the graph).
@@ -326,7 +326,7 @@ impl Nics {
         if self.launcher.armed == Some(ctx.now) {
             self.launcher.armed = None;
         }
-        while let Some(&Reverse((t, _, v))) = self.launcher.timers.peek() {
+        while let Some(&Reverse((t, v))) = self.launcher.timers.peek() {
             if t > ctx.now {
                 break;
             }
@@ -353,7 +353,7 @@ impl Nics {
     /// Keeps a `FlowArrivals` event pending for the earliest timer.
     pub(crate) fn arm_timers(&mut self, ctx: &mut Ctx) {
         let l = &mut self.launcher;
-        if let Some(&Reverse((t, _, _))) = l.timers.peek() {
+        if let Some(&Reverse((t, _))) = l.timers.peek() {
             if l.armed.is_none_or(|a| t < a) {
                 l.armed = Some(t);
                 ctx.queue.push(t, Event::FlowArrivals);
@@ -364,8 +364,7 @@ impl Nics {
     /// Sets a timer for `at`.
     fn set_timer(&mut self, ctx: &mut Ctx, at: Time, what: Timer) {
         let l = &mut self.launcher;
-        l.timer_seq += 1;
-        l.timers.push(Reverse((at, l.timer_seq, what.pack())));
+        l.timers.push(Reverse((at, what.pack())));
         self.arm_timers(ctx);
     }
 
