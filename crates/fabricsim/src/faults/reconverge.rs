@@ -48,5 +48,15 @@ impl Fabric {
             )
         }
         .expect("the tables were built from this fabric at the start");
+        // Frames on the wire may carry the next switch's ECMP choice, made when they were
+        // sent (`route_ahead`, large models): made under the old tables, it is dropped so
+        // that they are routed on arrival by the new ones, as every other frame is.
+        if self.route_ahead {
+            for link in &mut self.links {
+                for (_, d) in link.ring.iter_mut() {
+                    d.flags &= !crate::packet::FLAG_ROUTED;
+                }
+            }
+        }
     }
 }
