@@ -288,3 +288,26 @@ fn byte_overhead_is_paid_at_both_ends_of_every_round() {
     let l = one_latency(&s);
     assert_eq!(s.jct(0), Some(3 * (l + 2 * US + 2 * 64 * 2 * NS)));
 }
+
+#[test]
+fn a_notification_between_hosts_takes_exactly_notify_latency() {
+    // Inside a barrier iteration every dependency is on one host (a rank sends once it
+    // has received), so the first iteration is unchanged. The second starts when the
+    // first has finished: a join point that waited for the iteration before, which tells
+    // each rank, one notification later. Every message of it moves by exactly that.
+    let f = "collective = \"barrier\"\nhosts = 8\nrepeat = 2";
+    let base = run(&leaf_spine(f));
+    let late = run(&leaf_spine(&format!(
+        "{f}\n[transport]\nnotify_latency = \"5us\""
+    )));
+    assert_eq!(late.jct(0), base.jct(0));
+    assert_eq!(late.nics.jobs[1].started, base.nics.jobs[1].started);
+    assert_eq!(late.jct(1), Some(base.jct(1).unwrap() + 5 * US));
+    let first_of_1 = late.nics.jobs[1].spec.first_flow as usize;
+    for i in 0..late.nics.flows.len() {
+        let shift = if i >= first_of_1 { 5 * US } else { 0 };
+        let (b, l) = (&base.nics.flows[i], &late.nics.flows[i]);
+        assert_eq!(l.spec.start, b.spec.start + shift, "flow {i} start");
+        assert_eq!(fct(&late, i), fct(&base, i), "flow {i} fct");
+    }
+}

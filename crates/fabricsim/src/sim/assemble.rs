@@ -373,7 +373,24 @@ impl Simulation {
             let hash = lb_hash.function.flow_hash(s.src, s.dst, sport);
             flows.push(Flow::new(s, hash, sport, cc));
         }
-        let deps = Deps::build(flows.len(), phases.len(), &deps, &timed, &job_specs, &conn);
+        let ends: Vec<(u32, u32)> = flows.iter().map(|f| (f.spec.src, f.spec.dst)).collect();
+        let phase_hosts: Vec<Option<u32>> = phases.iter().map(|p| p.host).collect();
+        let notify = crate::transport::launcher::Notify::new(
+            &ends,
+            &phase_hosts,
+            &timed,
+            &job_specs,
+            sc.transport.notify_latency,
+        );
+        let deps = Deps::build(
+            flows.len(),
+            phases.len(),
+            &deps,
+            &timed,
+            &job_specs,
+            &conn,
+            &notify,
+        );
         let mut order: Vec<u32> = (0..flows.len() as u32)
             .filter(|&i| deps.pending[i as usize] == 0)
             .collect();

@@ -54,6 +54,14 @@ pub struct TransportCfg {
     /// The message engines (`kind = "message"`).
     #[serde(default)]
     pub message: super::message::MessageCfg,
+    /// How long one host takes to learn that something it waits for happened on
+    /// another host: a dependency of the workload's graph between two hosts (a transfer
+    /// that waits for another host's transfer, a rank joining its job's barrier, the next
+    /// job iteration) fires this much after what it waits for. A dependency on the same
+    /// host (a ring step sends what it just received) fires at once. 0 (the default):
+    /// every dependency fires at once, as a single global view of the run would.
+    #[serde(default, deserialize_with = "su::time")]
+    pub notify_latency: Time,
 }
 
 /// `[transport] feedback_queue`.
@@ -189,6 +197,7 @@ impl Default for TransportCfg {
             rail: RailChoice::default(),
             kind: TransportKind::default(),
             message: Default::default(),
+            notify_latency: 0,
         }
     }
 }
@@ -237,6 +246,11 @@ impl Described for TransportCfg {
                 "rail",
                 "adaptive",
                 "multi-port NICs: \"adaptive\" (each packet by the first free port) or a port index",
+            ),
+            Param::time(
+                "notify_latency",
+                d.notify_latency,
+                "a dependency between two hosts (or a rank and its job's barrier) fires this much later",
             ),
         ]
     }

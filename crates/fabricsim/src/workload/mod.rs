@@ -299,6 +299,11 @@ pub struct Phase {
     pub duration: Time,
     /// Earliest begin.
     pub not_before: Time,
+    /// The host it runs on: a rank's compute, or a message between two ranks of one
+    /// host. `None` for the points that only join the graph (an iteration's start, a
+    /// barrier that gathers every rank): they belong to no host, and a dependency to or
+    /// from one costs no notification ([`crate::transport::TransportCfg::notify_latency`]).
+    pub host: Option<u32>,
 }
 
 /// A dependency: `after` may start (a flow) or begin (a phase) `lag` after `before`

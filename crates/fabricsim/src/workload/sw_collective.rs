@@ -566,6 +566,17 @@ impl Generator for SwCollectiveCfg {
                 let key = crate::seed::component_seed(b.seed, &format!("job{group}/{src}-{dst}"));
                 w.conn.push(Some(key));
             }
+            // Phase 0 joins (the iteration's start), 1 + r is rank r's completion, and
+            // the rest are the messages inside a host.
+            let mut host_of: Vec<Option<u32>> = std::iter::once(None)
+                .chain(ranks.iter().map(|&h| Some(h)))
+                .collect();
+            host_of.resize(n_phases as usize, None);
+            for (m, msg) in schedule.messages.iter().enumerate() {
+                if local[m] {
+                    host_of[slot[m] as usize] = Some(ranks[msg.src as usize]);
+                }
+            }
             w.phases.extend((0..n_phases).map(|i| Phase {
                 duration: if i > ranks.len() as u32 {
                     self.local_latency
@@ -573,6 +584,7 @@ impl Generator for SwCollectiveCfg {
                     0
                 },
                 not_before: start,
+                host: host_of[i as usize],
             }));
             let place = |v: Node| match v {
                 Node::Flow(m) if local[m as usize] => Node::Phase(first_phase + slot[m as usize]),

@@ -82,8 +82,8 @@ pub fn build(
         // Compute, then the gradients: reduce-scatter per side, exchange, all-gather.
         let mut computed: [Vec<JobNode>; 2] = [Vec::new(), Vec::new()];
         for (s, side) in ready.iter().enumerate() {
-            for &r in side {
-                let c = g.phase(sh.compute, 0);
+            for (i, &r) in side.iter().enumerate() {
+                let c = g.compute(sides[s][i], sh.compute);
                 g.after(r, c);
                 computed[s].push(c);
             }

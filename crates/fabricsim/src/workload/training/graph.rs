@@ -60,11 +60,23 @@ pub struct Emitted {
 }
 
 impl JobGraph {
-    /// A phase of `duration` that may begin at `not_before` at the earliest.
+    /// A point that joins the graph (no host, see [`Phase::host`]): it takes
+    /// `duration` and may begin at `not_before` at the earliest.
     pub fn phase(&mut self, duration: Time, not_before: Time) -> JobNode {
         self.phases.push(Phase {
             duration,
             not_before,
+            host: None,
+        });
+        JobNode::Phase((self.phases.len() - 1) as u32)
+    }
+
+    /// A compute phase of `duration` on `host`.
+    pub fn compute(&mut self, host: u32, duration: Time) -> JobNode {
+        self.phases.push(Phase {
+            duration,
+            not_before: 0,
+            host: Some(host),
         });
         JobNode::Phase((self.phases.len() - 1) as u32)
     }

@@ -88,7 +88,7 @@ pub fn build(
                         Pass::Forward(k) => (sh.forward, &mut fwd[s][k]),
                         Pass::Backward(k) => (sh.backward, &mut bwd[s][k]),
                     };
-                    let ph = g.phase(d, 0);
+                    let ph = g.compute(ranks[s], d);
                     g.after(prev, ph);
                     *slot = Some(ph);
                     prev = ph;
