@@ -38,6 +38,7 @@ mod assemble;
 mod build;
 mod event_loop;
 mod lookahead;
+pub mod partition;
 
 pub use crate::record::{QueueSample, RateSample, Recorder};
 pub(crate) use crate::transport::launcher::{Deps, FlowLauncher};

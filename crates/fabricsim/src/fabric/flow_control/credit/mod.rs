@@ -404,6 +404,12 @@ impl Credit {
         self.router_latency
     }
 
+    /// How long a credit return takes from the far end of port `p` back to it (the
+    /// cable's propagation, without the receiving switch's latency).
+    pub fn return_delay(&self, p: usize) -> Time {
+        self.ports[p].ret_delay
+    }
+
     /// Room downstream of port `p` for a packet on `vc` at `now`, as adaptive routing
     /// ranks it: its free credits, plus with congestion pre-sensing the credits returned
     /// to it recently ([`presense`]).

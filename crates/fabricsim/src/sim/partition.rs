@@ -1,0 +1,391 @@
+//! Cutting the fabric into shards for a parallel run (issue 19; the engine that runs them
+//! is not built yet, see `docs/design/sharding.md`): which shard each node belongs to,
+//! and the lookahead the cut allows, the least time anything takes to cross from one
+//! shard to another.
+//!
+//! The cut follows the fabric's structure: the switches farthest from any host (a fat
+//! tree's cores, a leaf-spine's spines, the DR switches above two campuses) form the top
+//! layer; without it the fabric falls apart into groups (pods, leaves with their hosts,
+//! campuses), which are never cut. Groups go to shards largest first, each to the shard
+//! with the fewest ports so far; a top switch joins the shard most of its cables lead to
+//! (a DR switch stays with its campus, so only the long DCI is cut), or, when they lead
+//! everywhere alike (a fat tree's core), the shard with the fewest ports. Everything is a
+//! pure function of the built fabric: the same model gives the same cut on any machine.
+//!
+//! The lookahead is the least, over cut cables, of the frame latency (the link's delay)
+//! and, under credit flow control, the credit return's. A cut that would need a zero
+//! lookahead, or a cut cable with link-level retransmission (a replay request can take no
+//! time at all), is refused: the run falls back to one shard and says why.
+
+use crate::fabric::NodeKind;
+use crate::sim::Fabric;
+use crate::units::Time;
+
+/// A fabric cut into shards.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    /// Shards (1: the whole fabric in one).
+    pub shards: u32,
+    /// The shard of each node (hosts with the switch their first port attaches to).
+    pub shard_of_node: Vec<u32>,
+    /// The least time from an event in one shard to its effect in another; `Time::MAX`
+    /// with one shard.
+    pub lookahead: Time,
+    /// Cables (both directions count once) between two shards.
+    pub cut_cables: usize,
+    /// Ports per shard (the measure of work the cut balances).
+    pub ports: Vec<u64>,
+    /// Why fewer shards than asked for, if so.
+    pub notes: Vec<String>,
+}
+
+impl Partition {
+    fn single(n_nodes: usize, ports: u64, notes: Vec<String>) -> Partition {
+        Partition {
+            shards: 1,
+            shard_of_node: vec![0; n_nodes],
+            lookahead: Time::MAX,
+            cut_cables: 0,
+            ports: vec![ports],
+            notes,
+        }
+    }
+}
+
+/// Cuts `fabric` into at most `requested` shards (see the module documentation).
+pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
+    let nodes = &fabric.nodes;
+    let n = nodes.len();
+    let total_ports = fabric.ports.len() as u64;
+    let peer_node = |p: usize| fabric.ports[fabric.ports[p].peer.idx()].node.idx();
+    if requested <= 1 {
+        return Partition::single(n, total_ports, Vec::new());
+    }
+    let is_switch = |v: usize| matches!(nodes[v].kind, NodeKind::Switch(_));
+    let ports_of = |v: usize| {
+        let r = nodes[v].ports;
+        (r.first.idx()..r.first.idx() + r.len as usize).collect::<Vec<_>>()
+    };
+    // Hops from each switch to the nearest host.
+    let mut dist = vec![u32::MAX; n];
+    let mut frontier: Vec<usize> = (0..n).filter(|&v| !is_switch(v)).collect();
+    for &v in &frontier {
+        dist[v] = 0;
+    }
+    let mut d = 0;
+    while !frontier.is_empty() {
+        d += 1;
+        let mut next = Vec::new();
+        for &v in &frontier {
+            for p in ports_of(v) {
+                let w = peer_node(p);
+                if is_switch(w) && dist[w] == u32::MAX {
+                    dist[w] = d;
+                    next.push(w);
+                }
+            }
+        }
+        frontier = next;
+    }
+    let top = (0..n)
+        .filter(|&v| is_switch(v) && dist[v] != u32::MAX)
+        .map(|v| dist[v])
+        .max()
+        .unwrap_or(0);
+    // Groups: the switches below the top layer, joined by their cables (a union-find
+    // over switch-to-switch cables); with a single tier, each switch is a group.
+    let below = |v: usize| is_switch(v) && (dist[v] < top || top <= 1);
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut v: usize) -> usize {
+        while parent[v] != v {
+            parent[v] = parent[parent[v]];
+            v = parent[v];
+        }
+        v
+    }
+    if top > 1 {
+        for v in (0..n).filter(|&v| below(v)) {
+            for p in ports_of(v) {
+                let w = peer_node(p);
+                if below(w) {
+                    let (a, b) = (root(&mut parent, v), root(&mut parent, w));
+                    if a != b {
+                        parent[a.max(b)] = a.min(b);
+                    }
+                }
+            }
+        }
+    }
+    // Hosts go with the switch of their first port.
+    let anchor = |v: usize| -> Option<usize> {
+        if is_switch(v) {
+            return Some(v);
+        }
+        let r = nodes[v].ports;
+        (r.len > 0).then(|| peer_node(r.first.idx()))
+    };
+    let mut group_of = vec![usize::MAX; n];
+    let mut weight: Vec<(u64, usize)> = Vec::new();
+    let mut index_of_root = vec![usize::MAX; n];
+    for v in 0..n {
+        let Some(a) = anchor(v).filter(|&a| below(a)) else {
+            continue;
+        };
+        let r = root(&mut parent, a);
+        if index_of_root[r] == usize::MAX {
+            index_of_root[r] = weight.len();
+            weight.push((0, r));
+        }
+        let g = index_of_root[r];
+        group_of[v] = g;
+        weight[g].0 += nodes[v].ports.len as u64;
+    }
+    let groups = weight.len();
+    let mut notes = Vec::new();
+    if groups < 2 {
+        notes.push(format!(
+            "{requested} shards asked for, but the fabric does not fall apart below its top \
+             layer of switches: running on one shard"
+        ));
+        return Partition::single(n, total_ports, notes);
+    }
+    let shards = (requested as usize).min(groups);
+    if shards < requested as usize {
+        notes.push(format!(
+            "{requested} shards asked for, but the fabric has {groups} groups below its top \
+             layer of switches (pods, leaves with their hosts, campuses), which are never \
+             cut: running on {shards}"
+        ));
+    }
+    // Largest group first, to the lightest shard (ties: the lower index).
+    let mut order: Vec<usize> = (0..groups).collect();
+    order.sort_by_key(|&g| (std::cmp::Reverse(weight[g].0), weight[g].1));
+    let mut load = vec![0u64; shards];
+    let mut shard_of_group = vec![0u32; groups];
+    let lightest = |load: &[u64]| (0..load.len()).min_by_key(|&s| (load[s], s)).unwrap_or(0);
+    for g in order {
+        let s = lightest(&load);
+        shard_of_group[g] = s as u32;
+        load[s] += weight[g].0;
+    }
+    let mut shard_of_node = vec![u32::MAX; n];
+    for v in 0..n {
+        if group_of[v] != usize::MAX {
+            shard_of_node[v] = shard_of_group[group_of[v]];
+        }
+    }
+    // The top layer (and anything unplaced: hosts of top switches, isolated nodes), in
+    // node order: to the shard most of its cables lead to, else the lightest.
+    for v in 0..n {
+        if shard_of_node[v] != u32::MAX || !is_switch(v) {
+            continue;
+        }
+        let mut toward = vec![0u32; shards];
+        for p in ports_of(v) {
+            let s = shard_of_node[peer_node(p)];
+            if s != u32::MAX {
+                toward[s as usize] += 1;
+            }
+        }
+        let most = *toward.iter().max().unwrap_or(&0);
+        let candidates: Vec<usize> = (0..shards).filter(|&s| toward[s] == most).collect();
+        let s = if candidates.len() == 1 {
+            candidates[0]
+        } else {
+            *candidates
+                .iter()
+                .min_by_key(|&&s| (load[s], s))
+                .expect("a shard")
+        };
+        shard_of_node[v] = s as u32;
+        load[s] += nodes[v].ports.len as u64;
+    }
+    for v in 0..n {
+        if shard_of_node[v] == u32::MAX {
+            let s = anchor(v)
+                .map(|a| shard_of_node[a])
+                .filter(|&s| s != u32::MAX)
+                .unwrap_or(lightest(&load) as u32);
+            shard_of_node[v] = s;
+            load[s as usize] += nodes[v].ports.len as u64;
+        }
+    }
+    // The lookahead over the cut.
+    let llr = fabric.faults.as_ref().is_some_and(|f| f.llr);
+    let credit = fabric.credit();
+    let (mut lookahead, mut cut_ports) = (Time::MAX, 0usize);
+    for p in 0..fabric.ports.len() {
+        let (a, b) = (fabric.ports[p].node.idx(), peer_node(p));
+        if shard_of_node[a] == shard_of_node[b] {
+            continue;
+        }
+        cut_ports += 1;
+        lookahead = lookahead.min(fabric.links[p].delay);
+        if let Some(c) = credit.filter(|c| c.port(p).tracked()) {
+            lookahead = lookahead.min(c.return_delay(p));
+        }
+    }
+    if llr && cut_ports > 0 {
+        notes.push(
+            "the cut would cross cables with link-level retransmission (fabric.reliability.llr), \
+             whose replay requests may take no time: running on one shard"
+                .into(),
+        );
+        return Partition::single(n, total_ports, notes);
+    }
+    if lookahead == 0 {
+        notes.push(
+            "a cable between two shards has no delay, so no shard could run ahead of another \
+             (zero lookahead): running on one shard"
+                .into(),
+        );
+        return Partition::single(n, total_ports, notes);
+    }
+    Partition {
+        shards: shards as u32,
+        shard_of_node,
+        lookahead,
+        cut_cables: cut_ports / 2,
+        ports: load,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Simulation;
+    use crate::units::US;
+
+    fn build(topology: &str) -> Simulation {
+        let src = format!(
+            "name = \"p\"\n[topology]\n{topology}\n[[workload]]\nkind = \"permutation\"\nsize = \"1KB\"\n"
+        );
+        let l = crate::load_str(&src, "p.toml", std::path::Path::new("."), &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        Simulation::build(&l.scenario, &l.file, &l.base_dir).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn name_of(sim: &Simulation, v: usize) -> &str {
+        &sim.fabric.nodes[v].name
+    }
+
+    /// Every cable between two shards, as (node, node) names.
+    fn cut(sim: &Simulation, p: &Partition) -> Vec<(String, String)> {
+        let f = &sim.fabric;
+        (0..f.ports.len())
+            .filter_map(|i| {
+                let a = f.ports[i].node.idx();
+                let b = f.ports[f.ports[i].peer.idx()].node.idx();
+                (p.shard_of_node[a] != p.shard_of_node[b])
+                    .then(|| (name_of(sim, a).to_string(), name_of(sim, b).to_string()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_fat_tree_is_cut_between_pods_and_cores_only() {
+        let sim = build("kind = \"fat_tree\"\nk = 4\nrate = \"100Gbps\"\nlink_delay = \"1us\"");
+        for threads in [2u32, 3, 4] {
+            let p = partition(&sim.fabric, threads);
+            assert_eq!(p.shards, threads, "{:?}", p.notes);
+            assert!(p.notes.is_empty());
+            // A pod's edges, aggregations and hosts share a shard.
+            for v in 0..sim.fabric.nodes.len() {
+                let name = name_of(&sim, v);
+                if let Some(pod) = name.strip_prefix("edge").or(name.strip_prefix("agg")) {
+                    let pod = pod.split('.').next().unwrap();
+                    let first_edge = (0..sim.fabric.nodes.len())
+                        .find(|&w| name_of(&sim, w) == format!("edge{pod}.0"))
+                        .unwrap();
+                    assert_eq!(p.shard_of_node[v], p.shard_of_node[first_edge], "{name}");
+                }
+            }
+            let c = cut(&sim, &p);
+            assert!(!c.is_empty());
+            assert!(
+                c.iter()
+                    .all(|(a, b)| a.starts_with("core") || b.starts_with("core")),
+                "{c:?}"
+            );
+            assert_eq!(p.cut_cables * 2, c.len());
+            // The switch latency (default 0 here) is in the delay; links are 1 us.
+            assert_eq!(p.lookahead, sim.fabric.links[0].delay);
+            assert!(p.lookahead >= US);
+            // Every shard has work, and the 4 pods are spread evenly over 2 and 4.
+            assert!(p.ports.iter().all(|&w| w > 0));
+            if threads != 3 {
+                assert!(p.ports.windows(2).all(|w| w[0] == w[1]), "{:?}", p.ports);
+            }
+            assert_eq!(p.ports.iter().sum::<u64>(), sim.fabric.ports.len() as u64);
+        }
+    }
+
+    #[test]
+    fn more_shards_than_groups_runs_on_as_many_as_there_are() {
+        let sim = build("kind = \"leaf_spine\"\nleaves = 2\nspines = 2\nservers_per_leaf = 2\nhost_rate = \"100Gbps\"");
+        let p = partition(&sim.fabric, 5);
+        assert_eq!(p.shards, 2);
+        assert_eq!(p.notes.len(), 1);
+        assert!(p.notes[0].contains("2 groups"), "{}", p.notes[0]);
+        // Hosts are with their leaf.
+        let c = cut(&sim, &p);
+        assert!(c
+            .iter()
+            .all(|(a, b)| !a.starts_with("host") && !b.starts_with("host")));
+        assert_eq!(partition(&sim.fabric, 1), partition(&sim.fabric, 0));
+        assert_eq!(partition(&sim.fabric, 1).shards, 1);
+    }
+
+    #[test]
+    fn a_zero_delay_cut_falls_back_to_one_shard() {
+        let sim = build(
+            "kind = \"leaf_spine\"\nleaves = 2\nspines = 2\nservers_per_leaf = 2\nhost_rate = \"100Gbps\"\nlink_delay = \"0ns\"\n[fabric]\nswitch_latency = \"0ns\"",
+        );
+        let p = partition(&sim.fabric, 2);
+        assert_eq!(p.shards, 1);
+        assert_eq!(p.lookahead, Time::MAX);
+        assert!(p.notes[0].contains("zero lookahead"), "{:?}", p.notes);
+        assert!(p.shard_of_node.iter().all(|&s| s == 0));
+    }
+
+    #[test]
+    fn two_campuses_are_cut_at_the_dci_only() {
+        // Leaves and spines make a campus; the DR switches are the top layer and each
+        // stays with the campus most of its cables lead to: only the 120 km DCI is cut,
+        // so the lookahead is its delay (about 600 us), not a campus link's.
+        let sim = build(
+            "kind = \"multi_campus\"\nleaves = 2\nspines = 2\nservers_per_leaf = 2\ndr_switches = 2\ncampus_to_dr_capacity = \"1600Gbps\"\ndci_capacity = \"800Gbps\"",
+        );
+        let p = partition(&sim.fabric, 4);
+        assert_eq!(p.shards, 2, "{:?}", p.notes);
+        let c = cut(&sim, &p);
+        assert!(!c.is_empty());
+        assert!(
+            c.iter().all(|(a, b)| a.contains("dr") && b.contains("dr")),
+            "{c:?}"
+        );
+        assert!(p.lookahead > 500 * US, "{}", p.lookahead);
+        let dci = (0..sim.fabric.ports.len())
+            .filter(|&i| {
+                let f = &sim.fabric;
+                let (a, b) = (
+                    f.ports[i].node.idx(),
+                    f.ports[f.ports[i].peer.idx()].node.idx(),
+                );
+                name_of(&sim, a).contains("dr") && name_of(&sim, b).contains("dr")
+            })
+            .map(|i| sim.fabric.links[i].delay)
+            .min()
+            .unwrap();
+        assert_eq!(p.lookahead, dci);
+    }
+
+    #[test]
+    fn the_same_fabric_is_cut_the_same_way() {
+        let sim = build("kind = \"fat_tree\"\nk = 6\nrate = \"100Gbps\"");
+        assert_eq!(partition(&sim.fabric, 4), partition(&sim.fabric, 4));
+        let other = build("kind = \"fat_tree\"\nk = 6\nrate = \"100Gbps\"");
+        assert_eq!(partition(&sim.fabric, 4), partition(&other.fabric, 4));
+    }
+}
