@@ -65,6 +65,11 @@ pub struct SharedBuffer {
     pub used: u64,
     /// Most bytes ever stored.
     pub peak: u64,
+    /// Bytes in headroom now, over every (port, priority).
+    pub headroom_used: u64,
+    /// Most bytes ever in headroom at once: what of the headroom set aside
+    /// (`headroom_total`) was ever needed (`buffers.csv`).
+    pub headroom_peak: u64,
     ing: Vec<IngressCounter>,
 }
 
@@ -96,6 +101,8 @@ impl SharedBuffer {
             shared_used: 0,
             used: 0,
             peak: 0,
+            headroom_used: 0,
+            headroom_peak: 0,
             ing: vec![IngressCounter::default(); n * N_PRIO],
         }
     }
@@ -109,6 +116,16 @@ impl SharedBuffer {
             "one alpha per port"
         );
         self
+    }
+
+    /// Headroom set aside for PFC, over every port (0 when lossy).
+    pub fn headroom_total(&self) -> u64 {
+        self.headroom_total
+    }
+
+    /// Reserve set aside, over every (port, priority) (0 when lossy).
+    pub fn reserve_total(&self) -> u64 {
+        self.reserve_total
     }
 
     /// Bytes the buffer must set aside before sharing (headroom plus reserve).
@@ -161,6 +178,8 @@ impl SharedBuffer {
             self.shared_used += size;
         } else if c.headroom + size <= self.headroom[port] {
             c.headroom += size;
+            self.headroom_used += size;
+            self.headroom_peak = self.headroom_peak.max(self.headroom_used);
         } else {
             return Admission::Dropped;
         }
@@ -192,6 +211,7 @@ impl SharedBuffer {
         let mut left = size;
         let h = left.min(c.headroom);
         c.headroom -= h;
+        self.headroom_used -= h;
         left -= h;
         let s = left.min(c.shared);
         c.shared -= s;
