@@ -70,6 +70,9 @@ pub struct SharedBuffer {
     /// Most bytes ever in headroom at once: what of the headroom set aside
     /// (`headroom_total`) was ever needed (`buffers.csv`).
     pub headroom_peak: u64,
+    /// Most bytes one (port, priority) ever held in its headroom: the in-flight bytes
+    /// after XOFF a port's headroom must absorb for zero loss.
+    pub headroom_peak_port: u64,
     ing: Vec<IngressCounter>,
 }
 
@@ -103,6 +106,7 @@ impl SharedBuffer {
             peak: 0,
             headroom_used: 0,
             headroom_peak: 0,
+            headroom_peak_port: 0,
             ing: vec![IngressCounter::default(); n * N_PRIO],
         }
     }
@@ -180,6 +184,7 @@ impl SharedBuffer {
             c.headroom += size;
             self.headroom_used += size;
             self.headroom_peak = self.headroom_peak.max(self.headroom_used);
+            self.headroom_peak_port = self.headroom_peak_port.max(c.headroom);
         } else {
             return Admission::Dropped;
         }

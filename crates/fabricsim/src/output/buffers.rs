@@ -10,7 +10,8 @@ use serde::Serialize;
 pub const TABLE: Table = Table {
     file: "buffers.csv",
     about: "with [record] buffers: one row per switch: buffer size, peak bytes stored, PFC \
-            headroom and reserve set aside, the most headroom in use at once, drops",
+            headroom and reserve set aside, the most headroom in use at once (in all, and \
+            at one port), drops",
     scope: Scope::Run {
         present: |r| r.sim.record.buffers,
         write,
@@ -32,6 +33,8 @@ struct BufferRow<'a> {
     headroom_peak_bytes: u64,
     /// Headroom set aside and never in use.
     headroom_unused_bytes: u64,
+    /// Most headroom one (port, priority) ever used: the bytes in flight after its XOFF.
+    port_headroom_peak_bytes: u64,
     /// Packets the switch dropped.
     drops: u64,
 }
@@ -48,6 +51,7 @@ fn write(r: &RunData, out: &mut super::CsvOut) -> csv::Result<()> {
             reserve_bytes: b.reserve_total(),
             headroom_peak_bytes: b.headroom_peak,
             headroom_unused_bytes: b.headroom_total() - b.headroom_peak,
+            port_headroom_peak_bytes: b.headroom_peak_port,
             drops: s.drops,
         }
     }))
