@@ -289,6 +289,35 @@ mod tests {
     }
 
     #[test]
+    fn headroom_in_use_and_its_peaks_follow_admissions_and_releases() {
+        let mut b = SharedBuffer::new(1_000_000, &cfg(PfcThreshold::Static), vec![5000; 2]);
+        assert_eq!(
+            (b.headroom_total(), b.reserve_total()),
+            (10_000, 2 * 8 * 1000)
+        );
+        // 10 KB fill port 0's reserve and threshold; the next 3 KB go to its headroom,
+        // then 2 KB to port 1's.
+        for _ in 0..10 {
+            b.admit(0, 3, 1000);
+        }
+        assert_eq!((b.headroom_used, b.headroom_peak), (0, 0));
+        for _ in 0..3 {
+            b.admit(0, 3, 1000);
+        }
+        for _ in 0..12 {
+            b.admit(1, 3, 1000);
+        }
+        assert_eq!(b.headroom_used, 5000);
+        assert_eq!((b.headroom_peak, b.headroom_peak_port), (5000, 3000));
+        // Releases drain headroom first; the peaks stay.
+        for _ in 0..4 {
+            b.release(0, 3, 1000);
+        }
+        assert_eq!(b.headroom_used, 2000);
+        assert_eq!((b.headroom_peak, b.headroom_peak_port), (5000, 3000));
+    }
+
+    #[test]
     fn static_threshold_pauses_and_resumes() {
         let mut b = SharedBuffer::new(1_000_000, &cfg(PfcThreshold::Static), vec![5000; 2]);
         let mut paused = false;
