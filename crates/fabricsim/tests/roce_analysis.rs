@@ -20,7 +20,8 @@ fn run(src: &str) -> Simulation {
     sim
 }
 
-/// host a - s0 - ... - s(h-1) - host b over 100G links of `delay`, one 1 B message.
+/// host a - s0 - ... - s(h-1) - host b over 100G links of `delay`; a 1 B ping from a to
+/// b and its pong, which leaves b once the ping has arrived (`after`).
 fn chain(h: usize, delay: &str, head: &str) -> String {
     let names: Vec<String> = std::iter::once("a".to_string())
         .chain((0..h).map(|i| format!("s{i}")))
@@ -48,7 +49,7 @@ links = [{}]
 algorithm = "none"
 [[workload]]
 kind = "flows"
-flows = [{{ src = "a", dst = "b", size = 1 }}]
+flows = [{{ src = "a", dst = "b", size = 1 }}, {{ src = "b", dst = "a", size = 1, after = 0 }}]
 "#,
         switches.join(", "),
         links.join(", ")
@@ -68,6 +69,11 @@ fn ser100(bytes: u64) -> Time {
 ///   smaller than a credit block, and every preset's latency is longer than its
 ///   serialization, so each switch forwards it a latency after its head arrived);
 /// - with the 8 B mini-packet header on the `ib_like` fabric: the same with 9 B.
+///
+/// The pong, osu_latency's other half, leaves the instant the ping has arrived and takes
+/// the same time plus one ACK frame: the NIC that just received the ping sends its ACK
+/// first, and a store-and-forward switch holds a pong smaller than that ACK until the
+/// ACK has left (`max(0, ACK - frame)` per switch).
 ///
 /// Exact to the picosecond.
 #[test]
@@ -103,12 +109,29 @@ fn a_1b_message_through_h_switches_takes_the_analytic_time_for_every_preset() {
                 } else {
                     hh * p.latency + (hh + 1) * (ser100(frame) + d)
                 };
-                let f = &sim.nics.flows[0];
-                let fct = f.finish.expect("finished") - f.spec.start;
+                let (ping, pong) = (&sim.nics.flows[0], &sim.nics.flows[1]);
+                let fct = ping.finish.expect("finished") - ping.spec.start;
                 assert_eq!(
                     fct, want,
                     "{} ({} ps), {fabric} {header:?}, {h} switches",
                     p.name, p.latency
+                );
+                let ack = ser100(sim.ctx.params.ack_size as u64);
+                let behind_ack = if cut {
+                    0
+                } else {
+                    hh * ack.saturating_sub(ser100(frame))
+                };
+                assert_eq!(
+                    pong.spec.start,
+                    ping.finish.unwrap(),
+                    "the pong waits for the ping"
+                );
+                assert_eq!(
+                    pong.finish.unwrap() - pong.spec.start,
+                    want + ack + behind_ack,
+                    "pong: {} {fabric} {header:?}, {h} switches",
+                    p.name
                 );
             }
         }
