@@ -1,6 +1,7 @@
 //! Golden outputs: every scenario in `scenarios/` (long ones cut with `--set`) must give
 //! byte-identical `flows.csv`, `ports.csv`, `links.csv` (runs with faults or bit errors),
-//! `jobs.csv`, `training.csv` and `collectives.csv` to the reviewed files under `tests/golden/`. A refactor
+//! `jobs.csv`, `training.csv`, `collectives.csv` and `buffers.csv` (runs with `[record]
+//! buffers`) to the reviewed files under `tests/golden/`. A refactor
 //! keeps them; a change that moves results regenerates them in a commit of its own that
 //! says why, with
 //!
@@ -129,6 +130,18 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "asymmetry.toml",
         &["workload[0].size=\"1MiB\""],
     ),
+    ("roce-vs-ib-latency", "roce-vs-ib-latency.toml", &[]),
+    ("pfc-vs-credit-buffer", "pfc-vs-credit-buffer.toml", &[]),
+    (
+        "pfc-vs-credit-min-buffer",
+        "pfc-vs-credit-min-buffer.toml",
+        &[
+            "sweep[1].names=[\"pfc\", \"credits-32KiB\"]",
+            "sweep[1].values=[{}, { \"fabric.pfc.enabled\" = false, \"fabric.credit.enabled\" = true, \"fabric.credit.shared\" = \"32KiB\" }]",
+        ],
+    ),
+    ("ecn-unfairness", "ecn-unfairness.toml", &["max_time=\"8ms\""]),
+    ("forward-cnp", "forward-cnp.toml", &[]),
 ];
 
 /// The tables compared (`links.csv` only where faults or bit errors make one).
@@ -139,6 +152,7 @@ const TABLES: &[&str] = &[
     "jobs.csv",
     "training.csv",
     "collectives.csv",
+    "buffers.csv",
 ];
 
 fn root() -> PathBuf {

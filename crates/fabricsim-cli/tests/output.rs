@@ -385,6 +385,18 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "asymmetry.toml",
         &["workload[0].size=\"1MiB\""],
     ),
+    ("roce-vs-ib-latency", "roce-vs-ib-latency.toml", &[]),
+    ("pfc-vs-credit-buffer", "pfc-vs-credit-buffer.toml", &[]),
+    (
+        "pfc-vs-credit-min-buffer",
+        "pfc-vs-credit-min-buffer.toml",
+        &[
+            "sweep[1].names=[\"pfc\", \"credits-32KiB\"]",
+            "sweep[1].values=[{}, { \"fabric.pfc.enabled\" = false, \"fabric.credit.enabled\" = true, \"fabric.credit.shared\" = \"32KiB\" }]",
+        ],
+    ),
+    ("ecn-unfairness", "ecn-unfairness.toml", &["max_time=\"8ms\""]),
+    ("forward-cnp", "forward-cnp.toml", &[]),
 ];
 
 #[test]

@@ -48,6 +48,7 @@ pub mod output;
 pub mod packet;
 pub mod param;
 pub mod prefetch;
+pub mod presets;
 pub mod record;
 pub mod report;
 pub mod routing;

@@ -44,6 +44,8 @@ pub struct Recorder {
     pub queue_samples: Vec<QueueSample>,
     /// Rate samples.
     pub rate_samples: Vec<RateSample>,
+    /// Write `buffers.csv` (`[record] buffers`).
+    pub buffers: bool,
 }
 
 impl Recorder {

@@ -390,6 +390,15 @@ pub mod serde_units {
     pub fn rate<'de, D: Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
         d.deserialize_any(StrOrNum(parse_rate, "a rate such as \"100Gbps\""))
     }
+    /// A string read by `parse` (a quantity with a unit, or a name a model resolves);
+    /// bare numbers are refused as the unit parsers refuse them.
+    pub fn str_with<'de, D: Deserializer<'de>, T>(
+        d: D,
+        parse: impl Fn(&str) -> Result<T, String>,
+        expecting: &'static str,
+    ) -> Result<T, D::Error> {
+        d.deserialize_any(StrOrNum(parse, expecting))
+    }
     /// A duration string.
     pub fn time<'de, D: Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
         d.deserialize_any(StrOrNum(parse_time, "a duration such as \"2us\""))

@@ -13,6 +13,14 @@
 //!   (Rt += (min(T,BC)-F) R_HAI) once both exceed F; additive (Rt += R_AI) otherwise;
 //!   all capped at line rate.
 //!
+//! Who notifies (`cnp_from`): DCQCN as deployed is *backward* notification, the
+//! receiver (NP) answering CE marks, so the signal travels to the receiver and back.
+//! Document 002 notes that *forward* notification, from the congestion point straight
+//! to the source, would react sooner. `cnp_from = "switch"` has every switch send the
+//! CNP itself where its egress queue would mark the packet, reusing the long-haul DR's
+//! switch-generated CNP ([`crate::fabric::switch_cnp`]); `"both"` keeps the receiver's
+//! too. The default, `"receiver"`, changes nothing.
+//!
 //! The timer is evaluated lazily: periods that elapsed since the last event are applied
 //! when the sender next sends or hears a CNP, in order, so no event is scheduled per
 //! period. The sender's pacing uses Rc.
@@ -49,6 +57,30 @@ pub enum CutOn {
     /// arrived since the previous tick. So the first cut comes one period after the
     /// first CNP.
     Timer,
+}
+
+/// Who sends DCQCN's congestion notifications (`cnp_from`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CnpFrom {
+    /// The receiver, on CE-marked data (backward notification, as deployed).
+    #[default]
+    Receiver,
+    /// The switch whose queue congests, straight to the sender (forward notification).
+    Switch,
+    /// Both.
+    Both,
+}
+
+impl CnpFrom {
+    /// True if receivers answer CE marks with CNPs.
+    pub fn receiver(self) -> bool {
+        matches!(self, CnpFrom::Receiver | CnpFrom::Both)
+    }
+    /// True if switches notify senders themselves.
+    pub fn switch(self) -> bool {
+        matches!(self, CnpFrom::Switch | CnpFrom::Both)
+    }
 }
 
 /// DCQCN sender (RP) and receiver (NP) parameters. Unset fields take the profile's value.
@@ -101,6 +133,10 @@ pub struct DcqcnCfg {
     /// decrease timer).
     #[serde(default = "d_cut_on")]
     pub cut_on: CutOn,
+    /// Who notifies: the `receiver` (backward, the default), the congested `switch`
+    /// (forward, [`crate::fabric::switch_cnp`]), or `both`.
+    #[serde(default)]
+    pub cnp_from: CnpFrom,
 }
 
 fn d_cut_on() -> CutOn {
@@ -128,6 +164,7 @@ impl Default for DcqcnCfg {
             scale_to_line_rate: false,
             decrease_interval: None,
             cut_on: d_cut_on(),
+            cnp_from: CnpFrom::default(),
         }
     }
 }
@@ -226,6 +263,13 @@ fn params(cfg: &DcqcnCfg, line: Rate) -> Vec<Param> {
             &cfg.cut_on,
             "cnp: cut at the CNP (held within the decrease interval); timer: ns-3's \
              periodic decrease timer from the first CNP",
+        ),
+        Param::choice(
+            "cnp_from",
+            &cfg.cnp_from,
+            "who sends CNPs: receiver (backward, on CE marks), switch (forward: the \
+             congested switch, where it would mark, straight to the sender; paced per flow \
+             by cnp_interval) or both",
         ),
     ];
     v.extend(

@@ -65,6 +65,14 @@ pub struct SharedBuffer {
     pub used: u64,
     /// Most bytes ever stored.
     pub peak: u64,
+    /// Bytes in headroom now, over every (port, priority).
+    pub headroom_used: u64,
+    /// Most bytes ever in headroom at once: what of the headroom set aside
+    /// (`headroom_total`) was ever needed (`buffers.csv`).
+    pub headroom_peak: u64,
+    /// Most bytes one (port, priority) ever held in its headroom: the in-flight bytes
+    /// after XOFF a port's headroom must absorb for zero loss.
+    pub headroom_peak_port: u64,
     ing: Vec<IngressCounter>,
 }
 
@@ -96,6 +104,9 @@ impl SharedBuffer {
             shared_used: 0,
             used: 0,
             peak: 0,
+            headroom_used: 0,
+            headroom_peak: 0,
+            headroom_peak_port: 0,
             ing: vec![IngressCounter::default(); n * N_PRIO],
         }
     }
@@ -109,6 +120,16 @@ impl SharedBuffer {
             "one alpha per port"
         );
         self
+    }
+
+    /// Headroom set aside for PFC, over every port (0 when lossy).
+    pub fn headroom_total(&self) -> u64 {
+        self.headroom_total
+    }
+
+    /// Reserve set aside, over every (port, priority) (0 when lossy).
+    pub fn reserve_total(&self) -> u64 {
+        self.reserve_total
     }
 
     /// Bytes the buffer must set aside before sharing (headroom plus reserve).
@@ -161,6 +182,9 @@ impl SharedBuffer {
             self.shared_used += size;
         } else if c.headroom + size <= self.headroom[port] {
             c.headroom += size;
+            self.headroom_used += size;
+            self.headroom_peak = self.headroom_peak.max(self.headroom_used);
+            self.headroom_peak_port = self.headroom_peak_port.max(c.headroom);
         } else {
             return Admission::Dropped;
         }
@@ -192,6 +216,7 @@ impl SharedBuffer {
         let mut left = size;
         let h = left.min(c.headroom);
         c.headroom -= h;
+        self.headroom_used -= h;
         left -= h;
         let s = left.min(c.shared);
         c.shared -= s;
@@ -261,6 +286,35 @@ mod tests {
             xon_delta: 1000,
             ..PfcCfg::default()
         }
+    }
+
+    #[test]
+    fn headroom_in_use_and_its_peaks_follow_admissions_and_releases() {
+        let mut b = SharedBuffer::new(1_000_000, &cfg(PfcThreshold::Static), vec![5000; 2]);
+        assert_eq!(
+            (b.headroom_total(), b.reserve_total()),
+            (10_000, 2 * 8 * 1000)
+        );
+        // 10 KB fill port 0's reserve and threshold; the next 3 KB go to its headroom,
+        // then 2 KB to port 1's.
+        for _ in 0..10 {
+            b.admit(0, 3, 1000);
+        }
+        assert_eq!((b.headroom_used, b.headroom_peak), (0, 0));
+        for _ in 0..3 {
+            b.admit(0, 3, 1000);
+        }
+        for _ in 0..12 {
+            b.admit(1, 3, 1000);
+        }
+        assert_eq!(b.headroom_used, 5000);
+        assert_eq!((b.headroom_peak, b.headroom_peak_port), (5000, 3000));
+        // Releases drain headroom first; the peaks stay.
+        for _ in 0..4 {
+            b.release(0, 3, 1000);
+        }
+        assert_eq!(b.headroom_used, 2000);
+        assert_eq!((b.headroom_peak, b.headroom_peak_port), (5000, 3000));
     }
 
     #[test]

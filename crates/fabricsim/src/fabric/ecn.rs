@@ -2,6 +2,12 @@
 //! RFC 3168 for the codepoints): at dequeue, with q bytes queued at the egress
 //! (port, priority), mark with probability 0 below Kmin, rising linearly to Pmax at Kmax,
 //! and 1 above Kmax.
+//!
+//! `ingress_bias` models the switch document 002 met ("one vendor's switch marked ECN with
+//! unequal probability for equal-rate flows arriving on different ports"): a packet that
+//! came in on a listed port is marked with the RED probability times that port's factor
+//! (capped at 1), so an unfair switch is data, not code. Unset (the default) changes no
+//! draw and no result.
 
 use crate::param::{Checked, Described, Param, ParamError};
 use crate::units::serde_units as su;
@@ -28,6 +34,11 @@ pub struct EcnCfg {
     /// Marking probability at Kmax (overrides the profile).
     #[serde(default)]
     pub pmax: Option<f64>,
+    /// Per-ingress-port multiplier of the marking probability, by `"<switch>:<port>"`
+    /// (local indices as in `ports.csv`): the unfair switch of document 002. Unlisted
+    /// ports mark with factor 1.
+    #[serde(default)]
+    pub ingress_bias: std::collections::BTreeMap<String, f64>,
 }
 
 /// ECN parameter profile.
@@ -52,6 +63,7 @@ impl Default for EcnCfg {
             kmin: None,
             kmax: None,
             pmax: None,
+            ingress_bias: Default::default(),
         }
     }
 }
@@ -108,6 +120,12 @@ impl Described for EcnCfg {
                     ns3.pmax, paper.pmax
                 ),
             ),
+            Param::new(
+                "ingress_bias",
+                "{}",
+                "{ \"<switch>:<port>\" = factor, ... }: marking probability x factor (>= 0) for \
+                 packets that came in on that port (document 002's unfair switch)",
+            ),
         ]
     }
 }
@@ -115,6 +133,17 @@ impl Described for EcnCfg {
 impl EcnCfg {
     /// Checks the settings; fields are named relative to `[fabric.ecn]`.
     pub fn validate(&self) -> Checked {
+        for (port, &b) in &self.ingress_bias {
+            if !(b.is_finite() && b >= 0.0) {
+                return Err(ParamError::new(
+                    format!("ingress_bias.\"{port}\""),
+                    format!(
+                        "{b} is not a marking bias: a factor in [0, inf) (0 never marks packets from \
+                         that port, 1 is unbiased, 2 doubles the probability)"
+                    ),
+                ));
+            }
+        }
         if let Some(p) = self.pmax {
             if !(0.0..=1.0).contains(&p) {
                 return Err(ParamError::new("pmax", "a probability between 0 and 1"));
@@ -214,6 +243,22 @@ mod tests {
         assert!((m.probability(200) - 0.1).abs() < 1e-12);
         assert!((m.probability(300) - 0.2).abs() < 1e-12);
         assert_eq!(m.probability(301), 1.0);
+    }
+
+    #[test]
+    fn a_bias_outside_zero_to_infinity_names_its_port() {
+        for b in [-0.5, f64::NAN, f64::INFINITY] {
+            let mut cfg = EcnCfg::default();
+            cfg.ingress_bias.insert("sw0:1".into(), 1.0);
+            cfg.ingress_bias.insert("sw0:2".into(), b);
+            let e = cfg.validate().unwrap_err();
+            assert_eq!(e.field, "ingress_bias.\"sw0:2\"", "{e}");
+            assert!(e.message.contains("[0, inf)"), "{e}");
+        }
+        let mut ok = EcnCfg::default();
+        ok.ingress_bias.insert("sw0:1".into(), 0.0);
+        ok.ingress_bias.insert("sw0:2".into(), 3.5);
+        assert!(ok.validate().is_ok());
     }
 
     #[test]

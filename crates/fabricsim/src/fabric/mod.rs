@@ -16,6 +16,7 @@ pub use flow_control::pfc;
 pub mod port;
 pub mod security;
 pub mod switch;
+pub mod switch_cnp;
 
 pub use link::Link;
 pub use port::Port;

@@ -37,6 +37,9 @@ pub enum SwitchRole {
     /// A long-haul DR switch (document 001): a deep buffer between a campus and the DCI
     /// fibre, which may send CNPs itself ([`crate::longhaul::dr`]).
     Dr(crate::longhaul::dr::DrRole),
+    /// A switch that sends DCQCN's CNPs itself, forward to the source, where its queue
+    /// would mark (`cc.dcqcn.cnp_from`, [`crate::fabric::switch_cnp`]).
+    SwitchCnp(crate::fabric::switch_cnp::SwitchCnpRole),
 }
 
 /// The behaviour a switch role adds to forwarding. [`SwitchRole::take`] dispatches to the
@@ -62,6 +65,7 @@ impl SwitchRole {
             SwitchRole::Plain => false,
             SwitchRole::Gsp(g) => g.take(fabric, ctx, s, in_port, pkt),
             SwitchRole::Dr(d) => d.take(fabric, ctx, s, in_port, pkt),
+            SwitchRole::SwitchCnp(f) => f.take(fabric, ctx, s, in_port, pkt),
         }
     }
 }
@@ -381,7 +385,12 @@ impl Fabric {
         if kind == PacketKind::Data && ecn == ECN_ECT {
             let local_out = sw.ports.local(port);
             let q = self.ports[port].queues[prio].bytes;
-            let prob = sw.ecn[local_out].probability(q);
+            let mut prob = sw.ecn[local_out].probability(q);
+            if prob > 0.0 && !self.ecn_bias.is_empty() {
+                // Document 002's unfair switch: the probability depends on the port
+                // the packet came in on (`fabric.ecn.ingress_bias`).
+                prob *= self.ecn_bias[sw.ports.port(local_in).idx()];
+            }
             if prob > 0.0 && (prob >= 1.0 || sw.rng.gen::<f64>() < prob) {
                 pkt.ecn = ECN_CE;
                 self.ports[port].stats.ecn_marked += 1;

@@ -538,6 +538,24 @@ impl Fabric {
         }
         st.next_cnp[flow.idx()] = now + st.cfg.cnp_interval;
         st.cnps[dr.0 as usize] += 1;
+        self.cnp_to_sender(ctx, s, pkt, &data, flow);
+    }
+
+    /// Switch `s` sends a CNP for `flow`, whose data packet `pkt` (arena slot `data`) it
+    /// is forwarding, straight back to the flow's sender: a control-priority frame the
+    /// switch generates (routed by ECMP on a hash of the packet's, counted in
+    /// `generated`), which the sender's controller takes as any CNP. The DR's
+    /// notification and DCQCN's forward notification (`cc.dcqcn.cnp_from = "switch"`,
+    /// [`crate::fabric::switch_cnp`]) both send theirs here.
+    pub(crate) fn cnp_to_sender(
+        &mut self,
+        ctx: &mut Ctx,
+        s: u32,
+        pkt: &Desc,
+        data: &Packet,
+        flow: crate::ids::FlowId,
+    ) {
+        let now = ctx.now;
         let p = Packet::new(Payload::Cnp { flow, by_dr: true }, pkt.dst, now);
         let hdr = Header {
             dst: data.src,

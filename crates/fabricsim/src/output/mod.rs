@@ -38,6 +38,7 @@
 //!    `write_sweep`) then writes it, and the docs list is [`TABLES`] itself.
 
 pub(crate) mod buckets;
+mod buffers;
 pub mod cells;
 mod collectives;
 pub mod columns;
@@ -127,6 +128,7 @@ pub const TABLES: &[Table] = &[
     buckets::TABLE,
     ports::TABLE,
     credits::TABLE,
+    buffers::TABLE,
     collectives::TABLE,
     links::TABLE,
     jobs::TABLE,

@@ -148,8 +148,12 @@ pub struct FabricCfg {
     /// Shared packet buffer per switch.
     #[serde(default = "d_buffer", deserialize_with = "su::bytes")]
     pub buffer: u64,
-    /// Ingress-to-egress forwarding latency of a switch.
-    #[serde(default = "d_sw_lat", deserialize_with = "su::time")]
+    /// Ingress-to-egress forwarding latency of a switch: a duration, or a switch preset
+    /// of document 002 ([`crate::presets::SWITCHES`]: `"sn2410"`, `"sb7800"`, ...).
+    #[serde(
+        default = "d_sw_lat",
+        deserialize_with = "crate::presets::serde_presets::latency"
+    )]
     pub switch_latency: Time,
     /// Priority flow control; off makes the fabric lossy (drop-tail).
     #[serde(default)]
@@ -231,6 +235,10 @@ pub struct RecordCfg {
     /// Frames the chosen ports send, written as `capture.pcapng` ([`crate::capture`]).
     #[serde(default)]
     pub pcap: Option<crate::capture::PcapCfg>,
+    /// Each switch's buffer: size, peak use, headroom set aside and the most of it ever
+    /// used (`buffers.csv`).
+    #[serde(default)]
+    pub buffers: bool,
 }
 
 impl Described for Scenario {
@@ -289,7 +297,10 @@ impl Described for FabricCfg {
             Param::time(
                 "switch_latency",
                 d_sw_lat(),
-                "ingress-to-egress forwarding latency",
+                format!(
+                    "ingress-to-egress forwarding latency, or a switch preset (document 002's figures): {}",
+                    crate::presets::switch_names()
+                ),
             ),
             Param::section("pfc", "[fabric.pfc]"),
             Param::section("credit", "[fabric.credit]"),
@@ -325,6 +336,11 @@ impl Described for RecordCfg {
             ),
             Param::unset("window", "[record.window], below (window.csv)"),
             Param::unset("pcap", "[record.pcap], below (capture.pcapng)"),
+            Param::plain(
+                "buffers",
+                false,
+                "each switch's buffer: size, peak use, PFC headroom set aside and most used (buffers.csv)",
+            ),
         ]
     }
 }

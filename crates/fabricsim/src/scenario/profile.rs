@@ -58,6 +58,29 @@ pub static PROFILES: &[Profile] = &[
             ("fabric.int.quantize", "true"),
         ],
     },
+    Profile {
+        name: "roce",
+        about: "document 002's RoCE fabric: Ethernet with RoCEv2 headers (58 B), lossless by \
+                PFC, the SN2410 switch of its latency test (300 ns)",
+        settings: &[
+            ("transport.header", "\"rocev2\""),
+            ("fabric.switch_latency", "\"sn2410\""),
+            ("fabric.pfc.enabled", "true"),
+            ("fabric.credit.enabled", "false"),
+        ],
+    },
+    Profile {
+        name: "ib_like",
+        about: "document 002's InfiniBand-like fabric: IB headers (26 B: LRH, BTH, CRCs), \
+                lossless by credits with cut-through instead of PFC, the SB7800 EDR switch \
+                (90 ns); pair with transport.header = \"mini_packet\" for Tianhe-1A's 8 B",
+        settings: &[
+            ("transport.header", "\"ib\""),
+            ("fabric.switch_latency", "\"sb7800\""),
+            ("fabric.pfc.enabled", "false"),
+            ("fabric.credit.enabled", "true"),
+        ],
+    },
 ];
 
 /// The profile named `name`.
@@ -141,6 +164,37 @@ mod tests {
                 assert!(parsed.is_ok(), "{}: {path} = {v}", p.name);
             }
         }
+    }
+
+    #[test]
+    fn roce_and_ib_like_are_the_documents_two_fabrics() {
+        let resolve = |src: &str| {
+            let t: toml::Table = src.parse().unwrap();
+            let sc = crate::scenario::from_table(&t, "x.toml").unwrap_or_else(|e| panic!("{e}"));
+            (
+                sc.transport.header,
+                sc.fabric.switch_latency,
+                sc.fabric.pfc.enabled,
+                sc.fabric.credit.enabled,
+            )
+        };
+        let topo = "[topology]\nkind = \"leaf_spine\"\nleaves = 1\nspines = 0\nservers_per_leaf = 2\nhost_rate = \"100Gbps\"\n";
+        let ns = crate::units::NS;
+        assert_eq!(
+            resolve(&format!("profile = \"roce\"\n{topo}")),
+            (58, 300 * ns, true, false)
+        );
+        assert_eq!(
+            resolve(&format!("profile = \"ib_like\"\n{topo}")),
+            (26, 90 * ns, false, true)
+        );
+        // The mini-packet header and another switch on top of a profile.
+        assert_eq!(
+            resolve(&format!(
+                "profile = \"ib_like\"\n{topo}[transport]\nheader = \"mini_packet\"\n[fabric]\nswitch_latency = \"aries\"\n"
+            )),
+            (8, 100 * ns, false, true)
+        );
     }
 
     #[test]

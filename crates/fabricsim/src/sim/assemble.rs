@@ -250,6 +250,7 @@ impl Simulation {
                 role,
             });
         }
+        let ecn_bias = ecn_bias(&sc.fabric.ecn, &nodes, &ports, file)?;
         // The workload is generated only now, once every check of the fabric (switch
         // buffers against their PFC headroom above all) has passed: generating a large
         // workload takes long, and a fabric error must not wait for it.
@@ -438,6 +439,7 @@ impl Simulation {
                 ),
             ));
         }
+        let switch_cnp = assemble_switch_cnp(sc, &mut switches, n_dr, flows.len(), file)?;
         let dr = (n_dr > 0).then(|| {
             // Each DCI link's two ports, with the campus of the DR that sends on each.
             let mut dci = Vec::new();
@@ -526,6 +528,8 @@ impl Simulation {
                 flow_drops: vec![0; flows.len()],
                 gse,
                 dr,
+                ecn_bias,
+                switch_cnp,
                 faults,
                 route_ahead: false,
                 multicast: None,
@@ -550,7 +554,7 @@ impl Simulation {
                 receivers_done_at: None,
                 flows_started: 0,
                 last_progress: 0,
-                receiver_cnp: dr_cfg.cnp.receivers(),
+                receiver_cnp: dr_cfg.cnp.receivers() && sc.cc.dcqcn.cnp_from.receiver(),
                 data_rails,
                 hw: None,
                 engines: (sc.transport.kind == TransportKind::Message).then(|| {
@@ -563,7 +567,10 @@ impl Simulation {
             ideal: Vec::new(),
             ideal_rtt: Vec::new(),
             server_of_host: g.server_of_host.clone(),
-            record: Recorder::default(),
+            record: Recorder {
+                buffers: sc.record.buffers,
+                ..Recorder::default()
+            },
             started: false,
             prefetch: n_ports >= PREFETCH_MIN_PORTS,
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
@@ -813,4 +820,93 @@ impl Simulation {
         self.nics.hw = Some(Box::new(hw));
         Ok(())
     }
+}
+
+/// `fabric.ecn.ingress_bias` resolved to a factor per port id (empty when unset); a
+/// name that is not a switch port is an error naming its key.
+fn ecn_bias(
+    cfg: &crate::fabric::ecn::EcnCfg,
+    nodes: &[crate::fabric::Node],
+    ports: &[Port],
+    file: &str,
+) -> Result<Vec<f64>, ScenarioError> {
+    if cfg.ingress_bias.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut bias = vec![1.0; ports.len()];
+    for (name, &b) in &cfg.ingress_bias {
+        let port = name.rsplit_once(':').and_then(|(n, l)| {
+            let local = l.parse::<usize>().ok()?;
+            let node = nodes
+                .iter()
+                .find(|x| x.name == n && matches!(x.kind, NodeKind::Switch(_)))?;
+            (local < node.ports.len as usize).then(|| node.ports.port(local))
+        });
+        let Some(p) = port else {
+            return Err(err(
+                file,
+                &format!("fabric.ecn.ingress_bias.\"{name}\""),
+                format!(
+                    "`{name}` names no switch port: use \"<switch>:<port>\", a switch's name and \
+                     a local port index as in ports.csv"
+                ),
+            ));
+        };
+        bias[p.idx()] = b;
+    }
+    Ok(bias)
+}
+
+/// DCQCN's forward notification (`cc.dcqcn.cnp_from` naming switches): every switch
+/// takes the [`crate::fabric::switch_cnp`] role and the state is built; `None` (and no
+/// role changed) otherwise. Fabrics whose switches already play a role, or that hold
+/// packets by credits, are refused naming the field.
+fn assemble_switch_cnp(
+    sc: &Scenario,
+    switches: &mut [Switch],
+    n_dr: u32,
+    n_flows: usize,
+    file: &str,
+) -> Result<Option<Box<crate::fabric::switch_cnp::SwitchCnpState>>, ScenarioError> {
+    use crate::cc::dcqcn::{DcqcnParams, ENTRY};
+    let from = sc.cc.dcqcn.cnp_from;
+    if !from.switch() {
+        return Ok(None);
+    }
+    let field = "cc.dcqcn.cnp_from";
+    let dcqcn = sc.cc.algorithm.name() == ENTRY.name
+        || sc.cc.class.iter().any(|c| c.algorithm.name() == ENTRY.name);
+    let why = if !dcqcn {
+        Some("applies to DCQCN flows, and no flow runs DCQCN (set cc.algorithm = \"dcqcn\")")
+    } else if n_dr > 0 {
+        Some("names every switch, and DR switches send their own CNPs: use fabric.dr.cnp on a multi_campus topology")
+    } else if sc.fabric.credit.enabled {
+        Some("is modelled on PFC fabrics: switch-generated frames are not credited (fabric.credit.enabled)")
+    } else if switches.iter().any(|s| s.role != SwitchRole::Plain) {
+        Some("needs plain switches: not with GSE (pktc)")
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        return Err(err(
+            file,
+            field,
+            format!(
+                "\"{}\" {why}",
+                if from.receiver() { "both" } else { "switch" }
+            ),
+        ));
+    }
+    for s in switches.iter_mut() {
+        s.role = SwitchRole::SwitchCnp(crate::fabric::switch_cnp::SwitchCnpRole);
+    }
+    // cnp_interval does not depend on the line rate.
+    let interval = DcqcnParams::resolve(&sc.cc.dcqcn, Rate::gbps(100)).cnp_interval;
+    Ok(Some(Box::new(
+        crate::fabric::switch_cnp::SwitchCnpState::new(
+            interval,
+            component_rng(sc.seed, "cc.dcqcn.cnp_from"),
+            n_flows,
+        ),
+    )))
 }

@@ -69,7 +69,8 @@ impl Simulation {
                 && !self.fabric.table_routing
                 && self.ctx.params.lb == LbAlgorithm::Ecmp
                 && self.fabric.gse.is_none()
-                && self.fabric.dr.is_none();
+                && self.fabric.dr.is_none()
+                && self.fabric.switch_cnp.is_none();
             self.ctx.queue.set_lookahead(self.prefetch);
             // Faults first: one at a flow's start time acts before the flow starts.
             if self.fabric.faults.is_some() {

@@ -220,6 +220,12 @@ pub struct Fabric {
     pub gse: Option<Box<Gse>>,
     /// State of the switches in the DR role (long haul).
     pub dr: Option<Box<crate::longhaul::dr::DrState>>,
+    /// Forward notification state (`cc.dcqcn.cnp_from` naming switches); `None`
+    /// otherwise.
+    pub switch_cnp: Option<Box<crate::fabric::switch_cnp::SwitchCnpState>>,
+    /// ECN marking bias by ingress port id (`fabric.ecn.ingress_bias`); empty, the
+    /// marking path's one test, when the scenario sets none.
+    pub ecn_bias: Vec<f64>,
     /// Faults, bit errors and link-level retransmission (`None` when the scenario has
     /// none of them).
     pub faults: Option<Box<crate::faults::FaultState>>,
@@ -254,7 +260,8 @@ pub struct Nics {
     pub(crate) receivers_done_at: Option<Time>,
     pub(crate) flows_started: usize,
     pub(crate) last_progress: Time,
-    /// Receivers answer CE marks with CNPs (`fabric.dr.cnp` is `e2e` or `both`).
+    /// Receivers answer CE marks with CNPs (`fabric.dr.cnp` is `e2e` or `both`, and
+    /// `cc.dcqcn.cnp_from` is `receiver` or `both`).
     pub(crate) receiver_cnp: bool,
     /// The message engines (`[transport] kind = "message"`).
     pub(crate) engines: Option<Box<crate::transport::message::Engines>>,

@@ -14,8 +14,13 @@ pub struct TransportCfg {
     /// Payload bytes per packet.
     #[serde(default = "d_mtu", deserialize_with = "su::bytes")]
     pub mtu: u64,
-    /// Header bytes per packet (RoCEv2: 14 MAC + 20 IP + 8 UDP + 12 BTH + 4 CRC).
-    #[serde(default = "d_header", deserialize_with = "su::bytes")]
+    /// Header bytes per packet (RoCEv2: 14 MAC + 20 IP + 8 UDP + 12 BTH + 4 CRC), or a
+    /// header format of document 002 ([`crate::presets::HEADERS`]: `"rocev2"`, `"ib"`,
+    /// `"mini_packet"`).
+    #[serde(
+        default = "d_header",
+        deserialize_with = "crate::presets::serde_presets::header"
+    )]
     pub header: u64,
     /// Wire size of ACK, NACK and CNP frames.
     #[serde(default = "d_ctrl", deserialize_with = "su::bytes")]
@@ -211,7 +216,10 @@ impl Described for TransportCfg {
             Param::plain(
                 "header",
                 d.header,
-                "header bytes per packet (MAC, IP, UDP, BTH, CRC)",
+                format!(
+                    "header bytes per packet (MAC, IP, UDP, BTH, CRC), or a format: {}",
+                    crate::presets::header_names()
+                ),
             ),
             Param::plain("ack_size", d.ack_size, "wire bytes of ACK, NACK and CNP"),
             Param::plain(

@@ -285,6 +285,7 @@ impl Nics {
             Payload::Ack { .. } | Payload::Nack { .. } => self.on_ack(ctx, fabric, &p, hdr),
             Payload::Cnp { flow, by_dr } => {
                 let f = &mut self.flows[flow];
+                f.first_cnp_at = f.first_cnp_at.min(ctx.now);
                 if by_dr {
                     f.dr_cnps_received += 1;
                     f.dr_cnp_delay_max = f.dr_cnp_delay_max.max(ctx.now - p.sent_at);

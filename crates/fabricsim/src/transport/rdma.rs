@@ -75,10 +75,14 @@ pub struct Flow {
     pub cnps_sent: u32,
     /// Bytes delivered in order (for rate samples).
     pub delivered_at_last_sample: u64,
-    /// CNPs that reached the sender from DR switches (long haul).
+    /// CNPs that reached the sender from switches: DRs (long haul) or, with
+    /// `cc.dcqcn.cnp_from` naming them, any congested switch.
     pub dr_cnps_received: u32,
-    /// Longest time a DR's CNP took from the DR to the sender.
+    /// Longest time a switch CNP took from its switch to the sender.
     pub dr_cnp_delay_max: Time,
+    /// When the first CNP frame reached the sender (from a receiver, a DR or a
+    /// forward-notifying switch); `Time::MAX` if none did.
+    pub first_cnp_at: Time,
     /// ACKs that echoed a TCD CE mark.
     pub ce_acks: u64,
     /// ACKs that echoed a TCD UE mark.
@@ -126,6 +130,7 @@ impl Flow {
             rr_slot: 0,
             dr_cnps_received: 0,
             dr_cnp_delay_max: 0,
+            first_cnp_at: Time::MAX,
         }
     }
 

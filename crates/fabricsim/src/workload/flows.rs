@@ -8,6 +8,11 @@
 //! message, which the receiver takes once the data has arrived. Requests and
 //! notifications are [`CONTROL_BYTES`] long and appear in `flows.csv` beside the data
 //! they belong to: a read's latency is its data flow's finish minus its request's start.
+//!
+//! `after = i` makes a listed operation wait until listed operation `i` (an earlier one)
+//! has completed at its receiver (a read: its data; a notified write: its notice), so a
+//! ping-pong is two entries, the pong `after` the ping, and osu_latency's half round
+//! trip is (the pong's finish - the ping's start) / 2.
 
 use super::{check_size, resolve_host, Builder, DepPoint, Generator, HostRef, Node, TimedDep};
 use crate::param::{Described, Param, ParamError};
@@ -58,6 +63,9 @@ pub struct FlowCfg {
     /// `write` (default), `read` or `write_notify`.
     #[serde(default)]
     pub verb: Verb,
+    /// Start only once listed operation `after` (an earlier index) has completed.
+    #[serde(default)]
+    pub after: Option<usize>,
 }
 
 impl Described for FlowsCfg {
@@ -66,7 +74,7 @@ impl Described for FlowsCfg {
         vec![Param::required(
             "flows",
             format!(
-                "[{{src, dst, size, start = \"{}\", verb = \"write\" | \"read\" | \"write_notify\"}}]: hosts by id or name",
+                "[{{src, dst, size, start = \"{}\", verb = \"write\" | \"read\" | \"write_notify\", after = <index of an earlier entry>}}]: hosts by id or name",
                 crate::units::fmt_time_exact(super::DEFAULT_START)
             ),
         )]
@@ -78,9 +86,10 @@ impl Generator for FlowsCfg {
     /// (data, note) are two, joined by one edge.
     fn size(&self, _ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
         let two = self.flows.iter().filter(|f| f.verb != Verb::Write).count() as u64;
+        let after = self.flows.iter().filter(|f| f.after.is_some()).count() as u64;
         Ok(Some(super::WorkSize {
             flows: self.flows.len() as u64 + two,
-            deps: two,
+            deps: two + after,
             // A read or notified write is a request or notice plus the data.
             bytes: Some(
                 self.flows
@@ -96,6 +105,9 @@ impl Generator for FlowsCfg {
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
+        // The flow whose arrival completes each listed operation, and the first flow
+        // each one sends (what an `after` waits for, and what waits).
+        let mut done_by: Vec<u32> = Vec::with_capacity(self.flows.len());
         for (i, f) in self.flows.iter().enumerate() {
             let field = |s: &str| format!("flows[{i}].{s}");
             let src = resolve_host(&f.src, b.graph, &field("src"))?;
@@ -107,6 +119,21 @@ impl Generator for FlowsCfg {
                 ));
             }
             check_size(f.size, &field("size"))?;
+            if let Some(a) = f.after {
+                if a >= i {
+                    let earlier = match i {
+                        0 => "the first entry has none".to_string(),
+                        _ => format!("0 to {}", i - 1),
+                    };
+                    return Err(ParamError::new(
+                        field("after"),
+                        format!(
+                            "{a} is not an earlier entry: an operation waits for one listed before it ({earlier})"
+                        ),
+                    ));
+                }
+            }
+            let first = b.work.flows.len() as u32;
             let start = f.start.unwrap_or(0);
             let w = &mut b.work;
             let mut push = |src, dst, size| {
@@ -118,14 +145,13 @@ impl Generator for FlowsCfg {
                 });
                 (w.flows.len() - 1) as u32
             };
-            match f.verb {
-                Verb::Write => {
-                    push(src, dst, f.size);
-                }
+            let last = match f.verb {
+                Verb::Write => push(src, dst, f.size),
                 Verb::Read => {
                     let request = push(src, dst, CONTROL_BYTES);
                     let data = push(dst, src, f.size);
                     w.deps.push((request, data));
+                    data
                 }
                 Verb::WriteNotify => {
                     let data = push(src, dst, f.size);
@@ -143,8 +169,13 @@ impl Generator for FlowsCfg {
                         lag: 0,
                         from: DepPoint::Sent,
                     });
+                    note
                 }
+            };
+            if let Some(a) = f.after {
+                b.work.deps.push((done_by[a], first));
             }
+            done_by.push(last);
         }
         Ok(())
     }
