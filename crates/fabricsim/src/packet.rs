@@ -363,6 +363,10 @@ impl PacketArena {
     pub fn peak(&self) -> usize {
         self.peak
     }
+    /// Bytes the arena holds: its slots and its free list, by capacity.
+    pub fn heap_bytes(&self) -> u64 {
+        crate::memory::vec_bytes(&self.slots) + crate::memory::vec_bytes(&self.free)
+    }
 }
 
 #[cfg(test)]

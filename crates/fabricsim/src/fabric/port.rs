@@ -397,6 +397,15 @@ impl Port {
         None
     }
 
+    /// Heap bytes behind the port's queues (their ring buffers, by capacity); the port
+    /// itself, queue heads included, is `size_of::<Port>()`.
+    pub fn queue_heap_bytes(&self) -> u64 {
+        let q: u64 = (self.queues.iter())
+            .map(|q| crate::memory::deque_bytes(&q.q))
+            .sum();
+        q + crate::memory::deque_bytes(&self.mac_ctrl)
+    }
+
     /// Earliest time a paused priority with queued packets resumes by timeout.
     pub fn earliest_unpause(&self, now: Time) -> Option<Time> {
         (0..N_PRIO)

@@ -306,13 +306,21 @@ impl RoutingTable {
         self.plane_of.get(sw as usize).map_or(0, |&p| p as usize)
     }
 
-    /// Bytes of memory the tables take (for reports and the scaling claim).
-    pub fn memory_bytes(&self) -> usize {
-        self.flat.len() * 4
-            + self.ranges.len() * 8
-            + self.host_range.len() * 8
-            + self.edge_of_host.len() * 4
-            + self.plane_of.len()
+    /// Bytes of memory the tables take, by capacity (`fabricsim bench`'s breakdown,
+    /// [`crate::memory`]); static routes count at the bytes of their entries.
+    pub fn memory_bytes(&self) -> u64 {
+        use crate::memory::vec_bytes;
+        vec_bytes(&self.plane_of)
+            + vec_bytes(&self.edge_of_host)
+            + vec_bytes(&self.edge_switch)
+            + vec_bytes(&self.host_range)
+            + vec_bytes(&self.ranges)
+            + vec_bytes(&self.flat)
+            + (self.overrides.capacity() * std::mem::size_of::<((u32, u32), (u32, u32))>()) as u64
+            + vec_bytes(&self.down_ranges)
+            + vec_bytes(&self.primary)
+            + vec_bytes(&self.from_above)
+            + vec_bytes(&self.lateral)
     }
 }
 
