@@ -148,7 +148,9 @@ pub const ECN_ECT: u8 = 0b10;
 
 /// What only the NICs at both ends read of a frame, kept in its arena slot. The header
 /// fields switches read (destination, hash, size, priority, ECN, marks, flags) travel in
-/// the frame's [`Desc`] instead, and exist only there.
+/// the frame's [`Desc`] instead, and exist only there. The GSE container tag, which only
+/// GSPs read, is kept beside the slots ([`PacketArena::tag`]) by runs that use it, so a
+/// slot is 40 bytes and a queued packet (slot and descriptor) 64.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// What it is and what it carries.
@@ -159,8 +161,6 @@ pub struct Packet {
     pub echo: u8,
     /// When the sender put the packet on the wire (echoed in ACKs for RTT samples).
     pub sent_at: Time,
-    /// GSE container tag, set by the source GSP.
-    pub tag: crate::gse::pktc::Tag,
 }
 
 /// The header a frame is sent with: what switches read. It becomes the frame's [`Desc`].
@@ -214,11 +214,6 @@ impl Packet {
             src,
             echo: 0,
             sent_at,
-            tag: crate::gse::pktc::Tag {
-                cont: 0,
-                idx: 0,
-                prev: 0,
-            },
         }
     }
 
@@ -308,16 +303,59 @@ impl Desc {
     }
 }
 
-/// A recycling store of packets: allocation pops the free list, release pushes on it.
-#[derive(Default)]
+/// Slots per arena chunk (log2): 4096 slots of 40 bytes, 160 KiB.
+const CHUNK_BITS: u32 = 12;
+const CHUNK: usize = 1 << CHUNK_BITS;
+/// End of the free list.
+const NO_SLOT: u32 = u32::MAX;
+
+/// A recycling store of packets: allocation takes the most recently released slot,
+/// release gives it back.
+///
+/// The slots live in chunks of [`CHUNK`] that are never moved or reallocated, so the
+/// arena holds the most packets ever alive at once rounded up to a chunk, not the up to
+/// twice as many of a vector grown by doubling (nor its copy while it grows). The free
+/// list threads through the free slots themselves (a free slot's `sent_at` holds the next
+/// free index), so it costs no memory of its own. Slot order (last released, first
+/// reused) is that of a stack, as before: the ids a run hands out do not depend on how
+/// the arena stores them.
 pub struct PacketArena {
-    slots: Vec<Packet>,
-    free: Vec<u32>,
+    chunks: Vec<Box<[Packet]>>,
+    /// Slots handed out so far (the next never-used slot).
+    used: u32,
+    /// Head of the free list ([`NO_SLOT`]: empty).
+    free: u32,
     live: usize,
     peak: usize,
+    /// GSE container tags by slot; empty unless [`Self::keep_tags`] was called.
+    tags: Vec<crate::gse::pktc::Tag>,
+    tagged: bool,
+}
+
+impl Default for PacketArena {
+    fn default() -> Self {
+        PacketArena {
+            chunks: Vec::new(),
+            used: 0,
+            free: NO_SLOT,
+            live: 0,
+            peak: 0,
+            tags: Vec::new(),
+            tagged: false,
+        }
+    }
 }
 
 impl PacketArena {
+    /// An empty arena.
+    pub fn new() -> PacketArena {
+        PacketArena::default()
+    }
+    /// Keeps a GSE container tag per slot (runs with GSPs): every packet starts with
+    /// the zero tag.
+    pub fn keep_tags(&mut self) {
+        self.tagged = true;
+    }
     /// Stores `p`, sent with header `h`, and returns its descriptor.
     #[inline]
     pub fn alloc_desc(&mut self, p: Packet, h: Header) -> Desc {
@@ -331,29 +369,96 @@ impl PacketArena {
         if self.live > self.peak {
             self.peak = self.live;
         }
-        if let Some(i) = self.free.pop() {
-            self.slots[i as usize] = p;
-            PktId(i)
+        let i = if self.free != NO_SLOT {
+            let i = self.free;
+            self.free = self.slot(i).sent_at as u32;
+            i
         } else {
-            self.slots.push(p);
-            PktId(self.slots.len() as u32 - 1)
+            self.grow()
+        };
+        *self.slot_mut(i) = p;
+        if self.tagged {
+            self.reset_tag(i);
         }
+        PktId(i)
+    }
+    /// A never-used slot, with a new chunk when the last one is full.
+    #[inline]
+    fn grow(&mut self) -> u32 {
+        let i = self.used;
+        if i as usize == self.chunks.len() * CHUNK {
+            self.new_chunk();
+        }
+        self.used += 1;
+        i
+    }
+    #[cold]
+    #[inline(never)]
+    fn new_chunk(&mut self) {
+        assert!(
+            self.chunks.len() < (NO_SLOT as usize >> CHUNK_BITS),
+            "more than 2^32 packets alive"
+        );
+        let empty = Packet::new(
+            Payload::Pause(PfcSignal { prio: 0, quanta: 0 }),
+            0,
+            NO_SLOT as Time,
+        );
+        self.chunks.push(vec![empty; CHUNK].into_boxed_slice());
+    }
+    #[cold]
+    #[inline(never)]
+    fn reset_tag(&mut self, i: u32) {
+        let zero = crate::gse::pktc::Tag {
+            cont: 0,
+            idx: 0,
+            prev: 0,
+        };
+        if i as usize >= self.tags.len() {
+            self.tags.resize(i as usize + 1, zero);
+        }
+        self.tags[i as usize] = zero;
+    }
+    #[inline(always)]
+    fn slot(&self, i: u32) -> &Packet {
+        &self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
+    }
+    #[inline(always)]
+    fn slot_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
     }
     /// Returns the slot to the free list.
     #[inline]
     pub fn release(&mut self, id: PktId) {
         self.live -= 1;
-        self.free.push(id.0);
+        let next = self.free;
+        self.slot_mut(id.0).sent_at = next as Time;
+        self.free = id.0;
     }
     /// The packet behind `id`.
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
-        &self.slots[id.0 as usize]
+        self.slot(id.0)
     }
     /// Mutable access.
     #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        &mut self.slots[id.0 as usize]
+        self.slot_mut(id.0)
+    }
+    /// The GSE container tag of packet `id` (zero unless a GSP set one).
+    #[inline]
+    pub fn tag(&self, id: PktId) -> crate::gse::pktc::Tag {
+        self.tags.get(id.0 as usize).copied().unwrap_or(crate::gse::pktc::Tag {
+            cont: 0,
+            idx: 0,
+            prev: 0,
+        })
+    }
+    /// Sets the GSE container tag of packet `id` (the arena must keep tags).
+    #[inline]
+    pub fn set_tag(&mut self, id: PktId, tag: crate::gse::pktc::Tag) {
+        debug_assert!(self.tagged, "set_tag on an arena that keeps no tags");
+        self.tags[id.0 as usize] = tag;
     }
     /// Packets currently allocated.
     pub fn live(&self) -> usize {
@@ -363,9 +468,13 @@ impl PacketArena {
     pub fn peak(&self) -> usize {
         self.peak
     }
-    /// Bytes the arena holds: its slots and its free list, by capacity.
+    /// Bytes the arena holds: its chunks of slots, the chunk table and the tags, by
+    /// capacity.
     pub fn heap_bytes(&self) -> u64 {
-        crate::memory::vec_bytes(&self.slots) + crate::memory::vec_bytes(&self.free)
+        use crate::memory::vec_bytes;
+        (self.chunks.len() * CHUNK * std::mem::size_of::<Packet>()) as u64
+            + vec_bytes(&self.chunks)
+            + vec_bytes(&self.tags)
     }
 }
 
@@ -378,7 +487,9 @@ mod tests {
     #[test]
     fn descriptors_and_slots_keep_their_size() {
         assert_eq!(std::mem::size_of::<Desc>(), 24);
-        assert_eq!(std::mem::size_of::<Packet>(), 48);
+        assert_eq!(std::mem::size_of::<Packet>(), 40);
+        // Issue 19: a queued packet (its descriptor where it waits, its slot) <= 64 B.
+        assert!(crate::memory::queued_packet_bytes() <= 64);
     }
 
     #[test]

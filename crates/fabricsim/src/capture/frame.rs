@@ -246,9 +246,9 @@ impl<'a> FrameCtx<'a> {
         if tagged {
             GseRepr::Pktc {
                 next: ethernet::ETHERTYPE_IPV4,
-                container: rec.pkt.tag.cont,
-                index: rec.pkt.tag.idx,
-                prev: rec.pkt.tag.prev,
+                container: rec.tag.cont,
+                index: rec.tag.idx,
+                prev: rec.tag.prev,
             }
             .emit(&mut buf[eth..]);
         }

@@ -150,6 +150,8 @@ pub struct CaptureRecord {
     pub desc: Desc,
     /// What the end NICs read of it (kind, flow, sequence, source).
     pub pkt: Packet,
+    /// Its GSE container tag (zero outside GSE).
+    pub tag: crate::gse::pktc::Tag,
 }
 
 /// One captured port.
@@ -264,6 +266,7 @@ impl Capture {
                     iface,
                     desc,
                     pkt: *arena.get(desc.id),
+                    tag: arena.tag(desc.id),
                 };
                 self.len += 1;
             }
@@ -304,11 +307,11 @@ impl CaptureRecord {
             src: 0,
             echo: 0,
             sent_at: 0,
-            tag: crate::gse::pktc::Tag {
-                cont: 0,
-                idx: 0,
-                prev: 0,
-            },
+        },
+        tag: crate::gse::pktc::Tag {
+            cont: 0,
+            idx: 0,
+            prev: 0,
         },
     };
 }

@@ -265,7 +265,7 @@ impl Fabric {
         let uplink = g.tx[stream]
             .uplink
             .expect("the first packet opens a container");
-        ctx.arena.get_mut(pkt.id).tag = tag;
+        ctx.arena.set_tag(pkt.id, tag);
         // Later switches hash the container, so it keeps to one path.
         pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
         if !self.ports[uplink].is_up() {
@@ -281,7 +281,7 @@ impl Fabric {
         let now = ctx.now;
         let (tag, src) = {
             let p = ctx.arena.get(pkt.id);
-            (p.tag, p.src)
+            (ctx.arena.tag(pkt.id), p.src)
         };
         let g = self.gse.as_mut().expect("GSE mode");
         let src_gsp = g.gsp_of_host[src as usize].expect("GSE sources sit behind GSPs");

@@ -488,7 +488,14 @@ impl Simulation {
             ctx: Ctx {
                 now: 0,
                 queue: EventQueue::with_capacity(4 * n_ports + 1024),
-                arena: PacketArena::default(),
+                arena: {
+                    // GSPs tag the packets they put in containers.
+                    let mut a = PacketArena::new();
+                    if gse.is_some() {
+                        a.keep_tags();
+                    }
+                    a
+                },
                 counters: Counters::default(),
                 params,
             },
