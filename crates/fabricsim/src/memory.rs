@@ -122,6 +122,7 @@ impl Simulation {
                 .sum::<u64>()
             + n.launcher.heap_bytes()
             + vec_bytes(&f.flow_drops)
+            + vec_bytes(&f.flow_src)
             + vec_bytes(&self.ideal)
             + vec_bytes(&self.ideal_rtt)
             + vec_bytes(&self.server_of_host);

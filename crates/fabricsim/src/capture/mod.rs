@@ -299,15 +299,13 @@ impl CaptureRecord {
             mark: 0,
             flags: 0,
         },
-        pkt: Packet {
-            payload: crate::packet::Payload::Ack {
+        pkt: Packet::new(
+            crate::packet::Payload::Ack {
                 flow: crate::ids::FlowId(0),
                 seq: 0,
             },
-            src: 0,
-            echo: 0,
-            sent_at: 0,
-        },
+            0,
+        ),
         tag: crate::gse::pktc::Tag {
             cont: 0,
             idx: 0,

@@ -538,9 +538,9 @@ impl Fabric {
         }
         st.next_cnp[flow.idx()] = now + st.cfg.cnp_interval;
         st.cnps[dr.0 as usize] += 1;
-        let p = Packet::new(Payload::Cnp { flow, by_dr: true }, pkt.dst, now);
+        let p = Packet::new(Payload::Cnp { flow, by_dr: true }, now);
         let hdr = Header {
-            dst: data.src,
+            dst: self.flow_src[flow.idx()],
             hash: ecmp::mix32(pkt.hash ^ 0x5bd1_e995),
             wire: ctx.params.ack_size,
             prio: ctx.params.ctrl_prio,
