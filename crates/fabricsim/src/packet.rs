@@ -357,7 +357,8 @@ const NO_SLOT: u32 = u32::MAX;
 /// reused) is that of a stack, as before: the ids a run hands out do not depend on how
 /// the arena stores them.
 pub struct PacketArena {
-    chunks: Vec<Box<[Packet]>>,
+    /// Arrays, not slices: an index masked to the chunk needs no bounds check.
+    chunks: Vec<Box<[Packet; CHUNK]>>,
     /// Slots handed out so far (the next never-used slot).
     used: u32,
     /// Head of the free list ([`NO_SLOT`]: empty).
@@ -450,7 +451,11 @@ impl PacketArena {
             Payload::Pause(PfcSignal { prio: 0, quanta: 0 }),
             NO_SLOT as Time,
         );
-        self.chunks.push(vec![empty; CHUNK].into_boxed_slice());
+        let chunk: Box<[Packet; CHUNK]> = vec![empty; CHUNK]
+            .into_boxed_slice()
+            .try_into()
+            .expect("a chunk has CHUNK slots");
+        self.chunks.push(chunk);
     }
     #[cold]
     #[inline(never)]
