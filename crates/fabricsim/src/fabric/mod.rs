@@ -14,7 +14,6 @@ pub mod link;
 pub use flow_control::pfc;
 
 pub mod port;
-pub mod ring;
 pub mod security;
 pub mod switch;
 
