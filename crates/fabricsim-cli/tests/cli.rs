@@ -219,9 +219,18 @@ fn bench_memory_parts_sum_to_the_reported_total() {
         .args(["bench", "--child", "--k", "4"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let part = |p: &str| v["memory_bytes"][p].as_u64().unwrap_or_else(|| panic!("{p}: {v}"));
+    let part = |p: &str| {
+        v["memory_bytes"][p]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{p}: {v}"))
+    };
     let sum: u64 = fabricsim::memory::PARTS.iter().map(|p| part(p)).sum();
     assert_eq!(v["memory_total"].as_u64(), Some(sum), "{v}");
     assert_eq!(v["hosts"].as_u64(), Some(16));
