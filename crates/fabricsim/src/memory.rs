@@ -114,7 +114,11 @@ impl Simulation {
             + f.telemetry.heap_bytes()
             + vec_bytes(&f.edge_port)
             + vec_bytes(&f.node_is_switch);
-        let nodes = vec_bytes(&f.nodes) + f.nodes.iter().map(|x| x.name.capacity() as u64).sum::<u64>();
+        let nodes = vec_bytes(&f.nodes)
+            + f.nodes
+                .iter()
+                .map(|x| x.name.capacity() as u64)
+                .sum::<u64>();
         let hosts = vec_bytes(&n.hosts)
             + n.hosts.iter().map(|h| h.active.heap_bytes()).sum::<u64>()
             + vec_bytes(&n.flows)
