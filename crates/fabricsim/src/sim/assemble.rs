@@ -514,11 +514,7 @@ impl Simulation {
                     ..Default::default()
                 },
                 flow_drops: vec![0; flows.len()],
-                flow_src: if dr.is_some() {
-                    flows.iter().map(|f| f.spec.src).collect()
-                } else {
-                    Vec::new()
-                },
+                flow_src: flows.iter().map(|f| f.spec.src).collect(),
                 gse,
                 dr,
                 faults,

@@ -216,8 +216,9 @@ pub struct Fabric {
     /// Data packets the switches dropped, by flow.
     pub flow_drops: Vec<u64>,
     /// Source host of each flow, for the frames a switch sends back to a flow's sender
-    /// (long-haul DR CNPs): packets do not carry their source ([`crate::packet::Packet`]).
-    /// Empty in runs without DR switches.
+    /// (CNPs of long-haul DR switches): packets do not carry their source
+    /// ([`crate::packet::Packet`]). Four bytes a flow, kept in every run so that any
+    /// switch that answers a flow's sender can.
     pub(crate) flow_src: Vec<u32>,
     /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
     pub gse: Option<Box<Gse>>,
