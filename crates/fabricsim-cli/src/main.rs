@@ -85,7 +85,7 @@ enum Cmd {
     List,
     /// Run the fixed benchmarks and print packet-hops/s, events/s, wall time, peak RSS.
     Bench {
-        /// Only this fat-tree radix (even, 2..=32); default 8 and 16.
+        /// Only this fat-tree radix (even, 2..=74); default 8 and 16.
         #[arg(long)]
         k: Option<u32>,
         /// Runs per case (1..=100); the median is reported.
@@ -438,6 +438,42 @@ fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// The memory of each case per host, by part ([`fabricsim::memory`]), beside its peak
+/// RSS per host; the difference is what the parts do not itemize (code, allocator,
+/// event queue, scenario).
+fn print_memory(runs: &[serde_json::Value]) {
+    let parts = fabricsim::memory::PARTS;
+    print!("{:<34} {:>8}", "memory, bytes per host", "RSS");
+    for p in parts {
+        print!(" {p:>11}");
+    }
+    println!(" {:>9} {:>10}", "itemized", "B/packet");
+    for v in runs {
+        let hosts = v["hosts"].as_f64().unwrap_or(f64::NAN).max(1.0);
+        let rss = v["peak_rss_mb"].as_f64().unwrap_or(f64::NAN) * 1024.0 * 1024.0 / hosts;
+        print!("{:<34} {:>8.0}", v["name"].as_str().unwrap_or("?"), rss);
+        for p in parts {
+            let b = v["memory_bytes"][p].as_f64().unwrap_or(f64::NAN);
+            print!(" {:>11.0}", b / hosts);
+        }
+        let per_pkt = ["arena", "queues", "link rings"]
+            .iter()
+            .map(|p| v["memory_bytes"][*p].as_f64().unwrap_or(f64::NAN))
+            .sum::<f64>()
+            / v["peak_packets"].as_f64().unwrap_or(f64::NAN).max(1.0);
+        println!(
+            " {:>9.0} {:>10.1}",
+            v["memory_total"].as_f64().unwrap_or(f64::NAN) / hosts,
+            per_pkt
+        );
+    }
+    println!(
+        "(itemized: the parts at their capacity after the run; B/packet: arena, queues and \
+         link rings over the most packets alive at once, {} B by construction)",
+        fabricsim::memory::queued_packet_bytes()
+    );
+}
+
 fn cmd_bench(
     k: Option<u32>,
     repeat: u32,
@@ -461,11 +497,16 @@ fn cmd_bench(
             None => Case::FatTree(k.unwrap_or(8)),
         };
         let r = fabricsim::bench::run_case(case);
+        let memory: serde_json::Map<String, serde_json::Value> = (fabricsim::memory::PARTS.iter())
+            .zip(r.memory.bytes)
+            .map(|(p, b)| (p.to_string(), b.into()))
+            .collect();
         let j = serde_json::json!({
             "name": r.name, "hosts": r.hosts, "wall_seconds": r.wall_seconds,
             "build_seconds": r.build_seconds, "packet_hops": r.packet_hops, "events": r.events,
             "sim_ps": r.sim_ps, "flows_done": r.flows.0, "flows": r.flows.1,
-            "peak_rss_mb": peak_rss_mb(),
+            "peak_rss_mb": peak_rss_mb(), "memory_bytes": memory,
+            "memory_total": r.memory.total(), "peak_packets": r.memory.peak_packets,
         });
         println!("{j}");
         return ExitCode::SUCCESS;
@@ -531,6 +572,7 @@ fn cmd_bench(
         }
     }
     let mut rates = Vec::new();
+    let mut medians = Vec::new();
     for mut runs in runs {
         runs.sort_by(|a, b| {
             let w = |v: &serde_json::Value| v["wall_seconds"].as_f64().unwrap_or(f64::MAX);
@@ -551,7 +593,9 @@ fn cmd_bench(
             wall,
             v["peak_rss_mb"].as_f64().unwrap_or(f64::NAN)
         );
+        medians.push(v.clone());
     }
+    print_memory(&medians);
     if long_haul {
         println!(
             "long links: {:.2} of the events/s without them (target >= 0.80)",

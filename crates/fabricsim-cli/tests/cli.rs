@@ -199,6 +199,54 @@ fn check_list_and_bench_work() {
         text.contains("packet-hops/s") && text.contains("128/128"),
         "{text}"
     );
+    // The memory table: one row per case, a column per part.
+    let mem = text
+        .lines()
+        .find(|l| l.starts_with("memory, bytes per host"))
+        .unwrap_or_else(|| panic!("no memory table: {text}"));
+    for part in fabricsim::memory::PARTS {
+        assert!(mem.contains(part), "{part} missing: {mem}");
+    }
+}
+
+/// The memory a bench child reports is the sum of its parts, each part is what the
+/// structures hold (a k = 4 fat tree: 16 hosts, 20 switches, 48 cables, so 96 ports and
+/// 96 links), and the packets' part is at least a descriptor and a slot per packet alive
+/// at the peak.
+#[test]
+fn bench_memory_parts_sum_to_the_reported_total() {
+    let o = exe()
+        .args(["bench", "--child", "--k", "4"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let part = |p: &str| {
+        v["memory_bytes"][p]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{p}: {v}"))
+    };
+    let sum: u64 = fabricsim::memory::PARTS.iter().map(|p| part(p)).sum();
+    assert_eq!(v["memory_total"].as_u64(), Some(sum), "{v}");
+    assert_eq!(v["hosts"].as_u64(), Some(16));
+    let port = std::mem::size_of::<fabricsim::fabric::Port>() as u64;
+    let link = std::mem::size_of::<fabricsim::fabric::Link>() as u64;
+    assert_eq!(part("ports"), 96 * port, "{v}");
+    assert_eq!(part("links"), 96 * link, "{v}");
+    let peak = v["peak_packets"].as_u64().unwrap();
+    assert!(peak > 0, "{v}");
+    let slot = std::mem::size_of::<fabricsim::packet::Packet>() as u64;
+    assert!(part("arena") >= peak * slot, "{v}");
+    let queued = fabricsim::memory::queued_packet_bytes() as u64;
+    assert!(
+        part("arena") + part("queues") + part("link rings") >= peak * queued,
+        "{v}"
+    );
 }
 
 /// Bad `bench` arguments are input errors (status 2, the argument named) found before any
@@ -214,7 +262,7 @@ fn bench_rejects_bad_arguments_before_running() {
             &["bench", "--k", "0"][..],
             "--k 0: the fat-tree radix must be even",
         ),
-        (&["bench", "--k", "130"][..], "between 2 and 32"),
+        (&["bench", "--k", "130"][..], "between 2 and 74"),
         (&["bench", "--repeat", "0"][..], "--repeat 0: runs per case"),
         (
             &["bench", "--repeat", "4000000000"][..],

@@ -43,6 +43,7 @@ pub mod input_file;
 pub mod invariants;
 pub mod livelock;
 pub mod longhaul;
+pub mod memory;
 pub mod metrics;
 pub mod output;
 pub mod packet;

@@ -102,6 +102,8 @@ pub enum Payload {
         rank: u32,
         /// Up or down.
         msg: crate::collective::CollMsg,
+        /// The sending host.
+        src: u32,
     },
 }
 
@@ -146,22 +148,26 @@ pub const ECN_CE: u8 = 0b11;
 /// ECN-capable transport.
 pub const ECN_ECT: u8 = 0b10;
 
-/// What only the NICs at both ends read of a frame, kept in its arena slot. The header
-/// fields switches read (destination, hash, size, priority, ECN, marks, flags) travel in
-/// the frame's [`Desc`] instead, and exist only there.
+/// What only the NICs at both ends read of a frame, kept in its arena slot: 32 bytes, so
+/// that a queued packet (slot and descriptor) is 56 (issue 19: at most 64).
+///
+/// The header fields switches read (destination, hash, size, priority, ECN, marks,
+/// flags) travel in the frame's [`Desc`] instead, and exist only there. What a slot
+/// need not hold is not there: the source host of a transport frame is its flow's
+/// (the sender for data, the receiver for ACK, NACK and CNP: [`Packet::src`]); the GSE
+/// container tag, which only GSPs read, is kept beside the slots by runs that have GSPs
+/// ([`PacketArena::gse_tag`]); the ECN echo of an ACK is a bit of the send time.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// What it is and what it carries.
     pub payload: Payload,
-    /// Source host.
-    pub src: u32,
-    /// For ACKs: the ECN echo of the acknowledged data packet (CE seen).
-    pub echo: u8,
-    /// When the sender put the packet on the wire (echoed in ACKs for RTT samples).
-    pub sent_at: Time,
-    /// GSE container tag, set by the source GSP.
-    pub tag: crate::gse::pktc::Tag,
+    /// When the sender put the packet on the wire (echoed in ACKs for RTT samples), with
+    /// the ECN echo in the top bit ([`ECHO_BIT`]): times stay below 2^63 ps (106 days).
+    sent: Time,
 }
+
+/// The bit of [`Packet`]'s send time that holds an ACK's ECN echo.
+const ECHO_BIT: Time = 1 << 63;
 
 /// The header a frame is sent with: what switches read. It becomes the frame's [`Desc`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -207,18 +213,44 @@ pub const VC_IN_MASK: u8 = 0b0011_1000;
 pub const FLAG_MCAST: u8 = 64;
 
 impl Packet {
-    /// A frame carrying `payload` from host `src`, sent at `sent_at`.
-    pub fn new(payload: Payload, src: u32, sent_at: Time) -> Packet {
+    /// A frame carrying `payload`, sent at `sent_at`.
+    pub const fn new(payload: Payload, sent_at: Time) -> Packet {
         Packet {
             payload,
-            src,
-            echo: 0,
-            sent_at,
-            tag: crate::gse::pktc::Tag {
-                cont: 0,
-                idx: 0,
-                prev: 0,
-            },
+            sent: sent_at & !ECHO_BIT,
+        }
+    }
+
+    /// When the sender put it on the wire.
+    #[inline]
+    pub fn sent_at(&self) -> Time {
+        self.sent & !ECHO_BIT
+    }
+
+    /// For ACKs (and NACKs): the ECN echo of the acknowledged data packet, 1 when it
+    /// arrived marked CE.
+    #[inline]
+    pub fn echo(&self) -> u8 {
+        (self.sent >> 63) as u8
+    }
+
+    /// Sets the ECN echo.
+    #[inline]
+    pub fn set_echo(&mut self, ce: bool) {
+        self.sent = self.sent_at() | if ce { ECHO_BIT } else { 0 };
+    }
+
+    /// The host that sent it: a transport frame's from its flow (`flow_ends(flow)` is the
+    /// flow's (source, destination)); a collective message names its sender; switches
+    /// send PFC frames and GSE requests and grants (none).
+    pub fn src(&self, flow_ends: impl Fn(FlowId) -> (u32, u32)) -> Option<u32> {
+        match self.payload {
+            Payload::Data { flow, .. } => Some(flow_ends(flow).0),
+            Payload::Ack { flow, .. } | Payload::Nack { flow, .. } | Payload::Cnp { flow, .. } => {
+                Some(flow_ends(flow).1)
+            }
+            Payload::Collective { src, .. } => Some(src),
+            Payload::Pause(_) | Payload::Request { .. } | Payload::Grant { .. } => None,
         }
     }
 
@@ -230,7 +262,7 @@ impl Packet {
             prio: 7,
             ..Header::default()
         };
-        (Packet::new(Payload::Pause(sig), 0, 0), h)
+        (Packet::new(Payload::Pause(sig), 0), h)
     }
 
     /// What it is.
@@ -308,16 +340,70 @@ impl Desc {
     }
 }
 
-/// A recycling store of packets: allocation pops the free list, release pushes on it.
-#[derive(Default)]
+/// Slots per arena chunk (log2): 4096 slots of 32 bytes, 128 KiB.
+const CHUNK_BITS: u32 = 12;
+const CHUNK: usize = 1 << CHUNK_BITS;
+/// End of the free list.
+const NO_SLOT: u32 = u32::MAX;
+
+/// A recycling store of packets: allocation takes the most recently released slot,
+/// release gives it back.
+///
+/// The slots live in chunks of [`CHUNK`] that are never moved or reallocated, so the
+/// arena holds the most packets ever alive at once rounded up to a chunk, not the up to
+/// twice as many of a vector grown by doubling (nor its copy while it grows). The free
+/// list threads through the free slots themselves (a free slot's send time holds the
+/// next free index), so it costs no memory of its own. Slot order (last released, first
+/// reused) is that of a stack, as before: the ids a run hands out do not depend on how
+/// the arena stores them.
 pub struct PacketArena {
-    slots: Vec<Packet>,
-    free: Vec<u32>,
+    /// Arrays, not slices: an index masked to the chunk needs no bounds check.
+    chunks: Vec<Box<[Packet; CHUNK]>>,
+    /// Slots handed out so far (the next never-used slot).
+    used: u32,
+    /// Head of the free list ([`NO_SLOT`]: empty).
+    free: u32,
     live: usize,
     peak: usize,
+    /// GSE container tag and source GSP by slot; empty unless [`Self::keep_tags`] was
+    /// called.
+    tags: Vec<(crate::gse::pktc::Tag, u32)>,
+    tagged: bool,
+}
+
+const NO_TAG: (crate::gse::pktc::Tag, u32) = (
+    crate::gse::pktc::Tag {
+        cont: 0,
+        idx: 0,
+        prev: 0,
+    },
+    u32::MAX,
+);
+
+impl Default for PacketArena {
+    fn default() -> Self {
+        PacketArena {
+            chunks: Vec::new(),
+            used: 0,
+            free: NO_SLOT,
+            live: 0,
+            peak: 0,
+            tags: Vec::new(),
+            tagged: false,
+        }
+    }
 }
 
 impl PacketArena {
+    /// An empty arena.
+    pub fn new() -> PacketArena {
+        PacketArena::default()
+    }
+    /// Keeps a GSE container tag per slot (runs with GSPs): every packet starts with
+    /// the zero tag.
+    pub fn keep_tags(&mut self) {
+        self.tagged = true;
+    }
     /// Stores `p`, sent with header `h`, and returns its descriptor.
     #[inline]
     pub fn alloc_desc(&mut self, p: Packet, h: Header) -> Desc {
@@ -331,29 +417,97 @@ impl PacketArena {
         if self.live > self.peak {
             self.peak = self.live;
         }
-        if let Some(i) = self.free.pop() {
-            self.slots[i as usize] = p;
-            PktId(i)
+        let i = if self.free != NO_SLOT {
+            let i = self.free;
+            self.free = self.slot(i).sent as u32;
+            i
         } else {
-            self.slots.push(p);
-            PktId(self.slots.len() as u32 - 1)
+            self.grow()
+        };
+        *self.slot_mut(i) = p;
+        if self.tagged {
+            self.reset_tag(i);
         }
+        PktId(i)
+    }
+    /// A never-used slot, with a new chunk when the last one is full.
+    #[inline]
+    fn grow(&mut self) -> u32 {
+        let i = self.used;
+        if i as usize == self.chunks.len() * CHUNK {
+            self.new_chunk();
+        }
+        self.used += 1;
+        i
+    }
+    #[cold]
+    #[inline(never)]
+    fn new_chunk(&mut self) {
+        assert!(
+            self.chunks.len() < (NO_SLOT as usize >> CHUNK_BITS),
+            "more than 2^32 packets alive"
+        );
+        let empty = Packet::new(
+            Payload::Pause(PfcSignal { prio: 0, quanta: 0 }),
+            NO_SLOT as Time,
+        );
+        let chunk: Box<[Packet; CHUNK]> = vec![empty; CHUNK]
+            .into_boxed_slice()
+            .try_into()
+            .expect("a chunk has CHUNK slots");
+        self.chunks.push(chunk);
+    }
+    #[cold]
+    #[inline(never)]
+    fn reset_tag(&mut self, i: u32) {
+        if i as usize >= self.tags.len() {
+            self.tags.resize(i as usize + 1, NO_TAG);
+        }
+        self.tags[i as usize] = NO_TAG;
+    }
+    #[inline(always)]
+    fn slot(&self, i: u32) -> &Packet {
+        &self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
+    }
+    #[inline(always)]
+    fn slot_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
     }
     /// Returns the slot to the free list.
     #[inline]
     pub fn release(&mut self, id: PktId) {
         self.live -= 1;
-        self.free.push(id.0);
+        let next = self.free;
+        self.slot_mut(id.0).sent = next as Time;
+        self.free = id.0;
     }
     /// The packet behind `id`.
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
-        &self.slots[id.0 as usize]
+        self.slot(id.0)
     }
     /// Mutable access.
     #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        &mut self.slots[id.0 as usize]
+        self.slot_mut(id.0)
+    }
+    /// The GSE container tag of packet `id` (zero unless a GSP set one).
+    #[inline]
+    pub fn tag(&self, id: PktId) -> crate::gse::pktc::Tag {
+        self.gse_tag(id).0
+    }
+    /// The GSE container tag of packet `id` and the index of the source GSP that set it
+    /// (`u32::MAX` when none did).
+    #[inline]
+    pub fn gse_tag(&self, id: PktId) -> (crate::gse::pktc::Tag, u32) {
+        self.tags.get(id.0 as usize).copied().unwrap_or(NO_TAG)
+    }
+    /// Sets the GSE container tag of packet `id`, put in its container by source GSP
+    /// `gsp` (the arena must keep tags).
+    #[inline]
+    pub fn set_tag(&mut self, id: PktId, tag: crate::gse::pktc::Tag, gsp: u32) {
+        debug_assert!(self.tagged, "set_tag on an arena that keeps no tags");
+        self.tags[id.0 as usize] = (tag, gsp);
     }
     /// Packets currently allocated.
     pub fn live(&self) -> usize {
@@ -362,6 +516,14 @@ impl PacketArena {
     /// Most packets ever allocated at once.
     pub fn peak(&self) -> usize {
         self.peak
+    }
+    /// Bytes the arena holds: its chunks of slots, the chunk table and the tags, by
+    /// capacity.
+    pub fn heap_bytes(&self) -> u64 {
+        use crate::memory::vec_bytes;
+        (self.chunks.len() * CHUNK * std::mem::size_of::<Packet>()) as u64
+            + vec_bytes(&self.chunks)
+            + vec_bytes(&self.tags)
     }
 }
 
@@ -374,7 +536,9 @@ mod tests {
     #[test]
     fn descriptors_and_slots_keep_their_size() {
         assert_eq!(std::mem::size_of::<Desc>(), 24);
-        assert_eq!(std::mem::size_of::<Packet>(), 48);
+        assert_eq!(std::mem::size_of::<Packet>(), 32);
+        // Issue 19: a queued packet (its descriptor where it waits, its slot) <= 64 B.
+        assert!(crate::memory::queued_packet_bytes() <= 64);
     }
 
     #[test]

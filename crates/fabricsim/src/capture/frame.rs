@@ -180,6 +180,7 @@ impl<'a> FrameCtx<'a> {
                 iter,
                 rank,
                 msg,
+                ..
             } => self.gse(
                 rec,
                 port.0,
@@ -217,7 +218,10 @@ impl<'a> FrameCtx<'a> {
         transport: impl FnOnce(&mut Cursor) -> (usize, bool),
     ) -> Lens {
         let f = &self.sim.nics.flows[flow as usize];
-        let src = rec.pkt.src;
+        let flows = &self.sim.nics.flows;
+        let src = (rec.pkt)
+            .src(|fl| (flows[fl.idx()].spec.src, flows[fl.idx()].spec.dst))
+            .unwrap_or(0);
         let dst = rec.desc.dst;
         // Leave room for the network headers, write the transport first: its length
         // goes into theirs.
@@ -246,9 +250,9 @@ impl<'a> FrameCtx<'a> {
         if tagged {
             GseRepr::Pktc {
                 next: ethernet::ETHERTYPE_IPV4,
-                container: rec.pkt.tag.cont,
-                index: rec.pkt.tag.idx,
-                prev: rec.pkt.tag.prev,
+                container: rec.tag.cont,
+                index: rec.tag.idx,
+                prev: rec.tag.prev,
             }
             .emit(&mut buf[eth..]);
         }
@@ -288,7 +292,7 @@ impl<'a> FrameCtx<'a> {
     fn gse(&self, rec: &CaptureRecord, port: u32, g: GseRepr, buf: &mut [u8; MAX_FRAME]) -> Lens {
         // Switches send GSE control; collective messages come from NICs.
         let src = if matches!(g, GseRepr::Collective { .. }) {
-            addr::host_mac(rec.pkt.src)
+            addr::host_mac(rec.pkt.src(|_| (0, 0)).unwrap_or(0))
         } else {
             addr::port_mac(port)
         };

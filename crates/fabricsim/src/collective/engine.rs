@@ -417,8 +417,8 @@ impl Nics {
                 iter,
                 rank,
                 msg,
+                src,
             },
-            src,
             ctx.now,
         );
         let h = Header {
@@ -451,6 +451,7 @@ impl Nics {
             iter,
             rank,
             msg,
+            ..
         } = p.payload
         else {
             unreachable!("a collective payload")

@@ -77,6 +77,12 @@ pub struct SharedBuffer {
 }
 
 impl SharedBuffer {
+    /// Heap bytes of the buffer's per-port books (by capacity).
+    pub fn heap_bytes(&self) -> u64 {
+        use crate::memory::vec_bytes;
+        vec_bytes(&self.alpha_q16) + vec_bytes(&self.headroom) + vec_bytes(&self.ing)
+    }
+
     /// A buffer for a switch whose ports have the given headroom sizes.
     pub fn new(size: u64, cfg: &PfcCfg, headroom: Vec<u64>) -> SharedBuffer {
         let n = headroom.len();

@@ -105,8 +105,7 @@ impl Fabric {
     /// Sends a CNP for the flow of data packet `pkt` from switch `s` to its sender, with
     /// probability `p`, unless the flow had one less than the interval ago.
     fn switch_notify(&mut self, ctx: &mut Ctx, s: u32, pkt: &Desc, p: f64) {
-        let data = *ctx.arena.get(pkt.id);
-        let Some(flow) = data.payload.flow() else {
+        let Some(flow) = ctx.arena.get(pkt.id).payload.flow() else {
             return;
         };
         let st = self.switch_cnp.as_mut().expect("forward-notifying state");
@@ -117,7 +116,7 @@ impl Fabric {
         }
         st.next_cnp[flow.idx()] = now + st.interval;
         st.cnps += 1;
-        self.cnp_to_sender(ctx, s, pkt, &data, flow);
+        self.cnp_to_sender(ctx, s, pkt, flow);
     }
 }
 

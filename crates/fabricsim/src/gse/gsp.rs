@@ -265,7 +265,7 @@ impl Fabric {
         let uplink = g.tx[stream]
             .uplink
             .expect("the first packet opens a container");
-        ctx.arena.get_mut(pkt.id).tag = tag;
+        ctx.arena.set_tag(pkt.id, tag, gsp);
         // Later switches hash the container, so it keeps to one path.
         pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
         if !self.ports[uplink].is_up() {
@@ -279,12 +279,10 @@ impl Fabric {
     /// Destination GSP: deliver in container order or hold.
     pub(crate) fn gsp_reorder(&mut self, ctx: &mut Ctx, s: u32, gsp: u32, pkt: Desc) {
         let now = ctx.now;
-        let (tag, src) = {
-            let p = ctx.arena.get(pkt.id);
-            (p.tag, p.src)
-        };
+        // The source GSP (that of the packet's sender) tagged it.
+        let (tag, src_gsp) = ctx.arena.gse_tag(pkt.id);
+        assert!(src_gsp != u32::MAX, "GSE sources sit behind GSPs");
         let g = self.gse.as_mut().expect("GSE mode");
-        let src_gsp = g.gsp_of_host[src as usize].expect("GSE sources sit behind GSPs");
         let stream = g.stream(src_gsp, pkt.dst);
         let rx = &mut g.rx[stream];
         if tag.cont == rx.exp_cont && tag.idx > rx.exp_idx {
@@ -414,7 +412,7 @@ impl Fabric {
             Payload::Grant { host, bytes, via }
         };
         // A GSP's control packet comes from no host.
-        let p = Packet::new(payload, 0, ctx.now);
+        let p = Packet::new(payload, ctx.now);
         let hdr = Header {
             dst: to,
             hash: ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host),

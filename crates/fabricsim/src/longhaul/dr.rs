@@ -525,8 +525,7 @@ impl Fabric {
     /// bytes, from DR `s` back to the flow's sender, unless that flow had one less than
     /// `cnp_interval` ago or RED's draw says no.
     fn dr_notify(&mut self, ctx: &mut Ctx, s: u32, dr: DrRole, pkt: &Desc, q: u64) {
-        let data = *ctx.arena.get(pkt.id);
-        let Some(flow) = data.payload.flow() else {
+        let Some(flow) = ctx.arena.get(pkt.id).payload.flow() else {
             return;
         };
         let st = self.dr.as_mut().expect("DR state");
@@ -538,11 +537,11 @@ impl Fabric {
         }
         st.next_cnp[flow.idx()] = now + st.cfg.cnp_interval;
         st.cnps[dr.0 as usize] += 1;
-        self.cnp_to_sender(ctx, s, pkt, &data, flow);
+        self.cnp_to_sender(ctx, s, pkt, flow);
     }
 
-    /// Switch `s` sends a CNP for `flow`, whose data packet `pkt` (arena slot `data`) it
-    /// is forwarding, straight back to the flow's sender: a control-priority frame the
+    /// Switch `s` sends a CNP for `flow`, whose data packet `pkt` it is forwarding,
+    /// straight back to the flow's sender (`flow_src`): a control-priority frame the
     /// switch generates (routed by ECMP on a hash of the packet's, counted in
     /// `generated`), which the sender's controller takes as any CNP. The DR's
     /// notification and DCQCN's forward notification (`cc.dcqcn.cnp_from = "switch"`,
@@ -552,13 +551,12 @@ impl Fabric {
         ctx: &mut Ctx,
         s: u32,
         pkt: &Desc,
-        data: &Packet,
         flow: crate::ids::FlowId,
     ) {
         let now = ctx.now;
-        let p = Packet::new(Payload::Cnp { flow, by_dr: true }, pkt.dst, now);
+        let p = Packet::new(Payload::Cnp { flow, by_dr: true }, now);
         let hdr = Header {
-            dst: data.src,
+            dst: self.flow_src[flow.idx()],
             hash: ecmp::mix32(pkt.hash ^ 0x5bd1_e995),
             wire: ctx.params.ack_size,
             prio: ctx.params.ctrl_prio,

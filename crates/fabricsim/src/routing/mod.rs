@@ -26,6 +26,16 @@ pub use registry::{LbAlgorithm, LbEntry, LbState, LoadBalanceCfg, LoadBalancer, 
 /// Flag in a range's start: the candidates are the consecutive ports start..start+len.
 const CONTIGUOUS: u32 = 1 << 31;
 
+/// Flag of a packed (switch, edge) entry: a run of consecutive ports, the first in the
+/// low [`PACKED_PORT_BITS`] bits and the count above them. Without it the entry is an
+/// index into `spans`. A fat tree's entries are all such runs (the up ports, or the one
+/// port down), so its table is four bytes per (switch, edge switch), not eight.
+const PACKED: u32 = 1 << 31;
+const PACKED_PORT_BITS: u32 = 24;
+const PACKED_PORT_MASK: u32 = (1 << PACKED_PORT_BITS) - 1;
+/// Most ports a packed run holds.
+const PACKED_MAX_LEN: u32 = (1 << (31 - PACKED_PORT_BITS)) - 1;
+
 use crate::fabric::{Node, NodeKind, Port};
 use crate::ids::PortId;
 use std::collections::{HashMap, VecDeque};
@@ -57,8 +67,12 @@ pub struct RoutingTable {
     pub edge_switch: Vec<u32>,
     /// Range in `flat` of the port from the edge switch to each host, per (plane, host).
     host_range: Vec<(u32, u32)>,
-    /// Range in `flat` per (switch * n_edges + edge).
-    ranges: Vec<(u32, u32)>,
+    /// Candidates per (switch * n_edges + edge): a packed run ([`PACKED`]) or an index
+    /// into `spans` (see [`Self::range_at`]).
+    ranges: Vec<u32>,
+    /// Candidate ranges (start in `flat` or `CONTIGUOUS`-flagged port, count) of the
+    /// entries that do not pack.
+    spans: Vec<(u32, u32)>,
     flat: Vec<u32>,
     overrides: HashMap<(u32, u32), (u32, u32)>,
     /// Up/down tables ([`updown`]): per (switch, edge), the entries of a packet going
@@ -169,7 +183,7 @@ impl RoutingTable {
         }
         let mut dist = vec![UNREACHED; n_sw];
         let mut queue = VecDeque::new();
-        t.ranges = vec![(0, 0); n_sw * t.n_edges];
+        t.ranges = vec![PACKED; n_sw * t.n_edges];
         for e in 0..t.n_edges {
             dist.iter_mut().for_each(|d| *d = UNREACHED);
             let root = t.edge_switch[e];
@@ -206,10 +220,11 @@ impl RoutingTable {
                 // a run as (first port | CONTIGUOUS, len) and skip the indirection.
                 let run = &t.flat[start as usize..];
                 if len > 0 && run.windows(2).all(|w| w[1] == w[0] + 1) && run[0] < CONTIGUOUS {
-                    t.ranges[s * t.n_edges + e] = (run[0] | CONTIGUOUS, len);
+                    let first = run[0];
                     t.flat.truncate(start as usize);
+                    t.set_range(s * t.n_edges + e, (first | CONTIGUOUS, len));
                 } else {
-                    t.ranges[s * t.n_edges + e] = (start, len);
+                    t.set_range(s * t.n_edges + e, (start, len));
                 }
             }
         }
@@ -273,8 +288,36 @@ impl RoutingTable {
         if self.edge_switch[e as usize] == sw {
             self.host_range[k]
         } else {
-            self.ranges[sw as usize * self.n_edges + e as usize]
+            self.range_at(sw as usize * self.n_edges + e as usize)
         }
+    }
+
+    /// The (start, count) of (switch, edge) entry `i`: a packed run unpacked, or its span.
+    #[inline(always)]
+    fn range_at(&self, i: usize) -> (u32, u32) {
+        let v = self.ranges[i];
+        if v & PACKED != 0 {
+            (
+                (v & PACKED_PORT_MASK) | CONTIGUOUS,
+                (v & !PACKED) >> PACKED_PORT_BITS,
+            )
+        } else {
+            self.spans[v as usize]
+        }
+    }
+
+    /// Sets (switch, edge) entry `i` to candidates (start, count): packed when they are
+    /// a short run of consecutive ports (or none), else kept in `spans`.
+    fn set_range(&mut self, i: usize, (start, len): (u32, u32)) {
+        let port = start & !CONTIGUOUS;
+        self.ranges[i] = if len == 0 {
+            PACKED
+        } else if start & CONTIGUOUS != 0 && port <= PACKED_PORT_MASK && len <= PACKED_MAX_LEN {
+            PACKED | (len << PACKED_PORT_BITS) | port
+        } else {
+            self.spans.push((start, len));
+            (self.spans.len() - 1) as u32
+        };
     }
 
     /// Ports of switch `sw` that lead toward host `dst` (empty if unreachable); with
@@ -306,13 +349,22 @@ impl RoutingTable {
         self.plane_of.get(sw as usize).map_or(0, |&p| p as usize)
     }
 
-    /// Bytes of memory the tables take (for reports and the scaling claim).
-    pub fn memory_bytes(&self) -> usize {
-        self.flat.len() * 4
-            + self.ranges.len() * 8
-            + self.host_range.len() * 8
-            + self.edge_of_host.len() * 4
-            + self.plane_of.len()
+    /// Bytes of memory the tables take, by capacity (`fabricsim bench`'s breakdown,
+    /// [`crate::memory`]); static routes count at the bytes of their entries.
+    pub fn memory_bytes(&self) -> u64 {
+        use crate::memory::vec_bytes;
+        vec_bytes(&self.plane_of)
+            + vec_bytes(&self.edge_of_host)
+            + vec_bytes(&self.edge_switch)
+            + vec_bytes(&self.host_range)
+            + vec_bytes(&self.ranges)
+            + vec_bytes(&self.spans)
+            + vec_bytes(&self.flat)
+            + (self.overrides.capacity() * std::mem::size_of::<((u32, u32), (u32, u32))>()) as u64
+            + vec_bytes(&self.down_ranges)
+            + vec_bytes(&self.primary)
+            + vec_bytes(&self.from_above)
+            + vec_bytes(&self.lateral)
     }
 }
 

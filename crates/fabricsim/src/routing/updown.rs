@@ -99,7 +99,8 @@ impl RoutingTable {
         }
         t.flat
             .truncate(t.host_range.iter().map(|r| r.0 + r.1).max().unwrap_or(0) as usize);
-        t.ranges = vec![(0, 0); n_sw * t.n_edges];
+        t.ranges = vec![super::PACKED; n_sw * t.n_edges];
+        t.spans.clear();
         t.down_ranges = vec![(0, 0); n_sw * t.n_edges];
         t.primary = vec![0; n_sw * t.n_edges];
         // Hops from each switch down to the edge switch: `dd` over down links only (a true
@@ -196,7 +197,8 @@ impl RoutingTable {
                     }
                 };
                 let k = s * t.n_edges + e;
-                t.ranges[k] = t.push_entries(&upp, &upf);
+                let r = t.push_entries(&upp, &upf);
+                t.set_range(k, r);
                 t.down_ranges[k] = t.push_entries(&dp, &df);
                 t.primary[k] = (upp.len() as u32) << 16 | dp.len() as u32;
             }
@@ -237,7 +239,7 @@ impl RoutingTable {
         let (range, primary) = if down {
             (self.down_ranges[i], self.primary[i] & 0xffff)
         } else {
-            (self.ranges[i], self.primary[i] >> 16)
+            (self.range_at(i), self.primary[i] >> 16)
         };
         (
             super::Candidates {

@@ -507,7 +507,14 @@ impl Simulation {
             ctx: Ctx {
                 now: 0,
                 queue: EventQueue::with_capacity(4 * n_ports + 1024),
-                arena: PacketArena::default(),
+                arena: {
+                    // GSPs tag the packets they put in containers.
+                    let mut a = PacketArena::new();
+                    if gse.is_some() {
+                        a.keep_tags();
+                    }
+                    a
+                },
                 counters: Counters::default(),
                 params,
             },
@@ -526,6 +533,7 @@ impl Simulation {
                     ..Default::default()
                 },
                 flow_drops: vec![0; flows.len()],
+                flow_src: flows.iter().map(|f| f.spec.src).collect(),
                 gse,
                 dr,
                 ecn_bias,

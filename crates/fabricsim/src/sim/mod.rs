@@ -216,6 +216,11 @@ pub struct Fabric {
     pub telemetry: Telemetry,
     /// Data packets the switches dropped, by flow.
     pub flow_drops: Vec<u64>,
+    /// Source host of each flow, for the frames a switch sends back to a flow's sender
+    /// (CNPs of long-haul DR switches): packets do not carry their source
+    /// ([`crate::packet::Packet`]). Four bytes a flow, kept in every run so that any
+    /// switch that answers a flow's sender can.
+    pub(crate) flow_src: Vec<u32>,
     /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
     pub gse: Option<Box<Gse>>,
     /// State of the switches in the DR role (long haul).

@@ -160,6 +160,11 @@ impl Default for IntTable {
 }
 
 impl IntTable {
+    /// Heap bytes of the records table (by capacity).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::memory::vec_bytes(&self.by_slot)
+    }
+
     /// A table for `[fabric.int]` settings `cfg`.
     pub fn new(cfg: &IntCfg) -> IntTable {
         IntTable {

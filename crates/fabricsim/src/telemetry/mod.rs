@@ -27,6 +27,11 @@ pub struct Telemetry {
 }
 
 impl Telemetry {
+    /// Heap bytes of the TCD detectors and INT records (by capacity).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::memory::vec_bytes(&self.tcd) + self.int.heap_bytes()
+    }
+
     /// A PFC frame for `prio` reached egress `port` at `now`: a pause until `until`, or a
     /// resume when `until` is `None`. TCD reads the port's ON/OFF periods from these.
     #[inline]

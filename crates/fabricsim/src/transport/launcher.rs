@@ -113,6 +113,42 @@ pub(crate) struct Deps {
     pub(crate) chain_lag: Vec<Time>,
 }
 
+impl FlowLauncher {
+    /// Heap bytes of the launcher: start order, dependency graph, timers, phases (by
+    /// capacity).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        use crate::memory::vec_bytes;
+        vec_bytes(&self.order)
+            + self.deps.heap_bytes()
+            + (self.timers.capacity() * std::mem::size_of::<Reverse<(Time, u64, u32)>>()) as u64
+            + vec_bytes(&self.phases)
+            + vec_bytes(&self.phase_times)
+    }
+}
+
+impl Deps {
+    /// Heap bytes of the dependency graph (by capacity).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        use crate::memory::vec_bytes;
+        vec_bytes(&self.off)
+            + vec_bytes(&self.after)
+            + vec_bytes(&self.lag)
+            + vec_bytes(&self.soff)
+            + vec_bytes(&self.safter)
+            + vec_bytes(&self.slag)
+            + vec_bytes(&self.xoff)
+            + vec_bytes(&self.xafter)
+            + vec_bytes(&self.xlag)
+            + vec_bytes(&self.sent_released)
+            + vec_bytes(&self.pending)
+            + vec_bytes(&self.job)
+            + vec_bytes(&self.noff)
+            + vec_bytes(&self.next_jobs)
+            + vec_bytes(&self.root)
+            + vec_bytes(&self.prev_on_conn)
+    }
+}
+
 impl Deps {
     /// `notify(before, from, after)`: the notification latency an edge adds to its delay
     /// ([`Notify::latency`]).

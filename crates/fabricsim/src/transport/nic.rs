@@ -147,7 +147,6 @@ impl Nics {
                 seq: f.snd_nxt,
                 bytes: payload as u32,
             },
-            f.spec.src,
             now,
         );
         let hdr = Header {
@@ -201,10 +200,11 @@ impl Nics {
         // containers, while the reverse path keeps to the flow's.
         let flow = payload.flow().expect("feedback belongs to a flow");
         let hash = self.flows[flow].hash;
-        let mut p = Packet::new(payload, hdr.dst, data.sent_at);
-        p.echo = (hdr.ecn == ECN_CE) as u8;
+        let mut p = Packet::new(payload, data.sent_at());
+        p.set_echo(hdr.ecn == ECN_CE);
         let mut h = Header {
-            dst: data.src,
+            // Back to the flow's sender (`data` is the flow's data packet).
+            dst: self.flows[flow].spec.src,
             hash: ecmp::mix32(hash ^ 0x5bd1_e995),
             wire: ctx.params.ack_size,
             prio: ctx.params.feedback_prio,
@@ -288,7 +288,7 @@ impl Nics {
                 f.first_cnp_at = f.first_cnp_at.min(ctx.now);
                 if by_dr {
                     f.dr_cnps_received += 1;
-                    f.dr_cnp_delay_max = f.dr_cnp_delay_max.max(ctx.now - p.sent_at);
+                    f.dr_cnp_delay_max = f.dr_cnp_delay_max.max(ctx.now - p.sent_at());
                 }
                 f.cc.on_cnp(ctx.now);
             }
@@ -393,7 +393,6 @@ impl Nics {
                 seq: 0,
                 bytes: 0,
             },
-            f.spec.src,
             0,
         );
         let hdr = Header {
@@ -423,7 +422,7 @@ impl Nics {
         let rto = ctx.params.rto;
         let fid = flow.0;
         let f = &mut self.flows[fid as usize];
-        if ctx.params.cnp_on_ack && p.echo != 0 && f.cc.wants_cnp() {
+        if ctx.params.cnp_on_ack && p.echo() != 0 && f.cc.wants_cnp() {
             f.cc.on_cnp(now);
         }
         let mut wake = false;
@@ -435,8 +434,8 @@ impl Nics {
             let info = AckInfo {
                 newly_acked: newly,
                 ack_seq: seq,
-                ecn_echo: p.echo,
-                rtt: now.saturating_sub(p.sent_at),
+                ecn_echo: p.echo(),
+                rtt: now.saturating_sub(p.sent_at()),
                 mark: TcdMark::from_bits(hdr.mark),
                 newly_acked_wire: wire(newly),
                 inflight_wire: wire(f.snd_nxt - f.snd_una),

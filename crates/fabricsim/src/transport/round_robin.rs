@@ -39,6 +39,13 @@ pub struct RoundRobin {
     cursor: u32,
 }
 
+impl RoundRobin {
+    /// Heap bytes of the list (by capacity).
+    pub fn heap_bytes(&self) -> u64 {
+        crate::memory::vec_bytes(&self.fids) + crate::memory::vec_bytes(&self.bits)
+    }
+}
+
 /// Offset of the "alive" word in a pair of [`RoundRobin::bits`].
 const LIVE: usize = 0;
 /// Offset of the "has bytes to send" word.

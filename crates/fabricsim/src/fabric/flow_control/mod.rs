@@ -66,6 +66,16 @@ pub enum AnyFlowControl {
 }
 
 impl AnyFlowControl {
+    /// Heap bytes of the flow control's state: PFC's per-port tables; for credits the
+    /// boxed state itself (its per-port tables are not itemized).
+    pub fn heap_bytes(&self) -> u64 {
+        match self {
+            AnyFlowControl::Lossy => 0,
+            AnyFlowControl::Pfc(p) => p.heap_bytes(),
+            AnyFlowControl::Credit(_) => std::mem::size_of::<Credit>() as u64,
+        }
+    }
+
     /// The PFC state, when PFC runs.
     pub fn pfc(&self) -> Option<&Pfc> {
         match self {

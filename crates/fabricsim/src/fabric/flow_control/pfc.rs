@@ -375,6 +375,12 @@ pub struct Pfc {
 }
 
 impl Pfc {
+    /// Heap bytes of the per-port tables (by capacity).
+    pub fn heap_bytes(&self) -> u64 {
+        use crate::memory::vec_bytes;
+        self.only_on.as_ref().map_or(0, vec_bytes) + vec_bytes(&self.refresh_pending)
+    }
+
     /// PFC over `n_ports` ports, on every ingress or `only_on` those marked.
     pub fn new(
         only_on: Option<Vec<bool>>,
