@@ -35,6 +35,8 @@ use crate::units::{Rate, Time};
 use crate::workload::{JobKind, JobSpec};
 
 mod assemble;
+mod assemble_collectives;
+mod assemble_switch_features;
 mod build;
 mod event_loop;
 mod lookahead;
