@@ -111,7 +111,7 @@ impl Recorder {
             &mut nics.flows,
         );
         if let Some(t) = next {
-            if nics.flows_done < nics.flows.len() {
+            if ctx.tally.flows_done < nics.flows.len() {
                 ctx.queue.push(t, Event::Sample);
             }
         }

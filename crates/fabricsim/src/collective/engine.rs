@@ -204,7 +204,7 @@ impl Nics {
         let rec = &mut coll.iters[iter as usize];
         rec.first_entry.get_or_insert(call);
         rec.last_entry = Some(call);
-        self.last_progress = ctx.now;
+        ctx.tally.last_progress = ctx.now;
         // Waiting for children counts too: a child that gave up must not hold its
         // parent forever.
         if coll.spec.tree.parent[r as usize].is_some()
@@ -348,7 +348,7 @@ impl Nics {
         let rec = &mut coll.iters[iter as usize];
         rec.done += 1;
         rec.finish = Some(rec.finish.map_or(ret, |f| f.max(ret)));
-        self.last_progress = ctx.now;
+        ctx.tally.last_progress = ctx.now;
         self.launcher.phases_left -= 1;
         if !coll.spec.multicast {
             let children = coll.spec.tree.children[r as usize].clone();

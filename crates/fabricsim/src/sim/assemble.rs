@@ -517,6 +517,7 @@ impl Simulation {
                     a
                 },
                 counters: Counters::default(),
+                tally: Default::default(),
                 params,
             },
             fabric: Fabric {
@@ -558,11 +559,7 @@ impl Simulation {
                     ..Default::default()
                 },
                 transport,
-                flows_done: 0,
-                acks_awaited: 0,
                 receivers_done_at: None,
-                flows_started: 0,
-                last_progress: 0,
                 receiver_cnp: dr_cfg.cnp.receivers() && sc.cc.dcqcn.cnp_from.receiver(),
                 data_rails,
                 hw: None,

@@ -98,7 +98,7 @@ impl Simulation {
         // call site per handler: a second costs every event its handlers' inlining.
         let mut diagnosis: Option<(crate::livelock::Tally, (Time, u64))> = None;
         let outcome = loop {
-            if self.nics.flows_done == total && self.nics.launcher.phases_left == 0 {
+            if self.ctx.tally.flows_done == total && self.nics.launcher.phases_left == 0 {
                 // Every receiver has its data. The run goes on until the last ACKs reach
                 // their senders (the sender-side FCT, as ns-3 measures it), but no longer
                 // than the stall timeout: an ACK path cut by a fault must not hold it.
@@ -109,7 +109,7 @@ impl Simulation {
                 let t_done = *self.nics.receivers_done_at.get_or_insert(self.ctx.now);
                 let next = self.ctx.queue.peek_time();
                 let instant_over = next.is_none_or(|t| t > self.ctx.now);
-                if (self.nics.acks_awaited == 0 && instant_over)
+                if (self.ctx.tally.acks_awaited() == 0 && instant_over)
                     || next.is_none_or(|t| t.saturating_sub(t_done) > self.ctx.params.stall_timeout)
                 {
                     break Outcome::Completed;
@@ -127,10 +127,11 @@ impl Simulation {
                 self.ctx.now = until;
                 return None;
             }
-            if t.saturating_sub(self.nics.last_progress) > self.ctx.params.stall_timeout
-                && self.nics.flows_started > self.nics.flows_done
+            let tally = &self.ctx.tally;
+            if t.saturating_sub(tally.last_progress) > self.ctx.params.stall_timeout
+                && tally.flows_started > tally.flows_done
             {
-                self.ctx.now = self.nics.last_progress + self.ctx.params.stall_timeout;
+                self.ctx.now = tally.last_progress + self.ctx.params.stall_timeout;
                 break Outcome::Stalled(crate::stall::diagnose(self));
             }
             self.ctx.now = t;

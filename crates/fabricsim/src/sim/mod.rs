@@ -163,6 +163,42 @@ pub struct Counters {
     pub data_arrived: u64,
 }
 
+/// What the run's end and stall checks count. It lives in the [`Ctx`] of whoever runs
+/// the events (in a run cut into shards, one per shard, summed at each barrier), so no
+/// handler reads another shard's count.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Flows whose receiver has every byte.
+    pub flows_done: usize,
+    /// Flows whose sender has had its last ACK. A sender is done only after its
+    /// receiver (the last cumulative ACK answers the last byte), so
+    /// `flows_done - senders_done` ACKs are still on their way.
+    pub senders_done: usize,
+    /// Flows started.
+    pub flows_started: usize,
+    /// The last time anything made progress (a flow started, in-order data, a
+    /// collective step), for the stall check.
+    pub last_progress: Time,
+    /// When the last receiver got its last byte.
+    pub last_flow_done: Time,
+}
+
+impl Tally {
+    /// Adds another shard's counts (times: the latest).
+    pub fn merge(&mut self, o: &Tally) {
+        self.flows_done += o.flows_done;
+        self.senders_done += o.senders_done;
+        self.flows_started += o.flows_started;
+        self.last_progress = self.last_progress.max(o.last_progress);
+        self.last_flow_done = self.last_flow_done.max(o.last_flow_done);
+    }
+
+    /// ACKs of finished flows still on their way to their senders.
+    pub fn acks_awaited(&self) -> usize {
+        self.flows_done - self.senders_done
+    }
+}
+
 /// A job iteration as it runs.
 #[derive(Clone, Debug)]
 pub struct JobState {
@@ -187,6 +223,8 @@ pub struct Ctx {
     pub arena: PacketArena,
     /// Global counters.
     pub counters: Counters,
+    /// Progress counts for the run's end and stall checks.
+    pub tally: Tally,
     /// Resolved parameters (read only during the run).
     pub params: RunParams,
 }
@@ -259,14 +297,9 @@ pub struct Nics {
     pub(crate) launcher: FlowLauncher,
     /// The NICs' transport (reliability state machine).
     pub(crate) transport: crate::transport::AnyTransport,
-    pub(crate) flows_done: usize,
-    /// Flows whose receiver has every byte but whose sender has not yet had the last
-    /// ACK.
-    pub(crate) acks_awaited: usize,
-    /// When the last receiver got its last byte.
+    /// When the last receiver got its last byte and the last phase ended (set by the
+    /// loop when it sees both).
     pub(crate) receivers_done_at: Option<Time>,
-    pub(crate) flows_started: usize,
-    pub(crate) last_progress: Time,
     /// Receivers answer CE marks with CNPs (`fabric.dr.cnp` is `e2e` or `both`, and
     /// `cc.dcqcn.cnp_from` is `receiver` or `both`).
     pub(crate) receiver_cnp: bool,
@@ -527,7 +560,7 @@ impl Simulation {
 
     /// Flows finished so far.
     pub fn flows_done(&self) -> usize {
-        self.nics.flows_done
+        self.ctx.tally.flows_done
     }
 
     /// Events processed so far.
@@ -540,7 +573,7 @@ impl Simulation {
         Progress {
             now: self.ctx.now,
             events: self.ctx.queue.popped(),
-            flows_done: self.nics.flows_done,
+            flows_done: self.ctx.tally.flows_done,
             flows_total: self.nics.flows.len(),
             max_time: self.ctx.params.max_time,
             finished: false,

@@ -548,7 +548,7 @@ impl Nics {
                 let f = &mut self.flows[fid as usize];
                 f.spec.start = now;
                 f.started = true;
-                self.flows_started += 1;
+                ctx.tally.flows_started += 1;
                 eng.waiting[h as usize].push_back(fid);
                 return;
             }
@@ -573,7 +573,7 @@ impl Nics {
         }
         let f = &mut self.flows[fid as usize];
         if !f.started {
-            self.flows_started += 1;
+            ctx.tally.flows_started += 1;
         }
         f.spec.start = posted;
         f.started = true;
@@ -583,7 +583,7 @@ impl Nics {
             None => now,
         };
         f.cc.on_start(now);
-        self.last_progress = now;
+        ctx.tally.last_progress = now;
         let h = f.spec.src as usize;
         let flows = &mut self.flows;
         let slot = self.hosts[h]

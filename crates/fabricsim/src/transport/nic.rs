@@ -343,7 +343,7 @@ impl Nics {
         let f = &mut self.flows[fid as usize];
         let rx = self.transport.on_data(f, seq, bytes);
         if rx.in_order {
-            self.last_progress = now;
+            ctx.tally.last_progress = now;
         }
         if cnp_flag && ctx.params.cnp_on_ack && !matches!(rx.reply, RxReply::Nothing) {
             // The answering ACK or NACK echoes the CE mark (`Packet::echo`), which the
@@ -362,13 +362,12 @@ impl Nics {
         }
         if rx.completed {
             let f = &mut self.flows[fid as usize];
+            // The receiver's last ACK is on its way: the run waits for it, so that every
+            // flow has its sender-side FCT (`Tally::acks_awaited`; the sender's half is
+            // not read here, it may run elsewhere).
             f.finish = Some(now);
-            if f.sender_done.is_none() {
-                // The receiver's last ACK is on its way: the run waits for it, so that
-                // every flow has its sender-side FCT.
-                self.acks_awaited += 1;
-            }
-            self.flows_done += 1;
+            ctx.tally.flows_done += 1;
+            ctx.tally.last_flow_done = now;
             self.on_flow_finished(ctx, fabric, fid);
         }
     }
@@ -481,10 +480,9 @@ impl Nics {
         }
         let f = &mut self.flows[fid as usize];
         if f.snd_una >= f.spec.size && f.sender_done.is_none() {
+            debug_assert!(f.finish.is_some(), "a sender finished before its receiver");
             f.sender_done = Some(now);
-            if f.finish.is_some() {
-                self.acks_awaited -= 1;
-            }
+            ctx.tally.senders_done += 1;
             let h = f.spec.src as usize;
             self.hosts[h].active.remove(f.rr_slot);
             // A place in flight is free: the next message waiting for one goes.
