@@ -586,6 +586,7 @@ impl Simulation {
             trainings,
             memory_estimate: 0,
             livelock: Default::default(),
+            end_grid: 0,
         };
         let algs: Vec<CcAlgorithm> = (0..sim.nics.flows.len())
             .map(|i| {

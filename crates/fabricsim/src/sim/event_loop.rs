@@ -8,6 +8,7 @@ use crate::fabric::NodeKind;
 use crate::scenario::config::LbAlgorithm;
 use crate::units::Time;
 
+use crate::sim::partition::cell_end;
 use crate::sim::*;
 
 /// What the loop's periodic check asks of it.
@@ -72,6 +73,7 @@ impl Simulation {
                 && self.fabric.dr.is_none()
                 && self.fabric.switch_cnp.is_none();
             self.ctx.queue.set_lookahead(self.prefetch);
+            self.end_grid = partition::crossing_grid(&self.fabric);
             // Faults first: one at a flow's start time acts before the flow starts.
             if self.fabric.faults.is_some() {
                 self.schedule_faults();
@@ -102,14 +104,15 @@ impl Simulation {
                 // Every receiver has its data. The run goes on until the last ACKs reach
                 // their senders (the sender-side FCT, as ns-3 measures it), but no longer
                 // than the stall timeout: an ACK path cut by a fault must not hold it.
-                // The run ends with the picosecond it completes in: every event of that
-                // instant still runs, so what the counters hold at the end does not
-                // depend on the order of same-time events (in a fabric cut into parts,
-                // each part ends its instant).
+                // The run ends with the cell of the crossing grid it completes in
+                // (`partition::crossing_grid`, the least delay of any cable): every event
+                // of that cell still runs, so what the counters hold at the end depends
+                // neither on the order of same-time events nor on where a run cut into
+                // shards has its barriers (at cell ends).
                 let t_done = *self.nics.receivers_done_at.get_or_insert(self.ctx.now);
                 let next = self.ctx.queue.peek_time();
-                let instant_over = next.is_none_or(|t| t > self.ctx.now);
-                if (self.ctx.tally.acks_awaited() == 0 && instant_over)
+                let cell_over = next.is_none_or(|t| t >= cell_end(self.end_grid, self.ctx.now));
+                if (self.ctx.tally.acks_awaited() == 0 && cell_over)
                     || next.is_none_or(|t| t.saturating_sub(t_done) > self.ctx.params.stall_timeout)
                 {
                     break Outcome::Completed;

@@ -346,6 +346,9 @@ pub struct Simulation {
     /// What the run was estimated to hold before it was built ([`crate::budget`]), in
     /// bytes; 0 when built without the estimate.
     pub memory_estimate: u64,
+    /// The run ends at the end of the cell of this grid in which it completes
+    /// ([`partition::crossing_grid`]; set when the run starts).
+    pub(crate) end_grid: Time,
     /// The livelock guard (set up when the run starts).
     pub(crate) livelock: crate::livelock::Guard,
 }

@@ -251,6 +251,42 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
     }
 }
 
+/// The least time anything takes to cross any cable (a frame's link delay, a credit
+/// return's delay; 0 with link-level retransmission, whose replay requests may take no
+/// time): no partition can have a smaller lookahead, and it depends on the fabric alone,
+/// not on how it is cut. A run ends at the end of the `grid`-long cell of simulated time
+/// in which it completes (`sim/event_loop.rs`), which a run cut into shards can see at
+/// its barriers: so where it ends does not depend on the thread count.
+pub fn crossing_grid(fabric: &Fabric) -> Time {
+    if fabric.faults.as_ref().is_some_and(|f| f.llr) {
+        return 0;
+    }
+    let credit = fabric.credit();
+    let mut grid = Time::MAX;
+    for p in 0..fabric.ports.len() {
+        grid = grid.min(fabric.links[p].delay);
+        if let Some(c) = credit.filter(|c| c.port(p).tracked()) {
+            grid = grid.min(c.return_delay(p));
+        }
+    }
+    if grid == Time::MAX {
+        0
+    } else {
+        grid
+    }
+}
+
+/// The end of the cell of a `grid` (see [`crossing_grid`]) that holds `t`: the first
+/// time that is not part of `t`'s cell (with no grid, the instant after `t`).
+#[inline]
+pub fn cell_end(grid: Time, t: Time) -> Time {
+    if grid == 0 {
+        t.saturating_add(1)
+    } else {
+        (t / grid).saturating_add(1).saturating_mul(grid)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
