@@ -57,6 +57,11 @@ enum Cmd {
         /// Worker threads (default: one per core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Threads each run is cut into (a parallel engine; default 1). The results are
+        /// the same bytes whatever it is; a run whose model the parallel engine does not
+        /// cover yet runs on one thread, with a note.
+        #[arg(long, default_value_t = 1)]
+        threads_per_run: usize,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -100,6 +105,10 @@ enum Cmd {
         /// Internal (with --child): the long-haul case with this DCI fibre length.
         #[arg(long, hide = true)]
         km: Option<f64>,
+        /// Also run each case cut into this many threads (the parallel engine), beside
+        /// the run on one, and print the speedup.
+        #[arg(long, default_value_t = 1)]
+        threads_per_run: usize,
     },
 }
 
@@ -112,11 +121,20 @@ fn main() -> ExitCode {
             seed,
             set,
             threads,
+            threads_per_run,
             quiet,
             max_memory,
             resume,
         } => match set_max_memory(max_memory) {
-            Ok(()) => cmd_run(file, out, seed, set, threads, quiet, resume),
+            Ok(()) => {
+                let opts = RunOptions {
+                    out,
+                    seed,
+                    threads,
+                    threads_per_run,
+                };
+                cmd_run(file, opts, set, quiet, resume)
+            }
             Err(e) => e,
         },
         Cmd::Check {
@@ -137,7 +155,8 @@ fn main() -> ExitCode {
             long_haul,
             child,
             km,
-        } => cmd_bench(k, repeat, long_haul, child, km),
+            threads_per_run,
+        } => cmd_bench(k, repeat, long_haul, child, km, threads_per_run),
     }
 }
 
@@ -187,10 +206,8 @@ fn cmd_check(file: PathBuf, set: Vec<String>) -> ExitCode {
 
 fn cmd_run(
     file: PathBuf,
-    out: Option<PathBuf>,
-    seed: Option<u64>,
+    opts: RunOptions,
     set: Vec<String>,
-    threads: usize,
     quiet: bool,
     resume: bool,
 ) -> ExitCode {
@@ -257,11 +274,6 @@ fn cmd_run(
             ));
         }
     };
-    let opts = RunOptions {
-        out: out.clone(),
-        seed,
-        threads,
-    };
     let signals = match Signals::install() {
         Ok(s) => s,
         Err(e) => {
@@ -291,6 +303,12 @@ fn cmd_run(
     println!("{}", fabricsim::results::table(&sweep.rows));
     if let Some(note) = &sweep.threads_note {
         eprintln!("note: {note}");
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for note in sweep.runs.iter().flat_map(|r| &r.notes) {
+        if seen.insert(note) {
+            eprintln!("note: {note}");
+        }
     }
     let (mut bad, mut broken) = (false, false);
     // Reused runs (`--resume`) count as they did when they ran.
@@ -348,7 +366,7 @@ fn cmd_run(
             s.packet_hops_per_sec / 1e6
         );
     }
-    if let Some(o) = &out {
+    if let Some(o) = &opts.out {
         eprintln!("results in {}", o.display());
     }
     if let Some(by) = &sweep.stopped_by {
@@ -480,8 +498,14 @@ fn cmd_bench(
     long_haul: bool,
     child: bool,
     km: Option<f64>,
+    threads_per_run: usize,
 ) -> ExitCode {
     use fabricsim::bench::Case;
+    if !(1..=1024).contains(&threads_per_run) {
+        return input_error(format!(
+            "--threads-per-run {threads_per_run}: threads per run must be between 1 and 1024"
+        ));
+    }
     if let Err(m) = fabricsim::bench::check_args(k, repeat, km) {
         return input_error(m);
     }
@@ -496,7 +520,7 @@ fn cmd_bench(
             Some(km) => Case::LongHaul(km),
             None => Case::FatTree(k.unwrap_or(8)),
         };
-        let r = fabricsim::bench::run_case(case);
+        let r = fabricsim::bench::run_case_on(case, threads_per_run);
         let memory: serde_json::Map<String, serde_json::Value> = (fabricsim::memory::PARTS.iter())
             .zip(r.memory.bytes)
             .map(|(p, b)| (p.to_string(), b.into()))
@@ -507,6 +531,7 @@ fn cmd_bench(
             "sim_ps": r.sim_ps, "flows_done": r.flows.0, "flows": r.flows.1,
             "peak_rss_mb": peak_rss_mb(), "memory_bytes": memory,
             "memory_total": r.memory.total(), "peak_packets": r.memory.peak_packets,
+            "threads": threads_per_run, "shards": r.shards, "notes": r.notes,
         });
         println!("{j}");
         return ExitCode::SUCCESS;
@@ -522,6 +547,17 @@ fn cmd_bench(
             None => vec![Case::FatTree(8), Case::FatTree(16)],
         }
     };
+    // With --threads-per-run, each case on one thread and on that many, side by side.
+    let cases: Vec<(Case, usize)> = cases
+        .into_iter()
+        .flat_map(|c| {
+            let mut v = vec![(c, 1)];
+            if threads_per_run > 1 {
+                v.push((c, threads_per_run));
+            }
+            v
+        })
+        .collect();
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => {
@@ -530,18 +566,19 @@ fn cmd_bench(
         }
     };
     println!(
-        "{:<34} {:>6} {:>10} {:>14} {:>12} {:>10} {:>10}",
-        "case", "hosts", "flows", "packet-hops/s", "events/s", "wall s", "peak RSS"
+        "{:<34} {:>7} {:>6} {:>10} {:>14} {:>12} {:>10} {:>10}",
+        "case", "threads", "hosts", "flows", "packet-hops/s", "events/s", "wall s", "peak RSS"
     );
     // Rounds interleave the cases (A, B, A, B, ...) so that a VM's drift falls on all of
     // them alike.
     let mut runs: Vec<Vec<serde_json::Value>> = vec![Vec::new(); cases.len()];
     for _ in 0..repeat {
-        for (i, case) in cases.iter().enumerate() {
-            let args: Vec<String> = match *case {
+        for (i, &(case, threads)) in cases.iter().enumerate() {
+            let mut args: Vec<String> = match case {
                 Case::FatTree(k) => vec!["--k".into(), k.to_string()],
                 Case::LongHaul(km) => vec!["--km".into(), km.to_string()],
             };
+            args.extend(["--threads-per-run".into(), threads.to_string()]);
             // Each run is its own process so its peak RSS is its own.
             let out = std::process::Command::new(&exe)
                 .args(["bench", "--child"])
@@ -573,6 +610,7 @@ fn cmd_bench(
     }
     let mut rates = Vec::new();
     let mut medians = Vec::new();
+    let mut walls = Vec::new();
     for mut runs in runs {
         runs.sort_by(|a, b| {
             let w = |v: &serde_json::Value| v["wall_seconds"].as_f64().unwrap_or(f64::MAX);
@@ -583,9 +621,11 @@ fn cmd_bench(
         let hops = v["packet_hops"].as_f64().unwrap_or(f64::NAN);
         let events = v["events"].as_f64().unwrap_or(f64::NAN);
         rates.push(events / wall);
+        walls.push(wall);
         println!(
-            "{:<34} {:>6} {:>10} {:>12.2} M {:>10.2} M {:>10.2} {:>7.1} MB",
+            "{:<34} {:>7} {:>6} {:>10} {:>12.2} M {:>10.2} M {:>10.2} {:>7.1} MB",
             v["name"].as_str().unwrap_or("?"),
+            format!("{}/{}", v["shards"], v["threads"]),
             v["hosts"],
             format!("{}/{}", v["flows_done"], v["flows"]),
             hops / wall / 1e6,
@@ -593,7 +633,21 @@ fn cmd_bench(
             wall,
             v["peak_rss_mb"].as_f64().unwrap_or(f64::NAN)
         );
+        for note in v["notes"].as_array().into_iter().flatten() {
+            println!("  note: {}", note.as_str().unwrap_or("?"));
+        }
         medians.push(v.clone());
+    }
+    if threads_per_run > 1 {
+        for (i, pair) in walls.chunks(2).enumerate() {
+            if let [one, many] = pair {
+                println!(
+                    "{}: {:.2}x on {threads_per_run} threads (wall of one thread / wall of {threads_per_run})",
+                    cases[2 * i].0.name(),
+                    one / many
+                );
+            }
+        }
     }
     print_memory(&medians);
     if long_haul {

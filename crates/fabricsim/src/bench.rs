@@ -65,6 +65,10 @@ pub struct BenchResult {
     pub flows: (usize, usize),
     /// Memory by part at the end of the run (capacities at their peak).
     pub memory: crate::memory::Breakdown,
+    /// Shards the run was cut into (1: the serial engine).
+    pub shards: usize,
+    /// Why fewer shards than threads asked for, if so.
+    pub notes: Vec<String>,
 }
 
 impl BenchResult {
@@ -184,11 +188,18 @@ pub fn run(k: u32) -> BenchResult {
 
 /// Runs one benchmark case.
 pub fn run_case(case: Case) -> BenchResult {
+    run_case_on(case, 1)
+}
+
+/// Runs one benchmark case cut into `threads` shards on as many threads
+/// ([`Simulation::set_threads_per_run`]).
+pub fn run_case_on(case: Case, threads: usize) -> BenchResult {
     let t0 = Instant::now();
     let l = load_str(&case.scenario_toml(), "<bench>", Path::new("."), &[])
         .expect("bench scenario is valid");
     let mut sim =
         Simulation::build(&l.scenario, "<bench>", Path::new(".")).expect("bench scenario builds");
+    let notes = sim.set_threads_per_run(threads);
     let build = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     sim.run(&mut |_| {});
@@ -203,5 +214,7 @@ pub fn run_case(case: Case) -> BenchResult {
         sim_ps: sim.ctx.now,
         flows: (sim.flows_done(), sim.nics.flows.len()),
         memory: sim.memory_breakdown(),
+        shards: sim.shard_count(),
+        notes,
     }
 }

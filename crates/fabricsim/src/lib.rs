@@ -23,7 +23,8 @@
 //! See `docs/ARCHITECTURE.md` for the design and its invariants.
 
 #![warn(missing_docs)]
-// The one exception is `prefetch` (a cache hint that cannot fault).
+// The exceptions: `prefetch` (a cache hint that cannot fault), and the threads of a
+// sharded run sharing the model's tables (`sim/shards.rs`, `SharedModel`).
 #![deny(unsafe_code)]
 
 pub mod bench;

@@ -132,7 +132,9 @@ impl Simulation {
             + vec_bytes(&self.ideal)
             + vec_bytes(&self.ideal_rtt)
             + vec_bytes(&self.server_of_host);
-        let arena = self.ctx.arena.heap_bytes();
+        // A sharded run's packets were in its shards' arenas (and their queues).
+        let arena =
+            self.ctx.arena.heap_bytes() + self.shards.as_ref().map_or(0, |s| s.heap_bytes());
         Breakdown {
             bytes: [
                 routing, ports, queues, links, rings, switches, nodes, hosts, arena,

@@ -517,6 +517,10 @@ impl PacketArena {
     pub fn peak(&self) -> usize {
         self.peak
     }
+    /// Raises the peak to `peak` (the shards' arenas of a parallel run, gathered).
+    pub fn raise_peak(&mut self, peak: usize) {
+        self.peak = self.peak.max(peak);
+    }
     /// Bytes the arena holds: its chunks of slots, the chunk table and the tags, by
     /// capacity.
     pub fn heap_bytes(&self) -> u64 {

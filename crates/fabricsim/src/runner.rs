@@ -50,6 +50,10 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Worker threads (0: one per core).
     pub threads: usize,
+    /// Threads each run is cut into (issue 19; 0 or 1: one): see
+    /// [`Simulation::set_threads_per_run`]. The results are the same bytes whatever it
+    /// is.
+    pub threads_per_run: usize,
 }
 
 /// How a sweep may be cut short or continued.
@@ -92,6 +96,8 @@ pub struct RunResult {
     pub summary: Summary,
     /// How it ended.
     pub outcome: Outcome,
+    /// Why it ran on fewer threads than `threads_per_run` asked for, if so.
+    pub notes: Vec<String>,
 }
 
 /// What a sweep did ([`run_sweep`]).
@@ -409,9 +415,15 @@ pub fn run_sweep(
                 }
                 let i = order[k];
                 let p = &plan[i];
-                let res = run_one(loaded, p, multi, dir_of(&p.meta), ctl.stop, &|x| {
-                    progress(i, x)
-                });
+                let res = run_one(
+                    loaded,
+                    p,
+                    multi,
+                    dir_of(&p.meta),
+                    opts.threads_per_run,
+                    ctl.stop,
+                    &|x| progress(i, x),
+                );
                 // `None`: stopped, the run stays unfinished.
                 if let Some(res) = res {
                     *results[i].lock().expect("result lock") = Some(res);
@@ -505,7 +517,16 @@ pub fn run_single(
         resolved::set_seed(&mut p.meta.table, p.meta.seed).map_err(RunError::Input)?;
         results::prepare_out(out, &[]).map_err(RunError::Out)?;
     }
-    run_one_kept(loaded, p, false, out.map(Path::to_path_buf), stop, progress).transpose()
+    run_one_kept(
+        loaded,
+        p,
+        false,
+        out.map(Path::to_path_buf),
+        1,
+        stop,
+        progress,
+    )
+    .transpose()
 }
 
 /// Builds, runs and writes one run; `None` when `stop` cut it short (nothing written).
@@ -514,10 +535,11 @@ fn run_one(
     p: &PlannedRun,
     multi: bool,
     dir: Option<PathBuf>,
+    threads_per_run: usize,
     stop: Option<&AtomicBool>,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Option<Result<RunResult, RunError>> {
-    run_one_kept(loaded, p, multi, dir, stop, progress).map(|r| r.map(|(_, r)| r))
+    run_one_kept(loaded, p, multi, dir, threads_per_run, stop, progress).map(|r| r.map(|(_, r)| r))
 }
 
 /// [`run_one`], returning the finished Simulation too.
@@ -526,6 +548,7 @@ fn run_one_kept(
     p: &PlannedRun,
     multi: bool,
     dir: Option<PathBuf>,
+    threads_per_run: usize,
     stop: Option<&AtomicBool>,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Option<Result<(Simulation, RunResult), RunError>> {
@@ -535,6 +558,7 @@ fn run_one_kept(
         Ok(s) => s,
         Err(e) => return Some(Err(RunError::Input(e))),
     };
+    let notes = sim.set_threads_per_run(threads_per_run);
     let meta = &p.meta;
     // The run starts: its first report from the loop comes only 2^20 events in, and an
     // ETA needs to know when the run began.
@@ -571,6 +595,7 @@ fn run_one_kept(
             variant: meta.name.clone(),
             summary,
             outcome,
+            notes,
         };
         (sim, r)
     }))
@@ -618,6 +643,7 @@ values = ["256KiB", "1MiB"]
             out: Some(out.to_path_buf()),
             seed: None,
             threads: 2,
+            threads_per_run: 1,
         }
     }
 

@@ -328,6 +328,7 @@ fn run_sweep(dir: &Path) {
         out: Some(dir.to_path_buf()),
         seed: None,
         threads: 2,
+        threads_per_run: 1,
     };
     let res = fabricsim::runner::run(&l, &opts, &|_, _| {}).unwrap();
     assert_eq!(res.len(), 8);

@@ -19,6 +19,7 @@ fn run_quickstart(out: &Path) -> Vec<fabricsim::runner::RunResult> {
         out: Some(out.to_path_buf()),
         seed: None,
         threads: 1,
+        threads_per_run: 1,
     };
     run(&loaded, &opts, &|_, _| {}).unwrap()
 }
@@ -34,6 +35,7 @@ fn run_two_variants(out: &Path) -> Vec<fabricsim::runner::RunResult> {
         out: Some(out.to_path_buf()),
         seed: None,
         threads: 2,
+        threads_per_run: 1,
     };
     run(&loaded, &opts, &|_, _| {}).unwrap()
 }
@@ -452,6 +454,7 @@ fn jct_charts_draw_each_runs_lower_bound_under_its_bars() {
         out: None,
         seed: None,
         threads: 2,
+        threads_per_run: 1,
     };
     let rows: Vec<_> = run(&loaded, &opts, &|_, _| {})
         .unwrap()

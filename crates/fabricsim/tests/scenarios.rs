@@ -127,6 +127,7 @@ fn results_written_to_disk_are_identical_across_runs() {
             out: Some(out.clone()),
             seed: None,
             threads: 2,
+            threads_per_run: 1,
         };
         fabricsim::runner::run(&loaded, &opts, &|_, _| {}).unwrap();
         outs.push(out);

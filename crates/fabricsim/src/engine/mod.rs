@@ -352,6 +352,28 @@ impl EventQueue {
         self.advance()
     }
 
+    /// Removes and returns the earliest event if it is due before `end`. Unlike a `pop`
+    /// followed by [`Self::unpop`], it never moves the calendar to a slot that starts at
+    /// or after `end`, so events may still be pushed for any time from `end` on (a
+    /// shard's window, `sim/shards.rs`: frames handed over arrive at or after its end).
+    #[inline(always)]
+    pub fn pop_before(&mut self, end: Time) -> Option<(Time, Event)> {
+        if self.head < self.end {
+            let k = self.drain[self.head];
+            let t = self.base + (k >> self.lsh);
+            if t >= end {
+                return None;
+            }
+            self.head += 1;
+            self.popped += 1;
+            return Some((t, Event::decode(k & EV_MASK)));
+        }
+        if self.peek_time()? >= end {
+            return None;
+        }
+        self.advance()
+    }
+
     /// Lets [`Self::peek_codes`] look past the current slot (at a small cost per slot).
     pub fn set_lookahead(&mut self, on: bool) {
         self.lookahead = on;
@@ -571,6 +593,11 @@ impl EventQueue {
     /// Events processed so far.
     pub fn popped(&self) -> u64 {
         self.popped
+    }
+
+    /// Counts `n` events popped elsewhere (the shards of a parallel run, gathered).
+    pub fn add_popped(&mut self, n: u64) {
+        self.popped += n;
     }
 }
 

@@ -190,7 +190,11 @@ impl Fabric {
         // The port and its link, each indexed once.
         let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
         let arrival = now + ahead + link.delay;
-        if link.put(arrival, pkt) {
+        if link.cut_to != 0 {
+            // The far end is another shard's: the frame goes to it at the next barrier
+            // (the arrival is at least a lookahead away).
+            ctx.hand_off(link.cut_to, port.link(), arrival, pkt);
+        } else if link.put(arrival, pkt) {
             ctx.queue.push(arrival, Event::LinkArrive(port.link()));
         }
         let more = port_ref.ctrl_len() != 0 || port_ref.has_queued() || nic_has_flows;

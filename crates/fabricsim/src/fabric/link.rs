@@ -26,6 +26,11 @@ pub struct Link {
     /// Arrivals go through the faults model (the link has bit errors, or a fault may take
     /// it down): it may lose or corrupt frames. In the padding after `to`.
     pub watched: bool,
+    /// In a run cut into shards, the far end is in another shard: 0 when not, else that
+    /// shard's index plus one. The sender then hands its frames over
+    /// ([`crate::sim::shards`]) instead of putting them in `ring`, which belongs to the
+    /// far end. In the padding after `watched`.
+    pub cut_to: u16,
     /// Packets delivered.
     pub delivered: u64,
     /// Packets in flight with their arrival times, oldest first.
@@ -40,6 +45,7 @@ impl Link {
             to_port,
             to,
             watched: false,
+            cut_to: 0,
             delivered: 0,
             ring: VecDeque::new(),
         }

@@ -248,6 +248,14 @@ impl Port {
         self.owner_code & (CREDIT_BIT | CAPTURE_BIT) != 0
     }
 
+    /// Calls `f` on every frame queued on the port (priority queues, then MAC control).
+    pub(crate) fn for_each_queued_mut(&mut self, mut f: impl FnMut(&mut Desc)) {
+        for q in &mut self.queues {
+            q.q.iter_mut().for_each(&mut f);
+        }
+        self.mac_ctrl.iter_mut().for_each(f);
+    }
+
     /// Queues a MAC control (PFC) frame; it goes before every priority queue.
     pub fn push_ctrl(&mut self, d: Desc) {
         self.mac_ctrl.push_back(d);

@@ -519,6 +519,8 @@ impl Simulation {
                 counters: Counters::default(),
                 tally: Default::default(),
                 params,
+                shard: 0,
+                outbox: Vec::new(),
             },
             fabric: Fabric {
                 table_routing,
@@ -550,8 +552,7 @@ impl Simulation {
                 flows,
                 jobs,
                 launcher: FlowLauncher {
-                    order,
-                    next: 0,
+                    lanes: vec![crate::transport::launcher::Lane { order, next: 0 }],
                     deps,
                     phase_times: vec![(None, None); phases.len()],
                     phases_left: phases.len(),
@@ -587,6 +588,7 @@ impl Simulation {
             memory_estimate: 0,
             livelock: Default::default(),
             end_grid: 0,
+            shards: None,
         };
         let algs: Vec<CcAlgorithm> = (0..sim.nics.flows.len())
             .map(|i| {

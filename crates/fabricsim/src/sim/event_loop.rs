@@ -51,6 +51,9 @@ impl Simulation {
         halt: Option<&std::sync::atomic::AtomicBool>,
         progress: &mut dyn FnMut(&Progress),
     ) -> Option<Outcome> {
+        if self.shards.is_some() {
+            return self.run_sharded(until, halt, progress);
+        }
         if !self.started {
             self.started = true;
             // The event calendar's window should span a frame's serialization plus a
@@ -78,10 +81,8 @@ impl Simulation {
             if self.fabric.faults.is_some() {
                 self.schedule_faults();
             }
-            if !self.nics.launcher.order.is_empty() {
-                let t0 = self.nics.flows[self.nics.launcher.order[0] as usize]
-                    .spec
-                    .start;
+            if let Some(&first) = self.nics.launcher.lanes[0].order.first() {
+                let t0 = self.nics.flows[first as usize].spec.start;
                 self.ctx.queue.push(t0, Event::FlowArrivals);
             }
             self.nics.schedule_root_phases(&mut self.ctx);
@@ -156,7 +157,7 @@ impl Simulation {
                 }
             }
             if self.prefetch {
-                self.prefetch_ahead();
+                super::lookahead::prefetch_ahead(&self.ctx, &self.fabric);
             }
             self.dispatch(t, ev);
         };

@@ -7,102 +7,101 @@ use crate::packet::FLAG_ROUTED;
 
 use crate::sim::*;
 
-impl Simulation {
-    /// Starts loading what the next four events' handlers will read, one dependent step
-    /// per event of look-ahead, so that each step reads only lines the previous step
-    /// (one event earlier) started loading:
-    /// - 3 ahead: the link, or the port;
-    /// - 2 ahead: the link's first packets, or the port's queue and its link;
-    /// - 1 ahead: for an arrival at a switch, the egress port, its queue and the ingress
-    ///   counter (the egress was chosen upstream, see `route_ahead`), at a host the packet's
-    ///   slot; for a port, its head packet, its link's tail and its switch's buffer;
-    /// - next: for a port, the head packet's ingress counter and the port's ECN marker.
-    #[inline(always)]
-    pub(crate) fn prefetch_ahead(&self) {
-        use crate::engine::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
-        use crate::engine::peek_code;
-        use crate::prefetch::prefetch;
-        let ahead = self.ctx.queue.peek_codes();
-        match peek_code(ahead[3]) {
-            (LINK, l) => prefetch(&self.fabric.links[l as usize]),
-            (PORT, p) => prefetch(&self.fabric.ports[p as usize]),
-            _ => {}
-        }
-        match peek_code(ahead[2]) {
-            (LINK, l) => {
-                let ring = &self.fabric.links[l as usize].ring;
-                if let Some(head) = ring.front() {
-                    prefetch(head);
-                }
-                if let Some(next) = ring.get(1) {
-                    prefetch(next);
-                }
+/// Starts loading what the next four events' handlers will read, one dependent step
+/// per event of look-ahead, so that each step reads only lines the previous step
+/// (one event earlier) started loading:
+/// - 3 ahead: the link, or the port;
+/// - 2 ahead: the link's first packets, or the port's queue and its link;
+/// - 1 ahead: for an arrival at a switch, the egress port, its queue and the ingress
+///   counter (the egress was chosen upstream, see `route_ahead`), at a host the packet's
+///   slot; for a port, its head packet, its link's tail and its switch's buffer;
+/// - next: for a port, the head packet's ingress counter and the port's ECN marker.
+#[inline(always)]
+pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
+    use crate::engine::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
+    use crate::engine::peek_code;
+    use crate::prefetch::prefetch;
+    let ahead = ctx.queue.peek_codes();
+    match peek_code(ahead[3]) {
+        (LINK, l) => prefetch(&fabric.links[l as usize]),
+        (PORT, p) => prefetch(&fabric.ports[p as usize]),
+        _ => {}
+    }
+    match peek_code(ahead[2]) {
+        (LINK, l) => {
+            let ring = &fabric.links[l as usize].ring;
+            if let Some(head) = ring.front() {
+                prefetch(head);
             }
-            (PORT, p) => {
-                let port = &self.fabric.ports[p as usize];
-                if port.nonempty != 0 {
-                    let prio = 7 - port.nonempty.leading_zeros() as usize;
-                    prefetch(&port.queues[prio]);
-                }
-                prefetch(&self.fabric.links[p as usize]);
+            if let Some(next) = ring.get(1) {
+                prefetch(next);
             }
-            _ => {}
         }
-        match peek_code(ahead[1]) {
-            (LINK, l) => {
-                let link = &self.fabric.links[l as usize];
-                if let Some((_, d)) = link.ring.front() {
-                    match link.to {
-                        NodeKind::Host(_) => prefetch(self.ctx.arena.get(d.id)),
-                        NodeKind::Switch(s) => {
-                            // (Under spraying the ECMP choice is only a guess.)
-                            let egress = if d.flags & FLAG_ROUTED != 0 {
-                                Some(link.to_port.0.wrapping_add(d.in_port as i16 as u32))
-                            } else {
-                                self.fabric.ecmp_egress(s, d.dst, d.hash).map(|p| p.0)
-                            };
-                            if let Some(e) = egress.and_then(|e| self.fabric.ports.get(e as usize))
-                            {
-                                prefetch(e);
-                                prefetch(&e.queues[d.prio as usize & 7]);
-                                let sw = &self.fabric.switches[s as usize];
-                                sw.buffer.prefetch_counter(
-                                    sw.ports.local(link.to_port),
-                                    d.prio as usize,
-                                );
-                            }
+        (PORT, p) => {
+            let port = &fabric.ports[p as usize];
+            if port.nonempty != 0 {
+                let prio = 7 - port.nonempty.leading_zeros() as usize;
+                prefetch(&port.queues[prio]);
+            }
+            prefetch(&fabric.links[p as usize]);
+        }
+        _ => {}
+    }
+    match peek_code(ahead[1]) {
+        (LINK, l) => {
+            let link = &fabric.links[l as usize];
+            if let Some((_, d)) = link.ring.front() {
+                match link.to {
+                    NodeKind::Host(_) => prefetch(ctx.arena.get(d.id)),
+                    NodeKind::Switch(s) => {
+                        // (Under spraying the ECMP choice is only a guess.)
+                        let egress = if d.flags & FLAG_ROUTED != 0 {
+                            Some(link.to_port.0.wrapping_add(d.in_port as i16 as u32))
+                        } else {
+                            fabric.ecmp_egress(s, d.dst, d.hash).map(|p| p.0)
+                        };
+                        if let Some(e) = egress.and_then(|e| fabric.ports.get(e as usize)) {
+                            prefetch(e);
+                            prefetch(&e.queues[d.prio as usize & 7]);
+                            let sw = &fabric.switches[s as usize];
+                            sw.buffer
+                                .prefetch_counter(sw.ports.local(link.to_port), d.prio as usize);
                         }
                     }
                 }
             }
-            (PORT, p) => {
-                let port = &self.fabric.ports[p as usize];
-                if port.nonempty != 0 {
-                    let prio = 7 - port.nonempty.leading_zeros() as usize;
-                    if let Some(d) = port.queues[prio].q.front() {
-                        prefetch(d);
-                    }
-                }
-                if let Some(t) = self.fabric.links[p as usize].ring.back() {
-                    prefetch(t);
-                }
-                if let NodeKind::Switch(s) = port.owner() {
-                    prefetch(&self.fabric.switches[s as usize].buffer);
-                }
-            }
-            _ => {}
         }
-        if let (PORT, p) = peek_code(ahead[0]) {
-            let port = &self.fabric.ports[p as usize];
-            if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
+        (PORT, p) => {
+            let port = &fabric.ports[p as usize];
+            if port.nonempty != 0 {
                 let prio = 7 - port.nonempty.leading_zeros() as usize;
                 if let Some(d) = port.queues[prio].q.front() {
-                    let sw = &self.fabric.switches[s as usize];
-                    sw.buffer
-                        .prefetch_counter(d.in_port as usize, d.prio as usize);
-                    if let Some(m) = sw.ecn.get(p.wrapping_sub(sw.ports.first.0) as usize) {
-                        prefetch(m);
-                    }
+                    prefetch(d);
+                }
+            }
+            // (A cut link's ring belongs to the shard at its far end.)
+            let link = &fabric.links[p as usize];
+            if link.cut_to == 0 {
+                if let Some(t) = link.ring.back() {
+                    prefetch(t);
+                }
+            }
+            if let NodeKind::Switch(s) = port.owner() {
+                prefetch(&fabric.switches[s as usize].buffer);
+            }
+        }
+        _ => {}
+    }
+    if let (PORT, p) = peek_code(ahead[0]) {
+        let port = &fabric.ports[p as usize];
+        if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
+            let prio = 7 - port.nonempty.leading_zeros() as usize;
+            if let Some(d) = port.queues[prio].q.front() {
+                let sw = &fabric.switches[s as usize];
+                sw.buffer
+                    .prefetch_counter(d.in_port as usize, d.prio as usize);
+                if let Some(m) = sw.ecn.get(p.wrapping_sub(sw.ports.first.0) as usize) {
+                    prefetch(m);
                 }
             }
         }

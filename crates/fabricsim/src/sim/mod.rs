@@ -41,6 +41,7 @@ mod build;
 mod event_loop;
 mod lookahead;
 pub mod partition;
+pub(crate) mod shards;
 
 pub use crate::record::{QueueSample, RateSample, Recorder};
 pub(crate) use crate::transport::launcher::{Deps, FlowLauncher};
@@ -161,6 +162,8 @@ pub struct Counters {
     pub data_sent: u64,
     /// Data packets delivered to receiving NICs.
     pub data_arrived: u64,
+    /// Frames handed from one shard to another (a run cut into shards).
+    pub handoffs: u64,
 }
 
 /// What the run's end and stall checks count. It lives in the [`Ctx`] of whoever runs
@@ -181,6 +184,22 @@ pub struct Tally {
     pub last_progress: Time,
     /// When the last receiver got its last byte.
     pub last_flow_done: Time,
+}
+
+impl Counters {
+    /// Adds another shard's counts.
+    pub fn add(&mut self, o: &Counters) {
+        self.packet_hops += o.packet_hops;
+        self.drops += o.drops;
+        self.pfc_frames += o.pfc_frames;
+        self.ecn_marks += o.ecn_marks;
+        self.cnps += o.cnps;
+        self.acks += o.acks;
+        self.nacks += o.nacks;
+        self.data_sent += o.data_sent;
+        self.data_arrived += o.data_arrived;
+        self.handoffs += o.handoffs;
+    }
 }
 
 impl Tally {
@@ -227,6 +246,11 @@ pub struct Ctx {
     pub tally: Tally,
     /// Resolved parameters (read only during the run).
     pub params: RunParams,
+    /// The shard whose events this context runs (0 in a run on one thread).
+    pub(crate) shard: u32,
+    /// Frames handed to other shards in this window, by shard ([`shards`]); empty in a
+    /// run on one thread.
+    pub(crate) outbox: Vec<Vec<shards::Handoff>>,
 }
 
 /// The network: nodes, ports, links, switches (with their roles' state) and what they do
@@ -349,6 +373,9 @@ pub struct Simulation {
     /// The run ends at the end of the cell of this grid in which it completes
     /// ([`partition::crossing_grid`]; set when the run starts).
     pub(crate) end_grid: Time,
+    /// The run cut into shards on several threads ([`Simulation::set_threads_per_run`]);
+    /// `None` on one.
+    pub(crate) shards: Option<Box<shards::Shards>>,
     /// The livelock guard (set up when the run starts).
     pub(crate) livelock: crate::livelock::Guard,
 }

@@ -280,10 +280,9 @@ pub fn crossing_grid(fabric: &Fabric) -> Time {
 /// time that is not part of `t`'s cell (with no grid, the instant after `t`).
 #[inline]
 pub fn cell_end(grid: Time, t: Time) -> Time {
-    if grid == 0 {
-        t.saturating_add(1)
-    } else {
-        (t / grid).saturating_add(1).saturating_mul(grid)
+    match t.checked_div(grid) {
+        None => t.saturating_add(1),
+        Some(cell) => cell.saturating_add(1).saturating_mul(grid),
     }
 }
 

@@ -25,10 +25,9 @@ use std::collections::BinaryHeap;
 /// What decides when flows start.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FlowLauncher {
-    /// Flows without predecessors, by start time.
-    pub(crate) order: Vec<u32>,
-    /// The next of `order` to start.
-    pub(crate) next: usize,
+    /// Flows without predecessors, by start time: one lane per shard (the flows whose
+    /// sender it holds, [`crate::sim::shards`]), a single lane in a run on one.
+    pub(crate) lanes: Vec<Lane>,
     /// Start-after dependencies between flows.
     pub(crate) deps: Deps,
     /// Delayed actions `(time, action)`, earliest first: releases of a node, phase
@@ -44,6 +43,15 @@ pub(crate) struct FlowLauncher {
     pub(crate) phase_times: Vec<(Option<Time>, Option<Time>)>,
     /// Phases not ended yet (the run is complete when they and the flows are done).
     pub(crate) phases_left: usize,
+}
+
+/// The flows one shard starts by their start times.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Lane {
+    /// Flows without predecessors, by start time.
+    pub(crate) order: Vec<u32>,
+    /// The next of `order` to start.
+    pub(crate) next: usize,
 }
 
 /// A timer's action, packed in a `u32`: the kind in the top two bits, a node or phase
@@ -118,7 +126,7 @@ impl FlowLauncher {
     /// capacity).
     pub(crate) fn heap_bytes(&self) -> u64 {
         use crate::memory::vec_bytes;
-        vec_bytes(&self.order)
+        self.lanes.iter().map(|l| vec_bytes(&l.order)).sum::<u64>()
             + self.deps.heap_bytes()
             + (self.timers.capacity() * std::mem::size_of::<Reverse<(Time, u64, u32)>>()) as u64
             + vec_bytes(&self.phases)
@@ -479,14 +487,15 @@ impl Nics {
                 Timer::End(i) => self.end_phase(ctx, fabric, i),
             }
         }
-        while self.launcher.next < self.launcher.order.len() {
-            let fid = self.launcher.order[self.launcher.next];
+        let lane = ctx.shard as usize;
+        while self.launcher.lanes[lane].next < self.launcher.lanes[lane].order.len() {
+            let fid = self.launcher.lanes[lane].order[self.launcher.lanes[lane].next];
             let f = &mut self.flows[fid as usize];
             if f.spec.start > ctx.now {
                 ctx.queue.push(f.spec.start, Event::FlowArrivals);
                 break;
             }
-            self.launcher.next += 1;
+            self.launcher.lanes[lane].next += 1;
             self.start_flow(ctx, fabric, fid);
         }
         self.arm_timers(ctx);

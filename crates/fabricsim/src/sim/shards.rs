@@ -1,0 +1,632 @@
+//! The parallel engine (issue 19): one run cut into shards (`partition.rs`), each with
+//! its own event queue, packet arena, counters and tallies (its own [`Ctx`]), run in
+//! windows of simulated time on one thread each.
+//!
+//! **Ownership.** A shard owns its nodes: their ports (queues, pause state, the frame
+//! being sent), the switches' buffers and generators, the hosts' NICs and the halves of
+//! the flows they send or receive, and the links that arrive at its nodes (their rings of
+//! frames in flight). A handler touches only what the shard running it owns, plus
+//! constants (routing tables, delays, switch salts). The one thing that crosses is a
+//! frame put on a cut link: the sender hands it over ([`Ctx::hand_off`]: the frame's
+//! slot is freed, the packet travels by value), and the receiving shard puts it on the
+//! link's ring at the next barrier, allocating it in its own arena.
+//!
+//! **Synchronisation.** Conservative, in windows with a barrier: every shard runs the
+//! events of one cell `[kG, (k+1)G)` of the crossing grid (`G` = the least delay of any
+//! cable, [`super::partition::crossing_grid`], never more than the cut's lookahead),
+//! then all stop; frames handed over are delivered; the run's checks (completion, stall,
+//! `max_time`, the caller's pause time) are made on the summed tallies; the next window
+//! is the cell of the earliest pending event. A frame sent in a window arrives at least
+//! `G` later, so in a later window: no shard ever receives anything in its past.
+//! Null messages were the alternative: with one cut-cable delay for every pair of shards
+//! of a fat tree (every pod talks to every core), windows cost the same barriers without
+//! a protocol per pair.
+//!
+//! **Why the result does not depend on the thread count.** Events are ordered by (time,
+//! kind, component) with no insertion counter (`crate::engine`), and no handler touches
+//! another shard's state in the same window. So each shard runs its own events in the
+//! order the one-thread run would give them, and a frame handed over reaches its ring
+//! before its arrival, with the same event key as when the sender puts it there itself.
+//! The run ends at the end of a grid cell in both engines (`event_loop.rs`), the only
+//! place where a barrier could otherwise show. What is summed (counters, tallies) is
+//! summed exactly. The arena's peak is the one figure that is not the same: it is the sum
+//! of the shards' peaks, an upper bound (`speed.peak_packets`).
+//!
+//! **What runs sharded.** The fabric and transport of the benchmark and its kin: PFC or
+//! no flow control, ECN, ECMP and spraying, any congestion control without INT, flows
+//! started by time. Everything else (credits, GSE, long haul, faults, dependencies and
+//! jobs, hardware collectives, sampling, capture, INT, dual rails, table routing, lossy
+//! fabrics) runs on one thread, with a note saying which feature kept it there
+//! ([`Simulation::set_threads_per_run`]).
+//!
+//! **Threads.** The shards share the model's tables (`Fabric`, `Nics`): each thread
+//! writes only the entries its shard owns, which the partition makes disjoint, and reads
+//! constants. Rust's borrow rules cannot see that split, so the threads reach the
+//! tables through a raw pointer (`SharedModel`); the one-thread mode runs the same
+//! windows through ordinary borrows, and the tests require both to give the serial
+//! engine's bytes.
+
+use crate::cc::CongestionControl;
+use crate::engine::Event;
+use crate::fabric::NodeKind;
+use crate::ids::LinkId;
+use crate::packet::{Desc, Packet, PacketArena};
+use crate::scenario::config::LbAlgorithm;
+use crate::sim::partition::{cell_end, crossing_grid, partition, Partition};
+use crate::units::Time;
+
+use crate::sim::*;
+
+/// Runs every shard's events before a time and delivers what they handed over.
+type RunWindow<'a> = dyn FnMut(&mut [Ctx], &mut Fabric, &mut Nics, Time) + 'a;
+
+/// How a run of windows stopped.
+enum WindowsEnd {
+    /// At the pause time, or halted.
+    Paused,
+    /// Stalled (diagnosed once the shards are gathered).
+    Stalled,
+    /// The run ended so.
+    Ended(Outcome),
+}
+
+/// A frame put on a cut link, on its way to the shard at the far end.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Handoff {
+    link: LinkId,
+    arrival: Time,
+    desc: Desc,
+    packet: Packet,
+}
+
+impl Ctx {
+    /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`): its slot
+    /// here is freed and the packet goes by value.
+    #[inline]
+    pub(crate) fn hand_off(&mut self, to: u16, link: LinkId, arrival: Time, desc: Desc) {
+        let packet = *self.arena.get(desc.id);
+        self.arena.release(desc.id);
+        self.outbox[to as usize - 1].push(Handoff {
+            link,
+            arrival,
+            desc,
+            packet,
+        });
+    }
+
+    /// A shard's context: its own clock, queue, arena, counters and tallies.
+    fn for_shard(
+        shard: u32,
+        shards: usize,
+        params: &RunParams,
+        horizon: Time,
+        lookahead: bool,
+    ) -> Ctx {
+        let mut queue = EventQueue::with_capacity(1024);
+        queue.set_horizon(horizon);
+        queue.set_lookahead(lookahead);
+        Ctx {
+            now: 0,
+            queue,
+            arena: PacketArena::new(),
+            counters: Counters::default(),
+            tally: Tally::default(),
+            params: params.clone(),
+            shard,
+            outbox: vec![Vec::new(); shards],
+        }
+    }
+}
+
+/// A run cut into shards: the cut, and each shard's context once it runs.
+pub(crate) struct Shards {
+    /// The cut.
+    pub(crate) partition: Partition,
+    /// Threads to run the shards on (1: all shards in turn on the caller's thread).
+    pub(crate) threads: usize,
+    /// Each shard's context (empty until the run starts).
+    ctxs: Vec<Ctx>,
+    /// Windows run.
+    pub(crate) windows: u64,
+    /// Frames handed from one shard to another.
+    pub(crate) handoffs: u64,
+}
+
+impl Shards {
+    /// Heap bytes of the shards' arenas and outboxes (by capacity; event queues are not
+    /// itemized, as the serial run's is not).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        (self.ctxs.iter())
+            .map(|c| {
+                c.arena.heap_bytes()
+                    + (c.outbox.iter())
+                        .map(|o| (o.capacity() * std::mem::size_of::<Handoff>()) as u64)
+                        .sum::<u64>()
+            })
+            .sum()
+    }
+}
+
+/// What the parallel engine does not run yet, if the model uses any of it.
+fn unsupported(sim: &Simulation) -> Option<&'static str> {
+    let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
+    let checks: [(bool, &'static str); 19] = [
+        (f.credit().is_some(), "credit flow control"),
+        (f.gse.is_some(), "GSE"),
+        (f.dr.is_some(), "long-haul DR switches"),
+        (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
+        (f.faults.is_some(), "faults and bit errors"),
+        (
+            f.multicast.is_some() || n.hw.is_some(),
+            "hardware collectives",
+        ),
+        (f.capture.is_some(), "packet capture ([record.pcap])"),
+        (f.table_routing, "table routing and adaptive load balancing"),
+        (
+            !sim.ctx.params.pfc,
+            "lossy fabrics (drops are counted per flow)",
+        ),
+        (n.engines.is_some(), "the message transport"),
+        (n.data_rails != (0, 1), "multi-rail NICs"),
+        (
+            !l.deps.after.is_empty() || !l.deps.safter.is_empty() || !l.deps.xafter.is_empty(),
+            "dependencies between flows",
+        ),
+        (
+            !n.jobs.is_empty() || !sim.trainings.is_empty(),
+            "jobs and collectives",
+        ),
+        (!l.phases.is_empty(), "compute phases"),
+        (
+            l.deps.prev_on_conn.iter().any(Option::is_some),
+            "flows sharing a queue pair",
+        ),
+        (n.flows.iter().any(|f| f.cc.wants_int()), "INT (HPCC)"),
+        (
+            sim.ctx.params.queue_interval.is_some() || sim.ctx.params.rate_interval.is_some(),
+            "sampling ([record] queues or rates)",
+        ),
+        (
+            sim.convergence.is_some() || sim.window.is_some(),
+            "convergence and window analyses",
+        ),
+        (
+            !sim.ctx.queue.is_empty() || sim.started,
+            "a run already started",
+        ),
+    ];
+    checks.iter().find(|c| c.0).map(|c| c.1)
+}
+
+impl Simulation {
+    /// Runs this simulation on `n` threads, one shard each (issue 19), when the model
+    /// can be cut and the parallel engine runs everything it uses; otherwise it stays
+    /// on one. Returns notes saying why fewer threads than asked for, if so. The results
+    /// are the same bytes whatever `n` (see the module documentation). Call before the
+    /// run starts.
+    pub fn set_threads_per_run(&mut self, n: usize) -> Vec<String> {
+        self.set_shards(n, n)
+    }
+
+    /// [`Self::set_threads_per_run`] with `shards` shards run on `threads` threads (1: in
+    /// turn on the caller's thread, the same windows; for tests and the hand-off bench).
+    pub fn set_shards(&mut self, shards: usize, threads: usize) -> Vec<String> {
+        self.shards = None;
+        for l in &mut self.fabric.links {
+            l.cut_to = 0;
+        }
+        if shards <= 1 {
+            return Vec::new();
+        }
+        if let Some(what) = unsupported(self) {
+            return vec![format!(
+                "{shards} threads per run asked for, but the parallel engine does not run \
+                 {what} yet: running on one thread"
+            )];
+        }
+        if crossing_grid(&self.fabric) == 0 {
+            return vec![format!(
+                "{shards} threads per run asked for, but a cable has no delay, so no shard \
+                 could run ahead of another: running on one thread"
+            )];
+        }
+        let p = partition(&self.fabric, shards.min(u16::MAX as usize - 1) as u32);
+        let mut notes = p.notes.clone();
+        if p.shards <= 1 {
+            return notes;
+        }
+        let s = p.shards as usize;
+        // Links whose far end is in another shard.
+        let fabric = &mut self.fabric;
+        for i in 0..fabric.ports.len() {
+            let from = p.shard_of_node[fabric.ports[i].node.idx()];
+            let to = p.shard_of_node[fabric.ports[fabric.ports[i].peer.idx()].node.idx()];
+            if from != to {
+                fabric.links[i].cut_to = to as u16 + 1;
+            }
+        }
+        // Each shard starts the flows its hosts send, in the same order.
+        let lane = std::mem::take(&mut self.nics.launcher.lanes);
+        let mut lanes = vec![crate::transport::launcher::Lane::default(); s];
+        for &fid in lane.iter().flat_map(|l| l.order.iter()) {
+            let sh = self.shard_of_host(&p, self.nics.flows[fid as usize].spec.src);
+            lanes[sh].order.push(fid);
+        }
+        self.nics.launcher.lanes = lanes;
+        let threads = threads.clamp(1, s);
+        if threads < shards && threads > 1 && notes.is_empty() {
+            notes.push(format!("running {s} shards on {threads} threads"));
+        }
+        self.shards = Some(Box::new(Shards {
+            partition: p,
+            threads,
+            ctxs: Vec::new(),
+            windows: 0,
+            handoffs: 0,
+        }));
+        notes
+    }
+
+    fn shard_of_host(&self, p: &Partition, h: u32) -> usize {
+        let port = self.nics.hosts[h as usize].port;
+        p.shard_of_node[self.fabric.ports[port].node.idx()] as usize
+    }
+
+    /// Shards the run is cut into (1 when it runs on one thread).
+    pub fn shard_count(&self) -> usize {
+        self.shards
+            .as_ref()
+            .map_or(1, |s| s.partition.shards as usize)
+    }
+
+    /// The sharded counterpart of the event loop (`event_loop.rs`), with the same
+    /// outcomes and the same stopping points.
+    pub(crate) fn run_sharded(
+        &mut self,
+        until: Time,
+        halt: Option<&std::sync::atomic::AtomicBool>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Option<Outcome> {
+        let mut sh = self.shards.take().expect("a sharded run");
+        if !self.started {
+            self.started = true;
+            let frame = self.ctx.params.mtu + self.ctx.params.header;
+            let delay = self.fabric.links.iter().map(|l| l.delay).max().unwrap_or(0);
+            let ser = (self.fabric.ports.iter())
+                .map(|p| p.tx_time(frame + p.sec_extra as u64))
+                .max()
+                .unwrap_or(0);
+            let horizon = (delay + ser) / 8 * 9;
+            self.fabric.route_ahead = self.prefetch && self.ctx.params.lb == LbAlgorithm::Ecmp;
+            self.end_grid = crossing_grid(&self.fabric);
+            let s = sh.partition.shards as usize;
+            sh.ctxs = (0..s)
+                .map(|i| Ctx::for_shard(i as u32, s, &self.ctx.params, horizon, self.prefetch))
+                .collect();
+            for (i, lane) in self.nics.launcher.lanes.iter().enumerate() {
+                if let Some(&first) = lane.order.first() {
+                    let t0 = self.nics.flows[first as usize].spec.start;
+                    sh.ctxs[i].queue.push(t0, Event::FlowArrivals);
+                }
+            }
+        }
+        let end = self.run_windows(&mut sh, until, halt, progress);
+        if let WindowsEnd::Paused = end {
+            self.ctx.now = until;
+            self.shards = Some(sh);
+            return None;
+        }
+        self.gather(&mut sh);
+        self.shards = Some(sh);
+        let outcome = match end {
+            // Diagnosed on the gathered state.
+            WindowsEnd::Stalled => Outcome::Stalled(crate::stall::diagnose(self)),
+            WindowsEnd::Ended(o) => o,
+            WindowsEnd::Paused => unreachable!("returned above"),
+        };
+        self.finish_accounting();
+        progress(&self.progress());
+        Some(outcome)
+    }
+
+    /// Runs windows until the run ends, stalls, or reaches `until` or is halted: on the
+    /// caller's thread, or with `threads - 1` more that live as long as this call.
+    fn run_windows(
+        &mut self,
+        sh: &mut Shards,
+        until: Time,
+        halt: Option<&std::sync::atomic::AtomicBool>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> WindowsEnd {
+        let prefetch = self.prefetch;
+        if sh.threads <= 1 {
+            return self.window_loop(sh, until, halt, progress, &mut |ctxs, fabric, nics, end| {
+                for c in ctxs.iter_mut() {
+                    run_window(c, fabric, nics, end, prefetch);
+                }
+                deliver(ctxs, fabric);
+            });
+        }
+        let threads = sh.threads;
+        let pool = Pool {
+            barrier: std::sync::Barrier::new(threads),
+            end: std::sync::atomic::AtomicU64::new(0),
+        };
+        let model = SharedModel {
+            fabric: &mut self.fabric as *mut Fabric,
+            nics: &mut self.nics as *mut Nics,
+            ctxs: sh.ctxs.as_mut_ptr(),
+            shards: sh.ctxs.len(),
+        };
+        std::thread::scope(|scope| {
+            for j in 1..threads {
+                let pool = &pool;
+                scope.spawn(move || loop {
+                    pool.barrier.wait();
+                    let end = pool.end.load(std::sync::atomic::Ordering::Acquire);
+                    if end == EXIT {
+                        break;
+                    }
+                    model.window(j, threads, end, prefetch, &pool.barrier);
+                });
+            }
+            let end = self.window_loop(sh, until, halt, progress, &mut |_, _, _, end| {
+                pool.end.store(end, std::sync::atomic::Ordering::Release);
+                pool.barrier.wait();
+                model.window(0, threads, end, prefetch, &pool.barrier);
+            });
+            pool.end.store(EXIT, std::sync::atomic::Ordering::Release);
+            pool.barrier.wait();
+            end
+        })
+    }
+
+    /// The run's decisions between windows, the serial loop's made on the summed tallies
+    /// at cell ends; `window(ctxs, fabric, nics, end)` runs every shard's events before
+    /// `end` and delivers what they handed over.
+    fn window_loop(
+        &mut self,
+        sh: &mut Shards,
+        until: Time,
+        halt: Option<&std::sync::atomic::AtomicBool>,
+        progress: &mut dyn FnMut(&Progress),
+        window: &mut RunWindow,
+    ) -> WindowsEnd {
+        let total = self.nics.flows.len();
+        let stop = self.ctx.params.max_time.min(until);
+        let timeout = self.ctx.params.stall_timeout;
+        let mut reported = 0u64;
+        loop {
+            let mut tally = Tally::default();
+            for c in &sh.ctxs {
+                tally.merge(&c.tally);
+            }
+            let next = sh.ctxs.iter().filter_map(|c| c.queue.peek_time()).min();
+            let now = sh.ctxs.iter().map(|c| c.now).max().unwrap_or(0);
+            let mut end = Time::MAX;
+            if tally.flows_done == total {
+                let t_done = *self
+                    .nics
+                    .receivers_done_at
+                    .get_or_insert(tally.last_flow_done);
+                // A window ends at a cell end: the cell of completion is over.
+                if tally.acks_awaited() == 0
+                    || next.is_none_or(|t| t.saturating_sub(t_done) > timeout)
+                {
+                    self.ctx.now = now;
+                    return WindowsEnd::Ended(Outcome::Completed);
+                }
+                end = end.min(t_done.saturating_add(timeout).saturating_add(1));
+            }
+            let Some(t) = next else {
+                self.ctx.now = now;
+                return WindowsEnd::Ended(Outcome::Starved);
+            };
+            if t > stop {
+                if t > self.ctx.params.max_time {
+                    self.ctx.now = self.ctx.params.max_time;
+                    return WindowsEnd::Ended(Outcome::MaxTime);
+                }
+                return WindowsEnd::Paused;
+            }
+            if t.saturating_sub(tally.last_progress) > timeout
+                && tally.flows_started > tally.flows_done
+            {
+                self.ctx.now = tally.last_progress + timeout;
+                return WindowsEnd::Stalled;
+            }
+            let popped: u64 = sh.ctxs.iter().map(|c| c.queue.popped()).sum();
+            if popped >= reported + (1 << 20) {
+                reported = popped;
+                let mut p = self.progress();
+                p.now = now;
+                p.events = popped;
+                p.flows_done = tally.flows_done;
+                progress(&p);
+                if halt.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                    return WindowsEnd::Paused;
+                }
+            }
+            // The window: the cell of the next event, no further than the run may go.
+            let end = end
+                .min(cell_end(self.end_grid, t))
+                .min(stop.saturating_add(1))
+                .min(
+                    tally
+                        .last_progress
+                        .saturating_add(timeout)
+                        .saturating_add(1),
+                );
+            sh.windows += 1;
+            window(&mut sh.ctxs, &mut self.fabric, &mut self.nics, end);
+        }
+    }
+
+    /// After the run: the shards' counts summed into the run's context, and every packet
+    /// still queued or on a link moved into its arena, so that outputs and invariant
+    /// checks read one model.
+    fn gather(&mut self, sh: &mut Shards) {
+        deliver(&mut sh.ctxs, &mut self.fabric);
+        let p = &sh.partition;
+        let fabric = &mut self.fabric;
+        let main = &mut self.ctx;
+        let mut moved = |d: &mut Desc, s: usize| {
+            let packet = *sh.ctxs[s].arena.get(d.id);
+            sh.ctxs[s].arena.release(d.id);
+            d.id = main.arena.alloc(packet);
+        };
+        for i in 0..fabric.ports.len() {
+            let own = p.shard_of_node[fabric.ports[i].node.idx()] as usize;
+            let far = p.shard_of_node[fabric.ports[fabric.ports[i].peer.idx()].node.idx()] as usize;
+            for (_, d) in fabric.links[i].ring.iter_mut() {
+                moved(d, far);
+            }
+            fabric.ports[i].for_each_queued_mut(|d| moved(d, own));
+        }
+        let mut peak = 0;
+        for c in &sh.ctxs {
+            sh.handoffs += c.counters.handoffs;
+            main.counters.add(&c.counters);
+            main.tally.merge(&c.tally);
+            main.queue.add_popped(c.queue.popped());
+            peak += c.arena.peak();
+        }
+        main.arena.raise_peak(peak);
+    }
+}
+
+/// Puts every frame handed over in the last window on its link's ring, in the shard at
+/// the far end.
+fn deliver(ctxs: &mut [Ctx], fabric: &mut Fabric) {
+    for to in 0..ctxs.len() {
+        for from in 0..ctxs.len() {
+            let mut msgs = std::mem::take(&mut ctxs[from].outbox[to]);
+            receive(&mut ctxs[to], fabric, &msgs);
+            msgs.clear();
+            ctxs[from].outbox[to] = msgs;
+        }
+    }
+}
+
+/// Shard `ctx` takes frames handed to it.
+fn receive(ctx: &mut Ctx, fabric: &mut Fabric, msgs: &[Handoff]) {
+    ctx.counters.handoffs += msgs.len() as u64;
+    for h in msgs {
+        let mut d = h.desc;
+        d.id = ctx.arena.alloc(h.packet);
+        if fabric.links[h.link].put(h.arrival, d) {
+            ctx.queue.push(h.arrival, Event::LinkArrive(h.link));
+        }
+    }
+}
+
+/// Runs shard `ctx`'s events before `end`.
+fn run_window(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, end: Time, prefetch: bool) {
+    while let Some((t, ev)) = ctx.queue.pop_before(end) {
+        ctx.now = t;
+        if prefetch {
+            super::lookahead::prefetch_ahead(ctx, fabric);
+        }
+        dispatch(ctx, fabric, nics, t, ev);
+    }
+}
+
+/// The serial dispatch (`event_loop.rs`) for the events a sharded run has.
+#[inline(always)]
+fn dispatch(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, t: Time, ev: Event) {
+    match ev {
+        Event::LinkArrive(l) => {
+            if let Some((port, pkt)) = fabric.on_link_arrive(ctx, l) {
+                nics.host_receive(ctx, fabric, port, pkt);
+            }
+        }
+        Event::PortWake(p) => {
+            let port = &mut fabric.ports[p];
+            if port.wake_at == t {
+                port.wake_at = Time::MAX;
+            }
+            match port.owner() {
+                NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
+                NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
+            }
+        }
+        Event::FlowArrivals => nics.on_flow_arrivals(ctx, fabric),
+        Event::Rto(f) => nics.on_rto(ctx, fabric, f),
+        Event::CnpTimer(f) => nics.on_cnp_timer(ctx, fabric, f),
+        Event::PfcRefresh(p) => fabric.on_pfc_refresh(ctx, p),
+        other => unreachable!("{other:?} in a sharded run (`unsupported` admits none)"),
+    }
+}
+
+/// The `end` that tells the worker threads to leave.
+const EXIT: u64 = u64::MAX;
+
+/// What the threads of a sharded run share besides the model: a barrier, and the end of
+/// the next window.
+struct Pool {
+    barrier: std::sync::Barrier,
+    end: std::sync::atomic::AtomicU64,
+}
+
+/// The model's tables and the shards' contexts, shared by the threads of a sharded run.
+/// In a window each thread writes only what its shards own (module documentation);
+/// between windows only the caller's thread touches anything, while the others wait at
+/// the barrier.
+#[derive(Clone, Copy)]
+struct SharedModel {
+    fabric: *mut Fabric,
+    nics: *mut Nics,
+    ctxs: *mut Ctx,
+    shards: usize,
+}
+
+// SAFETY: see `SharedModel` and `SharedModel::window`.
+#[allow(unsafe_code)]
+unsafe impl Send for SharedModel {}
+#[allow(unsafe_code)]
+unsafe impl Sync for SharedModel {}
+
+impl SharedModel {
+    /// Thread `j` of `threads` runs the window of its shards (`i % threads == j`), waits
+    /// for every thread, takes the frames handed to its shards, and waits again.
+    #[allow(unsafe_code)]
+    fn window(
+        &self,
+        j: usize,
+        threads: usize,
+        end: Time,
+        prefetch: bool,
+        barrier: &std::sync::Barrier,
+    ) {
+        // SAFETY: shard i's context is touched by thread i % threads only; the model's
+        // tables are written only where the running shard owns them (the partition
+        // makes those parts disjoint, and `unsupported` admits only handlers that keep
+        // to them); the barriers order each phase's writes before the next phase.
+        for i in (j..self.shards).step_by(threads) {
+            let (ctx, fabric, nics) =
+                unsafe { (&mut *self.ctxs.add(i), &mut *self.fabric, &mut *self.nics) };
+            run_window(ctx, fabric, nics, end, prefetch);
+        }
+        barrier.wait();
+        for to in (j..self.shards).step_by(threads) {
+            // (A shard never hands frames to itself: a cut link joins two shards.)
+            for from in (0..self.shards).filter(|&f| f != to) {
+                // SAFETY: `outbox[to]` of every shard is touched by the thread of shard
+                // `to` alone in this phase, and so is shard `to`'s context and the rings
+                // of the links arriving in it.
+                let (src, dst, fabric) = unsafe {
+                    (
+                        &mut *self.ctxs.add(from),
+                        &mut *self.ctxs.add(to),
+                        &mut *self.fabric,
+                    )
+                };
+                let mut msgs = std::mem::take(&mut src.outbox[to]);
+                receive(dst, fabric, &msgs);
+                msgs.clear();
+                src.outbox[to] = msgs;
+            }
+        }
+        barrier.wait();
+    }
+}
