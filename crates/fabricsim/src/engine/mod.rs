@@ -368,10 +368,23 @@ impl EventQueue {
             self.popped += 1;
             return Some((t, Event::decode(k & EV_MASK)));
         }
-        if self.peek_time()? >= end {
+        // Enter the next slot only if it starts before `end`: a later push (at `end` or
+        // after) then still lands at or after the current slot's start.
+        let next = match self.next_occupied() {
+            Some(s) => s.min(self.far_slot),
+            None => self.far_slot,
+        };
+        if next == u64::MAX || next << self.shift >= end {
             return None;
         }
-        self.advance()
+        // The slot starts before `end` but its first event may not: then it stays
+        // pending (the slot is entered, which is safe: it starts before `end`).
+        let (t, ev) = self.advance()?;
+        if t >= end {
+            self.unpop();
+            return None;
+        }
+        Some((t, ev))
     }
 
     /// Lets [`Self::peek_codes`] look past the current slot (at a small cost per slot).

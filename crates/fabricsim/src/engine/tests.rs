@@ -549,3 +549,46 @@ fn the_order_pushed_in_does_not_change_the_order_popped() {
         }
     }
 }
+
+/// A shard's use (`sim/shards.rs`): pop every event before a window's end, then push
+/// events at any time from that end on (frames handed over), never earlier than it:
+/// the order stays the sorted one.
+#[test]
+fn pop_before_then_pushes_from_the_window_end_keep_order() {
+    use rand::{Rng, SeedableRng};
+    for (qi, mut q) in queues().into_iter().enumerate() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11 + qi as u64);
+        let mut reference: Vec<(u64, u32)> = Vec::new();
+        let mut end = 0u64;
+        for _window in 0..3_000 {
+            end += rng.gen_range(1..3_000u64);
+            // Pushes from handlers: at or after the last event popped.
+            while let Some((t, ev)) = q.pop_before(end) {
+                reference.sort();
+                let (rt, ri) = reference.remove(0);
+                assert_eq!((t, ev), (rt, Event::PortWake(PortId(ri))), "queue {qi}");
+                assert!(t < end);
+                let now = t;
+                // Fewer than one push per pop on average, so that a window ends.
+                if rng.gen_bool(0.45) {
+                    let t = now + rng.gen_range(0..4_000u64) * rng.gen_range(0..2u64);
+                    let idx = rng.gen_range(0..1000u32);
+                    q.push(t, Event::PortWake(PortId(idx)));
+                    reference.push((t, idx));
+                }
+            }
+            reference.sort();
+            assert!(
+                reference.first().is_none_or(|&(t, _)| t >= end),
+                "queue {qi}"
+            );
+            // Deliveries at the barrier: at the window's end or later.
+            for _ in 0..rng.gen_range(0..6) {
+                let t = end + rng.gen_range(0..5_000u64) * rng.gen_range(0..2u64);
+                let idx = rng.gen_range(0..1000u32);
+                q.push(t, Event::PortWake(PortId(idx)));
+                reference.push((t, idx));
+            }
+        }
+    }
+}

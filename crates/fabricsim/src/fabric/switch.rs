@@ -134,6 +134,7 @@ impl Fabric {
         Some(self.routing.port_of(c, k))
     }
 
+    #[inline(always)] // two dispatchers call it (see `Fabric::on_link_arrive`)
     pub(crate) fn switch_receive(&mut self, ctx: &mut Ctx, s: u32, in_port: PortId, mut pkt: Desc) {
         if pkt.flags & (FLAG_ROUTED | FLAG_MCAST) != 0 {
             if pkt.flags & FLAG_MCAST != 0 {

@@ -82,7 +82,10 @@ pub(crate) struct Handoff {
 impl Ctx {
     /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`): its slot
     /// here is freed and the packet goes by value.
-    #[inline]
+    // Out of line: the serial engine's transmit path keeps its registers (it only tests
+    // `cut_to`).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn hand_off(&mut self, to: u16, link: LinkId, arrival: Time, desc: Desc) {
         let packet = *self.arena.get(desc.id);
         self.arena.release(desc.id);
@@ -281,6 +284,7 @@ impl Simulation {
 
     /// The sharded counterpart of the event loop (`event_loop.rs`), with the same
     /// outcomes and the same stopping points.
+    #[inline(never)]
     pub(crate) fn run_sharded(
         &mut self,
         until: Time,

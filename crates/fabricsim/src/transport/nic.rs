@@ -266,7 +266,9 @@ impl Nics {
         fabric.transmit(ctx, port, pkt, has_flows);
     }
 
-    /// Packet `pkt` reached a NIC on its port `port`.
+    /// Packet `pkt` reached a NIC on its port `port`. Always inlined, as
+    /// `Fabric::on_link_arrive` is: two dispatchers call it.
+    #[inline(always)]
     pub(crate) fn host_receive(
         &mut self,
         ctx: &mut Ctx,
@@ -304,6 +306,7 @@ impl Nics {
 
     /// Data packet `p` (header `hdr`) reached its NIC on port `port` (feedback goes back
     /// by the same port: with several planes, the plane the data came through).
+    #[inline(always)] // two dispatchers call it (see `Fabric::on_link_arrive`)
     pub(crate) fn on_data(
         &mut self,
         ctx: &mut Ctx,
@@ -411,6 +414,7 @@ impl Nics {
     }
 
     /// A cumulative ACK or a NACK `p` with header `hdr` reached the sending NIC.
+    #[inline(always)] // two dispatchers call it (see `Fabric::on_link_arrive`)
     pub(crate) fn on_ack(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, p: &Packet, hdr: Header) {
         let (flow, seq, nack) = match p.payload {
             Payload::Ack { flow, seq } => (flow, seq, false),
