@@ -1,6 +1,6 @@
 //! Criterion benchmarks of the hot path: the event queue alone, and a small fat-tree
 //! permutation end to end (the same kind of work as `fabricsim bench`, small enough for
-//! criterion's repetitions). Run with `cargo bench -p fabricsim --features bench --bench engine`.
+//! criterion's repetitions), serially and cut into shards (the cross-shard hand-off). Run with `cargo bench -p fabricsim --features bench --bench engine`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fabricsim::engine::{Event, EventQueue};
@@ -52,12 +52,37 @@ fn small_fat_tree(c: &mut Criterion) {
     g.finish();
 }
 
+/// The cross-shard hand-off (issue 19): the same small permutation cut into 4 shards run
+/// in turn on one thread, beside the serial run above. Every inter-pod frame crosses one
+/// or two cut links, so the difference per hop is what windows and hand-overs cost
+/// without any parallelism to pay for them.
+fn sharded_fat_tree(c: &mut Criterion) {
+    let src = fabricsim::bench::scenario_toml(4).replace("2MB", "256KB");
+    let l = fabricsim::load_str(&src, "bench", Path::new("."), &[]).expect("valid");
+    let mut probe = Simulation::build(&l.scenario, "bench", Path::new(".")).expect("builds");
+    probe.set_shards(4, 1);
+    probe.run(&mut |_| {});
+    let mut g = c.benchmark_group("simulation");
+    g.throughput(Throughput::Elements(probe.ctx.counters.packet_hops));
+    g.sample_size(20);
+    g.bench_function("fat_tree_k4_permutation_256KB_4_shards_1_thread", |b| {
+        b.iter(|| {
+            let mut sim = Simulation::build(&l.scenario, "bench", Path::new(".")).expect("builds");
+            sim.set_shards(4, 1);
+            sim.run(&mut |_| {});
+            black_box(sim.ctx.counters.handoffs)
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     event_queue,
     binary_heap_reference,
     delay_lines,
-    small_fat_tree
+    small_fat_tree,
+    sharded_fat_tree
 );
 criterion_main!(benches);
 
