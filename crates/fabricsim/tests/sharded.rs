@@ -110,13 +110,15 @@ fn fabrics_the_engine_cuts_give_the_same_bytes_on_1_2_and_3_threads() {
                  [[workload]]\nkind = \"permutation\"\nsize = \"50KB\"\n",
             ),
         ),
-        // Flows starting over time, of sizes drawn from a distribution.
+        // Flows starting over time, of sizes drawn from a distribution; queue and rate
+        // samples (taken between windows), at intervals that are not the grid's.
         (
             "poisson-timely",
             fat_tree(
                 6,
                 "[cc]\nalgorithm = \"timely\"\n[[workload]]\nkind = \"poisson\"\n\
-                 cdf = \"websearch\"\nload = 0.3\nduration = \"200us\"\n",
+                 cdf = \"websearch\"\nload = 0.3\nduration = \"200us\"\n\
+                 [record]\nqueue_interval = \"3us\"\nrate_interval = \"2500ns\"\n",
             ),
         ),
     ];
@@ -160,7 +162,12 @@ fn shipped_scenarios_give_the_same_bytes_on_1_2_and_3_threads() {
     }
     // The ones that cut today (and must keep cutting: a feature check that grows too
     // wide would make this test vacuous).
-    for want in ["ecmp-polarization", "pfc-deadlock"] {
+    for want in [
+        "ecmp-polarization",
+        "pfc-deadlock",
+        "quickstart",
+        "acc-victim",
+    ] {
         assert!(
             sharded.iter().any(|s| s == want),
             "{want} no longer runs sharded: {sharded:?}"

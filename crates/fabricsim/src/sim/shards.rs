@@ -32,10 +32,11 @@
 //! summed exactly. The arena's peak is the one figure that is not the same: it is the sum
 //! of the shards' peaks, an upper bound (`speed.peak_packets`).
 //!
-//! **What runs sharded.** The fabric and transport of the benchmark and its kin: PFC or
-//! no flow control, ECN, ECMP and spraying, any congestion control without INT, flows
-//! started by time. Everything else (credits, GSE, long haul, faults, dependencies and
-//! jobs, hardware collectives, sampling, capture, INT, dual rails, table routing, lossy
+//! **What runs sharded.** The fabric and transport of the benchmark and its kin: PFC
+//! (lossless), ECN, ECMP and spraying, any congestion control without INT, flows started
+//! by time, and `[record]` queue and rate samples (taken between windows, on the whole
+//! model, at their times: a window ends at each). Everything else (credits, GSE, long haul, faults, dependencies and
+//! jobs, hardware collectives, capture, INT, dual rails, table routing, lossy
 //! fabrics) runs on one thread, with a note saying which feature kept it there
 //! ([`Simulation::set_threads_per_run`]).
 //!
@@ -133,6 +134,12 @@ pub(crate) struct Shards {
     pub(crate) windows: u64,
     /// Frames handed from one shard to another.
     pub(crate) handoffs: u64,
+    /// The next sample (`[record]` queues and rates), taken between windows.
+    next_sample: Option<Time>,
+    /// When the last sample was taken.
+    last_sample: Time,
+    /// Samples taken (events of the serial loop).
+    samples: u64,
 }
 
 impl Shards {
@@ -153,7 +160,7 @@ impl Shards {
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
     let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
-    let checks: [(bool, &'static str); 19] = [
+    let checks: [(bool, &'static str); 17] = [
         (f.credit().is_some(), "credit flow control"),
         (f.gse.is_some(), "GSE"),
         (f.dr.is_some(), "long-haul DR switches"),
@@ -185,14 +192,6 @@ fn unsupported(sim: &Simulation) -> Option<&'static str> {
             "flows sharing a queue pair",
         ),
         (n.flows.iter().any(|f| f.cc.wants_int()), "INT (HPCC)"),
-        (
-            sim.ctx.params.queue_interval.is_some() || sim.ctx.params.rate_interval.is_some(),
-            "sampling ([record] queues or rates)",
-        ),
-        (
-            sim.convergence.is_some() || sim.window.is_some(),
-            "convergence and window analyses",
-        ),
         (
             !sim.ctx.queue.is_empty() || sim.started,
             "a run already started",
@@ -266,6 +265,9 @@ impl Simulation {
             ctxs: Vec::new(),
             windows: 0,
             handoffs: 0,
+            next_sample: None,
+            last_sample: 0,
+            samples: 0,
         }));
         notes
     }
@@ -307,6 +309,9 @@ impl Simulation {
             sh.ctxs = (0..s)
                 .map(|i| Ctx::for_shard(i as u32, s, &self.ctx.params, horizon, self.prefetch))
                 .collect();
+            if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {
+                sh.next_sample = Some(0);
+            }
             for (i, lane) in self.nics.launcher.lanes.iter().enumerate() {
                 if let Some(&first) = lane.order.first() {
                     let t0 = self.nics.flows[first as usize].spec.start;
@@ -405,16 +410,26 @@ impl Simulation {
             for c in &sh.ctxs {
                 tally.merge(&c.tally);
             }
-            let next = sh.ctxs.iter().filter_map(|c| c.queue.peek_time()).min();
-            let now = sh.ctxs.iter().map(|c| c.now).max().unwrap_or(0);
+            // The next event: a shard's, or the next sample (which the caller's thread
+            // takes between windows, as the serial loop's last event of its instant).
+            let next_event = sh.ctxs.iter().filter_map(|c| c.queue.peek_time()).min();
+            let next = match (next_event, sh.next_sample) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let now = (sh.ctxs.iter().map(|c| c.now))
+                .max()
+                .unwrap_or(0)
+                .max(sh.last_sample);
             let mut end = Time::MAX;
             if tally.flows_done == total {
                 let t_done = *self
                     .nics
                     .receivers_done_at
                     .get_or_insert(tally.last_flow_done);
-                // A window ends at a cell end: the cell of completion is over.
-                if tally.acks_awaited() == 0
+                // The serial loop's test: the cell of the last event is over.
+                let cell_over = next.is_none_or(|t| t >= cell_end(self.end_grid, now));
+                if (tally.acks_awaited() == 0 && cell_over)
                     || next.is_none_or(|t| t.saturating_sub(t_done) > timeout)
                 {
                     self.ctx.now = now;
@@ -451,9 +466,32 @@ impl Simulation {
                     return WindowsEnd::Paused;
                 }
             }
-            // The window: the cell of the next event, no further than the run may go.
+            if sh.next_sample == Some(t) && next_event.is_none_or(|e| e > t) {
+                // Every event up to the sample's time has run, none after: the model as
+                // the serial loop's sample sees it.
+                sh.last_sample = t;
+                sh.samples += 1;
+                self.ctx.now = t;
+                let intervals = (
+                    self.ctx.params.queue_interval,
+                    self.ctx.params.rate_interval,
+                );
+                let fabric = &self.fabric;
+                let next = self.record.sample(
+                    t,
+                    intervals,
+                    &fabric.ports,
+                    &fabric.node_is_switch,
+                    &mut self.nics.flows,
+                );
+                sh.next_sample = next.filter(|_| tally.flows_done < total);
+                continue;
+            }
+            // The window: the cell of the next event, no further than the run may go,
+            // nor past the next sample.
             let end = end
                 .min(cell_end(self.end_grid, t))
+                .min(sh.next_sample.map_or(Time::MAX, |s| s.saturating_add(1)))
                 .min(stop.saturating_add(1))
                 .min(
                     tally
@@ -487,6 +525,7 @@ impl Simulation {
             }
             fabric.ports[i].for_each_queued_mut(|d| moved(d, own));
         }
+        main.queue.add_popped(sh.samples);
         let mut peak = 0;
         for c in &sh.ctxs {
             sh.handoffs += c.counters.handoffs;
