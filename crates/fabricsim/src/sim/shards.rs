@@ -49,7 +49,6 @@
 
 use crate::cc::CongestionControl;
 use crate::engine::Event;
-use crate::fabric::NodeKind;
 use crate::ids::LinkId;
 use crate::packet::{Desc, Packet, PacketArena};
 use crate::scenario::config::LbAlgorithm;
@@ -570,34 +569,7 @@ fn run_window(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, end: Time, pr
         if prefetch {
             super::lookahead::prefetch_ahead(ctx, fabric);
         }
-        dispatch(ctx, fabric, nics, t, ev);
-    }
-}
-
-/// The serial dispatch (`event_loop.rs`) for the events a sharded run has.
-#[inline(always)]
-fn dispatch(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, t: Time, ev: Event) {
-    match ev {
-        Event::LinkArrive(l) => {
-            if let Some((port, pkt)) = fabric.on_link_arrive(ctx, l) {
-                nics.host_receive(ctx, fabric, port, pkt);
-            }
-        }
-        Event::PortWake(p) => {
-            let port = &mut fabric.ports[p];
-            if port.wake_at == t {
-                port.wake_at = Time::MAX;
-            }
-            match port.owner() {
-                NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
-                NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
-            }
-        }
-        Event::FlowArrivals => nics.on_flow_arrivals(ctx, fabric),
-        Event::Rto(f) => nics.on_rto(ctx, fabric, f),
-        Event::CnpTimer(f) => nics.on_cnp_timer(ctx, fabric, f),
-        Event::PfcRefresh(p) => fabric.on_pfc_refresh(ctx, p),
-        other => unreachable!("{other:?} in a sharded run (`unsupported` admits none)"),
+        super::event_loop::dispatch(ctx, fabric, nics, None, t, ev);
     }
 }
 
