@@ -21,6 +21,9 @@ const CREDIT_BIT: u32 = 1 << 29;
 /// take the out-of-line path that credit ports take, so the test that sends those there
 /// is the only one other runs pay.
 const CAPTURE_BIT: u32 = 1 << 28;
+/// Set in `owner_code` when the port's link leads into another shard of a sharded run
+/// (`Link::cut_to`): its frames are handed over, on the same out-of-line path.
+const CUT_BIT: u32 = 1 << 27;
 const INDEX_MASK: u32 = (1 << 24) - 1;
 
 fn ps_per_byte(rate: Rate) -> u64 {
@@ -241,11 +244,26 @@ impl Port {
         self.owner_code |= CAPTURE_BIT;
     }
 
-    /// True when the port's transmissions take the out-of-line path: credits, or a
-    /// capture.
+    /// Marks the port's link as cut (or not) by a sharded run (see `CUT_BIT`).
+    pub(crate) fn set_cut(&mut self, cut: bool) {
+        if cut {
+            self.owner_code |= CUT_BIT;
+        } else {
+            self.owner_code &= !CUT_BIT;
+        }
+    }
+
+    /// True when the port's link leads into another shard.
+    #[inline(always)]
+    pub(crate) fn cut(&self) -> bool {
+        self.owner_code & CUT_BIT != 0
+    }
+
+    /// True when the port's transmissions take the out-of-line path: credits, a capture,
+    /// or a link into another shard.
     #[inline(always)]
     pub fn slow_transmit(&self) -> bool {
-        self.owner_code & (CREDIT_BIT | CAPTURE_BIT) != 0
+        self.owner_code & (CREDIT_BIT | CAPTURE_BIT | CUT_BIT) != 0
     }
 
     /// Calls `f` on every frame queued on the port (priority queues, then MAC control).

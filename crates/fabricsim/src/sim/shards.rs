@@ -82,10 +82,8 @@ pub(crate) struct Handoff {
 impl Ctx {
     /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`): its slot
     /// here is freed and the packet goes by value.
-    // Out of line: the serial engine's transmit path keeps its registers (it only tests
-    // `cut_to`).
-    #[cold]
-    #[inline(never)]
+    // (Only ports on cut links reach it, through the transmit's out-of-line path.)
+    #[inline]
     pub(crate) fn hand_off(&mut self, to: u16, link: LinkId, arrival: Time, desc: Desc) {
         let packet = *self.arena.get(desc.id);
         self.arena.release(desc.id);
@@ -213,8 +211,9 @@ impl Simulation {
     /// turn on the caller's thread, the same windows; for tests and the hand-off bench).
     pub fn set_shards(&mut self, shards: usize, threads: usize) -> Vec<String> {
         self.shards = None;
-        for l in &mut self.fabric.links {
+        for (l, p) in self.fabric.links.iter_mut().zip(&mut self.fabric.ports) {
             l.cut_to = 0;
+            p.set_cut(false);
         }
         if shards <= 1 {
             return Vec::new();
@@ -244,6 +243,7 @@ impl Simulation {
             let to = p.shard_of_node[fabric.ports[fabric.ports[i].peer.idx()].node.idx()];
             if from != to {
                 fabric.links[i].cut_to = to as u16 + 1;
+                fabric.ports[i].set_cut(true);
             }
         }
         // Each shard starts the flows its hosts send, in the same order.
