@@ -56,16 +56,7 @@ impl Simulation {
         }
         if !self.started {
             self.started = true;
-            // The event calendar's window should span a frame's serialization plus a
-            // link delay (with some margin): nearly every event is scheduled that far
-            // ahead at most.
-            let frame = self.ctx.params.mtu + self.ctx.params.header;
-            let delay = self.fabric.links.iter().map(|l| l.delay).max().unwrap_or(0);
-            let ser = (self.fabric.ports.iter())
-                .map(|p| p.tx_time(frame + p.sec_extra as u64))
-                .max()
-                .unwrap_or(0);
-            self.ctx.queue.set_horizon((delay + ser) / 8 * 9);
+            self.ctx.queue.set_horizon(self.calendar_horizon());
             // Worth it only where the routing tables miss the cache (large models).
             // Table routing chooses by port state and by the way a packet came in, which
             // the hop before cannot know.
@@ -171,6 +162,18 @@ impl Simulation {
         self.finish_accounting();
         progress(&self.progress());
         Some(outcome)
+    }
+
+    /// The event calendar's window: a frame's serialization plus a link delay (with some
+    /// margin), as nearly every event is scheduled that far ahead at most.
+    pub(crate) fn calendar_horizon(&self) -> Time {
+        let frame = self.ctx.params.mtu + self.ctx.params.header;
+        let delay = self.fabric.links.iter().map(|l| l.delay).max().unwrap_or(0);
+        let ser = (self.fabric.ports.iter())
+            .map(|p| p.tx_time(frame + p.sec_extra as u64))
+            .max()
+            .unwrap_or(0);
+        (delay + ser) / 8 * 9
     }
 
     /// The loop's checks every 2^16 events (out of line, so the path every event takes

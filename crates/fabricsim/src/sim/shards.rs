@@ -295,13 +295,7 @@ impl Simulation {
         let mut sh = self.shards.take().expect("a sharded run");
         if !self.started {
             self.started = true;
-            let frame = self.ctx.params.mtu + self.ctx.params.header;
-            let delay = self.fabric.links.iter().map(|l| l.delay).max().unwrap_or(0);
-            let ser = (self.fabric.ports.iter())
-                .map(|p| p.tx_time(frame + p.sec_extra as u64))
-                .max()
-                .unwrap_or(0);
-            let horizon = (delay + ser) / 8 * 9;
+            let horizon = self.calendar_horizon();
             self.fabric.route_ahead = self.prefetch && self.ctx.params.lb == LbAlgorithm::Ecmp;
             self.end_grid = crossing_grid(&self.fabric);
             let s = sh.partition.shards as usize;
