@@ -57,6 +57,15 @@ fn same_bytes(
     name: &str,
     loaded: &fabricsim::scenario::LoadedScenario,
 ) -> (Vec<String>, Vec<String>) {
+    let (notes, summaries) = same_bytes_summaries(name, loaded);
+    (notes, summaries.into_iter().map(|s| s.outcome).collect())
+}
+
+/// [`same_bytes`], returning the 3-thread run's summaries.
+fn same_bytes_summaries(
+    name: &str,
+    loaded: &fabricsim::scenario::LoadedScenario,
+) -> (Vec<String>, Vec<fabricsim::output::summary::Summary>) {
     let tmp = std::env::temp_dir().join(format!("fabricsim-sharded-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let mut first: Option<Vec<(PathBuf, Vec<u8>)>> = None;
@@ -88,7 +97,7 @@ fn same_bytes(
         }
         last = (
             runs.iter().flat_map(|r| r.notes.clone()).collect(),
-            runs.iter().map(|r| r.summary.outcome.clone()).collect(),
+            runs.iter().map(|r| r.summary.clone()).collect(),
         );
     }
     let _ = std::fs::remove_dir_all(&tmp);
@@ -131,6 +140,43 @@ fn fabrics_the_engine_cuts_give_the_same_bytes_on_1_2_and_3_threads() {
             "{name}: {outcomes:?}"
         );
     }
+}
+
+#[test]
+fn credits_and_lossy_fabrics_give_the_same_bytes_on_1_2_and_3_threads() {
+    // Credit flow control with adaptive routing by credits: an incast makes the cut
+    // ports wait for credits that come back over the cut.
+    let credit = fat_tree(
+        4,
+        "[fabric.pfc]\nenabled = false\n[fabric.credit]\nenabled = true\n\
+         [fabric.load_balance]\nalgorithm = \"adaptive\"\n[cc]\nalgorithm = \"none\"\n\
+         [[workload]]\nkind = \"incast\"\nsenders = 12\nreceiver = 0\nsize = \"100KB\"\n\
+         [[workload]]\nkind = \"permutation\"\nsize = \"50KB\"\n",
+    );
+    let (notes, sums) = same_bytes_summaries("credit-adaptive", &load(&credit));
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(sums[0].outcome, "completed");
+    assert_eq!(sums[0].drops, 0, "credits are lossless");
+    let mut sim = build(&credit);
+    sim.set_threads_per_run(2);
+    assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    let (c, f) = (sim.fabric.credit().unwrap(), &sim.fabric);
+    let cut_waits: u64 = (0..f.ports.len())
+        .filter(|&p| f.links[p].cut_to != 0)
+        .map(|p| c.port(p).stats.stalls)
+        .sum();
+    assert!(cut_waits > 0, "no port on the cut waited for credits");
+    assert!(fabricsim::invariants::check(&sim).is_empty());
+    // A lossy fabric with a small buffer: an incast drops, and go-back-N recovers.
+    let lossy = fat_tree(
+        4,
+        "[fabric]\nbuffer = \"300KB\"\n[fabric.pfc]\nenabled = false\n[cc]\nalgorithm = \"dcqcn\"\n\
+         [[workload]]\nkind = \"incast\"\nsenders = 12\nreceiver = 0\nsize = \"200KB\"\n",
+    );
+    let (notes, sums) = same_bytes_summaries("lossy-incast", &load(&lossy));
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(sums[0].outcome, "completed");
+    assert!(sums[0].drops > 0 && sums[0].retx_bytes > 0, "{sums:?}");
 }
 
 #[test]
@@ -279,14 +325,11 @@ fn what_cannot_be_cut_runs_on_one_thread_and_says_why() {
     // A feature the engine does not run yet.
     let mut sim = build(&fat_tree(
         4,
-        "[fabric.pfc]\nenabled = false\n[fabric.credit]\nenabled = true\n[[workload]]\nkind = \"permutation\"\nsize = \"10KB\"\n",
+        "[cc]\nalgorithm = \"hpcc\"\n[[workload]]\nkind = \"permutation\"\nsize = \"10KB\"\n",
     ));
     let notes = sim.set_threads_per_run(2);
     assert_eq!(sim.shard_count(), 1);
-    assert!(
-        notes.iter().any(|n| n.contains("credit flow control")),
-        "{notes:?}"
-    );
+    assert!(notes.iter().any(|n| n.contains("INT (HPCC)")), "{notes:?}");
     // A cable without delay: no lookahead.
     let mut sim = build(
         "name = \"z\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nrate = \"100Gbps\"\nlink_delay = \"0ns\"\n\

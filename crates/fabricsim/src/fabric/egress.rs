@@ -129,7 +129,9 @@ impl Fabric {
     fn transmit_slow(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
         let now = ctx.now;
         let p = &self.ports[port.idx()];
-        if p.credit_gated() {
+        if p.credit_gated() && p.cut() {
+            self.transmit_as::<true, true>(ctx, port, pkt, nic_has_flows);
+        } else if p.credit_gated() {
             self.transmit_as::<true, false>(ctx, port, pkt, nic_has_flows);
         } else if p.cut() {
             self.transmit_as::<false, true>(ctx, port, pkt, nic_has_flows);

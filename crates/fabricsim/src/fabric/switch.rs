@@ -345,7 +345,13 @@ impl Fabric {
         self.credits_of_dropped(ctx, &pkt, in_port);
         if pkt.kind == PacketKind::Data {
             if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
-                self.flow_drops[flow.idx()] += 1;
+                if ctx.outbox.is_empty() {
+                    self.flow_drops[flow.idx()] += 1;
+                } else {
+                    // A shard of a parallel run: another may drop the same flow's
+                    // packets in this window; the counts are summed after the run.
+                    ctx.flow_drops.push(flow.0);
+                }
             }
         }
         self.switches[s as usize].drops += 1;

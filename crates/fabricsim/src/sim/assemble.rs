@@ -521,6 +521,7 @@ impl Simulation {
                 params,
                 shard: 0,
                 outbox: Vec::new(),
+                flow_drops: Vec::new(),
             },
             fabric: Fabric {
                 table_routing,

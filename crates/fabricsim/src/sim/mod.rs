@@ -248,9 +248,12 @@ pub struct Ctx {
     pub params: RunParams,
     /// The shard whose events this context runs (0 in a run on one thread).
     pub(crate) shard: u32,
-    /// Frames handed to other shards in this window, by shard ([`shards`]); empty in a
-    /// run on one thread.
-    pub(crate) outbox: Vec<Vec<shards::Handoff>>,
+    /// What this shard hands to each other shard in this window: frames, credit
+    /// returns ([`shards`]); empty in a run on one thread.
+    pub(crate) outbox: Vec<shards::Outbox>,
+    /// Flows of the data packets this shard dropped (a run on one thread counts them in
+    /// [`Fabric::flow_drops`] at once).
+    pub(crate) flow_drops: Vec<u32>,
 }
 
 /// The network: nodes, ports, links, switches (with their roles' state) and what they do

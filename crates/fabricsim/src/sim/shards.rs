@@ -32,13 +32,17 @@
 //! summed exactly. The arena's peak is the one figure that is not the same: it is the sum
 //! of the shards' peaks, an upper bound (`speed.peak_packets`).
 //!
-//! **What runs sharded.** The fabric and transport of the benchmark and its kin: PFC
-//! (lossless), ECN, ECMP and spraying, any congestion control without INT, flows started
-//! by time, and `[record]` queue and rate samples (taken between windows, on the whole
-//! model, at their times: a window ends at each). Everything else (credits, GSE, long haul, faults, dependencies and
-//! jobs, hardware collectives, capture, INT, dual rails, table routing, lossy
-//! fabrics) runs on one thread, with a note saying which feature kept it there
-//! ([`Simulation::set_threads_per_run`]).
+//! **What runs sharded.** The fabric and transport of the benchmark and its kin: PFC,
+//! credit flow control (a credit return to a port in another shard is handed over like
+//! a frame, [`Ctx::hand_off_credit`]: the grid counts return delays), lossy fabrics
+//! (each shard logs the flows whose packets it dropped, summed after the run), ECN,
+//! ECMP, spraying, table and adaptive routing (a switch reads only its own ports'
+//! credits and queues), any congestion control without INT, the message transport and
+//! dual-rail NICs (state per NIC), flows started by time, and `[record]` queue and rate
+//! samples (taken between windows, on the whole model, at their times: a window ends at
+//! each). Everything else (GSE, long haul, switch CNPs, faults, dependencies and jobs,
+//! hardware collectives, capture, INT) runs on one thread, with a note saying which
+//! feature kept it there ([`Simulation::set_threads_per_run`]).
 //!
 //! **Threads.** The shards share the model's tables (`Fabric`, `Nics`): each thread
 //! writes only the entries its shard owns, which the partition makes disjoint, and reads
@@ -49,7 +53,8 @@
 
 use crate::cc::CongestionControl;
 use crate::engine::Event;
-use crate::ids::LinkId;
+use crate::fabric::flow_control::credit::CreditSignal;
+use crate::ids::{LinkId, PortId};
 use crate::packet::{Desc, Packet, PacketArena};
 use crate::scenario::config::LbAlgorithm;
 use crate::sim::partition::{cell_end, crossing_grid, partition, Partition};
@@ -79,6 +84,34 @@ pub(crate) struct Handoff {
     packet: Packet,
 }
 
+/// A credit return sent back over a cut link: it reaches egress `port` (in the shard
+/// at the far end) at `arrival`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CreditHandoff {
+    port: PortId,
+    arrival: Time,
+    signal: CreditSignal,
+}
+
+/// What one shard hands another in a window, delivered at the barrier.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Outbox {
+    frames: Vec<Handoff>,
+    credits: Vec<CreditHandoff>,
+}
+
+impl Outbox {
+    fn heap_bytes(&self) -> u64 {
+        (self.frames.capacity() * std::mem::size_of::<Handoff>()
+            + self.credits.capacity() * std::mem::size_of::<CreditHandoff>()) as u64
+    }
+
+    fn clear(&mut self) {
+        self.frames.clear();
+        self.credits.clear();
+    }
+}
+
 impl Ctx {
     /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`): its slot
     /// here is freed and the packet goes by value.
@@ -87,11 +120,28 @@ impl Ctx {
     pub(crate) fn hand_off(&mut self, to: u16, link: LinkId, arrival: Time, desc: Desc) {
         let packet = *self.arena.get(desc.id);
         self.arena.release(desc.id);
-        self.outbox[to as usize - 1].push(Handoff {
+        self.outbox[to as usize - 1].frames.push(Handoff {
             link,
             arrival,
             desc,
             packet,
+        });
+    }
+
+    /// Hands a credit return for egress `port` of shard `to - 1` over (it arrives at
+    /// least a lookahead later: the grid counts return delays).
+    #[cold]
+    pub(crate) fn hand_off_credit(
+        &mut self,
+        to: u16,
+        port: PortId,
+        arrival: Time,
+        signal: CreditSignal,
+    ) {
+        self.outbox[to as usize - 1].credits.push(CreditHandoff {
+            port,
+            arrival,
+            signal,
         });
     }
 
@@ -114,7 +164,8 @@ impl Ctx {
             tally: Tally::default(),
             params: params.clone(),
             shard,
-            outbox: vec![Vec::new(); shards],
+            outbox: vec![Outbox::default(); shards],
+            flow_drops: Vec::new(),
         }
     }
 }
@@ -144,12 +195,7 @@ impl Shards {
     /// itemized, as the serial run's is not).
     pub(crate) fn heap_bytes(&self) -> u64 {
         (self.ctxs.iter())
-            .map(|c| {
-                c.arena.heap_bytes()
-                    + (c.outbox.iter())
-                        .map(|o| (o.capacity() * std::mem::size_of::<Handoff>()) as u64)
-                        .sum::<u64>()
-            })
+            .map(|c| c.arena.heap_bytes() + c.outbox.iter().map(Outbox::heap_bytes).sum::<u64>())
             .sum()
     }
 }
@@ -157,8 +203,7 @@ impl Shards {
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
     let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
-    let checks: [(bool, &'static str); 17] = [
-        (f.credit().is_some(), "credit flow control"),
+    let checks: [(bool, &'static str); 12] = [
         (f.gse.is_some(), "GSE"),
         (f.dr.is_some(), "long-haul DR switches"),
         (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
@@ -168,13 +213,6 @@ fn unsupported(sim: &Simulation) -> Option<&'static str> {
             "hardware collectives",
         ),
         (f.capture.is_some(), "packet capture ([record.pcap])"),
-        (f.table_routing, "table routing and adaptive load balancing"),
-        (
-            !sim.ctx.params.pfc,
-            "lossy fabrics (drops are counted per flow)",
-        ),
-        (n.engines.is_some(), "the message transport"),
-        (n.data_rails != (0, 1), "multi-rail NICs"),
         (
             !l.deps.after.is_empty() || !l.deps.safter.is_empty() || !l.deps.xafter.is_empty(),
             "dependencies between flows",
@@ -314,6 +352,7 @@ impl Simulation {
         }
         let end = self.run_windows(&mut sh, until, halt, progress);
         if let WindowsEnd::Paused = end {
+            merge_flow_drops(&mut sh.ctxs, &mut self.fabric);
             self.ctx.now = until;
             self.shards = Some(sh);
             return None;
@@ -520,6 +559,7 @@ impl Simulation {
         }
         main.queue.add_popped(sh.samples);
         let mut peak = 0;
+        merge_flow_drops(&mut sh.ctxs, fabric);
         for c in &sh.ctxs {
             sh.handoffs += c.counters.handoffs;
             main.counters.add(&c.counters);
@@ -528,6 +568,15 @@ impl Simulation {
             peak += c.arena.peak();
         }
         main.arena.raise_peak(peak);
+    }
+}
+
+/// Adds the drops the shards logged to the flows' counts.
+fn merge_flow_drops(ctxs: &mut [Ctx], fabric: &mut Fabric) {
+    for c in ctxs {
+        for f in c.flow_drops.drain(..) {
+            fabric.flow_drops[f as usize] += 1;
+        }
     }
 }
 
@@ -544,15 +593,19 @@ fn deliver(ctxs: &mut [Ctx], fabric: &mut Fabric) {
     }
 }
 
-/// Shard `ctx` takes frames handed to it.
-fn receive(ctx: &mut Ctx, fabric: &mut Fabric, msgs: &[Handoff]) {
-    ctx.counters.handoffs += msgs.len() as u64;
-    for h in msgs {
+/// Shard `ctx` takes what another handed to it: frames go on their links' rings, credit
+/// returns on their ports' rings of returns, as the sender would have put them itself.
+fn receive(ctx: &mut Ctx, fabric: &mut Fabric, msgs: &Outbox) {
+    ctx.counters.handoffs += msgs.frames.len() as u64;
+    for h in &msgs.frames {
         let mut d = h.desc;
         d.id = ctx.arena.alloc(h.packet);
         if fabric.links[h.link].put(h.arrival, d) {
             ctx.queue.push(h.arrival, Event::LinkArrive(h.link));
         }
+    }
+    for c in &msgs.credits {
+        fabric.credit_arrives(ctx, c.port, c.arrival, c.signal);
     }
 }
 

@@ -538,12 +538,28 @@ impl Fabric {
     #[inline(never)]
     pub(crate) fn send_credit(&mut self, ctx: &mut Ctx, in_port: PortId, sig: CreditSignal) {
         let up = self.ports[in_port].peer;
+        let cut_to = self.links[in_port.link()].cut_to;
+        let c = self
+            .credit_mut()
+            .expect("credit returns need credit flow control");
+        debug_assert!(c.ports[up.idx()].tracked);
+        let t = ctx.now + c.ports[up.idx()].ret_delay;
+        if cut_to != 0 {
+            // The upstream port is another shard's: the return goes to it at the next
+            // barrier (`sim/shards.rs`), before `t`.
+            ctx.hand_off_credit(cut_to, up, t, sig);
+            return;
+        }
+        self.credit_arrives(ctx, up, t, sig);
+    }
+
+    /// Credit return `sig` is on its way to egress `up`, which it reaches at `t`.
+    #[inline]
+    pub(crate) fn credit_arrives(&mut self, ctx: &mut Ctx, up: PortId, t: Time, sig: CreditSignal) {
         let c = self
             .credit_mut()
             .expect("credit returns need credit flow control");
         let cp = &mut c.ports[up.idx()];
-        debug_assert!(cp.tracked);
-        let t = ctx.now + cp.ret_delay;
         cp.ring.push_back((t, sig.vc, sig.blocks));
         if cp.ring.len() == 1 {
             ctx.queue.push(t, Event::CreditReturn(up));
