@@ -8,6 +8,10 @@ use fabricsim::runner::{self, RunOptions};
 use fabricsim::sim::{Outcome, Simulation};
 use std::path::{Path, PathBuf};
 
+/// The shipped scenarios as the golden test runs them (long ones shortened).
+#[path = "../../fabricsim-cli/tests/common/cases.rs"]
+mod cases;
+
 fn load(src: &str) -> fabricsim::scenario::LoadedScenario {
     fabricsim::load_str(src, "sharded.toml", Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -182,24 +186,33 @@ fn credits_and_lossy_fabrics_give_the_same_bytes_on_1_2_and_3_threads() {
 #[test]
 fn shipped_scenarios_give_the_same_bytes_on_1_2_and_3_threads() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut sharded = Vec::new();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+    // Every shipped scenario is a case.
+    let mut shipped: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
         .collect();
-    entries.sort();
-    for path in entries {
-        let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        // Shortened as the golden test shortens it (its full sweep is minutes a run).
-        let sets: Vec<String> = match name.as_str() {
-            "websearch-fattree" => vec![
-                "workload[0].duration=\"300us\"".into(),
-                "max_time=\"2ms\"".into(),
-            ],
-            _ => Vec::new(),
-        };
-        let l = fabricsim::load_file(&path, &sets).unwrap_or_else(|e| panic!("{e}"));
+    // The golden test leaves these two out; shortened here so that they complete.
+    const MORE: &[(&str, &str, &[&str])] = &[
+        (
+            "sunway-adaptive",
+            "sunway-adaptive.toml",
+            &["workload[0].size=\"128KiB\""],
+        ),
+        (
+            "sunway-faults",
+            "sunway-faults.toml",
+            &["workload[0].size=\"128KiB\""],
+        ),
+    ];
+    let all = || cases::CASES.iter().chain(MORE);
+    shipped.retain(|f| !all().any(|c| c.1 == f));
+    assert!(shipped.is_empty(), "not in the cases: {shipped:?}");
+    let mut sharded = Vec::new();
+    for (name, file, sets) in all() {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let l = fabricsim::load_file(&dir.join(file), &sets).unwrap_or_else(|e| panic!("{e}"));
         // Runs the parallel engine does not cover fall back before anything runs, so
         // their bytes are the serial engine's by construction: check that they say so.
         let t0 = std::time::Instant::now();
@@ -217,12 +230,12 @@ fn shipped_scenarios_give_the_same_bytes_on_1_2_and_3_threads() {
             continue;
         }
         let t0 = std::time::Instant::now();
-        same_bytes(&name, &l);
+        same_bytes(name, &l);
         eprintln!(
             "{name}: 1, 2, 3 threads in {:.1} s",
             t0.elapsed().as_secs_f64()
         );
-        sharded.push(name);
+        sharded.push(name.to_string());
     }
     // The ones that cut today (and must keep cutting: a feature check that grows too
     // wide would make this test vacuous).
@@ -231,6 +244,8 @@ fn shipped_scenarios_give_the_same_bytes_on_1_2_and_3_threads() {
         "pfc-deadlock",
         "quickstart",
         "acc-victim",
+        "sunway-bandwidth",
+        "gse-vs-roce",
     ] {
         assert!(
             sharded.iter().any(|s| s == want),
@@ -339,4 +354,54 @@ fn what_cannot_be_cut_runs_on_one_thread_and_says_why() {
     assert_eq!(sim.shard_count(), 1);
     assert!(notes.iter().any(|n| n.contains("no delay")), "{notes:?}");
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+}
+
+#[test]
+fn a_dependency_across_shards_fires_after_exactly_its_notification_latency() {
+    // Flow 1 (host 15, pod 3) waits for flow 0 (host 0 -> 1, pod 0) to reach its
+    // receiver, and hears of it 5 us later: in the serial engine and cut into shards.
+    let flows = "[[workload]]\nkind = \"flows\"\nflows = [\n\
+                 { src = 0, dst = 1, size = \"64KB\" },\n\
+                 { src = 15, dst = 14, size = \"64KB\", after = 0 },\n]\n";
+    let src = fat_tree(
+        4,
+        &format!("[transport]\nnotify_latency = \"5us\"\n{flows}"),
+    );
+    for threads in [1, 2, 3] {
+        let mut sim = build(&src);
+        let notes = sim.set_threads_per_run(threads);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(sim.shard_count(), threads);
+        assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+        let (a, b) = (&sim.nics.flows[0], &sim.nics.flows[1]);
+        assert_eq!(
+            b.spec.start,
+            a.finish.unwrap() + 5_000_000,
+            "on {threads} threads"
+        );
+    }
+    // Chained iterations of a collective: each starts when the previous has ended
+    // (accounted between windows), plus the latency; the same bytes on 1, 2, 3 threads.
+    let ring = fat_tree(
+        4,
+        "[transport]\nnotify_latency = \"2us\"\n[[workload]]\nkind = \"collective\"\n\
+         collective = \"ring_allreduce\"\nsize = \"64KB\"\nrepeat = 3\n",
+    );
+    let (notes, sums) = same_bytes_summaries("ring-repeat", &load(&ring));
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(sums[0].outcome, "completed");
+    assert_eq!((sums[0].jobs, sums[0].jobs_completed), (3, 3));
+    assert!(sums[0].jct_mean_ns >= sums[0].jct_lower_bound_ns);
+    // Without a latency a shard could not hear of the other's flow in time: the run
+    // stays on one thread and says what to set.
+    let mut sim = build(&fat_tree(4, flows));
+    let notes = sim.set_threads_per_run(2);
+    assert_eq!(sim.shard_count(), 1);
+    assert!(
+        notes.iter().any(|n| n.contains("notify_latency")),
+        "{notes:?}"
+    );
+    assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    let (a, b) = (&sim.nics.flows[0], &sim.nics.flows[1]);
+    assert_eq!(b.spec.start, a.finish.unwrap());
 }

@@ -522,6 +522,7 @@ impl Simulation {
                 shard: 0,
                 outbox: Vec::new(),
                 flow_drops: Vec::new(),
+                jobs_done: Vec::new(),
             },
             fabric: Fabric {
                 table_routing,
@@ -553,7 +554,10 @@ impl Simulation {
                 flows,
                 jobs,
                 launcher: FlowLauncher {
-                    lanes: vec![crate::transport::launcher::Lane { order, next: 0 }],
+                    lanes: vec![crate::transport::launcher::Lane {
+                        order,
+                        ..Default::default()
+                    }],
                     deps,
                     phase_times: vec![(None, None); phases.len()],
                     phases_left: phases.len(),

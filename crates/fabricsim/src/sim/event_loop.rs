@@ -57,15 +57,7 @@ impl Simulation {
         if !self.started {
             self.started = true;
             self.ctx.queue.set_horizon(self.calendar_horizon());
-            // Worth it only where the routing tables miss the cache (large models).
-            // Table routing chooses by port state and by the way a packet came in, which
-            // the hop before cannot know.
-            self.fabric.route_ahead = self.prefetch
-                && !self.fabric.table_routing
-                && self.ctx.params.lb == LbAlgorithm::Ecmp
-                && self.fabric.gse.is_none()
-                && self.fabric.dr.is_none()
-                && self.fabric.switch_cnp.is_none();
+            self.fabric.route_ahead = self.routes_ahead();
             self.ctx.queue.set_lookahead(self.prefetch);
             self.end_grid = partition::crossing_grid(&self.fabric);
             // Faults first: one at a flow's start time acts before the flow starts.
@@ -162,6 +154,20 @@ impl Simulation {
         self.finish_accounting();
         progress(&self.progress());
         Some(outcome)
+    }
+
+    /// Whether a switch decides the next switch's ECMP egress as it sends (the
+    /// prefetching look-ahead, `Fabric::route_ahead`), for the serial loop and the
+    /// shards alike. Worth it only where the routing tables miss the cache (large
+    /// models). Table routing chooses by port state and by the way a packet came in,
+    /// which the hop before cannot know.
+    pub(crate) fn routes_ahead(&self) -> bool {
+        self.prefetch
+            && !self.fabric.table_routing
+            && self.ctx.params.lb == LbAlgorithm::Ecmp
+            && self.fabric.gse.is_none()
+            && self.fabric.dr.is_none()
+            && self.fabric.switch_cnp.is_none()
     }
 
     /// The event calendar's window: a frame's serialization plus a link delay (with some

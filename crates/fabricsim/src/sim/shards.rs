@@ -56,7 +56,6 @@ use crate::engine::Event;
 use crate::fabric::flow_control::credit::CreditSignal;
 use crate::ids::{LinkId, PortId};
 use crate::packet::{Desc, Packet, PacketArena};
-use crate::scenario::config::LbAlgorithm;
 use crate::sim::partition::{cell_end, crossing_grid, partition, Partition};
 use crate::units::Time;
 
@@ -98,17 +97,21 @@ pub(crate) struct CreditHandoff {
 pub(crate) struct Outbox {
     frames: Vec<Handoff>,
     credits: Vec<CreditHandoff>,
+    /// Releases of dependency-graph nodes the receiver starts: `(time, node)`.
+    releases: Vec<(Time, u32)>,
 }
 
 impl Outbox {
     fn heap_bytes(&self) -> u64 {
         (self.frames.capacity() * std::mem::size_of::<Handoff>()
-            + self.credits.capacity() * std::mem::size_of::<CreditHandoff>()) as u64
+            + self.credits.capacity() * std::mem::size_of::<CreditHandoff>()
+            + self.releases.capacity() * std::mem::size_of::<(Time, u32)>()) as u64
     }
 
     fn clear(&mut self) {
         self.frames.clear();
         self.credits.clear();
+        self.releases.clear();
     }
 }
 
@@ -126,6 +129,13 @@ impl Ctx {
             desc,
             packet,
         });
+    }
+
+    /// Hands shard `to` the release of dependency node `v` at `at` (at least a crossing
+    /// grid from now: checked when the run was cut).
+    #[cold]
+    pub(crate) fn hand_off_release(&mut self, to: u32, at: Time, v: u32) {
+        self.outbox[to as usize].releases.push((at, v));
     }
 
     /// Hands a credit return for egress `port` of shard `to - 1` over (it arrives at
@@ -166,6 +176,7 @@ impl Ctx {
             shard,
             outbox: vec![Outbox::default(); shards],
             flow_drops: Vec::new(),
+            jobs_done: Vec::new(),
         }
     }
 }
@@ -203,7 +214,7 @@ impl Shards {
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
     let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
-    let checks: [(bool, &'static str); 12] = [
+    let checks: [(bool, &'static str); 10] = [
         (f.gse.is_some(), "GSE"),
         (f.dr.is_some(), "long-haul DR switches"),
         (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
@@ -213,19 +224,8 @@ fn unsupported(sim: &Simulation) -> Option<&'static str> {
             "hardware collectives",
         ),
         (f.capture.is_some(), "packet capture ([record.pcap])"),
-        (
-            !l.deps.after.is_empty() || !l.deps.safter.is_empty() || !l.deps.xafter.is_empty(),
-            "dependencies between flows",
-        ),
-        (
-            !n.jobs.is_empty() || !sim.trainings.is_empty(),
-            "jobs and collectives",
-        ),
+        (!sim.trainings.is_empty(), "training jobs"),
         (!l.phases.is_empty(), "compute phases"),
-        (
-            l.deps.prev_on_conn.iter().any(Option::is_some),
-            "flows sharing a queue pair",
-        ),
         (n.flows.iter().any(|f| f.cc.wants_int()), "INT (HPCC)"),
         (
             !sim.ctx.queue.is_empty() || sim.started,
@@ -274,6 +274,18 @@ impl Simulation {
             return notes;
         }
         let s = p.shards as usize;
+        let host_shard: Vec<u16> = (0..self.nics.hosts.len() as u32)
+            .map(|h| self.shard_of_host(&p, h) as u16)
+            .collect();
+        if let Some(why) =
+            self.dependency_crossing_too_soon(&host_shard, crossing_grid(&self.fabric))
+        {
+            notes.push(format!(
+                "{shards} threads per run asked for, but {why}: running on one thread"
+            ));
+            return notes;
+        }
+        self.nics.launcher.host_shard = host_shard;
         // Links whose far end is in another shard.
         let fabric = &mut self.fabric;
         for i in 0..fabric.ports.len() {
@@ -309,6 +321,75 @@ impl Simulation {
         notes
     }
 
+    /// Why the flow dependencies cannot be cut so, if they cannot: a shard learns what
+    /// another did only at the next barrier, so every dependency whose two ends are in
+    /// different shards (a flow's end at its receiver, its start and last byte sent at
+    /// its sender; the next flow at its sender), and every start of a job iteration
+    /// after the previous one (accounted between windows), must wait at least the
+    /// crossing grid `grid`: its notification latency (`[transport] notify_latency`,
+    /// which the serial engine applies alike) plus its own delay.
+    fn dependency_crossing_too_soon(&self, host_shard: &[u16], grid: Time) -> Option<String> {
+        let n = &self.nics;
+        let d = &n.launcher.deps;
+        let flow = |f: u32| &n.flows[f as usize].spec;
+        let lists = [
+            (&d.off, &d.after, &d.lag, true),
+            (&d.soff, &d.safter, &d.slag, false),
+            (&d.xoff, &d.xafter, &d.xlag, false),
+        ];
+        for (off, after, lag, at_end) in lists {
+            for b in 0..off.len().saturating_sub(1).min(n.flows.len()) {
+                let f = flow(b as u32);
+                let here = host_shard[if at_end { f.dst } else { f.src } as usize];
+                for k in off[b] as usize..off[b + 1] as usize {
+                    let a = after[k] as usize;
+                    let Some(fa) = n.flows.get(a).map(|f| &f.spec) else {
+                        continue;
+                    };
+                    if host_shard[fa.src as usize] != here && lag[k] < grid {
+                        return Some(format!(
+                            "flow {a} waits for flow {b} on a host in another shard with a \
+                             delay of {}, less than the crossing grid ({}, the least cable \
+                             delay): set [transport] notify_latency to at least that",
+                            crate::units::fmt_time(lag[k]),
+                            crate::units::fmt_time(grid)
+                        ));
+                    }
+                }
+            }
+        }
+        for (j, js) in n.jobs.iter().enumerate() {
+            if js.spec.after.is_none() {
+                continue;
+            }
+            let first = js.spec.first_flow..js.spec.first_flow + js.spec.n_flows;
+            for v in first.filter(|&v| d.root[v as usize]) {
+                let lag = d.chain_lag.get(v as usize).copied().unwrap_or(0);
+                if lag < grid {
+                    return Some(format!(
+                        "job iteration {j} starts when the one before ends, which a run cut \
+                         into shards learns at a barrier, and its notification latency \
+                         ({}) is less than the crossing grid ({}, the least cable delay): \
+                         set [transport] notify_latency to at least that",
+                        crate::units::fmt_time(lag),
+                        crate::units::fmt_time(grid)
+                    ));
+                }
+            }
+        }
+        for (f, prev) in d.prev_on_conn.iter().enumerate() {
+            if let Some(p) = prev {
+                let (a, b) = (flow(f as u32).src, flow(*p).src);
+                if host_shard[a as usize] != host_shard[b as usize] {
+                    return Some(format!(
+                        "flows {p} and {f} share a queue pair but not a sending shard"
+                    ));
+                }
+            }
+        }
+        None
+    }
+
     fn shard_of_host(&self, p: &Partition, h: u32) -> usize {
         let port = self.nics.hosts[h as usize].port;
         p.shard_of_node[self.fabric.ports[port].node.idx()] as usize
@@ -334,7 +415,7 @@ impl Simulation {
         if !self.started {
             self.started = true;
             let horizon = self.calendar_horizon();
-            self.fabric.route_ahead = self.prefetch && self.ctx.params.lb == LbAlgorithm::Ecmp;
+            self.fabric.route_ahead = self.routes_ahead();
             self.end_grid = crossing_grid(&self.fabric);
             let s = sh.partition.shards as usize;
             sh.ctxs = (0..s)
@@ -353,6 +434,7 @@ impl Simulation {
         let end = self.run_windows(&mut sh, until, halt, progress);
         if let WindowsEnd::Paused = end {
             merge_flow_drops(&mut sh.ctxs, &mut self.fabric);
+            self.settle_jobs(&mut sh);
             self.ctx.now = until;
             self.shards = Some(sh);
             return None;
@@ -385,7 +467,7 @@ impl Simulation {
                 for c in ctxs.iter_mut() {
                     run_window(c, fabric, nics, end, prefetch);
                 }
-                deliver(ctxs, fabric);
+                deliver(ctxs, fabric, nics);
             });
         }
         let threads = sh.threads;
@@ -438,6 +520,7 @@ impl Simulation {
         let timeout = self.ctx.params.stall_timeout;
         let mut reported = 0u64;
         loop {
+            self.settle_jobs(sh);
             let mut tally = Tally::default();
             for c in &sh.ctxs {
                 tally.merge(&c.tally);
@@ -536,11 +619,35 @@ impl Simulation {
         }
     }
 
+    /// Accounts the job-iteration nodes the shards saw done in the last window, in time
+    /// order as the serial engine does at once: finished iterations get their finish
+    /// time, and the first nodes of the iterations waiting for them are released, by
+    /// their shards' timers, after their notification latencies (never less than the
+    /// crossing grid, so never inside the window just run: checked when the run was cut).
+    fn settle_jobs(&mut self, sh: &mut Shards) {
+        let mut done: Vec<(Time, u32)> = Vec::new();
+        for c in &mut sh.ctxs {
+            done.append(&mut c.jobs_done);
+        }
+        if done.is_empty() {
+            return;
+        }
+        done.sort_unstable();
+        for (t, v) in done {
+            for (node, lag) in self.nics.account_job_node(t, v) {
+                debug_assert!(lag >= self.end_grid && lag > 0);
+                let s = self.nics.owner(node, 0) as usize;
+                self.nics.take_release(&mut sh.ctxs[s], t + lag, node);
+            }
+        }
+    }
+
     /// After the run: the shards' counts summed into the run's context, and every packet
     /// still queued or on a link moved into its arena, so that outputs and invariant
     /// checks read one model.
     fn gather(&mut self, sh: &mut Shards) {
-        deliver(&mut sh.ctxs, &mut self.fabric);
+        deliver(&mut sh.ctxs, &mut self.fabric, &mut self.nics);
+        self.settle_jobs(sh);
         let p = &sh.partition;
         let fabric = &mut self.fabric;
         let main = &mut self.ctx;
@@ -582,11 +689,11 @@ fn merge_flow_drops(ctxs: &mut [Ctx], fabric: &mut Fabric) {
 
 /// Puts every frame handed over in the last window on its link's ring, in the shard at
 /// the far end.
-fn deliver(ctxs: &mut [Ctx], fabric: &mut Fabric) {
+fn deliver(ctxs: &mut [Ctx], fabric: &mut Fabric, nics: &mut Nics) {
     for to in 0..ctxs.len() {
         for from in 0..ctxs.len() {
             let mut msgs = std::mem::take(&mut ctxs[from].outbox[to]);
-            receive(&mut ctxs[to], fabric, &msgs);
+            receive(&mut ctxs[to], fabric, nics, &msgs);
             msgs.clear();
             ctxs[from].outbox[to] = msgs;
         }
@@ -594,8 +701,9 @@ fn deliver(ctxs: &mut [Ctx], fabric: &mut Fabric) {
 }
 
 /// Shard `ctx` takes what another handed to it: frames go on their links' rings, credit
-/// returns on their ports' rings of returns, as the sender would have put them itself.
-fn receive(ctx: &mut Ctx, fabric: &mut Fabric, msgs: &Outbox) {
+/// returns on their ports' rings of returns, releases among its timers, as the sender
+/// would have put them itself.
+fn receive(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, msgs: &Outbox) {
     ctx.counters.handoffs += msgs.frames.len() as u64;
     for h in &msgs.frames {
         let mut d = h.desc;
@@ -606,6 +714,10 @@ fn receive(ctx: &mut Ctx, fabric: &mut Fabric, msgs: &Outbox) {
     }
     for c in &msgs.credits {
         fabric.credit_arrives(ctx, c.port, c.arrival, c.signal);
+    }
+    for &(at, v) in &msgs.releases {
+        debug_assert!(at >= ctx.now);
+        nics.take_release(ctx, at, v);
     }
 }
 
@@ -674,17 +786,18 @@ impl SharedModel {
             // (A shard never hands frames to itself: a cut link joins two shards.)
             for from in (0..self.shards).filter(|&f| f != to) {
                 // SAFETY: `outbox[to]` of every shard is touched by the thread of shard
-                // `to` alone in this phase, and so is shard `to`'s context and the rings
-                // of the links arriving in it.
-                let (src, dst, fabric) = unsafe {
+                // `to` alone in this phase, and so is shard `to`'s context, the rings
+                // of the links and credit returns arriving in it, and its launcher lane.
+                let (src, dst, fabric, nics) = unsafe {
                     (
                         &mut *self.ctxs.add(from),
                         &mut *self.ctxs.add(to),
                         &mut *self.fabric,
+                        &mut *self.nics,
                     )
                 };
                 let mut msgs = std::mem::take(&mut src.outbox[to]);
-                receive(dst, fabric, &msgs);
+                receive(dst, fabric, nics, &msgs);
                 msgs.clear();
                 src.outbox[to] = msgs;
             }

@@ -30,13 +30,9 @@ pub(crate) struct FlowLauncher {
     pub(crate) lanes: Vec<Lane>,
     /// Start-after dependencies between flows.
     pub(crate) deps: Deps,
-    /// Delayed actions `(time, action)`, earliest first: releases of a node, phase
-    /// begins and phase ends ([`Timer`]). Ties at one time go by the packed action, not
-    /// by when they were set, so the order is the same whichever part of the fabric set
-    /// them first (see [`crate::engine`]).
-    pub(crate) timers: BinaryHeap<Reverse<(Time, u32)>>,
-    /// The time of the `FlowArrivals` event pending for the timers, if any.
-    pub(crate) armed: Option<Time>,
+    /// The shard of each host's NIC, in a run cut into shards (empty otherwise): a node
+    /// of the graph is released in the shard that starts it ([`Self::owner`]).
+    pub(crate) host_shard: Vec<u16>,
     /// Compute phases (node `n_flows + i` of the graph).
     pub(crate) phases: Vec<Phase>,
     /// When each phase began and ended.
@@ -45,13 +41,20 @@ pub(crate) struct FlowLauncher {
     pub(crate) phases_left: usize,
 }
 
-/// The flows one shard starts by their start times.
+/// The flows one shard starts by their start times, and its timers.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Lane {
     /// Flows without predecessors, by start time.
     pub(crate) order: Vec<u32>,
     /// The next of `order` to start.
     pub(crate) next: usize,
+    /// Delayed actions `(time, action)`, earliest first: releases of a node, phase
+    /// begins and phase ends ([`Timer`]). Ties at one time go by the packed action, not
+    /// by when they were set, so the order is the same whichever part of the fabric set
+    /// them first (see [`crate::engine`]).
+    pub(crate) timers: BinaryHeap<Reverse<(Time, u32)>>,
+    /// The time of the `FlowArrivals` event pending for the timers, if any.
+    pub(crate) armed: Option<Time>,
 }
 
 /// A timer's action, packed in a `u32`: the kind in the top two bits, a node or phase
@@ -126,9 +129,14 @@ impl FlowLauncher {
     /// capacity).
     pub(crate) fn heap_bytes(&self) -> u64 {
         use crate::memory::vec_bytes;
-        self.lanes.iter().map(|l| vec_bytes(&l.order)).sum::<u64>()
+        (self.lanes.iter())
+            .map(|l| {
+                vec_bytes(&l.order)
+                    + (l.timers.capacity() * std::mem::size_of::<Reverse<(Time, u32)>>()) as u64
+            })
+            .sum::<u64>()
             + self.deps.heap_bytes()
-            + (self.timers.capacity() * std::mem::size_of::<Reverse<(Time, u64, u32)>>()) as u64
+            + vec_bytes(&self.host_shard)
             + vec_bytes(&self.phases)
             + vec_bytes(&self.phase_times)
     }
@@ -473,21 +481,21 @@ fn csr(
 impl Nics {
     /// Flows whose start time has come, and timers that are due.
     pub(crate) fn on_flow_arrivals(&mut self, ctx: &mut Ctx, fabric: &mut Fabric) {
-        if self.launcher.armed == Some(ctx.now) {
-            self.launcher.armed = None;
+        let lane = ctx.shard as usize;
+        if self.launcher.lanes[lane].armed == Some(ctx.now) {
+            self.launcher.lanes[lane].armed = None;
         }
-        while let Some(&Reverse((t, v))) = self.launcher.timers.peek() {
+        while let Some(&Reverse((t, v))) = self.launcher.lanes[lane].timers.peek() {
             if t > ctx.now {
                 break;
             }
-            self.launcher.timers.pop();
+            self.launcher.lanes[lane].timers.pop();
             match Timer::unpack(v) {
                 Timer::Release(node) => self.release(ctx, fabric, node),
                 Timer::Begin(i) => self.begin_phase(ctx, fabric, i),
                 Timer::End(i) => self.end_phase(ctx, fabric, i),
             }
         }
-        let lane = ctx.shard as usize;
         while self.launcher.lanes[lane].next < self.launcher.lanes[lane].order.len() {
             let fid = self.launcher.lanes[lane].order[self.launcher.lanes[lane].next];
             let f = &mut self.flows[fid as usize];
@@ -501,9 +509,9 @@ impl Nics {
         self.arm_timers(ctx);
     }
 
-    /// Keeps a `FlowArrivals` event pending for the earliest timer.
+    /// Keeps a `FlowArrivals` event pending for the earliest timer (of `ctx`'s shard).
     pub(crate) fn arm_timers(&mut self, ctx: &mut Ctx) {
-        let l = &mut self.launcher;
+        let l = &mut self.launcher.lanes[ctx.shard as usize];
         if let Some(&Reverse((t, _))) = l.timers.peek() {
             if l.armed.is_none_or(|a| t < a) {
                 l.armed = Some(t);
@@ -512,11 +520,45 @@ impl Nics {
         }
     }
 
-    /// Sets a timer for `at`.
+    /// Sets a timer for `at` (in `ctx`'s shard).
     fn set_timer(&mut self, ctx: &mut Ctx, at: Time, what: Timer) {
-        let l = &mut self.launcher;
+        let l = &mut self.launcher.lanes[ctx.shard as usize];
         l.timers.push(Reverse((at, what.pack())));
         self.arm_timers(ctx);
+    }
+
+    /// Node `v` is released at `at` (later than now): by a timer of the shard that
+    /// starts it, which, if it is another, gets the release at the next barrier (the
+    /// shards' check makes every such delay at least the crossing grid).
+    fn release_at(&mut self, ctx: &mut Ctx, at: Time, v: u32) {
+        let to = self.owner(v, ctx.shard);
+        if to == ctx.shard {
+            self.set_timer(ctx, at, Timer::Release(v));
+        } else {
+            ctx.hand_off_release(to, at, v);
+        }
+    }
+
+    /// A release of node `v` for `at` handed over from another shard (or decided
+    /// between windows) joins the timers of `ctx`'s shard.
+    pub(crate) fn take_release(&mut self, ctx: &mut Ctx, at: Time, v: u32) {
+        self.set_timer(ctx, at, Timer::Release(v));
+    }
+
+    /// The shard that starts node `v` (its flow's sender; a phase's host), `here` in a
+    /// run on one shard and for phases without a host.
+    pub(crate) fn owner(&self, v: u32, here: u32) -> u32 {
+        let hs = &self.launcher.host_shard;
+        if hs.is_empty() {
+            return here;
+        }
+        let n = self.flows.len() as u32;
+        let host = if v < n {
+            Some(self.flows[v as usize].spec.src)
+        } else {
+            self.launcher.phases[(v - n) as usize].host
+        };
+        host.map_or(here, |h| hs[h as usize] as u32)
     }
 
     /// Releases the successors `list[off[node]..off[node + 1]]` (with their delays).
@@ -539,9 +581,10 @@ impl Nics {
                 DepPoint::Sent => (d.xafter[k], d.xlag[k]),
             };
             if lag == 0 {
+                debug_assert_eq!(self.owner(nxt, ctx.shard), ctx.shard);
                 self.release(ctx, fabric, nxt);
             } else {
-                self.set_timer(ctx, ctx.now + lag, Timer::Release(nxt));
+                self.release_at(ctx, ctx.now + lag, nxt);
             }
         }
     }
@@ -657,36 +700,56 @@ impl Nics {
     }
 
     /// Node `v` (a flow or a phase) is done: account its job iteration, and when that
-    /// is complete start the iterations waiting for it.
+    /// is complete start the iterations waiting for it. In a run cut into shards the
+    /// iterations are accounted between windows ([`crate::sim::shards`]): the shard
+    /// logs the node.
     fn job_node_done(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, v: u32) {
-        let now = ctx.now;
-        let j = self.launcher.deps.job[v as usize];
-        let Some(j) = j else {
+        if self.launcher.deps.job[v as usize].is_none() {
             return;
+        }
+        if !self.launcher.host_shard.is_empty() {
+            ctx.jobs_done.push((ctx.now, v));
+            return;
+        }
+        let now = ctx.now;
+        for (v, lag) in self.account_job_node(now, v) {
+            if lag > 0 {
+                self.set_timer(ctx, now + lag, Timer::Release(v));
+            } else {
+                self.release(ctx, fabric, v);
+            }
+        }
+    }
+
+    /// Node `v` of a job iteration was done at `now`: counts it, and when it was the
+    /// iteration's last, starts the iterations waiting for it. Returns their first
+    /// nodes, to release after their notification latencies.
+    pub(crate) fn account_job_node(&mut self, now: Time, v: u32) -> Vec<(u32, Time)> {
+        let Some(j) = self.launcher.deps.job[v as usize] else {
+            return Vec::new();
         };
         let job = &mut self.jobs[j as usize];
         job.left -= 1;
         if job.left > 0 {
-            return;
+            return Vec::new();
         }
         job.finish = Some(now);
         let (a, b) = (
             self.launcher.deps.noff[j as usize] as usize,
             self.launcher.deps.noff[j as usize + 1] as usize,
         );
+        let mut out = Vec::new();
         for k in a..b {
             let nj = self.launcher.deps.next_jobs[k] as usize;
             self.jobs[nj].started = Some(now);
-            let nodes: Vec<u32> = job_nodes(self.flows.len(), &self.jobs[nj].spec)
-                .filter(|&v| self.launcher.deps.root[v as usize])
-                .collect();
-            for v in nodes {
-                match self.launcher.deps.chain_lag.get(v as usize) {
-                    Some(&lag) if lag > 0 => self.set_timer(ctx, now + lag, Timer::Release(v)),
-                    _ => self.release(ctx, fabric, v),
-                }
-            }
+            let d = &self.launcher.deps;
+            out.extend(
+                job_nodes(self.flows.len(), &self.jobs[nj].spec)
+                    .filter(|&v| d.root[v as usize])
+                    .map(|v| (v, d.chain_lag.get(v as usize).copied().unwrap_or(0))),
+            );
         }
+        out
     }
 
     /// One thing node `v` waited for is done; start the flow or begin the phase if
