@@ -123,6 +123,15 @@ fn fabrics_the_engine_cuts_give_the_same_bytes_on_1_2_and_3_threads() {
                  [[workload]]\nkind = \"permutation\"\nsize = \"50KB\"\n",
             ),
         ),
+        // HPCC: INT records travel with the frames handed over, and back on the ACKs.
+        (
+            "incast-hpcc",
+            fat_tree(
+                4,
+                "[cc]\nalgorithm = \"hpcc\"\n[[workload]]\nkind = \"incast\"\nsenders = 12\n\
+                 receiver = 0\nsize = \"100KB\"\n[[workload]]\nkind = \"permutation\"\nsize = \"50KB\"\n",
+            ),
+        ),
         // Flows starting over time, of sizes drawn from a distribution; queue and rate
         // samples (taken between windows), at intervals that are not the grid's.
         (
@@ -340,11 +349,14 @@ fn what_cannot_be_cut_runs_on_one_thread_and_says_why() {
     // A feature the engine does not run yet.
     let mut sim = build(&fat_tree(
         4,
-        "[cc]\nalgorithm = \"hpcc\"\n[[workload]]\nkind = \"permutation\"\nsize = \"10KB\"\n",
+        "[[workload]]\nkind = \"permutation\"\nsize = \"10KB\"\n[record.pcap]\nports = [\"host0\"]\n",
     ));
     let notes = sim.set_threads_per_run(2);
     assert_eq!(sim.shard_count(), 1);
-    assert!(notes.iter().any(|n| n.contains("INT (HPCC)")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("packet capture")),
+        "{notes:?}"
+    );
     // A cable without delay: no lookahead.
     let mut sim = build(
         "name = \"z\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nrate = \"100Gbps\"\nlink_delay = \"0ns\"\n\

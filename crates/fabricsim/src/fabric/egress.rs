@@ -200,7 +200,10 @@ impl Fabric {
         if CUT {
             // The far end is another shard's: the frame goes to it at the next barrier
             // (the arrival is at least a lookahead away).
-            ctx.hand_off(link.cut_to, port.link(), arrival, pkt);
+            // INT records travel with the frame (each shard keeps its own by arena slot).
+            let int = (pkt.flags & crate::packet::FLAG_INT != 0)
+                .then(|| *self.telemetry.int[ctx.shard as usize].slot(pkt.id));
+            ctx.hand_off(link.cut_to, port.link(), arrival, pkt, int);
         } else if link.put(arrival, pkt) {
             ctx.queue.push(arrival, Event::LinkArrive(port.link()));
         }

@@ -405,9 +405,16 @@ impl Fabric {
             }
         }
         if kind == PacketKind::Data && self.telemetry.applies_to(pkt) {
-            let now = ctx.now;
-            self.telemetry
-                .on_data_dequeue(now, port, &mut self.ports[port], prio, wire, pkt);
+            let (shard, now) = (ctx.shard, ctx.now);
+            self.telemetry.on_data_dequeue(
+                shard,
+                now,
+                port,
+                &mut self.ports[port],
+                prio,
+                wire,
+                pkt,
+            );
         }
         self.after_release(ctx, s, local_in, pkt, wire);
     }

@@ -535,7 +535,7 @@ impl Simulation {
                 node_is_switch,
                 edge_port,
                 telemetry: crate::telemetry::Telemetry {
-                    int: crate::telemetry::int::IntTable::new(&sc.fabric.int),
+                    int: vec![crate::telemetry::int::IntTable::new(&sc.fabric.int)],
                     ..Default::default()
                 },
                 flow_drops: vec![0; flows.len()],

@@ -51,12 +51,12 @@
 //! windows through ordinary borrows, and the tests require both to give the serial
 //! engine's bytes.
 
-use crate::cc::CongestionControl;
 use crate::engine::Event;
 use crate::fabric::flow_control::credit::CreditSignal;
 use crate::ids::{LinkId, PortId};
 use crate::packet::{Desc, Packet, PacketArena};
 use crate::sim::partition::{cell_end, crossing_grid, partition, Partition};
+use crate::telemetry::int::IntStack;
 use crate::units::Time;
 
 use crate::sim::*;
@@ -99,19 +99,23 @@ pub(crate) struct Outbox {
     credits: Vec<CreditHandoff>,
     /// Releases of dependency-graph nodes the receiver starts: `(time, node)`.
     releases: Vec<(Time, u32)>,
+    /// The INT records of the frames that carry them (`FLAG_INT`), in frame order.
+    ints: Vec<IntStack>,
 }
 
 impl Outbox {
     fn heap_bytes(&self) -> u64 {
         (self.frames.capacity() * std::mem::size_of::<Handoff>()
             + self.credits.capacity() * std::mem::size_of::<CreditHandoff>()
-            + self.releases.capacity() * std::mem::size_of::<(Time, u32)>()) as u64
+            + self.releases.capacity() * std::mem::size_of::<(Time, u32)>()
+            + self.ints.capacity() * std::mem::size_of::<IntStack>()) as u64
     }
 
     fn clear(&mut self) {
         self.frames.clear();
         self.credits.clear();
         self.releases.clear();
+        self.ints.clear();
     }
 }
 
@@ -120,10 +124,21 @@ impl Ctx {
     /// here is freed and the packet goes by value.
     // (Only ports on cut links reach it, through the transmit's out-of-line path.)
     #[inline]
-    pub(crate) fn hand_off(&mut self, to: u16, link: LinkId, arrival: Time, desc: Desc) {
+    pub(crate) fn hand_off(
+        &mut self,
+        to: u16,
+        link: LinkId,
+        arrival: Time,
+        desc: Desc,
+        int: Option<IntStack>,
+    ) {
         let packet = *self.arena.get(desc.id);
         self.arena.release(desc.id);
-        self.outbox[to as usize - 1].frames.push(Handoff {
+        let out = &mut self.outbox[to as usize - 1];
+        if let Some(st) = int {
+            out.ints.push(st);
+        }
+        out.frames.push(Handoff {
             link,
             arrival,
             desc,
@@ -214,7 +229,7 @@ impl Shards {
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
     let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
-    let checks: [(bool, &'static str); 10] = [
+    let checks: [(bool, &'static str); 9] = [
         (f.gse.is_some(), "GSE"),
         (f.dr.is_some(), "long-haul DR switches"),
         (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
@@ -226,7 +241,6 @@ fn unsupported(sim: &Simulation) -> Option<&'static str> {
         (f.capture.is_some(), "packet capture ([record.pcap])"),
         (!sim.trainings.is_empty(), "training jobs"),
         (!l.phases.is_empty(), "compute phases"),
-        (n.flows.iter().any(|f| f.cc.wants_int()), "INT (HPCC)"),
         (
             !sim.ctx.queue.is_empty() || sim.started,
             "a run already started",
@@ -249,6 +263,7 @@ impl Simulation {
     /// turn on the caller's thread, the same windows; for tests and the hand-off bench).
     pub fn set_shards(&mut self, shards: usize, threads: usize) -> Vec<String> {
         self.shards = None;
+        self.fabric.telemetry.int.truncate(1);
         for (l, p) in self.fabric.links.iter_mut().zip(&mut self.fabric.ports) {
             l.cut_to = 0;
             p.set_cut(false);
@@ -286,6 +301,8 @@ impl Simulation {
             return notes;
         }
         self.nics.launcher.host_shard = host_shard;
+        let int = self.fabric.telemetry.int[0].clone();
+        self.fabric.telemetry.int.resize(s, int);
         // Links whose far end is in another shard.
         let fabric = &mut self.fabric;
         for i in 0..fabric.ports.len() {
@@ -644,7 +661,8 @@ impl Simulation {
 
     /// After the run: the shards' counts summed into the run's context, and every packet
     /// still queued or on a link moved into its arena, so that outputs and invariant
-    /// checks read one model.
+    /// checks read one model. (Their INT records stay behind: nothing reads them once
+    /// the run is over.)
     fn gather(&mut self, sh: &mut Shards) {
         deliver(&mut sh.ctxs, &mut self.fabric, &mut self.nics);
         self.settle_jobs(sh);
@@ -705,9 +723,16 @@ fn deliver(ctxs: &mut [Ctx], fabric: &mut Fabric, nics: &mut Nics) {
 /// would have put them itself.
 fn receive(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, msgs: &Outbox) {
     ctx.counters.handoffs += msgs.frames.len() as u64;
+    let mut ints = msgs.ints.iter();
     for h in &msgs.frames {
         let mut d = h.desc;
         d.id = ctx.arena.alloc(h.packet);
+        if d.flags & crate::packet::FLAG_INT != 0 {
+            let st = ints
+                .next()
+                .expect("an INT frame handed over with its records");
+            *fabric.telemetry.int[ctx.shard as usize].slot(d.id) = *st;
+        }
         if fabric.links[h.link].put(h.arrival, d) {
             ctx.queue.push(h.arrival, Event::LinkArrive(h.link));
         }

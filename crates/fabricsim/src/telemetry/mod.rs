@@ -22,14 +22,16 @@ use tcd::{TcdDetector, TcdMark};
 pub struct Telemetry {
     /// TCD detector per (port, priority), index `port * 8 + prio` (empty when TCD is off).
     pub tcd: Vec<TcdDetector>,
-    /// INT records of packets that carry them (empty unless a flow asks for INT).
-    pub int: IntTable,
+    /// INT records of packets that carry them (empty unless a flow asks for INT), by
+    /// arena slot: one table per shard, as each shard has its own packet arena
+    /// ([`crate::sim::shards`]); one in a run on one thread.
+    pub int: Vec<IntTable>,
 }
 
 impl Telemetry {
     /// Heap bytes of the TCD detectors and INT records (by capacity).
     pub fn heap_bytes(&self) -> u64 {
-        crate::memory::vec_bytes(&self.tcd) + self.int.heap_bytes()
+        crate::memory::vec_bytes(&self.tcd) + self.int.iter().map(IntTable::heap_bytes).sum::<u64>()
     }
 
     /// A PFC frame for `prio` reached egress `port` at `now`: a pause until `until`, or a
@@ -53,10 +55,13 @@ impl Telemetry {
     }
 
     /// Data packet `pkt` of `wire` bytes leaves the queue of priority `prio` at switch
-    /// egress `port` (`port_ref`): TCD merges its mark, INT appends a record.
+    /// egress `port` (`port_ref`) of shard `shard`: TCD merges its mark, INT appends a
+    /// record.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn on_data_dequeue(
         &mut self,
+        shard: u32,
         now: Time,
         port: PortId,
         port_ref: &mut Port,
@@ -75,7 +80,7 @@ impl Telemetry {
             pkt.mark = TcdMark::from_bits(pkt.mark).merge(m).to_bits();
         }
         if pkt.flags & FLAG_INT != 0 {
-            self.int.stamp(now, port_ref, wire, pkt);
+            self.int[shard as usize].stamp(now, port_ref, wire, pkt);
         }
     }
 }

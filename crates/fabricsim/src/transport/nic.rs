@@ -179,7 +179,7 @@ impl Nics {
         ctx.counters.data_sent += 1;
         let d = ctx.arena.alloc_desc(pkt, hdr);
         if hdr.flags & FLAG_INT != 0 {
-            fabric.telemetry.int.slot(d.id).n = 0;
+            fabric.telemetry.int[ctx.shard as usize].slot(d.id).n = 0;
         }
         d
     }
@@ -217,14 +217,15 @@ impl Nics {
             h.flags = FLAG_INT;
             // The fixed-size header, or the records the data packet collected.
             h.wire += match ctx.params.int_nic_bytes {
-                0 => INT_BYTES_PER_HOP * fabric.telemetry.int.rx.n as u32,
+                0 => INT_BYTES_PER_HOP * fabric.telemetry.int[ctx.shard as usize].rx.n as u32,
                 fixed => fixed,
             };
         }
         let d = ctx.arena.alloc_desc(p, h);
         if int {
-            let rx = fabric.telemetry.int.rx;
-            *fabric.telemetry.int.slot(d.id) = rx;
+            let int = &mut fabric.telemetry.int[ctx.shard as usize];
+            let rx = int.rx;
+            *int.slot(d.id) = rx;
         }
         let pr = &mut fabric.ports[port];
         // The NIC's queue of the frame's own priority: either way it leaves before the
@@ -279,7 +280,7 @@ impl Nics {
         let p = *ctx.arena.get(pkt.id);
         let hdr = pkt.header();
         if hdr.flags & FLAG_INT != 0 {
-            fabric.telemetry.int.receive(pkt.id);
+            fabric.telemetry.int[ctx.shard as usize].receive(pkt.id);
         }
         ctx.arena.release(pkt.id);
         match p.payload {
@@ -452,8 +453,8 @@ impl Nics {
             let held = f.cc.hold_until().filter(|&t| t > now);
             f.cc.on_ack(now, &info);
             if hdr.flags & FLAG_INT != 0 {
-                let n = fabric.telemetry.int.rx.n as usize;
-                f.cc.on_ack_int(now, &info, &fabric.telemetry.int.rx.hops[..n]);
+                let rx = &fabric.telemetry.int[ctx.shard as usize].rx;
+                f.cc.on_ack_int(now, &info, &rx.hops[..rx.n as usize]);
             }
             let hold = f.cc.hold_until();
             if let Some(t) = hold {
