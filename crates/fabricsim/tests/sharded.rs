@@ -193,6 +193,40 @@ fn credits_and_lossy_fabrics_give_the_same_bytes_on_1_2_and_3_threads() {
 }
 
 #[test]
+fn two_campuses_cut_at_the_long_haul_give_the_same_bytes_with_dr_notifications() {
+    // Document 001's two campuses, 120 km apart: the cut is the DCI (600 us of
+    // lookahead), and the DRs' own CNPs (threshold trigger) go back inside each campus.
+    let mut flows = String::new();
+    for h in 0..8 {
+        flows += &format!(
+            "{{ src = {h}, dst = {}, size = \"2MB\" }},\n",
+            8 + (h + 3) % 8
+        );
+        flows += &format!("{{ src = {}, dst = {h}, size = \"2MB\" }},\n", 8 + h);
+    }
+    let src = format!(
+        "name = \"campuses\"\nseed = 3\nmax_time = \"20ms\"\n[topology]\nkind = \"multi_campus\"\n\
+         leaves = 2\nspines = 2\nservers_per_leaf = 4\nuplinks_per_pair = 2\ndr_switches = 1\n\
+         campus_to_dr_capacity = \"3200Gbps\"\ndci_capacity = \"400Gbps\"\nfiber_km = 120\n\
+         dr_buffer = \"32MB\"\nlink_delay = \"1us\"\n[fabric.dr]\ncnp = \"dr\"\n\
+         cnp_threshold = \"256KB\"\n[transport]\nrto = \"20ms\"\n[cc]\nalgorithm = \"dcqcn\"\n\
+         [[workload]]\nkind = \"flows\"\nflows = [\n{flows}]\n"
+    );
+    let mut sim = build(&src);
+    sim.set_threads_per_run(2);
+    assert_eq!(sim.shard_count(), 2);
+    let (notes, sums) = same_bytes_summaries("campuses", &load(&src));
+    // (Three threads asked for: two campuses make two shards.)
+    assert!(
+        notes.iter().all(|n| n.contains("running on 2")),
+        "{notes:?}"
+    );
+    assert_eq!(sums[0].outcome, "completed");
+    let lh = sums[0].long_haul.as_ref().expect("long-haul figures");
+    assert!(lh.dr_cnps > 0, "no DR notification: {lh:?}");
+}
+
+#[test]
 fn shipped_scenarios_give_the_same_bytes_on_1_2_and_3_threads() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     // Every shipped scenario is a case.

@@ -231,7 +231,11 @@ fn unsupported(sim: &Simulation) -> Option<&'static str> {
     let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
     let checks: [(bool, &'static str); 9] = [
         (f.gse.is_some(), "GSE"),
-        (f.dr.is_some(), "long-haul DR switches"),
+        (
+            (f.dr.as_ref())
+                .is_some_and(|d| matches!(d.trigger, crate::longhaul::dr::Trigger::Red(_))),
+            "DR notifications triggered by RED (one generator draws for every DR)",
+        ),
         (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
         (f.faults.is_some(), "faults and bit errors"),
         (
@@ -295,6 +299,12 @@ impl Simulation {
         if let Some(why) =
             self.dependency_crossing_too_soon(&host_shard, crossing_grid(&self.fabric))
         {
+            notes.push(format!(
+                "{shards} threads per run asked for, but {why}: running on one thread"
+            ));
+            return notes;
+        }
+        if let Some(why) = self.dr_campus_split(&p) {
             notes.push(format!(
                 "{shards} threads per run asked for, but {why}: running on one thread"
             ));
@@ -402,6 +412,32 @@ impl Simulation {
                         "flows {p} and {f} share a queue pair but not a sending shard"
                     ));
                 }
+            }
+        }
+        None
+    }
+
+    /// Why the DR switches cannot be cut so, if they cannot: a flow's DR notifications
+    /// are paced per flow (`DrState::next_cnp`) by the DRs of the campus it leaves (a
+    /// DCI path never passes through a third campus), so those DRs must all be in one
+    /// shard.
+    fn dr_campus_split(&self, p: &Partition) -> Option<String> {
+        let dr = self.fabric.dr.as_ref()?;
+        let mut shard_of_campus: Vec<Option<u32>> = Vec::new();
+        for &(port, campus) in &dr.dci_ports {
+            let s = p.shard_of_node[self.fabric.ports[port].node.idx()];
+            let c = campus as usize;
+            if shard_of_campus.len() <= c {
+                shard_of_campus.resize(c + 1, None);
+            }
+            match shard_of_campus[c] {
+                None => shard_of_campus[c] = Some(s),
+                Some(t) if t != s => {
+                    return Some(format!(
+                        "the DR switches of campus {c} fell into two shards"
+                    ))
+                }
+                Some(_) => {}
             }
         }
         None
