@@ -404,6 +404,11 @@ impl PacketArena {
     pub fn keep_tags(&mut self) {
         self.tagged = true;
     }
+    /// True when the arena keeps GSE container tags ([`Self::keep_tags`]).
+    #[inline]
+    pub fn keeps_tags(&self) -> bool {
+        self.tagged
+    }
     /// Stores `p`, sent with header `h`, and returns its descriptor.
     #[inline]
     pub fn alloc_desc(&mut self, p: Packet, h: Header) -> Desc {

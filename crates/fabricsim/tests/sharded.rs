@@ -132,6 +132,17 @@ fn fabrics_the_engine_cuts_give_the_same_bytes_on_1_2_and_3_threads() {
                  receiver = 0\nsize = \"100KB\"\n[[workload]]\nkind = \"permutation\"\nsize = \"50KB\"\n",
             ),
         ),
+        // GSE: PKTC containers sprayed over the cut, DGSQ requests and grants between
+        // the source and destination GSPs, reordering at the destination.
+        (
+            "gse-dgsq",
+            fat_tree(
+                4,
+                "[fabric.load_balance]\nalgorithm = \"pktc\"\n[fabric.gse]\nscheduling = \"dgsq\"\n\
+                 [cc]\nalgorithm = \"none\"\n[[workload]]\nkind = \"incast\"\nsenders = 12\n\
+                 receiver = 0\nsize = \"200KB\"\n[[workload]]\nkind = \"permutation\"\nsize = \"100KB\"\n",
+            ),
+        ),
         // Flows starting over time, of sizes drawn from a distribution; queue and rate
         // samples (taken between windows), at intervals that are not the grid's.
         (

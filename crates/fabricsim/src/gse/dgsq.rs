@@ -32,8 +32,6 @@ pub struct Voq {
     pub outstanding: u64,
     /// Granted payload bytes not yet used (negative: the last packet overdrew).
     pub credit: i64,
-    /// A host on this GSP, to which grants are addressed.
-    pub grant_to: u32,
     /// Most payload bytes ever waiting.
     pub max_bytes: u64,
 }

@@ -64,6 +64,13 @@ impl Fabric {
             switches[s as usize].role = SwitchRole::Gsp(GspRole(g as u32));
         }
         let dgsq = cfg.scheduling == GseScheduling::Dgsq;
+        let host_of_gsp: Vec<u32> = (0..n_gsp as u32)
+            .map(|g| {
+                (gsp_of_host.iter())
+                    .position(|&x| x == Some(g))
+                    .expect("a GSP has a host") as u32
+            })
+            .collect();
         Gse {
             cfg: cfg.clone(),
             dgsq,
@@ -93,7 +100,8 @@ impl Fabric {
             } else {
                 Vec::new()
             },
-            stats: Default::default(),
+            host_of_gsp,
+            stats: vec![Default::default()],
         }
     }
 
@@ -150,20 +158,15 @@ impl Fabric {
                     let stream = g.stream(gsp, pkt.dst);
                     if g.dgsq {
                         let container = g.cfg.container;
-                        let NodeKind::Host(src_host) =
-                            self.ports[self.ports[in_port].peer.idx()].owner()
-                        else {
-                            unreachable!("edge ports face hosts")
-                        };
                         let sw = &mut self.switches[s as usize];
                         sw.held += 1;
                         sw.voq_wire += wire;
                         let dst = pkt.dst;
                         let g = self.gse.as_mut().expect("GSE mode");
                         let v = &mut g.voq[stream];
-                        v.grant_to = src_host;
                         let req = v.push(pkt, payload, container);
-                        g.stats.voq_max_bytes = g.stats.voq_max_bytes.max(v.max_bytes);
+                        g.stats[ctx.shard as usize].voq_max_bytes =
+                            g.stats[ctx.shard as usize].voq_max_bytes.max(v.max_bytes);
                         if req > 0 {
                             self.send_gse_ctrl(
                                 ctx,
@@ -240,7 +243,7 @@ impl Fabric {
         }
         let (tag, open) = g.tx[stream].assign(payload, g.cfg.container, force);
         if open {
-            g.stats.containers += 1;
+            g.stats[ctx.shard as usize].containers += 1;
             let cands = self.routing.lookup(s, pkt.dst);
             let n = cands.len as usize;
             let ports = &self.ports;
@@ -286,7 +289,7 @@ impl Fabric {
         let stream = g.stream(src_gsp, pkt.dst);
         let rx = &mut g.rx[stream];
         if tag.cont == rx.exp_cont && tag.idx > rx.exp_idx {
-            g.stats.intra_container_gaps += 1;
+            g.stats[ctx.shard as usize].intra_container_gaps += 1;
         }
         if rx.is_next(tag) {
             rx.advance(tag);
@@ -297,7 +300,9 @@ impl Fabric {
                 since: now,
             });
             g.held_bytes[gsp as usize] += pkt.wire as u64;
-            g.stats.reorder_max_bytes = g.stats.reorder_max_bytes.max(g.held_bytes[gsp as usize]);
+            g.stats[ctx.shard as usize].reorder_max_bytes = g.stats[ctx.shard as usize]
+                .reorder_max_bytes
+                .max(g.held_bytes[gsp as usize]);
             self.switches[s as usize].held += 1;
             if !rx.timer {
                 rx.timer = true;
@@ -318,18 +323,19 @@ impl Fabric {
             let Some(h) = g.rx[stream].take_next() else {
                 break;
             };
-            self.note_released(s, gsp, &h, now);
+            self.note_released(ctx.shard, s, gsp, &h, now);
             self.gsp_deliver(ctx, s, h.desc);
         }
     }
 
-    pub(crate) fn note_released(&mut self, s: u32, gsp: u32, h: &Held, now: Time) {
+    pub(crate) fn note_released(&mut self, shard: u32, s: u32, gsp: u32, h: &Held, now: Time) {
         let g = self.gse.as_mut().expect("GSE mode");
         g.held_bytes[gsp as usize] -= h.desc.wire as u64;
         let w = now - h.since;
-        g.stats.reordered_packets += 1;
-        g.stats.reorder_wait_ps += w;
-        g.stats.reorder_wait_max_ps = g.stats.reorder_wait_max_ps.max(w);
+        g.stats[shard as usize].reordered_packets += 1;
+        g.stats[shard as usize].reorder_wait_ps += w;
+        g.stats[shard as usize].reorder_wait_max_ps =
+            g.stats[shard as usize].reorder_wait_max_ps.max(w);
         self.switches[s as usize].held -= 1;
     }
 
@@ -360,8 +366,8 @@ impl Fabric {
         }
         if now >= rx.blocked_since + timeout {
             let h = rx.skip().expect("held is not empty");
-            g.stats.reorder_skips += 1;
-            self.note_released(s, gsp, &h, now);
+            g.stats[ctx.shard as usize].reorder_skips += 1;
+            self.note_released(ctx.shard, s, gsp, &h, now);
             self.gsp_deliver(ctx, s, h.desc);
             self.gsp_drain(ctx, s, gsp, stream);
         }
@@ -401,14 +407,14 @@ impl Fabric {
         }
         let host = HostId(port_host);
         let payload = if kind == PacketKind::Request {
-            g.stats.requests += 1;
+            g.stats[ctx.shard as usize].requests += 1;
             Payload::Request {
                 from: GspId(gsp),
                 host,
                 bytes,
             }
         } else {
-            g.stats.grants += 1;
+            g.stats[ctx.shard as usize].grants += 1;
             Payload::Grant { host, bytes, via }
         };
         // A GSP's control packet comes from no host.
@@ -463,7 +469,8 @@ impl Fabric {
         let dst_gsp = g.gsp_of_host[dst as usize].expect("grants come from GSPs");
         let s = g.switch_of_gsp[dst_gsp as usize];
         if let Some((src_gsp, bytes)) = grant {
-            let to = g.voq[g.stream(src_gsp as u32, dst)].grant_to;
+            // Addressed to a host of the source GSP, which takes the grant itself.
+            let to = g.host_of_gsp[src_gsp];
             // Spine-link capacity: the container is to come in over the fabric link into
             // this GSP with the fewest granted bytes still to arrive.
             let via = if src_gsp as u32 == dst_gsp {

@@ -177,8 +177,12 @@ pub struct Gse {
     /// through it and not yet arrived (grants name the least-loaded one, so that grants
     /// respect the spine links' capacity, not only the destination port's).
     pub via_out: Vec<u64>,
-    /// Statistics.
-    pub stats: GseStats,
+    /// A host of each GSP, to which the GSP's grants are addressed (any host behind it
+    /// would do: the GSP takes the grant itself).
+    pub host_of_gsp: Vec<u32>,
+    /// Statistics, one set per shard of a parallel run (each GSP counts in its
+    /// shard's; [`Gse::stats_total`] sums them).
+    pub stats: Vec<GseStats>,
 }
 
 /// What GSE did during a run.
@@ -207,7 +211,30 @@ pub struct GseStats {
     pub voq_max_bytes: u64,
 }
 
+impl GseStats {
+    /// `self` and `o` together: counts summed, maxima the larger.
+    pub fn merged(&self, o: &GseStats) -> GseStats {
+        GseStats {
+            containers: self.containers + o.containers,
+            reordered_packets: self.reordered_packets + o.reordered_packets,
+            reorder_wait_ps: self.reorder_wait_ps + o.reorder_wait_ps,
+            reorder_wait_max_ps: self.reorder_wait_max_ps.max(o.reorder_wait_max_ps),
+            reorder_max_bytes: self.reorder_max_bytes.max(o.reorder_max_bytes),
+            intra_container_gaps: self.intra_container_gaps + o.intra_container_gaps,
+            reorder_skips: self.reorder_skips + o.reorder_skips,
+            requests: self.requests + o.requests,
+            grants: self.grants + o.grants,
+            voq_max_bytes: self.voq_max_bytes.max(o.voq_max_bytes),
+        }
+    }
+}
+
 impl Gse {
+    /// The run's statistics: every shard's together.
+    pub fn stats_total(&self) -> GseStats {
+        (self.stats.iter()).fold(GseStats::default(), |a, s| a.merged(s))
+    }
+
     /// Index of the (gsp, host) stream.
     #[inline]
     pub fn stream(&self, gsp: u32, host: u32) -> usize {

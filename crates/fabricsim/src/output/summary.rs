@@ -323,7 +323,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .max()
             .map(ns)
             .unwrap_or(f64::NAN),
-        gse: sim.fabric.gse.as_ref().map(|g| g.stats.clone()),
+        gse: sim.fabric.gse.as_ref().map(|g| g.stats_total()),
         long_haul: crate::longhaul::dr::LongHaulStats::of(sim),
         collectives: crate::collective::HwSummary::of(sim),
         faults: sim.fabric.faults.as_ref().map(|f| f.summary(sim.ctx.now)),

@@ -101,6 +101,8 @@ pub(crate) struct Outbox {
     releases: Vec<(Time, u32)>,
     /// The INT records of the frames that carry them (`FLAG_INT`), in frame order.
     ints: Vec<IntStack>,
+    /// The GSE container tag of every frame, in frame order (runs with GSPs).
+    tags: Vec<(crate::gse::pktc::Tag, u32)>,
 }
 
 impl Outbox {
@@ -108,7 +110,9 @@ impl Outbox {
         (self.frames.capacity() * std::mem::size_of::<Handoff>()
             + self.credits.capacity() * std::mem::size_of::<CreditHandoff>()
             + self.releases.capacity() * std::mem::size_of::<(Time, u32)>()
-            + self.ints.capacity() * std::mem::size_of::<IntStack>()) as u64
+            + self.ints.capacity() * std::mem::size_of::<IntStack>()
+            + self.tags.capacity() * std::mem::size_of::<(crate::gse::pktc::Tag, u32)>())
+            as u64
     }
 
     fn clear(&mut self) {
@@ -116,6 +120,7 @@ impl Outbox {
         self.credits.clear();
         self.releases.clear();
         self.ints.clear();
+        self.tags.clear();
     }
 }
 
@@ -133,11 +138,14 @@ impl Ctx {
         int: Option<IntStack>,
     ) {
         let packet = *self.arena.get(desc.id);
-        self.arena.release(desc.id);
         let out = &mut self.outbox[to as usize - 1];
         if let Some(st) = int {
             out.ints.push(st);
         }
+        if self.arena.keeps_tags() {
+            out.tags.push(self.arena.gse_tag(desc.id));
+        }
+        self.arena.release(desc.id);
         out.frames.push(Handoff {
             link,
             arrival,
@@ -177,14 +185,19 @@ impl Ctx {
         params: &RunParams,
         horizon: Time,
         lookahead: bool,
+        tags: bool,
     ) -> Ctx {
+        let mut arena = PacketArena::new();
+        if tags {
+            arena.keep_tags();
+        }
         let mut queue = EventQueue::with_capacity(1024);
         queue.set_horizon(horizon);
         queue.set_lookahead(lookahead);
         Ctx {
             now: 0,
             queue,
-            arena: PacketArena::new(),
+            arena,
             counters: Counters::default(),
             tally: Tally::default(),
             params: params.clone(),
@@ -229,8 +242,7 @@ impl Shards {
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
     let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
-    let checks: [(bool, &'static str); 9] = [
-        (f.gse.is_some(), "GSE"),
+    let checks: [(bool, &'static str); 8] = [
         (
             (f.dr.as_ref())
                 .is_some_and(|d| matches!(d.trigger, crate::longhaul::dr::Trigger::Red(_))),
@@ -268,6 +280,9 @@ impl Simulation {
     pub fn set_shards(&mut self, shards: usize, threads: usize) -> Vec<String> {
         self.shards = None;
         self.fabric.telemetry.int.truncate(1);
+        if let Some(g) = self.fabric.gse.as_mut() {
+            g.stats.truncate(1);
+        }
         for (l, p) in self.fabric.links.iter_mut().zip(&mut self.fabric.ports) {
             l.cut_to = 0;
             p.set_cut(false);
@@ -313,6 +328,9 @@ impl Simulation {
         self.nics.launcher.host_shard = host_shard;
         let int = self.fabric.telemetry.int[0].clone();
         self.fabric.telemetry.int.resize(s, int);
+        if let Some(g) = self.fabric.gse.as_mut() {
+            g.stats.resize(s, Default::default());
+        }
         // Links whose far end is in another shard.
         let fabric = &mut self.fabric;
         for i in 0..fabric.ports.len() {
@@ -472,7 +490,10 @@ impl Simulation {
             self.end_grid = crossing_grid(&self.fabric);
             let s = sh.partition.shards as usize;
             sh.ctxs = (0..s)
-                .map(|i| Ctx::for_shard(i as u32, s, &self.ctx.params, horizon, self.prefetch))
+                .map(|i| {
+                    let tags = self.ctx.arena.keeps_tags();
+                    Ctx::for_shard(i as u32, s, &self.ctx.params, horizon, self.prefetch, tags)
+                })
                 .collect();
             if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {
                 sh.next_sample = Some(0);
@@ -527,6 +548,7 @@ impl Simulation {
         let pool = Pool {
             barrier: std::sync::Barrier::new(threads),
             end: std::sync::atomic::AtomicU64::new(0),
+            panic: std::sync::Mutex::new(None),
         };
         let model = SharedModel {
             fabric: &mut self.fabric as *mut Fabric,
@@ -543,13 +565,21 @@ impl Simulation {
                     if end == EXIT {
                         break;
                     }
-                    model.window(j, threads, end, prefetch, &pool.barrier);
+                    model.window(j, threads, end, prefetch, pool);
                 });
             }
             let end = self.window_loop(sh, until, halt, progress, &mut |_, _, _, end| {
                 pool.end.store(end, std::sync::atomic::Ordering::Release);
                 pool.barrier.wait();
-                model.window(0, threads, end, prefetch, &pool.barrier);
+                model.window(0, threads, end, prefetch, &pool);
+                let failed = pool.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(p) = failed {
+                    // A handler panicked (a bug): release the others, then fail as the
+                    // serial engine would.
+                    pool.end.store(EXIT, std::sync::atomic::Ordering::Release);
+                    pool.barrier.wait();
+                    std::panic::resume_unwind(p);
+                }
             });
             pool.end.store(EXIT, std::sync::atomic::Ordering::Release);
             pool.barrier.wait();
@@ -707,8 +737,12 @@ impl Simulation {
         let main = &mut self.ctx;
         let mut moved = |d: &mut Desc, s: usize| {
             let packet = *sh.ctxs[s].arena.get(d.id);
+            let (tag, gsp) = sh.ctxs[s].arena.gse_tag(d.id);
             sh.ctxs[s].arena.release(d.id);
             d.id = main.arena.alloc(packet);
+            if main.arena.keeps_tags() {
+                main.arena.set_tag(d.id, tag, gsp);
+            }
         };
         for i in 0..fabric.ports.len() {
             let own = p.shard_of_node[fabric.ports[i].node.idx()] as usize;
@@ -717,6 +751,34 @@ impl Simulation {
                 moved(d, far);
             }
             fabric.ports[i].for_each_queued_mut(|d| moved(d, own));
+        }
+        // Packets GSE holds: in the source GSP's VOQs, the destination GSP's reorder
+        // buffers (stream = GSP x hosts + host).
+        if let Some(g) = fabric.gse.as_mut() {
+            let switches = &fabric.switches;
+            let shard_of_gsp = |gsp: u32| {
+                let s = g.switch_of_gsp[gsp as usize] as usize;
+                p.shard_of_node[switches[s].node.idx()] as usize
+            };
+            let n = g.n_hosts.max(1);
+            let gsps: Vec<usize> = (0..g.switch_of_gsp.len() as u32)
+                .map(shard_of_gsp)
+                .collect();
+            let dst_shard: Vec<Option<usize>> = (g.gsp_of_host.iter())
+                .map(|x| x.map(|gsp| gsps[gsp as usize]))
+                .collect();
+            for (i, v) in g.voq.iter_mut().enumerate() {
+                for d in v.q.iter_mut() {
+                    moved(d, gsps[i / n]);
+                }
+            }
+            for (i, r) in g.rx.iter_mut().enumerate() {
+                if let Some(s) = dst_shard[i % n] {
+                    for h in r.held.iter_mut() {
+                        moved(&mut h.desc, s);
+                    }
+                }
+            }
         }
         main.queue.add_popped(sh.samples);
         let mut peak = 0;
@@ -760,9 +822,13 @@ fn deliver(ctxs: &mut [Ctx], fabric: &mut Fabric, nics: &mut Nics) {
 fn receive(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, msgs: &Outbox) {
     ctx.counters.handoffs += msgs.frames.len() as u64;
     let mut ints = msgs.ints.iter();
+    let mut tags = msgs.tags.iter();
     for h in &msgs.frames {
         let mut d = h.desc;
         d.id = ctx.arena.alloc(h.packet);
+        if let Some(&(tag, gsp)) = tags.next() {
+            ctx.arena.set_tag(d.id, tag, gsp);
+        }
         if d.flags & crate::packet::FLAG_INT != 0 {
             let st = ints
                 .next()
@@ -801,6 +867,20 @@ const EXIT: u64 = u64::MAX;
 struct Pool {
     barrier: std::sync::Barrier,
     end: std::sync::atomic::AtomicU64,
+    /// The first panic of a thread in the window just run: the threads still meet at
+    /// every barrier (a thread that left would hang the others), and the caller's
+    /// thread stops the rest and resumes the panic.
+    panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+impl Pool {
+    /// Runs `f`, keeping its panic (the first of the window) instead of unwinding.
+    fn guard(&self, f: impl FnOnce()) {
+        if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+            let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert(p);
+        }
+    }
 }
 
 /// The model's tables and the shards' contexts, shared by the threads of a sharded run.
@@ -825,14 +905,7 @@ impl SharedModel {
     /// Thread `j` of `threads` runs the window of its shards (`i % threads == j`), waits
     /// for every thread, takes the frames handed to its shards, and waits again.
     #[allow(unsafe_code)]
-    fn window(
-        &self,
-        j: usize,
-        threads: usize,
-        end: Time,
-        prefetch: bool,
-        barrier: &std::sync::Barrier,
-    ) {
+    fn window(&self, j: usize, threads: usize, end: Time, prefetch: bool, pool: &Pool) {
         // SAFETY: shard i's context is touched by thread i % threads only; the model's
         // tables are written only where the running shard owns them (the partition
         // makes those parts disjoint, and `unsupported` admits only handlers that keep
@@ -840,9 +913,9 @@ impl SharedModel {
         for i in (j..self.shards).step_by(threads) {
             let (ctx, fabric, nics) =
                 unsafe { (&mut *self.ctxs.add(i), &mut *self.fabric, &mut *self.nics) };
-            run_window(ctx, fabric, nics, end, prefetch);
+            pool.guard(|| run_window(ctx, fabric, nics, end, prefetch));
         }
-        barrier.wait();
+        pool.barrier.wait();
         for to in (j..self.shards).step_by(threads) {
             // (A shard never hands frames to itself: a cut link joins two shards.)
             for from in (0..self.shards).filter(|&f| f != to) {
@@ -858,11 +931,11 @@ impl SharedModel {
                     )
                 };
                 let mut msgs = std::mem::take(&mut src.outbox[to]);
-                receive(dst, fabric, nics, &msgs);
+                pool.guard(|| receive(dst, fabric, nics, &msgs));
                 msgs.clear();
                 src.outbox[to] = msgs;
             }
         }
-        barrier.wait();
+        pool.barrier.wait();
     }
 }
