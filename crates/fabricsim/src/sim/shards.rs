@@ -32,17 +32,28 @@
 //! summed exactly. The arena's peak is the one figure that is not the same: it is the sum
 //! of the shards' peaks, an upper bound (`speed.peak_packets`).
 //!
-//! **What runs sharded.** The fabric and transport of the benchmark and its kin: PFC,
-//! credit flow control (a credit return to a port in another shard is handed over like
-//! a frame, [`Ctx::hand_off_credit`]: the grid counts return delays), lossy fabrics
-//! (each shard logs the flows whose packets it dropped, summed after the run), ECN,
-//! ECMP, spraying, table and adaptive routing (a switch reads only its own ports'
-//! credits and queues), any congestion control without INT, the message transport and
-//! dual-rail NICs (state per NIC), flows started by time, and `[record]` queue and rate
-//! samples (taken between windows, on the whole model, at their times: a window ends at
-//! each). Everything else (GSE, long haul, switch CNPs, faults, dependencies and jobs,
-//! hardware collectives, capture, INT) runs on one thread, with a note saying which
-//! feature kept it there ([`Simulation::set_threads_per_run`]).
+//! **What runs sharded.** Besides frames, a shard hands over what else crosses the cut,
+//! all delivered at the barrier and all at least a grid cell ahead ([`Outbox`]):
+//! - credit returns to a port in another shard ([`Ctx::hand_off_credit`]; the grid
+//!   counts return delays);
+//! - releases of dependency-graph nodes another shard starts ([`Ctx::hand_off_release`]),
+//!   whose delay, the notification latency (`[transport] notify_latency`, applied by the
+//!   serial engine alike) plus the edge's own, must be at least the grid: a cut where it
+//!   is not falls back and says what to set;
+//! - with a frame, its INT records and its PKTC container tag (per-slot tables of the
+//!   shard's arena).
+//!
+//! Job iterations are accounted between windows, in time order ([`Simulation`]'s
+//! `settle_jobs`); per-shard counters (drops per flow, GSE statistics) are summed after
+//! the run. So PFC, credit flow control, lossy fabrics, ECN, ECMP, spraying, table and
+//! adaptive routing, every congestion control (HPCC's INT included), GSE (PKTC, DGSQ,
+//! reordering), long haul with DR switches (threshold trigger; cut at the DCI), the
+//! message transport, dual-rail NICs, flow dependencies, collectives and their
+//! iterations, and `[record]` queue and rate samples (taken between windows, on the whole
+//! model, at their times: a window ends at each) run sharded. Compute phases and training
+//! jobs, faults and bit errors, hardware collectives, packet capture, switch CNPs and the
+//! DRs' RED trigger (one generator for all) run on one thread, with a note saying which
+//! feature kept them there ([`Simulation::set_threads_per_run`]).
 //!
 //! **Threads.** The shards share the model's tables (`Fabric`, `Nics`): each thread
 //! writes only the entries its shard owns, which the partition makes disjoint, and reads
