@@ -107,6 +107,21 @@ impl Guard {
         false
     }
 
+    /// The most events a stretch of `span` ps from a check may hold before the guard
+    /// trips: the bound over the span plus the allowance (no limit when unset). The
+    /// parallel engine gives each shard this budget for each window.
+    pub fn budget(&self, span: Time) -> u64 {
+        if self.bound_per_ps == 0.0 {
+            return u64::MAX;
+        }
+        let b = self.bound_per_ps * span as f64 + self.allowance as f64;
+        if b >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            b as u64
+        }
+    }
+
     /// The bound, in events per simulated nanosecond.
     pub fn bound_per_ns(&self) -> f64 {
         self.bound_per_ps * 1000.0

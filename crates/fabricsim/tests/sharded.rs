@@ -462,3 +462,42 @@ fn a_dependency_across_shards_fires_after_exactly_its_notification_latency() {
     let (a, b) = (&sim.nics.flows[0], &sim.nics.flows[1]);
     assert_eq!(b.spec.start, a.finish.unwrap());
 }
+
+#[test]
+fn a_livelock_is_stopped_and_named_in_a_sharded_run_too() {
+    // Two leaves, one host each: two shards. A 1 ps retransmission timer (set through
+    // the library, past the validator's floor) reschedules itself at one instant, so a
+    // shard's window would never end; a 1 ps sampling interval keeps the caller's thread
+    // sampling. Both are stopped and named, within a wall-time budget.
+    let src = "name = \"t\"\nmax_time = \"1ms\"\n[topology]\nkind = \"leaf_spine\"\nleaves = 2\n\
+               spines = 1\nservers_per_leaf = 1\nhost_rate = \"100Gbps\"\nlink_delay = \"1us\"\n\
+               [record]\nqueue_interval = \"10us\"\n[[workload]]\nkind = \"flows\"\n\
+               flows = [{ src = 0, dst = 1, size = \"1MB\" }]\n";
+    for (what, suspect, kind) in [
+        ("rto", "transport.rto", "Rto"),
+        ("sampling", "record.queue_interval", "Sample"),
+    ] {
+        let mut sim = build(src);
+        if what == "rto" {
+            sim.ctx.params.rto = 1;
+        } else {
+            sim.ctx.params.queue_interval = Some(1);
+        }
+        let notes = sim.set_threads_per_run(2);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(sim.shard_count(), 2);
+        let t = std::time::Instant::now();
+        let o = sim.run(&mut |_| {});
+        assert!(
+            t.elapsed().as_secs_f64() < 60.0,
+            "{what}: {:?}",
+            t.elapsed()
+        );
+        let Outcome::Livelock(r) = o else {
+            panic!("{what}: expected a livelock, got {o:?}");
+        };
+        assert!(r.suspect.contains(suspect), "{what}: {r}");
+        assert!(r.kinds.iter().any(|k| k.0 == kind), "{what}: {r}");
+        assert!(r.sampled > 0 && r.at_ps < 1_000_000_000, "{what}: {r}");
+    }
+}

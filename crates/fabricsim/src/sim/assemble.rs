@@ -523,6 +523,8 @@ impl Simulation {
                 outbox: Vec::new(),
                 flow_drops: Vec::new(),
                 jobs_done: Vec::new(),
+                event_budget: u64::MAX,
+                past_budget: Vec::new(),
             },
             fabric: Fabric {
                 table_routing,

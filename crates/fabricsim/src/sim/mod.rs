@@ -257,6 +257,10 @@ pub struct Ctx {
     /// Nodes of job iterations this shard saw done, with when (a run on one thread
     /// accounts them at once): accounted between windows.
     pub(crate) jobs_done: Vec<(Time, u32)>,
+    /// A shard's livelock guard (`sim/shards.rs`): the most events it may run in this
+    /// window, and the events it ran past that, for the diagnosis.
+    pub(crate) event_budget: u64,
+    pub(crate) past_budget: Vec<crate::engine::Event>,
 }
 
 /// The network: nodes, ports, links, switches (with their roles' state) and what they do

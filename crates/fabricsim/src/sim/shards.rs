@@ -55,6 +55,11 @@
 //! DRs' RED trigger (one generator for all) run on one thread, with a note saying which
 //! feature kept them there ([`Simulation::set_threads_per_run`]).
 //!
+//! **Livelock.** The serial guard's bound is checked between windows on the summed
+//! counts, and each shard runs its window under an event budget (the bound over the
+//! window plus the allowance): past it, it counts its next events for the diagnosis and
+//! stops, so a livelock that stands time still cannot keep a window from ending.
+//!
 //! **Threads.** The shards share the model's tables (`Fabric`, `Nics`): each thread
 //! writes only the entries its shard owns, which the partition makes disjoint, and reads
 //! constants. Rust's borrow rules cannot see that split, so the threads reach the
@@ -216,6 +221,8 @@ impl Ctx {
             outbox: vec![Outbox::default(); shards],
             flow_drops: Vec::new(),
             jobs_done: Vec::new(),
+            event_budget: u64::MAX,
+            past_budget: Vec::new(),
         }
     }
 }
@@ -499,6 +506,7 @@ impl Simulation {
             let horizon = self.calendar_horizon();
             self.fabric.route_ahead = self.routes_ahead();
             self.end_grid = crossing_grid(&self.fabric);
+            self.livelock = crate::livelock::Guard::new(self);
             let s = sh.partition.shards as usize;
             sh.ctxs = (0..s)
                 .map(|i| {
@@ -613,6 +621,12 @@ impl Simulation {
         let stop = self.ctx.params.max_time.min(until);
         let timeout = self.ctx.params.stall_timeout;
         let mut reported = 0u64;
+        // The livelock guard over windows: a stretch of windows whose events outpace the
+        // fabric's bound (time creeping on) trips it between windows; a shard whose
+        // window alone holds more than the bound allows (time standing still) stops
+        // itself (`run_window`). Either way the next events are counted by kind for
+        // the diagnosis, as the serial loop does.
+        let mut diagnosis: Option<crate::livelock::Tally> = None;
         loop {
             self.settle_jobs(sh);
             let mut tally = Tally::default();
@@ -664,6 +678,9 @@ impl Simulation {
                 return WindowsEnd::Stalled;
             }
             let popped: u64 = sh.ctxs.iter().map(|c| c.queue.popped()).sum();
+            if diagnosis.is_none() && self.livelock.check(now, popped + sh.samples) {
+                diagnosis = Some(Default::default());
+            }
             if popped >= reported + (1 << 20) {
                 reported = popped;
                 let mut p = self.progress();
@@ -694,6 +711,13 @@ impl Simulation {
                     &mut self.nics.flows,
                 );
                 sh.next_sample = next.filter(|_| tally.flows_done < total);
+                if let Some(d) = diagnosis.as_mut() {
+                    d.add(self, Event::Sample);
+                    if d.len() >= crate::livelock::SAMPLE as u64 {
+                        let d = diagnosis.take().expect("counting");
+                        return WindowsEnd::Ended(self.sharded_livelock(sh, d));
+                    }
+                }
                 continue;
             }
             // The window: the cell of the next event, no further than the run may go,
@@ -709,8 +733,38 @@ impl Simulation {
                         .saturating_add(1),
                 );
             sh.windows += 1;
+            let budget = if diagnosis.is_some() {
+                0
+            } else {
+                self.livelock.budget(end.saturating_sub(t))
+            };
+            for c in &mut sh.ctxs {
+                c.event_budget = budget;
+            }
             window(&mut sh.ctxs, &mut self.fabric, &mut self.nics, end);
+            if sh.ctxs.iter().any(|c| !c.past_budget.is_empty()) {
+                let d = diagnosis.take().unwrap_or_default();
+                return WindowsEnd::Ended(self.sharded_livelock(sh, d));
+            }
         }
+    }
+
+    /// The livelock report of a sharded run: the events the shards ran past their
+    /// budget, counted into `tally` beside what the caller's thread counted.
+    #[cold]
+    fn sharded_livelock(&mut self, sh: &mut Shards, mut tally: crate::livelock::Tally) -> Outcome {
+        for c in &mut sh.ctxs {
+            for ev in std::mem::take(&mut c.past_budget) {
+                tally.add(self, ev);
+            }
+        }
+        let now = (sh.ctxs.iter().map(|c| c.now))
+            .max()
+            .unwrap_or(0)
+            .max(sh.last_sample);
+        let popped = sh.ctxs.iter().map(|c| c.queue.popped()).sum::<u64>() + sh.samples;
+        self.ctx.now = now;
+        Outcome::Livelock(crate::livelock::report(self, (now, popped), tally))
     }
 
     /// Accounts the job-iteration nodes the shards saw done in the last window, in time
@@ -860,14 +914,30 @@ fn receive(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, msgs: &Outbox) {
 }
 
 /// Runs shard `ctx`'s events before `end`.
+/// Runs shard `ctx`'s events before `end`. Past its event budget (a livelock: events
+/// that outpace anything the fabric could cause) it keeps the next events for the
+/// diagnosis, up to the serial guard's sample, and stops.
 fn run_window(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, end: Time, prefetch: bool) {
+    let limit = ctx.queue.popped().saturating_add(ctx.event_budget);
     while let Some((t, ev)) = ctx.queue.pop_before(end) {
         ctx.now = t;
         if prefetch {
             super::lookahead::prefetch_ahead(ctx, fabric);
         }
         super::event_loop::dispatch(ctx, fabric, nics, None, t, ev);
+        if ctx.queue.popped() > limit && past_budget(ctx, ev) {
+            return;
+        }
     }
+}
+
+/// Keeps event `ev`, run past the shard's budget, for the livelock diagnosis; true
+/// once the sample is full.
+#[cold]
+#[inline(never)]
+fn past_budget(ctx: &mut Ctx, ev: Event) -> bool {
+    ctx.past_budget.push(ev);
+    ctx.past_budget.len() >= crate::livelock::SAMPLE as usize
 }
 
 /// The `end` that tells the worker threads to leave.
