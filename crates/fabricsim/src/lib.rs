@@ -24,7 +24,7 @@
 
 #![warn(missing_docs)]
 // The exceptions: `prefetch` (a cache hint that cannot fault), and the threads of a
-// sharded run sharing the model's tables (`sim/shards.rs`, `SharedModel`).
+// sharded run sharing the model's tables (`sim/shards/threads.rs`, `SharedModel`).
 #![deny(unsafe_code)]
 
 pub mod bench;

@@ -355,7 +355,7 @@ impl EventQueue {
     /// Removes and returns the earliest event if it is due before `end`. Unlike a `pop`
     /// followed by [`Self::unpop`], it never moves the calendar to a slot that starts at
     /// or after `end`, so events may still be pushed for any time from `end` on (a
-    /// shard's window, `sim/shards.rs`: frames handed over arrive at or after its end).
+    /// shard's window, `sim/shards/`: frames handed over arrive at or after its end).
     #[inline(always)]
     pub fn pop_before(&mut self, end: Time) -> Option<(Time, Event)> {
         if self.head < self.end {

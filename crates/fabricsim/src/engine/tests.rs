@@ -550,7 +550,7 @@ fn the_order_pushed_in_does_not_change_the_order_popped() {
     }
 }
 
-/// A shard's use (`sim/shards.rs`): pop every event before a window's end, then push
+/// A shard's use (`sim/shards/`): pop every event before a window's end, then push
 /// events at any time from that end on (frames handed over), never earlier than it:
 /// the order stays the sorted one.
 #[test]

@@ -94,7 +94,7 @@ impl Fabric {
     /// The head packet of link `l` reaches the far end: it enters the receiving switch or
     /// NIC (a PFC frame acts on the receiving port itself). Returns the packet and the
     /// NIC port it reached: the caller hands it to [`Nics::host_receive`].
-    // Always inlined: the serial loop's dispatch and a shard's (`sim/shards.rs`) both
+    // Always inlined: the serial loop's dispatch and a shard's (`sim/shards/`) both
     // call it, and with two call sites the compiler would otherwise keep it out of line
     // (+4 % instructions at k = 8, cachegrind).
     #[inline(always)]

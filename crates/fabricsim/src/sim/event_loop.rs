@@ -272,7 +272,7 @@ fn credit_return(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, p: crate::
 }
 
 /// Hands event `ev`, due now (`t`), to the component it names: the serial loop's
-/// dispatch, and a shard's (`sim/shards.rs`, with no recorder: it samples between
+/// dispatch, and a shard's (`sim/shards/`, with no recorder: it samples between
 /// windows). Always inlined, and the handlers both call are too: with two call sites the
 /// compiler had kept five of them out of the serial loop (+5 % instructions at k = 8).
 #[inline(always)]

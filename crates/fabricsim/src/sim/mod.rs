@@ -257,7 +257,7 @@ pub struct Ctx {
     /// Nodes of job iterations this shard saw done, with when (a run on one thread
     /// accounts them at once): accounted between windows.
     pub(crate) jobs_done: Vec<(Time, u32)>,
-    /// A shard's livelock guard (`sim/shards.rs`): the most events it may run in this
+    /// A shard's livelock guard (`sim/shards/`): the most events it may run in this
     /// window, and the events it ran past that, for the diagnosis.
     pub(crate) event_budget: u64,
     pub(crate) past_budget: Vec<crate::engine::Event>,

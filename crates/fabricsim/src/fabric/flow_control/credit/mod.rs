@@ -546,7 +546,7 @@ impl Fabric {
         let t = ctx.now + c.ports[up.idx()].ret_delay;
         if cut_to != 0 {
             // The upstream port is another shard's: the return goes to it at the next
-            // barrier (`sim/shards.rs`), before `t`.
+            // barrier (`sim/shards/`), before `t`.
             ctx.hand_off_credit(cut_to, up, t, sig);
             return;
         }

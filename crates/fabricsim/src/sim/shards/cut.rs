@@ -1,0 +1,239 @@
+//! Whether and where a run is cut: the features the parallel engine runs, the
+//! partition, and the checks a cut must pass (dependency latencies, DR campuses).
+
+use super::*;
+
+/// What the parallel engine does not run yet, if the model uses any of it.
+fn unsupported(sim: &Simulation) -> Option<&'static str> {
+    let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
+    let checks: [(bool, &'static str); 8] = [
+        (
+            (f.dr.as_ref())
+                .is_some_and(|d| matches!(d.trigger, crate::longhaul::dr::Trigger::Red(_))),
+            "DR notifications triggered by RED (one generator draws for every DR)",
+        ),
+        (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
+        (f.faults.is_some(), "faults and bit errors"),
+        (
+            f.multicast.is_some() || n.hw.is_some(),
+            "hardware collectives",
+        ),
+        (f.capture.is_some(), "packet capture ([record.pcap])"),
+        (!sim.trainings.is_empty(), "training jobs"),
+        (!l.phases.is_empty(), "compute phases"),
+        (
+            !sim.ctx.queue.is_empty() || sim.started,
+            "a run already started",
+        ),
+    ];
+    checks.iter().find(|c| c.0).map(|c| c.1)
+}
+
+impl Simulation {
+    /// Runs this simulation on `n` threads, one shard each (issue 19), when the model
+    /// can be cut and the parallel engine runs everything it uses; otherwise it stays
+    /// on one. Returns notes saying why fewer threads than asked for, if so. The results
+    /// are the same bytes whatever `n` (see the module documentation). Call before the
+    /// run starts.
+    pub fn set_threads_per_run(&mut self, n: usize) -> Vec<String> {
+        self.set_shards(n, n)
+    }
+
+    /// [`Self::set_threads_per_run`] with `shards` shards run on `threads` threads (1: in
+    /// turn on the caller's thread, the same windows; for tests and the hand-off bench).
+    pub fn set_shards(&mut self, shards: usize, threads: usize) -> Vec<String> {
+        self.shards = None;
+        self.fabric.telemetry.int.truncate(1);
+        if let Some(g) = self.fabric.gse.as_mut() {
+            g.stats.truncate(1);
+        }
+        for (l, p) in self.fabric.links.iter_mut().zip(&mut self.fabric.ports) {
+            l.cut_to = 0;
+            p.set_cut(false);
+        }
+        if shards <= 1 {
+            return Vec::new();
+        }
+        if let Some(what) = unsupported(self) {
+            return vec![format!(
+                "{shards} threads per run asked for, but the parallel engine does not run \
+                 {what} yet: running on one thread"
+            )];
+        }
+        if crossing_grid(&self.fabric) == 0 {
+            return vec![format!(
+                "{shards} threads per run asked for, but a cable has no delay, so no shard \
+                 could run ahead of another: running on one thread"
+            )];
+        }
+        let p = partition(&self.fabric, shards.min(u16::MAX as usize - 1) as u32);
+        let mut notes = p.notes.clone();
+        if p.shards <= 1 {
+            return notes;
+        }
+        let s = p.shards as usize;
+        let host_shard: Vec<u16> = (0..self.nics.hosts.len() as u32)
+            .map(|h| self.shard_of_host(&p, h) as u16)
+            .collect();
+        if let Some(why) =
+            self.dependency_crossing_too_soon(&host_shard, crossing_grid(&self.fabric))
+        {
+            notes.push(format!(
+                "{shards} threads per run asked for, but {why}: running on one thread"
+            ));
+            return notes;
+        }
+        if let Some(why) = self.dr_campus_split(&p) {
+            notes.push(format!(
+                "{shards} threads per run asked for, but {why}: running on one thread"
+            ));
+            return notes;
+        }
+        self.nics.launcher.host_shard = host_shard;
+        let int = self.fabric.telemetry.int[0].clone();
+        self.fabric.telemetry.int.resize(s, int);
+        if let Some(g) = self.fabric.gse.as_mut() {
+            g.stats.resize(s, Default::default());
+        }
+        // Links whose far end is in another shard.
+        let fabric = &mut self.fabric;
+        for i in 0..fabric.ports.len() {
+            let from = p.shard_of_node[fabric.ports[i].node.idx()];
+            let to = p.shard_of_node[fabric.ports[fabric.ports[i].peer.idx()].node.idx()];
+            if from != to {
+                fabric.links[i].cut_to = to as u16 + 1;
+                fabric.ports[i].set_cut(true);
+            }
+        }
+        // Each shard starts the flows its hosts send, in the same order.
+        let lane = std::mem::take(&mut self.nics.launcher.lanes);
+        let mut lanes = vec![crate::transport::launcher::Lane::default(); s];
+        for &fid in lane.iter().flat_map(|l| l.order.iter()) {
+            let sh = self.shard_of_host(&p, self.nics.flows[fid as usize].spec.src);
+            lanes[sh].order.push(fid);
+        }
+        self.nics.launcher.lanes = lanes;
+        let threads = threads.clamp(1, s);
+        if threads < shards && threads > 1 && notes.is_empty() {
+            notes.push(format!("running {s} shards on {threads} threads"));
+        }
+        self.shards = Some(Box::new(Shards {
+            partition: p,
+            threads,
+            ctxs: Vec::new(),
+            windows: 0,
+            handoffs: 0,
+            next_sample: None,
+            last_sample: 0,
+            samples: 0,
+        }));
+        notes
+    }
+
+    /// Why the flow dependencies cannot be cut so, if they cannot: a shard learns what
+    /// another did only at the next barrier, so every dependency whose two ends are in
+    /// different shards (a flow's end at its receiver, its start and last byte sent at
+    /// its sender; the next flow at its sender), and every start of a job iteration
+    /// after the previous one (accounted between windows), must wait at least the
+    /// crossing grid `grid`: its notification latency (`[transport] notify_latency`,
+    /// which the serial engine applies alike) plus its own delay.
+    fn dependency_crossing_too_soon(&self, host_shard: &[u16], grid: Time) -> Option<String> {
+        let n = &self.nics;
+        let d = &n.launcher.deps;
+        let flow = |f: u32| &n.flows[f as usize].spec;
+        let lists = [
+            (&d.off, &d.after, &d.lag, true),
+            (&d.soff, &d.safter, &d.slag, false),
+            (&d.xoff, &d.xafter, &d.xlag, false),
+        ];
+        for (off, after, lag, at_end) in lists {
+            for b in 0..off.len().saturating_sub(1).min(n.flows.len()) {
+                let f = flow(b as u32);
+                let here = host_shard[if at_end { f.dst } else { f.src } as usize];
+                for k in off[b] as usize..off[b + 1] as usize {
+                    let a = after[k] as usize;
+                    let Some(fa) = n.flows.get(a).map(|f| &f.spec) else {
+                        continue;
+                    };
+                    if host_shard[fa.src as usize] != here && lag[k] < grid {
+                        return Some(format!(
+                            "flow {a} waits for flow {b} on a host in another shard with a \
+                             delay of {}, less than the crossing grid ({}, the least cable \
+                             delay): set [transport] notify_latency to at least that",
+                            crate::units::fmt_time(lag[k]),
+                            crate::units::fmt_time(grid)
+                        ));
+                    }
+                }
+            }
+        }
+        for (j, js) in n.jobs.iter().enumerate() {
+            if js.spec.after.is_none() {
+                continue;
+            }
+            let first = js.spec.first_flow..js.spec.first_flow + js.spec.n_flows;
+            for v in first.filter(|&v| d.root[v as usize]) {
+                let lag = d.chain_lag.get(v as usize).copied().unwrap_or(0);
+                if lag < grid {
+                    return Some(format!(
+                        "job iteration {j} starts when the one before ends, which a run cut \
+                         into shards learns at a barrier, and its notification latency \
+                         ({}) is less than the crossing grid ({}, the least cable delay): \
+                         set [transport] notify_latency to at least that",
+                        crate::units::fmt_time(lag),
+                        crate::units::fmt_time(grid)
+                    ));
+                }
+            }
+        }
+        for (f, prev) in d.prev_on_conn.iter().enumerate() {
+            if let Some(p) = prev {
+                let (a, b) = (flow(f as u32).src, flow(*p).src);
+                if host_shard[a as usize] != host_shard[b as usize] {
+                    return Some(format!(
+                        "flows {p} and {f} share a queue pair but not a sending shard"
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// Why the DR switches cannot be cut so, if they cannot: a flow's DR notifications
+    /// are paced per flow (`DrState::next_cnp`) by the DRs of the campus it leaves (a
+    /// DCI path never passes through a third campus), so those DRs must all be in one
+    /// shard.
+    fn dr_campus_split(&self, p: &Partition) -> Option<String> {
+        let dr = self.fabric.dr.as_ref()?;
+        let mut shard_of_campus: Vec<Option<u32>> = Vec::new();
+        for &(port, campus) in &dr.dci_ports {
+            let s = p.shard_of_node[self.fabric.ports[port].node.idx()];
+            let c = campus as usize;
+            if shard_of_campus.len() <= c {
+                shard_of_campus.resize(c + 1, None);
+            }
+            match shard_of_campus[c] {
+                None => shard_of_campus[c] = Some(s),
+                Some(t) if t != s => {
+                    return Some(format!(
+                        "the DR switches of campus {c} fell into two shards"
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        None
+    }
+
+    fn shard_of_host(&self, p: &Partition, h: u32) -> usize {
+        let port = self.nics.hosts[h as usize].port;
+        p.shard_of_node[self.fabric.ports[port].node.idx()] as usize
+    }
+
+    /// Shards the run is cut into (1 when it runs on one thread).
+    pub fn shard_count(&self) -> usize {
+        self.shards
+            .as_ref()
+            .map_or(1, |s| s.partition.shards as usize)
+    }
+}

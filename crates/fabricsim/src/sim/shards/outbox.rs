@@ -1,0 +1,186 @@
+//! What one shard hands another in a window (frames, credit returns, dependency
+//! releases, with a frame its INT records and PKTC tag), and its delivery at the barrier.
+
+use super::*;
+
+/// A frame put on a cut link, on its way to the shard at the far end.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Handoff {
+    link: LinkId,
+    arrival: Time,
+    desc: Desc,
+    packet: Packet,
+}
+
+/// A credit return sent back over a cut link: it reaches egress `port` (in the shard
+/// at the far end) at `arrival`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CreditHandoff {
+    port: PortId,
+    arrival: Time,
+    signal: CreditSignal,
+}
+
+/// What one shard hands another in a window, delivered at the barrier.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Outbox {
+    frames: Vec<Handoff>,
+    credits: Vec<CreditHandoff>,
+    /// Releases of dependency-graph nodes the receiver starts: `(time, node)`.
+    releases: Vec<(Time, u32)>,
+    /// The INT records of the frames that carry them (`FLAG_INT`), in frame order.
+    ints: Vec<IntStack>,
+    /// The GSE container tag of every frame, in frame order (runs with GSPs).
+    tags: Vec<(crate::gse::pktc::Tag, u32)>,
+}
+
+impl Outbox {
+    pub(super) fn heap_bytes(&self) -> u64 {
+        (self.frames.capacity() * std::mem::size_of::<Handoff>()
+            + self.credits.capacity() * std::mem::size_of::<CreditHandoff>()
+            + self.releases.capacity() * std::mem::size_of::<(Time, u32)>()
+            + self.ints.capacity() * std::mem::size_of::<IntStack>()
+            + self.tags.capacity() * std::mem::size_of::<(crate::gse::pktc::Tag, u32)>())
+            as u64
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.frames.clear();
+        self.credits.clear();
+        self.releases.clear();
+        self.ints.clear();
+        self.tags.clear();
+    }
+}
+
+impl Ctx {
+    /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`): its slot
+    /// here is freed and the packet goes by value.
+    // (Only ports on cut links reach it, through the transmit's out-of-line path.)
+    #[inline]
+    pub(crate) fn hand_off(
+        &mut self,
+        to: u16,
+        link: LinkId,
+        arrival: Time,
+        desc: Desc,
+        int: Option<IntStack>,
+    ) {
+        let packet = *self.arena.get(desc.id);
+        let out = &mut self.outbox[to as usize - 1];
+        if let Some(st) = int {
+            out.ints.push(st);
+        }
+        if self.arena.keeps_tags() {
+            out.tags.push(self.arena.gse_tag(desc.id));
+        }
+        self.arena.release(desc.id);
+        out.frames.push(Handoff {
+            link,
+            arrival,
+            desc,
+            packet,
+        });
+    }
+
+    /// Hands shard `to` the release of dependency node `v` at `at` (at least a crossing
+    /// grid from now: checked when the run was cut).
+    #[cold]
+    pub(crate) fn hand_off_release(&mut self, to: u32, at: Time, v: u32) {
+        self.outbox[to as usize].releases.push((at, v));
+    }
+
+    /// Hands a credit return for egress `port` of shard `to - 1` over (it arrives at
+    /// least a lookahead later: the grid counts return delays).
+    #[cold]
+    pub(crate) fn hand_off_credit(
+        &mut self,
+        to: u16,
+        port: PortId,
+        arrival: Time,
+        signal: CreditSignal,
+    ) {
+        self.outbox[to as usize - 1].credits.push(CreditHandoff {
+            port,
+            arrival,
+            signal,
+        });
+    }
+
+    /// A shard's context: its own clock, queue, arena, counters and tallies.
+    pub(super) fn for_shard(
+        shard: u32,
+        shards: usize,
+        params: &RunParams,
+        horizon: Time,
+        lookahead: bool,
+        tags: bool,
+    ) -> Ctx {
+        let mut arena = PacketArena::new();
+        if tags {
+            arena.keep_tags();
+        }
+        let mut queue = EventQueue::with_capacity(1024);
+        queue.set_horizon(horizon);
+        queue.set_lookahead(lookahead);
+        Ctx {
+            now: 0,
+            queue,
+            arena,
+            counters: Counters::default(),
+            tally: Tally::default(),
+            params: params.clone(),
+            shard,
+            outbox: vec![Outbox::default(); shards],
+            flow_drops: Vec::new(),
+            jobs_done: Vec::new(),
+            event_budget: u64::MAX,
+            past_budget: Vec::new(),
+        }
+    }
+}
+
+/// Puts every frame handed over in the last window on its link's ring, in the shard at
+/// the far end.
+pub(super) fn deliver(ctxs: &mut [Ctx], fabric: &mut Fabric, nics: &mut Nics) {
+    for to in 0..ctxs.len() {
+        for from in 0..ctxs.len() {
+            let mut msgs = std::mem::take(&mut ctxs[from].outbox[to]);
+            receive(&mut ctxs[to], fabric, nics, &msgs);
+            msgs.clear();
+            ctxs[from].outbox[to] = msgs;
+        }
+    }
+}
+
+/// Shard `ctx` takes what another handed to it: frames go on their links' rings, credit
+/// returns on their ports' rings of returns, releases among its timers, as the sender
+/// would have put them itself.
+pub(super) fn receive(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, msgs: &Outbox) {
+    ctx.counters.handoffs += msgs.frames.len() as u64;
+    let mut ints = msgs.ints.iter();
+    let mut tags = msgs.tags.iter();
+    for h in &msgs.frames {
+        let mut d = h.desc;
+        d.id = ctx.arena.alloc(h.packet);
+        if let Some(&(tag, gsp)) = tags.next() {
+            ctx.arena.set_tag(d.id, tag, gsp);
+        }
+        if d.flags & crate::packet::FLAG_INT != 0 {
+            let st = ints
+                .next()
+                .expect("an INT frame handed over with its records");
+            *fabric.telemetry.int[ctx.shard as usize].slot(d.id) = *st;
+        }
+        if fabric.links[h.link].put(h.arrival, d) {
+            ctx.queue.push(h.arrival, Event::LinkArrive(h.link));
+        }
+    }
+    for c in &msgs.credits {
+        fabric.credit_arrives(ctx, c.port, c.arrival, c.signal);
+    }
+    for &(at, v) in &msgs.releases {
+        debug_assert!(at >= ctx.now);
+        nics.take_release(ctx, at, v);
+    }
+}

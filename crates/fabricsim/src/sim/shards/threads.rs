@@ -1,0 +1,85 @@
+//! The threads of a sharded run: a barrier per phase, and the model's tables shared
+//! through a raw pointer (see the module documentation of [`super`]).
+
+use super::*;
+
+/// The `end` that tells the worker threads to leave.
+pub(super) const EXIT: u64 = u64::MAX;
+
+/// What the threads of a sharded run share besides the model: a barrier, and the end of
+/// the next window.
+pub(super) struct Pool {
+    pub(super) barrier: std::sync::Barrier,
+    pub(super) end: std::sync::atomic::AtomicU64,
+    /// The first panic of a thread in the window just run: the threads still meet at
+    /// every barrier (a thread that left would hang the others), and the caller's
+    /// thread stops the rest and resumes the panic.
+    pub(super) panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+impl Pool {
+    /// Runs `f`, keeping its panic (the first of the window) instead of unwinding.
+    pub(super) fn guard(&self, f: impl FnOnce()) {
+        if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+            let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert(p);
+        }
+    }
+}
+
+/// The model's tables and the shards' contexts, shared by the threads of a sharded run.
+/// In a window each thread writes only what its shards own (module documentation);
+/// between windows only the caller's thread touches anything, while the others wait at
+/// the barrier.
+#[derive(Clone, Copy)]
+pub(super) struct SharedModel {
+    pub(super) fabric: *mut Fabric,
+    pub(super) nics: *mut Nics,
+    pub(super) ctxs: *mut Ctx,
+    pub(super) shards: usize,
+}
+
+// SAFETY: see `SharedModel` and `SharedModel::window`.
+#[allow(unsafe_code)]
+unsafe impl Send for SharedModel {}
+#[allow(unsafe_code)]
+unsafe impl Sync for SharedModel {}
+
+impl SharedModel {
+    /// Thread `j` of `threads` runs the window of its shards (`i % threads == j`), waits
+    /// for every thread, takes the frames handed to its shards, and waits again.
+    #[allow(unsafe_code)]
+    pub(super) fn window(&self, j: usize, threads: usize, end: Time, prefetch: bool, pool: &Pool) {
+        // SAFETY: shard i's context is touched by thread i % threads only; the model's
+        // tables are written only where the running shard owns them (the partition
+        // makes those parts disjoint, and `unsupported` admits only handlers that keep
+        // to them); the barriers order each phase's writes before the next phase.
+        for i in (j..self.shards).step_by(threads) {
+            let (ctx, fabric, nics) =
+                unsafe { (&mut *self.ctxs.add(i), &mut *self.fabric, &mut *self.nics) };
+            pool.guard(|| run_window(ctx, fabric, nics, end, prefetch));
+        }
+        pool.barrier.wait();
+        for to in (j..self.shards).step_by(threads) {
+            // (A shard never hands frames to itself: a cut link joins two shards.)
+            for from in (0..self.shards).filter(|&f| f != to) {
+                // SAFETY: `outbox[to]` of every shard is touched by the thread of shard
+                // `to` alone in this phase, and so is shard `to`'s context, the rings
+                // of the links and credit returns arriving in it, and its launcher lane.
+                let (src, dst, fabric, nics) = unsafe {
+                    (
+                        &mut *self.ctxs.add(from),
+                        &mut *self.ctxs.add(to),
+                        &mut *self.fabric,
+                        &mut *self.nics,
+                    )
+                };
+                let mut msgs = std::mem::take(&mut src.outbox[to]);
+                pool.guard(|| receive(dst, fabric, nics, &msgs));
+                msgs.clear();
+                src.outbox[to] = msgs;
+            }
+        }
+        pool.barrier.wait();
+    }
+}
