@@ -116,6 +116,13 @@ pub struct LinkFaults {
 }
 
 impl LinkFaults {
+    /// True when this link may replay frames: link-level retransmission (`llr`) on a link
+    /// that corrupts frames. Nothing else of LLR's ever acts on another link.
+    #[inline]
+    pub fn can_replay(&self, llr: bool) -> bool {
+        llr && self.rng.is_some()
+    }
+
     /// Frames on the wire besides the link's ring: PFC frames bypassing a replay.
     pub fn bypassing(&self) -> u64 {
         self.bypass.len() as u64

@@ -509,9 +509,13 @@ impl Fabric {
             }
         }
         // A link-level replay burst leaves room for the frame between two replayed frames.
-        // Only with link-level retransmission: otherwise there are no replays, and a frame
-        // that starts at this instant goes first, as it does in a run without faults.
-        if self.faults.as_ref().is_some_and(|f| f.llr) && self.pfc_into_replay(ctx, port) {
+        // Only on a link that can replay (link-level retransmission, bit errors): on any
+        // other there are no replays, and a frame that starts at this instant goes first,
+        // as it does in a run without faults. (It also keeps the sender off the link's
+        // ring, which a cut link's receiver owns: `sim/shards/`.)
+        if (self.faults.as_ref()).is_some_and(|f| f.links[port.idx()].can_replay(f.llr))
+            && self.pfc_into_replay(ctx, port)
+        {
             return;
         }
         self.try_transmit(ctx, port);
