@@ -204,6 +204,75 @@ fn credits_and_lossy_fabrics_give_the_same_bytes_on_1_2_and_3_threads() {
 }
 
 #[test]
+fn faults_and_bit_errors_across_the_cut_give_the_same_bytes_on_1_2_and_3_threads() {
+    // Faults act between windows, on the whole model, at the start of their instant:
+    // a cable the cut crosses goes down and comes back, a core switch goes down and comes
+    // back, a cable loses lanes, routing re-converges; every link corrupts frames (no
+    // LLR: the receiver drops them, go-back-N recovers). Under PFC and under credits.
+    let faults = "[fabric.reliability]\nber = 2e-7\nreconvergence_delay = \"5us\"\n\
+        [[fault]]\nkind = \"lane_degrade\"\nat = \"7us\"\nlink = [\"agg1.1\", \"core3\"]\nlanes = 1\n\
+        [[fault]]\nkind = \"link_down\"\nat = \"20us\"\nlink = [\"agg0.0\", \"core0\"]\n\
+        [[fault]]\nkind = \"switch_down\"\nat = \"30us\"\nswitch = \"core2\"\n\
+        [[fault]]\nkind = \"link_up\"\nat = \"60us\"\nlink = [\"agg0.0\", \"core0\"]\n\
+        [[fault]]\nkind = \"switch_up\"\nat = \"80500ns\"\nswitch = \"core2\"\n\
+        [transport]\nrto = \"200us\"\n\
+        [[workload]]\nkind = \"permutation\"\nsize = \"300KB\"\n";
+    let cases = [
+        (
+            "faults-pfc",
+            fat_tree(4, &format!("[cc]\nalgorithm = \"dcqcn\"\n{faults}")),
+        ),
+        (
+            "faults-credit",
+            fat_tree(
+                4,
+                &format!(
+                    "[fabric.pfc]\nenabled = false\n[fabric.credit]\nenabled = true\n\
+                     [cc]\nalgorithm = \"none\"\n{faults}"
+                ),
+            ),
+        ),
+    ];
+    for (name, src) in &cases {
+        let (notes, sums) = same_bytes_summaries(name, &load(src));
+        assert!(notes.is_empty(), "{name} did not run sharded: {notes:?}");
+        let s = &sums[0];
+        assert_eq!(s.outcome, "completed", "{name}");
+        assert!(
+            s.invariant_violations.is_empty(),
+            "{name}: {:?}",
+            s.invariant_violations
+        );
+        let f = s.faults.as_ref().expect("a faults section");
+        assert_eq!(f.applied, 5, "{name}: {f:?}");
+        assert!(f.reconvergences >= 2, "{name}: {f:?}");
+        assert!(f.frames_corrupted > 0, "{name}: nothing corrupted: {f:?}");
+        assert!(
+            f.frames_lost_link_down + f.packets_dropped > 0,
+            "{name}: the faults cost nothing: {f:?}"
+        );
+        assert!(f.data_packets_lost > 0 && s.retx_bytes > 0, "{name}: {f:?}");
+        // Cut into shards indeed, with the faulted cable on the cut.
+        let mut sim = build(src);
+        assert!(sim.set_threads_per_run(2).is_empty());
+        let f = &sim.fabric;
+        assert!(
+            (0..f.ports.len()).any(|p| f.links[p].cut_to != 0 && f.links[p].watched),
+            "{name}: no watched link on the cut"
+        );
+    }
+    // Link-level retransmission on links with bit errors: a replay acts on both ends at
+    // once, so such a run stays on one thread and says why; the same bytes all the same.
+    let llr = fat_tree(
+        4,
+        "[fabric.reliability]\nber = 1e-6\nllr = true\n[[workload]]\nkind = \"permutation\"\nsize = \"50KB\"\n",
+    );
+    let (notes, sums) = same_bytes_summaries("faults-llr", &load(&llr));
+    assert!(notes.iter().any(|n| n.contains("replay")), "{notes:?}");
+    assert_eq!(sums[0].outcome, "completed");
+}
+
+#[test]
 fn two_campuses_cut_at_the_long_haul_give_the_same_bytes_with_dr_notifications() {
     // Document 001's two campuses, 120 km apart: the cut is the DCI (600 us of
     // lookahead), and the DRs' own CNPs (threshold trigger) go back inside each campus.

@@ -28,8 +28,14 @@ use crate::sim::{Ctx, Fabric};
 use super::config::FaultAction;
 
 impl Fabric {
-    /// A link or switch fault acts: the links whose state it changes go down or come up.
-    pub(crate) fn apply_link_fault(&mut self, ctx: &mut Ctx, action: FaultAction) {
+    /// A link or switch fault acts: the links whose state it changes go down or come up,
+    /// each port in the context of its shard (see [`Fabric::on_fault_step`]).
+    pub(crate) fn apply_link_fault(
+        &mut self,
+        ctxs: &mut [Ctx],
+        shard_of_node: &[u32],
+        action: FaultAction,
+    ) {
         let fs = self.faults.as_mut().expect("faults model");
         let changed = fs.phys.apply(action, &fs.cables);
         for c in changed {
@@ -40,6 +46,8 @@ impl Fabric {
                 continue;
             }
             for p in ports {
+                let shard = shard_of_node.get(self.ports[p].node.idx());
+                let ctx = &mut ctxs[shard.map_or(0, |&s| s as usize)];
                 if want {
                     self.port_comes_up(ctx, p);
                 } else {

@@ -522,12 +522,18 @@ fn schedule_head(ctx: &mut Ctx, l: LinkId, link: &Link) {
     }
 }
 
-/// A packet lost to a fault on a link (corrupted without LLR, or on the wire when the
-/// link went down): counted against its flow, its slot freed.
+/// A packet lost to a fault (corrupted without LLR, on the wire when its link went down,
+/// dropped at a down port or without a route): counted against its flow, its slot
+/// freed. A shard of a parallel run, which another may count the same flow in within the
+/// same window, logs the flow instead; the logs are summed between windows.
 fn lose_packet(flow_lost: &mut [u64], ctx: &mut Ctx, pkt: Desc) {
     if pkt.kind == PacketKind::Data {
         if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
-            flow_lost[flow.idx()] += 1;
+            if ctx.outbox.is_empty() {
+                flow_lost[flow.idx()] += 1;
+            } else {
+                ctx.flow_lost.push(flow.0);
+            }
         }
     }
     ctx.arena.release(pkt.id);
@@ -541,10 +547,13 @@ impl Fabric {
         self.ports[p].is_up()
     }
 
-    /// Step `i` of the fault timeline.
+    /// Step `i` of the fault timeline. A port's work (what it flushes, sends or wakes)
+    /// goes to the context of the shard owning its node, `ctxs[shard_of_node[node]]`: a
+    /// parallel run takes the step between windows, on the whole model
+    /// (`sim/shards/`); a run on one thread passes its one context and no shards.
     #[cold]
     #[inline(never)]
-    pub(crate) fn on_fault_step(&mut self, ctx: &mut Ctx, i: u32) {
+    pub(crate) fn on_fault_step(&mut self, ctxs: &mut [Ctx], shard_of_node: &[u32], i: u32) {
         let fs = self
             .faults
             .as_mut()
@@ -555,7 +564,7 @@ impl Fabric {
                 let action = fs.faults[f as usize].action;
                 match action {
                     FaultAction::Lanes { link, lanes } => self.set_lanes(link, lanes),
-                    _ => self.apply_link_fault(ctx, action),
+                    _ => self.apply_link_fault(ctxs, shard_of_node, action),
                 }
             }
             Step::Reconverge(fs_idx) => self.reconverge(&fs_idx),
@@ -589,12 +598,7 @@ impl Fabric {
         if let Some(e) = egress {
             fs.links[e.idx()].dropped += 1;
         }
-        if pkt.kind == PacketKind::Data {
-            if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
-                fs.flow_lost[flow.idx()] += 1;
-            }
-        }
-        ctx.arena.release(pkt.id);
+        lose_packet(&mut fs.flow_lost, ctx, pkt);
     }
 }
 

@@ -522,6 +522,7 @@ impl Simulation {
                 shard: 0,
                 outbox: Vec::new(),
                 flow_drops: Vec::new(),
+                flow_lost: Vec::new(),
                 jobs_done: Vec::new(),
                 event_budget: u64::MAX,
                 past_budget: Vec::new(),

@@ -310,7 +310,7 @@ pub(crate) fn dispatch(
         Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
         Event::Grant(h) => fabric.on_grant_timer(ctx, h),
         Event::CreditReturn(p) => credit_return(ctx, fabric, nics, p),
-        Event::Fault(i) => fabric.on_fault_step(ctx, i),
+        Event::Fault(i) => fabric.on_fault_step(std::slice::from_mut(ctx), &[], i),
         Event::Replay(l) => fabric.on_replay(ctx, l),
         Event::Collective(i) => nics.on_collective_timer(ctx, fabric, i),
     }

@@ -254,6 +254,9 @@ pub struct Ctx {
     /// Flows of the data packets this shard dropped (a run on one thread counts them in
     /// [`Fabric::flow_drops`] at once).
     pub(crate) flow_drops: Vec<u32>,
+    /// Flows of the data packets this shard lost to faults (a run on one thread counts
+    /// them in `FaultState::flow_lost` at once).
+    pub(crate) flow_lost: Vec<u32>,
     /// Nodes of job iterations this shard saw done, with when (a run on one thread
     /// accounts them at once): accounted between windows.
     pub(crate) jobs_done: Vec<(Time, u32)>,

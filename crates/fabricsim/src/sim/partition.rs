@@ -14,8 +14,9 @@
 //!
 //! The lookahead is the least, over cut cables, of the frame latency (the link's delay)
 //! and, under credit flow control, the credit return's. A cut that would need a zero
-//! lookahead, or a cut cable with link-level retransmission (a replay request can take no
-//! time at all), is refused: the run falls back to one shard and says why.
+//! lookahead, or a cut cable that may replay frames (link-level retransmission on a link
+//! with bit errors: a replay request can take no time at all), is refused: the run falls
+//! back to one shard and says why.
 
 use crate::fabric::NodeKind;
 use crate::sim::Fabric;
@@ -211,7 +212,8 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         }
     }
     // The lookahead over the cut.
-    let llr = fabric.faults.as_ref().is_some_and(|f| f.llr);
+    let faults = fabric.faults.as_ref();
+    let mut replay_cut = false;
     let credit = fabric.credit();
     let (mut lookahead, mut cut_ports) = (Time::MAX, 0usize);
     for p in 0..fabric.ports.len() {
@@ -220,15 +222,17 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
             continue;
         }
         cut_ports += 1;
+        replay_cut |= faults.is_some_and(|f| f.links[p].can_replay(f.llr));
         lookahead = lookahead.min(fabric.links[p].delay);
         if let Some(c) = credit.filter(|c| c.port(p).tracked()) {
             lookahead = lookahead.min(c.return_delay(p));
         }
     }
-    if llr && cut_ports > 0 {
+    if replay_cut {
         notes.push(
-            "the cut would cross cables with link-level retransmission (fabric.reliability.llr), \
-             whose replay requests may take no time: running on one shard"
+            "the cut would cross cables with bit errors and link-level retransmission \
+             (fabric.reliability.llr), whose replay requests may take no time: running on \
+             one shard"
                 .into(),
         );
         return Partition::single(n, total_ports, notes);
@@ -251,14 +255,20 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
     }
 }
 
+/// True when some link may replay frames (link-level retransmission on a link with bit
+/// errors, `faults/llr.rs`): a replay request may take no time to reach the sender.
+pub(crate) fn replays(fabric: &Fabric) -> bool {
+    (fabric.faults.as_ref()).is_some_and(|f| f.links.iter().any(|l| l.can_replay(f.llr)))
+}
+
 /// The least time anything takes to cross any cable (a frame's link delay, a credit
-/// return's delay; 0 with link-level retransmission, whose replay requests may take no
-/// time): no partition can have a smaller lookahead, and it depends on the fabric alone,
+/// return's delay; 0 where a link may replay frames, [`replays`], whose replay requests
+/// may take no time): no partition can have a smaller lookahead, and it depends on the fabric alone,
 /// not on how it is cut. A run ends at the end of the `grid`-long cell of simulated time
 /// in which it completes (`sim/event_loop.rs`), which a run cut into shards can see at
 /// its barriers: so where it ends does not depend on the thread count.
 pub fn crossing_grid(fabric: &Fabric) -> Time {
-    if fabric.faults.as_ref().is_some_and(|f| f.llr) {
+    if replays(fabric) {
         return 0;
     }
     let credit = fabric.credit();

@@ -6,14 +6,13 @@ use super::*;
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
     let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
-    let checks: [(bool, &'static str); 8] = [
+    let checks: [(bool, &'static str); 7] = [
         (
             (f.dr.as_ref())
                 .is_some_and(|d| matches!(d.trigger, crate::longhaul::dr::Trigger::Red(_))),
             "DR notifications triggered by RED (one generator draws for every DR)",
         ),
         (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
-        (f.faults.is_some(), "faults and bit errors"),
         (
             f.multicast.is_some() || n.hw.is_some(),
             "hardware collectives",
@@ -58,6 +57,13 @@ impl Simulation {
             return vec![format!(
                 "{shards} threads per run asked for, but the parallel engine does not run \
                  {what} yet: running on one thread"
+            )];
+        }
+        if crate::sim::partition::replays(&self.fabric) {
+            return vec![format!(
+                "{shards} threads per run asked for, but links with bit errors replay frames \
+                 (fabric.reliability.llr), whose replay requests may take no time, so no \
+                 shard could run ahead of another: running on one thread"
             )];
         }
         if crossing_grid(&self.fabric) == 0 {
@@ -125,7 +131,8 @@ impl Simulation {
             handoffs: 0,
             next_sample: None,
             last_sample: 0,
-            samples: 0,
+            between: 0,
+            next_fault: 0,
         }));
         notes
     }

@@ -50,10 +50,14 @@
 //! reordering), long haul with DR switches (threshold trigger; cut at the DCI), the
 //! message transport, dual-rail NICs, flow dependencies, collectives and their
 //! iterations, and `[record]` queue and rate samples (taken between windows, on the whole
-//! model, at their times: a window ends at each) run sharded. Compute phases and training
-//! jobs, faults and bit errors, hardware collectives, packet capture, switch CNPs and the
-//! DRs' RED trigger (one generator for all) run on one thread, with a note saying which
-//! feature kept them there ([`Simulation::set_threads_per_run`]).
+//! model, at their times: a window ends at each) run sharded, and so do faults: a window
+//! ends at each step of the fault timeline, which the caller's thread takes between
+//! windows on the whole model, each port's work in its shard's context, before any event
+//! of that instant (as the serial engine's first-sorting `Fault` event). Compute phases
+//! and training jobs, hardware collectives, packet capture, switch CNPs and the DRs' RED
+//! trigger (one generator for all), and link-level retransmission on links with bit
+//! errors (a replay acts on both ends at once) run on one thread, with a note saying
+//! which feature kept them there ([`Simulation::set_threads_per_run`]).
 //!
 //! **Livelock.** The serial guard's bound is checked between windows on the summed
 //! counts, and each shard runs its window under an event budget (the bound over the
@@ -114,8 +118,12 @@ pub(crate) struct Shards {
     next_sample: Option<Time>,
     /// When the last sample was taken.
     last_sample: Time,
-    /// Samples taken (events of the serial loop).
-    samples: u64,
+    /// Events of the serial loop the caller's thread ran between windows (samples and
+    /// fault steps).
+    between: u64,
+    /// The next step of the fault timeline (`FaultState::steps`), taken between
+    /// windows.
+    next_fault: usize,
 }
 
 impl Shards {
@@ -274,10 +282,13 @@ impl Simulation {
             // The next event: a shard's, or the next sample (which the caller's thread
             // takes between windows, as the serial loop's last event of its instant).
             let next_event = sh.ctxs.iter().filter_map(|c| c.queue.peek_time()).min();
-            let next = match (next_event, sh.next_sample) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let next_fault = (self.fabric.faults.as_ref())
+                .and_then(|f| f.steps.get(sh.next_fault))
+                .map(|&(t, _)| t);
+            let next = [next_event, sh.next_sample, next_fault]
+                .into_iter()
+                .flatten()
+                .min();
             let now = (sh.ctxs.iter().map(|c| c.now))
                 .max()
                 .unwrap_or(0)
@@ -316,7 +327,7 @@ impl Simulation {
                 return WindowsEnd::Stalled;
             }
             let popped: u64 = sh.ctxs.iter().map(|c| c.queue.popped()).sum();
-            if diagnosis.is_none() && self.livelock.check(now, popped + sh.samples) {
+            if diagnosis.is_none() && self.livelock.check(now, popped + sh.between) {
                 diagnosis = Some(Default::default());
             }
             if popped >= reported + (1 << 20) {
@@ -330,11 +341,32 @@ impl Simulation {
                     return WindowsEnd::Paused;
                 }
             }
+            if next_fault == Some(t) {
+                // Every event before the step's time has run, none at it: a fault acts
+                // at the start of its instant, as the serial loop's first event there.
+                sh.between += 1;
+                let i = sh.next_fault;
+                sh.next_fault += 1;
+                for c in &mut sh.ctxs {
+                    c.now = c.now.max(t);
+                }
+                let shard_of_node = &sh.partition.shard_of_node;
+                self.fabric
+                    .on_fault_step(&mut sh.ctxs, shard_of_node, i as u32);
+                if let Some(d) = diagnosis.as_mut() {
+                    d.add(self, Event::Fault(i as u32));
+                    if d.len() >= crate::livelock::SAMPLE as u64 {
+                        let d = diagnosis.take().expect("counting");
+                        return WindowsEnd::Ended(self.sharded_livelock(sh, d));
+                    }
+                }
+                continue;
+            }
             if sh.next_sample == Some(t) && next_event.is_none_or(|e| e > t) {
                 // Every event up to the sample's time has run, none after: the model as
                 // the serial loop's sample sees it.
                 sh.last_sample = t;
-                sh.samples += 1;
+                sh.between += 1;
                 self.ctx.now = t;
                 let intervals = (
                     self.ctx.params.queue_interval,
@@ -359,10 +391,11 @@ impl Simulation {
                 continue;
             }
             // The window: the cell of the next event, no further than the run may go,
-            // nor past the next sample.
+            // nor past the next sample, nor up to the next fault step.
             let end = end
                 .min(cell_end(self.end_grid, t))
                 .min(sh.next_sample.map_or(Time::MAX, |s| s.saturating_add(1)))
+                .min(next_fault.unwrap_or(Time::MAX))
                 .min(stop.saturating_add(1))
                 .min(
                     tally
@@ -400,7 +433,7 @@ impl Simulation {
             .max()
             .unwrap_or(0)
             .max(sh.last_sample);
-        let popped = sh.ctxs.iter().map(|c| c.queue.popped()).sum::<u64>() + sh.samples;
+        let popped = sh.ctxs.iter().map(|c| c.queue.popped()).sum::<u64>() + sh.between;
         self.ctx.now = now;
         Outcome::Livelock(crate::livelock::report(self, (now, popped), tally))
     }
@@ -455,6 +488,15 @@ impl Simulation {
             }
             fabric.ports[i].for_each_queued_mut(|d| moved(d, own));
         }
+        // PFC frames that bypass a replay, on links that can replay (never cut).
+        if let Some(fs) = fabric.faults.as_mut() {
+            for (i, lf) in fs.links.iter_mut().enumerate() {
+                let far = p.shard_of_node[fabric.ports[fabric.ports[i].peer.idx()].node.idx()];
+                for (_, d) in lf.bypass.iter_mut() {
+                    moved(d, far as usize);
+                }
+            }
+        }
         // Packets GSE holds: in the source GSP's VOQs, the destination GSP's reorder
         // buffers (stream = GSP x hosts + host).
         if let Some(g) = fabric.gse.as_mut() {
@@ -483,7 +525,7 @@ impl Simulation {
                 }
             }
         }
-        main.queue.add_popped(sh.samples);
+        main.queue.add_popped(sh.between);
         let mut peak = 0;
         merge_flow_drops(&mut sh.ctxs, fabric);
         for c in &sh.ctxs {
@@ -497,11 +539,16 @@ impl Simulation {
     }
 }
 
-/// Adds the drops the shards logged to the flows' counts.
+/// Adds the drops and fault losses the shards logged to the flows' counts.
 fn merge_flow_drops(ctxs: &mut [Ctx], fabric: &mut Fabric) {
     for c in ctxs {
         for f in c.flow_drops.drain(..) {
             fabric.flow_drops[f as usize] += 1;
+        }
+        if let Some(fs) = fabric.faults.as_mut() {
+            for f in c.flow_lost.drain(..) {
+                fs.flow_lost[f as usize] += 1;
+            }
         }
     }
 }

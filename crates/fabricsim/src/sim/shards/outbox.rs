@@ -133,6 +133,7 @@ impl Ctx {
             shard,
             outbox: vec![Outbox::default(); shards],
             flow_drops: Vec::new(),
+            flow_lost: Vec::new(),
             jobs_done: Vec::new(),
             event_budget: u64::MAX,
             past_budget: Vec::new(),
