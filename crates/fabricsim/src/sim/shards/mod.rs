@@ -396,13 +396,21 @@ impl Simulation {
                 .min(cell_end(self.end_grid, t))
                 .min(sh.next_sample.map_or(Time::MAX, |s| s.saturating_add(1)))
                 .min(next_fault.unwrap_or(Time::MAX))
-                .min(stop.saturating_add(1))
-                .min(
+                .min(stop.saturating_add(1));
+            // Up to the stall time, while flows are in flight (the stall is found at
+            // the same event as in the serial loop); with none, nothing can stall, and
+            // a quiet stretch longer than the timeout (compute, flows starting later)
+            // must not hold the windows back.
+            let end = if tally.flows_started > tally.flows_done {
+                end.min(
                     tally
                         .last_progress
                         .saturating_add(timeout)
                         .saturating_add(1),
-                );
+                )
+            } else {
+                end
+            };
             sh.windows += 1;
             let budget = if diagnosis.is_some() {
                 0
