@@ -273,6 +273,71 @@ fn faults_and_bit_errors_across_the_cut_give_the_same_bytes_on_1_2_and_3_threads
 }
 
 #[test]
+fn training_jobs_across_campuses_give_the_same_bytes_on_1_2_and_3_threads() {
+    // Document 001's training over two campuses, pipeline and data parallel: compute
+    // phases on their hosts, join points (run by one shard, or by every shard when they
+    // wait for nothing), transfers across the DCI. Every dependency between shards waits
+    // for its notification latency, which the serial engine applies alike.
+    let src = |notify: &str| {
+        format!(
+            "name = \"training\"\nseed = 1\nmax_time = \"2s\"\n[topology]\nkind = \"multi_campus\"\n\
+             leaves = 1\nspines = 1\nservers_per_leaf = 4\nuplinks_per_pair = 4\ndr_switches = 1\n\
+             campus_to_dr_capacity = \"3200Gbps\"\ndci_capacity = \"1600Gbps\"\nfiber_km = 120\n\
+             link_delay = \"1us\"\n[fabric.dr]\ncnp = \"dr\"\n[transport]\nrto = \"40ms\"\n{notify}\
+             [cc]\nalgorithm = \"dcqcn\"\n[[workload]]\nkind = \"training\"\nparallelism = \"pp\"\n\
+             iterations = 2\nmicrobatches = 4\nactivation = \"1MB\"\nforward = \"300us\"\n\
+             backward = \"600us\"\ncompute = \"30ms\"\ngradient = \"8MB\"\nparameters = \"8MB\"\n\
+             [[variants]]\nname = \"pp\"\n[[variants]]\nname = \"dp\"\n\
+             set = {{ \"workload[0].parallelism\" = \"dp\" }}\n[[variants]]\nname = \"dp_zero3\"\n\
+             set = {{ \"workload[0].parallelism\" = \"dp_zero3\" }}\n"
+        )
+    };
+    let l = load(&src("notify_latency = \"2us\"\n"));
+    let (notes, sums) = same_bytes_summaries("training", &l);
+    assert!(
+        notes.iter().all(|n| n.contains("running on 2")),
+        "{notes:?}"
+    );
+    assert!(sums.iter().all(|s| s.outcome == "completed"), "{sums:?}");
+    for v in ["pp", "dp", "dp_zero3"] {
+        let mut sim = build(
+            &src("notify_latency = \"2us\"\n")
+                .replace("parallelism = \"pp\"", &format!("parallelism = \"{v}\"")),
+        );
+        assert!(sim.set_threads_per_run(2).is_empty(), "{v}");
+        assert_eq!(sim.shard_count(), 2, "{v}");
+        assert_eq!(sim.run(&mut |_| {}), Outcome::Completed, "{v}");
+        let t = &sim.trainings[0];
+        let ends = t.iteration_ends(|p| sim.phase_times(p).1);
+        assert_eq!(ends.len(), 2, "{v}");
+        assert!(ends.iter().all(|e| e.is_some()), "{v}: {ends:?}");
+        assert!(fabricsim::invariants::check(&sim).is_empty(), "{v}");
+    }
+    // Without the latency a dependency would cross in no time: one thread, and why.
+    let mut sim = build(&src(""));
+    let notes = sim.set_threads_per_run(2);
+    assert_eq!(sim.shard_count(), 1);
+    assert!(
+        notes.iter().any(|n| n.contains("notify_latency")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_quiet_stretch_longer_than_the_stall_timeout_does_not_hold_a_sharded_run() {
+    // Nothing in flight between 100 us and 5 ms, with a stall timeout of 1 ms: nothing
+    // can stall then, and the windows must go on to the next flow (they once stopped
+    // at the stall time and never reached it).
+    let flows = "[[workload]]\nkind = \"flows\"\nflows = [\n\
+                 { src = 0, dst = 15, size = \"64KB\" },\n\
+                 { src = 15, dst = 0, size = \"64KB\", start = \"5ms\" },\n]\n";
+    let src = fat_tree(4, flows).replacen("[topology]", "stall_timeout = \"1ms\"\n[topology]", 1);
+    let (notes, sums) = same_bytes_summaries("quiet", &load(&src));
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(sums[0].outcome, "completed");
+}
+
+#[test]
 fn two_campuses_cut_at_the_long_haul_give_the_same_bytes_with_dr_notifications() {
     // Document 001's two campuses, 120 km apart: the cut is the DCI (600 us of
     // lookahead), and the DRs' own CNPs (threshold trigger) go back inside each campus.

@@ -564,6 +564,7 @@ impl Simulation {
                     deps,
                     phase_times: vec![(None, None); phases.len()],
                     phases_left: phases.len(),
+                    everywhere: Vec::new(),
                     phases,
                     ..Default::default()
                 },

@@ -68,7 +68,8 @@ impl Simulation {
                 let t0 = self.nics.flows[first as usize].spec.start;
                 self.ctx.queue.push(t0, Event::FlowArrivals);
             }
-            self.nics.schedule_root_phases(&mut self.ctx);
+            self.nics
+                .schedule_root_phases(std::slice::from_mut(&mut self.ctx));
             self.nics.schedule_collectives(&mut self.ctx);
             if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {
                 self.ctx.queue.push(0, Event::Sample);

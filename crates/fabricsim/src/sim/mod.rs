@@ -184,6 +184,11 @@ pub struct Tally {
     pub last_progress: Time,
     /// When the last receiver got its last byte.
     pub last_flow_done: Time,
+    /// Compute phases ended (a run cut into shards counts them here; a run on one
+    /// thread in `FlowLauncher::phases_left` at once).
+    pub phases_ended: usize,
+    /// When the last of them ended.
+    pub last_phase_end: Time,
 }
 
 impl Counters {
@@ -210,6 +215,8 @@ impl Tally {
         self.flows_started += o.flows_started;
         self.last_progress = self.last_progress.max(o.last_progress);
         self.last_flow_done = self.last_flow_done.max(o.last_flow_done);
+        self.phases_ended += o.phases_ended;
+        self.last_phase_end = self.last_phase_end.max(o.last_phase_end);
     }
 
     /// ACKs of finished flows still on their way to their senders.

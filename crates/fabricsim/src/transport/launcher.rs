@@ -38,8 +38,20 @@ pub(crate) struct FlowLauncher {
     /// When each phase began and ended.
     pub(crate) phase_times: Vec<(Option<Time>, Option<Time>)>,
     /// Phases not ended yet (the run is complete when they and the flows are done).
+    /// A run cut into shards counts the ends in each shard's `Tally` instead and takes
+    /// them off after the run.
     pub(crate) phases_left: usize,
+    /// In a run cut into shards, per phase: a join that waits for nothing (it begins at
+    /// its `not_before`, a time every host knows, and tells nobody), run by every shard
+    /// for the nodes that shard starts, and accounted by shard 0 ([`JOIN_SHARD`]).
+    /// Empty in a run on one thread.
+    pub(crate) everywhere: Vec<bool>,
 }
+
+/// The shard that runs a join point (a phase without a host) of a run cut into shards:
+/// whatever it waits for is handed to it, at least a crossing grid later (checked when
+/// the run is cut).
+pub(crate) const JOIN_SHARD: u32 = 0;
 
 /// The flows one shard starts by their start times, and its timers.
 #[derive(Clone, Debug, Default)]
@@ -545,8 +557,8 @@ impl Nics {
         self.set_timer(ctx, at, Timer::Release(v));
     }
 
-    /// The shard that starts node `v` (its flow's sender; a phase's host), `here` in a
-    /// run on one shard and for phases without a host.
+    /// The shard that starts node `v` (its flow's sender; a phase's host; a join's
+    /// [`JOIN_SHARD`]), `here` in a run on one shard.
     pub(crate) fn owner(&self, v: u32, here: u32) -> u32 {
         let hs = &self.launcher.host_shard;
         if hs.is_empty() {
@@ -558,11 +570,20 @@ impl Nics {
         } else {
             self.launcher.phases[(v - n) as usize].host
         };
-        host.map_or(here, |h| hs[h as usize] as u32)
+        host.map_or(JOIN_SHARD, |h| hs[h as usize] as u32)
     }
 
-    /// Releases the successors `list[off[node]..off[node + 1]]` (with their delays).
+    /// True when phase `i` runs in every shard ([`FlowLauncher::everywhere`]).
+    #[inline]
+    fn everywhere(&self, i: u32) -> bool {
+        self.launcher.everywhere.get(i as usize) == Some(&true)
+    }
+
+    /// Releases the successors `list[off[node]..off[node + 1]]` (with their delays); of
+    /// a join every shard runs, those that `ctx`'s shard starts.
     fn release_list(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, node: u32, point: DepPoint) {
+        let n = self.flows.len() as u32;
+        let only_own = node >= n && self.everywhere(node - n);
         let d = &self.launcher.deps;
         let off = match point {
             DepPoint::End => &d.off,
@@ -580,6 +601,9 @@ impl Nics {
                 DepPoint::Start => (d.safter[k], d.slag[k]),
                 DepPoint::Sent => (d.xafter[k], d.xlag[k]),
             };
+            if only_own && self.owner(nxt, ctx.shard) != ctx.shard {
+                continue;
+            }
             if lag == 0 {
                 debug_assert_eq!(self.owner(nxt, ctx.shard), ctx.shard);
                 self.release(ctx, fabric, nxt);
@@ -667,7 +691,11 @@ impl Nics {
             self.set_timer(ctx, p.not_before, Timer::Begin(i));
             return;
         }
-        self.launcher.phase_times[i as usize].0 = Some(ctx.now);
+        // A join every shard runs is accounted once, by its shard.
+        let lead = !self.everywhere(i) || ctx.shard == JOIN_SHARD;
+        if lead {
+            self.launcher.phase_times[i as usize].0 = Some(ctx.now);
+        }
         let node = self.flows.len() as u32 + i;
         self.release_list(ctx, fabric, node, DepPoint::Start);
         self.set_timer(ctx, ctx.now + p.duration, Timer::End(i));
@@ -675,20 +703,36 @@ impl Nics {
 
     /// Phase `i` ends: release what waited for it.
     fn end_phase(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, i: u32) {
-        self.launcher.phase_times[i as usize].1 = Some(ctx.now);
-        self.launcher.phases_left -= 1;
         let node = self.flows.len() as u32 + i;
         self.release_list(ctx, fabric, node, DepPoint::End);
+        if self.everywhere(i) && ctx.shard != JOIN_SHARD {
+            return;
+        }
+        self.launcher.phase_times[i as usize].1 = Some(ctx.now);
+        if self.launcher.host_shard.is_empty() {
+            self.launcher.phases_left -= 1;
+        } else {
+            // Shards end phases side by side: each counts its own.
+            ctx.tally.phases_ended += 1;
+            ctx.tally.last_phase_end = ctx.now;
+        }
         self.job_node_done(ctx, fabric, node);
     }
 
-    /// Phases with nothing to wait for: they begin at their `not_before`.
-    pub(crate) fn schedule_root_phases(&mut self, ctx: &mut Ctx) {
+    /// Phases with nothing to wait for: they begin at their `not_before`, by a timer of
+    /// the shard that runs them (`ctxs[shard]`; one context in a run on one thread), or
+    /// of every shard for a join every shard runs.
+    pub(crate) fn schedule_root_phases(&mut self, ctxs: &mut [Ctx]) {
         let n = self.flows.len();
         for i in 0..self.launcher.phases.len() {
             if self.launcher.deps.pending[n + i] == 0 {
                 let t = self.launcher.phases[i].not_before;
-                self.set_timer(ctx, t, Timer::Begin(i as u32));
+                let owner = self.owner((n + i) as u32, 0) as usize;
+                for ctx in ctxs.iter_mut() {
+                    if self.everywhere(i as u32) || ctx.shard as usize == owner {
+                        self.set_timer(ctx, t, Timer::Begin(i as u32));
+                    }
+                }
             }
         }
     }

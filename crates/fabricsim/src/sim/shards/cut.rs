@@ -2,11 +2,12 @@
 //! partition, and the checks a cut must pass (dependency latencies, DR campuses).
 
 use super::*;
+use crate::transport::launcher::JOIN_SHARD;
 
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
-    let (f, n, l) = (&sim.fabric, &sim.nics, &sim.nics.launcher);
-    let checks: [(bool, &'static str); 7] = [
+    let (f, n) = (&sim.fabric, &sim.nics);
+    let checks: [(bool, &'static str); 5] = [
         (
             (f.dr.as_ref())
                 .is_some_and(|d| matches!(d.trigger, crate::longhaul::dr::Trigger::Red(_))),
@@ -18,8 +19,6 @@ fn unsupported(sim: &Simulation) -> Option<&'static str> {
             "hardware collectives",
         ),
         (f.capture.is_some(), "packet capture ([record.pcap])"),
-        (!sim.trainings.is_empty(), "training jobs"),
-        (!l.phases.is_empty(), "compute phases"),
         (
             !sim.ctx.queue.is_empty() || sim.started,
             "a run already started",
@@ -95,7 +94,13 @@ impl Simulation {
             ));
             return notes;
         }
-        self.nics.launcher.host_shard = host_shard;
+        // Joins that wait for nothing run in every shard (see `FlowLauncher`).
+        let nf = self.nics.flows.len();
+        let l = &mut self.nics.launcher;
+        l.everywhere = (l.phases.iter().enumerate())
+            .map(|(i, p)| p.host.is_none() && l.deps.pending[nf + i] == 0)
+            .collect();
+        l.host_shard = host_shard;
         let int = self.fabric.telemetry.int[0].clone();
         self.fabric.telemetry.int.resize(s, int);
         if let Some(g) = self.fabric.gse.as_mut() {
@@ -137,36 +142,59 @@ impl Simulation {
         notes
     }
 
-    /// Why the flow dependencies cannot be cut so, if they cannot: a shard learns what
+    /// Why the dependencies cannot be cut so, if they cannot: a shard learns what
     /// another did only at the next barrier, so every dependency whose two ends are in
     /// different shards (a flow's end at its receiver, its start and last byte sent at
-    /// its sender; the next flow at its sender), and every start of a job iteration
-    /// after the previous one (accounted between windows), must wait at least the
-    /// crossing grid `grid`: its notification latency (`[transport] notify_latency`,
-    /// which the serial engine applies alike) plus its own delay.
+    /// its sender, a compute phase on its host, a join point in [`JOIN_SHARD`]; the next
+    /// node where it starts), and every start of a job iteration after the previous one
+    /// (accounted between windows), must wait at least the crossing grid `grid`: its
+    /// notification latency (`[transport] notify_latency`, which the serial engine
+    /// applies alike) plus its own delay. A join that waits for nothing runs in every
+    /// shard, so what waits for it never crosses.
     fn dependency_crossing_too_soon(&self, host_shard: &[u16], grid: Time) -> Option<String> {
         let n = &self.nics;
         let d = &n.launcher.deps;
+        let nf = n.flows.len();
         let flow = |f: u32| &n.flows[f as usize].spec;
+        let name = |v: usize| {
+            if v < nf {
+                format!("flow {v}")
+            } else {
+                format!("phase {}", v - nf)
+            }
+        };
+        // Where node `v` is at `point` (None: in every shard).
+        let shard = |v: usize, at_end: bool| -> Option<u32> {
+            if v < nf {
+                let f = flow(v as u32);
+                return Some(host_shard[if at_end { f.dst } else { f.src } as usize] as u32);
+            }
+            let p = &n.launcher.phases[v - nf];
+            match p.host {
+                Some(h) => Some(host_shard[h as usize] as u32),
+                None if d.pending[v] == 0 => None,
+                None => Some(JOIN_SHARD),
+            }
+        };
         let lists = [
             (&d.off, &d.after, &d.lag, true),
             (&d.soff, &d.safter, &d.slag, false),
             (&d.xoff, &d.xafter, &d.xlag, false),
         ];
         for (off, after, lag, at_end) in lists {
-            for b in 0..off.len().saturating_sub(1).min(n.flows.len()) {
-                let f = flow(b as u32);
-                let here = host_shard[if at_end { f.dst } else { f.src } as usize];
+            for b in 0..off.len().saturating_sub(1) {
+                let Some(here) = shard(b, at_end) else {
+                    continue;
+                };
                 for k in off[b] as usize..off[b + 1] as usize {
                     let a = after[k] as usize;
-                    let Some(fa) = n.flows.get(a).map(|f| &f.spec) else {
-                        continue;
-                    };
-                    if host_shard[fa.src as usize] != here && lag[k] < grid {
+                    if shard(a, false) != Some(here) && lag[k] < grid {
                         return Some(format!(
-                            "flow {a} waits for flow {b} on a host in another shard with a \
-                             delay of {}, less than the crossing grid ({}, the least cable \
-                             delay): set [transport] notify_latency to at least that",
+                            "{} waits for {} in another shard with a delay of {}, less \
+                             than the crossing grid ({}, the least cable delay): set \
+                             [transport] notify_latency to at least that",
+                            name(a),
+                            name(b),
                             crate::units::fmt_time(lag[k]),
                             crate::units::fmt_time(grid)
                         ));
@@ -179,14 +207,19 @@ impl Simulation {
                 continue;
             }
             let first = js.spec.first_flow..js.spec.first_flow + js.spec.n_flows;
-            for v in first.filter(|&v| d.root[v as usize]) {
+            let phases = nf as u32 + js.spec.first_phase;
+            let phases = phases..phases + js.spec.n_phases;
+            for v in first.chain(phases).filter(|&v| d.root[v as usize]) {
                 let lag = d.chain_lag.get(v as usize).copied().unwrap_or(0);
                 if lag < grid {
                     return Some(format!(
                         "job iteration {j} starts when the one before ends, which a run cut \
-                         into shards learns at a barrier, and its notification latency \
-                         ({}) is less than the crossing grid ({}, the least cable delay): \
-                         set [transport] notify_latency to at least that",
+                         into shards learns at a barrier, and its {} hears of it after {}, \
+                         less than the crossing grid ({}, the least cable delay): set \
+                         [transport] notify_latency to at least that (a join point, \
+                         which hears at once, cannot start an iteration of a run cut into \
+                         shards)",
+                        name(v as usize),
                         crate::units::fmt_time(lag),
                         crate::units::fmt_time(grid)
                     ));

@@ -54,10 +54,12 @@
 //! ends at each step of the fault timeline, which the caller's thread takes between
 //! windows on the whole model, each port's work in its shard's context, before any event
 //! of that instant (as the serial engine's first-sorting `Fault` event). Compute phases
-//! and training jobs, hardware collectives, packet capture, switch CNPs and the DRs' RED
-//! trigger (one generator for all), and link-level retransmission on links with bit
-//! errors (a replay acts on both ends at once) run on one thread, with a note saying
-//! which feature kept them there ([`Simulation::set_threads_per_run`]).
+//! and training jobs run sharded: a phase in its host's shard, a join point in shard 0,
+//! or, when it waits for nothing, in every shard for the nodes that shard starts
+//! (`FlowLauncher::everywhere`). Hardware collectives, packet capture, switch CNPs and
+//! the DRs' RED trigger (one generator for all), and link-level retransmission on links
+//! with bit errors (a replay acts on both ends at once) run on one thread, with a note
+//! saying which feature kept them there ([`Simulation::set_threads_per_run`]).
 //!
 //! **Livelock.** The serial guard's bound is checked between windows on the summed
 //! counts, and each shard runs its window under an event budget (the bound over the
@@ -169,6 +171,7 @@ impl Simulation {
                     sh.ctxs[i].queue.push(t0, Event::FlowArrivals);
                 }
             }
+            self.nics.schedule_root_phases(&mut sh.ctxs);
         }
         let end = self.run_windows(&mut sh, until, halt, progress);
         if let WindowsEnd::Paused = end {
@@ -294,11 +297,10 @@ impl Simulation {
                 .unwrap_or(0)
                 .max(sh.last_sample);
             let mut end = Time::MAX;
-            if tally.flows_done == total {
-                let t_done = *self
-                    .nics
-                    .receivers_done_at
-                    .get_or_insert(tally.last_flow_done);
+            if tally.flows_done == total && tally.phases_ended == self.nics.launcher.phases_left {
+                // Done when the last flow or phase was (the serial loop's clock then).
+                let last = tally.last_flow_done.max(tally.last_phase_end);
+                let t_done = *self.nics.receivers_done_at.get_or_insert(last);
                 // The serial loop's test: the cell of the last event is over.
                 let cell_over = next.is_none_or(|t| t >= cell_end(self.end_grid, now));
                 if (tally.acks_awaited() == 0 && cell_over)
@@ -534,6 +536,8 @@ impl Simulation {
             }
         }
         main.queue.add_popped(sh.between);
+        let ended: usize = sh.ctxs.iter().map(|c| c.tally.phases_ended).sum();
+        self.nics.launcher.phases_left -= ended;
         let mut peak = 0;
         merge_flow_drops(&mut sh.ctxs, fabric);
         for c in &sh.ctxs {
