@@ -356,9 +356,10 @@ pub struct DrState {
     pub cfg: DrCfg,
     /// The trigger the settings resolve to.
     pub trigger: Trigger,
-    /// RED's draws (seeded from the run seed and `fabric.dr.red`; unused by the
-    /// threshold trigger).
-    pub rng: ChaCha8Rng,
+    /// RED's draws, one generator per DR switch (seeded from the run seed, the
+    /// switch's name and `fabric.dr.red`; unused by the threshold trigger): each DR
+    /// draws its own, so that DRs in different shards of a parallel run never share one.
+    pub rngs: Vec<ChaCha8Rng>,
     /// Ports whose link is a DCI link, by port id.
     pub dci_port: Vec<bool>,
     /// The DCI ports and the campus each sends from, in port order.
@@ -371,10 +372,11 @@ pub struct DrState {
 
 impl DrState {
     /// State for `n_dr` DR switches, `n_flows` flows, and the DCI ports `dci_ports`
-    /// (with the campus each sends from) among `n_ports` ports; RED draws from `rng`.
+    /// (with the campus each sends from) among `n_ports` ports; DR `i` draws RED's coin
+    /// from `rngs[i]`.
     pub fn new(
         cfg: DrCfg,
-        rng: ChaCha8Rng,
+        rngs: Vec<ChaCha8Rng>,
         dci_ports: Vec<(PortId, u32)>,
         n_ports: usize,
         n_dr: usize,
@@ -388,7 +390,7 @@ impl DrState {
         DrState {
             trigger: cfg.resolved_trigger(),
             cfg,
-            rng,
+            rngs,
             dci_port,
             dci_ports,
             next_cnp: vec![0; n_flows],
@@ -396,16 +398,16 @@ impl DrState {
         }
     }
 
-    /// True if a flow that may have a CNP gets one, its packet joining a DCI queue of
-    /// `q` bytes: always under the threshold trigger (which armed it), with RED's
-    /// probability under RED.
+    /// True if a flow that may have a CNP gets one from DR `dr`, its packet joining a
+    /// DCI queue of `q` bytes: always under the threshold trigger (which armed it), with
+    /// RED's probability under RED.
     #[inline]
-    pub fn fires(&mut self, q: u64) -> bool {
+    pub fn fires(&mut self, dr: DrRole, q: u64) -> bool {
         match self.trigger {
             Trigger::Threshold(t) => q >= t,
             Trigger::Red(m) => {
                 let p = m.probability(q);
-                p >= 1.0 || (p > 0.0 && self.rng.gen::<f64>() < p)
+                p >= 1.0 || (p > 0.0 && self.rngs[dr.0 as usize].gen::<f64>() < p)
             }
         }
     }
@@ -532,7 +534,7 @@ impl Fabric {
         let now = ctx.now;
         // Pacing first, so that RED draws only for flows it may notify: a flow's
         // probability is per packet it could be told about, not per packet it sends.
-        if now < st.next_cnp[flow.idx()] || !st.fires(q) {
+        if now < st.next_cnp[flow.idx()] || !st.fires(dr, q) {
             return;
         }
         st.next_cnp[flow.idx()] = now + st.cfg.cnp_interval;
@@ -668,7 +670,7 @@ mod tests {
     fn state(cfg: DrCfg, seed: u64) -> DrState {
         DrState::new(
             cfg,
-            crate::seed::component_rng(seed, "fabric.dr.red"),
+            vec![crate::seed::component_rng(seed, "dr0/fabric.dr.red")],
             Vec::new(),
             0,
             1,
@@ -684,25 +686,29 @@ mod tests {
         // At 300 kB the probability is 0.2: over 100,000 draws the share fired is
         // within 0.01 of it (eight standard deviations).
         let n = 100_000;
-        let fired = (0..n).filter(|_| st.fires(300_000)).count();
+        let fired = (0..n).filter(|_| st.fires(DrRole(0), 300_000)).count();
         let share = fired as f64 / n as f64;
         assert!((share - 0.2).abs() < 0.01, "{share}");
         // Certain above kmax and never at kmin, without a draw: the stream is where
         // it was.
-        let before = st.rng.clone();
-        assert!(st.fires(500_001) && !st.fires(100_000) && !st.fires(0));
-        assert_eq!(st.rng.gen::<u64>(), before.clone().gen::<u64>());
+        let before = st.rngs[0].clone();
+        assert!(
+            st.fires(DrRole(0), 500_001)
+                && !st.fires(DrRole(0), 100_000)
+                && !st.fires(DrRole(0), 0)
+        );
+        assert_eq!(st.rngs[0].gen::<u64>(), before.clone().gen::<u64>());
         // Same seed, same choices; another seed, other choices.
         let seq = |seed| -> Vec<bool> {
             let mut st = state(cfg.clone(), seed);
-            (0..256).map(|_| st.fires(300_000)).collect()
+            (0..256).map(|_| st.fires(DrRole(0), 300_000)).collect()
         };
         assert_eq!(seq(7), seq(7));
         assert_ne!(seq(7), seq(8));
         // The threshold trigger fires exactly at and above its threshold.
         let mut th = state(DrCfg::default(), 7);
         assert!(!th.trigger.armed((1 << 20) - 1) && th.trigger.armed(1 << 20));
-        assert!(!th.fires((1 << 20) - 1) && th.fires(1 << 20));
+        assert!(!th.fires(DrRole(0), (1 << 20) - 1) && th.fires(DrRole(0), 1 << 20));
     }
 
     #[test]

@@ -165,6 +165,8 @@ impl Simulation {
         // Ports of lossy DR switches: no PFC from them (set below).
         let mut lossy_dr_port = vec![false; ports.len()];
         let mut n_dr = 0u32;
+        // The DR switches' names, in DR order (each seeds its own RED draws).
+        let mut dr_names: Vec<String> = Vec::new();
         for &sn in &switch_nodes {
             let node = &nodes[sn as usize];
             let dr = match g.nodes[sn as usize].role {
@@ -226,6 +228,7 @@ impl Simulation {
             let role = match dr {
                 Some(_) => {
                     n_dr += 1;
+                    dr_names.push(node.name.clone());
                     SwitchRole::Dr(DrRole(n_dr - 1))
                 }
                 None => SwitchRole::Plain,
@@ -453,7 +456,9 @@ impl Simulation {
             dci.sort_unstable();
             Box::new(DrState::new(
                 dr_cfg.clone(),
-                component_rng(sc.seed, "fabric.dr.red"),
+                (dr_names.iter())
+                    .map(|n| component_rng(sc.seed, &format!("{n}/fabric.dr.red")))
+                    .collect(),
                 dci,
                 ports.len(),
                 n_dr as usize,
