@@ -369,6 +369,17 @@ fn two_campuses_cut_at_the_long_haul_give_the_same_bytes_with_dr_notifications()
     assert_eq!(sums[0].outcome, "completed");
     let lh = sums[0].long_haul.as_ref().expect("long-haul figures");
     assert!(lh.dr_cnps > 0, "no DR notification: {lh:?}");
+    // The RED trigger: each DR draws from its own generator, in its campus's shard.
+    let red = src.replace("cnp_threshold = \"256KB\"\n", "trigger = \"red\"\n");
+    assert_ne!(red, src);
+    let (notes, sums) = same_bytes_summaries("campuses-red", &load(&red));
+    assert!(
+        notes.iter().all(|n| n.contains("running on 2")),
+        "{notes:?}"
+    );
+    assert_eq!(sums[0].outcome, "completed");
+    let lh = sums[0].long_haul.as_ref().expect("long-haul figures");
+    assert!(lh.dr_cnps > 0, "no DR notification drawn by RED: {lh:?}");
 }
 
 #[test]

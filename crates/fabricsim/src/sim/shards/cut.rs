@@ -7,12 +7,7 @@ use crate::transport::launcher::JOIN_SHARD;
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
     let (f, n) = (&sim.fabric, &sim.nics);
-    let checks: [(bool, &'static str); 5] = [
-        (
-            (f.dr.as_ref())
-                .is_some_and(|d| matches!(d.trigger, crate::longhaul::dr::Trigger::Red(_))),
-            "DR notifications triggered by RED (one generator draws for every DR)",
-        ),
+    let checks: [(bool, &'static str); 4] = [
         (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
         (
             f.multicast.is_some() || n.hw.is_some(),

@@ -47,7 +47,7 @@
 //! `settle_jobs`); per-shard counters (drops per flow, GSE statistics) are summed after
 //! the run. So PFC, credit flow control, lossy fabrics, ECN, ECMP, spraying, table and
 //! adaptive routing, every congestion control (HPCC's INT included), GSE (PKTC, DGSQ,
-//! reordering), long haul with DR switches (threshold trigger; cut at the DCI), the
+//! reordering), long haul with DR switches (either trigger; cut at the DCI), the
 //! message transport, dual-rail NICs, flow dependencies, collectives and their
 //! iterations, and `[record]` queue and rate samples (taken between windows, on the whole
 //! model, at their times: a window ends at each) run sharded, and so do faults: a window
@@ -56,10 +56,10 @@
 //! of that instant (as the serial engine's first-sorting `Fault` event). Compute phases
 //! and training jobs run sharded: a phase in its host's shard, a join point in shard 0,
 //! or, when it waits for nothing, in every shard for the nodes that shard starts
-//! (`FlowLauncher::everywhere`). Hardware collectives, packet capture, switch CNPs and
-//! the DRs' RED trigger (one generator for all), and link-level retransmission on links
-//! with bit errors (a replay acts on both ends at once) run on one thread, with a note
-//! saying which feature kept them there ([`Simulation::set_threads_per_run`]).
+//! (`FlowLauncher::everywhere`). Hardware collectives, packet capture, switch CNPs (one
+//! pacing table for every switch), and link-level retransmission on links with bit
+//! errors (a replay acts on both ends at once) run on one thread, with a note saying
+//! which feature kept them there ([`Simulation::set_threads_per_run`]).
 //!
 //! **Livelock.** The serial guard's bound is checked between windows on the summed
 //! counts, and each shard runs its window under an event budget (the bound over the
