@@ -556,6 +556,27 @@ fn what_cannot_be_cut_runs_on_one_thread_and_says_why() {
     assert_eq!(sim.shard_count(), 1);
     assert!(notes.iter().any(|n| n.contains("no delay")), "{notes:?}");
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    // Cut, then asked for one thread before the run: the serial run, flow for flow.
+    let src = fat_tree(
+        4,
+        "[[workload]]\nkind = \"poisson\"\ncdf = \"websearch\"\nload = 0.3\nduration = \"100us\"\n",
+    );
+    let finish = |sim: &Simulation| -> Vec<Option<u64>> {
+        sim.nics.flows.iter().map(|f| f.finish).collect()
+    };
+    let mut serial = build(&src);
+    assert_eq!(serial.run(&mut |_| {}), Outcome::Completed);
+    let mut recut = build(&src);
+    assert!(recut.set_threads_per_run(3).is_empty());
+    assert_eq!(recut.shard_count(), 3);
+    assert!(recut.set_threads_per_run(1).is_empty());
+    assert_eq!(recut.shard_count(), 1);
+    assert_eq!(recut.run(&mut |_| {}), Outcome::Completed);
+    assert_eq!(finish(&serial), finish(&recut));
+    assert_eq!(
+        serial.ctx.counters.packet_hops,
+        recut.ctx.counters.packet_hops
+    );
 }
 
 #[test]

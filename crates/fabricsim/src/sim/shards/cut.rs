@@ -35,6 +35,20 @@ impl Simulation {
     /// [`Self::set_threads_per_run`] with `shards` shards run on `threads` threads (1: in
     /// turn on the caller's thread, the same windows; for tests and the hand-off bench).
     pub fn set_shards(&mut self, shards: usize, threads: usize) -> Vec<String> {
+        if !self.started && self.nics.launcher.lanes.len() > 1 {
+            // Cut before (and called again before the run): the flows go back to one
+            // lane, in the order the run was built with (start time, then flow id).
+            let l = &mut self.nics.launcher;
+            let flows = &self.nics.flows;
+            let mut order: Vec<u32> = (l.lanes.iter()).flat_map(|x| x.order.clone()).collect();
+            order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
+            l.lanes = vec![crate::transport::launcher::Lane {
+                order,
+                ..Default::default()
+            }];
+            l.host_shard.clear();
+            l.everywhere.clear();
+        }
         self.shards = None;
         self.fabric.telemetry.int.truncate(1);
         if let Some(g) = self.fabric.gse.as_mut() {
