@@ -380,7 +380,7 @@ impl Simulation {
         }
         let ends: Vec<(u32, u32)> = flows.iter().map(|f| (f.spec.src, f.spec.dst)).collect();
         let phase_hosts: Vec<Option<u32>> = phases.iter().map(|p| p.host).collect();
-        let notify = crate::transport::launcher::Notify::new(
+        let notify = crate::transport::notify::Notify::new(
             &ends,
             &phase_hosts,
             &timed,

@@ -19,6 +19,7 @@ pub(crate) mod launcher;
 pub mod message;
 pub mod multipath;
 mod nic;
+pub(crate) mod notify;
 pub mod rdma;
 pub mod round_robin;
 
