@@ -110,9 +110,9 @@ fn steady_state_allocates_nothing(src: &str) {
     if let Some(c) = &sim.fabric.capture {
         let n = c.records().len();
         assert!(
-            n > 10_000 && c.missed == 0,
+            n > 10_000 && c.missed() == 0,
             "{n} frames captured, {} missed",
-            c.missed
+            c.missed()
         );
     }
     if let Some(f) = &sim.fabric.faults {

@@ -3,9 +3,14 @@
 //! A run with `[record.pcap]` notes every frame that *starts transmission* on the ports it
 //! names (switch egress ports as `"<switch>:<port>"`, NIC ports as `"<host>"` or
 //! `"<host>:<port>"`, local indices as in `ports.csv`), within an optional time window,
-//! up to `limit` frames. Noting a frame is one copy of a fixed-size [`CaptureRecord`]
-//! (time, interface, the frame's descriptor and arena slot) into a slot of a vector
-//! filled to the limit at build, so the per-packet path allocates nothing. A captured
+//! up to `limit` frames: the first `limit` in (time, interface, the port's frame count)
+//! order, a key no two frames share, so which frames are kept and the file's order do
+//! not depend on the order handlers ran in. Noting a frame is one copy of a fixed-size
+//! [`CaptureRecord`] (time, interface, the frame's descriptor and arena slot) into a
+//! slot of a vector filled to the limit at build, so the per-packet path allocates
+//! nothing. A run cut into shards (`sim/shards`) notes each shard's frames in a log of
+//! its own ([`CaptureLog`], `limit` slots each) and merges the logs, by that key, when
+//! it pauses or ends: the serial run's frames, in the same order. A captured
 //! port carries a bit (`Port::slow_transmit`, beside the credit bit) that sends its
 //! transmissions through the out-of-line path credit ports already take, so other ports
 //! and runs without a capture pay nothing new. Frames become bytes only when the
@@ -146,6 +151,9 @@ pub struct CaptureRecord {
     pub t: Time,
     /// Interface (index into [`Capture::interfaces`]).
     pub iface: u32,
+    /// Frames its port had sent before it (the low 32 bits): with the time and the
+    /// interface, a key no two frames share (a link-level replay sends frames again).
+    pub nth: u32,
     /// What switches read of it (ECN as marked so far, priority, wire bytes).
     pub desc: Desc,
     /// What the end NICs read of it (kind, flow, sequence, source).
@@ -183,13 +191,71 @@ pub struct Capture {
     pub verb: Verb,
     /// Data frames whole (payload zeros) or headers only.
     pub payload: bool,
+    /// What was noted: one log, or one per shard of a cut run (merged into the first
+    /// when the run pauses or ends, [`Self::merge_logs`]).
+    logs: Vec<CaptureLog>,
+}
+
+/// The frames one shard noted: the first `limit` by [`CaptureRecord::key`] of those it
+/// saw. Aligned to a cache line: shards on different threads write their own logs side
+/// by side.
+#[derive(Clone, Debug)]
+#[repr(align(64))]
+pub struct CaptureLog {
     /// `limit` slots, filled at build: noting a frame writes the next one (no call, no
     /// allocation on the transmit path).
     slots: Vec<CaptureRecord>,
     /// Slots written.
     len: usize,
-    /// Frames on captured ports within the window beyond the limit (not kept).
-    pub missed: u64,
+    /// Frames seen but not kept (beyond the limit, or pushed out by an earlier key).
+    missed: u64,
+    /// Once the slots are full, the one with the greatest key (the next to give way).
+    last: Option<usize>,
+}
+
+impl CaptureLog {
+    fn new(limit: usize) -> CaptureLog {
+        CaptureLog {
+            slots: vec![CaptureRecord::EMPTY; limit],
+            len: 0,
+            missed: 0,
+            last: None,
+        }
+    }
+
+    /// Keeps `r` if it is among the first `limit` by key seen so far. Frames come in
+    /// time order but for replays and frames of one instant, so once the slots are full
+    /// a new frame almost always has the greatest key and is only counted.
+    #[inline(always)]
+    fn keep(&mut self, r: CaptureRecord) {
+        if let Some(slot) = self.slots.get_mut(self.len) {
+            *slot = r;
+            self.len += 1;
+            return;
+        }
+        self.missed += 1;
+        self.give_way(r);
+    }
+
+    /// The slots are full: `r` takes the place of the greatest key if it is less.
+    #[cold]
+    #[inline(never)]
+    fn give_way(&mut self, r: CaptureRecord) {
+        let greatest = |slots: &[CaptureRecord]| (0..slots.len()).max_by_key(|&i| slots[i].key());
+        let last = match self.last {
+            Some(i) => i,
+            None => match greatest(&self.slots) {
+                Some(i) => i,
+                None => return,
+            },
+        };
+        if r.key() < self.slots[last].key() {
+            self.slots[last] = r;
+            self.last = greatest(&self.slots);
+        } else {
+            self.last = Some(last);
+        }
+    }
 }
 
 impl Capture {
@@ -236,57 +302,105 @@ impl Capture {
             to: cfg.to.unwrap_or(Time::MAX),
             verb: cfg.verb,
             payload: cfg.payload,
-            slots: vec![CaptureRecord::EMPTY; limit],
-            len: 0,
-            missed: 0,
+            logs: vec![CaptureLog::new(limit)],
         })
     }
 
-    /// The frames noted, in the order they were.
-    pub fn records(&self) -> &[CaptureRecord] {
-        &self.slots[..self.len]
+    /// Frames on captured ports within the window beyond the limit (not kept).
+    pub fn missed(&self) -> u64 {
+        let seen: u64 = (self.logs.iter()).map(|l| l.len as u64 + l.missed).sum();
+        seen - seen.min(self.logs[0].slots.len() as u64)
     }
 
-    /// A frame starts transmission on port `port` at `now`: note it if the port is
-    /// captured, the time in the window and the limit not reached. Only captured ports'
-    /// transmissions get here (`Port::slow_transmit`); the slot was written at build, so
-    /// nothing is allocated.
+    /// The frames kept, in (time, interface, frame) order once the run has paused or
+    /// ended ([`Self::merge_logs`]; a serial run's are in the order noted, which differs
+    /// only within an instant and for replays).
+    pub fn records(&self) -> &[CaptureRecord] {
+        &self.logs[0].slots[..self.logs[0].len]
+    }
+
+    /// A frame starts transmission on port `port` at `now` in shard `shard`, the port's
+    /// `nth` (frames it sent before): note it if the port is captured, the time in the
+    /// window and the frame among the first `limit`. Only captured ports' transmissions
+    /// get here (`Port::slow_transmit`); the slots were written at build, so nothing is
+    /// allocated.
     #[inline(always)]
-    pub(crate) fn note(&mut self, now: Time, port: usize, desc: Desc, arena: &PacketArena) {
+    pub(crate) fn note(
+        &mut self,
+        shard: u32,
+        now: Time,
+        port: usize,
+        nth: u64,
+        desc: Desc,
+        arena: &PacketArena,
+    ) {
         let Some(&iface) = self.iface_of.get(port) else {
             return;
         };
         if iface == NOT_CAPTURED || now < self.from || now >= self.to {
             return;
         }
-        match self.slots.get_mut(self.len) {
-            Some(slot) => {
-                *slot = CaptureRecord {
-                    t: now,
-                    iface,
-                    desc,
-                    pkt: *arena.get(desc.id),
-                    tag: arena.tag(desc.id),
-                };
-                self.len += 1;
-            }
-            None => self.missed += 1,
-        }
+        self.logs[shard as usize].keep(CaptureRecord {
+            t: now,
+            iface,
+            nth: nth as u32,
+            desc,
+            pkt: *arena.get(desc.id),
+            tag: arena.tag(desc.id),
+        });
     }
 
     /// [`Self::note`] out of line, for the paths where frames are rare (link-level
     /// replays).
     #[inline(never)]
-    pub(crate) fn on_transmit(&mut self, now: Time, port: usize, desc: &Desc, arena: &PacketArena) {
-        self.note(now, port, *desc, arena);
+    pub(crate) fn on_transmit(
+        &mut self,
+        shard: u32,
+        now: Time,
+        port: usize,
+        nth: u64,
+        desc: &Desc,
+        arena: &PacketArena,
+    ) {
+        self.note(shard, now, port, nth, *desc, arena);
+    }
+
+    /// The shards' logs merged into the first, in key order: the first `limit` frames
+    /// of all, the others counted as missed; the other logs start again empty. The same
+    /// records, in the same order, as a serial run's log sorted by key: the first
+    /// `limit` of a union are the first `limit` of the union of each part's first
+    /// `limit`. Also sorts a serial run's one log.
+    pub(crate) fn merge_logs(&mut self) {
+        let limit = self.logs[0].slots.len();
+        let seen: u64 = (self.logs.iter()).map(|l| l.len as u64 + l.missed).sum();
+        let mut all: Vec<CaptureRecord> = (self.logs.iter())
+            .flat_map(|l| l.slots[..l.len].iter().copied())
+            .collect();
+        all.sort_unstable_by_key(CaptureRecord::key);
+        all.truncate(limit);
+        for l in self.logs.iter_mut() {
+            l.len = 0;
+            l.missed = 0;
+            l.last = None;
+        }
+        let first = &mut self.logs[0];
+        first.slots[..all.len()].copy_from_slice(&all);
+        first.len = all.len();
+        first.missed = seen - all.len() as u64;
     }
 }
 
 impl CaptureRecord {
+    /// The order frames are kept and written in: time, interface, the port's count.
+    pub fn key(&self) -> (Time, u32, u32) {
+        (self.t, self.iface, self.nth)
+    }
+
     /// What a slot holds before a frame is noted in it.
     const EMPTY: CaptureRecord = CaptureRecord {
         t: 0,
         iface: 0,
+        nth: 0,
         desc: Desc {
             id: crate::packet::PktId(0),
             dst: 0,
@@ -368,6 +482,66 @@ mod tests {
         .validate()
         .unwrap_err();
         assert_eq!(e.field, "to");
+    }
+
+    /// A record whose key is (t, iface, nth).
+    fn rec(t: Time, iface: u32, nth: u32) -> CaptureRecord {
+        CaptureRecord {
+            t,
+            iface,
+            nth,
+            ..CaptureRecord::EMPTY
+        }
+    }
+
+    #[test]
+    fn logs_keep_the_first_frames_by_key_however_they_are_noted_and_split() {
+        // Frames in time order but for ties (many frames of one instant, in no order)
+        // and a few noted ahead of their time (replays), split among 1 to 4 logs as
+        // shards would (a port's frames all in one): the merge keeps the `limit` least
+        // keys, in order, and counts the rest as missed.
+        let mut frames = Vec::new();
+        let mut x = 12345u64;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut t = 0;
+        for i in 0..400u32 {
+            t += next(3) * 1000; // a third of the frames share their instant with the last
+            let ahead = if next(20) == 0 { 5000 } else { 0 };
+            frames.push(rec(t.saturating_sub(ahead), next(6) as u32, i));
+        }
+        let mut sorted: Vec<_> = frames.iter().map(CaptureRecord::key).collect();
+        sorted.sort_unstable();
+        for limit in [1usize, 7, 100, 399, 400, 1000] {
+            for shards in 1..=4u32 {
+                let mut cap = Capture {
+                    iface_of: vec![],
+                    interfaces: vec![],
+                    from: 0,
+                    to: Time::MAX,
+                    verb: Verb::Send,
+                    payload: false,
+                    logs: vec![CaptureLog::new(limit)],
+                };
+                cap.logs.resize(shards as usize, CaptureLog::new(limit));
+                for r in &frames {
+                    cap.logs[(r.iface % shards) as usize].keep(*r);
+                }
+                assert_eq!(cap.missed(), 400 - limit.min(400) as u64);
+                cap.merge_logs();
+                let kept: Vec<_> = cap.records().iter().map(CaptureRecord::key).collect();
+                assert_eq!(
+                    kept,
+                    sorted[..limit.min(400)],
+                    "limit {limit}, {shards} logs"
+                );
+                assert_eq!(cap.missed(), 400 - limit.min(400) as u64);
+            }
+        }
     }
 
     #[test]

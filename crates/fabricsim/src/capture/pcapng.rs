@@ -92,7 +92,7 @@ pub fn write(sim: &Simulation, cap: &Capture, w: &mut dyn Write) -> io::Result<(
             sim.name,
             sim.seed,
             cap.records().len(),
-            cap.missed
+            cap.missed()
         )
         .as_bytes(),
     );
@@ -114,10 +114,12 @@ pub fn write(sim: &Simulation, cap: &Capture, w: &mut dyn Write) -> io::Result<(
     let cx = FrameCtx::new(sim, cap);
     let mut frame = [0u8; MAX_FRAME];
     let mut epb = Block::new();
-    // In time order: frames a link-level replay sends out of turn are noted when they
-    // are scheduled, possibly ahead of their start (a stable sort keeps the rest as is).
+    // In key order (time, interface, the port's count): frames of one instant are noted
+    // in the order handlers ran, and a link-level replay notes frames when it schedules
+    // them, possibly ahead of their start; the key orders them whatever the order, and
+    // whatever the thread count.
     let mut order: Vec<&super::CaptureRecord> = cap.records().iter().collect();
-    order.sort_by_key(|r| r.t);
+    order.sort_unstable_by_key(|r| r.key());
     for r in order {
         let b = cx.build(r, &mut frame);
         let ns = r.t / 1000;

@@ -127,8 +127,18 @@ impl Fabric {
     // costs nothing more.)
     #[inline(never)]
     fn transmit_slow(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
-        let now = ctx.now;
         let p = &self.ports[port.idx()];
+        // Noted first: on a cut port the frame leaves the shard's arena as it is sent.
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.note(
+                ctx.shard,
+                ctx.now,
+                port.idx(),
+                p.tx_packets,
+                pkt,
+                &ctx.arena,
+            );
+        }
         if p.credit_gated() && p.cut() {
             self.transmit_as::<true, true>(ctx, port, pkt, nic_has_flows);
         } else if p.credit_gated() {
@@ -137,10 +147,6 @@ impl Fabric {
             self.transmit_as::<false, true>(ctx, port, pkt, nic_has_flows);
         } else {
             self.transmit_as::<false, false>(ctx, port, pkt, nic_has_flows);
-        }
-        // The frame's arena slot stays until it reaches its NIC: still valid here.
-        if let Some(c) = self.capture.as_deref_mut() {
-            c.note(now, port.idx(), pkt, &ctx.arena);
         }
     }
 

@@ -119,7 +119,14 @@ impl Fabric {
         };
         let d = p.pop_ctrl().expect("the frame just queued");
         if let Some(c) = self.capture.as_deref_mut() {
-            c.on_transmit(boundary, port.idx(), &d, &ctx.arena);
+            c.on_transmit(
+                ctx.shard,
+                boundary,
+                port.idx(),
+                p.tx_packets,
+                &d,
+                &ctx.arena,
+            );
         }
         let ser = p.tx_time(d.wire as u64);
         p.busy_until = p.busy_until.max(boundary) + ser;
@@ -186,7 +193,7 @@ impl Fabric {
         for (arrival, d) in link.ring.iter_mut() {
             // A replayed frame is sent again: a capture sees it again.
             if let Some(c) = capture.as_mut() {
-                c.on_transmit(t, l.idx(), d, &ctx.arena);
+                c.on_transmit(ctx.shard, t, l.idx(), port.tx_packets, d, &ctx.arena);
             }
             let extra = if d.kind == PacketKind::Pause {
                 0

@@ -248,6 +248,10 @@ impl Simulation {
 
     pub(crate) fn finish_accounting(&mut self) {
         let now = self.ctx.now;
+        // Shards' captures into one, and a serial run's in key order alike.
+        if let Some(c) = self.fabric.capture.as_mut() {
+            c.merge_logs();
+        }
         if let Some(c) = self.fabric.credit_mut() {
             c.finish(now);
         }
