@@ -351,8 +351,9 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         "record.rate_interval",
         "max_time / record.rate_interval x flows",
     );
-    // A capture fills its slots up to the limit at build; writing the file orders them
-    // through one reference each.
+    // A capture reserves its records up to the limit at build (a cut run, one log a
+    // shard, fills at most the limit in each); writing the file orders them through one
+    // reference each.
     if let Some(p) = &sc.record.pcap {
         fp.add(
             "captured frames at most",

@@ -445,11 +445,63 @@ fn shipped_scenarios_give_the_same_bytes_on_1_2_and_3_threads() {
         "acc-victim",
         "sunway-bandwidth",
         "gse-vs-roce",
+        "incast-pfc",
+        "asymmetry",
+        "longhaul-cnp",
     ] {
         assert!(
             sharded.iter().any(|s| s == want),
             "{want} no longer runs sharded: {sharded:?}"
         );
+    }
+}
+
+#[test]
+fn a_capture_of_ports_in_every_shard_gives_the_same_file_on_1_2_and_3_threads() {
+    // Four NICs, one per pod, start their first frames at the same instant, and an
+    // incast under PFC sends pause frames back over the cut: the capture keeps the
+    // first frames by (time, interface, frame), whichever shard noted them. With room
+    // for three frames, the three NICs named first are kept.
+    let capture = |limit: u32| {
+        fat_tree(
+            4,
+            &format!(
+                "[fabric]\nbuffer = \"600KB\"\n[cc]\nalgorithm = \"none\"\n\
+                 [[workload]]\nkind = \"incast\"\nsenders = 12\nreceiver = 0\nsize = \"300KB\"\n\
+                 [[workload]]\nkind = \"permutation\"\nsize = \"50KB\"\n\
+                 [record.pcap]\nports = [\"host15\", \"host10\", \"host5\", \"host0\", \
+                 \"edge0.0:2\", \"agg0.0:2\", \"core0:1\", \"agg3.1:2\", \"edge0.0:0\"]\nlimit = {limit}\n"
+            ),
+        )
+    };
+    let mut all = 0;
+    for limit in [1_000_000, 3] {
+        let (notes, outcomes) = same_bytes(&format!("capture-{limit}"), &load(&capture(limit)));
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(outcomes, ["completed"]);
+        let mut sim = build(&capture(limit));
+        sim.set_threads_per_run(3);
+        assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+        let cap = sim.fabric.capture.as_deref().unwrap();
+        let ifaces: Vec<u32> = cap.records().iter().map(|r| r.iface).collect();
+        if limit == 3 {
+            assert_eq!(ifaces, [0, 1, 2]);
+            assert!(cap.records().iter().all(|r| r.t == 0));
+            assert_eq!(cap.missed(), all - 3);
+            continue;
+        }
+        assert_eq!(cap.missed(), 0);
+        all = ifaces.len() as u64;
+        // Every captured port sent something, pause frames among them.
+        for i in 0..9 {
+            assert!(ifaces.contains(&i), "nothing captured on interface {i}");
+        }
+        let pauses = (cap.records().iter())
+            .filter(|r| r.desc.kind == fabricsim::packet::PacketKind::Pause)
+            .count();
+        assert!(pauses > 0, "no PFC frame captured");
+        let keys: Vec<_> = cap.records().iter().map(|r| r.key()).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "not in key order");
     }
 }
 
@@ -496,9 +548,12 @@ fn packets_are_conserved_and_every_invariant_holds_sharded() {
 
 #[test]
 fn pausing_a_sharded_run_changes_nothing() {
+    // With a capture whose limit is reached mid-run: merged at each pause, the logs go
+    // on keeping the first frames by key.
     let src = fat_tree(
         4,
-        "[[workload]]\nkind = \"permutation\"\nsize = \"100KB\"\n",
+        "[[workload]]\nkind = \"permutation\"\nsize = \"100KB\"\n\
+         [record.pcap]\nports = [\"host0\", \"host15\", \"core0:0\", \"agg1.0:3\"]\nlimit = 40\n",
     );
     let digest = |sim: &Simulation| {
         let f: Vec<_> = sim
@@ -507,7 +562,12 @@ fn pausing_a_sharded_run_changes_nothing() {
             .iter()
             .map(|f| (f.finish, f.sender_done))
             .collect();
-        (f, sim.ctx.counters.packet_hops, sim.ctx.now)
+        let cap = sim.fabric.capture.as_deref().unwrap();
+        let frames: Vec<_> = cap.records().iter().map(|r| r.key()).collect();
+        assert_eq!(frames.len(), 40);
+        assert!(cap.missed() > 0);
+        let caught = (frames, cap.missed());
+        (f, sim.ctx.counters.packet_hops, sim.ctx.now, caught)
     };
     let mut whole = build(&src);
     whole.set_threads_per_run(2);
@@ -539,14 +599,11 @@ fn what_cannot_be_cut_runs_on_one_thread_and_says_why() {
     // A feature the engine does not run yet.
     let mut sim = build(&fat_tree(
         4,
-        "[[workload]]\nkind = \"permutation\"\nsize = \"10KB\"\n[record.pcap]\nports = [\"host0\"]\n",
+        "[cc]\nalgorithm = \"dcqcn\"\n[cc.dcqcn]\ncnp_from = \"switch\"\n[[workload]]\nkind = \"permutation\"\nsize = \"10KB\"\n",
     ));
     let notes = sim.set_threads_per_run(2);
     assert_eq!(sim.shard_count(), 1);
-    assert!(
-        notes.iter().any(|n| n.contains("packet capture")),
-        "{notes:?}"
-    );
+    assert!(notes.iter().any(|n| n.contains("switch CNPs")), "{notes:?}");
     // A cable without delay: no lookahead.
     let mut sim = build(
         "name = \"z\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nrate = \"100Gbps\"\nlink_delay = \"0ns\"\n\

@@ -7,9 +7,9 @@
 //! order, a key no two frames share, so which frames are kept and the file's order do
 //! not depend on the order handlers ran in. Noting a frame is one copy of a fixed-size
 //! [`CaptureRecord`] (time, interface, the frame's descriptor and arena slot) into a
-//! slot of a vector filled to the limit at build, so the per-packet path allocates
+//! vector reserved to the limit at build, so the per-packet path allocates
 //! nothing. A run cut into shards (`sim/shards`) notes each shard's frames in a log of
-//! its own ([`CaptureLog`], `limit` slots each) and merges the logs, by that key, when
+//! its own ([`CaptureLog`], each reserved to `limit`) and merges the logs, by that key, when
 //! it pauses or ends: the serial run's frames, in the same order. A captured
 //! port carries a bit (`Port::slow_transmit`, beside the credit bit) that sends its
 //! transmissions through the out-of-line path credit ports already take, so other ports
@@ -199,25 +199,36 @@ pub struct Capture {
 /// The frames one shard noted: the first `limit` by [`CaptureRecord::key`] of those it
 /// saw. Aligned to a cache line: shards on different threads write their own logs side
 /// by side.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 #[repr(align(64))]
 pub struct CaptureLog {
-    /// `limit` slots, filled at build: noting a frame writes the next one (no call, no
-    /// allocation on the transmit path).
+    /// The frames kept, in a vector reserved to `limit` at build: pushing within it
+    /// allocates nothing, and the pages a log does not fill are never touched (a cut
+    /// run's logs cost what they hold, not `limit` each).
     slots: Vec<CaptureRecord>,
-    /// Slots written.
-    len: usize,
+    /// Frames kept at most.
+    limit: usize,
     /// Frames seen but not kept (beyond the limit, or pushed out by an earlier key).
     missed: u64,
     /// Once the slots are full, the one with the greatest key (the next to give way).
     last: Option<usize>,
 }
 
+impl Clone for CaptureLog {
+    /// Reserved to `limit` as the original (a derived clone would reserve what it holds,
+    /// and the next frame kept would allocate).
+    fn clone(&self) -> CaptureLog {
+        let mut slots = Vec::with_capacity(self.limit);
+        slots.extend_from_slice(&self.slots);
+        CaptureLog { slots, ..*self }
+    }
+}
+
 impl CaptureLog {
     fn new(limit: usize) -> CaptureLog {
         CaptureLog {
-            slots: vec![CaptureRecord::EMPTY; limit],
-            len: 0,
+            slots: Vec::with_capacity(limit),
+            limit,
             missed: 0,
             last: None,
         }
@@ -228,9 +239,8 @@ impl CaptureLog {
     /// a new frame almost always has the greatest key and is only counted.
     #[inline(always)]
     fn keep(&mut self, r: CaptureRecord) {
-        if let Some(slot) = self.slots.get_mut(self.len) {
-            *slot = r;
-            self.len += 1;
+        if self.slots.len() < self.limit {
+            self.slots.push(r);
             return;
         }
         self.missed += 1;
@@ -308,21 +318,23 @@ impl Capture {
 
     /// Frames on captured ports within the window beyond the limit (not kept).
     pub fn missed(&self) -> u64 {
-        let seen: u64 = (self.logs.iter()).map(|l| l.len as u64 + l.missed).sum();
-        seen - seen.min(self.logs[0].slots.len() as u64)
+        let seen: u64 = (self.logs.iter())
+            .map(|l| l.slots.len() as u64 + l.missed)
+            .sum();
+        seen - seen.min(self.logs[0].limit as u64)
     }
 
     /// The frames kept, in (time, interface, frame) order once the run has paused or
     /// ended ([`Self::merge_logs`]; a serial run's are in the order noted, which differs
     /// only within an instant and for replays).
     pub fn records(&self) -> &[CaptureRecord] {
-        &self.logs[0].slots[..self.logs[0].len]
+        &self.logs[0].slots
     }
 
     /// A frame starts transmission on port `port` at `now` in shard `shard`, the port's
     /// `nth` (frames it sent before): note it if the port is captured, the time in the
     /// window and the frame among the first `limit`. Only captured ports' transmissions
-    /// get here (`Port::slow_transmit`); the slots were written at build, so nothing is
+    /// get here (`Port::slow_transmit`); the log was reserved at build, so nothing is
     /// allocated.
     #[inline(always)]
     pub(crate) fn note(
@@ -365,27 +377,37 @@ impl Capture {
         self.note(shard, now, port, nth, *desc, arena);
     }
 
+    /// One log per shard of a run cut into `shards` (each with `limit` slots), or back
+    /// to one. Call before the run starts.
+    pub(crate) fn set_shards(&mut self, shards: usize) {
+        let limit = self.logs[0].limit;
+        self.logs.truncate(1);
+        self.logs
+            .resize_with(shards.max(1), || CaptureLog::new(limit));
+    }
+
     /// The shards' logs merged into the first, in key order: the first `limit` frames
     /// of all, the others counted as missed; the other logs start again empty. The same
     /// records, in the same order, as a serial run's log sorted by key: the first
     /// `limit` of a union are the first `limit` of the union of each part's first
     /// `limit`. Also sorts a serial run's one log.
     pub(crate) fn merge_logs(&mut self) {
-        let limit = self.logs[0].slots.len();
-        let seen: u64 = (self.logs.iter()).map(|l| l.len as u64 + l.missed).sum();
+        let limit = self.logs[0].limit;
+        let seen: u64 = (self.logs.iter())
+            .map(|l| l.slots.len() as u64 + l.missed)
+            .sum();
         let mut all: Vec<CaptureRecord> = (self.logs.iter())
-            .flat_map(|l| l.slots[..l.len].iter().copied())
+            .flat_map(|l| l.slots.iter().copied())
             .collect();
         all.sort_unstable_by_key(CaptureRecord::key);
         all.truncate(limit);
         for l in self.logs.iter_mut() {
-            l.len = 0;
+            l.slots.clear();
             l.missed = 0;
             l.last = None;
         }
         let first = &mut self.logs[0];
-        first.slots[..all.len()].copy_from_slice(&all);
-        first.len = all.len();
+        first.slots.extend_from_slice(&all);
         first.missed = seen - all.len() as u64;
     }
 }
@@ -396,7 +418,8 @@ impl CaptureRecord {
         (self.t, self.iface, self.nth)
     }
 
-    /// What a slot holds before a frame is noted in it.
+    /// A record of nothing.
+    #[cfg(test)]
     const EMPTY: CaptureRecord = CaptureRecord {
         t: 0,
         iface: 0,
@@ -527,7 +550,7 @@ mod tests {
                     payload: false,
                     logs: vec![CaptureLog::new(limit)],
                 };
-                cap.logs.resize(shards as usize, CaptureLog::new(limit));
+                cap.set_shards(shards as usize);
                 for r in &frames {
                     cap.logs[(r.iface % shards) as usize].keep(*r);
                 }

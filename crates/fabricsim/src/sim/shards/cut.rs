@@ -7,13 +7,12 @@ use crate::transport::launcher::JOIN_SHARD;
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
     let (f, n) = (&sim.fabric, &sim.nics);
-    let checks: [(bool, &'static str); 4] = [
+    let checks: [(bool, &'static str); 3] = [
         (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
         (
             f.multicast.is_some() || n.hw.is_some(),
             "hardware collectives",
         ),
-        (f.capture.is_some(), "packet capture ([record.pcap])"),
         (
             !sim.ctx.queue.is_empty() || sim.started,
             "a run already started",
@@ -51,6 +50,9 @@ impl Simulation {
         }
         self.shards = None;
         self.fabric.telemetry.int.truncate(1);
+        if let Some(c) = self.fabric.capture.as_mut() {
+            c.set_shards(1);
+        }
         if let Some(g) = self.fabric.gse.as_mut() {
             g.stats.truncate(1);
         }
@@ -114,6 +116,9 @@ impl Simulation {
         self.fabric.telemetry.int.resize(s, int);
         if let Some(g) = self.fabric.gse.as_mut() {
             g.stats.resize(s, Default::default());
+        }
+        if let Some(c) = self.fabric.capture.as_mut() {
+            c.set_shards(s);
         }
         // Links whose far end is in another shard.
         let fabric = &mut self.fabric;

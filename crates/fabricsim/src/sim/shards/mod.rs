@@ -56,7 +56,9 @@
 //! of that instant (as the serial engine's first-sorting `Fault` event). Compute phases
 //! and training jobs run sharded: a phase in its host's shard, a join point in shard 0,
 //! or, when it waits for nothing, in every shard for the nodes that shard starts
-//! (`FlowLauncher::everywhere`). Hardware collectives, packet capture, switch CNPs (one
+//! (`FlowLauncher::everywhere`). Packet capture runs sharded: each shard logs its own
+//! ports' frames, merged by (time, interface, frame) when the run pauses or ends
+//! (`Capture::merge_logs`). Hardware collectives, switch CNPs (one
 //! pacing table for every switch), and link-level retransmission on links with bit
 //! errors (a replay acts on both ends at once) run on one thread, with a note saying
 //! which feature kept them there ([`Simulation::set_threads_per_run`]).
@@ -176,6 +178,9 @@ impl Simulation {
         let end = self.run_windows(&mut sh, until, halt, progress);
         if let WindowsEnd::Paused = end {
             merge_flow_drops(&mut sh.ctxs, &mut self.fabric);
+            if let Some(c) = self.fabric.capture.as_mut() {
+                c.merge_logs();
+            }
             self.settle_jobs(&mut sh);
             self.ctx.now = until;
             self.shards = Some(sh);
