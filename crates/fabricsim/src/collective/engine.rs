@@ -24,8 +24,9 @@ struct RankState {
     failed: bool,
     /// Timeouts in `iter`.
     retries: u32,
-    /// The generation of its timeout timer (an older one is stale).
-    gen: u32,
+    /// When its armed timeout fires (a timeout event at another time is stale: it was
+    /// armed again since, or for an earlier iteration).
+    timeout_at: Time,
     /// Per child (in order): iterations received from it (iteration i received: > i).
     got: Vec<u32>,
     /// Its partial reduction of `iter`.
@@ -47,45 +48,31 @@ pub struct HwColl {
     pub iters: Vec<IterRecord>,
 }
 
-#[derive(Clone, Copy, Debug)]
+/// A rank's timers. Each is an event keyed by the rank and the kind
+/// ([`HwCollectives::timer_key`]), never by an allocation order, so events of one
+/// instant run in the same order however the run is cut into shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TimerKind {
     /// The rank enters the collective (its compute step is over).
-    Enter,
+    Enter = 0,
     /// The rank's NIC has processed its level.
-    LevelDone,
+    LevelDone = 1,
     /// The rank's request timed out.
-    Timeout,
+    Timeout = 2,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Timer {
-    coll: u32,
-    rank: u32,
-    iter: u32,
-    kind: TimerKind,
-    /// Timeouts: the rank's timer generation when armed.
-    gen: u32,
-}
-
-impl Timer {
-    fn of(coll: u32, rank: u32, iter: u32, kind: TimerKind) -> Timer {
-        Timer {
-            coll,
-            rank,
-            iter,
-            kind,
-            gen: 0,
-        }
-    }
-}
+/// Timer kinds a rank has room for (the low bits of its timers' keys).
+const TIMER_KINDS: u32 = 4;
+const KIND_BITS: u32 = TIMER_KINDS.trailing_zeros();
 
 /// Every hardware collective of a run.
 #[derive(Clone, Debug, Default)]
 pub struct HwCollectives {
     /// The collectives.
     pub colls: Vec<HwColl>,
-    timers: Vec<Timer>,
-    free: Vec<u32>,
+    /// Per collective, the number of its first rank among all collectives' ranks (and
+    /// last, their count): a rank's timers are keyed by that number.
+    rank_base: Vec<u32>,
     /// Collective packets the NICs sent.
     pub sent: u64,
     /// Collective packets the NICs received.
@@ -95,7 +82,7 @@ pub struct HwCollectives {
 impl HwCollectives {
     /// The engine for `specs`.
     pub fn new(specs: Vec<HwSpec>) -> HwCollectives {
-        let colls = specs
+        let colls: Vec<HwColl> = specs
             .into_iter()
             .map(|spec| {
                 let n = spec.ranks.len();
@@ -119,10 +106,42 @@ impl HwCollectives {
                 }
             })
             .collect();
+        let mut rank_base = vec![0u32];
+        for c in &colls {
+            let n = c.spec.ranks.len() as u32;
+            rank_base.push(rank_base.last().copied().unwrap_or(0) + n);
+        }
         HwCollectives {
             colls,
+            rank_base,
             ..Default::default()
         }
+    }
+
+    /// Ranks of all collectives together, at most: their timers' keys must fit an event
+    /// ([`crate::engine::MAX_INDEX`]).
+    pub const MAX_RANKS: u32 = (crate::engine::MAX_INDEX + 1) / TIMER_KINDS;
+
+    /// Ranks of all collectives together.
+    pub fn ranks(&self) -> u32 {
+        self.rank_base.last().copied().unwrap_or(0)
+    }
+
+    /// The key of rank `r` of collective `c`'s timer of `kind`.
+    fn timer_key(&self, c: u32, r: u32, kind: TimerKind) -> u32 {
+        ((self.rank_base[c as usize] + r) << KIND_BITS) | kind as u32
+    }
+
+    /// The collective, rank and kind of a timer's key.
+    fn of_key(&self, key: u32) -> (u32, u32, TimerKind) {
+        let g = key >> KIND_BITS;
+        let c = self.rank_base.partition_point(|&b| b <= g) - 1;
+        let kind = match key & (TIMER_KINDS - 1) {
+            0 => TimerKind::Enter,
+            1 => TimerKind::LevelDone,
+            _ => TimerKind::Timeout,
+        };
+        (c as u32, g - self.rank_base[c], kind)
     }
 
     /// Rank-iterations in all: each ends when the rank has the result or gives up.
@@ -132,18 +151,9 @@ impl HwCollectives {
             .sum()
     }
 
-    fn timer(&mut self, ctx: &mut Ctx, at: Time, t: Timer) {
-        let i = match self.free.pop() {
-            Some(i) => {
-                self.timers[i as usize] = t;
-                i
-            }
-            None => {
-                self.timers.push(t);
-                self.timers.len() as u32 - 1
-            }
-        };
-        ctx.queue.push(at, crate::engine::Event::Collective(i));
+    fn timer(&self, ctx: &mut Ctx, at: Time, c: u32, r: u32, kind: TimerKind) {
+        let key = self.timer_key(c, r, kind);
+        ctx.queue.push(at, crate::engine::Event::Collective(key));
     }
 }
 
@@ -157,7 +167,7 @@ impl Nics {
             let s = &hw.colls[c].spec;
             let (at, n) = (s.start + s.compute + s.host_overhead, s.ranks.len() as u32);
             for rank in 0..n {
-                hw.timer(ctx, at, Timer::of(c as u32, rank, 0, TimerKind::Enter));
+                hw.timer(ctx, at, c as u32, rank, TimerKind::Enter);
             }
         }
     }
@@ -171,19 +181,18 @@ impl Nics {
             .hw
             .as_mut()
             .expect("collective timers need collectives");
-        let t = hw.timers[i as usize];
-        hw.free.push(i);
-        let st = &hw.colls[t.coll as usize].ranks[t.rank as usize];
-        if st.iter != t.iter || st.failed {
+        let (c, r, kind) = hw.of_key(i);
+        let st = &hw.colls[c as usize].ranks[r as usize];
+        // A rank has one timer of each kind pending at a time but timeouts (armed again
+        // before the last fired): only the one armed last counts. An entry and a level
+        // are only ever pending for the rank's current iteration.
+        if st.failed || (kind == TimerKind::Timeout && st.timeout_at != ctx.now) {
             return;
         }
-        if matches!(t.kind, TimerKind::Timeout) && t.gen != st.gen {
-            return;
-        }
-        match t.kind {
-            TimerKind::Enter => self.coll_enter(ctx, fabric, t.coll, t.rank),
-            TimerKind::LevelDone => self.coll_level_done(ctx, fabric, t.coll, t.rank),
-            TimerKind::Timeout => self.coll_timeout(ctx, fabric, t.coll, t.rank),
+        match kind {
+            TimerKind::Enter => self.coll_enter(ctx, fabric, c, r),
+            TimerKind::LevelDone => self.coll_level_done(ctx, fabric, c, r),
+            TimerKind::Timeout => self.coll_timeout(ctx, fabric, c, r),
         }
     }
 
@@ -210,7 +219,7 @@ impl Nics {
         if coll.spec.tree.parent[r as usize].is_some()
             || !coll.spec.tree.children[r as usize].is_empty()
         {
-            self.coll_arm_timeout(ctx, c, r, iter);
+            self.coll_arm_timeout(ctx, c, r);
         }
         self.coll_try_combine(ctx, fabric, c, r);
     }
@@ -240,7 +249,7 @@ impl Nics {
         } else {
             let ready = ctx.now.max(coll.ranks[r as usize].busy_until);
             let at = ready + coll.spec.level_latency;
-            hw.timer(ctx, at, Timer::of(c, r, iter, TimerKind::LevelDone));
+            hw.timer(ctx, at, c, r, TimerKind::LevelDone);
         }
     }
 
@@ -254,7 +263,7 @@ impl Nics {
         match coll.spec.tree.parent[r as usize] {
             Some(p) => {
                 self.coll_send(ctx, fabric, c, r, Some(p), CollMsg::Up, iter);
-                self.coll_arm_timeout(ctx, c, r, iter);
+                self.coll_arm_timeout(ctx, c, r);
             }
             None => {
                 // The result the root sends down: what every rank receives.
@@ -294,20 +303,11 @@ impl Nics {
         }
     }
 
-    fn coll_arm_timeout(&mut self, ctx: &mut Ctx, c: u32, r: u32, iter: u32) {
+    fn coll_arm_timeout(&mut self, ctx: &mut Ctx, c: u32, r: u32) {
         let hw = self.hw.as_mut().expect("collectives");
-        let st = &mut hw.colls[c as usize].ranks[r as usize];
-        st.gen += 1;
-        let gen = st.gen;
         let at = ctx.now + hw.colls[c as usize].spec.timeout;
-        hw.timer(
-            ctx,
-            at,
-            Timer {
-                gen,
-                ..Timer::of(c, r, iter, TimerKind::Timeout)
-            },
-        );
+        hw.colls[c as usize].ranks[r as usize].timeout_at = at;
+        hw.timer(ctx, at, c, r, TimerKind::Timeout);
     }
 
     fn coll_timeout(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, c: u32, r: u32) {
@@ -333,7 +333,7 @@ impl Nics {
                 coll.spec.tree.parent[r as usize].expect("the root has the result once it sent");
             self.coll_send(ctx, fabric, c, r, Some(p), CollMsg::Up, iter);
         }
-        self.coll_arm_timeout(ctx, c, r, iter);
+        self.coll_arm_timeout(ctx, c, r);
     }
 
     /// Rank `r` has the result of `iter`: record it, pass it down (unicast mode), and go
@@ -367,7 +367,7 @@ impl Nics {
                 ..Default::default()
             };
             let at = ctx.now + 2 * coll.spec.host_overhead + coll.spec.compute;
-            hw.timer(ctx, at, Timer::of(c, r, iter + 1, TimerKind::Enter));
+            hw.timer(ctx, at, c, r, TimerKind::Enter);
         }
     }
 

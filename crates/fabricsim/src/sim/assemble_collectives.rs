@@ -23,6 +23,21 @@ impl Simulation {
                 "hardware collectives run on fabrics of plain switches: not with GSE (pktc) or long-haul DR switches",
             ));
         }
+        let most = crate::collective::HwCollectives::MAX_RANKS as usize;
+        let mut ranks = 0;
+        for s in &specs {
+            ranks += s.ranks.len();
+            if ranks > most {
+                return Err(err(
+                    file,
+                    &format!("workload[{}]", s.entry),
+                    format!(
+                        "the hardware collectives up to this one have {ranks} ranks together: \
+                         at most {most} (each rank's timers are events of their own)"
+                    ),
+                ));
+            }
+        }
         let mut mc = MulticastTables::default();
         for (c, s) in specs.iter().enumerate() {
             let field = |f: &str| format!("workload[{}].{f}", s.entry);
