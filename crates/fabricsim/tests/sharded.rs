@@ -448,6 +448,7 @@ fn shipped_scenarios_give_the_same_bytes_on_1_2_and_3_threads() {
         "incast-pfc",
         "asymmetry",
         "longhaul-cnp",
+        "sunway-collectives",
     ] {
         assert!(
             sharded.iter().any(|s| s == want),
@@ -502,6 +503,79 @@ fn a_capture_of_ports_in_every_shard_gives_the_same_file_on_1_2_and_3_threads() 
         assert!(pauses > 0, "no PFC frame captured");
         let keys: Vec<_> = cap.records().iter().map(|r| r.key()).collect();
         assert!(keys.windows(2).all(|w| w[0] < w[1]), "not in key order");
+    }
+}
+
+#[test]
+fn hardware_collectives_across_shards_give_the_same_bytes_on_1_2_and_3_threads() {
+    // Document 003's NIC engines over trees spanning every pod, with traffic beside
+    // them: an allreduce with two ranks a NIC and compute between iterations, the
+    // result down by multicast; a barrier down by unicast; and a barrier whose
+    // multicast tree loses a core link, so that ranks time out and ask again.
+    let hw = |rest: &str| {
+        fat_tree(
+            4,
+            &format!(
+                "[cc]\nalgorithm = \"none\"\n[[workload]]\nkind = \"permutation\"\nsize = \"30KB\"\n\
+                 [[workload]]\nkind = \"hw_collective\"\n{rest}\n"
+            ),
+        )
+    };
+    let cases = [
+        (
+            "hw-allreduce",
+            hw(
+                "collective = \"allreduce\"\ntype = \"int64\"\nop = \"sum\"\nsize = \"512B\"\n\
+                fan_in = 3\nranks_per_host = 2\nrepeat = 3\ncompute = \"2us\"",
+            ),
+        ),
+        (
+            "hw-barrier-unicast",
+            hw("collective = \"barrier\"\nfan_in = 2\nmulticast = false\nrepeat = 2"),
+        ),
+        (
+            "hw-barrier-lost",
+            hw(
+                "collective = \"barrier\"\nfan_in = 2\ntimeout = \"20us\"\nstart = \"5us\"\n\
+                [[fault]]\nkind = \"link_down\"\nlink = [\"core0\", \"agg1.0\"]\nat = \"1ns\"\n\
+                [fabric.reliability]\nreconvergence_delay = \"1us\"",
+            ),
+        ),
+    ];
+    for (name, src) in &cases {
+        let (notes, outcomes) = same_bytes(name, &load(src));
+        assert!(notes.is_empty(), "{name} did not run sharded: {notes:?}");
+        assert!(
+            outcomes.iter().all(|o| o == "completed"),
+            "{name}: {outcomes:?}"
+        );
+        let mut sim = build(src);
+        sim.set_threads_per_run(3);
+        assert_eq!(sim.shard_count(), 3);
+        assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+        assert!(fabricsim::invariants::check(&sim).is_empty(), "{name}");
+        let h = sim.nics.hw.as_deref().unwrap();
+        let c = &h.colls[0];
+        let n = c.spec.ranks.len() as u32;
+        assert!(n >= 16, "{name}: {n} ranks");
+        for (i, r) in c.iters.iter().enumerate() {
+            assert_eq!((r.done, r.failed), (n, 0), "{name} iteration {i}");
+            assert_ne!(r.verified, Some(false), "{name} iteration {i}");
+            assert!(r.finish >= r.last_entry && r.last_entry >= r.first_entry);
+        }
+        assert!(h.sent > 0 && h.received > 0);
+        assert!(
+            sim.ctx.counters.handoffs > 0,
+            "{name}: nothing crossed the cut"
+        );
+        let copies = sim.fabric.multicast.as_ref().map_or(0, |m| m.replicas);
+        assert_eq!(copies > 0, *name != "hw-barrier-unicast", "{name}");
+        let timeouts: u32 = c.iters.iter().map(|r| r.timeouts).sum();
+        assert_eq!(
+            timeouts > 0,
+            *name == "hw-barrier-lost",
+            "{name}: {timeouts}"
+        );
     }
 }
 

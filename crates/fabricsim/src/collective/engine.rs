@@ -77,6 +77,65 @@ pub struct HwCollectives {
     pub sent: u64,
     /// Collective packets the NICs received.
     pub received: u64,
+    /// In a run cut into shards, what each shard's ranks account (empty otherwise).
+    lanes: Vec<HwLane>,
+}
+
+/// What the ranks of one shard account in a run cut into shards: its own copy of every
+/// iteration's record and its packet counts, added into the collectives' when the run
+/// pauses or ends ([`HwCollectives::merge_lanes`]). Every field of a record is a least,
+/// a greatest, a sum, or written by the root alone, so the sum is the serial run's.
+/// (A rank's state is its host's shard's; a parent reads its children's partial
+/// reductions, which a child leaves alone from sending them until it has the result,
+/// at least two hops after its parent read them, so in a later window.)
+#[derive(Clone, Debug, Default)]
+#[repr(align(64))]
+struct HwLane {
+    /// Per collective, per iteration.
+    iters: Vec<Vec<IterRecord>>,
+    sent: u64,
+    received: u64,
+}
+
+/// The record of iteration `iter` of collective `c` that a rank of shard `shard` writes
+/// to: the collective's own (`iters`), or in a run cut into shards its shard's.
+fn record<'a>(
+    iters: &'a mut [IterRecord],
+    lanes: &'a mut [HwLane],
+    shard: u32,
+    c: u32,
+    iter: u32,
+) -> &'a mut IterRecord {
+    match lanes.get_mut(shard as usize) {
+        Some(l) => &mut l.iters[c as usize][iter as usize],
+        None => &mut iters[iter as usize],
+    }
+}
+
+/// A rank's iteration is over (it has the result or gave up): counted where the run's
+/// completion test looks (see `FlowLauncher::phases_left`).
+fn rank_iteration_over(launcher: &mut crate::transport::launcher::FlowLauncher, ctx: &mut Ctx) {
+    if launcher.host_shard.is_empty() {
+        launcher.phases_left -= 1;
+    } else {
+        ctx.tally.phases_ended += 1;
+        ctx.tally.last_phase_end = ctx.now;
+    }
+}
+
+impl IterRecord {
+    /// Adds what another shard's ranks recorded.
+    fn add(&mut self, o: &IterRecord) {
+        let least = |a: Option<Time>, b: Option<Time>| a.into_iter().chain(b).min();
+        let most = |a: Option<Time>, b: Option<Time>| a.into_iter().chain(b).max();
+        self.first_entry = least(self.first_entry, o.first_entry);
+        self.last_entry = most(self.last_entry, o.last_entry);
+        self.finish = most(self.finish, o.finish);
+        self.done += o.done;
+        self.failed += o.failed;
+        self.timeouts += o.timeouts;
+        self.verified = self.verified.or(o.verified);
+    }
 }
 
 impl HwCollectives {
@@ -122,6 +181,36 @@ impl HwCollectives {
     /// ([`crate::engine::MAX_INDEX`]).
     pub const MAX_RANKS: u32 = (crate::engine::MAX_INDEX + 1) / TIMER_KINDS;
 
+    /// One lane per shard of a run cut into `shards` (none for one). Call before the
+    /// run starts.
+    pub(crate) fn set_shards(&mut self, shards: usize) {
+        let lane = || HwLane {
+            iters: (self.colls.iter()).map(|c| c.iters.clone()).collect(),
+            sent: 0,
+            received: 0,
+        };
+        self.lanes = if shards > 1 {
+            (0..shards).map(|_| lane()).collect()
+        } else {
+            Vec::new()
+        };
+    }
+
+    /// The shards' records and counts added into the collectives' (the lanes start
+    /// again from nothing).
+    pub(crate) fn merge_lanes(&mut self) {
+        for l in &mut self.lanes {
+            for (c, iters) in self.colls.iter_mut().zip(&mut l.iters) {
+                for (a, b) in c.iters.iter_mut().zip(iters.iter_mut()) {
+                    a.add(b);
+                    *b = IterRecord::default();
+                }
+            }
+            self.sent += std::mem::take(&mut l.sent);
+            self.received += std::mem::take(&mut l.received);
+        }
+    }
+
     /// Ranks of all collectives together.
     pub fn ranks(&self) -> u32 {
         self.rank_base.last().copied().unwrap_or(0)
@@ -158,16 +247,20 @@ impl HwCollectives {
 }
 
 impl Nics {
-    /// Schedules every rank's first entry (at the run's start).
+    /// Schedules every rank's first entry (at the run's start), in its host's shard's
+    /// queue (`ctxs`: one context, or one per shard).
     #[cold]
     #[inline(never)]
-    pub(crate) fn schedule_collectives(&mut self, ctx: &mut Ctx) {
+    pub(crate) fn schedule_collectives(&mut self, ctxs: &mut [Ctx]) {
         let Some(hw) = self.hw.as_mut() else { return };
+        let shard_of = &self.launcher.host_shard;
         for c in 0..hw.colls.len() {
             let s = &hw.colls[c].spec;
             let (at, n) = (s.start + s.compute + s.host_overhead, s.ranks.len() as u32);
             for rank in 0..n {
-                hw.timer(ctx, at, c as u32, rank, TimerKind::Enter);
+                let host = s.ranks[rank as usize] as usize;
+                let shard = shard_of.get(host).map_or(0, |&x| x as usize);
+                hw.timer(&mut ctxs[shard], at, c as u32, rank, TimerKind::Enter);
             }
         }
     }
@@ -210,7 +303,7 @@ impl Nics {
         st.busy_until = ctx.now + early * coll.spec.message_latency;
         // The call began a host overhead before the NIC has the request.
         let call = ctx.now - coll.spec.host_overhead;
-        let rec = &mut coll.iters[iter as usize];
+        let rec = record(&mut coll.iters, &mut hw.lanes, ctx.shard, c, iter);
         rec.first_entry.get_or_insert(call);
         rec.last_entry = Some(call);
         ctx.tally.last_progress = ctx.now;
@@ -284,7 +377,7 @@ impl Nics {
                     }
                     _ => res == want,
                 };
-                coll.iters[iter as usize].verified = Some(ok);
+                record(&mut coll.iters, &mut hw.lanes, ctx.shard, c, iter).verified = Some(ok);
                 let multicast = coll.spec.multicast;
                 let host = coll.spec.ranks[r as usize];
                 let local: Vec<u32> = (coll.rank_of_host.iter())
@@ -318,11 +411,12 @@ impl Nics {
             return;
         }
         let iter = st.iter;
-        coll.iters[iter as usize].timeouts += 1;
+        let rec = record(&mut coll.iters, &mut hw.lanes, ctx.shard, c, iter);
+        rec.timeouts += 1;
         if st.retries >= coll.spec.retries {
             st.failed = true;
-            coll.iters[iter as usize].failed += 1;
-            self.launcher.phases_left -= 1;
+            rec.failed += 1;
+            rank_iteration_over(&mut self.launcher, ctx);
             return;
         }
         st.retries += 1;
@@ -345,11 +439,11 @@ impl Nics {
         st.has_result = true;
         // The call returns a host overhead after the NIC has the result.
         let ret = ctx.now + coll.spec.host_overhead;
-        let rec = &mut coll.iters[iter as usize];
+        let rec = record(&mut coll.iters, &mut hw.lanes, ctx.shard, c, iter);
         rec.done += 1;
         rec.finish = Some(rec.finish.map_or(ret, |f| f.max(ret)));
         ctx.tally.last_progress = ctx.now;
-        self.launcher.phases_left -= 1;
+        rank_iteration_over(&mut self.launcher, ctx);
         if !coll.spec.multicast {
             let children = coll.spec.tree.children[r as usize].clone();
             for ch in children {
@@ -393,7 +487,10 @@ impl Nics {
                 return self.coll_deliver(ctx, fabric, c, r, q, msg, iter);
             }
         }
-        hw.sent += 1;
+        match hw.lanes.get_mut(ctx.shard as usize) {
+            Some(l) => l.sent += 1,
+            None => hw.sent += 1,
+        }
         let bytes = match msg {
             CollMsg::Up => spec.up_bytes(),
             CollMsg::Result => spec.down_bytes(),
@@ -460,7 +557,10 @@ impl Nics {
             .hw
             .as_mut()
             .expect("collective packets need collectives");
-        hw.received += 1;
+        match hw.lanes.get_mut(ctx.shard as usize) {
+            Some(l) => l.received += 1,
+            None => hw.received += 1,
+        }
         let coll = &hw.colls[c as usize];
         match (msg, rank) {
             (CollMsg::Up, from) => {

@@ -37,11 +37,31 @@ pub const TABLES_PER_PORT: usize = 32;
 pub struct MulticastTables {
     entries: HashMap<(u32, u32), (u32, u32)>,
     outs: Vec<PortId>,
-    /// Copies the switches generated.
+    /// Copies the switches generated (in a run cut into shards, as of its last pause).
     pub replicas: u64,
+    /// In a run cut into shards, the copies each shard's switches generated since
+    /// (each on a cache line of its own; empty otherwise).
+    lanes: Vec<LaneCount>,
 }
 
+/// One shard's count, alone on its cache line.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
+struct LaneCount(u64);
+
 impl MulticastTables {
+    /// One count per shard of a run cut into `shards` (none for one).
+    pub(crate) fn set_shards(&mut self, shards: usize) {
+        self.lanes = vec![LaneCount::default(); if shards > 1 { shards } else { 0 }];
+    }
+
+    /// The shards' counts added into `replicas`.
+    pub(crate) fn merge_lanes(&mut self) {
+        for l in &mut self.lanes {
+            self.replicas += std::mem::take(&mut l.0);
+        }
+    }
+
     /// The output ports of `group` for a packet arriving on `in_port` (empty: none).
     pub fn ports(&self, in_port: PortId, group: u32) -> &[PortId] {
         match self.entries.get(&(in_port.0, group)) {
@@ -186,7 +206,11 @@ impl Fabric {
             d.in_port = LOCAL_PORT;
             d.flags |= FLAG_MCAST;
             self.switches[s as usize].generated += 1;
-            self.multicast.as_mut().expect("tables").replicas += 1;
+            let mc = self.multicast.as_mut().expect("tables");
+            match mc.lanes.get_mut(ctx.shard as usize) {
+                Some(l) => l.0 += 1,
+                None => mc.replicas += 1,
+            }
             if self.ports[e].busy_until == crate::fabric::port::DOWN {
                 self.count_fault_drop(ctx, s, Some(e), d);
                 continue;

@@ -70,7 +70,8 @@ impl Simulation {
             }
             self.nics
                 .schedule_root_phases(std::slice::from_mut(&mut self.ctx));
-            self.nics.schedule_collectives(&mut self.ctx);
+            self.nics
+                .schedule_collectives(std::slice::from_mut(&mut self.ctx));
             if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {
                 self.ctx.queue.push(0, Event::Sample);
             }
@@ -251,6 +252,12 @@ impl Simulation {
         // Shards' captures into one, and a serial run's in key order alike.
         if let Some(c) = self.fabric.capture.as_mut() {
             c.merge_logs();
+        }
+        if let Some(hw) = self.nics.hw.as_mut() {
+            hw.merge_lanes();
+        }
+        if let Some(m) = self.fabric.multicast.as_mut() {
+            m.merge_lanes();
         }
         if let Some(c) = self.fabric.credit_mut() {
             c.finish(now);

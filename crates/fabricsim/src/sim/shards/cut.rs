@@ -6,13 +6,9 @@ use crate::transport::launcher::JOIN_SHARD;
 
 /// What the parallel engine does not run yet, if the model uses any of it.
 fn unsupported(sim: &Simulation) -> Option<&'static str> {
-    let (f, n) = (&sim.fabric, &sim.nics);
-    let checks: [(bool, &'static str); 3] = [
+    let f = &sim.fabric;
+    let checks: [(bool, &'static str); 2] = [
         (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
-        (
-            f.multicast.is_some() || n.hw.is_some(),
-            "hardware collectives",
-        ),
         (
             !sim.ctx.queue.is_empty() || sim.started,
             "a run already started",
@@ -52,6 +48,12 @@ impl Simulation {
         self.fabric.telemetry.int.truncate(1);
         if let Some(c) = self.fabric.capture.as_mut() {
             c.set_shards(1);
+        }
+        if let Some(hw) = self.nics.hw.as_mut() {
+            hw.set_shards(1);
+        }
+        if let Some(m) = self.fabric.multicast.as_mut() {
+            m.set_shards(1);
         }
         if let Some(g) = self.fabric.gse.as_mut() {
             g.stats.truncate(1);
@@ -119,6 +121,12 @@ impl Simulation {
         }
         if let Some(c) = self.fabric.capture.as_mut() {
             c.set_shards(s);
+        }
+        if let Some(hw) = self.nics.hw.as_mut() {
+            hw.set_shards(s);
+        }
+        if let Some(m) = self.fabric.multicast.as_mut() {
+            m.set_shards(s);
         }
         // Links whose far end is in another shard.
         let fabric = &mut self.fabric;

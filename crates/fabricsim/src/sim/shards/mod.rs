@@ -58,7 +58,10 @@
 //! or, when it waits for nothing, in every shard for the nodes that shard starts
 //! (`FlowLauncher::everywhere`). Packet capture runs sharded: each shard logs its own
 //! ports' frames, merged by (time, interface, frame) when the run pauses or ends
-//! (`Capture::merge_logs`). Hardware collectives, switch CNPs (one
+//! (`Capture::merge_logs`). Hardware collectives run sharded: a rank's timers are
+//! events keyed by the rank, run in its host's shard, and each shard's ranks keep their
+//! own iteration records and packet counts, added up when the run pauses or ends
+//! (`HwCollectives::merge_lanes`). Switch CNPs (one
 //! pacing table for every switch), and link-level retransmission on links with bit
 //! errors (a replay acts on both ends at once) run on one thread, with a note saying
 //! which feature kept them there ([`Simulation::set_threads_per_run`]).
@@ -174,12 +177,19 @@ impl Simulation {
                 }
             }
             self.nics.schedule_root_phases(&mut sh.ctxs);
+            self.nics.schedule_collectives(&mut sh.ctxs);
         }
         let end = self.run_windows(&mut sh, until, halt, progress);
         if let WindowsEnd::Paused = end {
             merge_flow_drops(&mut sh.ctxs, &mut self.fabric);
             if let Some(c) = self.fabric.capture.as_mut() {
                 c.merge_logs();
+            }
+            if let Some(hw) = self.nics.hw.as_mut() {
+                hw.merge_lanes();
+            }
+            if let Some(m) = self.fabric.multicast.as_mut() {
+                m.merge_lanes();
             }
             self.settle_jobs(&mut sh);
             self.ctx.now = until;
