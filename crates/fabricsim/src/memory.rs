@@ -113,7 +113,8 @@ impl Simulation {
             + f.flow_control.heap_bytes()
             + f.telemetry.heap_bytes()
             + vec_bytes(&f.edge_port)
-            + vec_bytes(&f.node_is_switch);
+            + vec_bytes(&f.node_is_switch)
+            + f.switch_cnp.as_ref().map_or(0, |c| c.heap_bytes());
         let nodes = vec_bytes(&f.nodes)
             + f.nodes
                 .iter()

@@ -10,15 +10,22 @@
 //! packet is ECN-capable data and joins an egress queue whose RED curve gives it a
 //! marking probability (the port's own ECN marker, [`RedMarker::probability`], times
 //! the ingress port's `fabric.ecn.ingress_bias`), it draws with that probability and, if
-//! the draw says so and the flow had no switch CNP within DCQCN's `cnp_interval`, sends
-//! the CNP back to the sender itself, with the long-haul DR's code
-//! ([`Fabric::cnp_to_sender`]). The trigger is the marking curve so that forward and
+//! the draw says so and the flow had no CNP from this switch within DCQCN's
+//! `cnp_interval`, sends the CNP back to the sender itself, with the long-haul DR's code
+//! ([`Fabric::cnp_to_sender`]). Each switch paces on its own, as a switch knows only what
+//! it sent: a table of [`MAX_PACED`] flows at most (fewer when the run has fewer), a flow
+//! at its id modulo the size, so exact for runs of up to that many flows; beyond, two
+//! flows sharing an entry forget each other's last CNP, as in a hashed table of a real
+//! switch. (Before, one table paced a flow across all switches: a switch then knew what
+//! another had sent.) The trigger is the marking curve so that forward and
 //! backward notification differ only in where the CNP comes from; the marking at
 //! dequeue still happens, and with `cnp_from = "switch"` receivers ignore it.
 //!
-//! The draws come from a generator of their own (seeded from the run seed and
-//! `cc.dcqcn.cnp_from`), so the switches' ECN coin flips and spraying keep their streams.
-//! Runs without the mode give no switch this role and build no state: nothing changes.
+//! Each switch draws from a generator of its own (seeded from the run seed, its name and
+//! `cc.dcqcn.cnp_from`), so the switches' ECN coin flips and spraying keep their streams,
+//! and no switch's draws depend on what another did. So a switch's notifying is its own
+//! state alone, and a run cut into shards runs it in the switch's shard. Runs without
+//! the mode give no switch this role and build no state: nothing changes.
 
 use crate::fabric::ecn::RedMarker;
 use crate::fabric::switch::RoleHandlers;
@@ -33,36 +40,66 @@ use rand_chacha::ChaCha8Rng;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SwitchCnpRole;
 
-/// What the forward-notifying switches share: per-flow pacing and the draws.
+/// Flows a switch's pacing table holds at most.
+pub const MAX_PACED: usize = 1024;
+
+/// An entry of a switch's pacing table: the flow that last got a CNP from it there,
+/// and when that flow may get the next.
+#[derive(Clone, Copy, Debug)]
+struct Paced {
+    flow: u32,
+    next: Time,
+}
+
+/// The forward-notifying switches' state, each switch's its own: pacing tables and
+/// generators.
 #[derive(Clone, Debug)]
 pub struct SwitchCnpState {
-    /// At most one switch CNP per flow this often (DCQCN's `cnp_interval`; 0: one per
-    /// packet that fires).
+    /// At most one CNP from a switch per flow this often (DCQCN's `cnp_interval`; 0:
+    /// one per packet that fires).
     pub interval: Time,
-    /// Earliest time each flow may get its next switch CNP.
-    pub next_cnp: Vec<Time>,
-    /// The draws of the RED probability.
-    pub rng: ChaCha8Rng,
-    /// CNPs the switches sent.
-    pub cnps: u64,
+    /// Entries of a switch's pacing table (a power of two).
+    slots: usize,
+    /// The switches' pacing tables, `slots` entries each, one after another.
+    paced: Vec<Paced>,
+    /// Each switch's draws of the RED probability.
+    rngs: Vec<ChaCha8Rng>,
 }
 
 impl SwitchCnpState {
-    /// State for `n_flows` flows, paced by `interval`, drawing from `rng`.
-    pub fn new(interval: Time, rng: ChaCha8Rng, n_flows: usize) -> SwitchCnpState {
+    /// State for switches drawing from `rngs` (one each) in a run of `n_flows` flows,
+    /// paced by `interval`.
+    pub fn new(interval: Time, rngs: Vec<ChaCha8Rng>, n_flows: usize) -> SwitchCnpState {
+        let slots = n_flows.clamp(1, MAX_PACED).next_power_of_two();
+        let never = Paced {
+            flow: u32::MAX,
+            next: 0,
+        };
         SwitchCnpState {
             interval,
-            next_cnp: vec![0; n_flows],
-            rng,
-            cnps: 0,
+            slots,
+            paced: vec![never; slots * rngs.len()],
+            rngs,
         }
     }
 
-    /// True if a packet with marking probability `p` makes the switch notify (a draw
+    /// Heap bytes (pacing tables and generators).
+    pub fn heap_bytes(&self) -> u64 {
+        (self.paced.len() * std::mem::size_of::<Paced>()
+            + self.rngs.len() * std::mem::size_of::<ChaCha8Rng>()) as u64
+    }
+
+    /// True if a packet with marking probability `p` makes switch `s` notify (a draw
     /// only strictly between 0 and 1).
     #[inline]
-    pub fn fires(&mut self, p: f64) -> bool {
-        p >= 1.0 || (p > 0.0 && self.rng.gen::<f64>() < p)
+    pub fn fires(&mut self, s: u32, p: f64) -> bool {
+        p >= 1.0 || (p > 0.0 && self.rngs[s as usize].gen::<f64>() < p)
+    }
+
+    /// Switch `s`'s pacing entry for `flow`.
+    #[inline]
+    fn entry(&mut self, s: u32, flow: u32) -> &mut Paced {
+        &mut self.paced[s as usize * self.slots + (flow as usize & (self.slots - 1))]
     }
 }
 
@@ -110,12 +147,16 @@ impl Fabric {
         };
         let st = self.switch_cnp.as_mut().expect("forward-notifying state");
         let now = ctx.now;
+        let interval = st.interval;
         // Pacing first, so that the draw is per packet the flow could be told about.
-        if now < st.next_cnp[flow.idx()] || !st.fires(p) {
+        let e = *st.entry(s, flow.0);
+        if (e.flow == flow.0 && now < e.next) || !st.fires(s, p) {
             return;
         }
-        st.next_cnp[flow.idx()] = now + st.interval;
-        st.cnps += 1;
+        *st.entry(s, flow.0) = Paced {
+            flow: flow.0,
+            next: now + interval,
+        };
         self.cnp_to_sender(ctx, s, pkt, flow);
     }
 }
@@ -124,15 +165,55 @@ impl Fabric {
 mod tests {
     use super::*;
 
+    fn two_switches() -> SwitchCnpState {
+        let rngs = ["a", "b"]
+            .map(|n| crate::seed::component_rng(5, n))
+            .to_vec();
+        SwitchCnpState::new(0, rngs, 1)
+    }
+
     #[test]
     fn fires_draws_only_strictly_between_zero_and_one() {
-        let mut st = SwitchCnpState::new(0, crate::seed::component_rng(5, "x"), 1);
-        let before = st.rng.clone();
-        assert!(st.fires(1.0) && !st.fires(0.0));
-        assert_eq!(st.rng.gen::<u64>(), before.clone().gen::<u64>());
-        let mut st = SwitchCnpState::new(0, crate::seed::component_rng(5, "x"), 1);
+        let mut st = two_switches();
+        let before = st.rngs[1].clone();
+        assert!(st.fires(1, 1.0) && !st.fires(1, 0.0));
+        assert_eq!(st.rngs[1].gen::<u64>(), before.clone().gen::<u64>());
+        // Switch 0's draws are its own: switch 1's do not move them.
+        let mut st = two_switches();
+        let mut alone = two_switches();
         let n = 50_000;
-        let share = (0..n).filter(|_| st.fires(0.3)).count() as f64 / n as f64;
+        let share = (0..n)
+            .filter(|_| {
+                st.fires(1, 0.5);
+                let f = st.fires(0, 0.3);
+                assert_eq!(f, alone.fires(0, 0.3));
+                f
+            })
+            .count() as f64
+            / n as f64;
         assert!((share - 0.3).abs() < 0.01, "{share}");
+    }
+
+    #[test]
+    fn pacing_tables_are_per_switch_and_exact_up_to_their_size() {
+        let rngs = vec![crate::seed::component_rng(5, "a"); 3];
+        let st = SwitchCnpState::new(0, rngs.clone(), 1000);
+        assert_eq!(st.slots, 1024);
+        let mut st = SwitchCnpState::new(0, rngs, 1_000_000);
+        assert_eq!(st.slots, MAX_PACED);
+        // Distinct entries for every flow below the size and every switch.
+        let mut seen = std::collections::HashSet::new();
+        for s in 0..3 {
+            for f in 0..MAX_PACED as u32 {
+                seen.insert(st.entry(s, f) as *const Paced as usize);
+            }
+        }
+        assert_eq!(seen.len(), 3 * MAX_PACED);
+        // Beyond it, flows share entries.
+        let a = st.entry(0, 7) as *const Paced as usize;
+        assert_eq!(
+            a,
+            st.entry(0, 7 + MAX_PACED as u32) as *const Paced as usize
+        );
     }
 }

@@ -443,7 +443,9 @@ impl Simulation {
                 ),
             ));
         }
-        let switch_cnp = assemble_switch_cnp(sc, &mut switches, n_dr, flows.len(), file)?;
+        let node_names: Vec<&str> = g.nodes.iter().map(|n| n.name.as_str()).collect();
+        let switch_cnp =
+            assemble_switch_cnp(sc, &mut switches, &node_names, n_dr, flows.len(), file)?;
         let dr = (n_dr > 0).then(|| {
             // Each DCI link's two ports, with the campus of the DR that sends on each.
             let mut dci = Vec::new();

@@ -51,6 +51,7 @@ pub(super) fn ecn_bias(
 pub(super) fn assemble_switch_cnp(
     sc: &Scenario,
     switches: &mut [Switch],
+    node_names: &[&str],
     n_dr: u32,
     n_flows: usize,
     file: &str,
@@ -89,11 +90,10 @@ pub(super) fn assemble_switch_cnp(
     }
     // cnp_interval does not depend on the line rate.
     let interval = DcqcnParams::resolve(&sc.cc.dcqcn, Rate::gbps(100)).cnp_interval;
+    let rngs = (switches.iter())
+        .map(|s| component_rng(sc.seed, &format!("{}/{field}", node_names[s.node.idx()])))
+        .collect();
     Ok(Some(Box::new(
-        crate::fabric::switch_cnp::SwitchCnpState::new(
-            interval,
-            component_rng(sc.seed, "cc.dcqcn.cnp_from"),
-            n_flows,
-        ),
+        crate::fabric::switch_cnp::SwitchCnpState::new(interval, rngs, n_flows),
     )))
 }
