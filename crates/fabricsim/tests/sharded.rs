@@ -580,6 +580,34 @@ fn hardware_collectives_across_shards_give_the_same_bytes_on_1_2_and_3_threads()
 }
 
 #[test]
+fn switches_sending_cnps_give_the_same_bytes_on_1_2_and_3_threads() {
+    // DCQCN's forward notification (document 002): every switch notifies senders
+    // itself, each drawing from its own generator and pacing in its own table, in its
+    // shard; with `both` the receivers notify too.
+    for from in ["switch", "both"] {
+        let src = fat_tree(
+            4,
+            &format!(
+                "[cc]\nalgorithm = \"dcqcn\"\n[cc.dcqcn]\ncnp_from = \"{from}\"\n\
+                 [[workload]]\nkind = \"incast\"\nsenders = 12\nreceiver = 0\nsize = \"300KB\"\n\
+                 [[workload]]\nkind = \"permutation\"\nsize = \"100KB\"\n"
+            ),
+        );
+        let name = format!("cnp-from-{from}");
+        let (notes, outcomes) = same_bytes(&name, &load(&src));
+        assert!(notes.is_empty(), "{name}: {notes:?}");
+        assert!(outcomes.iter().all(|o| o == "completed"), "{outcomes:?}");
+        let mut sim = build(&src);
+        sim.set_threads_per_run(3);
+        assert_eq!(sim.shard_count(), 3);
+        assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+        let from_switches: u32 = sim.nics.flows.iter().map(|f| f.dr_cnps_received).sum();
+        assert!(from_switches > 0, "{name}: no switch CNP reached a sender");
+        assert!(sim.ctx.counters.handoffs > 0);
+    }
+}
+
+#[test]
 fn a_pfc_deadlock_whose_cycle_crosses_shards_is_found_alike() {
     let src = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/pfc-deadlock.toml"),
@@ -670,14 +698,24 @@ fn what_cannot_be_cut_runs_on_one_thread_and_says_why() {
     let notes = sim.set_threads_per_run(16);
     assert_eq!(sim.shard_count(), 4);
     assert!(notes.iter().any(|n| n.contains("4 groups")), "{notes:?}");
-    // A feature the engine does not run yet.
-    let mut sim = build(&fat_tree(
+    // A run already started stays as it is, serial or cut.
+    let src = fat_tree(
         4,
-        "[cc]\nalgorithm = \"dcqcn\"\n[cc.dcqcn]\ncnp_from = \"switch\"\n[[workload]]\nkind = \"permutation\"\nsize = \"10KB\"\n",
-    ));
-    let notes = sim.set_threads_per_run(2);
-    assert_eq!(sim.shard_count(), 1);
-    assert!(notes.iter().any(|n| n.contains("switch CNPs")), "{notes:?}");
+        "[[workload]]\nkind = \"permutation\"\nsize = \"100KB\"\n",
+    );
+    for threads in [1, 2] {
+        let mut sim = build(&src);
+        sim.set_threads_per_run(threads);
+        assert_eq!(sim.run_until(5_000_000, &mut |_| {}), None);
+        assert!(sim.set_threads_per_run(threads).is_empty());
+        let notes = sim.set_threads_per_run(3 - threads);
+        assert_eq!(sim.shard_count(), threads);
+        assert!(
+            notes.iter().any(|n| n.contains("already started")),
+            "{notes:?}"
+        );
+        assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    }
     // A cable without delay: no lookahead.
     let mut sim = build(
         "name = \"z\"\n[topology]\nkind = \"fat_tree\"\nk = 4\nrate = \"100Gbps\"\nlink_delay = \"0ns\"\n\

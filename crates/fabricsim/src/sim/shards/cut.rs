@@ -4,19 +4,6 @@
 use super::*;
 use crate::transport::launcher::JOIN_SHARD;
 
-/// What the parallel engine does not run yet, if the model uses any of it.
-fn unsupported(sim: &Simulation) -> Option<&'static str> {
-    let f = &sim.fabric;
-    let checks: [(bool, &'static str); 2] = [
-        (f.switch_cnp.is_some(), "switch CNPs (cc.dcqcn.cnp_from)"),
-        (
-            !sim.ctx.queue.is_empty() || sim.started,
-            "a run already started",
-        ),
-    ];
-    checks.iter().find(|c| c.0).map(|c| c.1)
-}
-
 impl Simulation {
     /// Runs this simulation on `n` threads, one shard each (issue 19), when the model
     /// can be cut and the parallel engine runs everything it uses; otherwise it stays
@@ -30,7 +17,19 @@ impl Simulation {
     /// [`Self::set_threads_per_run`] with `shards` shards run on `threads` threads (1: in
     /// turn on the caller's thread, the same windows; for tests and the hand-off bench).
     pub fn set_shards(&mut self, shards: usize, threads: usize) -> Vec<String> {
-        if !self.started && self.nics.launcher.lanes.len() > 1 {
+        // Every feature of the model runs sharded (what leaves no lookahead, link-level
+        // replays and dependencies between shards without a latency, is checked on the
+        // cut below), but a run is cut before it starts: once started it stays as it is.
+        if self.started || !self.ctx.queue.is_empty() {
+            if shards.max(1) == self.shard_count() {
+                return Vec::new();
+            }
+            return vec![format!(
+                "{shards} threads per run asked for, but the run has already started (a run \
+                 is cut before it starts): it goes on as it is"
+            )];
+        }
+        if self.nics.launcher.lanes.len() > 1 {
             // Cut before (and called again before the run): the flows go back to one
             // lane, in the order the run was built with (start time, then flow id).
             let l = &mut self.nics.launcher;
@@ -64,12 +63,6 @@ impl Simulation {
         }
         if shards <= 1 {
             return Vec::new();
-        }
-        if let Some(what) = unsupported(self) {
-            return vec![format!(
-                "{shards} threads per run asked for, but the parallel engine does not run \
-                 {what} yet: running on one thread"
-            )];
         }
         if crate::sim::partition::replays(&self.fabric) {
             return vec![format!(

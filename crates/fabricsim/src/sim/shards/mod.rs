@@ -61,10 +61,12 @@
 //! (`Capture::merge_logs`). Hardware collectives run sharded: a rank's timers are
 //! events keyed by the rank, run in its host's shard, and each shard's ranks keep their
 //! own iteration records and packet counts, added up when the run pauses or ends
-//! (`HwCollectives::merge_lanes`). Switch CNPs (one
-//! pacing table for every switch), and link-level retransmission on links with bit
-//! errors (a replay acts on both ends at once) run on one thread, with a note saying
-//! which feature kept them there ([`Simulation::set_threads_per_run`]).
+//! (`HwCollectives::merge_lanes`). Switches sending CNPs (`cc.dcqcn.cnp_from`) run in
+//! their shards: each has its own generator and pacing table. What stays on one thread,
+//! with a note saying why ([`Simulation::set_threads_per_run`]): link-level
+//! retransmission on links with bit errors (a replay acts on both ends at once), a
+//! dependency between shards that waits less than the grid (set `[transport]
+//! notify_latency`), and a fabric that does not fall apart below its top layer.
 //!
 //! **Livelock.** The serial guard's bound is checked between windows on the summed
 //! counts, and each shard runs its window under an event budget (the bound over the
