@@ -360,6 +360,14 @@ fn two_campuses_cut_at_the_long_haul_give_the_same_bytes_with_dr_notifications()
     let mut sim = build(&src);
     sim.set_threads_per_run(2);
     assert_eq!(sim.shard_count(), 2);
+    // Windows reach across most of the lookahead (600 us, a whole number of 1 us
+    // cells), not one cell each: far fewer windows than cells, but for the cells
+    // where the run could complete, so the run ends where the serial one does.
+    assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    let (windows, span) = sim.windows();
+    assert_eq!(span, 600 * fabricsim::units::US);
+    let cells = sim.ctx.now / fabricsim::units::US;
+    assert!(windows * 8 < cells, "{windows} windows for {cells} cells");
     let (notes, sums) = same_bytes_summaries("campuses", &load(&src));
     // (Three threads asked for: two campuses make two shards.)
     assert!(

@@ -162,7 +162,12 @@ impl Nics {
             f.retx_bytes += payload;
         }
         f.snd_nxt += payload;
-        f.high_sent = f.high_sent.max(f.snd_nxt);
+        if f.snd_nxt > f.high_sent {
+            f.high_sent = f.snd_nxt;
+            if f.high_sent >= f.spec.size && f.all_sent_at == Time::MAX {
+                f.all_sent_at = now;
+            }
+        }
         f.data_pkts_sent += 1;
         f.cc.on_send(now, wire);
         let rate = f.cc.rate_bps();

@@ -36,6 +36,10 @@ pub struct Flow {
     pub snd_una: u64,
     /// Highest byte ever sent (to count retransmissions).
     pub high_sent: u64,
+    /// When the flow's last byte was first sent (`high_sent` reached its size): its
+    /// receiver cannot finish before that byte crosses the fabric (the parallel
+    /// engine's bound on when a run may complete). `Time::MAX` until then.
+    pub all_sent_at: Time,
     /// Earliest time the pacer allows the next packet.
     pub next_send: Time,
     /// Retransmission deadline.
@@ -106,6 +110,7 @@ impl Flow {
             snd_nxt: 0,
             snd_una: 0,
             high_sent: 0,
+            all_sent_at: Time::MAX,
             next_send: 0,
             rto_deadline: 0,
             rto_pending: false,

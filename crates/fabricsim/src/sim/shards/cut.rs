@@ -86,14 +86,16 @@ impl Simulation {
         let host_shard: Vec<u16> = (0..self.nics.hosts.len() as u32)
             .map(|h| self.shard_of_host(&p, h) as u16)
             .collect();
-        if let Some(why) =
-            self.dependency_crossing_too_soon(&host_shard, crossing_grid(&self.fabric))
-        {
-            notes.push(format!(
-                "{shards} threads per run asked for, but {why}: running on one thread"
-            ));
-            return notes;
-        }
+        let grid = crossing_grid(&self.fabric);
+        let least_lag = match self.dependency_crossings(&host_shard, grid) {
+            Ok(lag) => lag,
+            Err(why) => {
+                notes.push(format!(
+                    "{shards} threads per run asked for, but {why}: running on one thread"
+                ));
+                return notes;
+            }
+        };
         if let Some(why) = self.dr_campus_split(&p) {
             notes.push(format!(
                 "{shards} threads per run asked for, but {why}: running on one thread"
@@ -143,6 +145,15 @@ impl Simulation {
         if threads < shards && threads > 1 && notes.is_empty() {
             notes.push(format!("running {s} shards on {threads} threads"));
         }
+        // A window reaches as far as nothing can cross between shards; a parent's
+        // reading of its children's partial reductions (hardware collectives) relies on
+        // windows of one cell.
+        let reach = p.lookahead.min(least_lag);
+        let span = if self.nics.hw.is_some() || reach == Time::MAX || grid == 0 {
+            grid
+        } else {
+            (reach / grid).max(1) * grid
+        };
         self.shards = Some(Box::new(Shards {
             partition: p,
             threads,
@@ -153,11 +164,17 @@ impl Simulation {
             last_sample: 0,
             between: 0,
             next_fault: 0,
+            span,
+            done_bound: 0,
+            bound_next: 0,
+            host_bps: Vec::new(),
         }));
         notes
     }
 
-    /// Why the dependencies cannot be cut so, if they cannot: a shard learns what
+    /// The least wait of a dependency between shards (`Time::MAX` if none), which
+    /// bounds how far a window may reach; or why the dependencies cannot be cut so: a
+    /// shard learns what
     /// another did only at the next barrier, so every dependency whose two ends are in
     /// different shards (a flow's end at its receiver, its start and last byte sent at
     /// its sender, a compute phase on its host, a join point in [`JOIN_SHARD`]; the next
@@ -166,7 +183,8 @@ impl Simulation {
     /// notification latency (`[transport] notify_latency`, which the serial engine
     /// applies alike) plus its own delay. A join that waits for nothing runs in every
     /// shard, so what waits for it never crosses.
-    fn dependency_crossing_too_soon(&self, host_shard: &[u16], grid: Time) -> Option<String> {
+    fn dependency_crossings(&self, host_shard: &[u16], grid: Time) -> Result<Time, String> {
+        let mut least = Time::MAX;
         let n = &self.nics;
         let d = &n.launcher.deps;
         let nf = n.flows.len();
@@ -203,8 +221,12 @@ impl Simulation {
                 };
                 for k in off[b] as usize..off[b + 1] as usize {
                     let a = after[k] as usize;
-                    if shard(a, false) != Some(here) && lag[k] < grid {
-                        return Some(format!(
+                    if shard(a, false) == Some(here) {
+                        continue;
+                    }
+                    least = least.min(lag[k]);
+                    if lag[k] < grid {
+                        return Err(format!(
                             "{} waits for {} in another shard with a delay of {}, less \
                              than the crossing grid ({}, the least cable delay): set \
                              [transport] notify_latency to at least that",
@@ -226,8 +248,9 @@ impl Simulation {
             let phases = phases..phases + js.spec.n_phases;
             for v in first.chain(phases).filter(|&v| d.root[v as usize]) {
                 let lag = d.chain_lag.get(v as usize).copied().unwrap_or(0);
+                least = least.min(lag);
                 if lag < grid {
-                    return Some(format!(
+                    return Err(format!(
                         "job iteration {j} starts when the one before ends, which a run cut \
                          into shards learns at a barrier, and its {} hears of it after {}, \
                          less than the crossing grid ({}, the least cable delay): set \
@@ -245,13 +268,13 @@ impl Simulation {
             if let Some(p) = prev {
                 let (a, b) = (flow(f as u32).src, flow(*p).src);
                 if host_shard[a as usize] != host_shard[b as usize] {
-                    return Some(format!(
+                    return Err(format!(
                         "flows {p} and {f} share a queue pair but not a sending shard"
                     ));
                 }
             }
         }
-        None
+        Ok(least)
     }
 
     /// Why the DR switches cannot be cut so, if they cannot: a flow's DR notifications
@@ -283,6 +306,12 @@ impl Simulation {
     fn shard_of_host(&self, p: &Partition, h: u32) -> usize {
         let port = self.nics.hosts[h as usize].port;
         p.shard_of_node[self.fabric.ports[port].node.idx()] as usize
+    }
+
+    /// Windows the parallel engine ran (0 for a run on one thread), and how far each
+    /// could reach (the span, a whole number of grid cells; 0 on one thread).
+    pub fn windows(&self) -> (u64, Time) {
+        self.shards.as_ref().map_or((0, 0), |s| (s.windows, s.span))
     }
 
     /// Shards the run is cut into (1 when it runs on one thread).

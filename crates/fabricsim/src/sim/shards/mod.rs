@@ -16,7 +16,10 @@
 //! cable, [`super::partition::crossing_grid`], never more than the cut's lookahead),
 //! then all stop; frames handed over are delivered; the run's checks (completion, stall,
 //! `max_time`, the caller's pause time) are made on the summed tallies; the next window
-//! is the cell of the earliest pending event. A frame sent in a window arrives at least
+//! is the cell of the earliest pending event. Where the cut crosses slower cables than
+//! the grid (campuses cut at their long-haul links), a window spans several cells
+//! (`Shards::span`), but no further than the cell in which the run could first
+//! complete (`Simulation::completion_bound`), so that it ends where the serial run does. A frame sent in a window arrives at least
 //! `G` later, so in a later window: no shard ever receives anything in its past.
 //! Null messages were the alternative: with one cut-cable delay for every pair of shards
 //! of a fat tree (every pod talks to every core), windows cost the same barriers without
@@ -93,6 +96,10 @@ use crate::sim::*;
 /// Runs every shard's events before a time and delivers what they handed over.
 type RunWindow<'a> = dyn FnMut(&mut [Ctx], &mut Fabric, &mut Nics, Time) + 'a;
 
+/// Cells a run of several-cell windows waits before it works out again a bound on its
+/// completion that gave nothing the last time ([`Simulation::completion_bound`]).
+const RETRY_CELLS: Time = 16;
+
 /// How a run of windows stopped.
 enum WindowsEnd {
     /// At the pause time, or halted.
@@ -133,6 +140,17 @@ pub(crate) struct Shards {
     /// The next step of the fault timeline (`FaultState::steps`), taken between
     /// windows.
     next_fault: usize,
+    /// How far a window may reach, a whole number of grid cells: the least time
+    /// anything takes to cross between shards (the cut's lookahead, the least
+    /// notification between shards), rounded down to the grid. One cell on a fat tree
+    /// (every cable alike), hundreds at a campus cut by its long-haul links.
+    pub(crate) span: Time,
+    /// A time before which the run cannot complete ([`Simulation::completion_bound`];
+    /// 0: not yet known), and when to work it out again.
+    done_bound: Time,
+    bound_next: Time,
+    /// Each host's line rate over all its ports, bit/s (for the bound).
+    host_bps: Vec<u64>,
 }
 
 impl Shards {
@@ -409,10 +427,11 @@ impl Simulation {
                 }
                 continue;
             }
-            // The window: the cell of the next event, no further than the run may go,
-            // nor past the next sample, nor up to the next fault step.
+            // The window: from the cell of the next event as far as the span reaches
+            // (and the run cannot complete), no further than the run may go, nor past
+            // the next sample, nor up to the next fault step.
             let end = end
-                .min(cell_end(self.end_grid, t))
+                .min(self.window_end(sh, t))
                 .min(sh.next_sample.map_or(Time::MAX, |s| s.saturating_add(1)))
                 .min(next_fault.unwrap_or(Time::MAX))
                 .min(stop.saturating_add(1));
@@ -445,6 +464,94 @@ impl Simulation {
                 return WindowsEnd::Ended(self.sharded_livelock(sh, d));
             }
         }
+    }
+
+    /// Where a window starting at the next event `t` may end: the end of `t`'s grid cell,
+    /// or with a span of several cells, the span's end, but no later than the cell in
+    /// which the run could first complete (the serial run stops at the end of the cell
+    /// it completes in, and a window ends at a barrier where that is tested), nor a
+    /// stall timeout after `t` (a flow starting in the window could stall in it).
+    fn window_end(&self, sh: &mut Shards, t: Time) -> Time {
+        let g = self.end_grid;
+        let cell = cell_end(g, t);
+        if sh.span <= g {
+            return cell;
+        }
+        // Worked out again once the last bound is reached (it costs a pass over the
+        // flows), but when that gave nothing new, only some cells later.
+        if t >= sh.done_bound && t >= sh.bound_next {
+            // Any bound is one on the same completion time: keep the greatest.
+            sh.done_bound = sh.done_bound.max(self.completion_bound(sh, t));
+            if sh.done_bound < cell {
+                sh.bound_next = t.saturating_add(RETRY_CELLS * g);
+            }
+        }
+        (cell + (sh.span - g))
+            .min(cell_end(g, sh.done_bound.max(t)))
+            .min(t.saturating_add(self.ctx.params.stall_timeout))
+    }
+
+    /// A time the run cannot complete before, as the state is between windows with `t`
+    /// the next event: every flow's receiver must get the bytes its sender has not sent
+    /// yet, which leave at the sender's line rate at the earliest from `t`, and its last
+    /// byte, which between shards crosses a cable of at least the cut's lookahead after
+    /// it was first sent, and back its last ACK, sent when the receiver finished; every
+    /// compute phase must run its duration. (Other frames
+    /// already sent may arrive at any time: they bound nothing. Hardware collectives are
+    /// not bounded: their windows are one cell.)
+    fn completion_bound(&self, sh: &mut Shards, t: Time) -> Time {
+        if self.nics.hw.is_some() {
+            return t;
+        }
+        if sh.host_bps.is_empty() {
+            let f = &self.fabric;
+            sh.host_bps = (self.nics.hosts.iter())
+                .map(|h| {
+                    let node = f.ports[h.port].node;
+                    f.nodes[node.idx()]
+                        .ports
+                        .iter()
+                        .map(|p| f.ports[p].rate.0)
+                        .sum()
+                })
+                .collect();
+        }
+        let shard = &self.nics.launcher.host_shard;
+        let mut bound = t;
+        for f in self.nics.flows.iter().filter(|f| f.sender_done.is_none()) {
+            if let Some(done) = f.finish {
+                // The run waits for the last ACK, sent when the receiver finished.
+                let (src, dst) = (f.spec.src as usize, f.spec.dst as usize);
+                if shard[src] != shard[dst] {
+                    bound = bound.max(done.saturating_add(sh.partition.lookahead));
+                }
+                continue;
+            }
+            let rest = f.spec.size.saturating_sub(f.high_sent);
+            let (src, dst) = (f.spec.src as usize, f.spec.dst as usize);
+            let bps = sh.host_bps[src].max(1) as u128;
+            let cross = if shard[src] != shard[dst] {
+                sh.partition.lookahead
+            } else {
+                0
+            };
+            // The last byte leaves after the rest (rounded down: a bound), or left.
+            let last_sent = if f.all_sent_at != Time::MAX {
+                f.all_sent_at
+            } else {
+                t.saturating_add((rest as u128 * 8 * crate::units::SEC as u128 / bps) as Time)
+            };
+            bound = bound.max(last_sent.saturating_add(cross));
+        }
+        let l = &self.nics.launcher;
+        for (p, times) in l.phases.iter().zip(&l.phase_times) {
+            bound = bound.max(match *times {
+                (_, Some(_)) => continue,
+                (Some(began), None) => began.saturating_add(p.duration),
+                (None, None) => t.max(p.not_before).saturating_add(p.duration),
+            });
+        }
+        bound
     }
 
     /// The livelock report of a sharded run: the events the shards ran past their
