@@ -249,7 +249,7 @@ impl Simulation {
         }
         let threads = sh.threads;
         let pool = Pool {
-            barrier: std::sync::Barrier::new(threads),
+            barrier: threads::SpinBarrier::new(threads),
             end: std::sync::atomic::AtomicU64::new(0),
             panic: std::sync::Mutex::new(None),
         };
