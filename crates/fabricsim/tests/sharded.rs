@@ -366,6 +366,9 @@ fn two_campuses_cut_at_the_long_haul_give_the_same_bytes_with_dr_notifications()
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
     let (windows, span) = sim.windows();
     assert_eq!(span, 600 * fabricsim::units::US);
+    let work = sim.parallel_work().unwrap();
+    assert_eq!((work.shards, work.windows), (2, windows));
+    assert!(work.handoffs > 0 && work.lookahead_ns >= 600_000.0);
     let cells = sim.ctx.now / fabricsim::units::US;
     assert!(windows * 8 < cells, "{windows} windows for {cells} cells");
     let (notes, sums) = same_bytes_summaries("campuses", &load(&src));

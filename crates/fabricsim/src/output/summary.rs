@@ -129,6 +129,9 @@ pub struct Summary {
     pub peak_packets: usize,
     /// Memory the run was estimated to hold before it was built ([`crate::budget`]).
     pub memory_estimate_bytes: u64,
+    /// The parallel engine's work, when the run was cut into shards (`None` on one
+    /// thread; not read back from a summary).
+    pub parallel: Option<crate::sim::ParallelWork>,
     /// Peak resident memory of the process when the run ended (its own peak when it ran
     /// alone; with several runs at once, theirs together); 0 where unknown.
     pub peak_rss_bytes: u64,
@@ -302,6 +305,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
         peak_packets: sim.ctx.arena.peak(),
         memory_estimate_bytes: sim.memory_estimate,
+        parallel: sim.parallel_work(),
         peak_rss_bytes: peak_rss_bytes().unwrap_or(0),
         variant_name: String::new(),
         folder: String::new(),
@@ -416,6 +420,8 @@ struct SpeedJson {
     peak_packets: usize,
     memory_estimate_bytes: u64,
     peak_rss_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parallel: Option<crate::sim::ParallelWork>,
 }
 
 #[derive(Serialize)]
@@ -517,6 +523,7 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
                 peak_packets: s.peak_packets,
                 memory_estimate_bytes: s.memory_estimate_bytes,
                 peak_rss_bytes: s.peak_rss_bytes,
+                parallel: s.parallel,
             },
             flows: FlowsJson {
                 count: s.flows,
@@ -649,6 +656,7 @@ pub fn from_json(text: &str) -> Result<Summary, String> {
         livelock: None,
         memory_estimate_bytes: u("/speed/memory_estimate_bytes").unwrap_or(0),
         peak_rss_bytes: u("/speed/peak_rss_bytes").unwrap_or(0),
+        parallel: None,
         sim_end_ns: f("/run/sim_end_ns")?,
         wall_seconds: f("/speed/wall_seconds")?,
         events: u("/speed/events")?,

@@ -314,6 +314,19 @@ impl Simulation {
         self.shards.as_ref().map_or((0, 0), |s| (s.windows, s.span))
     }
 
+    /// What the parallel engine did, when the run is cut into shards.
+    pub fn parallel_work(&self) -> Option<ParallelWork> {
+        let s = self.shards.as_ref()?;
+        Some(ParallelWork {
+            shards: s.partition.shards as usize,
+            threads: s.threads,
+            windows: s.windows,
+            window_span_ns: s.span as f64 / 1000.0,
+            lookahead_ns: s.partition.lookahead as f64 / 1000.0,
+            handoffs: s.handoffs,
+        })
+    }
+
     /// Shards the run is cut into (1 when it runs on one thread).
     pub fn shard_count(&self) -> usize {
         self.shards

@@ -118,6 +118,25 @@ pub(crate) use outbox::Outbox;
 use outbox::{deliver, receive};
 use threads::{Pool, SharedModel, EXIT};
 
+/// What the parallel engine did in a run cut into shards (`summary.json`'s
+/// `speed.parallel`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ParallelWork {
+    /// Shards the run was cut into.
+    pub shards: usize,
+    /// Threads they ran on.
+    pub threads: usize,
+    /// Windows run (barriers crossed).
+    pub windows: u64,
+    /// How far a window may reach (ns): whole cells of the crossing grid within the
+    /// least time anything takes between shards.
+    pub window_span_ns: f64,
+    /// The cut's lookahead (ns): the least delay of a cable between shards.
+    pub lookahead_ns: f64,
+    /// Frames handed from one shard to another.
+    pub handoffs: u64,
+}
+
 /// A run cut into shards: the cut, and each shard's context once it runs.
 pub(crate) struct Shards {
     /// The cut.
