@@ -247,9 +247,10 @@ impl Simulation {
         }
     }
 
-    pub(crate) fn finish_accounting(&mut self) {
-        let now = self.ctx.now;
-        // Shards' captures into one, and a serial run's in key order alike.
+    /// What shards record side by side, added into the run's records: the capture's
+    /// logs (a serial run's one log put in key order alike), the hardware collectives'
+    /// iteration records and counts, the multicast copies. At a pause and at the end.
+    pub(crate) fn merge_shard_records(&mut self) {
         if let Some(c) = self.fabric.capture.as_mut() {
             c.merge_logs();
         }
@@ -259,6 +260,11 @@ impl Simulation {
         if let Some(m) = self.fabric.multicast.as_mut() {
             m.merge_lanes();
         }
+    }
+
+    pub(crate) fn finish_accounting(&mut self) {
+        let now = self.ctx.now;
+        self.merge_shard_records();
         if let Some(c) = self.fabric.credit_mut() {
             c.finish(now);
         }

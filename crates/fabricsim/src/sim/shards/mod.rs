@@ -221,15 +221,7 @@ impl Simulation {
         let end = self.run_windows(&mut sh, until, halt, progress);
         if let WindowsEnd::Paused = end {
             merge_flow_drops(&mut sh.ctxs, &mut self.fabric);
-            if let Some(c) = self.fabric.capture.as_mut() {
-                c.merge_logs();
-            }
-            if let Some(hw) = self.nics.hw.as_mut() {
-                hw.merge_lanes();
-            }
-            if let Some(m) = self.fabric.multicast.as_mut() {
-                m.merge_lanes();
-            }
+            self.merge_shard_records();
             self.settle_jobs(&mut sh);
             self.ctx.now = until;
             self.shards = Some(sh);
