@@ -211,11 +211,6 @@ impl HwCollectives {
         }
     }
 
-    /// Ranks of all collectives together.
-    pub fn ranks(&self) -> u32 {
-        self.rank_base.last().copied().unwrap_or(0)
-    }
-
     /// The key of rank `r` of collective `c`'s timer of `kind`.
     fn timer_key(&self, c: u32, r: u32, kind: TimerKind) -> u32 {
         ((self.rank_base[c as usize] + r) << KIND_BITS) | kind as u32
