@@ -304,6 +304,9 @@ fn cmd_run(
     if let Some(note) = &sweep.threads_note {
         eprintln!("note: {note}");
     }
+    if let Some(note) = &sweep.per_run_note {
+        eprintln!("note: {note}");
+    }
     let mut seen = std::collections::BTreeSet::new();
     for note in sweep.runs.iter().flat_map(|r| &r.notes) {
         if seen.insert(note) {
@@ -531,7 +534,7 @@ fn cmd_bench(
             "sim_ps": r.sim_ps, "flows_done": r.flows.0, "flows": r.flows.1,
             "peak_rss_mb": peak_rss_mb(), "memory_bytes": memory,
             "memory_total": r.memory.total(), "peak_packets": r.memory.peak_packets,
-            "threads": threads_per_run, "shards": r.shards, "notes": r.notes,
+            "threads": r.threads, "shards": r.shards, "notes": r.notes,
         });
         println!("{j}");
         return ExitCode::SUCCESS;
@@ -567,7 +570,7 @@ fn cmd_bench(
     };
     println!(
         "{:<34} {:>7} {:>6} {:>10} {:>14} {:>12} {:>10} {:>10}",
-        "case", "threads", "hosts", "flows", "packet-hops/s", "events/s", "wall s", "peak RSS"
+        "case", "sh/thr", "hosts", "flows", "packet-hops/s", "events/s", "wall s", "peak RSS"
     );
     // Rounds interleave the cases (A, B, A, B, ...) so that a VM's drift falls on all of
     // them alike.
@@ -641,10 +644,13 @@ fn cmd_bench(
     if threads_per_run > 1 {
         for (i, pair) in walls.chunks(2).enumerate() {
             if let [one, many] = pair {
+                let t = &medians[2 * i + 1];
                 println!(
-                    "{}: {:.2}x on {threads_per_run} threads (wall of one thread / wall of {threads_per_run})",
+                    "{}: {:.2}x on {} shards, {} threads (wall of one thread / wall of the shards)",
                     cases[2 * i].0.name(),
-                    one / many
+                    one / many,
+                    t["shards"],
+                    t["threads"]
                 );
             }
         }

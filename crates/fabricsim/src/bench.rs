@@ -67,6 +67,9 @@ pub struct BenchResult {
     pub memory: crate::memory::Breakdown,
     /// Shards the run was cut into (1: the serial engine).
     pub shards: usize,
+    /// Threads the shards ran on (fewer than the shards where the machine runs fewer at
+    /// once: [`crate::sim::machine_threads`]).
+    pub threads: usize,
     /// Why fewer shards than threads asked for, if so.
     pub notes: Vec<String>,
 }
@@ -191,8 +194,8 @@ pub fn run_case(case: Case) -> BenchResult {
     run_case_on(case, 1)
 }
 
-/// Runs one benchmark case cut into `threads` shards on as many threads
-/// ([`Simulation::set_threads_per_run`]).
+/// Runs one benchmark case cut into `threads` shards on as many threads, or on the
+/// machine's threads when fewer ([`Simulation::set_threads_per_run`]).
 pub fn run_case_on(case: Case, threads: usize) -> BenchResult {
     let t0 = Instant::now();
     let l = load_str(&case.scenario_toml(), "<bench>", Path::new("."), &[])
@@ -215,6 +218,7 @@ pub fn run_case_on(case: Case, threads: usize) -> BenchResult {
         flows: (sim.flows_done(), sim.nics.flows.len()),
         memory: sim.memory_breakdown(),
         shards: sim.shard_count(),
+        threads: sim.parallel_work().map_or(1, |w| w.threads),
         notes,
     }
 }

@@ -114,6 +114,9 @@ pub struct SweepResult {
     pub stopped_by: Option<String>,
     /// Why fewer runs ran at once than threads were asked for (the memory budget).
     pub threads_note: Option<String>,
+    /// When each run's shards took turns on fewer threads than `threads_per_run` (the
+    /// runs at once share the machine's threads): how many, and why.
+    pub per_run_note: Option<String>,
 }
 
 /// Builds every variant of a loaded scenario.
@@ -242,6 +245,37 @@ pub fn threads_within_budget(threads: usize, largest_run: u64) -> (usize, Option
             )),
         )
     }
+}
+
+/// Threads each run's shards run on when `runs` run at once on a machine that runs
+/// `machine` threads at once: `threads_per_run`, or the runs' fair share of the machine
+/// when that is fewer (never fewer than one), with a note saying so. The shards stay
+/// `threads_per_run` (the results are the same bytes either way); threads beyond the
+/// machine's only wait for one another at the barriers.
+pub fn threads_for_each_run(
+    threads_per_run: usize,
+    runs: usize,
+    machine: usize,
+) -> (usize, Option<String>) {
+    let tpr = threads_per_run.max(1);
+    let share = (machine / runs.max(1)).max(1);
+    if tpr <= share {
+        return (tpr, None);
+    }
+    let runs_part = if runs > 1 {
+        format!(" shared by {runs} runs at once")
+    } else {
+        String::new()
+    };
+    (
+        share,
+        Some(format!(
+            "--threads-per-run {tpr}: each run's {tpr} shards take turns on {share} \
+             thread{} (this machine runs {machine} at once{runs_part}; the results are \
+             the same bytes)",
+            if share == 1 { "" } else { "s" }
+        )),
+    )
 }
 
 /// Name, folder, sweep coordinates and effective scenario of a run.
@@ -397,6 +431,8 @@ pub fn run_sweep(
         .max()
         .unwrap_or(0);
     let (threads, threads_note) = threads_within_budget(threads, largest);
+    let (per_run, per_run_note) =
+        threads_for_each_run(opts.threads_per_run, threads, crate::sim::machine_threads());
     // Acquire: what the stopper wrote before setting the flag (the CLI: which signal) is
     // visible to `stopped_by`.
     let stopped = || ctl.stop.is_some_and(|s| s.load(Ordering::Acquire));
@@ -420,7 +456,7 @@ pub fn run_sweep(
                     p,
                     multi,
                     dir_of(&p.meta),
-                    opts.threads_per_run,
+                    (opts.threads_per_run, per_run),
                     ctl.stop,
                     &|x| progress(i, x),
                 );
@@ -438,6 +474,7 @@ pub fn run_sweep(
         unfinished: Vec::new(),
         stopped_by: None,
         threads_note,
+        per_run_note,
     };
     for (i, (r, old)) in results.into_iter().zip(reused).enumerate() {
         let name = &plan[i].meta.name;
@@ -522,7 +559,7 @@ pub fn run_single(
         p,
         false,
         out.map(Path::to_path_buf),
-        1,
+        (1, 1),
         stop,
         progress,
     )
@@ -535,11 +572,11 @@ fn run_one(
     p: &PlannedRun,
     multi: bool,
     dir: Option<PathBuf>,
-    threads_per_run: usize,
+    cut: (usize, usize),
     stop: Option<&AtomicBool>,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Option<Result<RunResult, RunError>> {
-    run_one_kept(loaded, p, multi, dir, threads_per_run, stop, progress).map(|r| r.map(|(_, r)| r))
+    run_one_kept(loaded, p, multi, dir, cut, stop, progress).map(|r| r.map(|(_, r)| r))
 }
 
 /// [`run_one`], returning the finished Simulation too.
@@ -548,7 +585,7 @@ fn run_one_kept(
     p: &PlannedRun,
     multi: bool,
     dir: Option<PathBuf>,
-    threads_per_run: usize,
+    (shards, threads): (usize, usize),
     stop: Option<&AtomicBool>,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Option<Result<(Simulation, RunResult), RunError>> {
@@ -558,7 +595,7 @@ fn run_one_kept(
         Ok(s) => s,
         Err(e) => return Some(Err(RunError::Input(e))),
     };
-    let notes = sim.set_threads_per_run(threads_per_run);
+    let notes = sim.set_shards(shards, threads);
     let meta = &p.meta;
     // The run starts: its first report from the loop comes only 2^20 events in, and an
     // ETA needs to know when the run began.
@@ -644,6 +681,38 @@ values = ["256KiB", "1MiB"]
             seed: None,
             threads: 2,
             threads_per_run: 1,
+        }
+    }
+
+    #[test]
+    fn each_run_gets_its_share_of_the_machine_threads_never_more_than_asked() {
+        // (threads per run asked, runs at once, machine threads) -> threads each run.
+        for (tpr, runs, machine, want) in [
+            (1, 1, 16, 1),
+            (8, 1, 16, 8),
+            (16, 1, 16, 16),
+            (32, 1, 16, 16),
+            (8, 2, 16, 8),
+            (8, 4, 16, 4),
+            (3, 2, 2, 1),
+            (2, 1, 2, 2),
+            (0, 1, 2, 1),
+            (4, 3, 8, 2),
+            (4, 16, 8, 1),
+        ] {
+            let (got, note) = threads_for_each_run(tpr, runs, machine);
+            assert_eq!(
+                got, want,
+                "{tpr} per run, {runs} at once, {machine} threads"
+            );
+            // A note exactly when a run gets fewer threads than asked for.
+            assert_eq!(note.is_some(), want < tpr.max(1), "{note:?}");
+            if let Some(n) = note {
+                assert!(
+                    n.contains(&format!("{tpr} shards take turns on {want} thread")),
+                    "{n}"
+                );
+            }
         }
     }
 

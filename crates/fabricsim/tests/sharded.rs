@@ -79,7 +79,9 @@ fn same_bytes_summaries(
         let opts = RunOptions {
             out: Some(out.clone()),
             seed: None,
-            threads: 2,
+            // One run at a time, so that each run's shards get real threads (runs at
+            // once share the machine's threads: `runner::threads_for_each_run`).
+            threads: 1,
             threads_per_run: threads,
         };
         let runs = runner::run(loaded, &opts, &|_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}"));

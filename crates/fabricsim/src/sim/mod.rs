@@ -42,7 +42,7 @@ mod event_loop;
 mod lookahead;
 pub mod partition;
 pub(crate) mod shards;
-pub use shards::ParallelWork;
+pub use shards::{machine_threads, ParallelWork};
 
 pub use crate::record::{QueueSample, RateSample, Recorder};
 pub(crate) use crate::transport::launcher::{Deps, FlowLauncher};

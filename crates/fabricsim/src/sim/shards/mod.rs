@@ -111,6 +111,7 @@ enum WindowsEnd {
 }
 
 mod cut;
+pub use cut::machine_threads;
 mod outbox;
 mod threads;
 
