@@ -192,3 +192,62 @@ fn a_run_stays_under_its_estimate() {
     // And the estimate means something: not a hundred times the run.
     assert!(est < 20 * rss, "estimate {est} far above the peak {rss}");
 }
+
+/// Each shard of a cut run keeps its own capture log, up to `record.pcap.limit`: a run
+/// cut into more shards than the budget holds logs for runs on fewer, says so, and gives
+/// the same capture.
+#[test]
+fn a_cut_run_takes_only_the_shards_whose_capture_logs_fit() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("cap.toml");
+    // A k = 4 fat tree (cut between pods) capturing one NIC, with the largest limit:
+    // about 84 MiB a log, 96 MiB estimated for the run with one.
+    let text = r#"
+name = "cap"
+max_time = "1ms"
+[topology]
+kind = "fat_tree"
+k = 4
+rate = "100Gbps"
+[cc]
+algorithm = "none"
+[[workload]]
+kind = "permutation"
+size = "64KB"
+[record.pcap]
+ports = ["host0"]
+limit = 1000000
+"#;
+    std::fs::write(&f, text).unwrap();
+    let run = |max: &str, out: &str| {
+        let out = d.path().join(out);
+        let o = fabricsim(&[
+            "run",
+            f.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads-per-run",
+            "4",
+            "--max-memory",
+            max,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+        let shards = v["speed"]["parallel"]["shards"].as_u64().unwrap_or(1);
+        let pcap = std::fs::read(out.join("capture.pcapng")).unwrap();
+        (stderr(&o), shards, pcap)
+    };
+    // Room for two more logs beside the run: 3 shards, and a note naming the limit.
+    let (e, shards, small) = run("300MiB", "small");
+    assert_eq!(shards, 3, "{e}");
+    assert!(
+        e.contains("record.pcap.limit = 1000000") && e.contains("running on 3"),
+        "{e}"
+    );
+    // Room for all four: no note.
+    let (e, shards, large) = run("4GiB", "large");
+    assert_eq!(shards, 4, "{e}");
+    assert!(!e.contains("record.pcap.limit"), "{e}");
+    assert!(small == large, "the capture depends on the shards");
+}

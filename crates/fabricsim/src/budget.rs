@@ -352,8 +352,9 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         "max_time / record.rate_interval x flows",
     );
     // A capture reserves its records up to the limit at build (a cut run, one log a
-    // shard, fills at most the limit in each); writing the file orders them through one
-    // reference each.
+    // shard, fills at most the limit in each: a cut takes only the shards whose logs
+    // fit beside this estimate, `Simulation::set_shards`); writing the file orders them
+    // through one reference each.
     if let Some(p) = &sc.record.pcap {
         fp.add(
             "captured frames at most",

@@ -379,6 +379,11 @@ impl Capture {
 
     /// One log per shard of a run cut into `shards` (each with `limit` slots), or back
     /// to one. Call before the run starts.
+    /// Frames a log keeps at most (`record.pcap.limit`).
+    pub(crate) fn limit(&self) -> u64 {
+        self.logs[0].limit as u64
+    }
+
     pub(crate) fn set_shards(&mut self, shards: usize) {
         let limit = self.logs[0].limit;
         self.logs.truncate(1);

@@ -4,6 +4,15 @@
 use super::*;
 use crate::transport::launcher::JOIN_SHARD;
 
+/// Shards (at most `shards`, at least one) whose capture logs of `per_log` bytes each fit
+/// in `allowed` bytes beside the run's estimate (`estimate`, which counts one log).
+fn shards_within_budget(shards: usize, per_log: u64, allowed: u64, estimate: u64) -> usize {
+    let more = allowed.saturating_sub(estimate) / per_log.max(1);
+    shards
+        .min(more.saturating_add(1).min(usize::MAX as u64) as usize)
+        .max(1)
+}
+
 /// Threads this machine runs at once (`std::thread::available_parallelism`: its cores,
 /// or fewer under a CPU quota or affinity mask); 1 when it cannot tell.
 pub fn machine_threads() -> usize {
@@ -87,8 +96,39 @@ impl Simulation {
                  could run ahead of another: running on one thread"
             )];
         }
+        // Each shard keeps its own capture log, up to the limit: the memory budget must
+        // hold them all (it priced one).
+        let mut early = Vec::new();
+        let shards = match self.fabric.capture.as_deref() {
+            Some(c) => {
+                let per_log = c.limit() * (crate::capture::RECORD_BYTES + 8);
+                let (allowed, source) = crate::budget::limit();
+                let fit = shards_within_budget(shards, per_log, allowed, self.memory_estimate);
+                if fit < shards {
+                    early.push(format!(
+                        "{shards} threads per run asked for, but each shard keeps its own \
+                         capture of up to record.pcap.limit = {} frames (about {} each), \
+                         and {} are allowed ({}): running on {fit}",
+                        c.limit(),
+                        crate::budget::approx_bytes(per_log),
+                        crate::budget::approx_bytes(allowed),
+                        if source == "--max-memory" {
+                            source
+                        } else {
+                            format!("{source}; --max-memory to change it")
+                        }
+                    ));
+                }
+                fit
+            }
+            None => shards,
+        };
+        if shards <= 1 {
+            return early;
+        }
         let p = partition(&self.fabric, shards.min(u16::MAX as usize - 1) as u32);
-        let mut notes = p.notes.clone();
+        let mut notes = early;
+        notes.extend(p.notes.iter().cloned());
         if p.shards <= 1 {
             return notes;
         }
@@ -339,5 +379,30 @@ impl Simulation {
         self.shards
             .as_ref()
             .map_or(1, |s| s.partition.shards as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shards_within_budget;
+
+    #[test]
+    fn capture_logs_of_every_shard_must_fit_the_budget() {
+        // (shards, bytes a log, allowed, the run's estimate with one log) -> shards.
+        for (shards, per_log, allowed, estimate, want) in [
+            (4, 100, 10_000, 1_000, 4),
+            (4, 100, 1_250, 1_000, 3),
+            (4, 100, 1_199, 1_000, 2),
+            (4, 100, 1_099, 1_000, 1),
+            (4, 100, 500, 1_000, 1),
+            (16, 72, 1 << 40, 1 << 30, 16),
+            (1, 100, 0, 1_000, 1),
+        ] {
+            assert_eq!(
+                shards_within_budget(shards, per_log, allowed, estimate),
+                want,
+                "{shards} shards, {per_log} B a log, {allowed} allowed, {estimate} estimated"
+            );
+        }
     }
 }
