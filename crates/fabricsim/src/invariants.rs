@@ -18,7 +18,8 @@
 
 use crate::sim::Simulation;
 
-/// Data packets of each flow still queued in a port or travelling on a link.
+/// Data packets of each flow still queued in a port, travelling on a link or in a
+/// sender's replay ring.
 pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
     let mut v = vec![0u64; sim.nics.flows.len()];
     let mut count = |d: &crate::packet::Desc| {
@@ -30,6 +31,14 @@ pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
     for l in &sim.fabric.links {
         for (_, d) in &l.ring {
             count(d);
+        }
+    }
+    // Sent on links that may replay, fate not drawn yet (or awaiting the replay).
+    if let Some(fs) = &sim.fabric.faults {
+        for lf in &fs.links {
+            for (_, d) in &lf.wire {
+                count(d);
+            }
         }
     }
     for p in &sim.fabric.ports {
@@ -103,7 +112,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
             (
                 lf.corrupted + lf.discarded + lf.lost,
                 lf.dead_in_ring(),
-                lf.bypassing(),
+                lf.undecided(),
             )
         });
         let on_wire = l.ring.len() as u64 - dead + beside;

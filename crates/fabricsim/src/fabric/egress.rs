@@ -139,11 +139,14 @@ impl Fabric {
                 &ctx.arena,
             );
         }
-        if p.credit_gated() && p.cut() {
+        // A link that may replay frames puts them in the sender's replay ring (`CUT`'s
+        // path: what leaves that ring may be handed to another shard).
+        let off_link = p.cut() || p.replays();
+        if p.credit_gated() && off_link {
             self.transmit_as::<true, true>(ctx, port, pkt, nic_has_flows);
         } else if p.credit_gated() {
             self.transmit_as::<true, false>(ctx, port, pkt, nic_has_flows);
-        } else if p.cut() {
+        } else if off_link {
             self.transmit_as::<false, true>(ctx, port, pkt, nic_has_flows);
         } else {
             self.transmit_as::<false, false>(ctx, port, pkt, nic_has_flows);
@@ -151,7 +154,7 @@ impl Fabric {
     }
 
     /// [`Self::transmit`] on a port fed by credits (`CREDIT`) or not, whose link leads
-    /// into another shard (`CUT`) or not.
+    /// into another shard or may replay frames (`CUT`) or not.
     #[inline(always)]
     fn transmit_as<const CREDIT: bool, const CUT: bool>(
         &mut self,
@@ -203,7 +206,21 @@ impl Fabric {
         // The port and its link, each indexed once.
         let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
         let arrival = now + ahead + link.delay;
-        if CUT {
+        if CUT && port_ref.replays() {
+            // Into the sender's replay ring, until its fate on the wire is drawn.
+            let fs = self
+                .faults
+                .as_deref_mut()
+                .expect("a link that replays has faults");
+            crate::faults::llr::on_send(
+                &mut fs.links[pi],
+                ctx,
+                port.link(),
+                arrival,
+                link.delay,
+                pkt,
+            );
+        } else if CUT {
             // The far end is another shard's: the frame goes to it at the next barrier
             // (the arrival is at least a lookahead away).
             // INT records travel with the frame (each shard keeps its own by arena slot).

@@ -76,7 +76,7 @@ impl Fabric {
     /// passed it on (link-level credit resynchronization, modelled as one return).
     #[cold]
     #[inline(never)]
-    fn refund_lost(&mut self, ctx: &mut Ctx, l: LinkId, pkt: Desc) {
+    pub(crate) fn refund_lost(&mut self, ctx: &mut Ctx, l: LinkId, pkt: Desc) {
         let Some(c) = self.credit() else {
             return;
         };

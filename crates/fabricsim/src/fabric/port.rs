@@ -24,6 +24,11 @@ const CAPTURE_BIT: u32 = 1 << 28;
 /// Set in `owner_code` when the port's link leads into another shard of a sharded run
 /// (`Link::cut_to`): its frames are handed over, on the same out-of-line path.
 const CUT_BIT: u32 = 1 << 27;
+/// Set in `owner_code` when the port's link may replay frames (link-level
+/// retransmission on a link with bit errors): its frames wait in the sender's replay
+/// ring until their fate on the wire is decided ([`crate::faults::llr`]), on the same
+/// out-of-line path.
+const LLR_BIT: u32 = 1 << 26;
 const INDEX_MASK: u32 = (1 << 24) - 1;
 
 fn ps_per_byte(rate: Rate) -> u64 {
@@ -259,11 +264,23 @@ impl Port {
         self.owner_code & CUT_BIT != 0
     }
 
+    /// Marks the port's link as one that may replay frames (see `LLR_BIT`).
+    pub(crate) fn set_replays(&mut self) {
+        self.owner_code |= LLR_BIT;
+    }
+
+    /// True when the port's link may replay frames (its frames go through the replay
+    /// ring, [`crate::faults::llr`]).
+    #[inline(always)]
+    pub(crate) fn replays(&self) -> bool {
+        self.owner_code & LLR_BIT != 0
+    }
+
     /// True when the port's transmissions take the out-of-line path: credits, a capture,
-    /// or a link into another shard.
+    /// a link into another shard, or one that may replay frames.
     #[inline(always)]
     pub fn slow_transmit(&self) -> bool {
-        self.owner_code & (CREDIT_BIT | CAPTURE_BIT | CUT_BIT) != 0
+        self.owner_code & (CREDIT_BIT | CAPTURE_BIT | CUT_BIT | LLR_BIT) != 0
     }
 
     /// Calls `f` on every frame queued on the port (priority queues, then MAC control).

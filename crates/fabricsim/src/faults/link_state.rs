@@ -46,13 +46,59 @@ impl Fabric {
                 continue;
             }
             for p in ports {
-                let shard = shard_of_node.get(self.ports[p].node.idx());
-                let ctx = &mut ctxs[shard.map_or(0, |&s| s as usize)];
+                let shard_of = |v: usize| shard_of_node.get(v).map_or(0, |&s| s as usize);
+                let own = shard_of(self.ports[p].node.idx());
                 if want {
-                    self.port_comes_up(ctx, p);
+                    self.port_comes_up(&mut ctxs[own], p);
                 } else {
-                    self.port_goes_down(ctx, p);
+                    let far = shard_of(self.ports[self.ports[p].peer.idx()].node.idx());
+                    self.wire_goes_down(ctxs, (own, far), p);
+                    self.port_goes_down(&mut ctxs[own], p);
                 }
+            }
+        }
+    }
+
+    /// LLR: the frames of port `p`'s replay ring were on the wire too: they go on the
+    /// link, to be lost when they would have arrived like the others there (moved from
+    /// the sender's shard `own` to the receiver's `far` when those differ; a fault acts
+    /// between windows); a corrupted frame awaiting its replay is lost now.
+    fn wire_goes_down(&mut self, ctxs: &mut [Ctx], (own, far): (usize, usize), p: PortId) {
+        let fs = self.faults.as_mut().expect("faults model");
+        let lf = &mut fs.links[p.idx()];
+        if lf.wire.is_empty() {
+            return;
+        }
+        if std::mem::take(&mut lf.awaiting_replay) {
+            // Its replay will not come: lost (counted as corrupted already), its credits
+            // back to the sender as for any frame lost on the way.
+            let (_, head) = lf.wire.pop_front().expect("the corrupted head");
+            let refund = head;
+            super::lose_packet(&mut fs.flow_lost, &mut ctxs[own], head);
+            self.refund_lost(&mut ctxs[far], p.link(), refund);
+        }
+        let fs = self.faults.as_mut().expect("faults model");
+        let lf = &mut fs.links[p.idx()];
+        let link = &mut self.links[p.idx()];
+        for (a, mut d) in lf.wire.drain(..) {
+            let a = a.max(lf.last_out).max(ctxs[own].now);
+            if own != far {
+                let pkt = *ctxs[own].arena.get(d.id);
+                if ctxs[own].arena.keeps_tags() {
+                    let (tag, gsp) = ctxs[own].arena.gse_tag(d.id);
+                    ctxs[own].arena.release(d.id);
+                    d.id = ctxs[far].arena.alloc(pkt);
+                    ctxs[far].arena.set_tag(d.id, tag, gsp);
+                } else {
+                    ctxs[own].arena.release(d.id);
+                    d.id = ctxs[far].arena.alloc(pkt);
+                }
+            }
+            lf.last_out = a;
+            if link.put(a, d) {
+                ctxs[far]
+                    .queue
+                    .push(a, crate::engine::Event::LinkArrive(p.link()));
             }
         }
     }
@@ -61,11 +107,8 @@ impl Fabric {
         let fs = self.faults.as_mut().expect("faults model");
         let lf = &mut fs.links[p.idx()];
         let on_wire = self.links[p.idx()].ring.len() as u64;
-        lf.lost += on_wire - lf.dead_in_ring() + lf.bypass.len() as u64;
+        lf.lost += on_wire - lf.dead_in_ring();
         lf.lose_next = on_wire as u32;
-        for (_, d) in lf.bypass.drain(..) {
-            ctx.arena.release(d.id);
-        }
         lf.down_since = Some(ctx.now);
         self.ports[p].busy_until = DOWN;
         self.flush_port(ctx, p);

@@ -20,65 +20,96 @@
 //! - a replayed frame may be corrupted again, and is replayed again;
 //! - PFC frames are MAC control frames, outside the replayed stream: one behind a
 //!   corrupted frame is not held or sent again but arrives at its own time (a pause held
-//!   for a replay round trip would overrun the receiver's PFC headroom). Those on the
-//!   wire when the corruption is seen wait in `LinkFaults::bypass` for their arrival;
-//!   those sent while the request travels arrive when the sender replays (up to the
-//!   receiver's forwarding latency late).
+//!   for a replay round trip would overrun the receiver's PFC headroom), and so does one
+//!   sent while the replay is pending.
 //!
 //! A replay thus costs the corrupted frame a link round trip plus the wire time of
 //! itself and the frames replayed with it, and costs the link that wire time. Every frame
 //! is delivered once, in order. \[recon\] The replay buffer is unbounded (real ones hold
 //! a round trip of frames and stop the link when full, which a go-back-N replay never
 //! needs more than).
+//!
+//! Where it runs: every part of a replay is the sender's (its port's time, its replay
+//! buffer) but the CRC check, whose outcome the sender hears a request's way later, no
+//! later than the arrival. So the sender keeps the frames it sent in its replay ring
+//! (`LinkFaults::wire`) and each frame's fate on the wire (the link's corruption draw, in
+//! the order frames reach the receiver's head: each frame in send order, drawn until it
+//! gets through; the first copies behind a corrupted one are not drawn, their replays
+//! are) is drawn one link delay before its arrival, when its last bit (toward a
+//! cut-through switch its head block) has left. A frame that gets through goes on the
+//! link then, to arrive at its time; a corrupted one stays at the head of the replay
+//! ring, the sender replays when the request would reach it, and its PFC frames from the
+//! draw on go straight to the link. What leaves the sender is thus final and at least a
+//! link delay ahead, so a link that replays can be cut between two shards of a parallel
+//! run like any other (`sim/shards/`). One timer per link does all of it
+//! (`Event::Replay`, [`Fabric::on_replay`]): draws that are due, and the replay once the
+//! request is heard.
 
-use super::LinkFaults;
+use super::{error_prone, LinkFaults};
 use crate::engine::Event;
-use crate::fabric::Link;
 use crate::ids::{LinkId, PortId};
-use crate::packet::{Desc, PacketKind, Payload};
+use crate::packet::{Desc, PacketKind};
 use crate::sim::{Ctx, Fabric};
 use crate::units::Time;
+use rand::Rng;
 
-/// PFC frame `d` arrives on link `l` at `t` outside the replayed stream (kept in time
-/// order: an `Event::Replay` at `t` delivers it).
-fn bypass(lf: &mut LinkFaults, ctx: &mut Ctx, l: LinkId, t: Time, d: Desc) {
-    let at = lf.bypass.partition_point(|&(u, _)| u <= t);
-    lf.bypass.insert(at, (t, d));
-    ctx.queue.push(t, Event::Replay(l));
-}
-
-/// Takes the PFC frames behind the corrupted head of `link` out of the replayed stream:
-/// each waits in `lf.bypass` for its arrival time (an `Event::Replay` then delivers it).
-pub(crate) fn divert_pauses(lf: &mut LinkFaults, link: &mut Link, ctx: &mut Ctx, l: LinkId) {
-    let mut i = 1;
-    while i < link.ring.len() {
-        if link.ring[i].1.kind == PacketKind::Pause {
-            let (t, d) = link.ring.remove(i).expect("in range");
-            bypass(lf, ctx, l, t.max(ctx.now), d);
-        } else {
-            i += 1;
-        }
+/// A frame sent on link `l`, which may replay frames, goes into the sender's replay ring
+/// (to arrive at `arrival` if it gets through; its fate is drawn `delay`, the link's,
+/// before). Called by the egress instead of putting it on the link.
+#[inline]
+pub(crate) fn on_send(
+    lf: &mut LinkFaults,
+    ctx: &mut Ctx,
+    l: LinkId,
+    arrival: Time,
+    delay: Time,
+    d: Desc,
+) {
+    let was_empty = lf.wire.is_empty();
+    lf.wire.push_back((arrival, d));
+    if was_empty {
+        ctx.queue
+            .push(arrival.saturating_sub(delay).max(ctx.now), Event::Replay(l));
     }
 }
 
 impl Fabric {
-    /// A PFC frame that bypassed a replay arrives on `in_port` (as `on_link_arrive`
-    /// delivers one).
-    #[cold]
-    #[inline(never)]
-    fn pause_arrives(&mut self, ctx: &mut Ctx, in_port: PortId, d: Desc) {
-        let Payload::Pause(sig) = ctx.arena.get(d.id).payload else {
-            unreachable!("only PFC frames bypass a replay")
-        };
-        ctx.arena.release(d.id);
-        ctx.counters.packet_hops += 1;
-        self.on_pfc_frame(ctx, in_port, sig.prio as usize, sig.quanta);
+    /// A frame of link `l` whose fate is decided arrives at `arrival`: on the link, or,
+    /// when the far end is another shard's, handed to it (at least a link delay ahead).
+    fn send_decided(&mut self, ctx: &mut Ctx, l: LinkId, arrival: Time, d: Desc) {
+        let link = &mut self.links[l];
+        if link.cut_to != 0 {
+            let int = (d.flags & crate::packet::FLAG_INT != 0)
+                .then(|| *self.telemetry.int[ctx.shard as usize].slot(d.id));
+            debug_assert!(arrival >= ctx.now + link.delay.min(1));
+            ctx.hand_off(link.cut_to, l, arrival, d, int);
+        } else if link.put(arrival, d) {
+            ctx.queue.push(arrival, Event::LinkArrive(l));
+        }
+    }
+
+    /// Takes the PFC frames behind the corrupted head of `l`'s replay ring out of the
+    /// replayed stream: each goes to the link to arrive at its own time (no earlier than
+    /// `not_before`).
+    fn divert_pauses(&mut self, ctx: &mut Ctx, l: LinkId, not_before: Time) {
+        let mut i = 1;
+        loop {
+            let lf = &mut self.faults.as_mut().expect("faults model").links[l.idx()];
+            if i >= lf.wire.len() {
+                break;
+            }
+            if lf.wire[i].1.kind == PacketKind::Pause {
+                let (t, d) = lf.wire.remove(i).expect("in range");
+                self.send_decided(ctx, l, t.max(not_before), d);
+            } else {
+                i += 1;
+            }
+        }
     }
 
     /// A PFC frame waits on `port`. Link-level retransmission must not hold it back:
-    /// - while the link's receiver waits for a replay, the frames behind the corrupted
-    ///   one are held, but not a MAC control frame: it arrives on its own
-    ///   (`LinkFaults::bypass`);
+    /// - while the link waits for a replay, the frames behind the corrupted one are held,
+    ///   but not a MAC control frame: it goes to the link at once;
     /// - while the port sends a replay burst (a run of replayed frames, one busy period
     ///   here), the MAC puts a control frame between two replayed frames, not after the
     ///   whole burst: it goes at the next frame boundary and the rest of the burst moves
@@ -90,31 +121,32 @@ impl Fabric {
     pub(crate) fn pfc_into_replay(&mut self, ctx: &mut Ctx, port: PortId) -> bool {
         let now = ctx.now;
         let p = &mut self.ports[port];
-        let link = &mut self.links[port.idx()];
+        let delay = self.links[port.idx()].delay;
         let lf = &mut self.faults.as_mut().expect("faults model").links[port.idx()];
         if !p.is_up() {
             return false;
         }
-        // A frame put on a link starts when it is put, except a replayed one, which starts
-        // at its turn: the first (after the head, whose arrival is already scheduled) that
-        // starts now or later is the next boundary in a burst.
+        // A frame sent starts when it is sent, except a replayed one, which starts at its
+        // turn: the first (after the head, whose draw is already scheduled) that starts
+        // now or later is the next boundary in a burst.
         let start = |arrival: Time, d: &Desc| {
             let extra = if d.kind == PacketKind::Pause {
                 0
             } else {
                 p.sec_extra as u64
             };
-            arrival - link.delay - p.tx_time(d.wire as u64 + extra)
+            arrival - delay - p.tx_time(d.wire as u64 + extra)
         };
-        let next = (1..link.ring.len()).find(|&i| {
-            let (t, d) = &link.ring[i];
+        let next = (1..lf.wire.len()).find(|&i| {
+            let (t, d) = &lf.wire[i];
             start(*t, d) >= now
         });
-        if next.is_none() && !lf.awaiting_replay {
+        let awaiting = lf.awaiting_replay;
+        if next.is_none() && !awaiting {
             return false;
         }
         let boundary = match next {
-            Some(i) => start(link.ring[i].0, &link.ring[i].1),
+            Some(i) => start(lf.wire[i].0, &lf.wire[i].1),
             None => p.busy_until.max(now),
         };
         let d = p.pop_ctrl().expect("the frame just queued");
@@ -132,65 +164,90 @@ impl Fabric {
         p.busy_until = p.busy_until.max(boundary) + ser;
         p.tx_bytes += d.wire as u64;
         p.tx_packets += 1;
-        let arrival = boundary + ser + link.delay;
+        let arrival = boundary + ser + delay;
         if let Some(i) = next {
-            for e in link.ring.iter_mut().skip(i) {
+            for e in lf.wire.iter_mut().skip(i) {
                 e.0 += ser;
             }
         }
+        let (more, b) = (p.ctrl_len() != 0 || p.has_queued(), p.busy_until);
         match next {
-            Some(i) if !lf.awaiting_replay => link.ring.insert(i, (arrival, d)),
-            _ => bypass(lf, ctx, port.link(), arrival, d),
+            Some(i) if !awaiting => lf.wire.insert(i, (arrival, d)),
+            _ => self.send_decided(ctx, port.link(), arrival, d),
         }
-        let b = p.busy_until;
-        if p.ctrl_len() != 0 || p.has_queued() {
+        if more {
             self.schedule_wake(ctx, port, b);
         }
         true
     }
 
-    /// On link `l`, a PFC frame that bypassed a replay arrives, or the sender hears the
-    /// replay request: it sends the frames of the link again, from the corrupted head on
-    /// (or, if the link went down meanwhile, the head is lost like every frame that was on
-    /// it).
+    /// The timer of link `l`, which may replay frames: the sender hears the replay
+    /// request that is due and replays, and the frames whose fate is due are drawn (see
+    /// the module documentation). Does whatever is due, so it may fire more than once at
+    /// an instant.
     #[cold]
     #[inline(never)]
     pub(crate) fn on_replay(&mut self, ctx: &mut Ctx, l: LinkId) {
         let now = ctx.now;
-        loop {
-            let lf = &mut self.faults.as_mut().expect("faults model").links[l.idx()];
-            match lf.bypass.front() {
-                Some(&(t, d)) if t <= now => {
-                    lf.bypass.pop_front();
-                    let link = &mut self.links[l];
-                    link.delivered += 1;
-                    let in_port = link.to_port;
-                    self.pause_arrives(ctx, in_port, d);
-                }
-                _ => break,
-            }
-        }
+        let delay = self.links[l].delay;
         let fs = self.faults.as_mut().expect("faults model");
         let lf = &mut fs.links[l.idx()];
-        if !lf.awaiting_replay || now < lf.replay_at {
-            return;
+        if lf.awaiting_replay && now >= lf.replay_at {
+            self.replay(ctx, l);
         }
-        lf.awaiting_replay = false;
-        let link = &mut self.links[l];
-        if lf.lose_next > 0 {
-            lf.lose_next -= 1;
-            let (_, pkt) = link.ring.pop_front().expect("a replay of an empty link");
-            super::schedule_head(ctx, l, link);
-            super::lose_packet(&mut fs.flow_lost, ctx, pkt);
-            return;
+        loop {
+            let fs = self.faults.as_mut().expect("faults model");
+            let lf = &mut fs.links[l.idx()];
+            if lf.awaiting_replay {
+                return;
+            }
+            let Some(&(a, d)) = lf.wire.front() else {
+                return;
+            };
+            let due = a.saturating_sub(delay);
+            if due > now {
+                ctx.queue.push(due, Event::Replay(l));
+                return;
+            }
+            // Held frames arrive no earlier than the one before them.
+            let a = a.max(lf.last_out);
+            let corrupted = error_prone(d.kind)
+                && lf.rng.as_mut().is_some_and(|rng| {
+                    let bytes = d.wire as u64 + self.ports[l.idx()].sec_extra as u64;
+                    rng.gen::<f64>() < lf.errors.frame_error_rate(bytes)
+                });
+            if corrupted {
+                // Kept at the head; the sender hears the request one wire delay after
+                // the receiving MAC saw the bad CRC.
+                lf.corrupted += 1;
+                lf.awaiting_replay = true;
+                let heard = a.saturating_sub(lf.rx_latency) + lf.request_delay;
+                lf.replay_at = heard.max(a);
+                ctx.queue.push(lf.replay_at, Event::Replay(l));
+                self.divert_pauses(ctx, l, a);
+                return;
+            }
+            lf.wire.pop_front();
+            lf.last_out = a;
+            self.send_decided(ctx, l, a, d);
         }
-        divert_pauses(lf, link, ctx, l);
+    }
+
+    /// The sender of link `l` hears the replay request: it sends the frames of its
+    /// replay ring again, from the corrupted head on, after the frame it is serializing.
+    fn replay(&mut self, ctx: &mut Ctx, l: LinkId) {
+        let now = ctx.now;
+        self.faults.as_mut().expect("faults model").links[l.idx()].awaiting_replay = false;
+        self.divert_pauses(ctx, l, now);
+        let fs = self.faults.as_mut().expect("faults model");
+        let lf = &mut fs.links[l.idx()];
+        let delay = self.links[l].delay;
         let port = &mut self.ports[l.idx()];
         debug_assert!(port.is_up(), "a down link's frames are all lost");
-        let mut t = port.busy_until.max(ctx.now);
-        let n = link.ring.len() as u64;
+        let mut t = port.busy_until.max(now);
+        let n = lf.wire.len() as u64;
         let mut capture = self.capture.as_deref_mut();
-        for (arrival, d) in link.ring.iter_mut() {
+        for (arrival, d) in lf.wire.iter_mut() {
             // A replayed frame is sent again: a capture sees it again.
             if let Some(c) = capture.as_mut() {
                 c.on_transmit(ctx.shard, t, l.idx(), port.tx_packets, d, &ctx.arena);
@@ -202,14 +259,12 @@ impl Fabric {
             };
             let bytes = d.wire as u64 + extra;
             t += port.tx_time(bytes);
-            *arrival = t + link.delay;
+            *arrival = t + delay;
             port.tx_bytes += bytes;
             port.tx_packets += 1;
         }
         port.busy_until = t;
         lf.replayed += n;
-        lf.discarded += n - 1;
-        let head = link.ring.front().expect("a replay of an empty link").0;
-        ctx.queue.push(head, Event::LinkArrive(l));
+        lf.discarded += n.saturating_sub(1);
     }
 }

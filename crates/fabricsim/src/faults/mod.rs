@@ -79,13 +79,17 @@ pub struct LinkFaults {
     /// The next `lose_next` frames of the ring were on the wire when the link went down:
     /// lost when they would have arrived.
     pub(crate) lose_next: u32,
-    /// The ring's head arrived corrupted and waits for its replay (LLR), which the
-    /// sender starts at `replay_at`.
+    /// LLR, the sender's replay ring: frames sent whose fate on the wire is not drawn
+    /// yet, with the arrival they will have if they get through, oldest first (see
+    /// `llr`). Empty on links that cannot replay.
+    pub(crate) wire: VecDeque<(Time, Desc)>,
+    /// LLR: the head of `wire` was corrupted and waits for its replay, which the sender
+    /// starts at `replay_at`.
     pub(crate) awaiting_replay: bool,
     pub(crate) replay_at: Time,
-    /// PFC frames that passed a corrupted frame waiting for its replay (MAC control
-    /// frames are not part of the replayed stream), with their arrival times.
-    pub(crate) bypass: VecDeque<(Time, Desc)>,
+    /// LLR: the arrival of the last frame that left `wire` (frames held behind a replay
+    /// arrive no earlier).
+    pub(crate) last_out: Time,
     /// The receiving node's forwarding latency, which the link's delay includes: the
     /// receiving MAC sees a frame's CRC that much before its arrival.
     rx_latency: Time,
@@ -123,19 +127,16 @@ impl LinkFaults {
         llr && self.rng.is_some()
     }
 
-    /// Frames on the wire besides the link's ring: PFC frames bypassing a replay.
-    pub fn bypassing(&self) -> u64 {
-        self.bypass.len() as u64
+    /// Frames on the wire besides the link's ring: those of the sender's replay ring
+    /// (LLR) whose fate is not drawn yet (a corrupted head awaiting its replay was
+    /// counted as corrupted).
+    pub fn undecided(&self) -> u64 {
+        self.wire.len() as u64 - self.awaiting_replay as u64
     }
 
-    /// Frames of the ring that will not be delivered as they are: those lost on a link
-    /// going down (the head first), else a corrupted head waiting for its replay.
+    /// Frames of the ring that will not be delivered: those lost on a link going down.
     pub(crate) fn dead_in_ring(&self) -> u64 {
-        if self.lose_next > 0 {
-            self.lose_next as u64
-        } else {
-            self.awaiting_replay as u64
-        }
+        self.lose_next as u64
     }
 
     /// Time down up to `now`.
@@ -339,9 +340,10 @@ impl FaultState {
                     rng: (!errors.error_free())
                         .then(|| Box::new(crate::seed::component_rng(seed, &name))),
                     lose_next: 0,
+                    wire: VecDeque::new(),
                     awaiting_replay: false,
                     replay_at: 0,
-                    bypass: VecDeque::new(),
+                    last_out: 0,
                     rx_latency: fwd(links[p].to),
                     request_delay: back.delay.saturating_sub(fwd(back.to)),
                     base_rate: port.rate,
@@ -460,7 +462,7 @@ fn error_prone(kind: PacketKind) -> bool {
 }
 
 /// The head of watched link `l` (`link`) arrives: it may have been on the wire when the
-/// link went down (lost), or arrive corrupted (dropped, or kept for its replay with LLR);
+/// link went down (lost), or arrive corrupted (dropped; with LLR the sender drew it);
 /// returns true when it gets through, and the caller delivers it as on any link. A free
 /// function of the parts it needs, so that the arrival keeps its borrow of the link.
 #[cold]
@@ -484,25 +486,16 @@ pub(crate) fn head_gets_through(
         return false;
     }
     let &(_, pkt) = link.ring.front().expect("arrival on an empty link");
-    if error_prone(pkt.kind) {
+    // With LLR the sender drew the frame's fate before it put it on the link (`llr`).
+    if error_prone(pkt.kind) && !fs.llr {
         if let Some(rng) = lf.rng.as_mut() {
             let bytes = pkt.wire as u64 + ports[l.idx()].sec_extra as u64;
             if rng.gen::<f64>() < lf.errors.frame_error_rate(bytes) {
+                // The receiver's FCS check fails: the frame is gone.
                 lf.corrupted += 1;
-                if fs.llr {
-                    // Kept at the head; the sender hears the request one wire delay
-                    // after the receiving MAC saw the bad CRC (see `llr`).
-                    lf.awaiting_replay = true;
-                    let heard = ctx.now.saturating_sub(lf.rx_latency) + lf.request_delay;
-                    lf.replay_at = heard.max(ctx.now);
-                    ctx.queue.push(lf.replay_at, Event::Replay(l));
-                    llr::divert_pauses(lf, link, ctx, l);
-                } else {
-                    // The receiver's FCS check fails: the frame is gone.
-                    link.ring.pop_front();
-                    schedule_head(ctx, l, link);
-                    lose_packet(&mut fs.flow_lost, ctx, pkt);
-                }
+                link.ring.pop_front();
+                schedule_head(ctx, l, link);
+                lose_packet(&mut fs.flow_lost, ctx, pkt);
                 return false;
             }
         }

@@ -337,6 +337,14 @@ impl Simulation {
             sw_lat,
             sc.seed,
         );
+        // Frames on links that may replay wait in the sender's replay ring (`faults::llr`).
+        if let Some(fs) = faults.as_deref() {
+            for (p, lf) in ports.iter_mut().zip(&fs.links) {
+                if lf.can_replay(fs.llr) {
+                    p.set_replays();
+                }
+            }
+        }
         let hosts: Vec<Host> = host_nodes
             .iter()
             .map(|&hn| Host {

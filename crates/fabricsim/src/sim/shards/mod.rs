@@ -634,12 +634,12 @@ impl Simulation {
             }
             fabric.ports[i].for_each_queued_mut(|d| moved(d, own));
         }
-        // PFC frames that bypass a replay, on links that can replay (never cut).
+        // Frames in a sender's replay ring (links that may replay), the sender's.
         if let Some(fs) = fabric.faults.as_mut() {
             for (i, lf) in fs.links.iter_mut().enumerate() {
-                let far = p.shard_of_node[fabric.ports[fabric.ports[i].peer.idx()].node.idx()];
-                for (_, d) in lf.bypass.iter_mut() {
-                    moved(d, far as usize);
+                let own = p.shard_of_node[fabric.ports[i].node.idx()];
+                for (_, d) in lf.wire.iter_mut() {
+                    moved(d, own as usize);
                 }
             }
         }

@@ -610,8 +610,8 @@ impl Fabric {
 }
 
 /// Every way the credit state of `fabric` disagrees with the packets it accounts for:
-/// per egress port and VC, the credits outstanding equal the blocks on the link, in the
-/// far switch's queues (charged to the VC they arrived on) and in the returns on their
+/// per egress port and VC, the credits outstanding equal the blocks on the link (and in
+/// its sender's replay ring, LLR), in the far switch's queues (charged to the VC they arrived on) and in the returns on their
 /// way back; no count is above its buffer.
 pub fn audit(fabric: &Fabric) -> Vec<String> {
     let Some(c) = fabric.credit() else {
@@ -628,6 +628,12 @@ pub fn audit(fabric: &Fabric) -> Vec<String> {
         }
         for (_, d) in &fabric.links[i].ring {
             out[d.prio as usize] += c.blocks(d.wire as u64) as u64;
+        }
+        // Sent on a link that may replay, fate not drawn yet (or awaiting its replay).
+        if let Some(fs) = fabric.faults.as_deref() {
+            for (_, d) in &fs.links[i].wire {
+                out[d.prio as usize] += c.blocks(d.wire as u64) as u64;
+            }
         }
         let peer = fabric.ports[i].peer;
         let NodeKind::Switch(s) = fabric.ports[peer].owner() else {
