@@ -272,7 +272,7 @@ impl Port {
     /// True when the port's link may replay frames (its frames go through the replay
     /// ring, [`crate::faults::llr`]).
     #[inline(always)]
-    pub(crate) fn replays(&self) -> bool {
+    pub fn replays(&self) -> bool {
         self.owner_code & LLR_BIT != 0
     }
 

@@ -81,7 +81,11 @@ impl Fabric {
         if link.cut_to != 0 {
             let int = (d.flags & crate::packet::FLAG_INT != 0)
                 .then(|| *self.telemetry.int[ctx.shard as usize].slot(d.id));
-            debug_assert!(arrival >= ctx.now + link.delay.min(1));
+            // At least a link delay ahead, so at least the lookahead (`sim/shards/`).
+            assert!(
+                arrival >= ctx.now + link.delay,
+                "a replay ring handed a frame late"
+            );
             ctx.hand_off(link.cut_to, l, arrival, d, int);
         } else if link.put(arrival, d) {
             ctx.queue.push(arrival, Event::LinkArrive(l));

@@ -13,10 +13,10 @@
 //! pure function of the built fabric: the same model gives the same cut on any machine.
 //!
 //! The lookahead is the least, over cut cables, of the frame latency (the link's delay)
-//! and, under credit flow control, the credit return's. A cut that would need a zero
-//! lookahead, or a cut cable that may replay frames (link-level retransmission on a link
-//! with bit errors: a replay request can take no time at all), is refused: the run falls
-//! back to one shard and says why.
+//! and, under credit flow control, the credit return's (a link that replays frames,
+//! link-level retransmission, hands over only frames whose fate is drawn, a link delay
+//! ahead: `faults/llr.rs`). A cut that would need a zero lookahead is refused: the run
+//! falls back to one shard and says why.
 
 use crate::fabric::NodeKind;
 use crate::sim::Fabric;
@@ -212,8 +212,6 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         }
     }
     // The lookahead over the cut.
-    let faults = fabric.faults.as_ref();
-    let mut replay_cut = false;
     let credit = fabric.credit();
     let (mut lookahead, mut cut_ports) = (Time::MAX, 0usize);
     for p in 0..fabric.ports.len() {
@@ -222,20 +220,10 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
             continue;
         }
         cut_ports += 1;
-        replay_cut |= faults.is_some_and(|f| f.links[p].can_replay(f.llr));
         lookahead = lookahead.min(fabric.links[p].delay);
         if let Some(c) = credit.filter(|c| c.port(p).tracked()) {
             lookahead = lookahead.min(c.return_delay(p));
         }
-    }
-    if replay_cut {
-        notes.push(
-            "the cut would cross cables with bit errors and link-level retransmission \
-             (fabric.reliability.llr), whose replay requests may take no time: running on \
-             one shard"
-                .into(),
-        );
-        return Partition::single(n, total_ports, notes);
     }
     if lookahead == 0 {
         notes.push(
@@ -255,22 +243,12 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
     }
 }
 
-/// True when some link may replay frames (link-level retransmission on a link with bit
-/// errors, `faults/llr.rs`): a replay request may take no time to reach the sender.
-pub(crate) fn replays(fabric: &Fabric) -> bool {
-    (fabric.faults.as_ref()).is_some_and(|f| f.links.iter().any(|l| l.can_replay(f.llr)))
-}
-
 /// The least time anything takes to cross any cable (a frame's link delay, a credit
-/// return's delay; 0 where a link may replay frames, [`replays`], whose replay requests
-/// may take no time): no partition can have a smaller lookahead, and it depends on the fabric alone,
-/// not on how it is cut. A run ends at the end of the `grid`-long cell of simulated time
+/// return's delay): no partition can have a smaller lookahead, and it depends on the
+/// fabric alone, not on how it is cut. A run ends at the end of the `grid`-long cell of simulated time
 /// in which it completes (`sim/event_loop.rs`), which a run cut into shards can see at
 /// its barriers: so where it ends does not depend on the thread count.
 pub fn crossing_grid(fabric: &Fabric) -> Time {
-    if replays(fabric) {
-        return 0;
-    }
     let credit = fabric.credit();
     let mut grid = Time::MAX;
     for p in 0..fabric.ports.len() {

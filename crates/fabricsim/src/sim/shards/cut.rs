@@ -83,13 +83,6 @@ impl Simulation {
         if shards <= 1 {
             return Vec::new();
         }
-        if crate::sim::partition::replays(&self.fabric) {
-            return vec![format!(
-                "{shards} threads per run asked for, but links with bit errors replay frames \
-                 (fabric.reliability.llr), whose replay requests may take no time, so no \
-                 shard could run ahead of another: running on one thread"
-            )];
-        }
         if crossing_grid(&self.fabric) == 0 {
             return vec![format!(
                 "{shards} threads per run asked for, but a cable has no delay, so no shard \

@@ -66,10 +66,11 @@
 //! own iteration records and packet counts, added up when the run pauses or ends
 //! (`HwCollectives::merge_lanes`). Switches sending CNPs (`cc.dcqcn.cnp_from`) run in
 //! their shards: each has its own generator and pacing table. What stays on one thread,
-//! with a note saying why ([`Simulation::set_threads_per_run`]): link-level
-//! retransmission on links with bit errors (a replay acts on both ends at once), a
-//! dependency between shards that waits less than the grid (set `[transport]
-//! notify_latency`), and a fabric that does not fall apart below its top layer.
+//! with a note saying why ([`Simulation::set_threads_per_run`]): a dependency between
+//! shards that waits less than the grid (set `[transport] notify_latency`), and a fabric
+//! that does not fall apart below its top layer. Links that replay frames (LLR with bit
+//! errors) are cut like any other: the sender draws each frame's fate a link delay
+//! before its arrival and hands over only frames that got through (`faults/llr.rs`).
 //!
 //! **Livelock.** The serial guard's bound is checked between windows on the summed
 //! counts, and each shard runs its window under an event budget (the bound over the
