@@ -207,19 +207,14 @@ impl Fabric {
         let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
         let arrival = now + ahead + link.delay;
         if CUT && port_ref.replays() {
-            // Into the sender's replay ring, until its fate on the wire is drawn.
-            let fs = self
-                .faults
-                .as_deref_mut()
-                .expect("a link that replays has faults");
-            crate::faults::llr::on_send(
-                &mut fs.links[pi],
-                ctx,
-                port.link(),
-                arrival,
-                link.delay,
-                pkt,
-            );
+            // Through the sender's replay ring, which draws its fate on the wire.
+            let more = port_ref.ctrl_len() != 0 || port_ref.has_queued() || nic_has_flows;
+            let b = port_ref.busy_until;
+            self.llr_send(ctx, port.link(), arrival, pkt);
+            if more {
+                self.schedule_wake(ctx, port, b);
+            }
+            return;
         } else if CUT {
             // The far end is another shard's: the frame goes to it at the next barrier
             // (the arrival is at least a lookahead away).

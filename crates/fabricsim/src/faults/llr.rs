@@ -35,11 +35,13 @@
 //! (`LinkFaults::wire`) and each frame's fate on the wire (the link's corruption draw, in
 //! the order frames reach the receiver's head: each frame in send order, drawn until it
 //! gets through; the first copies behind a corrupted one are not drawn, their replays
-//! are) is drawn one link delay before its arrival, when its last bit (toward a
-//! cut-through switch its head block) has left. A frame that gets through goes on the
-//! link then, to arrive at its time; a corrupted one stays at the head of the replay
-//! ring, the sender replays when the request would reach it, and its PFC frames from the
-//! draw on go straight to the link. What leaves the sender is thus final and at least a
+//! are) is drawn when it is sent if nothing is ahead of it in the ring (the common case,
+//! which costs no event), else one link delay before its arrival, when its last bit
+//! (toward a cut-through switch its head block) has left. A frame that gets through goes
+//! on the link then, to arrive at its time; a corrupted one stays at the head of the
+//! replay ring, the sender replays when the request would reach it, and its PFC frames
+//! from the draw on go straight to the link (a PFC frame never waits behind a pending
+//! replay). What leaves the sender is thus final and at least a
 //! link delay ahead, so a link that replays can be cut between two shards of a parallel
 //! run like any other (`sim/shards/`). One timer per link does all of it
 //! (`Event::Replay`, [`Fabric::on_replay`]): draws that are due, and the replay once the
@@ -53,27 +55,37 @@ use crate::sim::{Ctx, Fabric};
 use crate::units::Time;
 use rand::Rng;
 
-/// A frame sent on link `l`, which may replay frames, goes into the sender's replay ring
-/// (to arrive at `arrival` if it gets through; its fate is drawn `delay`, the link's,
-/// before). Called by the egress instead of putting it on the link.
-#[inline]
-pub(crate) fn on_send(
-    lf: &mut LinkFaults,
-    ctx: &mut Ctx,
-    l: LinkId,
-    arrival: Time,
-    delay: Time,
-    d: Desc,
-) {
-    let was_empty = lf.wire.is_empty();
-    lf.wire.push_back((arrival, d));
-    if was_empty {
-        ctx.queue
-            .push(arrival.saturating_sub(delay).max(ctx.now), Event::Replay(l));
-    }
-}
-
 impl Fabric {
+    /// A frame sent on link `l`, which may replay frames, to arrive at `arrival` if it
+    /// gets through: its fate is drawn now when nothing is ahead of it in the sender's
+    /// replay ring (the common case: no event and no ring entry of its own), else it
+    /// waits there and is drawn a link delay before its arrival. Called by the egress
+    /// instead of putting the frame on the link.
+    // Out of line but not cold: on a run with LLR every frame of every erring link
+    // comes here.
+    #[inline(never)]
+    pub(crate) fn llr_send(&mut self, ctx: &mut Ctx, l: LinkId, arrival: Time, d: Desc) {
+        let sec_extra = self.ports[l.idx()].sec_extra as u64;
+        let lf = &mut self.faults.as_mut().expect("faults model").links[l.idx()];
+        if !lf.wire.is_empty() {
+            if d.kind == PacketKind::Pause && lf.awaiting_replay {
+                // Outside the replayed stream: not held behind the corrupted head.
+                self.send_decided(ctx, l, arrival, d);
+            } else {
+                lf.wire.push_back((arrival, d));
+            }
+            return;
+        }
+        let a = arrival.max(lf.last_out);
+        if lf.coin(&d, sec_extra) {
+            lf.wire.push_back((arrival, d));
+            self.corrupted_head(ctx, l, a);
+        } else {
+            lf.last_out = a;
+            self.send_decided(ctx, l, a, d);
+        }
+    }
+
     /// A frame of link `l` whose fate is decided arrives at `arrival`: on the link, or,
     /// when the far end is another shard's, handed to it (at least a link delay ahead).
     fn send_decided(&mut self, ctx: &mut Ctx, l: LinkId, arrival: Time, d: Desc) {
@@ -205,7 +217,7 @@ impl Fabric {
             if lf.awaiting_replay {
                 return;
             }
-            let Some(&(a, d)) = lf.wire.front() else {
+            let Some(&(a, _)) = lf.wire.front() else {
                 return;
             };
             let due = a.saturating_sub(delay);
@@ -213,28 +225,41 @@ impl Fabric {
                 ctx.queue.push(due, Event::Replay(l));
                 return;
             }
-            // Held frames arrive no earlier than the one before them.
-            let a = a.max(lf.last_out);
-            let corrupted = error_prone(d.kind)
-                && lf.rng.as_mut().is_some_and(|rng| {
-                    let bytes = d.wire as u64 + self.ports[l.idx()].sec_extra as u64;
-                    rng.gen::<f64>() < lf.errors.frame_error_rate(bytes)
-                });
-            if corrupted {
-                // Kept at the head; the sender hears the request one wire delay after
-                // the receiving MAC saw the bad CRC.
-                lf.corrupted += 1;
-                lf.awaiting_replay = true;
-                let heard = a.saturating_sub(lf.rx_latency) + lf.request_delay;
-                lf.replay_at = heard.max(a);
-                ctx.queue.push(lf.replay_at, Event::Replay(l));
-                self.divert_pauses(ctx, l, a);
+            if !self.draw_head(ctx, l) {
                 return;
             }
-            lf.wire.pop_front();
-            lf.last_out = a;
-            self.send_decided(ctx, l, a, d);
         }
+    }
+
+    /// Draws the fate of the head of `l`'s replay ring (no replay pending): a frame that
+    /// gets through goes to the link (true); a corrupted one stays for its replay (false).
+    fn draw_head(&mut self, ctx: &mut Ctx, l: LinkId) -> bool {
+        let sec_extra = self.ports[l.idx()].sec_extra as u64;
+        let lf = &mut self.faults.as_mut().expect("faults model").links[l.idx()];
+        let (a, d) = *lf.wire.front().expect("a frame to draw");
+        // Held frames arrive no earlier than the one before them.
+        let a = a.max(lf.last_out);
+        if lf.coin(&d, sec_extra) {
+            self.corrupted_head(ctx, l, a);
+            return false;
+        }
+        lf.wire.pop_front();
+        lf.last_out = a;
+        self.send_decided(ctx, l, a, d);
+        true
+    }
+
+    /// The head of `l`'s replay ring, arriving at `a`, was drawn corrupted: it stays
+    /// there, and the sender hears the request one wire delay after the receiving MAC saw
+    /// the bad CRC; the PFC frames behind it go on.
+    fn corrupted_head(&mut self, ctx: &mut Ctx, l: LinkId, a: Time) {
+        let lf = &mut self.faults.as_mut().expect("faults model").links[l.idx()];
+        lf.corrupted += 1;
+        lf.awaiting_replay = true;
+        let heard = a.saturating_sub(lf.rx_latency) + lf.request_delay;
+        lf.replay_at = heard.max(a);
+        ctx.queue.push(lf.replay_at, Event::Replay(l));
+        self.divert_pauses(ctx, l, a);
     }
 
     /// The sender of link `l` hears the replay request: it sends the frames of its
@@ -270,5 +295,22 @@ impl Fabric {
         port.busy_until = t;
         lf.replayed += n;
         lf.discarded += n.saturating_sub(1);
+    }
+}
+
+impl LinkFaults {
+    /// The link's corruption draw for frame `d` (`sec_extra`: the port's PHYSec bytes a
+    /// data frame carries): true when it is corrupted. Frames bit errors spare draw
+    /// nothing.
+    #[inline]
+    fn coin(&mut self, d: &Desc, sec_extra: u64) -> bool {
+        if !error_prone(d.kind) {
+            return false;
+        }
+        let Some(rng) = self.rng.as_mut() else {
+            return false;
+        };
+        let bytes = d.wire as u64 + sec_extra;
+        rng.gen::<f64>() < self.errors.frame_error_rate(bytes)
     }
 }

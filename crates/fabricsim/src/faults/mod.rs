@@ -359,8 +359,11 @@ impl FaultState {
                 }
             })
             .collect::<Vec<_>>();
-        // Arrivals on links that may lose or corrupt frames take the checked path.
-        let mut watched: Vec<bool> = link_faults.iter().map(|l| !l.errors.error_free()).collect();
+        // Arrivals on links that may lose or corrupt frames take the checked path (with
+        // LLR the sender draws the corruption, `llr`: only a link going down is left).
+        let mut watched: Vec<bool> = (link_faults.iter())
+            .map(|l| !l.errors.error_free() && !plan.llr)
+            .collect();
         for f in &plan.faults {
             let cs = match f.action {
                 FaultAction::Link { link, .. } => vec![link],
