@@ -514,6 +514,19 @@ impl PacketArena {
         debug_assert!(self.tagged, "set_tag on an arena that keeps no tags");
         self.tags[id.0 as usize] = (tag, gsp);
     }
+    /// Moves packet `id` (and its GSE tag) into arena `to`, as a sharded run hands
+    /// packets between its shards' arenas outside a window; returns its id there.
+    pub fn move_into(&mut self, id: PktId, to: &mut PacketArena) -> PktId {
+        let packet = *self.get(id);
+        let (tag, gsp) = self.gse_tag(id);
+        self.release(id);
+        let moved = to.alloc(packet);
+        if to.keeps_tags() {
+            to.set_tag(moved, tag, gsp);
+        }
+        moved
+    }
+
     /// Packets currently allocated.
     pub fn live(&self) -> usize {
         self.live

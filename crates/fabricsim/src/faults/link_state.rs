@@ -27,6 +27,18 @@ use crate::sim::{Ctx, Fabric};
 
 use super::config::FaultAction;
 
+/// Two distinct elements of `v`, mutably.
+fn two_mut<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
+    assert_ne!(a, b);
+    if a < b {
+        let (x, y) = v.split_at_mut(b);
+        (&mut x[a], &mut y[0])
+    } else {
+        let (x, y) = v.split_at_mut(a);
+        (&mut y[0], &mut x[b])
+    }
+}
+
 impl Fabric {
     /// A link or switch fault acts: the links whose state it changes go down or come up,
     /// each port in the context of its shard (see [`Fabric::on_fault_step`]).
@@ -83,16 +95,8 @@ impl Fabric {
         for (a, mut d) in lf.wire.drain(..) {
             let a = a.max(lf.last_out).max(ctxs[own].now);
             if own != far {
-                let pkt = *ctxs[own].arena.get(d.id);
-                if ctxs[own].arena.keeps_tags() {
-                    let (tag, gsp) = ctxs[own].arena.gse_tag(d.id);
-                    ctxs[own].arena.release(d.id);
-                    d.id = ctxs[far].arena.alloc(pkt);
-                    ctxs[far].arena.set_tag(d.id, tag, gsp);
-                } else {
-                    ctxs[own].arena.release(d.id);
-                    d.id = ctxs[far].arena.alloc(pkt);
-                }
+                let (from, to) = two_mut(ctxs, own, far);
+                d.id = from.arena.move_into(d.id, &mut to.arena);
             }
             lf.last_out = a;
             if link.put(a, d) {

@@ -619,13 +619,7 @@ impl Simulation {
         let fabric = &mut self.fabric;
         let main = &mut self.ctx;
         let mut moved = |d: &mut Desc, s: usize| {
-            let packet = *sh.ctxs[s].arena.get(d.id);
-            let (tag, gsp) = sh.ctxs[s].arena.gse_tag(d.id);
-            sh.ctxs[s].arena.release(d.id);
-            d.id = main.arena.alloc(packet);
-            if main.arena.keeps_tags() {
-                main.arena.set_tag(d.id, tag, gsp);
-            }
+            d.id = sh.ctxs[s].arena.move_into(d.id, &mut main.arena);
         };
         for i in 0..fabric.ports.len() {
             let own = p.shard_of_node[fabric.ports[i].node.idx()] as usize;
