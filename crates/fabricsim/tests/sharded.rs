@@ -294,8 +294,12 @@ fn faults_and_bit_errors_across_the_cut_give_the_same_bytes_on_1_2_and_3_threads
 fn training_jobs_across_campuses_give_the_same_bytes_on_1_2_and_3_threads() {
     // Document 001's training over two campuses, pipeline and data parallel: compute
     // phases on their hosts, join points (run by one shard, or by every shard when they
-    // wait for nothing), transfers across the DCI. Every dependency between shards waits
-    // for its notification latency, which the serial engine applies alike.
+    // wait for nothing), transfers across the DCI. With a notification latency every
+    // dependency between shards waits for it (the serial engine applies it alike);
+    // without one (the default), a join hears of a transfer in no time and the compute
+    // phases after it hear of the join in no time: those releases are taken late,
+    // between windows, as of their times, since what they set off acts a phase's
+    // duration later at the earliest.
     let src = |notify: &str| {
         format!(
             "name = \"training\"\nseed = 1\nmax_time = \"2s\"\n[topology]\nkind = \"multi_campus\"\n\
@@ -310,29 +314,36 @@ fn training_jobs_across_campuses_give_the_same_bytes_on_1_2_and_3_threads() {
              set = {{ \"workload[0].parallelism\" = \"dp_zero3\" }}\n"
         )
     };
-    let l = load(&src("notify_latency = \"2us\"\n"));
-    let (notes, sums) = same_bytes_summaries("training", &l);
-    assert!(
-        notes.iter().all(|n| n.contains("running on 2")),
-        "{notes:?}"
-    );
-    assert!(sums.iter().all(|s| s.outcome == "completed"), "{sums:?}");
-    for v in ["pp", "dp", "dp_zero3"] {
-        let mut sim = build(
-            &src("notify_latency = \"2us\"\n")
-                .replace("parallelism = \"pp\"", &format!("parallelism = \"{v}\"")),
+    for notify in ["notify_latency = \"2us\"\n", ""] {
+        let l = load(&src(notify));
+        let (notes, sums) = same_bytes_summaries("training", &l);
+        assert!(
+            notes.iter().all(|n| n.contains("running on 2")),
+            "{notify}: {notes:?}"
         );
-        assert!(sim.set_threads_per_run(2).is_empty(), "{v}");
-        assert_eq!(sim.shard_count(), 2, "{v}");
-        assert_eq!(sim.run(&mut |_| {}), Outcome::Completed, "{v}");
-        let t = &sim.trainings[0];
-        let ends = t.iteration_ends(|p| sim.phase_times(p).1);
-        assert_eq!(ends.len(), 2, "{v}");
-        assert!(ends.iter().all(|e| e.is_some()), "{v}: {ends:?}");
-        assert!(fabricsim::invariants::check(&sim).is_empty(), "{v}");
+        assert!(sums.iter().all(|s| s.outcome == "completed"), "{sums:?}");
+        for v in ["pp", "dp", "dp_zero3"] {
+            let mut sim = build(
+                &src(notify).replace("parallelism = \"pp\"", &format!("parallelism = \"{v}\"")),
+            );
+            assert!(sim.set_threads_per_run(2).is_empty(), "{v} {notify}");
+            assert_eq!(sim.shard_count(), 2, "{v} {notify}");
+            assert_eq!(sim.run(&mut |_| {}), Outcome::Completed, "{v}");
+            let t = &sim.trainings[0];
+            let ends = t.iteration_ends(|p| sim.phase_times(p).1);
+            assert_eq!(ends.len(), 2, "{v}");
+            assert!(ends.iter().all(|e| e.is_some()), "{v}: {ends:?}");
+            assert!(fabricsim::invariants::check(&sim).is_empty(), "{v}");
+        }
     }
-    // Without the latency a dependency would cross in no time: one thread, and why.
-    let mut sim = build(&src(""));
+    // A flow that starts when another host's flow is received, in no time (AlltoAll in
+    // rounds): a start cannot be taken late, so one thread, and why.
+    let rounds = src("").replace(
+        "kind = \"training\"\nparallelism = \"pp\"\n",
+        "kind = \"collective\"\ncollective = \"alltoall\"\nrounds = true\nsize = \"64KB\"\n",
+    );
+    let rounds = rounds[..rounds.find("iterations").unwrap()].to_string();
+    let mut sim = build(&rounds);
     let notes = sim.set_threads_per_run(2);
     assert_eq!(sim.shard_count(), 1);
     assert!(

@@ -418,6 +418,7 @@ impl Simulation {
                     None
                 },
                 finish: None,
+                last_done: 0,
                 spec,
             })
             .collect();
@@ -541,6 +542,9 @@ impl Simulation {
                 jobs_done: Vec::new(),
                 event_budget: u64::MAX,
                 past_budget: Vec::new(),
+                window_end: 0,
+                late: false,
+                late_releases: Vec::new(),
             },
             fabric: Fabric {
                 table_routing,

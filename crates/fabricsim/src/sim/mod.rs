@@ -237,6 +237,9 @@ pub struct JobState {
     pub finish: Option<Time>,
     /// Flows and phases not yet done.
     pub left: u32,
+    /// When the latest of its done nodes was done (its finish once none is left; a run
+    /// cut into shards may account a node taken late after a later one).
+    pub(crate) last_done: Time,
 }
 
 /// The narrow context every handler shares: the clock, the event queue, the packet
@@ -272,6 +275,16 @@ pub struct Ctx {
     /// window, and the events it ran past that, for the diagnosis.
     pub(crate) event_budget: u64,
     pub(crate) past_budget: Vec<crate::engine::Event>,
+    /// The end of the window this shard last ran (0 in a run on one thread). A release
+    /// handed over for a time before it is taken late, between windows
+    /// (`FlowLauncher::take_release`): only what cannot act before this time may be.
+    pub(crate) window_end: Time,
+    /// True while such a late release is taken: the clock (`now`) is set back to the
+    /// release's time, and timers due before `window_end` act at once.
+    pub(crate) late: bool,
+    /// Releases for other shards that a late release made, `(shard, time, node)`:
+    /// handed over between windows, by the caller's thread.
+    pub(crate) late_releases: Vec<(u32, Time, u32)>,
 }
 
 /// The network: nodes, ports, links, switches (with their roles' state) and what they do

@@ -47,6 +47,11 @@ pub(crate) struct FlowLauncher {
     /// for the nodes that shard starts, and accounted by shard 0 ([`JOIN_SHARD`]).
     /// Empty in a run on one thread.
     pub(crate) everywhere: Vec<bool>,
+    /// In a run cut into shards whose dependencies between shards may be taken late
+    /// (`Simulation::dependency_crossings`), per node: the latest time one of the things
+    /// it waits for was done, when it begins once the last is (a late release may come
+    /// after a later one of its shard's own). Empty otherwise.
+    pub(crate) released_at: Vec<Time>,
 }
 
 /// The shard that runs a join point (a phase without a host) of a run cut into shards:
@@ -152,6 +157,7 @@ impl FlowLauncher {
             + vec_bytes(&self.host_shard)
             + vec_bytes(&self.phases)
             + vec_bytes(&self.phase_times)
+            + vec_bytes(&self.released_at)
     }
 }
 
@@ -417,11 +423,7 @@ impl Nics {
                 break;
             }
             self.launcher.lanes[lane].timers.pop();
-            match Timer::unpack(v) {
-                Timer::Release(node) => self.release(ctx, fabric, node),
-                Timer::Begin(i) => self.begin_phase(ctx, fabric, i),
-                Timer::End(i) => self.end_phase(ctx, fabric, i),
-            }
+            self.act(ctx, fabric, Timer::unpack(v));
         }
         while self.launcher.lanes[lane].next < self.launcher.lanes[lane].order.len() {
             let fid = self.launcher.lanes[lane].order[self.launcher.lanes[lane].next];
@@ -447,29 +449,71 @@ impl Nics {
         }
     }
 
+    /// What a timer does when it is due.
+    fn act(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, what: Timer) {
+        match what {
+            Timer::Release(node) => self.release(ctx, fabric, node),
+            Timer::Begin(i) => self.begin_phase(ctx, fabric, i),
+            Timer::End(i) => self.end_phase(ctx, fabric, i),
+        }
+    }
+
     /// Sets a timer for `at` (in `ctx`'s shard).
-    fn set_timer(&mut self, ctx: &mut Ctx, at: Time, what: Timer) {
+    fn push_timer(&mut self, ctx: &mut Ctx, at: Time, what: Timer) {
         let l = &mut self.launcher.lanes[ctx.shard as usize];
         l.timers.push(Reverse((at, what.pack())));
         self.arm_timers(ctx);
     }
 
-    /// Node `v` is released at `at` (later than now): by a timer of the shard that
-    /// starts it, which, if it is another, gets the release at the next barrier (the
-    /// shards' check makes every such delay at least the crossing grid).
-    fn release_at(&mut self, ctx: &mut Ctx, at: Time, v: u32) {
+    /// Sets a timer for `at`; while a late release is taken, one due before the window
+    /// just run ended acts at once, as of its time ([`Self::take_release`]).
+    fn set_timer(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, at: Time, what: Timer) {
+        if ctx.late && at < ctx.window_end {
+            self.act_as_of(ctx, fabric, at, what);
+        } else {
+            self.push_timer(ctx, at, what);
+        }
+    }
+
+    /// Node `v` is released at `at` (now or later): by a timer of the shard that starts
+    /// it, which, if it is another, gets the release at the next barrier.
+    fn release_at(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, at: Time, v: u32) {
         let to = self.owner(v, ctx.shard);
         if to == ctx.shard {
-            self.set_timer(ctx, at, Timer::Release(v));
+            self.set_timer(ctx, fabric, at, Timer::Release(v));
+        } else if ctx.late {
+            ctx.late_releases.push((to, at, v));
         } else {
             ctx.hand_off_release(to, at, v);
         }
     }
 
     /// A release of node `v` for `at` handed over from another shard (or decided
-    /// between windows) joins the timers of `ctx`'s shard.
-    pub(crate) fn take_release(&mut self, ctx: &mut Ctx, at: Time, v: u32) {
-        self.set_timer(ctx, at, Timer::Release(v));
+    /// between windows) joins the timers of `ctx`'s shard, or, when `at` is before the
+    /// end of the window the shard has just run, is taken late, now, as of `at`. What a
+    /// late release sets off cannot act before the window's end, or in a way that
+    /// depends on when it is taken (the cut's check, `Simulation::dependency_crossings`,
+    /// admits only such dependencies between shards): counts of what a node waits for,
+    /// the latest time of its releases, a phase's begin and end times and its end timer,
+    /// the nodes done of a job iteration, further such releases. So the state after it
+    /// is the state the serial engine reaches, whatever order late releases are taken in.
+    pub(crate) fn take_release(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, at: Time, v: u32) {
+        if at < ctx.window_end {
+            self.act_as_of(ctx, fabric, at, Timer::Release(v));
+        } else {
+            self.push_timer(ctx, at, Timer::Release(v));
+        }
+    }
+
+    /// Acts `what` late, as of `at` (before the end of the window the shard has run).
+    #[cold]
+    fn act_as_of(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, at: Time, what: Timer) {
+        let (now, late) = (ctx.now, ctx.late);
+        ctx.now = at;
+        ctx.late = true;
+        self.act(ctx, fabric, what);
+        ctx.now = now;
+        ctx.late = late;
     }
 
     /// The shard that starts node `v` (its flow's sender; a phase's host; a join's
@@ -519,17 +563,21 @@ impl Nics {
             if only_own && self.owner(nxt, ctx.shard) != ctx.shard {
                 continue;
             }
-            if lag == 0 {
-                debug_assert_eq!(self.owner(nxt, ctx.shard), ctx.shard);
+            if lag == 0 && self.owner(nxt, ctx.shard) == ctx.shard {
                 self.release(ctx, fabric, nxt);
             } else {
-                self.release_at(ctx, ctx.now + lag, nxt);
+                self.release_at(ctx, fabric, ctx.now + lag, nxt);
             }
         }
     }
 
     /// Starts flow `fid` now: its NIC begins sending it.
     pub(crate) fn start_flow(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: u32) {
+        assert!(
+            !ctx.late,
+            "flow {fid} would start in its shard's past: the cut admitted a dependency \
+             between shards that it must not (dependency_crossings)"
+        );
         let now = ctx.now;
         if let Some(eng) = self.engines.as_mut() {
             // A NIC keeps so many messages in flight; the next waits for a place (it was
@@ -603,7 +651,7 @@ impl Nics {
     fn begin_phase(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, i: u32) {
         let p = self.launcher.phases[i as usize];
         if p.not_before > ctx.now {
-            self.set_timer(ctx, p.not_before, Timer::Begin(i));
+            self.set_timer(ctx, fabric, p.not_before, Timer::Begin(i));
             return;
         }
         // A join every shard runs is accounted once, by its shard.
@@ -613,7 +661,7 @@ impl Nics {
         }
         let node = self.flows.len() as u32 + i;
         self.release_list(ctx, fabric, node, DepPoint::Start);
-        self.set_timer(ctx, ctx.now + p.duration, Timer::End(i));
+        self.set_timer(ctx, fabric, ctx.now + p.duration, Timer::End(i));
     }
 
     /// Phase `i` ends: release what waited for it.
@@ -629,7 +677,8 @@ impl Nics {
         } else {
             // Shards end phases side by side: each counts its own.
             ctx.tally.phases_ended += 1;
-            ctx.tally.last_phase_end = ctx.now;
+            // (A late end may come after later ones of the shard's own.)
+            ctx.tally.last_phase_end = ctx.tally.last_phase_end.max(ctx.now);
         }
         self.job_node_done(ctx, fabric, node);
     }
@@ -645,7 +694,7 @@ impl Nics {
                 let owner = self.owner((n + i) as u32, 0) as usize;
                 for ctx in ctxs.iter_mut() {
                     if self.everywhere(i as u32) || ctx.shard as usize == owner {
-                        self.set_timer(ctx, t, Timer::Begin(i as u32));
+                        self.push_timer(ctx, t, Timer::Begin(i as u32));
                     }
                 }
             }
@@ -671,27 +720,31 @@ impl Nics {
             return;
         }
         let now = ctx.now;
-        for (v, lag) in self.account_job_node(now, v) {
-            if lag > 0 {
-                self.set_timer(ctx, now + lag, Timer::Release(v));
+        for (v, at) in self.account_job_node(now, v) {
+            if at > now {
+                self.push_timer(ctx, at, Timer::Release(v));
             } else {
                 self.release(ctx, fabric, v);
             }
         }
     }
 
-    /// Node `v` of a job iteration was done at `now`: counts it, and when it was the
+    /// Node `v` of a job iteration was done at `at`: counts it, and when it was the
     /// iteration's last, starts the iterations waiting for it. Returns their first
-    /// nodes, to release after their notification latencies.
-    pub(crate) fn account_job_node(&mut self, now: Time, v: u32) -> Vec<(u32, Time)> {
+    /// nodes with when to release them (after their notification latencies). The
+    /// iteration finishes when its latest node was done, whatever order they are
+    /// accounted in.
+    pub(crate) fn account_job_node(&mut self, at: Time, v: u32) -> Vec<(u32, Time)> {
         let Some(j) = self.launcher.deps.job[v as usize] else {
             return Vec::new();
         };
         let job = &mut self.jobs[j as usize];
         job.left -= 1;
+        job.last_done = job.last_done.max(at);
         if job.left > 0 {
             return Vec::new();
         }
+        let now = job.last_done;
         job.finish = Some(now);
         let (a, b) = (
             self.launcher.deps.noff[j as usize] as usize,
@@ -705,7 +758,7 @@ impl Nics {
             out.extend(
                 job_nodes(self.flows.len(), &self.jobs[nj].spec)
                     .filter(|&v| d.root[v as usize])
-                    .map(|v| (v, d.chain_lag.get(v as usize).copied().unwrap_or(0))),
+                    .map(|v| (v, now + d.chain_lag.get(v as usize).copied().unwrap_or(0))),
             );
         }
         out
@@ -717,7 +770,15 @@ impl Nics {
         let p = &mut self.launcher.deps.pending[v as usize];
         debug_assert!(*p > 0);
         *p -= 1;
-        if *p == 0 {
+        let left = *p;
+        if let Some(r) = self.launcher.released_at.get_mut(v as usize) {
+            *r = (*r).max(ctx.now);
+            if left == 0 && ctx.late {
+                // It begins when the last thing it waited for was done.
+                ctx.now = *r;
+            }
+        }
+        if left == 0 {
             let n = self.flows.len() as u32;
             if v < n {
                 self.start_flow(ctx, fabric, v);

@@ -62,6 +62,7 @@ impl Simulation {
             l.host_shard.clear();
             l.everywhere.clear();
         }
+        self.nics.launcher.released_at = Vec::new();
         self.shards = None;
         self.fabric.telemetry.int.truncate(1);
         if let Some(c) = self.fabric.capture.as_mut() {
@@ -130,8 +131,8 @@ impl Simulation {
             .map(|h| self.shard_of_host(&p, h) as u16)
             .collect();
         let grid = crossing_grid(&self.fabric);
-        let least_lag = match self.dependency_crossings(&host_shard, grid) {
-            Ok(lag) => lag,
+        let (least_lag, least_heard) = match self.dependency_crossings(&host_shard, grid) {
+            Ok(lags) => lags,
             Err(why) => {
                 notes.push(format!(
                     "{shards} threads per run asked for, but {why}: running on one thread"
@@ -194,6 +195,11 @@ impl Simulation {
         } else {
             (reach / grid).max(1) * grid
         };
+        if least_heard < span {
+            // Some releases between shards will be taken late (`take_release`).
+            let nodes = self.nics.flows.len() + self.nics.launcher.phases.len();
+            self.nics.launcher.released_at = vec![0; nodes];
+        }
         self.shards = Some(Box::new(Shards {
             partition: p,
             threads,
@@ -212,19 +218,24 @@ impl Simulation {
         notes
     }
 
-    /// The least wait of a dependency between shards (`Time::MAX` if none), which
-    /// bounds how far a window may reach; or why the dependencies cannot be cut so: a
-    /// shard learns what
-    /// another did only at the next barrier, so every dependency whose two ends are in
-    /// different shards (a flow's end at its receiver, its start and last byte sent at
-    /// its sender, a compute phase on its host, a join point in [`JOIN_SHARD`]; the next
-    /// node where it starts), and every start of a job iteration after the previous one
-    /// (accounted between windows), must wait at least the crossing grid `grid`: its
-    /// notification latency (`[transport] notify_latency`, which the serial engine
-    /// applies alike) plus its own delay. A join that waits for nothing runs in every
-    /// shard, so what waits for it never crosses.
-    fn dependency_crossings(&self, host_shard: &[u16], grid: Time) -> Result<Time, String> {
+    /// How far a window may reach for the dependencies between shards, and the least
+    /// time after which one is heard (`Time::MAX` each if none); or why the dependencies
+    /// cannot be cut so. A shard learns what another did only at the next barrier, so
+    /// every dependency whose two ends are in different shards (a flow's end at its
+    /// receiver, its start and last byte sent at its sender, a compute phase on its
+    /// host, a join point in [`JOIN_SHARD`]; the next node where it starts), and every
+    /// start of a job iteration after the previous one (accounted between windows),
+    /// must not act within the crossing grid `grid`: its notification latency
+    /// (`[transport] notify_latency`, which the serial engine applies alike) plus its
+    /// own delay plus the time before what it sets off first acts in a shard
+    /// ([`Self::phase_reach`]: nothing for a flow, which starts sending; a compute
+    /// phase's duration). A release heard before the end of the window the other shard
+    /// has run is taken late, as of its time (`FlowLauncher::take_release`). A join that
+    /// waits for nothing runs in every shard, so what waits for it never crosses.
+    fn dependency_crossings(&self, host_shard: &[u16], grid: Time) -> Result<(Time, Time), String> {
         let mut least = Time::MAX;
+        let mut heard = Time::MAX;
+        let reach = self.phase_reach();
         let n = &self.nics;
         let d = &n.launcher.deps;
         let nf = n.flows.len();
@@ -264,15 +275,17 @@ impl Simulation {
                     if shard(a, false) == Some(here) {
                         continue;
                     }
-                    least = least.min(lag[k]);
-                    if lag[k] < grid {
+                    let acts = lag[k].saturating_add(reach(a));
+                    least = least.min(acts);
+                    heard = heard.min(lag[k]);
+                    if acts < grid {
                         return Err(format!(
-                            "{} waits for {} in another shard with a delay of {}, less \
-                             than the crossing grid ({}, the least cable delay): set \
+                            "{} waits for {} in another shard and acts {} after it, \
+                             less than the crossing grid ({}, the least cable delay): set \
                              [transport] notify_latency to at least that",
                             name(a),
                             name(b),
-                            crate::units::fmt_time(lag[k]),
+                            crate::units::fmt_time(acts),
                             crate::units::fmt_time(grid)
                         ));
                     }
@@ -288,8 +301,10 @@ impl Simulation {
             let phases = phases..phases + js.spec.n_phases;
             for v in first.chain(phases).filter(|&v| d.root[v as usize]) {
                 let lag = d.chain_lag.get(v as usize).copied().unwrap_or(0);
-                least = least.min(lag);
-                if lag < grid {
+                let acts = lag.saturating_add(reach(v as usize));
+                least = least.min(acts);
+                heard = heard.min(lag);
+                if acts < grid {
                     return Err(format!(
                         "job iteration {j} starts when the one before ends, which a run cut \
                          into shards learns at a barrier, and its {} hears of it after {}, \
@@ -298,7 +313,7 @@ impl Simulation {
                          which hears at once, cannot start an iteration of a run cut into \
                          shards)",
                         name(v as usize),
-                        crate::units::fmt_time(lag),
+                        crate::units::fmt_time(acts),
                         crate::units::fmt_time(grid)
                     ));
                 }
@@ -314,7 +329,79 @@ impl Simulation {
                 }
             }
         }
-        Ok(least)
+        Ok((least, heard))
+    }
+
+    /// For each node of the dependency graph, a time within which nothing it sets off
+    /// acts in a shard once it is released: what a release taken late may skip over
+    /// ([`Self::dependency_crossings`]). A flow: 0 (it starts sending). A phase: the
+    /// least, over what waits for its begin, of that edge's delay plus its reach, and
+    /// over what waits for its end, its duration plus the same (`Time::MAX` when nothing
+    /// waits for it). Its begin and end themselves only set times and counts. (A phase
+    /// may begin later, at its `not_before`: that only adds.)
+    fn phase_reach(&self) -> impl Fn(usize) -> Time {
+        let n = &self.nics;
+        let d = &n.launcher.deps;
+        let nf = n.flows.len();
+        let np = n.launcher.phases.len();
+        // (successor, delay, after the phase's end) of phase node `v`.
+        let edges = |v: usize| {
+            let list = |off: &[u32], after: &[u32], lag: &[Time], end: bool| {
+                let r = if off.is_empty() {
+                    0..0
+                } else {
+                    off[v] as usize..off[v + 1] as usize
+                };
+                r.map(|k| (after[k] as usize, lag[k], end))
+                    .collect::<Vec<_>>()
+            };
+            let mut e = list(&d.off, &d.after, &d.lag, true);
+            e.extend(list(&d.soff, &d.safter, &d.slag, false));
+            e
+        };
+        // Depth first without recursion (chains of phases can be long). A successor
+        // not worked out when needed (on a cycle, which never starts) counts 0.
+        let mut reach: Vec<Option<Time>> = vec![None; np];
+        let mut open = vec![false; np];
+        let mut stack: Vec<(usize, bool)> = Vec::new();
+        for first in 0..np {
+            stack.push((first, false));
+            while let Some((i, expanded)) = stack.pop() {
+                if reach[i].is_some() || (open[i] && !expanded) {
+                    continue;
+                }
+                let v = nf + i;
+                if !expanded {
+                    open[i] = true;
+                    stack.push((i, true));
+                    for (s, _, _) in edges(v) {
+                        if s >= nf && reach[s - nf].is_none() && !open[s - nf] {
+                            stack.push((s - nf, false));
+                        }
+                    }
+                    continue;
+                }
+                let dur = n.launcher.phases[i].duration;
+                let mut r = Time::MAX;
+                for (s, lag, end) in edges(v) {
+                    let next = if s < nf {
+                        0
+                    } else {
+                        reach[s - nf].unwrap_or(0)
+                    };
+                    let t = lag.saturating_add(next);
+                    r = r.min(if end { dur.saturating_add(t) } else { t });
+                }
+                reach[i] = Some(r);
+            }
+        }
+        move |v: usize| {
+            if v < nf {
+                0
+            } else {
+                reach[v - nf].unwrap_or(0)
+            }
+        }
     }
 
     /// Why the DR switches cannot be cut so, if they cannot: a flow's DR notifications

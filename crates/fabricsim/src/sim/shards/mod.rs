@@ -33,16 +33,22 @@
 //! The run ends at the end of a grid cell in both engines (`event_loop.rs`), the only
 //! place where a barrier could otherwise show. What is summed (counters, tallies) is
 //! summed exactly. The arena's peak is the one figure that is not the same: it is the sum
-//! of the shards' peaks, an upper bound (`speed.peak_packets`).
+//! of the shards' peaks (`speed.peak_packets`), which is no bound either way: the peaks
+//! may fall at different times (more), and a frame handed over is in no arena until the
+//! barrier (less: a window across a campus's long-haul links holds many).
 //!
 //! **What runs sharded.** Besides frames, a shard hands over what else crosses the cut,
 //! all delivered at the barrier and all at least a grid cell ahead ([`Outbox`]):
 //! - credit returns to a port in another shard ([`Ctx::hand_off_credit`]; the grid
 //!   counts return delays);
 //! - releases of dependency-graph nodes another shard starts ([`Ctx::hand_off_release`]),
-//!   whose delay, the notification latency (`[transport] notify_latency`, applied by the
-//!   serial engine alike) plus the edge's own, must be at least the grid: a cut where it
-//!   is not falls back and says what to set;
+//!   after the notification latency (`[transport] notify_latency`, applied by the serial
+//!   engine alike) plus the edge's own delay. One due before the end of the window the
+//!   receiving shard has run is taken late, as of its time (`FlowLauncher::take_release`),
+//!   which is exact for what acts only later (a compute phase's end, a join's count):
+//!   the cut admits an edge whose delay plus the reach of what it releases is at least
+//!   the grid (`Simulation::phase_reach`), and falls back, saying what to set, where a
+//!   flow would start sooner;
 //! - with a frame, its INT records and its PKTC container tag (per-slot tables of the
 //!   shard's arena).
 //!
@@ -67,7 +73,7 @@
 //! (`HwCollectives::merge_lanes`). Switches sending CNPs (`cc.dcqcn.cnp_from`) run in
 //! their shards: each has its own generator and pacing table. What stays on one thread,
 //! with a note saying why ([`Simulation::set_threads_per_run`]): a dependency between
-//! shards that waits less than the grid (set `[transport] notify_latency`), and a fabric
+//! shards that starts a flow sooner than the grid (set `[transport] notify_latency`), and a fabric
 //! that does not fall apart below its top layer. Links that replay frames (LLR with bit
 //! errors) are cut like any other: the sender draws each frame's fate a link delay
 //! before its arrival and hands over only frames that got through (`faults/llr.rs`).
@@ -224,7 +230,7 @@ impl Simulation {
         if let WindowsEnd::Paused = end {
             merge_flow_drops(&mut sh.ctxs, &mut self.fabric);
             self.merge_shard_records();
-            self.settle_jobs(&mut sh);
+            self.settle_between(&mut sh);
             self.ctx.now = until;
             self.shards = Some(sh);
             return None;
@@ -325,7 +331,7 @@ impl Simulation {
         // the diagnosis, as the serial loop does.
         let mut diagnosis: Option<crate::livelock::Tally> = None;
         loop {
-            self.settle_jobs(sh);
+            self.settle_between(sh);
             let mut tally = Tally::default();
             for c in &sh.ctxs {
                 tally.merge(&c.tally);
@@ -470,6 +476,7 @@ impl Simulation {
             };
             for c in &mut sh.ctxs {
                 c.event_budget = budget;
+                c.window_end = end;
             }
             window(&mut sh.ctxs, &mut self.fabric, &mut self.nics, end);
             if sh.ctxs.iter().any(|c| !c.past_budget.is_empty()) {
@@ -585,11 +592,32 @@ impl Simulation {
         Outcome::Livelock(crate::livelock::report(self, (now, popped), tally))
     }
 
+    /// Between windows: job iterations accounted ([`Self::settle_jobs`]) and the
+    /// releases that late releases made for other shards handed over, until neither
+    /// leaves anything (each may make more of the other).
+    fn settle_between(&mut self, sh: &mut Shards) {
+        loop {
+            self.settle_jobs(sh);
+            let mut late: Vec<(u32, Time, u32)> = Vec::new();
+            for c in &mut sh.ctxs {
+                late.append(&mut c.late_releases);
+            }
+            if late.is_empty() {
+                return;
+            }
+            for (to, at, v) in late {
+                let ctx = &mut sh.ctxs[to as usize];
+                self.nics.take_release(ctx, &mut self.fabric, at, v);
+            }
+        }
+    }
+
     /// Accounts the job-iteration nodes the shards saw done in the last window, in time
     /// order as the serial engine does at once: finished iterations get their finish
     /// time, and the first nodes of the iterations waiting for them are released, by
-    /// their shards' timers, after their notification latencies (never less than the
-    /// crossing grid, so never inside the window just run: checked when the run was cut).
+    /// their shards' timers, after their notification latencies, or late when that is
+    /// before the window's end (the cut admits that only where nothing it sets off acts
+    /// before then: `dependency_crossings`).
     fn settle_jobs(&mut self, sh: &mut Shards) {
         let mut done: Vec<(Time, u32)> = Vec::new();
         for c in &mut sh.ctxs {
@@ -600,10 +628,10 @@ impl Simulation {
         }
         done.sort_unstable();
         for (t, v) in done {
-            for (node, lag) in self.nics.account_job_node(t, v) {
-                debug_assert!(lag >= self.end_grid && lag > 0);
+            for (node, at) in self.nics.account_job_node(t, v) {
                 let s = self.nics.owner(node, 0) as usize;
-                self.nics.take_release(&mut sh.ctxs[s], t + lag, node);
+                self.nics
+                    .take_release(&mut sh.ctxs[s], &mut self.fabric, at, node);
             }
         }
     }
@@ -614,7 +642,7 @@ impl Simulation {
     /// the run is over.)
     fn gather(&mut self, sh: &mut Shards) {
         deliver(&mut sh.ctxs, &mut self.fabric, &mut self.nics);
-        self.settle_jobs(sh);
+        self.settle_between(sh);
         let p = &sh.partition;
         let fabric = &mut self.fabric;
         let main = &mut self.ctx;
