@@ -336,6 +336,20 @@ fn training_jobs_across_campuses_give_the_same_bytes_on_1_2_and_3_threads() {
             assert!(fabricsim::invariants::check(&sim).is_empty(), "{v}");
         }
     }
+    // Data parallel with ZeRO-3 on a fat tree cut by pods, no latency: the joins of its
+    // gathers hear of transfers from every pod in no time, and a join's releases taken
+    // late may come after later ones of its own shard (it begins at the latest).
+    let fat = "name = \"dp\"\nseed = 35\nmax_time = \"1s\"\n[topology]\nkind = \"fat_tree\"\n\
+               k = 4\nrate = \"100Gbps\"\nlink_delay = \"1us\"\n[cc]\nalgorithm = \"dcqcn\"\n\
+               [[workload]]\nkind = \"training\"\nparallelism = \"dp_zero3\"\niterations = 2\n\
+               microbatches = 4\nactivation = \"64KB\"\nforward = \"20us\"\nbackward = \"3us\"\n\
+               compute = \"300us\"\ngradient = \"1MB\"\nparameters = \"256KB\"\n";
+    let (notes, sums) = same_bytes_summaries("training-fat-tree", &load(fat));
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(sums.iter().all(|s| s.outcome == "completed"), "{sums:?}");
+    let mut sim = build(fat);
+    assert!(sim.set_threads_per_run(3).is_empty());
+    assert_eq!(sim.shard_count(), 3);
     // A flow that starts when another host's flow is received, in no time (AlltoAll in
     // rounds): a start cannot be taken late, so one thread, and why.
     let rounds = src("").replace(
