@@ -746,14 +746,15 @@ fn pausing_a_sharded_run_changes_nothing() {
 
 #[test]
 fn what_cannot_be_cut_runs_on_one_thread_and_says_why() {
-    // More threads than pods: as many shards as pods.
+    // More threads than pods: the pods split into their edge switches (with their
+    // hosts), and no further: as many shards as edge switches.
     let mut sim = build(&fat_tree(
         4,
         "[[workload]]\nkind = \"permutation\"\nsize = \"10KB\"\n",
     ));
     let notes = sim.set_threads_per_run(16);
-    assert_eq!(sim.shard_count(), 4);
-    assert!(notes.iter().any(|n| n.contains("4 groups")), "{notes:?}");
+    assert_eq!(sim.shard_count(), 8);
+    assert!(notes.iter().any(|n| n.contains("8 groups")), "{notes:?}");
     // A run already started stays as it is, serial or cut.
     let src = fat_tree(
         4,

@@ -1,16 +1,20 @@
 //! Cutting the fabric into shards for a parallel run (issue 19; the engine that runs them
-//! is not built yet, see `docs/design/sharding.md`): which shard each node belongs to,
+//! is `sim/shards/`): which shard each node belongs to,
 //! and the lookahead the cut allows, the least time anything takes to cross from one
 //! shard to another.
 //!
 //! The cut follows the fabric's structure: the switches farthest from any host (a fat
 //! tree's cores, a leaf-spine's spines, the DR switches above two campuses) form the top
 //! layer; without it the fabric falls apart into groups (pods, leaves with their hosts,
-//! campuses), which are never cut. Groups go to shards largest first, each to the shard
-//! with the fewest ports so far; a top switch joins the shard most of its cables lead to
-//! (a DR switch stays with its campus, so only the long DCI is cut), or, when they lead
-//! everywhere alike (a fat tree's core), the shard with the fewest ports. Everything is a
-//! pure function of the built fabric: the same model gives the same cut on any machine.
+//! campuses), which are never cut. With fewer groups than shards asked for, the heaviest
+//! group that falls apart below its own top layer is split (a campus into its leaves,
+//! its spines joining the top layer; a pod into its edge switches), until there are
+//! enough or none can be. Groups go to shards largest first, each to the shard with the
+//! fewest ports so far; a top switch joins the shard most of its cables lead to (a DR
+//! switch stays with its campus, so only the long DCI is cut while campuses are whole),
+//! or, when they lead everywhere alike (a fat tree's core), the shard with the fewest
+//! ports; a campus's DR switches share one shard. Everything is a pure function of the
+//! built fabric: the same model gives the same cut on any machine.
 //!
 //! The lookahead is the least, over cut cables, of the frame latency (the link's delay)
 //! and, under credit flow control, the credit return's (a link that replays frames,
@@ -125,39 +129,81 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         let r = nodes[v].ports;
         (r.len > 0).then(|| peer_node(r.first.idx()))
     };
-    let mut group_of = vec![usize::MAX; n];
-    let mut weight: Vec<(u64, usize)> = Vec::new();
+    // The groups' switches, in node order within each and by first switch.
+    let mut units: Vec<Vec<usize>> = Vec::new();
     let mut index_of_root = vec![usize::MAX; n];
-    for v in 0..n {
-        let Some(a) = anchor(v).filter(|&a| below(a)) else {
-            continue;
-        };
-        let r = root(&mut parent, a);
+    for v in (0..n).filter(|&v| below(v)) {
+        let r = root(&mut parent, v);
         if index_of_root[r] == usize::MAX {
-            index_of_root[r] = weight.len();
-            weight.push((0, r));
+            index_of_root[r] = units.len();
+            units.push(Vec::new());
         }
-        let g = index_of_root[r];
-        group_of[v] = g;
-        weight[g].0 += nodes[v].ports.len as u64;
+        units[index_of_root[r]].push(v);
     }
-    let groups = weight.len();
     let mut notes = Vec::new();
-    if groups < 2 {
+    if units.len() < 2 {
         notes.push(format!(
             "{requested} shards asked for, but the fabric does not fall apart below its top \
              layer of switches: running on one shard"
         ));
         return Partition::single(n, total_ports, notes);
     }
+    // Fewer groups than shards asked for: the heaviest group that falls apart below its
+    // own top layer (a campus into its leaves, a pod into its edge switches) is split,
+    // its top switches joining the top layer, until there are enough.
+    let weight_of = |unit: &[usize]| -> u64 {
+        let hosts: u64 = unit
+            .iter()
+            .flat_map(|&v| ports_of(v))
+            .map(peer_node)
+            .filter(|&w| !is_switch(w) && anchor(w).is_some_and(|a| unit.binary_search(&a).is_ok()))
+            .map(|w| nodes[w].ports.len as u64)
+            .sum();
+        unit.iter().map(|&v| nodes[v].ports.len as u64).sum::<u64>() + hosts
+    };
+    while units.len() < requested as usize {
+        let mut best: Option<(u64, usize, Vec<Vec<usize>>)> = None;
+        for (i, unit) in units.iter().enumerate() {
+            let w = weight_of(unit);
+            if best.as_ref().is_some_and(|b| b.0 >= w) {
+                continue;
+            }
+            if let Some(parts) = split_unit(unit, &dist, &ports_of, &peer_node) {
+                best = Some((w, i, parts));
+            }
+        }
+        let Some((_, i, parts)) = best else {
+            break;
+        };
+        units.splice(i..i + 1, parts);
+    }
+    let groups = units.len();
     let shards = (requested as usize).min(groups);
     if shards < requested as usize {
         notes.push(format!(
-            "{requested} shards asked for, but the fabric has {groups} groups below its top \
-             layer of switches (pods, leaves with their hosts, campuses), which are never \
-             cut: running on {shards}"
+            "{requested} shards asked for, but the fabric falls apart into only {groups} \
+             groups (pods, leaves with their hosts, campuses, and within them what falls \
+             apart below their own top switches), which are never cut: running on {shards}"
         ));
     }
+    let mut group_of = vec![usize::MAX; n];
+    let mut weight: Vec<(u64, usize)> = Vec::new();
+    for (g, unit) in units.iter().enumerate() {
+        for &v in unit {
+            group_of[v] = g;
+        }
+        weight.push((0, unit[0]));
+    }
+    for v in 0..n {
+        let Some(a) = anchor(v) else {
+            continue;
+        };
+        if group_of[a] != usize::MAX {
+            group_of[v] = group_of[a];
+            weight[group_of[a]].0 += nodes[v].ports.len as u64;
+        }
+    }
+
     // Largest group first, to the lightest shard (ties: the lower index).
     let mut order: Vec<usize> = (0..groups).collect();
     order.sort_by_key(|&g| (std::cmp::Reverse(weight[g].0), weight[g].1));
@@ -201,6 +247,24 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         shard_of_node[v] = s as u32;
         load[s] += nodes[v].ports.len as u64;
     }
+    // A campus's DR switches pace a flow's notifications together (`DrState::next_cnp`):
+    // they share the shard of the first, also when their campus was split.
+    if let Some(dr) = fabric.dr.as_ref() {
+        let mut shard_of_campus: Vec<Option<u32>> = Vec::new();
+        for &(port, campus) in &dr.dci_ports {
+            let v = fabric.ports[port].node.idx();
+            let c = campus as usize;
+            if shard_of_campus.len() <= c {
+                shard_of_campus.resize(c + 1, None);
+            }
+            let s = *shard_of_campus[c].get_or_insert(shard_of_node[v]);
+            if shard_of_node[v] != s && shard_of_node[v] != u32::MAX {
+                load[shard_of_node[v] as usize] -= nodes[v].ports.len as u64;
+                load[s as usize] += nodes[v].ports.len as u64;
+                shard_of_node[v] = s;
+            }
+        }
+    }
     for v in 0..n {
         if shard_of_node[v] == u32::MAX {
             let s = anchor(v)
@@ -241,6 +305,55 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         ports: load,
         notes,
     }
+}
+
+/// The parts group `unit` (its switches, in node order) falls apart into below its own
+/// top layer (its switches farthest from any host, `dist`), joined by their cables, each
+/// in node order; with a single tier, each switch alone. `None` when there are fewer
+/// than two.
+fn split_unit(
+    unit: &[usize],
+    dist: &[u32],
+    ports_of: &impl Fn(usize) -> Vec<usize>,
+    peer_node: &impl Fn(usize) -> usize,
+) -> Option<Vec<Vec<usize>>> {
+    let top = unit.iter().map(|&v| dist[v]).max()?;
+    let lower: Vec<usize> = if top <= 1 {
+        unit.to_vec()
+    } else {
+        unit.iter().copied().filter(|&v| dist[v] < top).collect()
+    };
+    let mut parent: Vec<usize> = (0..lower.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    if top > 1 {
+        for (i, &v) in lower.iter().enumerate() {
+            for p in ports_of(v) {
+                if let Ok(j) = lower.binary_search(&peer_node(p)) {
+                    let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                    if a != b {
+                        parent[a.max(b)] = a.min(b);
+                    }
+                }
+            }
+        }
+    }
+    let mut parts: Vec<Vec<usize>> = Vec::new();
+    let mut part_of_root = vec![usize::MAX; lower.len()];
+    for (i, &v) in lower.iter().enumerate() {
+        let r = root(&mut parent, i);
+        if part_of_root[r] == usize::MAX {
+            part_of_root[r] = parts.len();
+            parts.push(Vec::new());
+        }
+        parts[part_of_root[r]].push(v);
+    }
+    (parts.len() >= 2).then_some(parts)
 }
 
 /// The least time anything takes to cross any cable (a frame's link delay, a credit
@@ -380,7 +493,7 @@ mod tests {
         let sim = build(
             "kind = \"multi_campus\"\nleaves = 2\nspines = 2\nservers_per_leaf = 2\ndr_switches = 2\ncampus_to_dr_capacity = \"1600Gbps\"\ndci_capacity = \"800Gbps\"",
         );
-        let p = partition(&sim.fabric, 4);
+        let p = partition(&sim.fabric, 2);
         assert_eq!(p.shards, 2, "{:?}", p.notes);
         let c = cut(&sim, &p);
         assert!(!c.is_empty());
@@ -402,6 +515,61 @@ mod tests {
             .min()
             .unwrap();
         assert_eq!(p.lookahead, dci);
+    }
+
+    #[test]
+    fn more_shards_than_campuses_split_the_campuses_into_leaves() {
+        // Two campuses of 4 leaves: 4 or 8 shards asked for split them (the heaviest
+        // first) into leaves with their hosts; spines join the shard most of their
+        // cables lead to, and a campus's DR switches stay together. The lookahead is
+        // then a campus cable's delay. 16 asked for: 8 leaves are all there are.
+        let sim = build(
+            "kind = \"multi_campus\"\nleaves = 4\nspines = 2\nservers_per_leaf = 2\ndr_switches = 2\ncampus_to_dr_capacity = \"1600Gbps\"\ndci_capacity = \"800Gbps\"",
+        );
+        let f = &sim.fabric;
+        // (Between two switches: a cable toward a switch carries its forwarding latency.)
+        let campus_cable = (0..f.ports.len())
+            .filter(|&i| {
+                let (a, b) = (
+                    f.ports[i].node.idx(),
+                    f.ports[f.ports[i].peer.idx()].node.idx(),
+                );
+                [a, b]
+                    .iter()
+                    .all(|&v| f.node_is_switch[v] && !name_of(&sim, v).contains("dr"))
+            })
+            .map(|i| f.links[i].delay)
+            .min()
+            .unwrap();
+        for (asked, got) in [(3u32, 3u32), (4, 4), (8, 8), (16, 8)] {
+            let p = partition(f, asked);
+            assert_eq!(p.shards, got, "{asked}: {:?}", p.notes);
+            assert_eq!(p.notes.len(), usize::from(asked != got), "{:?}", p.notes);
+            assert!(p.ports.iter().all(|&w| w > 0), "{:?}", p.ports);
+            assert_eq!(p.lookahead, campus_cable, "{asked}");
+            for (port, campus) in &f.dr.as_ref().unwrap().dci_ports {
+                let first = (f.dr.as_ref().unwrap().dci_ports.iter())
+                    .find(|(_, c)| c == campus)
+                    .unwrap()
+                    .0;
+                let s = |q: crate::ids::PortId| p.shard_of_node[f.ports[q].node.idx()];
+                assert_eq!(s(*port), s(first), "{asked}: a campus's DRs apart");
+            }
+            let c = cut(&sim, &p);
+            assert!(
+                c.iter()
+                    .all(|(a, b)| !a.starts_with("host") && !b.starts_with("host")),
+                "{c:?}"
+            );
+        }
+        // A fat tree with fewer pods than shards: its pods split into edge switches.
+        let ft = build("kind = \"fat_tree\"\nk = 4\nrate = \"100Gbps\"\nlink_delay = \"1us\"");
+        let p = partition(&ft.fabric, 8);
+        assert_eq!(p.shards, 8, "{:?}", p.notes);
+        assert!(p.notes.is_empty());
+        assert!(cut(&ft, &p)
+            .iter()
+            .all(|(a, b)| !a.starts_with("host") && !b.starts_with("host")));
     }
 
     #[test]
