@@ -90,6 +90,7 @@ class Scenario:
         *,
         tables: Optional[Sequence[str]] = None,
         report: bool = True,
+        threads_per_run: int = 1,
     ) -> "Result":
         """Runs the scenario (one run: a scenario with variants, sweeps or ``seeds``
         > 1 goes through :func:`fabricsim.sweep` or the command line) and returns its
@@ -98,13 +99,19 @@ class Scenario:
         ``seed`` overrides the scenario's seed. With ``out``, the results folder is
         written exactly as ``fabricsim run --out`` writes it. ``tables`` limits the
         tables kept in memory (file names such as ``"flows.csv"``; default: all),
-        ``report=False`` skips rendering ``report.html``. The GIL is released while
-        the simulation runs; Ctrl-C stops it (``KeyboardInterrupt``)."""
+        ``report=False`` skips rendering ``report.html``. ``threads_per_run`` cuts the
+        run into that many shards of the parallel engine, run on at most the machine's
+        cores (``--threads-per-run``): the results are the same whatever it is, and
+        :attr:`Result.notes` says where a run could not be cut as asked. The GIL is
+        released while the simulation runs; Ctrl-C stops it (``KeyboardInterrupt``)."""
+        if threads_per_run < 1:
+            raise ValueError(f"threads_per_run={threads_per_run}: allowed: 1 or more")
         native = self._native.run(
             seed,
             None if out is None else os.fspath(out),
             None if tables is None else [_table_file(t) for t in tables],
             report,
+            threads_per_run,
         )
         return Result(native, seed if seed is not None else self.seed)
 
@@ -195,6 +202,12 @@ class Result:
         """The simulator's broken invariants (conservation, FCT >= ideal, ...); not
         empty only on a bug, which the command line reports with exit status 3."""
         return self._native.invariant_violations
+
+    @property
+    def notes(self) -> List[str]:
+        """What the run said about how it ran, as the command line prints after its
+        table: fewer shards than ``threads_per_run`` asked for, and why."""
+        return self._native.notes
 
     def __repr__(self) -> str:
         return f"Result(outcome={self.outcome!r}, seed={self.seed}, tables={self.table_names})"

@@ -65,12 +65,15 @@ def _patched(scenario: Scenario, coords: Mapping[str, Any]) -> Scenario:
     return sc
 
 
-def _run_point(scenario: Scenario, index: int, coords: Dict[str, Any], flows: bool) -> SweepRun:
+def _run_point(
+    scenario: Scenario, index: int, coords: Dict[str, Any], flows: bool, threads_per_run: int = 1
+) -> SweepRun:
     sc = _patched(scenario, coords)
     r = sc.run(
         seed=coords[SEED],
         tables=["flows.csv"] if flows else [],
         report=False,
+        threads_per_run=threads_per_run,
     )
     return SweepRun(
         index=index,
@@ -82,10 +85,12 @@ def _run_point(scenario: Scenario, index: int, coords: Dict[str, Any], flows: bo
     )
 
 
-def _ray_task(state, index: int, coords: Dict[str, Any], flows: bool) -> SweepRun:
+def _ray_task(
+    state, index: int, coords: Dict[str, Any], flows: bool, threads_per_run: int
+) -> SweepRun:
     # Runs in a Ray worker: the scenario travels as TOML text (see
     # `Scenario.__reduce__`), the result as a small picklable SweepRun.
-    return _run_point(Scenario._from_state(state), index, coords, flows)
+    return _run_point(Scenario._from_state(state), index, coords, flows, threads_per_run)
 
 
 def sweep_iter(
@@ -96,6 +101,7 @@ def sweep_iter(
     backend: str = "local",
     threads: Optional[int] = None,
     flows: bool = False,
+    threads_per_run: int = 1,
 ) -> Iterator[SweepRun]:
     """Runs every point of ``grid`` (a dict of field path -> list of values, as for
     :meth:`Scenario.set`) x ``seeds`` and yields a :class:`SweepRun` as each run
@@ -108,6 +114,8 @@ def sweep_iter(
     time with the GIL released. ``backend="ray"``: one Ray task per run; Ray is started
     locally (``ray.init()``) unless already initialised, so connect to a cluster first
     with ``ray.init(address=...)``. ``flows=True`` keeps each run's ``flows.csv``.
+    ``threads_per_run``: each run cut into that many shards (:meth:`Scenario.run`);
+    the local backend then runs fewer at once, as the command line shares the cores.
     """
     if seeds is None:
         seeds = [scenario.seed]
@@ -123,17 +131,20 @@ def sweep_iter(
         # together (each was checked alone when it was built).
         limit, _source = _native.memory_limit()
         threads = max(1, min(threads, limit // max(largest, 1)))
-        yield from _local(scenario, points, threads, flows)
+        if threads_per_run > 1:
+            threads = max(1, threads // threads_per_run)
+        yield from _local(scenario, points, threads, flows, threads_per_run)
     elif backend == "ray":
-        yield from _ray(scenario, points, flows)
+        yield from _ray(scenario, points, flows, threads_per_run)
     else:
         raise ValueError(f"backend={backend!r}: allowed: 'local', 'ray'")
 
 
-def _local(scenario, points, threads, flows) -> Iterator[SweepRun]:
+def _local(scenario, points, threads, flows, threads_per_run) -> Iterator[SweepRun]:
     with ThreadPoolExecutor(max_workers=max(1, min(threads, len(points) or 1))) as pool:
         pending = {
-            pool.submit(_run_point, scenario, i, c, flows) for i, c in enumerate(points)
+            pool.submit(_run_point, scenario, i, c, flows, threads_per_run)
+            for i, c in enumerate(points)
         }
         try:
             while pending:
@@ -146,7 +157,7 @@ def _local(scenario, points, threads, flows) -> Iterator[SweepRun]:
                 f.cancel()
 
 
-def _ray(scenario, points, flows) -> Iterator[SweepRun]:
+def _ray(scenario, points, flows, threads_per_run) -> Iterator[SweepRun]:
     try:
         import ray
     except ImportError as e:  # pragma: no cover - depends on the environment
@@ -158,7 +169,9 @@ def _ray(scenario, points, flows) -> Iterator[SweepRun]:
     task = ray.remote(_ray_task)
     state = scenario.__reduce__()[1][0]
     state_ref = ray.put(state)
-    pending = [task.remote(state_ref, i, c, flows) for i, c in enumerate(points)]
+    pending = [
+        task.remote(state_ref, i, c, flows, threads_per_run) for i, c in enumerate(points)
+    ]
     try:
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
@@ -178,6 +191,7 @@ def sweep(
     threads: Optional[int] = None,
     on_result: Optional[Callable[[SweepRun], None]] = None,
     flows: bool = False,
+    threads_per_run: int = 1,
 ):
     """:func:`sweep_iter`, gathered: one DataFrame with one row per run, in the grid's
     order: the sweep coordinates (grid keys, then ``seed``) then the run's summary
@@ -188,7 +202,13 @@ def sweep(
 
     runs: List[SweepRun] = []
     for r in sweep_iter(
-        scenario, grid, seeds, backend=backend, threads=threads, flows=flows
+        scenario,
+        grid,
+        seeds,
+        backend=backend,
+        threads=threads,
+        flows=flows,
+        threads_per_run=threads_per_run,
     ):
         if on_result is not None:
             on_result(r)

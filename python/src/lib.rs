@@ -214,8 +214,9 @@ impl NativeScenario {
     }
 
     /// Runs the scenario (one run) with the GIL released. `tables`: the per-run tables
-    /// to keep as data (file names; `None`: all); `report`: render `report.html`.
-    #[pyo3(signature = (seed=None, out=None, tables=None, report=true))]
+    /// to keep as data (file names; `None`: all); `report`: render `report.html`;
+    /// `threads_per_run`: shards of the parallel engine (the same results whatever it is).
+    #[pyo3(signature = (seed=None, out=None, tables=None, report=true, threads_per_run=1))]
     fn run(
         &self,
         py: Python<'_>,
@@ -223,6 +224,7 @@ impl NativeScenario {
         out: Option<PathBuf>,
         tables: Option<Vec<String>>,
         report: bool,
+        threads_per_run: usize,
     ) -> PyResult<NativeResult> {
         let loaded = self.loaded.clone();
         let stop = AtomicBool::new(false);
@@ -236,8 +238,14 @@ impl NativeScenario {
             }
         };
         let res = py.detach(|| -> Result<Option<NativeResult>, RunError> {
-            let Some((sim, r)) =
-                runner::run_single(&loaded, seed, out.as_deref(), Some(&stop), &progress)?
+            let Some((sim, r)) = runner::run_single(
+                &loaded,
+                seed,
+                out.as_deref(),
+                threads_per_run,
+                Some(&stop),
+                &progress,
+            )?
             else {
                 return Ok(None);
             };
@@ -257,6 +265,7 @@ impl NativeScenario {
                 report_html: report.then(|| output::run_report_html(&sim, &r.summary)),
                 outcome: r.outcome.name().to_string(),
                 invariant_violations: r.summary.invariant_violations.clone(),
+                notes: r.notes.clone(),
             }))
         });
         match res {
@@ -351,6 +360,7 @@ struct NativeResult {
     report_html: Option<String>,
     outcome: String,
     invariant_violations: Vec<String>,
+    notes: Vec<String>,
 }
 
 #[pymethods]
@@ -397,6 +407,12 @@ impl NativeResult {
     #[getter]
     fn invariant_violations(&self) -> Vec<String> {
         self.invariant_violations.clone()
+    }
+
+    /// What the run said about how it ran (fewer shards than asked for, and why).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 }
 

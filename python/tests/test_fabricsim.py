@@ -194,6 +194,23 @@ def test_runs_are_deterministic(small_toml):
     assert not a.flows.equals(d.flows)
 
 
+def test_threads_per_run_gives_the_same_tables(quickstart, small_toml):
+    # The parallel engine: the quickstart's fat tree cut into 2 and 3 shards gives the
+    # serial run's tables; a leaf-spine of 2 leaves cannot be cut into 3, and says so.
+    sc = Scenario.load(quickstart)
+    one = sc.run(seed=3, report=False)
+    assert one.notes == []
+    for n in (2, 3):
+        r = sc.run(seed=3, report=False, threads_per_run=n)
+        assert r.notes == [], r.notes
+        for t in ("flows", "ports"):
+            pd.testing.assert_frame_equal(one.table(t), r.table(t))
+    small = Scenario.from_toml(small_toml).run(report=False, threads_per_run=3)
+    assert any("running on 2" in n for n in small.notes), small.notes
+    with pytest.raises(ValueError, match="threads_per_run"):
+        sc.run(threads_per_run=0)
+
+
 def test_invariants_hold(quickstart):
     r = Scenario.load(quickstart).run(seed=2, report=False)
     f = r.flows
@@ -254,6 +271,10 @@ def test_local_sweep_2x2(small_toml):
     row = df.iloc[[3]].drop(columns=["cc.algorithm", "seed"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(row, direct)
     assert (df["cnps"][df["cc.algorithm"] == "hpcc"] == 0).all()
+    # Each run cut into 2 shards: the same rows.
+    cut = fabricsim.sweep(sc, grid={"cc.algorithm": ["dcqcn", "hpcc"]}, seeds=[1, 2],
+                          threads=2, threads_per_run=2)
+    pd.testing.assert_frame_equal(df, cut)
     # The streaming form yields every run, with flows when asked.
     runs = list(fabricsim.sweep_iter(sc, {"cc.algorithm": ["dcqcn", "hpcc"]}, [1, 2],
                                      flows=True))

@@ -532,6 +532,7 @@ pub fn run_single(
     loaded: &LoadedScenario,
     seed: Option<u64>,
     out: Option<&Path>,
+    threads_per_run: usize,
     stop: Option<&AtomicBool>,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Option<(Simulation, RunResult)>, RunError> {
@@ -554,12 +555,15 @@ pub fn run_single(
         resolved::set_seed(&mut p.meta.table, p.meta.seed).map_err(RunError::Input)?;
         results::prepare_out(out, &[]).map_err(RunError::Out)?;
     }
+    // Cut into as many shards as asked for, on at most the machine's threads (as the
+    // command line's `--threads-per-run`).
+    let n = threads_per_run.max(1);
     run_one_kept(
         loaded,
         p,
         false,
         out.map(Path::to_path_buf),
-        (1, 1),
+        (n, n.min(crate::sim::machine_threads())),
         stop,
         progress,
     )
