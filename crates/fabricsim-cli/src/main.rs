@@ -85,6 +85,10 @@ enum Cmd {
         /// Memory limit to check against, as for run.
         #[arg(long, value_name = "BYTES")]
         max_memory: Option<String>,
+        /// Also say how each run would be cut for this many threads per run, as for run:
+        /// shards, threads, lookahead and window span, or why fewer shards.
+        #[arg(long)]
+        threads_per_run: Option<usize>,
     },
     /// List every model with its parameters and defaults.
     List,
@@ -141,8 +145,9 @@ fn main() -> ExitCode {
             file,
             set,
             max_memory,
+            threads_per_run,
         } => match set_max_memory(max_memory) {
-            Ok(()) => cmd_check(file, set),
+            Ok(()) => cmd_check(file, set, threads_per_run),
             Err(e) => e,
         },
         Cmd::List => {
@@ -176,7 +181,12 @@ fn set_max_memory(v: Option<String>) -> Result<(), ExitCode> {
     Ok(())
 }
 
-fn cmd_check(file: PathBuf, set: Vec<String>) -> ExitCode {
+fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) -> ExitCode {
+    if let Some(n) = threads_per_run.filter(|n| !(1..=1024).contains(n)) {
+        return input_error(format!(
+            "--threads-per-run {n}: threads per run must be between 1 and 1024"
+        ));
+    }
     let loaded = match fabricsim::load_file(&file, &set) {
         Ok(l) => l,
         Err(e) => return input_error(e),
@@ -188,16 +198,35 @@ fn cmd_check(file: PathBuf, set: Vec<String>) -> ExitCode {
     // One run at a time: a sweep of thousands of runs is checked in the memory of one.
     for p in &plan {
         match p.build(&loaded) {
-            Ok(sim) => println!(
-                "{}: ok: variant {}: {} hosts, {} switches, {} links, {} flows, memory estimate {}",
-                file.display(),
-                p.meta.name,
-                sim.nics.hosts.len(),
-                sim.fabric.switches.len(),
-                sim.fabric.ports.len() / 2,
-                sim.nics.flows.len(),
-                fabricsim::budget::approx_bytes(sim.memory_estimate)
-            ),
+            Ok(mut sim) => {
+                println!(
+                    "{}: ok: variant {}: {} hosts, {} switches, {} links, {} flows, memory estimate {}",
+                    file.display(),
+                    p.meta.name,
+                    sim.nics.hosts.len(),
+                    sim.fabric.switches.len(),
+                    sim.fabric.ports.len() / 2,
+                    sim.nics.flows.len(),
+                    fabricsim::budget::approx_bytes(sim.memory_estimate)
+                );
+                if let Some(n) = threads_per_run {
+                    let notes = sim.set_threads_per_run(n);
+                    let cut = match sim.parallel_work() {
+                        Some(w) => format!(
+                            "{} shards on {} threads, lookahead {}, windows up to {}",
+                            w.shards,
+                            w.threads,
+                            fabricsim::units::fmt_time((w.lookahead_ns * 1e3) as u64),
+                            fabricsim::units::fmt_time((w.window_span_ns * 1e3) as u64)
+                        ),
+                        None => "one thread".to_string(),
+                    };
+                    println!("{}: variant {}: cut: {cut}", file.display(), p.meta.name);
+                    for note in notes {
+                        println!("{}: variant {}: note: {note}", file.display(), p.meta.name);
+                    }
+                }
+            }
             Err(e) => return input_error(e),
         }
     }

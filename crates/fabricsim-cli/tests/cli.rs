@@ -171,6 +171,23 @@ fn check_list_and_bench_work() {
             .count(),
         3
     );
+    // How each run would be cut: incast-pfc's two leaves hold 2 shards, not 3.
+    let o = exe()
+        .args(["check", scenario("incast-pfc.toml").to_str().unwrap()])
+        .args(["--threads-per-run", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(text.matches(": cut: 2 shards on ").count(), 3, "{text}");
+    assert_eq!(text.matches("running on 2").count(), 3, "{text}");
+    let o = exe()
+        .args(["check", scenario("quickstart.toml").to_str().unwrap()])
+        .args(["--threads-per-run", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--threads-per-run 0"));
     let o = exe().arg("list").output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     for word in [
