@@ -622,6 +622,11 @@ impl Simulation {
         self.nics.launcher.phase_times[i as usize]
     }
 
+    /// Compute phases and join points of the run (what [`Self::phase_times`] takes).
+    pub fn phase_count(&self) -> u32 {
+        self.nics.launcher.phases.len() as u32
+    }
+
     /// Flows finished so far.
     pub fn flows_done(&self) -> usize {
         self.ctx.tally.flows_done
