@@ -76,12 +76,17 @@ class Scenario:
         """The scenario's own seed (``run(seed=...)`` overrides it)."""
         return self._native.seed
 
-    def check(self) -> List[Dict[str, Any]]:
+    def check(self, threads_per_run: Optional[int] = None) -> List[Dict[str, Any]]:
         """What ``fabricsim check`` does: plans every run and builds each (semantic
         checks and the memory budget), raising :class:`ScenarioError` on the first
         problem. Returns one dict per run: ``run``, ``hosts``, ``switches``,
-        ``links``, ``flows``, ``memory_estimate_bytes``."""
-        return self._native.check()
+        ``links``, ``flows``, ``memory_estimate_bytes``; with ``threads_per_run``, also
+        how the run would be cut for it (``check --threads-per-run``): ``shards``,
+        ``threads``, ``lookahead_ns`` and ``window_span_ns`` (``None`` on one shard),
+        ``notes`` (why fewer shards than asked for)."""
+        if threads_per_run is not None and threads_per_run < 1:
+            raise ValueError(f"threads_per_run={threads_per_run}: allowed: 1 or more")
+        return self._native.check(threads_per_run)
 
     def run(
         self,

@@ -179,28 +179,40 @@ impl NativeScenario {
     }
 
     /// What `fabricsim check` does: every run planned and built (the semantic checks
-    /// and the memory budget), one at a time. Returns one dict per run.
-    fn check<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    /// and the memory budget), one at a time. Returns one dict per run; with
+    /// `threads_per_run`, also how the run would be cut (`shards`, `threads`,
+    /// `lookahead_ns`, `window_span_ns`, `notes`), as `check --threads-per-run`.
+    #[pyo3(signature = (threads_per_run=None))]
+    fn check<'py>(
+        &self,
+        py: Python<'py>,
+        threads_per_run: Option<usize>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let loaded = self.loaded.clone();
         let runs = py.detach(move || -> Result<Vec<_>, ScenarioError> {
             let plan = runner::plan(&loaded, None)?;
             plan.iter()
                 .map(|p| {
-                    let sim = p.build(&loaded)?;
-                    Ok((
+                    let mut sim = p.build(&loaded)?;
+                    let counts = (
                         p.meta.name.clone(),
                         sim.nics.hosts.len(),
                         sim.fabric.switches.len(),
                         sim.fabric.ports.len() / 2,
                         sim.nics.flows.len(),
                         sim.memory_estimate,
-                    ))
+                    );
+                    let cut = threads_per_run.map(|n| {
+                        let notes = sim.set_threads_per_run(n);
+                        (sim.parallel_work(), notes)
+                    });
+                    Ok((counts, cut))
                 })
                 .collect()
         });
         let runs = runs.map_err(|e| scenario_error(py, &e))?;
         runs.into_iter()
-            .map(|(name, hosts, switches, links, flows, mem)| {
+            .map(|((name, hosts, switches, links, flows, mem), cut)| {
                 let d = PyDict::new(py);
                 d.set_item("run", name)?;
                 d.set_item("hosts", hosts)?;
@@ -208,6 +220,21 @@ impl NativeScenario {
                 d.set_item("links", links)?;
                 d.set_item("flows", flows)?;
                 d.set_item("memory_estimate_bytes", mem)?;
+                if let Some((work, notes)) = cut {
+                    let (shards, threads, lookahead, span) = work.map_or((1, 1, None, None), |w| {
+                        (
+                            w.shards,
+                            w.threads,
+                            Some(w.lookahead_ns),
+                            Some(w.window_span_ns),
+                        )
+                    });
+                    d.set_item("shards", shards)?;
+                    d.set_item("threads", threads)?;
+                    d.set_item("lookahead_ns", lookahead)?;
+                    d.set_item("window_span_ns", span)?;
+                    d.set_item("notes", notes)?;
+                }
                 Ok(d)
             })
             .collect()

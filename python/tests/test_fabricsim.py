@@ -207,6 +207,11 @@ def test_threads_per_run_gives_the_same_tables(quickstart, small_toml):
             pd.testing.assert_frame_equal(one.table(t), r.table(t))
     small = Scenario.from_toml(small_toml).run(report=False, threads_per_run=3)
     assert any("running on 2" in n for n in small.notes), small.notes
+    # check() says the same before running: 2 shards, a cable's delay ahead.
+    (c,) = Scenario.from_toml(small_toml).check(threads_per_run=3)
+    assert c["shards"] == 2 and c["lookahead_ns"] >= 1000.0, c
+    assert any("running on 2" in n for n in c["notes"]), c
+    assert "shards" not in Scenario.from_toml(small_toml).check()[0]
     with pytest.raises(ValueError, match="threads_per_run"):
         sc.run(threads_per_run=0)
 
