@@ -350,6 +350,19 @@ fn training_jobs_across_campuses_give_the_same_bytes_on_1_2_and_3_threads() {
     let mut sim = build(fat);
     assert!(sim.set_threads_per_run(3).is_empty());
     assert_eq!(sim.shard_count(), 3);
+    // A pipeline whose forward phases last 300 ns, less than the 1 us grid: a phase
+    // that waits for one on another host would end inside the window that told it,
+    // so the cut refuses, and says how soon it acts.
+    let short = fat
+        .replace("\"dp_zero3\"", "\"pp\"")
+        .replace("forward = \"20us\"", "forward = \"300ns\"");
+    let mut sim = build(&short);
+    let notes = sim.set_threads_per_run(2);
+    assert_eq!(sim.shard_count(), 1, "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("acts 300.000ns after it")),
+        "{notes:?}"
+    );
     // A flow that starts when another host's flow is received, in no time (AlltoAll in
     // rounds): a start cannot be taken late, so one thread, and why.
     let rounds = src("").replace(
