@@ -151,16 +151,15 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
     // Fewer groups than shards asked for: the heaviest group that falls apart below its
     // own top layer (a campus into its leaves, a pod into its edge switches) is split,
     // its top switches joining the top layer, until there are enough.
-    let weight_of = |unit: &[usize]| -> u64 {
-        let hosts: u64 = unit
-            .iter()
-            .flat_map(|&v| ports_of(v))
-            .map(peer_node)
-            .filter(|&w| !is_switch(w) && anchor(w).is_some_and(|a| unit.binary_search(&a).is_ok()))
-            .map(|w| nodes[w].ports.len as u64)
-            .sum();
-        unit.iter().map(|&v| nodes[v].ports.len as u64).sum::<u64>() + hosts
-    };
+    // A group's weight (what the cut balances): the ports of its switches and of the
+    // hosts anchored to them.
+    let mut anchored_ports = vec![0u64; n];
+    for (v, node) in nodes.iter().enumerate() {
+        if let Some(a) = anchor(v) {
+            anchored_ports[a] += node.ports.len as u64;
+        }
+    }
+    let weight_of = |unit: &[usize]| -> u64 { unit.iter().map(|&v| anchored_ports[v]).sum() };
     while units.len() < requested as usize {
         let mut best: Option<(u64, usize, Vec<Vec<usize>>)> = None;
         for (i, unit) in units.iter().enumerate() {
@@ -192,15 +191,11 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         for &v in unit {
             group_of[v] = g;
         }
-        weight.push((0, unit[0]));
+        weight.push((weight_of(unit), unit[0]));
     }
     for v in 0..n {
-        let Some(a) = anchor(v) else {
-            continue;
-        };
-        if group_of[a] != usize::MAX {
+        if let Some(a) = anchor(v).filter(|&a| group_of[a] != usize::MAX) {
             group_of[v] = group_of[a];
-            weight[group_of[a]].0 += nodes[v].ports.len as u64;
         }
     }
 
