@@ -564,6 +564,7 @@ fn cmd_bench(
             "peak_rss_mb": peak_rss_mb(), "memory_bytes": memory,
             "memory_total": r.memory.total(), "peak_packets": r.memory.peak_packets,
             "threads": r.threads, "shards": r.shards, "notes": r.notes,
+            "parallelism": r.parallelism,
         });
         println!("{j}");
         return ExitCode::SUCCESS;
@@ -681,6 +682,12 @@ fn cmd_bench(
                     t["shards"],
                     t["threads"]
                 );
+                if let Some(p) = t["parallelism"].as_f64() {
+                    println!(
+                        "  at most {p:.2}x with a core per shard: the events of every window's \
+                         busiest shard, summed, are 1/{p:.2} of all (a count, not a timing)"
+                    );
+                }
             }
         }
     }

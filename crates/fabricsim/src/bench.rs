@@ -72,6 +72,10 @@ pub struct BenchResult {
     pub threads: usize,
     /// Why fewer shards than threads asked for, if so.
     pub notes: Vec<String>,
+    /// Events over those on the critical path of the shards' windows, when cut
+    /// ([`crate::sim::ParallelWork::parallelism`]): the speedup a core per shard could
+    /// give at most, the same on any machine.
+    pub parallelism: Option<f64>,
 }
 
 impl BenchResult {
@@ -220,5 +224,6 @@ pub fn run_case_on(case: Case, threads: usize) -> BenchResult {
         shards: sim.shard_count(),
         threads: sim.parallel_work().map_or(1, |w| w.threads),
         notes,
+        parallelism: sim.parallel_work().map(|w| w.parallelism),
     }
 }

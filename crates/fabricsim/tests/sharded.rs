@@ -934,3 +934,40 @@ fn a_livelock_is_stopped_and_named_in_a_sharded_run_too() {
         assert!(r.sampled > 0 && r.at_ps < 1_000_000_000, "{what}: {r}");
     }
 }
+
+#[test]
+fn the_critical_path_counts_each_windows_busiest_shard() {
+    // Traffic inside pod 0 only: one shard runs every event, the other three none, so
+    // the critical path is every event and a core per shard could gain nothing.
+    let local = fat_tree(
+        4,
+        "[[workload]]\nkind = \"flows\"\nflows = [\n\
+         { src = 0, dst = 1, size = \"256KB\" },\n{ src = 1, dst = 2, size = \"256KB\" },\n\
+         { src = 2, dst = 3, size = \"256KB\" },\n{ src = 3, dst = 0, size = \"256KB\" },\n]\n",
+    );
+    let mut sim = build(&local);
+    assert!(sim.set_threads_per_run(4).is_empty());
+    assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    let w = sim.parallel_work().unwrap();
+    assert_eq!(w.shards, 4);
+    assert_eq!(w.critical_path_events, sim.events());
+    assert_eq!(w.parallelism, 1.0);
+    // A permutation over every pod: each window's busiest shard runs well under all the
+    // window's events (summing the shards instead of taking the busiest would give 1;
+    // counts not reset between windows, less than 1), and no cut into 4 gains more
+    // than 4.
+    let spread = fat_tree(
+        4,
+        "[[workload]]\nkind = \"permutation\"\nsize = \"256KB\"\n",
+    );
+    let mut sim = build(&spread);
+    assert!(sim.set_threads_per_run(4).is_empty());
+    assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    let w = sim.parallel_work().unwrap();
+    assert!(
+        w.critical_path_events * 4 >= sim.events() && w.critical_path_events < sim.events(),
+        "{w:?}, {} events",
+        sim.events()
+    );
+    assert!(w.parallelism > 2.0 && w.parallelism <= 4.0, "{w:?}");
+}

@@ -206,6 +206,8 @@ impl Simulation {
             ctxs: Vec::new(),
             windows: 0,
             handoffs: 0,
+            critical: 0,
+            popped_at: Vec::new(),
             next_sample: None,
             last_sample: 0,
             between: 0,
@@ -444,6 +446,13 @@ impl Simulation {
     /// What the parallel engine did, when the run is cut into shards.
     pub fn parallel_work(&self) -> Option<ParallelWork> {
         let s = self.shards.as_ref()?;
+        let events = s.ctxs.iter().map(|c| c.queue.popped()).sum::<u64>() + s.between;
+        // What the shards ran since the last window (late releases taken when the run
+        // was gathered) ran on the caller's thread.
+        let since: u64 = (s.ctxs.iter().enumerate())
+            .map(|(i, c)| c.queue.popped() - s.popped_at.get(i).copied().unwrap_or(0))
+            .sum();
+        let critical = s.critical + s.between + since;
         Some(ParallelWork {
             shards: s.partition.shards as usize,
             threads: s.threads,
@@ -451,6 +460,11 @@ impl Simulation {
             window_span_ns: s.span as f64 / 1000.0,
             lookahead_ns: s.partition.lookahead as f64 / 1000.0,
             handoffs: s.handoffs,
+            critical_path_events: critical,
+            parallelism: match critical {
+                0 => 1.0,
+                c => events as f64 / c as f64,
+            },
         })
     }
 

@@ -143,6 +143,15 @@ pub struct ParallelWork {
     pub lookahead_ns: f64,
     /// Frames handed from one shard to another.
     pub handoffs: u64,
+    /// Events on the run's critical path: over the windows, the most events any one
+    /// shard ran in each, plus the events run between windows on the caller's thread
+    /// (samples, fault steps, late releases). A count, so the same on any machine.
+    pub critical_path_events: u64,
+    /// Events over `critical_path_events`: how many times faster than one thread the
+    /// run could go with a core for each shard, were every event equally costly and
+    /// the barriers free. Measured on any machine, it bounds what more cores can give
+    /// (the shards' balance window by window, not the machine's).
+    pub parallelism: f64,
 }
 
 /// A run cut into shards: the cut, and each shard's context once it runs.
@@ -157,6 +166,12 @@ pub(crate) struct Shards {
     pub(crate) windows: u64,
     /// Frames handed from one shard to another.
     pub(crate) handoffs: u64,
+    /// Events on the critical path so far ([`ParallelWork::critical_path_events`],
+    /// less `between`).
+    pub(crate) critical: u64,
+    /// Each shard's events at the end of the last window (the start of the count of
+    /// what it ran since, between windows and in the next).
+    pub(crate) popped_at: Vec<u64>,
     /// The next sample (`[record]` queues and rates), taken between windows.
     next_sample: Option<Time>,
     /// When the last sample was taken.
@@ -478,7 +493,19 @@ impl Simulation {
                 c.event_budget = budget;
                 c.window_end = end;
             }
+            sh.popped_at.resize(sh.ctxs.len(), 0);
+            for (c, at) in sh.ctxs.iter().zip(&mut sh.popped_at) {
+                // What a shard ran between windows (late releases) ran on this thread.
+                sh.critical += c.queue.popped() - *at;
+                *at = c.queue.popped();
+            }
             window(&mut sh.ctxs, &mut self.fabric, &mut self.nics, end);
+            let mut most = 0;
+            for (c, at) in sh.ctxs.iter().zip(&mut sh.popped_at) {
+                most = most.max(c.queue.popped() - *at);
+                *at = c.queue.popped();
+            }
+            sh.critical += most;
             if sh.ctxs.iter().any(|c| !c.past_budget.is_empty()) {
                 let d = diagnosis.take().unwrap_or_default();
                 return WindowsEnd::Ended(self.sharded_livelock(sh, d));
