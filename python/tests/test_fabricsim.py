@@ -205,6 +205,12 @@ def test_threads_per_run_gives_the_same_tables(quickstart, small_toml):
         assert r.notes == [], r.notes
         for t in ("flows", "ports"):
             pd.testing.assert_frame_equal(one.table(t), r.table(t))
+        # How the cut went, and the most a core per shard could give (a count).
+        par = r.summary_json["speed"]["parallel"]
+        assert par["shards"] == n and par["windows"] > 0, par
+        assert 1.0 <= par["parallelism"] <= n, par
+        assert par["critical_path_events"] <= r.summary_json["speed"]["events"], par
+    assert "parallel" not in one.summary_json["speed"]
     small = Scenario.from_toml(small_toml).run(report=False, threads_per_run=3)
     assert any("running on 2" in n for n in small.notes), small.notes
     # check() says the same before running: 2 shards, a cable's delay ahead.

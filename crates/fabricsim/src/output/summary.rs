@@ -9,7 +9,9 @@
 //! - `speed`: wall seconds, events, packet-hops, packet-hops per second, peak packets
 //!   alive, the memory estimated before the run ([`crate::budget`]) and the process's
 //!   peak resident memory (only `wall_seconds`, `packet_hops_per_sec` and
-//!   `peak_rss_bytes` depend on the machine);
+//!   `peak_rss_bytes` depend on the machine), and for a run cut into shards, `parallel`:
+//!   shards, threads, windows, window span, lookahead, frames handed over, and the
+//!   critical path with the speedup it bounds ([`crate::sim::ParallelWork`]);
 //! - `flows`: count, finished, goodput, FCT and slowdown statistics, per size bucket
 //!   (FCT at the receiver over fabricsim's ideal), the same at the sender over the ns-3
 //!   ideal (`sender_*`), and `definitions`: which FCT and ideal each figure uses;
