@@ -181,6 +181,23 @@ impl RoutingTable {
         if t.n_planes > 1 {
             t.plane_of = planes(nodes, ports, switch_nodes, &plane_seed)?;
         }
+        // Each switch's usable links to switches, (port, peer switch) in port order, laid
+        // out flat: the walks below visit every link once per edge switch (~k^5 visits on
+        // a fat tree of radix k), so they read this compact array instead of chasing
+        // port -> peer port -> node.
+        let mut adj_start = Vec::with_capacity(n_sw + 1);
+        let mut adj: Vec<(u32, u32)> = Vec::new();
+        for &sn in switch_nodes {
+            adj_start.push(adj.len() as u32);
+            for p in nodes[sn as usize].ports.iter().filter(|&p| usable(p)) {
+                let peer_node = ports[ports[p.idx()].peer.idx()].node;
+                if let Some(t2) = sw_of_node(peer_node.0) {
+                    adj.push((p.0, t2));
+                }
+            }
+        }
+        adj_start.push(adj.len() as u32);
+        let links_of = |s: usize| &adj[adj_start[s] as usize..adj_start[s + 1] as usize];
         let mut dist = vec![UNREACHED; n_sw];
         let mut queue = VecDeque::new();
         t.ranges = vec![PACKED; n_sw * t.n_edges];
@@ -189,36 +206,30 @@ impl RoutingTable {
             let root = t.edge_switch[e];
             dist[root as usize] = 0;
             queue.push_back(root);
+            // Breadth first from the edge switch: when switch s (distance d) is taken from
+            // the queue, every switch at distance d - 1 already has its distance (they
+            // were all queued before s), so one pass over s's links both finds the next
+            // layer and lists s's candidates, the links one step closer, in port order.
             while let Some(s) = queue.pop_front() {
-                let node = &nodes[switch_nodes[s as usize] as usize];
-                for p in node.ports.iter().filter(|&p| usable(p)) {
-                    let peer_node = ports[ports[p.idx()].peer.idx()].node;
-                    if let Some(t2) = sw_of_node(peer_node.0) {
-                        if dist[t2 as usize] == UNREACHED {
-                            dist[t2 as usize] = dist[s as usize] + 1;
-                            queue.push_back(t2);
-                        }
-                    }
-                }
-            }
-            for s in 0..n_sw {
-                if s as u32 == root || dist[s] == UNREACHED {
-                    continue;
-                }
-                let node = &nodes[switch_nodes[s] as usize];
+                let d = dist[s as usize];
                 let start = t.flat.len() as u32;
-                for p in node.ports.iter().filter(|&p| usable(p)).map(|p| p.0) {
-                    let peer_node = ports[ports[p as usize].peer.idx()].node;
-                    if let Some(t2) = sw_of_node(peer_node.0) {
-                        if dist[t2 as usize] + 1 == dist[s] {
-                            t.flat.push(p);
-                        }
+                for &(p, t2) in links_of(s as usize) {
+                    let dt = dist[t2 as usize];
+                    if dt == UNREACHED {
+                        dist[t2 as usize] = d + 1;
+                        queue.push_back(t2);
+                    } else if dt + 1 == d {
+                        t.flat.push(p);
                     }
+                }
+                if s == root {
+                    continue;
                 }
                 let len = t.flat.len() as u32 - start;
                 // Fat-trees and leaf-spines list their up ports consecutively: store such
                 // a run as (first port | CONTIGUOUS, len) and skip the indirection.
                 let run = &t.flat[start as usize..];
+                let s = s as usize;
                 if len > 0 && run.windows(2).all(|w| w[1] == w[0] + 1) && run[0] < CONTIGUOUS {
                     let first = run[0];
                     t.flat.truncate(start as usize);

@@ -75,13 +75,25 @@ impl Simulation {
         let mut next_port = 0u32;
         let mut n_sw = 0u32;
         let mut switch_nodes = Vec::new();
+        // Host index of each node (the first, should a node be listed twice): looked up
+        // per node, so a scan of the host list each time was quadratic (tens of seconds
+        // at 100k hosts).
+        let mut host_of_node = vec![u32::MAX; n];
+        for (h, &node) in g.hosts.iter().enumerate() {
+            if host_of_node[node] == u32::MAX {
+                host_of_node[node] = h as u32;
+            }
+        }
         for (i, ns) in g.nodes.iter().enumerate() {
             let kind = if ns.is_switch {
                 n_sw += 1;
                 switch_nodes.push(i as u32);
                 NodeKind::Switch(n_sw - 1)
             } else {
-                NodeKind::Host(g.hosts.iter().position(|&h| h == i).unwrap_or(0) as u32)
+                NodeKind::Host(match host_of_node[i] {
+                    u32::MAX => 0,
+                    h => h,
+                })
             };
             nodes.push(Node {
                 name: ns.name.clone(),
