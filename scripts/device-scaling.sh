@@ -10,9 +10,12 @@
 #   there:  run(command = "bash scripts/device-scaling.sh", carry = ["target/device"],
 #               timeout_s = 590)
 # Every child's JSON line goes to $OUT as soon as it finishes (a timeout keeps what ran),
-# most important first: k = 74 on 16 threads, then k = 48 and k = 32 on 1..16 threads,
-# then, with time left, k = 74 on one thread (about 6 minutes on a 2-core VM; the issue's
-# 343 s was a quiet 16-core Xeon), which is the side-by-side baseline of the first line.
+# most important first (RUNS, k:threads): k = 74 on 16 threads, k = 48 on 16 and on one
+# thread, k = 74 on one thread (about 6 minutes on a 2-core VM; the 343 s was a
+# quiet 16-core Xeon), the side-by-side baselines, then the curves at k = 32 and k = 48.
+# The device returns at most 8 files: wrap the call so that $OUT gets one archive, e.g.
+#   O=$OUT; OUT=/tmp/dev timeout -s KILL 560 bash scripts/device-scaling.sh;
+#   tar czf $O/device.tgz -C /tmp/dev .
 # Read the results with: python3 scripts/device-scaling-table.py $OUT
 set -u
 BIN=${BIN:-target/device/fabricsim}
@@ -34,7 +37,7 @@ child() {
         echo "k=$k threads=$t failed (see $OUT/k$k-t$t.err)" >&2
     fi
 }
-child ${K_BIG:-74} 16
-for t in 1 16 8; do child ${K_MID:-48} "$t"; done
-for t in 1 2 4 8 16; do child ${K_SMALL:-32} "$t"; done
-child ${K_BIG:-74} 1
+# Most important first: the target run, then the side-by-side baselines, then the curves.
+for run in ${RUNS:-74:16 48:16 48:1 74:1 32:1 32:16 32:8 32:4 32:2 48:8 48:4 48:2}; do
+    child "${run%%:*}" "${run##*:}"
+done
