@@ -213,7 +213,7 @@ fn check_list_and_bench_work() {
     );
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("packet-hops/s") && text.contains("128/128"),
+        text.contains("packet-hops/s") && text.contains("build s") && text.contains("128/128"),
         "{text}"
     );
     // The memory table: one row per case, a column per part.
