@@ -61,7 +61,7 @@ flows = [{{ src = "h0", dst = "h1", size = "4KB" }}]
     )
 }
 
-/// The candidates of every (switch, host), by definition.
+/// The candidates of every (host, switch), by definition.
 fn reference(sim: &Simulation) -> Vec<Vec<Vec<u32>>> {
     let f = &sim.fabric;
     let switch_nodes: Vec<usize> = (0..f.nodes.len())
@@ -73,7 +73,7 @@ fn reference(sim: &Simulation) -> Vec<Vec<Vec<u32>>> {
         NodeKind::Host(_) => None,
     };
     let n_hosts = sim.nics.hosts.len();
-    let mut out = vec![vec![Vec::new(); n_hosts]; switch_nodes.len()];
+    let mut out = Vec::with_capacity(n_hosts);
     for h in 0..n_hosts {
         let host_node = (0..f.nodes.len())
             .find(|&n| f.nodes[n].kind == NodeKind::Host(h as u32))
@@ -94,8 +94,8 @@ fn reference(sim: &Simulation) -> Vec<Vec<Vec<u32>>> {
                 }
             }
         }
-        for (s, &sn) in switch_nodes.iter().enumerate() {
-            out[s][h] = if s == edge {
+        let row = switch_nodes.iter().enumerate().map(|(s, &sn)| {
+            if s == edge {
                 vec![edge_port]
             } else {
                 f.nodes[sn]
@@ -106,8 +106,9 @@ fn reference(sim: &Simulation) -> Vec<Vec<Vec<u32>>> {
                         sw_of(peer_node(p)).is_some_and(|t| dist[t].wrapping_add(1) == dist[s])
                     })
                     .collect()
-            };
-        }
+            }
+        });
+        out.push(row.collect::<Vec<Vec<u32>>>());
     }
     out
 }
@@ -127,8 +128,8 @@ proptest! {
         let sim = Simulation::build(&l.scenario, "routing.toml", Path::new("."))
             .expect("builds");
         let want = reference(&sim);
-        for (s, row) in want.iter().enumerate() {
-            for (h, ports) in row.iter().enumerate() {
+        for (h, row) in want.iter().enumerate() {
+            for (s, ports) in row.iter().enumerate() {
                 prop_assert_eq!(
                     &sim.fabric.routing.candidates(s as u32, h as u32),
                     ports,
@@ -160,8 +161,8 @@ size = "4KB"
     let sim = Simulation::build(&l.scenario, "ft.toml", Path::new(".")).expect("builds");
     let want = reference(&sim);
     let mut up = 0;
-    for (s, row) in want.iter().enumerate() {
-        for (h, ports) in row.iter().enumerate() {
+    for (h, row) in want.iter().enumerate() {
+        for (s, ports) in row.iter().enumerate() {
             let got = sim.fabric.routing.candidates(s as u32, h as u32);
             assert_eq!(&got, ports, "switch {s} toward host {h}");
             assert!(got.len() == 1 || got.len() == 4, "{got:?}");
