@@ -589,8 +589,8 @@ mod tests {
     #[test]
     fn two_campuses_are_cut_at_the_dci_only() {
         // Leaves and spines make a campus; the DR switches are the top layer and each
-        // stays with the campus most of its cables lead to: only the 120 km DCI is cut,
-        // so the lookahead is its delay (about 600 us), not a campus link's.
+        // stays with the campus more than half its cables lead to: only the 120 km DCI is
+        // cut, so the lookahead is its delay (about 600 us), not a campus link's.
         let sim = build(
             "kind = \"multi_campus\"\nleaves = 2\nspines = 2\nservers_per_leaf = 2\ndr_switches = 2\ncampus_to_dr_capacity = \"1600Gbps\"\ndci_capacity = \"800Gbps\"",
         );
