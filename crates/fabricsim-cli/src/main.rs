@@ -211,9 +211,11 @@ fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) ->
                 );
                 if let Some(n) = threads_per_run {
                     let notes = sim.set_threads_per_run(n);
+                    let (cables, heaviest) = sim.cut_balance().unwrap_or((0, 1.0));
                     let cut = match sim.parallel_work() {
                         Some(w) => format!(
-                            "{} shards on {} threads, lookahead {}, windows up to {}",
+                            "{} shards on {} threads, lookahead {}, windows up to {}, \
+                             {cables} cables cut, heaviest shard {heaviest:.2}x the mean ports",
                             w.shards,
                             w.threads,
                             fabricsim::units::fmt_time((w.lookahead_ns * 1e3) as u64),

@@ -181,6 +181,13 @@ fn check_list_and_bench_work() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(text.matches(": cut: 2 shards on ").count(), 3, "{text}");
     assert_eq!(text.matches("running on 2").count(), 3, "{text}");
+    // Each leaf with its hosts in a shard of its own, the spines between: even.
+    assert_eq!(
+        text.matches("cables cut, heaviest shard 1.00x the mean ports")
+            .count(),
+        3,
+        "{text}"
+    );
     let o = exe()
         .args(["check", scenario("quickstart.toml").to_str().unwrap()])
         .args(["--threads-per-run", "0"])

@@ -468,6 +468,19 @@ impl Simulation {
         })
     }
 
+    /// The cut's cables between shards and its heaviest shard's ports over the mean
+    /// (1.0: even), for `fabricsim check`; `None` when the run is not cut.
+    pub fn cut_balance(&self) -> Option<(usize, f64)> {
+        let p = &self.shards.as_ref()?.partition;
+        let total: u64 = p.ports.iter().sum();
+        let max = p.ports.iter().copied().max().unwrap_or(0);
+        let mean = total as f64 / p.ports.len().max(1) as f64;
+        Some((
+            p.cut_cables,
+            if mean > 0.0 { max as f64 / mean } else { 1.0 },
+        ))
+    }
+
     /// Shards the run is cut into (1 when it runs on one thread).
     pub fn shard_count(&self) -> usize {
         self.shards
