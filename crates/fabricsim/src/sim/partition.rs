@@ -186,13 +186,7 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
     // already cut, so that balance never costs lookahead (a campus stays whole under a
     // cut at its long-haul links, a pod is split as freely as its pods' cores are cut).
     if units.len() >= requested as usize {
-        let credit = fabric.credit();
-        let cable_delay = |p: usize| {
-            let d = fabric.links[p].delay;
-            credit
-                .filter(|c| c.port(p).tracked())
-                .map_or(d, |c| d.min(c.return_delay(p)))
-        };
+        let cable_delay = |p: usize| crossing_time(fabric, p);
         let mut in_unit = vec![false; n];
         for &v in units.iter().flatten() {
             in_unit[v] = true;
@@ -235,7 +229,7 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         };
         let mut best = (heaviest_shard(&units), units.clone());
         let mut trial = units.clone();
-        let mut refused = vec![false; 0];
+        let mut refused = Vec::new();
         while best.0.saturating_mul(20) > total.div_ceil(requested as u64).saturating_mul(21) {
             refused.resize(trial.len(), false);
             let mut pick: Option<(u64, usize, Vec<Vec<usize>>)> = None;
@@ -366,7 +360,6 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         }
     }
     // The lookahead over the cut.
-    let credit = fabric.credit();
     let (mut lookahead, mut cut_ports) = (Time::MAX, 0usize);
     for p in 0..fabric.ports.len() {
         let (a, b) = (fabric.ports[p].node.idx(), peer_node(p));
@@ -374,10 +367,7 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
             continue;
         }
         cut_ports += 1;
-        lookahead = lookahead.min(fabric.links[p].delay);
-        if let Some(c) = credit.filter(|c| c.port(p).tracked()) {
-            lookahead = lookahead.min(c.return_delay(p));
-        }
+        lookahead = lookahead.min(crossing_time(fabric, p));
     }
     if lookahead == 0 {
         notes.push(
@@ -457,20 +447,26 @@ fn split_unit(
     (parts.len() >= 2).then_some(parts)
 }
 
+/// The least time anything takes to cross the cable out of port `p`: its frames' link
+/// delay, or under credit flow control its credit returns' delay when shorter.
+fn crossing_time(fabric: &Fabric, p: usize) -> Time {
+    let d = fabric.links[p].delay;
+    fabric
+        .credit()
+        .filter(|c| c.port(p).tracked())
+        .map_or(d, |c| d.min(c.return_delay(p)))
+}
+
 /// The least time anything takes to cross any cable (a frame's link delay, a credit
 /// return's delay): no partition can have a smaller lookahead, and it depends on the
 /// fabric alone, not on how it is cut. A run ends at the end of the `grid`-long cell of simulated time
 /// in which it completes (`sim/event_loop.rs`), which a run cut into shards can see at
 /// its barriers: so where it ends does not depend on the thread count.
 pub fn crossing_grid(fabric: &Fabric) -> Time {
-    let credit = fabric.credit();
-    let mut grid = Time::MAX;
-    for p in 0..fabric.ports.len() {
-        grid = grid.min(fabric.links[p].delay);
-        if let Some(c) = credit.filter(|c| c.port(p).tracked()) {
-            grid = grid.min(c.return_delay(p));
-        }
-    }
+    let grid = (0..fabric.ports.len())
+        .map(|p| crossing_time(fabric, p))
+        .min()
+        .unwrap_or(Time::MAX);
     if grid == Time::MAX {
         0
     } else {
