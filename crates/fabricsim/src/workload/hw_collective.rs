@@ -93,6 +93,10 @@ fn d_one() -> u32 {
     1
 }
 
+/// Largest message (payload bytes) of a hardware collective: one frame of the largest
+/// MTU ([`crate::transport::config`] allows at most 64 KiB).
+pub const MAX_MESSAGE: u64 = 65_536;
+
 /// Fan-in of the tree when neither `fan_in` nor `parents` is given [recon].
 pub const DEFAULT_FAN_IN: u32 = 16;
 /// NIC processing per level [recon] (calibrated in docs/results/sunway-collectives.md).
@@ -247,6 +251,15 @@ impl Generator for HwCollectiveCfg {
             (HwKind::Barrier, None) => 0,
             (_, size) => {
                 let size = size.unwrap_or(8);
+                // A message is one frame; frames are at most the largest MTU.
+                if size > MAX_MESSAGE {
+                    return Err(ParamError::new(
+                        "size",
+                        format!(
+                            "{size} B: a hardware collective's message is one frame, at most {MAX_MESSAGE} B (64 KiB)"
+                        ),
+                    ));
+                }
                 let eb = self.dtype.bytes();
                 if size == 0 || size % eb != 0 {
                     return Err(ParamError::new(
