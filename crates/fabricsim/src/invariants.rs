@@ -166,7 +166,7 @@ pub fn check(sim: &Simulation) -> Vec<String> {
             .flat_map(|p| p.queues.iter())
             .flat_map(|q| q.iter())
             .filter(|d| d.in_port == crate::packet::LOCAL_PORT)
-            .map(|d| d.wire as u64)
+            .map(|d| d.wire() as u64)
             .sum();
         if sw.buffer.used + local
             != ports

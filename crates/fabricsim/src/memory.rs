@@ -13,11 +13,11 @@
 //!
 //! # A queued packet
 //! A packet waiting in an egress queue costs its [`crate::packet::Desc`] in the queue's
-//! ring (24 bytes) and its [`crate::packet::Packet`] slot in the arena (32 bytes): 56
+//! ring (20 bytes) and its [`crate::packet::Packet`] slot in the arena (32 bytes): 52
 //! bytes ([`queued_packet_bytes`]). The arena's free list lives in the free slots and
 //! costs nothing more; what the rings hold beyond their packets (each grown by doubling
 //! to its own peak) is counted here at capacity, so [`Breakdown::bytes_per_peak_packet`]
-//! is the 56 bytes plus that slack. On a wire a packet costs its [`crate::fabric::link`]
+//! is the 52 bytes plus that slack. On a wire a packet costs its [`crate::fabric::link`]
 //! ring entry (arrival time and descriptor, 32 bytes) instead of the queue's.
 
 use crate::sim::Simulation;

@@ -149,7 +149,7 @@ pub const ECN_CE: u8 = 0b11;
 pub const ECN_ECT: u8 = 0b10;
 
 /// What only the NICs at both ends read of a frame, kept in its arena slot: 32 bytes, so
-/// that a queued packet (slot and descriptor) is 56 (issue 19: at most 64).
+/// that a queued packet (slot and descriptor) is 52 (issue 19: at most 64).
 ///
 /// The header fields switches read (destination, hash, size, priority, ECN, marks,
 /// flags) travel in the frame's [`Desc`] instead, and exist only there. What a slot
@@ -276,67 +276,171 @@ impl Packet {
 /// not in a switch): charged to no ingress counter.
 pub const LOCAL_PORT: u16 = u16::MAX;
 
-/// What switches need of a packet, carried by value through queues and link rings.
+/// What switches need of a packet, carried by value through queues and link rings:
+/// 20 bytes.
 ///
 /// A switch reads only these fields, so a packet's arena slot is touched at the sending
 /// and the receiving NIC and nowhere in between. Deep queues then stream through memory
 /// in order (the queues' ring buffers) instead of jumping to a slot per packet, which is
 /// where the time went in large fabrics with long queues.
-#[derive(Clone, Copy, Debug)]
+///
+/// The destination and the size share a word each with the small fields (issue 19: a
+/// queued packet is its descriptor and its slot, at most 64 bytes with the rings' slack):
+/// hosts are numbered below 2^24 ([`crate::engine::MAX_INDEX`], checked when a topology
+/// is built) and a frame is under 16 MiB (the MTU is at most 64 KiB, a hardware
+/// collective's message too), so each fits 24 bits.
+#[derive(Clone, Copy)]
+#[repr(C)]
 pub struct Desc {
     /// The packet's arena slot.
     pub id: PktId,
-    /// Destination host.
-    pub dst: u32,
     /// ECMP hash.
     pub hash: u32,
-    /// Bytes on the wire.
-    pub wire: u32,
-    /// What it is.
-    pub kind: PacketKind,
-    /// Priority.
-    pub prio: u8,
-    /// ECN bits (switches mark here; the receiver reads them from here).
-    pub ecn: u8,
+    /// Destination host (low 24 bits) and TCD mark bits (high 8).
+    dst_mark: u32,
+    /// Bytes on the wire (low 24 bits), then priority (3 bits), ECN (2) and kind (3).
+    wire_bits: u32,
     /// Ingress port (local index) at the switch holding the packet; on a link, with
     /// [`FLAG_ROUTED`], the next switch's egress port relative to the arrival port.
     pub in_port: u16,
-    /// TCD mark bits (switches merge here; the receiver reads them from here).
-    pub mark: u8,
     /// Packet flags ([`FLAG_INT`], [`FLAG_ROUTED`]).
     pub flags: u8,
+    _spare: u8,
+}
+
+/// Largest destination host and frame size a [`Desc`] holds (24 bits each).
+pub const DESC_MAX_24: u32 = (1 << 24) - 1;
+// Hosts are numbered up to the engine's largest index: every one is a destination.
+const _: () = assert!(DESC_MAX_24 >= crate::engine::MAX_INDEX);
+const PRIO_SHIFT: u32 = 24;
+const ECN_SHIFT: u32 = 27;
+const KIND_SHIFT: u32 = 29;
+const KINDS: [PacketKind; 8] = [
+    PacketKind::Data,
+    PacketKind::Ack,
+    PacketKind::Nack,
+    PacketKind::Cnp,
+    PacketKind::Pause,
+    PacketKind::Request,
+    PacketKind::Grant,
+    PacketKind::Collective,
+];
+
+impl std::fmt::Debug for Desc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Desc")
+            .field("id", &self.id)
+            .field("dst", &self.dst())
+            .field("hash", &self.hash)
+            .field("wire", &self.wire())
+            .field("kind", &self.kind())
+            .field("prio", &self.prio())
+            .field("ecn", &self.ecn())
+            .field("in_port", &self.in_port)
+            .field("mark", &self.mark())
+            .field("flags", &self.flags)
+            .finish()
+    }
 }
 
 impl Desc {
-    /// The header this descriptor carries (as switches left it).
+    /// A descriptor of packet `id`, a `kind` frame with header `h`, held by no switch
+    /// ingress.
     #[inline]
-    pub fn header(&self) -> Header {
-        Header {
-            dst: self.dst,
-            hash: self.hash,
-            wire: self.wire,
-            prio: self.prio,
-            ecn: self.ecn,
-            mark: self.mark,
-            flags: self.flags,
+    pub const fn new(id: PktId, kind: PacketKind, h: Header) -> Desc {
+        debug_assert!(h.dst <= DESC_MAX_24 && h.wire <= DESC_MAX_24 && h.prio < 8);
+        Desc {
+            id,
+            hash: h.hash,
+            dst_mark: (h.dst & DESC_MAX_24) | (h.mark as u32) << 24,
+            wire_bits: (h.wire & DESC_MAX_24)
+                | (h.prio as u32 & 7) << PRIO_SHIFT
+                | (h.ecn as u32 & 3) << ECN_SHIFT
+                | (kind as u32) << KIND_SHIFT,
+            in_port: LOCAL_PORT,
+            flags: h.flags,
+            _spare: 0,
         }
+    }
+
+    /// The same descriptor held at ingress port `in_port`.
+    #[inline]
+    pub const fn at_in_port(mut self, in_port: u16) -> Desc {
+        self.in_port = in_port;
+        self
     }
 
     /// The descriptor of packet `p`, sent with header `h`, stored at `id`.
     #[inline]
     pub fn of(id: PktId, p: &Packet, h: Header) -> Desc {
-        Desc {
-            id,
-            dst: h.dst,
-            hash: h.hash,
-            wire: h.wire,
-            kind: p.kind(),
-            prio: h.prio,
-            ecn: h.ecn,
-            in_port: LOCAL_PORT,
-            mark: h.mark,
-            flags: h.flags,
+        Desc::new(id, p.kind(), h)
+    }
+
+    /// The header this descriptor carries (as switches left it).
+    #[inline]
+    pub fn header(&self) -> Header {
+        Header {
+            dst: self.dst(),
+            hash: self.hash,
+            wire: self.wire(),
+            prio: self.prio(),
+            ecn: self.ecn(),
+            mark: self.mark(),
+            flags: self.flags,
         }
+    }
+
+    /// Destination host.
+    #[inline(always)]
+    pub fn dst(&self) -> u32 {
+        self.dst_mark & DESC_MAX_24
+    }
+    /// TCD mark bits (switches merge here; the receiver reads them from here).
+    #[inline(always)]
+    pub fn mark(&self) -> u8 {
+        (self.dst_mark >> 24) as u8
+    }
+    /// Sets the TCD mark bits.
+    #[inline(always)]
+    pub fn set_mark(&mut self, m: u8) {
+        self.dst_mark = (self.dst_mark & DESC_MAX_24) | (m as u32) << 24;
+    }
+    /// Bytes on the wire.
+    #[inline(always)]
+    pub fn wire(&self) -> u32 {
+        self.wire_bits & DESC_MAX_24
+    }
+    /// Sets the bytes on the wire (below 2^24).
+    #[inline(always)]
+    pub fn set_wire(&mut self, w: u32) {
+        debug_assert!(w <= DESC_MAX_24, "a frame of {w} bytes");
+        self.wire_bits = (self.wire_bits & !DESC_MAX_24) | (w & DESC_MAX_24);
+    }
+    /// Priority (0..8).
+    #[inline(always)]
+    pub fn prio(&self) -> u8 {
+        (self.wire_bits >> PRIO_SHIFT) as u8 & 7
+    }
+    /// Sets the priority (0..8).
+    #[inline(always)]
+    pub fn set_prio(&mut self, p: u8) {
+        debug_assert!(p < 8);
+        self.wire_bits = (self.wire_bits & !(7 << PRIO_SHIFT)) | (p as u32 & 7) << PRIO_SHIFT;
+    }
+    /// ECN bits (switches mark here; the receiver reads them from here).
+    #[inline(always)]
+    pub fn ecn(&self) -> u8 {
+        (self.wire_bits >> ECN_SHIFT) as u8 & 3
+    }
+    /// Sets the ECN bits.
+    #[inline(always)]
+    pub fn set_ecn(&mut self, e: u8) {
+        self.wire_bits = (self.wire_bits & !(3 << ECN_SHIFT)) | (e as u32 & 3) << ECN_SHIFT;
+    }
+    /// What it is.
+    #[inline(always)]
+    pub fn kind(&self) -> PacketKind {
+        KINDS[(self.wire_bits >> KIND_SHIFT) as usize & 7]
     }
 }
 
@@ -557,10 +661,55 @@ mod tests {
     /// are sized on purpose (a larger descriptor or slot costs cache misses per hop).
     #[test]
     fn descriptors_and_slots_keep_their_size() {
-        assert_eq!(std::mem::size_of::<Desc>(), 24);
+        assert_eq!(std::mem::size_of::<Desc>(), 20);
         assert_eq!(std::mem::size_of::<Packet>(), 32);
         // Issue 19: a queued packet (its descriptor where it waits, its slot) <= 64 B.
         assert!(crate::memory::queued_packet_bytes() <= 64);
+    }
+
+    proptest::proptest! {
+        /// Every field a descriptor packs comes back as it was put in, and each setter
+        /// changes its own field only.
+        #[test]
+        fn a_descriptor_gives_back_what_it_packs(
+            id in proptest::prelude::any::<u32>(),
+            hash in proptest::prelude::any::<u32>(),
+            dst in 0..=DESC_MAX_24,
+            wire in 0..=DESC_MAX_24,
+            kind in 0usize..8,
+            prio in 0u8..8,
+            ecn in 0u8..4,
+            mark in proptest::prelude::any::<u8>(),
+            flags in proptest::prelude::any::<u8>(),
+            in_port in proptest::prelude::any::<u16>(),
+            (wire2, prio2, ecn2, mark2) in (0..=DESC_MAX_24, 0u8..8, 0u8..4, proptest::prelude::any::<u8>()),
+        ) {
+            let h = Header { dst, hash, wire, prio, ecn, mark, flags };
+            let mut d = Desc::new(PktId(id), KINDS[kind], h).at_in_port(in_port);
+            let check = |d: &Desc, wire: u32, prio: u8, ecn: u8, mark: u8| {
+                assert_eq!((d.id, d.hash, d.dst(), d.kind()), (PktId(id), hash, dst, KINDS[kind]));
+                assert_eq!((d.wire(), d.prio(), d.ecn(), d.mark()), (wire, prio, ecn, mark));
+                assert_eq!((d.flags, d.in_port), (flags, in_port));
+            };
+            check(&d, wire, prio, ecn, mark);
+            d.set_wire(wire2);
+            check(&d, wire2, prio, ecn, mark);
+            d.set_prio(prio2);
+            check(&d, wire2, prio2, ecn, mark);
+            d.set_ecn(ecn2);
+            check(&d, wire2, prio2, ecn2, mark);
+            d.set_mark(mark2);
+            check(&d, wire2, prio2, ecn2, mark2);
+            let back = d.header();
+            assert_eq!((back.dst, back.wire, back.prio, back.ecn, back.mark), (dst, wire2, prio2, ecn2, mark2));
+        }
+    }
+
+    #[test]
+    fn the_kind_table_follows_the_enum() {
+        for (i, k) in KINDS.iter().enumerate() {
+            assert_eq!(*k as usize, i, "{k:?}");
+        }
     }
 
     #[test]
@@ -580,8 +729,8 @@ mod tests {
             quanta: 65535,
         });
         let desc = Desc::of(PktId(1), &pkt, h);
-        assert_eq!(desc.kind, PacketKind::Pause);
-        assert_eq!(desc.wire, crate::fabric::pfc::PFC_FRAME_BYTES);
+        assert_eq!(desc.kind(), PacketKind::Pause);
+        assert_eq!(desc.wire(), crate::fabric::pfc::PFC_FRAME_BYTES);
         assert_eq!(desc.in_port, LOCAL_PORT);
     }
 }

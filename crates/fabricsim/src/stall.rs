@@ -123,7 +123,7 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
                 port.has_queued()
                     && (0..8).all(|q| {
                         (port.queues[q].q.front())
-                            .is_none_or(|d| !c.fits(p as usize, q, d.wire as u64))
+                            .is_none_or(|d| !c.fits(p as usize, q, d.wire() as u64))
                     })
             }
             crate::fabric::NodeKind::Host(_) => c.is_waiting(p as usize),

@@ -567,7 +567,7 @@ fn a_capture_of_ports_in_every_shard_gives_the_same_file_on_1_2_and_3_threads() 
             assert!(ifaces.contains(&i), "nothing captured on interface {i}");
         }
         let pauses = (cap.records().iter())
-            .filter(|r| r.desc.kind == fabricsim::packet::PacketKind::Pause)
+            .filter(|r| r.desc.kind() == fabricsim::packet::PacketKind::Pause)
             .count();
         assert!(pauses > 0, "no PFC frame captured");
         let keys: Vec<_> = cap.records().iter().map(|r| r.key()).collect();

@@ -79,7 +79,7 @@ impl<'a> FrameCtx<'a> {
     pub fn build(&self, rec: &CaptureRecord, buf: &mut [u8; MAX_FRAME]) -> Built {
         buf.fill(0);
         let port = self.cap.interfaces[rec.iface as usize].port;
-        let wire = rec.desc.wire;
+        let wire = rec.desc.wire();
         let len = match rec.pkt.payload {
             Payload::Data { flow, seq, bytes } => {
                 let fabric = &self.sim.fabric;
@@ -222,7 +222,7 @@ impl<'a> FrameCtx<'a> {
         let src = (rec.pkt)
             .src(|fl| (flows[fl.idx()].spec.src, flows[fl.idx()].spec.dst))
             .unwrap_or(0);
-        let dst = rec.desc.dst;
+        let dst = rec.desc.dst();
         // Leave room for the network headers, write the transport first: its length
         // goes into theirs.
         let eth = EthernetRepr::LEN;
@@ -260,8 +260,8 @@ impl<'a> FrameCtx<'a> {
         Ipv4Repr {
             src: addr::host_ipv4(src),
             dst: addr::host_ipv4(dst),
-            dscp: (rec.desc.prio & 7) << 3,
-            ecn: rec.desc.ecn & 0b11,
+            dscp: (rec.desc.prio() & 7) << 3,
+            ecn: rec.desc.ecn() & 0b11,
             ident: 0,
             dont_frag: true,
             ttl: TTL,
@@ -297,7 +297,7 @@ impl<'a> FrameCtx<'a> {
             addr::port_mac(port)
         };
         EthernetRepr {
-            dst: addr::host_mac(rec.desc.dst),
+            dst: addr::host_mac(rec.desc.dst()),
             src,
             ethertype: ethernet::ETHERTYPE_GSE,
         }

@@ -165,9 +165,9 @@ impl Fabric {
     ) {
         let now = ctx.now;
         let pi = port.idx();
-        let wire = pkt.wire as u64;
+        let wire = pkt.wire() as u64;
         let port_ref = &mut self.ports[pi];
-        let extra = if pkt.kind == PacketKind::Pause {
+        let extra = if pkt.kind() == PacketKind::Pause {
             0
         } else {
             port_ref.sec_extra as u64
@@ -185,16 +185,16 @@ impl Fabric {
             };
             // The next switch sees a raised packet arrive on its raised VC.
             pkt.flags &= !(FLAG_VC_RAISED | VC_IN_MASK);
-            c.on_transmit(pi, &self.ports[pi], pkt.prio, pkt.wire, now, d)
+            c.on_transmit(pi, &self.ports[pi], pkt.prio(), pkt.wire(), now, d)
         } else {
             d
         };
-        if self.route_ahead && pkt.kind != PacketKind::Pause {
+        if self.route_ahead && pkt.kind() != PacketKind::Pause {
             let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
             if let NodeKind::Switch(s) = to {
                 // The receiving switch's ECMP choice, made now: the same port it would
                 // pick on arrival, but off the arrival's chain of dependent loads.
-                if let Some(egress) = self.ecmp_egress(s, pkt.dst, pkt.hash) {
+                if let Some(egress) = self.ecmp_egress(s, pkt.dst(), pkt.hash) {
                     let off = egress.0.wrapping_sub(to_port) as i32;
                     if off as i16 as i32 == off {
                         pkt.in_port = off as u16;

@@ -84,8 +84,8 @@ impl Fabric {
             return;
         }
         let sig = crate::fabric::flow_control::credit::CreditSignal {
-            vc: pkt.prio,
-            blocks: c.blocks(pkt.wire as u64),
+            vc: pkt.prio(),
+            blocks: c.blocks(pkt.wire() as u64),
         };
         let to_port = self.links[l].to_port;
         self.send_credit(ctx, to_port, sig);
@@ -117,7 +117,7 @@ impl Fabric {
             ctx.queue.push(t, Event::LinkArrive(l));
         }
         ctx.counters.packet_hops += 1;
-        if pkt.kind == PacketKind::Pause {
+        if pkt.kind() == PacketKind::Pause {
             let Payload::Pause(sig) = ctx.arena.get(pkt.id).payload else {
                 unreachable!("a pause descriptor holds a pause frame")
             };

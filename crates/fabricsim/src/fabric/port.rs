@@ -345,11 +345,11 @@ impl Port {
     /// Appends a packet to queue `prio` at `now`.
     #[inline]
     pub fn enqueue(&mut self, prio: usize, d: Desc, now: Time) {
-        self.area_base = (self.area_base).wrapping_sub(d.wire as u128 * now as u128);
+        self.area_base = (self.area_base).wrapping_sub(d.wire() as u128 * now as u128);
         let q = &mut self.queues[prio];
         q.q.push_back(d);
-        q.bytes += d.wire as u64;
-        self.total_bytes += d.wire as u64;
+        q.bytes += d.wire() as u64;
+        self.total_bytes += d.wire() as u64;
         if self.total_bytes > self.max_queue_bytes {
             self.max_queue_bytes = self.total_bytes;
         }
@@ -383,12 +383,12 @@ impl Port {
     pub fn dequeue_head(&mut self, prio: usize, now: Time) -> Desc {
         let q = &mut self.queues[prio];
         let d = q.q.pop_front().expect("dequeue from an empty queue");
-        q.bytes -= d.wire as u64;
-        self.area_base = (self.area_base).wrapping_add(d.wire as u128 * now as u128);
+        q.bytes -= d.wire() as u64;
+        self.area_base = (self.area_base).wrapping_add(d.wire() as u128 * now as u128);
         if q.q.is_empty() {
             self.nonempty &= !(1 << prio);
         }
-        self.total_bytes -= d.wire as u64;
+        self.total_bytes -= d.wire() as u64;
         d
     }
 
@@ -463,18 +463,20 @@ mod tests {
 
     /// A descriptor of `wire` bytes of `kind` at `prio`.
     fn desc(kind: PacketKind, prio: u8, wire: u32) -> Desc {
-        Desc {
-            id: crate::packet::PktId(0),
-            dst: 0,
-            hash: 0,
-            wire,
+        crate::packet::Desc::new(
+            crate::packet::PktId(0),
             kind,
-            prio,
-            ecn: 0,
-            in_port: 0,
-            mark: 0,
-            flags: 0,
-        }
+            crate::packet::Header {
+                dst: 0,
+                hash: 0,
+                wire,
+                prio,
+                ecn: 0,
+                mark: 0,
+                flags: 0,
+            },
+        )
+        .at_in_port(0)
     }
 
     #[test]
@@ -504,7 +506,7 @@ mod tests {
         assert_eq!(p.mean_queue_bytes(1000), 8507.0 / 1000.0);
         // Large times and sizes stay exact.
         let t = 1u64 << 62;
-        const LARGEST_FRAME: u32 = u32::MAX;
+        const LARGEST_FRAME: u32 = crate::packet::DESC_MAX_24;
         p.enqueue(0, d(LARGEST_FRAME), t);
         let want = LARGEST_FRAME as u128 * (1u128 << 62) + 8507;
         assert_eq!(p.area_exact(2 * t), want);

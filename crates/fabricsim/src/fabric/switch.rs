@@ -173,7 +173,7 @@ impl Fabric {
         in_port: PortId,
         pkt: &mut Desc,
     ) -> Option<PortId> {
-        let dst = pkt.dst;
+        let dst = pkt.dst();
         let (cands, primary) = if self.routing.tiered() {
             self.routing
                 .lookup_phase(s, dst, self.routing.going_down(in_port))
@@ -188,8 +188,8 @@ impl Fabric {
         let lb = ctx.params.lb;
         // Under credits, a detour needs a VC level to go up to.
         let layout = self.credit().map(|c| c.layout);
-        let vc = pkt.prio as usize;
-        let detour_ok = layout.is_none_or(|l| l.can_raise(pkt.prio));
+        let vc = pkt.prio() as usize;
+        let detour_ok = layout.is_none_or(|l| l.can_raise(pkt.prio()));
         let k = if lb.by_port_state() {
             let start = dst as usize % (primary as usize).max(1);
             let routing = &self.routing;
@@ -266,7 +266,7 @@ impl Fabric {
     /// destination and, among several, the load balancer's choice; `None` without a route.
     #[inline(always)]
     pub(crate) fn route(&mut self, ctx: &Ctx, s: u32, pkt: &Desc) -> Option<PortId> {
-        let (dst, hash) = (pkt.dst, pkt.hash);
+        let (dst, hash) = (pkt.dst(), pkt.hash);
         let sw = &mut self.switches[s as usize];
         let cands = self.routing.lookup(s, dst);
         let n = cands.len as usize;
@@ -309,10 +309,11 @@ impl Fabric {
         mut pkt: Desc,
         egress: PortId,
     ) {
-        let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
+        let (prio, wire) = (pkt.prio() as usize, pkt.wire() as u64);
         // The ingress buffer holds a packet under the VC it came in on, though a detour
         // (credit flow control) may have raised it for the egress queue and the next link.
-        let prio_in = crate::fabric::flow_control::credit::arrival_vc(pkt.prio, pkt.flags) as usize;
+        let prio_in =
+            crate::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags) as usize;
         let sw = &mut self.switches[s as usize];
         let local_in = sw.ports.local(in_port);
         if sw.buffer.admit(local_in, prio_in, wire) == Admission::Dropped {
@@ -343,7 +344,7 @@ impl Fabric {
 
     pub(crate) fn drop_packet(&mut self, ctx: &mut Ctx, pkt: Desc, in_port: PortId, s: u32) {
         self.credits_of_dropped(ctx, &pkt, in_port);
-        if pkt.kind == PacketKind::Data {
+        if pkt.kind() == PacketKind::Data {
             if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
                 if ctx.outbox.is_empty() {
                     self.flow_drops[flow.idx()] += 1;
@@ -364,8 +365,8 @@ impl Fabric {
     pub(crate) fn credits_of_dropped(&mut self, ctx: &mut Ctx, pkt: &Desc, in_port: PortId) {
         if let Some(c) = self.credit() {
             let sig = crate::fabric::flow_control::credit::CreditSignal {
-                vc: crate::fabric::flow_control::credit::arrival_vc(pkt.prio, pkt.flags),
-                blocks: c.blocks(pkt.wire as u64),
+                vc: crate::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags),
+                blocks: c.blocks(pkt.wire() as u64),
             };
             self.send_credit(ctx, in_port, sig);
         }
@@ -377,17 +378,17 @@ impl Fabric {
         };
         let (local_in, prio, wire, ecn, kind) = (
             pkt.in_port as usize,
-            pkt.prio as usize,
-            pkt.wire as u64,
-            pkt.ecn,
-            pkt.kind,
+            pkt.prio() as usize,
+            pkt.wire() as u64,
+            pkt.ecn(),
+            pkt.kind(),
         );
         if pkt.in_port == LOCAL_PORT {
             return;
         }
         let sw = &mut self.switches[s as usize];
         // The buffer holds it under the VC it came in on (a detour raised it since).
-        let prio_in = crate::fabric::flow_control::credit::arrival_vc(pkt.prio, pkt.flags);
+        let prio_in = crate::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags);
         sw.buffer.release(local_in, prio_in as usize, wire);
         if kind == PacketKind::Data && ecn == ECN_ECT {
             let local_out = sw.ports.local(port);
@@ -399,7 +400,7 @@ impl Fabric {
                 prob *= self.ecn_bias[sw.ports.port(local_in).idx()];
             }
             if prob > 0.0 && (prob >= 1.0 || sw.rng.gen::<f64>() < prob) {
-                pkt.ecn = ECN_CE;
+                pkt.set_ecn(ECN_CE);
                 self.ports[port].stats.ecn_marked += 1;
                 ctx.counters.ecn_marks += 1;
             }

@@ -124,10 +124,10 @@ impl Fabric {
             self.drop_unroutable(ctx, pkt, in_port, s);
             return;
         };
-        if pkt.kind == PacketKind::Data && pkt.ecn == ECN_ECT {
+        if pkt.kind() == PacketKind::Data && pkt.ecn() == ECN_ECT {
             let sw = &self.switches[s as usize];
             let marker: RedMarker = sw.ecn[sw.ports.local(egress)];
-            let q = self.ports[egress].queues[pkt.prio as usize].bytes;
+            let q = self.ports[egress].queues[pkt.prio() as usize].bytes;
             let mut p = marker.probability(q);
             if p > 0.0 {
                 if !self.ecn_bias.is_empty() {

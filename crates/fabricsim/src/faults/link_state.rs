@@ -154,9 +154,9 @@ impl Fabric {
     #[cold]
     #[inline(never)]
     pub(crate) fn drop_admitted(&mut self, ctx: &mut Ctx, s: u32, egress: PortId, pkt: Desc) {
-        let (local_in, wire) = (pkt.in_port as usize, pkt.wire as u64);
+        let (local_in, wire) = (pkt.in_port as usize, pkt.wire() as u64);
         // The buffer holds it under the VC it came in on (a detour may have raised it).
-        let prio = crate::fabric::flow_control::credit::arrival_vc(pkt.prio, pkt.flags);
+        let prio = crate::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags);
         self.switches[s as usize]
             .buffer
             .release(local_in, prio as usize, wire);

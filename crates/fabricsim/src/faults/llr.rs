@@ -68,7 +68,7 @@ impl Fabric {
         let sec_extra = self.ports[l.idx()].sec_extra as u64;
         let lf = &mut self.faults.as_mut().expect("faults model").links[l.idx()];
         if !lf.wire.is_empty() {
-            if d.kind == PacketKind::Pause && lf.awaiting_replay {
+            if d.kind() == PacketKind::Pause && lf.awaiting_replay {
                 // Outside the replayed stream: not held behind the corrupted head.
                 self.send_decided(ctx, l, arrival, d);
             } else {
@@ -114,7 +114,7 @@ impl Fabric {
             if i >= lf.wire.len() {
                 break;
             }
-            if lf.wire[i].1.kind == PacketKind::Pause {
+            if lf.wire[i].1.kind() == PacketKind::Pause {
                 let (t, d) = lf.wire.remove(i).expect("in range");
                 self.send_decided(ctx, l, t.max(not_before), d);
             } else {
@@ -146,12 +146,12 @@ impl Fabric {
         // turn: the first (after the head, whose draw is already scheduled) that starts
         // now or later is the next boundary in a burst.
         let start = |arrival: Time, d: &Desc| {
-            let extra = if d.kind == PacketKind::Pause {
+            let extra = if d.kind() == PacketKind::Pause {
                 0
             } else {
                 p.sec_extra as u64
             };
-            arrival - delay - p.tx_time(d.wire as u64 + extra)
+            arrival - delay - p.tx_time(d.wire() as u64 + extra)
         };
         let next = (1..lf.wire.len()).find(|&i| {
             let (t, d) = &lf.wire[i];
@@ -176,9 +176,9 @@ impl Fabric {
                 &ctx.arena,
             );
         }
-        let ser = p.tx_time(d.wire as u64);
+        let ser = p.tx_time(d.wire() as u64);
         p.busy_until = p.busy_until.max(boundary) + ser;
-        p.tx_bytes += d.wire as u64;
+        p.tx_bytes += d.wire() as u64;
         p.tx_packets += 1;
         let arrival = boundary + ser + delay;
         if let Some(i) = next {
@@ -281,12 +281,12 @@ impl Fabric {
             if let Some(c) = capture.as_mut() {
                 c.on_transmit(ctx.shard, t, l.idx(), port.tx_packets, d, &ctx.arena);
             }
-            let extra = if d.kind == PacketKind::Pause {
+            let extra = if d.kind() == PacketKind::Pause {
                 0
             } else {
                 port.sec_extra as u64
             };
-            let bytes = d.wire as u64 + extra;
+            let bytes = d.wire() as u64 + extra;
             t += port.tx_time(bytes);
             *arrival = t + delay;
             port.tx_bytes += bytes;
@@ -304,13 +304,13 @@ impl LinkFaults {
     /// nothing.
     #[inline]
     fn coin(&mut self, d: &Desc, sec_extra: u64) -> bool {
-        if !error_prone(d.kind) {
+        if !error_prone(d.kind()) {
             return false;
         }
         let Some(rng) = self.rng.as_mut() else {
             return false;
         };
-        let bytes = d.wire as u64 + sec_extra;
+        let bytes = d.wire() as u64 + sec_extra;
         rng.gen::<f64>() < self.errors.frame_error_rate(bytes)
     }
 }

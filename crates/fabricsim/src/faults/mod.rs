@@ -490,9 +490,9 @@ pub(crate) fn head_gets_through(
     }
     let &(_, pkt) = link.ring.front().expect("arrival on an empty link");
     // With LLR the sender drew the frame's fate before it put it on the link (`llr`).
-    if error_prone(pkt.kind) && !fs.llr {
+    if error_prone(pkt.kind()) && !fs.llr {
         if let Some(rng) = lf.rng.as_mut() {
-            let bytes = pkt.wire as u64 + ports[l.idx()].sec_extra as u64;
+            let bytes = pkt.wire() as u64 + ports[l.idx()].sec_extra as u64;
             if rng.gen::<f64>() < lf.errors.frame_error_rate(bytes) {
                 // The receiver's FCS check fails: the frame is gone.
                 lf.corrupted += 1;
@@ -523,7 +523,7 @@ fn schedule_head(ctx: &mut Ctx, l: LinkId, link: &Link) {
 /// freed. A shard of a parallel run, which another may count the same flow in within the
 /// same window, logs the flow instead; the logs are summed between windows.
 fn lose_packet(flow_lost: &mut [u64], ctx: &mut Ctx, pkt: Desc) {
-    if pkt.kind == PacketKind::Data {
+    if pkt.kind() == PacketKind::Data {
         if let Some(flow) = ctx.arena.get(pkt.id).payload.flow() {
             if ctx.outbox.is_empty() {
                 flow_lost[flow.idx()] += 1;

@@ -167,18 +167,20 @@ mod tests {
     use crate::packet::{PacketKind, PktId};
 
     fn d(i: u32) -> Desc {
-        Desc {
-            id: PktId(i),
-            dst: 0,
-            hash: 0,
-            wire: 4170,
-            kind: PacketKind::Data,
-            prio: 3,
-            ecn: 0,
-            in_port: 0,
-            mark: 0,
-            flags: 0,
-        }
+        crate::packet::Desc::new(
+            PktId(i),
+            PacketKind::Data,
+            crate::packet::Header {
+                dst: 0,
+                hash: 0,
+                wire: 4170,
+                prio: 3,
+                ecn: 0,
+                mark: 0,
+                flags: 0,
+            },
+        )
+        .at_in_port(0)
     }
 
     #[test]

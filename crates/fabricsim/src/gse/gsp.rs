@@ -116,9 +116,9 @@ impl Fabric {
         mut pkt: Desc,
     ) -> bool {
         let g = self.gse.as_ref().expect("GSPs exist in GSE mode");
-        match pkt.kind {
+        match pkt.kind() {
             PacketKind::Request | PacketKind::Grant => {
-                if g.gsp_of_host[pkt.dst as usize] != Some(gsp) {
+                if g.gsp_of_host[pkt.dst() as usize] != Some(gsp) {
                     return false;
                 }
                 let p = *ctx.arena.get(pkt.id);
@@ -135,18 +135,18 @@ impl Fabric {
                 }
                 true
             }
-            PacketKind::Data if pkt.prio == ctx.params.data_prio => {
+            PacketKind::Data if pkt.prio() == ctx.params.data_prio => {
                 let from_host = self.edge_port[in_port.idx()];
-                let dst_gsp = g.gsp_of_host[pkt.dst as usize];
+                let dst_gsp = g.gsp_of_host[pkt.dst() as usize];
                 let header = g.cfg.header as u32;
                 let local = dst_gsp == Some(gsp);
                 if from_host && (!local || g.dgsq) {
                     // Source GSP: add the GSE header (not for a port of its own), then
                     // containers, or DGSQ (which schedules local ports too).
                     if !local {
-                        pkt.wire += header;
+                        pkt.set_wire(pkt.wire() + header);
                     }
-                    let (prio, wire) = (pkt.prio as usize, pkt.wire as u64);
+                    let (prio, wire) = (pkt.prio() as usize, pkt.wire() as u64);
                     let sw = &mut self.switches[s as usize];
                     let local_in = sw.ports.local(in_port);
                     if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
@@ -155,13 +155,13 @@ impl Fabric {
                     }
                     pkt.in_port = local_in as u16;
                     let payload = self.payload_of(ctx, &pkt, !local);
-                    let stream = g.stream(gsp, pkt.dst);
+                    let stream = g.stream(gsp, pkt.dst());
                     if g.dgsq {
                         let container = g.cfg.container;
                         let sw = &mut self.switches[s as usize];
                         sw.held += 1;
                         sw.voq_wire += wire;
-                        let dst = pkt.dst;
+                        let dst = pkt.dst();
                         let g = self.gse.as_mut().expect("GSE mode");
                         let v = &mut g.voq[stream];
                         let req = v.push(pkt, payload, container);
@@ -187,7 +187,7 @@ impl Fabric {
                 }
                 if !from_host && dst_gsp == Some(gsp) {
                     // Destination GSP: strip the header, restore container order.
-                    pkt.wire -= header;
+                    pkt.set_wire(pkt.wire() - header);
                     if g.dgsq {
                         let payload = self.payload_of(ctx, &pkt, false);
                         let g = self.gse.as_mut().expect("GSE mode");
@@ -211,7 +211,7 @@ impl Fabric {
             (Some(g), true) => g.cfg.header,
             _ => 0,
         };
-        (d.wire as u64).saturating_sub(ctx.params.header + h)
+        (d.wire() as u64).saturating_sub(ctx.params.header + h)
     }
 
     /// Places an admitted packet in its container and queues it on the container's uplink.
@@ -230,21 +230,21 @@ impl Fabric {
         via: Option<PortId>,
     ) {
         let g = self.gse.as_mut().expect("GSE mode");
-        if g.gsp_of_host[pkt.dst as usize] == Some(gsp) {
+        if g.gsp_of_host[pkt.dst() as usize] == Some(gsp) {
             // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
-            let cands = self.routing.lookup(s, pkt.dst);
+            let cands = self.routing.lookup(s, pkt.dst());
             let port = self.routing.port_of(cands, 0);
             if !self.ports[port].is_up() {
                 return self.drop_admitted(ctx, s, port, pkt);
             }
-            self.ports[port].enqueue(pkt.prio as usize, pkt, ctx.now);
+            self.ports[port].enqueue(pkt.prio() as usize, pkt, ctx.now);
             self.try_transmit(ctx, port);
             return;
         }
         let (tag, open) = g.tx[stream].assign(payload, g.cfg.container, force);
         if open {
             g.stats[ctx.shard as usize].containers += 1;
-            let cands = self.routing.lookup(s, pkt.dst);
+            let cands = self.routing.lookup(s, pkt.dst());
             let n = cands.len as usize;
             let ports = &self.ports;
             let routing = &self.routing;
@@ -275,7 +275,7 @@ impl Fabric {
             // The container's uplink went down: routing has not re-converged yet.
             return self.drop_admitted(ctx, s, uplink, pkt);
         }
-        self.ports[uplink].enqueue(pkt.prio as usize, pkt, ctx.now);
+        self.ports[uplink].enqueue(pkt.prio() as usize, pkt, ctx.now);
         self.try_transmit(ctx, uplink);
     }
 
@@ -286,7 +286,7 @@ impl Fabric {
         let (tag, src_gsp) = ctx.arena.gse_tag(pkt.id);
         assert!(src_gsp != u32::MAX, "GSE sources sit behind GSPs");
         let g = self.gse.as_mut().expect("GSE mode");
-        let stream = g.stream(src_gsp, pkt.dst);
+        let stream = g.stream(src_gsp, pkt.dst());
         let rx = &mut g.rx[stream];
         if tag.cont == rx.exp_cont && tag.idx > rx.exp_idx {
             g.stats[ctx.shard as usize].intra_container_gaps += 1;
@@ -299,7 +299,7 @@ impl Fabric {
                 desc: pkt,
                 since: now,
             });
-            g.held_bytes[gsp as usize] += pkt.wire as u64;
+            g.held_bytes[gsp as usize] += pkt.wire() as u64;
             g.stats[ctx.shard as usize].reorder_max_bytes = g.stats[ctx.shard as usize]
                 .reorder_max_bytes
                 .max(g.held_bytes[gsp as usize]);
@@ -330,7 +330,7 @@ impl Fabric {
 
     pub(crate) fn note_released(&mut self, shard: u32, s: u32, gsp: u32, h: &Held, now: Time) {
         let g = self.gse.as_mut().expect("GSE mode");
-        g.held_bytes[gsp as usize] -= h.desc.wire as u64;
+        g.held_bytes[gsp as usize] -= h.desc.wire() as u64;
         let w = now - h.since;
         g.stats[shard as usize].reordered_packets += 1;
         g.stats[shard as usize].reorder_wait_ps += w;
@@ -341,7 +341,7 @@ impl Fabric {
 
     /// Forwards an in-order packet from the destination GSP to its NIC.
     pub(crate) fn gsp_deliver(&mut self, ctx: &mut Ctx, s: u32, pkt: Desc) {
-        let cands = self.routing.lookup(s, pkt.dst);
+        let cands = self.routing.lookup(s, pkt.dst());
         let in_port = self.switches[s as usize].ports.port(pkt.in_port as usize);
         if cands.len == 0 {
             self.drop_unroutable(ctx, pkt, in_port, s);
@@ -529,13 +529,13 @@ impl Fabric {
             };
             let hdr = ctx.params.header + gh;
             let g = self.gse.as_mut().expect("GSE mode");
-            let Some(d) = g.voq[stream].release(|d| (d.wire as u64).saturating_sub(hdr)) else {
+            let Some(d) = g.voq[stream].release(|d| (d.wire() as u64).saturating_sub(hdr)) else {
                 break;
             };
             let sw = &mut self.switches[s as usize];
             sw.held -= 1;
-            sw.voq_wire -= d.wire as u64;
-            let payload = (d.wire as u64).saturating_sub(hdr);
+            sw.voq_wire -= d.wire() as u64;
+            let payload = (d.wire() as u64).saturating_sub(hdr);
             self.gsp_emit(ctx, s, gsp, stream, d, payload, first, via);
             first = false;
         }

@@ -68,7 +68,7 @@ impl RxStream {
         if self.held.is_empty() {
             self.blocked_since = h.since;
         }
-        self.bytes += h.desc.wire as u64;
+        self.bytes += h.desc.wire() as u64;
         self.held.push(h);
     }
 
@@ -76,7 +76,7 @@ impl RxStream {
     pub fn take_next(&mut self) -> Option<Held> {
         let i = self.held.iter().position(|h| self.is_next(h.tag))?;
         let h = self.held.swap_remove(i);
-        self.bytes -= h.desc.wire as u64;
+        self.bytes -= h.desc.wire() as u64;
         self.advance(h.tag);
         if let Some(t) = self.held.iter().map(|h| h.since).min() {
             self.blocked_since = t;
@@ -93,7 +93,7 @@ impl RxStream {
             (t.cont.wrapping_sub(base), t.idx)
         })?;
         let h = self.held.swap_remove(i);
-        self.bytes -= h.desc.wire as u64;
+        self.bytes -= h.desc.wire() as u64;
         self.advance(h.tag);
         if let Some(t) = self.held.iter().map(|h| h.since).min() {
             self.blocked_since = t;
@@ -110,18 +110,20 @@ mod tests {
     fn held(cont: u32, idx: u16, prev: u16, t: Time) -> Held {
         Held {
             tag: Tag { cont, idx, prev },
-            desc: Desc {
-                id: PktId(cont * 100 + idx as u32),
-                dst: 0,
-                hash: 0,
-                wire: 1000,
-                kind: PacketKind::Data,
-                prio: 3,
-                ecn: 0,
-                in_port: 0,
-                mark: 0,
-                flags: 0,
-            },
+            desc: crate::packet::Desc::new(
+                PktId(cont * 100 + idx as u32),
+                PacketKind::Data,
+                crate::packet::Header {
+                    dst: 0,
+                    hash: 0,
+                    wire: 1000,
+                    prio: 3,
+                    ecn: 0,
+                    mark: 0,
+                    flags: 0,
+                },
+            )
+            .at_in_port(0),
             since: t,
         }
     }

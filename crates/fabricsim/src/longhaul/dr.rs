@@ -514,8 +514,8 @@ impl Fabric {
             return;
         };
         let st = self.dr.as_ref().expect("DR switches have DR state");
-        if pkt.kind == PacketKind::Data && st.cfg.cnp.dr() && st.dci_port[egress.idx()] {
-            let q = self.ports[egress].queues[pkt.prio as usize].bytes;
+        if pkt.kind() == PacketKind::Data && st.cfg.cnp.dr() && st.dci_port[egress.idx()] {
+            let q = self.ports[egress].queues[pkt.prio() as usize].bytes;
             if st.trigger.armed(q) {
                 self.dr_notify(ctx, s, dr, &pkt, q);
             }

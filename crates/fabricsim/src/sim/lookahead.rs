@@ -58,14 +58,14 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                         let egress = if d.flags & FLAG_ROUTED != 0 {
                             Some(link.to_port.0.wrapping_add(d.in_port as i16 as u32))
                         } else {
-                            fabric.ecmp_egress(s, d.dst, d.hash).map(|p| p.0)
+                            fabric.ecmp_egress(s, d.dst(), d.hash).map(|p| p.0)
                         };
                         if let Some(e) = egress.and_then(|e| fabric.ports.get(e as usize)) {
                             prefetch(e);
-                            prefetch(&e.queues[d.prio as usize & 7]);
+                            prefetch(&e.queues[d.prio() as usize & 7]);
                             let sw = &fabric.switches[s as usize];
                             sw.buffer
-                                .prefetch_counter(sw.ports.local(link.to_port), d.prio as usize);
+                                .prefetch_counter(sw.ports.local(link.to_port), d.prio() as usize);
                         }
                     }
                 }
@@ -99,7 +99,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
             if let Some(d) = port.queues[prio].q.front() {
                 let sw = &fabric.switches[s as usize];
                 sw.buffer
-                    .prefetch_counter(d.in_port as usize, d.prio as usize);
+                    .prefetch_counter(d.in_port as usize, d.prio() as usize);
                 if let Some(m) = sw.ecn.get(p.wrapping_sub(sw.ports.first.0) as usize) {
                     prefetch(m);
                 }

@@ -211,7 +211,7 @@ impl IntTable {
         if (st.n as usize) < MAX_INT_HOPS {
             st.hops[st.n as usize] = hop;
             st.n += 1;
-            pkt.wire += self.per_hop;
+            pkt.set_wire(pkt.wire() + self.per_hop);
         }
     }
 }

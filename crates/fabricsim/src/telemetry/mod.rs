@@ -77,7 +77,7 @@ impl Telemetry {
                 TcdMark::Ue => port_ref.stats.tcd_ue += 1,
                 TcdMark::None => {}
             }
-            pkt.mark = TcdMark::from_bits(pkt.mark).merge(m).to_bits();
+            pkt.set_mark(TcdMark::from_bits(pkt.mark()).merge(m).to_bits());
         }
         if pkt.flags & FLAG_INT != 0 {
             self.int[shard as usize].stamp(now, port_ref, wire, pkt);

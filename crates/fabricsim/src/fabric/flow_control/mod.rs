@@ -127,12 +127,13 @@ impl Fabric {
     ) {
         let sw = &mut self.switches[s as usize];
         if let AnyFlowControl::Pfc(p) = &self.flow_control {
-            if let Some(sig) = p.after_release(&mut sw.buffer, local_in, pkt.prio as usize, wire) {
+            if let Some(sig) = p.after_release(&mut sw.buffer, local_in, pkt.prio() as usize, wire)
+            {
                 let in_port = sw.ports.port(local_in);
                 self.send_pfc(ctx, in_port, sig);
             }
         } else if let AnyFlowControl::Credit(c) = &self.flow_control {
-            let vc = credit::arrival_vc(pkt.prio, pkt.flags) as usize;
+            let vc = credit::arrival_vc(pkt.prio(), pkt.flags) as usize;
             if let Some(sig) = c.after_release(&mut sw.buffer, local_in, vc, wire) {
                 let in_port = sw.ports.port(local_in);
                 self.send_credit(ctx, in_port, sig);

@@ -147,13 +147,13 @@ impl VcLayout {
 /// in this switch's input are that VC's. Returns false, and changes nothing, when the
 /// packet is at its class's top level: the router must not take such a route then.
 pub fn raise_vc(layout: VcLayout, pkt: &mut Desc) -> bool {
-    if !layout.can_raise(pkt.prio) {
+    if !layout.can_raise(pkt.prio()) {
         return false;
     }
     if pkt.flags & FLAG_VC_RAISED == 0 {
-        pkt.flags |= FLAG_VC_RAISED | (pkt.prio << VC_IN_SHIFT);
+        pkt.flags |= FLAG_VC_RAISED | (pkt.prio() << VC_IN_SHIFT);
     }
-    pkt.prio += 1;
+    pkt.set_prio(pkt.prio() + 1);
     true
 }
 
@@ -310,7 +310,7 @@ impl Credit {
         while m != 0 {
             let vc = 7 - m.leading_zeros() as usize;
             let head = port.queues[vc].q.front().expect("a non-empty queue");
-            if self.fits(p, vc, head.wire as u64) {
+            if self.fits(p, vc, head.wire() as u64) {
                 return Some(vc);
             }
             m &= !(1 << vc);
@@ -627,12 +627,12 @@ pub fn audit(fabric: &Fabric) -> Vec<String> {
             continue;
         }
         for (_, d) in &fabric.links[i].ring {
-            out[d.prio as usize] += c.blocks(d.wire as u64) as u64;
+            out[d.prio() as usize] += c.blocks(d.wire() as u64) as u64;
         }
         // Sent on a link that may replay, fate not drawn yet (or awaiting its replay).
         if let Some(fs) = fabric.faults.as_deref() {
             for (_, d) in &fs.links[i].wire {
-                out[d.prio as usize] += c.blocks(d.wire as u64) as u64;
+                out[d.prio() as usize] += c.blocks(d.wire() as u64) as u64;
             }
         }
         let peer = fabric.ports[i].peer;
@@ -644,7 +644,7 @@ pub fn audit(fabric: &Fabric) -> Vec<String> {
         for q in sw.ports.iter() {
             for queue in &fabric.ports[q].queues {
                 for d in queue.iter().filter(|d| d.in_port == local_in) {
-                    out[arrival_vc(d.prio, d.flags) as usize] += c.blocks(d.wire as u64) as u64;
+                    out[arrival_vc(d.prio(), d.flags) as usize] += c.blocks(d.wire() as u64) as u64;
                 }
             }
         }
@@ -683,18 +683,20 @@ mod tests {
     use crate::units::Rate;
 
     fn desc(prio: u8, wire: u32) -> Desc {
-        Desc {
-            id: PktId(0),
-            dst: 0,
-            hash: 0,
-            wire,
-            kind: PacketKind::Data,
-            prio,
-            ecn: 0,
-            in_port: 0,
-            mark: 0,
-            flags: 0,
-        }
+        crate::packet::Desc::new(
+            PktId(0),
+            PacketKind::Data,
+            crate::packet::Header {
+                dst: 0,
+                hash: 0,
+                wire,
+                prio,
+                ecn: 0,
+                mark: 0,
+                flags: 0,
+            },
+        )
+        .at_in_port(0)
     }
 
     #[test]
@@ -715,12 +717,12 @@ mod tests {
         let l = VcLayout::new(6);
         let mut d = desc(3, 100);
         d.flags = crate::packet::FLAG_INT;
-        assert_eq!(arrival_vc(d.prio, d.flags), 3);
+        assert_eq!(arrival_vc(d.prio(), d.flags), 3);
         assert!(raise_vc(l, &mut d));
         assert!(raise_vc(l, &mut d));
-        assert_eq!((d.prio, arrival_vc(d.prio, d.flags)), (5, 3));
+        assert_eq!((d.prio(), arrival_vc(d.prio(), d.flags)), (5, 3));
         assert!(!raise_vc(l, &mut d), "level 2 is the top of 3");
-        assert_eq!(d.prio, 5);
+        assert_eq!(d.prio(), 5);
         assert_eq!(d.flags & crate::packet::FLAG_INT, crate::packet::FLAG_INT);
     }
 
@@ -748,18 +750,18 @@ mod tests {
         assert!(c.port(0).tracked() && c.port(2).tracked() && !c.port(1).tracked());
         // 15 blocks on VC 0: 10 private, 5 shared; 4 more fit VC 0 only with the pool.
         let d = desc(0, 15 * 64 - 3);
-        assert!(c.fits(2, 0, d.wire as u64));
-        c.on_transmit(2, &ports[2], d.prio, d.wire, 0, 1);
+        assert!(c.fits(2, 0, d.wire() as u64));
+        c.on_transmit(2, &ports[2], d.prio(), d.wire(), 0, 1);
         assert_eq!((c.port(2).used(0), c.port(2).shared_used()), (15, 5));
         assert!(c.fits(2, 0, 3 * 64) && !c.fits(2, 0, 4 * 64));
         assert!(c.fits(2, 1, 13 * 64) && !c.fits(2, 1, 14 * 64));
         // A packet raised from VC 0 to 1 at A takes VC 1's credits toward B...
         let mut r = desc(0, 64);
         assert!(raise_vc(c.layout, &mut r));
-        c.on_transmit(2, &ports[2], r.prio, r.wire, 0, 1);
+        c.on_transmit(2, &ports[2], r.prio(), r.wire(), 0, 1);
         assert_eq!(c.port(2).used(1), 1);
         // ... while A gives VC 0's back to the NIC (the seam's release hook).
-        let vc = arrival_vc(r.prio, r.flags) as usize;
+        let vc = arrival_vc(r.prio(), r.flags) as usize;
         assert_eq!(vc, 0);
         let sig = c.after_release(
             &mut SharedBuffer::new(0, &Default::default(), vec![]),
@@ -776,7 +778,7 @@ mod tests {
         // Toward a NIC nothing is counted.
         let n = desc(0, 9000);
         assert!(c.fits(1, 0, 9000));
-        c.on_transmit(1, &ports[1], n.prio, n.wire, 0, 1);
+        c.on_transmit(1, &ports[1], n.prio(), n.wire(), 0, 1);
         assert_eq!(c.port(1).used(0), 0);
     }
 
@@ -794,8 +796,14 @@ mod tests {
         assert!(!c.port(1).cut_through(), "a NIC receives at the tail");
         // The head block only, toward a cut-through switch.
         let d = desc(0, 1000);
-        let ahead =
-            Credit::new(&cfg, &ports, &[5; 4], 0).on_transmit(2, &ports[2], d.prio, d.wire, 0, 77);
+        let ahead = Credit::new(&cfg, &ports, &[5; 4], 0).on_transmit(
+            2,
+            &ports[2],
+            d.prio(),
+            d.wire(),
+            0,
+            77,
+        );
         assert_eq!(ahead, ports[2].tx_time(64));
         let mut off = Credit::new(
             &CreditCfg {
@@ -806,12 +814,19 @@ mod tests {
             &[5; 4],
             0,
         );
-        assert_eq!(off.on_transmit(2, &ports[2], d.prio, d.wire, 0, 77), 77);
+        assert_eq!(off.on_transmit(2, &ports[2], d.prio(), d.wire(), 0, 77), 77);
         // The router latency is pin to pin: the link's delay holds it, so the head block's
         // time ahead of the delay shrinks by it, down to nothing.
         let block = ports[2].tx_time(64);
         let at = |lat| {
-            Credit::new(&cfg, &ports, &[5; 4], lat).on_transmit(2, &ports[2], d.prio, d.wire, 0, 77)
+            Credit::new(&cfg, &ports, &[5; 4], lat).on_transmit(
+                2,
+                &ports[2],
+                d.prio(),
+                d.wire(),
+                0,
+                77,
+            )
         };
         assert_eq!(at(block / 4), block - block / 4);
         assert_eq!(at(block * 3), 0);
