@@ -186,7 +186,6 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
     // already cut, so that balance never costs lookahead (a campus stays whole under a
     // cut at its long-haul links, a pod is split as freely as its pods' cores are cut).
     if units.len() >= requested as usize {
-        let cable_delay = |p: usize| crossing_time(fabric, p);
         let mut in_unit = vec![false; n];
         for &v in units.iter().flatten() {
             in_unit[v] = true;
@@ -196,7 +195,7 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
             for p in ports_of(v) {
                 let w = peer_node(p);
                 if is_switch(w) && !in_unit[w] {
-                    cut_delay = cut_delay.min(cable_delay(p));
+                    cut_delay = cut_delay.min(crossing_time(fabric, p));
                 }
             }
         }
@@ -205,7 +204,7 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
             for &v in unit {
                 for p in ports_of(v) {
                     if unit.binary_search(&peer_node(p)).is_ok() {
-                        d = d.min(cable_delay(p));
+                        d = d.min(crossing_time(fabric, p));
                     }
                 }
             }
@@ -312,7 +311,7 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         // Only where most of its cables lead: a fat tree's core (or a spine) has its
         // cables spread over every shard, a few more toward those given more pods, and
         // sending every core there would load them most (the k = 74 fat tree cut into 16
-        // shards: its heaviest shard 1.17x the mean, not 1.01x).
+        // shards: its heaviest shard 1.17x the mean, 1.001x when they go to the lightest).
         let most = *toward.iter().max().unwrap_or(&0);
         let placed: u32 = toward.iter().sum();
         let candidates: Vec<usize> = if most * 2 > placed {
