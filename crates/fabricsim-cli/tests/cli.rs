@@ -264,7 +264,7 @@ fn bench_memory_parts_sum_to_the_reported_total() {
     assert_eq!(part("links"), 96 * link, "{v}");
     let peak = v["peak_packets"].as_u64().unwrap();
     assert!(peak > 0, "{v}");
-    let slot = std::mem::size_of::<fabricsim::packet::Packet>() as u64;
+    let slot = std::mem::size_of::<fabricsim::packet::Slot>() as u64;
     assert!(part("arena") >= peak * slot, "{v}");
     let queued = fabricsim::memory::queued_packet_bytes() as u64;
     assert!(

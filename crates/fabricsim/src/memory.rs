@@ -13,11 +13,11 @@
 //!
 //! # A queued packet
 //! A packet waiting in an egress queue costs its [`crate::packet::Desc`] in the queue's
-//! ring (20 bytes) and its [`crate::packet::Packet`] slot in the arena (32 bytes): 52
+//! ring (20 bytes) and its [`crate::packet::Slot`] in the arena (24 bytes): 44
 //! bytes ([`queued_packet_bytes`]). The arena's free list lives in the free slots and
 //! costs nothing more; what the rings hold beyond their packets (each grown by doubling
 //! to its own peak) is counted here at capacity, so [`Breakdown::bytes_per_peak_packet`]
-//! is the 52 bytes plus that slack. On a wire a packet costs its [`crate::fabric::link`]
+//! is the 44 bytes plus that slack. On a wire a packet costs its [`crate::fabric::link`]
 //! ring entry (arrival time and descriptor, 32 bytes) instead of the queue's.
 
 use crate::sim::Simulation;
@@ -92,7 +92,7 @@ impl Breakdown {
 /// The size of a queued packet by construction: its descriptor in a queue and its slot in
 /// the arena (see the module comment).
 pub const fn queued_packet_bytes() -> usize {
-    std::mem::size_of::<crate::packet::Desc>() + std::mem::size_of::<crate::packet::Packet>()
+    std::mem::size_of::<crate::packet::Desc>() + std::mem::size_of::<crate::packet::Slot>()
 }
 
 impl Simulation {

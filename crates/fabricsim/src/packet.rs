@@ -148,16 +148,18 @@ pub const ECN_CE: u8 = 0b11;
 /// ECN-capable transport.
 pub const ECN_ECT: u8 = 0b10;
 
-/// What only the NICs at both ends read of a frame, kept in its arena slot: 32 bytes, so
-/// that a queued packet (slot and descriptor) is 52 (issue 19: at most 64).
+/// What only the NICs at both ends read of a frame, kept in its arena slot (a [`Slot`]
+/// of 24 bytes, so that a queued packet, slot and descriptor, is 44: issue 19 asks at
+/// most 64).
 ///
 /// The header fields switches read (destination, hash, size, priority, ECN, marks,
 /// flags) travel in the frame's [`Desc`] instead, and exist only there. What a slot
 /// need not hold is not there: the source host of a transport frame is its flow's
 /// (the sender for data, the receiver for ACK, NACK and CNP: [`Packet::src`]); the GSE
 /// container tag, which only GSPs read, is kept beside the slots by runs that have GSPs
-/// ([`PacketArena::gse_tag`]); the ECN echo of an ACK is a bit of the send time.
-#[derive(Clone, Copy, Debug)]
+/// ([`PacketArena::gse_tag`]); the ECN echo of an ACK is a bit of the send time; the
+/// kind, which the descriptor holds, is not stored again (the slot is read with it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// What it is and what it carries.
     pub payload: Payload,
@@ -269,6 +271,114 @@ impl Packet {
     #[inline]
     pub fn kind(&self) -> PacketKind {
         self.payload.kind()
+    }
+}
+
+/// A packet as its arena slot stores it: two words of payload and the send time, 24
+/// bytes, read back with the kind its descriptor holds ([`Slot::decode`]).
+///
+/// Every payload fits two words once its kind is known: data is (flow, bytes) and seq;
+/// a request (from, host) and bytes; a grant (host, port or `u32::MAX` for none) and
+/// bytes; a collective message (collective, iteration) and (rank, sender), its
+/// direction in the send time's top bit (as an ACK's ECN echo is: times stay below
+/// 2^63 ps). A free slot's send time holds the next free slot.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot {
+    a: u64,
+    b: u64,
+    sent: Time,
+}
+
+const NO_VIA: u32 = u32::MAX;
+
+impl Slot {
+    /// The slot that stores `p`.
+    #[inline]
+    pub fn encode(p: &Packet) -> Slot {
+        let lo_hi = |lo: u32, hi: u32| lo as u64 | (hi as u64) << 32;
+        let mut sent = p.sent;
+        let (a, b) = match p.payload {
+            Payload::Data { flow, seq, bytes } => (lo_hi(flow.0, bytes), seq),
+            Payload::Ack { flow, seq } | Payload::Nack { flow, seq } => (flow.0 as u64, seq),
+            Payload::Cnp { flow, by_dr } => (lo_hi(flow.0, by_dr as u32), 0),
+            Payload::Pause(sig) => (lo_hi(sig.prio as u32, sig.quanta as u32), 0),
+            Payload::Request { from, host, bytes } => (lo_hi(from.0, host.0), bytes),
+            Payload::Grant { host, bytes, via } => {
+                (lo_hi(host.0, via.map_or(NO_VIA, |v| v.0)), bytes)
+            }
+            Payload::Collective {
+                coll,
+                iter,
+                rank,
+                msg,
+                src,
+            } => {
+                sent = (sent & !ECHO_BIT)
+                    | if msg == crate::collective::CollMsg::Result {
+                        ECHO_BIT
+                    } else {
+                        0
+                    };
+                (lo_hi(coll, iter), lo_hi(rank, src))
+            }
+        };
+        Slot { a, b, sent }
+    }
+
+    /// The packet this slot stores, a frame of `kind`.
+    #[inline]
+    pub fn decode(&self, kind: PacketKind) -> Packet {
+        let (lo, hi) = (self.a as u32, (self.a >> 32) as u32);
+        let mut sent = self.sent;
+        let payload = match kind {
+            PacketKind::Data => Payload::Data {
+                flow: FlowId(lo),
+                seq: self.b,
+                bytes: hi,
+            },
+            PacketKind::Ack => Payload::Ack {
+                flow: FlowId(lo),
+                seq: self.b,
+            },
+            PacketKind::Nack => Payload::Nack {
+                flow: FlowId(lo),
+                seq: self.b,
+            },
+            PacketKind::Cnp => Payload::Cnp {
+                flow: FlowId(lo),
+                by_dr: hi != 0,
+            },
+            PacketKind::Pause => Payload::Pause(PfcSignal {
+                prio: lo as u8,
+                quanta: hi as u16,
+            }),
+            PacketKind::Request => Payload::Request {
+                from: GspId(lo),
+                host: HostId(hi),
+                bytes: self.b,
+            },
+            PacketKind::Grant => Payload::Grant {
+                host: HostId(lo),
+                bytes: self.b,
+                via: (hi != NO_VIA).then_some(PortId(hi)),
+            },
+            PacketKind::Collective => {
+                let msg = if sent & ECHO_BIT != 0 {
+                    crate::collective::CollMsg::Result
+                } else {
+                    crate::collective::CollMsg::Up
+                };
+                sent &= !ECHO_BIT;
+                Payload::Collective {
+                    coll: lo,
+                    iter: hi,
+                    rank: self.b as u32,
+                    msg,
+                    src: (self.b >> 32) as u32,
+                }
+            }
+        };
+        Packet { payload, sent }
     }
 }
 
@@ -444,7 +554,7 @@ impl Desc {
     }
 }
 
-/// Slots per arena chunk (log2): 4096 slots of 32 bytes, 128 KiB.
+/// Slots per arena chunk (log2): 4096 slots of 24 bytes, 96 KiB.
 const CHUNK_BITS: u32 = 12;
 const CHUNK: usize = 1 << CHUNK_BITS;
 /// End of the free list.
@@ -462,7 +572,7 @@ const NO_SLOT: u32 = u32::MAX;
 /// the arena stores them.
 pub struct PacketArena {
     /// Arrays, not slices: an index masked to the chunk needs no bounds check.
-    chunks: Vec<Box<[Packet; CHUNK]>>,
+    chunks: Vec<Box<[Slot; CHUNK]>>,
     /// Slots handed out so far (the next never-used slot).
     used: u32,
     /// Head of the free list ([`NO_SLOT`]: empty).
@@ -522,6 +632,11 @@ impl PacketArena {
     /// Puts `p` in a slot and returns its id.
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
+        self.alloc_slot(Slot::encode(&p))
+    }
+    /// Puts a stored packet in a slot and returns its id.
+    #[inline]
+    fn alloc_slot(&mut self, slot: Slot) -> PktId {
         self.live += 1;
         if self.live > self.peak {
             self.peak = self.live;
@@ -533,7 +648,7 @@ impl PacketArena {
         } else {
             self.grow()
         };
-        *self.slot_mut(i) = p;
+        *self.slot_mut(i) = slot;
         if self.tagged {
             self.reset_tag(i);
         }
@@ -556,11 +671,12 @@ impl PacketArena {
             self.chunks.len() < (NO_SLOT as usize >> CHUNK_BITS),
             "more than 2^32 packets alive"
         );
-        let empty = Packet::new(
-            Payload::Pause(PfcSignal { prio: 0, quanta: 0 }),
-            NO_SLOT as Time,
-        );
-        let chunk: Box<[Packet; CHUNK]> = vec![empty; CHUNK]
+        let empty = Slot {
+            a: 0,
+            b: 0,
+            sent: NO_SLOT as Time,
+        };
+        let chunk: Box<[Slot; CHUNK]> = vec![empty; CHUNK]
             .into_boxed_slice()
             .try_into()
             .expect("a chunk has CHUNK slots");
@@ -575,11 +691,11 @@ impl PacketArena {
         self.tags[i as usize] = NO_TAG;
     }
     #[inline(always)]
-    fn slot(&self, i: u32) -> &Packet {
+    fn slot(&self, i: u32) -> &Slot {
         &self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
     }
     #[inline(always)]
-    fn slot_mut(&mut self, i: u32) -> &mut Packet {
+    fn slot_mut(&mut self, i: u32) -> &mut Slot {
         &mut self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
     }
     /// Returns the slot to the free list.
@@ -590,15 +706,15 @@ impl PacketArena {
         self.slot_mut(id.0).sent = next as Time;
         self.free = id.0;
     }
-    /// The packet behind `id`.
+    /// The packet behind `id`, a frame of `kind` (its descriptor's).
     #[inline]
-    pub fn get(&self, id: PktId) -> &Packet {
-        self.slot(id.0)
+    pub fn get(&self, id: PktId, kind: PacketKind) -> Packet {
+        self.slot(id.0).decode(kind)
     }
-    /// Mutable access.
+    /// The slot behind `id`, as stored (to prefetch it).
     #[inline]
-    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        self.slot_mut(id.0)
+    pub fn slot_of(&self, id: PktId) -> &Slot {
+        self.slot(id.0)
     }
     /// The GSE container tag of packet `id` (zero unless a GSP set one).
     #[inline]
@@ -621,10 +737,10 @@ impl PacketArena {
     /// Moves packet `id` (and its GSE tag) into arena `to`, as a sharded run hands
     /// packets between its shards' arenas outside a window; returns its id there.
     pub fn move_into(&mut self, id: PktId, to: &mut PacketArena) -> PktId {
-        let packet = *self.get(id);
+        let slot = *self.slot(id.0);
         let (tag, gsp) = self.gse_tag(id);
         self.release(id);
-        let moved = to.alloc(packet);
+        let moved = to.alloc_slot(slot);
         if to.keeps_tags() {
             to.set_tag(moved, tag, gsp);
         }
@@ -647,7 +763,7 @@ impl PacketArena {
     /// capacity.
     pub fn heap_bytes(&self) -> u64 {
         use crate::memory::vec_bytes;
-        (self.chunks.len() * CHUNK * std::mem::size_of::<Packet>()) as u64
+        (self.chunks.len() * CHUNK * std::mem::size_of::<Slot>()) as u64
             + vec_bytes(&self.chunks)
             + vec_bytes(&self.tags)
     }
@@ -662,7 +778,7 @@ mod tests {
     #[test]
     fn descriptors_and_slots_keep_their_size() {
         assert_eq!(std::mem::size_of::<Desc>(), 20);
-        assert_eq!(std::mem::size_of::<Packet>(), 32);
+        assert_eq!(std::mem::size_of::<Slot>(), 24);
         // Issue 19: a queued packet (its descriptor where it waits, its slot) <= 64 B.
         assert!(crate::memory::queued_packet_bytes() <= 64);
     }
@@ -702,6 +818,84 @@ mod tests {
             check(&d, wire2, prio2, ecn2, mark2);
             let back = d.header();
             assert_eq!((back.dst, back.wire, back.prio, back.ecn, back.mark), (dst, wire2, prio2, ecn2, mark2));
+        }
+    }
+
+    fn any_payload() -> impl proptest::strategy::Strategy<Value = Payload> {
+        use crate::collective::CollMsg;
+        use proptest::prelude::*;
+        let flow = any::<u32>().prop_map(FlowId);
+        prop_oneof![
+            (flow.clone(), any::<u64>(), any::<u32>())
+                .prop_map(|(flow, seq, bytes)| Payload::Data { flow, seq, bytes }),
+            (flow.clone(), any::<u64>()).prop_map(|(flow, seq)| Payload::Ack { flow, seq }),
+            (flow.clone(), any::<u64>()).prop_map(|(flow, seq)| Payload::Nack { flow, seq }),
+            (flow, any::<bool>()).prop_map(|(flow, by_dr)| Payload::Cnp { flow, by_dr }),
+            (0u8..8, any::<u16>())
+                .prop_map(|(prio, quanta)| Payload::Pause(PfcSignal { prio, quanta })),
+            (any::<u32>(), any::<u32>(), any::<u64>()).prop_map(|(f, h, bytes)| Payload::Request {
+                from: GspId(f),
+                host: HostId(h),
+                bytes
+            }),
+            (
+                any::<u32>(),
+                any::<u64>(),
+                proptest::option::of(0..=crate::engine::MAX_INDEX)
+            )
+                .prop_map(|(h, bytes, via)| Payload::Grant {
+                    host: HostId(h),
+                    bytes,
+                    via: via.map(PortId)
+                }),
+            (
+                any::<u32>(),
+                any::<u32>(),
+                any::<u32>(),
+                any::<bool>(),
+                any::<u32>()
+            )
+                .prop_map(|(coll, iter, rank, up, src)| Payload::Collective {
+                    coll,
+                    iter,
+                    rank,
+                    msg: if up { CollMsg::Up } else { CollMsg::Result },
+                    src
+                }),
+        ]
+    }
+
+    proptest::proptest! {
+        /// A slot gives back the packet stored in it, read with the packet's kind, echo
+        /// and send time included; the ids the arena hands out are a stack's.
+        #[test]
+        fn a_slot_gives_back_the_packet_it_stores(
+            payloads in proptest::collection::vec(any_payload(), 1..40),
+            sent in 0..(1u64 << 63),
+            echo in proptest::prelude::any::<bool>(),
+        ) {
+            let mut arena = PacketArena::new();
+            let mut stored = Vec::new();
+            for (i, &payload) in payloads.iter().enumerate() {
+                let mut p = Packet::new(payload, sent ^ i as u64);
+                if matches!(payload, Payload::Ack { .. } | Payload::Nack { .. }) {
+                    p.set_echo(echo);
+                }
+                let id = arena.alloc(p);
+                assert_eq!(arena.get(id, p.kind()), p);
+                stored.push((id, p));
+                if i % 3 == 2 {
+                    // Release one: the next allocation takes its slot.
+                    let (id, _) = stored.remove(i % stored.len());
+                    arena.release(id);
+                    let again = arena.alloc(p);
+                    assert_eq!(again, id);
+                    stored.push((again, p));
+                }
+            }
+            for (id, p) in stored {
+                assert_eq!(arena.get(id, p.kind()), p);
+            }
         }
     }
 

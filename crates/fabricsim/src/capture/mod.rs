@@ -357,7 +357,7 @@ impl Capture {
             iface,
             nth: nth as u32,
             desc,
-            pkt: *arena.get(desc.id),
+            pkt: arena.get(desc.id, desc.kind()),
             tag: arena.tag(desc.id),
         });
     }

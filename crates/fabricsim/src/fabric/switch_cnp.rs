@@ -142,7 +142,7 @@ impl Fabric {
     /// Sends a CNP for the flow of data packet `pkt` from switch `s` to its sender, with
     /// probability `p`, unless the flow had one less than the interval ago.
     fn switch_notify(&mut self, ctx: &mut Ctx, s: u32, pkt: &Desc, p: f64) {
-        let Some(flow) = ctx.arena.get(pkt.id).payload.flow() else {
+        let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() else {
             return;
         };
         let st = self.switch_cnp.as_mut().expect("forward-notifying state");

@@ -121,7 +121,7 @@ impl Fabric {
                 if g.gsp_of_host[pkt.dst() as usize] != Some(gsp) {
                     return false;
                 }
-                let p = *ctx.arena.get(pkt.id);
+                let p = ctx.arena.get(pkt.id, pkt.kind());
                 ctx.arena.release(pkt.id);
                 self.switches[s as usize].consumed += 1;
                 match p.payload {

@@ -527,7 +527,7 @@ impl Fabric {
     /// bytes, from DR `s` back to the flow's sender, unless that flow had one less than
     /// `cnp_interval` ago or RED's draw says no.
     fn dr_notify(&mut self, ctx: &mut Ctx, s: u32, dr: DrRole, pkt: &Desc, q: u64) {
-        let Some(flow) = ctx.arena.get(pkt.id).payload.flow() else {
+        let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() else {
             return;
         };
         let st = self.dr.as_mut().expect("DR state");

@@ -52,7 +52,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
             let link = &fabric.links[l as usize];
             if let Some((_, d)) = link.ring.front() {
                 match link.to {
-                    NodeKind::Host(_) => prefetch(ctx.arena.get(d.id)),
+                    NodeKind::Host(_) => prefetch(ctx.arena.slot_of(d.id)),
                     NodeKind::Switch(s) => {
                         // (Under spraying the ECMP choice is only a guess.)
                         let egress = if d.flags & FLAG_ROUTED != 0 {

@@ -282,7 +282,7 @@ impl Nics {
         port: PortId,
         pkt: Desc,
     ) {
-        let p = *ctx.arena.get(pkt.id);
+        let p = ctx.arena.get(pkt.id, pkt.kind());
         let hdr = pkt.header();
         if hdr.flags & FLAG_INT != 0 {
             fabric.telemetry.int[ctx.shard as usize].receive(pkt.id);

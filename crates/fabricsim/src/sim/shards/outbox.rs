@@ -66,7 +66,7 @@ impl Ctx {
         desc: Desc,
         int: Option<IntStack>,
     ) {
-        let packet = *self.arena.get(desc.id);
+        let packet = self.arena.get(desc.id, desc.kind());
         let out = &mut self.outbox[to as usize - 1];
         if let Some(st) = int {
             out.ints.push(st);
