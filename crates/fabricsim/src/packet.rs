@@ -480,6 +480,18 @@ impl Desc {
         self
     }
 
+    /// A descriptor for unit tests: packet `id`, a `kind` frame of `wire` bytes at
+    /// priority `prio`, every other field zero.
+    #[cfg(test)]
+    pub(crate) fn for_test(id: u32, kind: PacketKind, prio: u8, wire: u32) -> Desc {
+        let h = Header {
+            wire,
+            prio,
+            ..Header::default()
+        };
+        Desc::new(PktId(id), kind, h).at_in_port(0)
+    }
+
     /// The descriptor of packet `p`, sent with header `h`, stored at `id`.
     #[inline]
     pub fn of(id: PktId, p: &Packet, h: Header) -> Desc {

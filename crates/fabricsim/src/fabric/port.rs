@@ -463,20 +463,7 @@ mod tests {
 
     /// A descriptor of `wire` bytes of `kind` at `prio`.
     fn desc(kind: PacketKind, prio: u8, wire: u32) -> Desc {
-        crate::packet::Desc::new(
-            crate::packet::PktId(0),
-            kind,
-            crate::packet::Header {
-                dst: 0,
-                hash: 0,
-                wire,
-                prio,
-                ecn: 0,
-                mark: 0,
-                flags: 0,
-            },
-        )
-        .at_in_port(0)
+        Desc::for_test(0, kind, prio, wire)
     }
 
     #[test]

@@ -164,23 +164,10 @@ impl Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{PacketKind, PktId};
+    use crate::packet::PacketKind;
 
     fn d(i: u32) -> Desc {
-        crate::packet::Desc::new(
-            PktId(i),
-            PacketKind::Data,
-            crate::packet::Header {
-                dst: 0,
-                hash: 0,
-                wire: 4170,
-                prio: 3,
-                ecn: 0,
-                mark: 0,
-                flags: 0,
-            },
-        )
-        .at_in_port(0)
+        Desc::for_test(i, PacketKind::Data, 3, 4170)
     }
 
     #[test]

@@ -105,25 +105,12 @@ impl RxStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{PacketKind, PktId};
+    use crate::packet::PacketKind;
 
     fn held(cont: u32, idx: u16, prev: u16, t: Time) -> Held {
         Held {
             tag: Tag { cont, idx, prev },
-            desc: crate::packet::Desc::new(
-                PktId(cont * 100 + idx as u32),
-                PacketKind::Data,
-                crate::packet::Header {
-                    dst: 0,
-                    hash: 0,
-                    wire: 1000,
-                    prio: 3,
-                    ecn: 0,
-                    mark: 0,
-                    flags: 0,
-                },
-            )
-            .at_in_port(0),
+            desc: Desc::for_test(cont * 100 + idx as u32, PacketKind::Data, 3, 1000),
             since: t,
         }
     }

@@ -679,24 +679,11 @@ pub fn audit(fabric: &Fabric) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::fabric::flow_control::LinkFlowControl;
-    use crate::packet::{PacketKind, PktId};
+    use crate::packet::PacketKind;
     use crate::units::Rate;
 
     fn desc(prio: u8, wire: u32) -> Desc {
-        crate::packet::Desc::new(
-            PktId(0),
-            PacketKind::Data,
-            crate::packet::Header {
-                dst: 0,
-                hash: 0,
-                wire,
-                prio,
-                ecn: 0,
-                mark: 0,
-                flags: 0,
-            },
-        )
-        .at_in_port(0)
+        Desc::for_test(0, PacketKind::Data, prio, wire)
     }
 
     #[test]
