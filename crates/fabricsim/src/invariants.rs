@@ -42,8 +42,9 @@ pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
         }
     }
     for p in &sim.fabric.ports {
+        let pool = &sim.fabric.queue_pools[p.pool as usize];
         for q in &p.queues {
-            for d in q.iter() {
+            for d in q.iter(pool) {
                 count(d);
             }
         }
@@ -161,10 +162,11 @@ pub fn check(sim: &Simulation) -> Vec<String> {
             ));
         }
         // Every queued packet was admitted, except those the switch generated itself.
+        let pools = &sim.fabric.queue_pools;
         let local: u64 = ports
             .iter()
-            .flat_map(|p| p.queues.iter())
-            .flat_map(|q| q.iter())
+            .flat_map(|p| p.queues.iter().map(|q| (q, &pools[p.pool as usize])))
+            .flat_map(|(q, pool)| q.iter(pool))
             .filter(|d| d.in_port == crate::packet::LOCAL_PORT)
             .map(|d| d.wire() as u64)
             .sum();

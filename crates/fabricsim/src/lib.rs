@@ -28,6 +28,7 @@
 #![deny(unsafe_code)]
 
 pub mod bench;
+pub mod block_pool;
 pub mod budget;
 pub mod capture;
 pub mod cc;

@@ -7,18 +7,21 @@
 //! built (from the settings alone, rounded up to bound the peak RSS).
 //!
 //! What is not itemized: the code and the allocator's own books, the event queue (a
-//! calendar of fixed size, about 1.2 MB, plus what is pending: its layout is the
-//! engine's own), the scenario and the output rows. `fabricsim bench` shows them as the
+//! calendar of fixed size, about 1.1 MB, plus the blocks its slots spill into, which
+//! hold the most events spilled at once: its layout is the engine's own), the scenario
+//! and the output rows. `fabricsim bench` shows them as the
 //! difference between the peak RSS and the itemized total.
 //!
 //! # A queued packet
-//! A packet waiting in an egress queue costs its [`crate::packet::Desc`] in the queue's
-//! ring (20 bytes) and its [`crate::packet::Slot`] in the arena (24 bytes): 44
-//! bytes ([`queued_packet_bytes`]). The arena's free list lives in the free slots and
-//! costs nothing more; what the rings hold beyond their packets (each grown by doubling
-//! to its own peak) is counted here at capacity, so [`Breakdown::bytes_per_peak_packet`]
-//! is the 44 bytes plus that slack. On a wire a packet costs its [`crate::fabric::link`]
-//! ring entry (arrival time and descriptor, 32 bytes) instead of the queue's.
+//! A packet waiting in an egress queue costs its [`crate::packet::Desc`] in a block of
+//! its shard's queue pool (20 bytes, [`crate::fabric::port::QueuePool`]) and its
+//! [`crate::packet::Slot`] in the arena (24 bytes): 44 bytes ([`queued_packet_bytes`]).
+//! The free lists of both live in the free blocks and slots and cost nothing more; what
+//! the pools hold beyond their packets (part-used blocks at the ends of queues, and the
+//! most held at once rounded up to a chunk) is counted here at capacity, so
+//! [`Breakdown::bytes_per_peak_packet`] is the 44 bytes plus that slack. On a wire a
+//! packet costs its [`crate::fabric::link`] ring entry (arrival time and descriptor, 32
+//! bytes) instead of the queue's.
 
 use crate::sim::Simulation;
 use std::collections::VecDeque;
@@ -103,7 +106,8 @@ impl Simulation {
         let n = &self.nics;
         let routing = f.routing.memory_bytes();
         let ports = vec_bytes(&f.ports);
-        let queues: u64 = f.ports.iter().map(|p| p.queue_heap_bytes()).sum();
+        let queues: u64 =
+            f.queue_pools.iter().map(|p| p.heap_bytes()).sum::<u64>() + vec_bytes(&f.queue_pools);
         let links = vec_bytes(&f.links);
         let rings: u64 = f.links.iter().map(|l| deque_bytes(&l.ring)).sum();
         let switches = vec_bytes(&f.switches)

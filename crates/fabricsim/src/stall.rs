@@ -122,7 +122,7 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
             crate::fabric::NodeKind::Switch(_) => {
                 port.has_queued()
                     && (0..8).all(|q| {
-                        (port.queues[q].q.front())
+                        (port.queues[q].front(sim.fabric.queue_pool(p as usize)))
                             .is_none_or(|d| !c.fits(p as usize, q, d.wire() as u64))
                     })
             }
@@ -155,8 +155,9 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
         let local_in = node.ports.local(crate::ids::PortId(peer)) as u16;
         let holds_from_p = |q: u32| {
             credit.is_none()
-                || (sim.fabric.ports[q as usize].queues.iter())
-                    .any(|queue| queue.iter().any(|d| d.in_port == local_in))
+                || (sim.fabric.ports[q as usize].queues.iter()).any(|queue| {
+                    (queue.iter(sim.fabric.queue_pool(q as usize))).any(|d| d.in_port == local_in)
+                })
         };
         (node.ports.iter().map(|q| q.0))
             .filter(|&q| q != peer && is_paused[q as usize] && holds_from_p(q))

@@ -58,7 +58,8 @@ fn where_acks_wait(extra: &str) -> (bool, bool) {
         t += 10 * US;
         let done = sim.run_until(t, &mut |_| {});
         let q = &sim.fabric.ports[port].queues;
-        let has_ack = |p: usize| q[p].q.iter().any(|d| d.kind() == PacketKind::Ack);
+        let pool = sim.fabric.queue_pool(port);
+        let has_ack = |p: usize| q[p].iter(pool).any(|d| d.kind() == PacketKind::Ack);
         in_data |= has_ack(data);
         in_ctrl |= has_ack(ctrl);
         if let Some(o) = done {

@@ -524,7 +524,8 @@ impl Nics {
         };
         let d = ctx.arena.alloc_desc(p, h);
         let prio = ctx.params.ctrl_prio as usize;
-        fabric.ports[port].enqueue(prio, d, ctx.now);
+        let (port_ref, pool) = fabric.port_and_pool(port.idx());
+        port_ref.enqueue(pool, prio, d, ctx.now);
         self.try_transmit(ctx, fabric, src, port);
     }
 

@@ -216,7 +216,8 @@ impl Fabric {
                 continue;
             }
             let now = ctx.now;
-            self.ports[e].enqueue(d.prio() as usize, d, now);
+            let (port_ref, pool) = self.port_and_pool(e.idx());
+            port_ref.enqueue(pool, d.prio() as usize, d, now);
             self.try_transmit(ctx, e);
         }
         let e = self.multicast.as_ref().expect("tables").outs[a as usize];

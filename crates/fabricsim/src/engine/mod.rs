@@ -20,6 +20,7 @@
 //! width is tuned to the model ([`EventQueue::set_horizon`]) so that the window covers a
 //! packet's serialization plus a link delay.
 
+use crate::block_pool::{BlockFifo, BlockPool};
 use crate::ids::{FlowId, HostId, LinkId, PortId};
 use crate::units::Time;
 use std::cmp::Reverse;
@@ -145,8 +146,10 @@ impl Event {
 pub const SLOTS: usize = 1 << SLOT_BITS;
 const SLOT_BITS: u32 = 12;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
-/// Entries a slot holds inline (four cache lines); more go to the slot's spill vector.
+/// Entries a slot holds inline (four cache lines); more go to the slot's spill list.
 const INLINE: usize = 32;
+/// Entries per block of the spill lists.
+const SPILL_BLOCK: usize = 32;
 /// [`EventQueue::peek_codes`] where no event is known.
 pub const NO_EVENT: u32 = u32::MAX;
 
@@ -176,8 +179,9 @@ const _: () = assert!(MAX_SHIFT + EV_BITS <= 64);
 /// its slot; its entry is (time within the slot, key) as one integer, so sorting a slot's
 /// entries orders them. Events for the slot being drained (same time or a few ps ahead)
 /// are inserted in order into the drained run. Far events move into the wheel when the
-/// window reaches their slot. Spill vectors are lent to slots from a pool and returned when the slot drains;
-/// they, the slots and the drain buffer keep their capacity, so a steady run
+/// window reaches their slot. A slot's entries beyond its inline ones go to a list of
+/// blocks lent from one pool ([`crate::block_pool`]) and returned when the slot drains;
+/// the pool, the slots and the drain buffer keep their capacity, so a steady run
 /// allocates nothing.
 pub struct EventQueue {
     /// log2 of the slot width in ps.
@@ -198,10 +202,12 @@ pub struct EventQueue {
     counts: Box<[u32]>,
     /// `INLINE` entries per slot.
     inline: Box<[u64]>,
-    /// Entries beyond `INLINE`, per slot.
-    spill: Box<[Vec<u64>]>,
-    /// Spill vectors not lent to a slot (with their capacity).
-    spill_pool: Vec<Vec<u64>>,
+    /// Entries beyond `INLINE`, per slot, in blocks of `spill_blocks`: a block goes back
+    /// as soon as its slot is drained, so spills hold the most entries spilled at once
+    /// (a vector per slot kept, each, the longest burst any slot had seen: 1.5 KB a host
+    /// at k = 32).
+    spill: Box<[BlockFifo]>,
+    spill_blocks: BlockPool<u64, SPILL_BLOCK>,
     /// Bit i set when slot i holds entries.
     occupied: Box<[u64]>,
     /// Entries in the slots (not counting `drain` and `far`).
@@ -238,8 +244,8 @@ impl EventQueue {
             end: 0,
             counts: vec![0; SLOTS].into_boxed_slice(),
             inline: vec![0; SLOTS * INLINE].into_boxed_slice(),
-            spill: (0..SLOTS).map(|_| Vec::new()).collect(),
-            spill_pool: Vec::new(),
+            spill: vec![BlockFifo::new(); SLOTS].into_boxed_slice(),
+            spill_blocks: BlockPool::new(0),
             occupied: vec![0; SLOTS / 64].into_boxed_slice(),
             in_wheel: 0,
             ahead: NO_SLOT,
@@ -313,10 +319,8 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn put_spill(&mut self, i: usize, n: u32, key: u64) {
-        if n as usize == INLINE {
-            self.spill[i] = self.spill_pool.pop().unwrap_or_default();
-        }
-        self.spill[i].push(key);
+        debug_assert_eq!(self.spill[i].len() + INLINE, n as usize);
+        self.spill[i].push_back(&mut self.spill_blocks, key);
     }
 
     /// An event for the slot being drained, or beyond the window.
@@ -527,11 +531,8 @@ impl EventQueue {
     fn enter_spilled(&mut self, i: usize, n: usize) {
         self.drain
             .extend_from_slice(&self.inline[i * INLINE..(i + 1) * INLINE]);
-        let mut spill = std::mem::take(&mut self.spill[i]);
-        debug_assert_eq!(spill.len() + INLINE, n);
-        self.drain.extend_from_slice(&spill);
-        spill.clear();
-        self.spill_pool.push(spill);
+        debug_assert_eq!(self.spill[i].len() + INLINE, n);
+        self.spill[i].drain_into(&mut self.spill_blocks, &mut self.drain);
         // Large slots are mostly bursts of events at one time, already in order.
         if !self.drain.is_sorted() {
             self.drain.sort_unstable();
@@ -583,7 +584,8 @@ impl EventQueue {
             let i = (s & SLOT_MASK) as usize;
             let n = self.counts[i] as usize;
             let inline = &self.inline[i * INLINE..i * INLINE + n.min(INLINE)];
-            let first = inline.iter().chain(&self.spill[i]).min().copied();
+            let spilled = self.spill[i].iter(&self.spill_blocks);
+            let first = inline.iter().chain(spilled).min().copied();
             (s << self.shift) + (first.expect("occupied slot") >> self.lsh)
         });
         let far = self.far.peek().map(|Reverse(k)| (k >> 64) as Time);

@@ -64,10 +64,12 @@ impl Fabric {
             self.schedule_wake(ctx, port, b);
             return NextFrame::Busy;
         }
-        if let Some(p) = self.ports[pi].pop_ctrl() {
+        let (port_ref, pool) = self.port_and_pool(pi);
+        if let Some(p) = port_ref.pop_ctrl(pool) {
             NextFrame::Frame(p)
         } else if let Some(prio) = self.next_queue(pi, now) {
-            let mut d = self.ports[pi].dequeue_head(prio, now);
+            let (port_ref, pool) = self.port_and_pool(pi);
+            let mut d = port_ref.dequeue_head(pool, prio, now);
             if SWITCH {
                 self.on_switch_dequeue(ctx, port, &mut d);
             }
@@ -92,7 +94,10 @@ impl Fabric {
     #[inline(never)]
     fn credit_next_queue(&mut self, pi: usize, now: Time) -> Option<usize> {
         match &mut self.flow_control {
-            AnyFlowControl::Credit(c) => c.next_queue(&self.ports[pi], pi, now),
+            AnyFlowControl::Credit(c) => {
+                let pool = &self.queue_pools[self.ports[pi].pool as usize];
+                c.next_queue(&self.ports[pi], pool, pi, now)
+            }
             _ => unreachable!("a port fed by credits runs credit flow control"),
         }
     }

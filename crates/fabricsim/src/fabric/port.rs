@@ -3,10 +3,10 @@
 //! the counters that end up in `ports.csv`.
 
 use super::NodeKind;
+use crate::block_pool::{BlockFifo, BlockPool};
 use crate::ids::{NodeId, PortId};
 use crate::packet::Desc;
 use crate::units::{Rate, Time};
-use std::collections::VecDeque;
 
 /// Set in `owner_code` for a host's port.
 const HOST_BIT: u32 = 1 << 31;
@@ -47,6 +47,33 @@ pub const DOWN: Time = Time::MAX;
 /// Number of 802.1p priorities.
 pub const N_PRIO: usize = 8;
 
+/// Descriptors per block of a [`QueuePool`]: 16 (324 bytes). A queue holds at most one
+/// part-used block at each end, and blocks go back to the pool the moment they empty.
+pub const QUEUE_BLOCK: usize = 16;
+
+/// Where the egress queues of a shard's ports keep their descriptors
+/// ([`crate::block_pool`]): one pool per shard ([`Port::pool`]), so that threads never
+/// share one.
+pub type QueuePool = BlockPool<Desc, QUEUE_BLOCK>;
+
+/// An empty [`QueuePool`].
+pub fn queue_pool() -> QueuePool {
+    let fill = Desc::new(
+        crate::packet::PktId(0),
+        crate::packet::PacketKind::Data,
+        crate::packet::Header {
+            dst: 0,
+            hash: 0,
+            wire: 0,
+            prio: 0,
+            ecn: 0,
+            mark: 0,
+            flags: 0,
+        },
+    );
+    QueuePool::new(fill)
+}
+
 /// Per-port counters.
 #[derive(Clone, Debug, Default)]
 pub struct PortStats {
@@ -70,14 +97,15 @@ pub struct PortStats {
     pub tcd_ue: u64,
 }
 
-/// A priority queue of an egress port and its byte count: 40 bytes, eight of them in
-/// five cache lines (issue 19: a port was 832 bytes, six per host of a fat tree).
-#[derive(Clone, Debug, Default)]
+/// A priority queue of an egress port and its byte count: 24 bytes, eight of them in
+/// three cache lines (issue 19: a port was 832 bytes, six per host of a fat tree). Its
+/// descriptors are in blocks of the port's [`QueuePool`].
+#[derive(Clone, Copy, Debug, Default)]
 pub struct PrioQueue {
     /// Bytes queued.
     pub bytes: u64,
     /// Packets, oldest first.
-    pub q: VecDeque<Desc>,
+    pub q: BlockFifo,
 }
 
 impl PrioQueue {
@@ -89,9 +117,14 @@ impl PrioQueue {
     pub fn is_empty(&self) -> bool {
         self.q.is_empty()
     }
-    /// The queued packets, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = &Desc> {
-        self.q.iter()
+    /// The queued packets, oldest first (`pool`: the port's, [`Port::pool`]).
+    pub fn iter<'a>(&self, pool: &'a QueuePool) -> impl Iterator<Item = &'a Desc> + 'a {
+        self.q.iter(pool)
+    }
+    /// The oldest packet.
+    #[inline]
+    pub fn front<'a>(&self, pool: &'a QueuePool) -> Option<&'a Desc> {
+        self.q.front(pool)
     }
 }
 
@@ -144,13 +177,16 @@ pub struct Port {
     pub local: u32,
     /// The port at the other end of the cable.
     pub peer: PortId,
+    /// The pool the queues' descriptors are in: the shard's that owns the port
+    /// ([`crate::sim::Fabric::queue_pools`]; 0 in a run on one thread).
+    pub pool: u16,
     /// Line rate.
     pub rate: Rate,
     /// Rate at which frames serialize: the line rate less any PHY-level overhead
     /// (PHYSec segment framing).
     pub ser_rate: Rate,
-    /// PFC frames waiting to go out (served first, never paused).
-    mac_ctrl: VecDeque<Desc>,
+    /// PFC frames waiting to go out (served first, never paused), in the port's pool.
+    mac_ctrl: BlockFifo,
     /// Per priority, the time until which the peer paused us (set through
     /// [`Port::pause`] and [`Port::resume`]).
     paused_until: [Time; N_PRIO],
@@ -178,12 +214,13 @@ impl Port {
             node: NodeId(node),
             local,
             peer: PortId(peer),
+            pool: 0,
             rate,
             queues: Default::default(),
             area_base: 0,
             nonempty: 0,
             ps_per_byte: ps_per_byte(rate),
-            mac_ctrl: VecDeque::new(),
+            mac_ctrl: BlockFifo::new(),
             paused_until: [0; N_PRIO],
             busy_until: 0,
             wake_at: Time::MAX,
@@ -284,26 +321,30 @@ impl Port {
     }
 
     /// Calls `f` on every frame queued on the port (priority queues, then MAC control).
-    pub(crate) fn for_each_queued_mut(&mut self, mut f: impl FnMut(&mut Desc)) {
+    pub(crate) fn for_each_queued_mut(
+        &mut self,
+        pool: &mut QueuePool,
+        mut f: impl FnMut(&mut Desc),
+    ) {
         for q in &mut self.queues {
-            q.q.iter_mut().for_each(&mut f);
+            q.q.for_each_mut(pool, &mut f);
         }
-        self.mac_ctrl.iter_mut().for_each(f);
+        self.mac_ctrl.for_each_mut(pool, f);
     }
 
     /// Queues a MAC control (PFC) frame; it goes before every priority queue.
-    pub fn push_ctrl(&mut self, d: Desc) {
-        self.mac_ctrl.push_back(d);
+    pub fn push_ctrl(&mut self, pool: &mut QueuePool, d: Desc) {
+        self.mac_ctrl.push_back(pool, d);
         self.owner_code |= CTRL_BIT;
     }
 
     /// Takes the next MAC control frame, if any.
     #[inline]
-    pub fn pop_ctrl(&mut self) -> Option<Desc> {
+    pub fn pop_ctrl(&mut self, pool: &mut QueuePool) -> Option<Desc> {
         if self.owner_code & CTRL_BIT == 0 {
             return None;
         }
-        let d = self.mac_ctrl.pop_front();
+        let d = self.mac_ctrl.pop_front(pool);
         if self.mac_ctrl.is_empty() {
             self.owner_code &= !CTRL_BIT;
         }
@@ -342,12 +383,12 @@ impl Port {
         self.paused_until.iter().copied().max().unwrap_or(0)
     }
 
-    /// Appends a packet to queue `prio` at `now`.
-    #[inline]
-    pub fn enqueue(&mut self, prio: usize, d: Desc, now: Time) {
+    /// Appends a packet to queue `prio` at `now` (`pool`: the port's, [`Self::pool`]).
+    #[inline(always)]
+    pub fn enqueue(&mut self, pool: &mut QueuePool, prio: usize, d: Desc, now: Time) {
         self.area_base = (self.area_base).wrapping_sub(d.wire() as u128 * now as u128);
         let q = &mut self.queues[prio];
-        q.q.push_back(d);
+        q.q.push_back(pool, d);
         q.bytes += d.wire() as u64;
         self.total_bytes += d.wire() as u64;
         if self.total_bytes > self.max_queue_bytes {
@@ -379,10 +420,10 @@ impl Port {
     }
 
     /// Removes the head of queue `prio`, which must be non-empty, at `now`.
-    #[inline]
-    pub fn dequeue_head(&mut self, prio: usize, now: Time) -> Desc {
+    #[inline(always)]
+    pub fn dequeue_head(&mut self, pool: &mut QueuePool, prio: usize, now: Time) -> Desc {
         let q = &mut self.queues[prio];
-        let d = q.q.pop_front().expect("dequeue from an empty queue");
+        let d = q.q.pop_front(pool).expect("dequeue from an empty queue");
         q.bytes -= d.wire() as u64;
         self.area_base = (self.area_base).wrapping_add(d.wire() as u128 * now as u128);
         if q.q.is_empty() {
@@ -438,15 +479,6 @@ impl Port {
         None
     }
 
-    /// Heap bytes behind the port's queues (their ring buffers, by capacity); the port
-    /// itself, queue heads included, is `size_of::<Port>()`.
-    pub fn queue_heap_bytes(&self) -> u64 {
-        let q: u64 = (self.queues.iter())
-            .map(|q| crate::memory::deque_bytes(&q.q))
-            .sum();
-        q + crate::memory::deque_bytes(&self.mac_ctrl)
-    }
-
     /// Earliest time a paused priority with queued packets resumes by timeout.
     pub fn earliest_unpause(&self, now: Time) -> Option<Time> {
         (0..N_PRIO)
@@ -469,45 +501,48 @@ mod tests {
     #[test]
     fn hot_fields_fill_exactly_the_first_cache_line() {
         assert_eq!(std::mem::offset_of!(Port, queues), 64);
-        assert_eq!(std::mem::size_of::<PrioQueue>(), 40);
-        // Issue 19: six ports per host of a fat tree; a port was 832 bytes.
-        assert_eq!(std::mem::size_of::<Port>(), 640);
+        assert_eq!(std::mem::size_of::<PrioQueue>(), 24);
+        // Issue 19: six ports per host of a fat tree; a port was 832 bytes, then 640
+        // with rings for queues.
+        assert_eq!(std::mem::size_of::<Port>(), 512);
     }
 
     #[test]
     fn queue_area_is_the_exact_integral_of_the_queue_length() {
+        let mut pool = queue_pool();
         let mut p = Port::new(0, NodeKind::Switch(0), 0, 1, Rate(100_000_000_000));
         let d = |wire| desc(PacketKind::Data, 3, wire);
         assert_eq!(p.mean_queue_bytes(1000), 0.0);
-        p.enqueue(3, d(100), 10);
-        p.enqueue(3, d(50), 30);
+        p.enqueue(&mut pool, 3, d(100), 10);
+        p.enqueue(&mut pool, 3, d(50), 30);
         assert_eq!(p.area_exact(30), 2000);
-        p.enqueue(1, d(7), 40);
+        p.enqueue(&mut pool, 1, d(7), 40);
         assert_eq!(p.area_exact(40), 100 * 30 + 50 * 10);
-        p.dequeue_head(1, 41);
-        p.dequeue_head(3, 60);
+        p.dequeue_head(&mut pool, 1, 41);
+        p.dequeue_head(&mut pool, 3, 60);
         assert_eq!(p.area_exact(60), 100 * 50 + 50 * 30 + 7);
         assert_eq!(p.area_exact(100), 100 * 50 + 50 * 70 + 7);
-        p.dequeue_head(3, 100);
+        p.dequeue_head(&mut pool, 3, 100);
         assert_eq!(p.area_exact(1000), 100 * 50 + 50 * 70 + 7);
         assert_eq!(p.mean_queue_bytes(1000), 8507.0 / 1000.0);
         // Large times and sizes stay exact.
         let t = 1u64 << 62;
         const LARGEST_FRAME: u32 = crate::packet::DESC_MAX_24;
-        p.enqueue(0, d(LARGEST_FRAME), t);
+        p.enqueue(&mut pool, 0, d(LARGEST_FRAME), t);
         let want = LARGEST_FRAME as u128 * (1u128 << 62) + 8507;
         assert_eq!(p.area_exact(2 * t), want);
     }
 
     #[test]
     fn passing_through_an_idle_port_equals_enqueue_then_dequeue() {
+        let mut pool = queue_pool();
         let d = desc(PacketKind::Data, 3, 1000);
         let mut a = Port::new(0, NodeKind::Switch(0), 0, 1, Rate(100_000_000_000));
         let mut b = a.clone();
         assert!(a.can_pass_through(3, 50));
         a.pass_through(1000);
-        b.enqueue(3, d, 50);
-        b.dequeue_head(3, 50);
+        b.enqueue(&mut pool, 3, d, 50);
+        b.dequeue_head(&mut pool, 3, 50);
         assert_eq!(a.max_queue_bytes, b.max_queue_bytes);
         assert_eq!(a.queued_bytes(), b.queued_bytes());
         assert_eq!(a.area_exact(99), b.area_exact(99));
@@ -515,17 +550,18 @@ mod tests {
         // Not when busy, queued, paused or holding a PFC frame.
         a.busy_until = 60;
         assert!(!a.can_pass_through(3, 50) && a.can_pass_through(3, 60));
-        a.enqueue(1, d, 60);
+        a.enqueue(&mut pool, 1, d, 60);
         assert!(!a.can_pass_through(3, 60));
-        a.dequeue_head(1, 60);
+        a.dequeue_head(&mut pool, 1, 60);
         a.pause(3, 100);
         assert!(!a.can_pass_through(3, 60) && a.can_pass_through(2, 60));
-        a.push_ctrl(d);
+        a.push_ctrl(&mut pool, d);
         assert!(!a.can_pass_through(2, 60));
     }
 
     #[test]
     fn owner_round_trips_and_pause_mask_gates_pause_times() {
+        let mut pool = queue_pool();
         let mut p = Port::new(3, NodeKind::Host(7), 0, 1, Rate(100_000_000_000));
         assert_eq!(p.owner(), NodeKind::Host(7));
         let q = Port::new(3, NodeKind::Switch(5), 0, 1, Rate(100_000_000_000));
@@ -539,13 +575,13 @@ mod tests {
         assert_eq!(p.tx_time(1), 80);
         let d = desc(PacketKind::Pause, 7, 64);
         assert_eq!(p.ctrl_len(), 0);
-        p.push_ctrl(d);
-        p.push_ctrl(d);
+        p.push_ctrl(&mut pool, d);
+        p.push_ctrl(&mut pool, d);
         assert_eq!(p.owner(), NodeKind::Host(7));
         assert_eq!(p.ctrl_len(), 2);
-        assert!(p.pop_ctrl().is_some());
-        assert!(p.pop_ctrl().is_some());
-        assert!(p.pop_ctrl().is_none());
+        assert!(p.pop_ctrl(&mut pool).is_some());
+        assert!(p.pop_ctrl(&mut pool).is_some());
+        assert!(p.pop_ctrl(&mut pool).is_none());
         assert_eq!(p.ctrl_len(), 0);
     }
 }

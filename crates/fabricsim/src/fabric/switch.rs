@@ -323,7 +323,7 @@ impl Fabric {
         }
         pkt.in_port = local_in as u16;
         let now = ctx.now;
-        let e = &mut self.ports[egress];
+        let (e, pool) = self.port_and_pool(egress.idx());
         if in_port != egress && e.can_pass_through(prio, now) {
             // The packet would be queued and dequeued at once: skip the queue (whose
             // enqueue and dequeue cancel out) and leave straight from here.
@@ -337,7 +337,7 @@ impl Fabric {
             // Routing still sends here: the link went down since it last re-converged.
             return self.drop_admitted(ctx, s, egress, pkt);
         }
-        e.enqueue(prio, pkt, now);
+        e.enqueue(pool, prio, pkt, now);
         self.after_admit(ctx, s, in_port, local_in, prio_in);
         self.try_transmit(ctx, egress);
     }

@@ -138,9 +138,10 @@ impl Fabric {
         let now = ctx.now;
         for prio in 0..N_PRIO {
             for _ in 0..self.ports[p].queues[prio].len() {
-                let d = self.ports[p].dequeue_head(prio, now);
+                let (port_ref, pool) = self.port_and_pool(p.idx());
+                let d = port_ref.dequeue_head(pool, prio, now);
                 if d.in_port == LOCAL_PORT {
-                    self.ports[p].enqueue(prio, d, now);
+                    port_ref.enqueue(pool, prio, d, now);
                 } else {
                     self.drop_admitted(ctx, s, p, d);
                 }

@@ -137,6 +137,7 @@ impl Fabric {
     pub(crate) fn pfc_into_replay(&mut self, ctx: &mut Ctx, port: PortId) -> bool {
         let now = ctx.now;
         let p = &mut self.ports[port];
+        let pool = &mut self.queue_pools[p.pool as usize];
         let delay = self.links[port.idx()].delay;
         let lf = &mut self.faults.as_mut().expect("faults model").links[port.idx()];
         if !p.is_up() {
@@ -165,7 +166,7 @@ impl Fabric {
             Some(i) => start(lf.wire[i].0, &lf.wire[i].1),
             None => p.busy_until.max(now),
         };
-        let d = p.pop_ctrl().expect("the frame just queued");
+        let d = p.pop_ctrl(pool).expect("the frame just queued");
         if let Some(c) = self.capture.as_deref_mut() {
             c.on_transmit(
                 ctx.shard,

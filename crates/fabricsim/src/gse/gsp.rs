@@ -237,7 +237,8 @@ impl Fabric {
             if !self.ports[port].is_up() {
                 return self.drop_admitted(ctx, s, port, pkt);
             }
-            self.ports[port].enqueue(pkt.prio() as usize, pkt, ctx.now);
+            let (port_ref, pool) = self.port_and_pool(port.idx());
+            port_ref.enqueue(pool, pkt.prio() as usize, pkt, ctx.now);
             self.try_transmit(ctx, port);
             return;
         }
@@ -275,7 +276,8 @@ impl Fabric {
             // The container's uplink went down: routing has not re-converged yet.
             return self.drop_admitted(ctx, s, uplink, pkt);
         }
-        self.ports[uplink].enqueue(pkt.prio() as usize, pkt, ctx.now);
+        let (port_ref, pool) = self.port_and_pool(uplink.idx());
+        port_ref.enqueue(pool, pkt.prio() as usize, pkt, ctx.now);
         self.try_transmit(ctx, uplink);
     }
 
@@ -437,7 +439,8 @@ impl Fabric {
             0
         };
         let egress = self.routing.port_of(cands, k);
-        self.ports[egress].enqueue(hdr.prio as usize, d, ctx.now);
+        let (port_ref, pool) = self.port_and_pool(egress.idx());
+        port_ref.enqueue(pool, hdr.prio as usize, d, ctx.now);
         self.try_transmit(ctx, egress);
     }
 

@@ -574,7 +574,8 @@ impl Fabric {
         d.in_port = LOCAL_PORT;
         self.switches[s as usize].generated += 1;
         ctx.counters.cnps += 1;
-        self.ports[egress].enqueue(hdr.prio as usize, d, now);
+        let (port_ref, pool) = self.port_and_pool(egress.idx());
+        port_ref.enqueue(pool, hdr.prio as usize, d, now);
         self.try_transmit(ctx, egress);
     }
 }

@@ -582,6 +582,7 @@ impl Simulation {
                 route_ahead: false,
                 multicast: None,
                 capture: None,
+                queue_pools: vec![crate::fabric::port::queue_pool()],
             },
             nics: Nics {
                 hosts,

@@ -75,7 +75,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
             let port = &fabric.ports[p as usize];
             if port.nonempty != 0 {
                 let prio = 7 - port.nonempty.leading_zeros() as usize;
-                if let Some(d) = port.queues[prio].q.front() {
+                if let Some(d) = port.queues[prio].front(fabric.queue_pool(p as usize)) {
                     prefetch(d);
                 }
             }
@@ -96,7 +96,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
         let port = &fabric.ports[p as usize];
         if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
             let prio = 7 - port.nonempty.leading_zeros() as usize;
-            if let Some(d) = port.queues[prio].q.front() {
+            if let Some(d) = port.queues[prio].front(fabric.queue_pool(p as usize)) {
                 let sw = &fabric.switches[s as usize];
                 sw.buffer
                     .prefetch_counter(d.in_port as usize, d.prio() as usize);

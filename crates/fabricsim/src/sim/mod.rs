@@ -341,6 +341,31 @@ pub struct Fabric {
     /// The packet capture (`[record.pcap]`); `None`, the transmit path's one test, when
     /// the scenario asks for none.
     pub capture: Option<Box<crate::capture::Capture>>,
+    /// Where the ports' queues keep their descriptors: one pool per shard (one in a run
+    /// on one thread), port `p`'s being `queue_pools[ports[p].pool]`.
+    pub queue_pools: Vec<crate::fabric::port::QueuePool>,
+}
+
+impl Fabric {
+    /// Port `p` and the pool its queues keep their descriptors in, to queue or dequeue.
+    #[inline(always)]
+    pub(crate) fn port_and_pool(
+        &mut self,
+        p: usize,
+    ) -> (
+        &mut crate::fabric::port::Port,
+        &mut crate::fabric::port::QueuePool,
+    ) {
+        let port = &mut self.ports[p];
+        let pool = &mut self.queue_pools[port.pool as usize];
+        (port, pool)
+    }
+
+    /// The pool port `p`'s queues keep their descriptors in, to read them.
+    #[inline(always)]
+    pub fn queue_pool(&self, p: usize) -> &crate::fabric::port::QueuePool {
+        &self.queue_pools[self.ports[p].pool as usize]
+    }
 }
 
 /// The end hosts: NICs, the flows they send and receive, their transport, and the

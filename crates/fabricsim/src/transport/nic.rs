@@ -232,13 +232,13 @@ impl Nics {
             let rx = int.rx;
             *int.slot(d.id) = rx;
         }
-        let pr = &mut fabric.ports[port];
+        let (pr, pool) = fabric.port_and_pool(port.idx());
         // The NIC's queue of the frame's own priority: either way it leaves before the
         // data (which the NIC pulls from its flows only when no frame waits), and at the
         // data priority it also obeys that priority's pause, as the ns-3 module's NIC
         // ACK queue does; sending into a paused priority would overrun the headroom.
         let prio = ctx.params.feedback_prio as usize;
-        pr.enqueue(prio, d, ctx.now);
+        pr.enqueue(pool, prio, d, ctx.now);
         match kind {
             PacketKind::Ack => ctx.counters.acks += 1,
             PacketKind::Nack => ctx.counters.nacks += 1,

@@ -492,18 +492,19 @@ impl Fabric {
     pub(crate) fn send_pfc(&mut self, ctx: &mut Ctx, port: PortId, sig: PfcSignal) {
         let (p, h) = Packet::pfc(sig);
         let d = ctx.arena.alloc_desc(p, h);
-        let port_ref = &mut self.ports[port];
-        port_ref.push_ctrl(d);
+        let (port_ref, pool) = self.port_and_pool(port.idx());
+        port_ref.push_ctrl(pool, d);
         if sig.quanta > 0 {
             port_ref.stats.pause_frames_sent += 1;
         } else {
             port_ref.stats.resume_frames_sent += 1;
         }
+        let rate = port_ref.rate;
         ctx.counters.pfc_frames += 1;
         if sig.quanta > 0 {
             let pfc = self.flow_control.pfc_mut().expect("PFC frames need PFC");
             if pfc.arm_refresh(port) {
-                let half = pause_duration(sig.quanta, port_ref.rate) / 2;
+                let half = pause_duration(sig.quanta, rate) / 2;
                 ctx.queue
                     .push(ctx.now + half.max(1), Event::PfcRefresh(port));
             }

@@ -80,7 +80,11 @@ impl Simulation {
         for (l, p) in self.fabric.links.iter_mut().zip(&mut self.fabric.ports) {
             l.cut_to = 0;
             p.set_cut(false);
+            p.pool = 0;
         }
+        // Nothing is queued before the run starts.
+        debug_assert!(self.fabric.queue_pools.iter().all(|p| p.live_blocks() == 0));
+        self.fabric.queue_pools.truncate(1);
         if shards <= 1 {
             return Vec::new();
         }
@@ -167,10 +171,15 @@ impl Simulation {
         if let Some(m) = self.fabric.multicast.as_mut() {
             m.set_shards(s);
         }
-        // Links whose far end is in another shard.
+        // Links whose far end is in another shard; each shard's ports queue in its own
+        // pool.
         let fabric = &mut self.fabric;
+        fabric
+            .queue_pools
+            .resize_with(s, crate::fabric::port::queue_pool);
         for i in 0..fabric.ports.len() {
             let from = p.shard_of_node[fabric.ports[i].node.idx()];
+            fabric.ports[i].pool = from as u16;
             let to = p.shard_of_node[fabric.ports[fabric.ports[i].peer.idx()].node.idx()];
             if from != to {
                 fabric.links[i].cut_to = to as u16 + 1;

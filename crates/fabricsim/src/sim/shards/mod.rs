@@ -682,7 +682,9 @@ impl Simulation {
             for (_, d) in fabric.links[i].ring.iter_mut() {
                 moved(d, far);
             }
-            fabric.ports[i].for_each_queued_mut(|d| moved(d, own));
+            // (The descriptors stay in the shard's queue pool, the port's for good.)
+            let pool = &mut fabric.queue_pools[fabric.ports[i].pool as usize];
+            fabric.ports[i].for_each_queued_mut(pool, |d| moved(d, own));
         }
         // Frames in a sender's replay ring (links that may replay), the sender's.
         if let Some(fs) = fabric.faults.as_mut() {

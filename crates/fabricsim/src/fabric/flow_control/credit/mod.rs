@@ -98,7 +98,7 @@ pub use config::CreditCfg;
 
 use crate::engine::Event;
 use crate::fabric::buffer::SharedBuffer;
-use crate::fabric::port::{Port, N_PRIO};
+use crate::fabric::port::{Port, QueuePool, N_PRIO};
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::{Desc, FLAG_VC_RAISED, VC_IN_MASK, VC_IN_SHIFT};
@@ -305,11 +305,17 @@ impl Credit {
     /// The queue port `p` (state `port`) serves next: the highest VC whose head packet
     /// has its credits. Starts a credit wait when packets are queued and none may go.
     #[inline]
-    pub fn next_queue(&mut self, port: &Port, p: usize, now: Time) -> Option<usize> {
+    pub fn next_queue(
+        &mut self,
+        port: &Port,
+        pool: &QueuePool,
+        p: usize,
+        now: Time,
+    ) -> Option<usize> {
         let mut m = port.nonempty;
         while m != 0 {
             let vc = 7 - m.leading_zeros() as usize;
-            let head = port.queues[vc].q.front().expect("a non-empty queue");
+            let head = port.queues[vc].front(pool).expect("a non-empty queue");
             if self.fits(p, vc, head.wire() as u64) {
                 return Some(vc);
             }
@@ -643,7 +649,10 @@ pub fn audit(fabric: &Fabric) -> Vec<String> {
         let local_in = sw.ports.local(peer) as u16;
         for q in sw.ports.iter() {
             for queue in &fabric.ports[q].queues {
-                for d in queue.iter().filter(|d| d.in_port == local_in) {
+                for d in queue
+                    .iter(fabric.queue_pool(q.idx()))
+                    .filter(|d| d.in_port == local_in)
+                {
                     out[arrival_vc(d.prio(), d.flags) as usize] += c.blocks(d.wire() as u64) as u64;
                 }
             }
