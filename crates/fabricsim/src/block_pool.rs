@@ -21,7 +21,7 @@
 /// Blocks per chunk (a power of two).
 const CHUNK_BITS: u32 = 8;
 const CHUNK: usize = 1 << CHUNK_BITS;
-/// `next` of a block that has none (the tail; the free list's end).
+/// The free list's end.
 const NONE: u32 = u32::MAX;
 
 /// `B` items and the index of the list's next block.
@@ -74,19 +74,18 @@ impl<T: Copy, const B: usize> BlockPool<T, B> {
         &mut self.chunks[(b >> CHUNK_BITS) as usize][b as usize & (CHUNK - 1)]
     }
 
-    /// Lends a block (its `next` is [`NONE`]).
+    /// Lends a block. Its `next` is left as it was: a list reads a block's `next` only
+    /// once it has linked one there.
     #[inline(always)]
     fn take(&mut self) -> u32 {
         self.live += 1;
-        let b = if self.free != NONE {
+        if self.free != NONE {
             let b = self.free;
             self.free = self.block(b).next;
             b
         } else {
             self.grow()
-        };
-        self.block_mut(b).next = NONE;
-        b
+        }
     }
 
     /// Takes back block `b`.
