@@ -73,14 +73,27 @@ pub struct SharedBuffer {
     /// Most bytes one (port, priority) ever held in its headroom: the in-flight bytes
     /// after XOFF a port's headroom must absorb for zero loss.
     pub headroom_peak_port: u64,
-    ing: Vec<IngressCounter>,
+    /// Per priority, the counters of every ingress port: empty until a packet of that
+    /// priority first arrives (a run uses two or three of the eight: issue 19, 256
+    /// bytes a port when all eight were kept).
+    ing: [Vec<IngressCounter>; N_PRIO],
 }
+
+/// The counter of a (port, priority) that never held anything.
+const EMPTY: IngressCounter = IngressCounter {
+    bytes: 0,
+    shared: 0,
+    headroom: 0,
+    paused_upstream: false,
+};
 
 impl SharedBuffer {
     /// Heap bytes of the buffer's per-port books (by capacity).
     pub fn heap_bytes(&self) -> u64 {
         use crate::memory::vec_bytes;
-        vec_bytes(&self.alpha_q16) + vec_bytes(&self.headroom) + vec_bytes(&self.ing)
+        vec_bytes(&self.alpha_q16)
+            + vec_bytes(&self.headroom)
+            + self.ing.iter().map(vec_bytes).sum::<u64>()
     }
 
     /// A buffer for a switch whose ports have the given headroom sizes.
@@ -113,7 +126,7 @@ impl SharedBuffer {
             headroom_used: 0,
             headroom_peak: 0,
             headroom_peak_port: 0,
-            ing: vec![IngressCounter::default(); n * N_PRIO],
+            ing: Default::default(),
         }
     }
 
@@ -156,7 +169,23 @@ impl SharedBuffer {
     /// Counters of (port, priority).
     #[inline]
     pub fn counter(&self, port: usize, prio: usize) -> &IngressCounter {
-        &self.ing[port * N_PRIO + prio]
+        self.ing[prio].get(port).unwrap_or(&EMPTY)
+    }
+
+    /// Counters of (port, priority) for an admission, made on the priority's first use
+    /// at this switch (the test is the index's own bounds check). Every other change
+    /// to a counter follows its admission.
+    #[inline(always)]
+    fn admitting(
+        ing: &mut [Vec<IngressCounter>; N_PRIO],
+        ports: usize,
+        port: usize,
+        prio: usize,
+    ) -> &mut IngressCounter {
+        if ing[prio].len() <= port {
+            open(&mut ing[prio], ports);
+        }
+        &mut ing[prio][port]
     }
 
     /// Offers `size` bytes arriving on (`port`, `prio`).
@@ -170,11 +199,13 @@ impl SharedBuffer {
             // is full (checked above).
             self.used += size;
             self.peak = self.peak.max(self.used);
-            self.ing[port * N_PRIO + prio].bytes += size;
+            let ports = self.headroom.len();
+            Self::admitting(&mut self.ing, ports, port, prio).bytes += size;
             return Admission::Admitted;
         }
         let th = self.threshold(port);
-        let c = &mut self.ing[port * N_PRIO + prio];
+        let ports = self.headroom.len();
+        let c = Self::admitting(&mut self.ing, ports, port, prio);
         let in_reserve = c.bytes - c.shared - c.headroom;
         if in_reserve + size <= self.reserve {
             // guaranteed
@@ -203,7 +234,7 @@ impl SharedBuffer {
     /// Hints that the counter of (`port`, `prio`) will be used soon.
     #[inline(always)]
     pub fn prefetch_counter(&self, port: usize, prio: usize) {
-        if let Some(c) = self.ing.get(port * N_PRIO + prio) {
+        if let Some(c) = self.ing.get(prio).and_then(|v| v.get(port)) {
             crate::prefetch::prefetch(c);
         }
     }
@@ -212,7 +243,7 @@ impl SharedBuffer {
     /// reserve (so a paused port drains its headroom before anything else).
     #[inline]
     pub fn release(&mut self, port: usize, prio: usize, size: u64) {
-        let c = &mut self.ing[port * N_PRIO + prio];
+        let c = &mut self.ing[prio][port];
         debug_assert!(c.bytes >= size);
         c.bytes -= size;
         self.used -= size;
@@ -236,7 +267,7 @@ impl SharedBuffer {
             return false;
         }
         let th = self.threshold(port);
-        let c = &mut self.ing[port * N_PRIO + prio];
+        let c = &mut self.ing[prio][port];
         if c.paused_upstream {
             return false;
         }
@@ -255,7 +286,7 @@ impl SharedBuffer {
     #[inline]
     pub fn should_resume(&mut self, port: usize, prio: usize) -> bool {
         let th = self.threshold(port);
-        let c = &mut self.ing[port * N_PRIO + prio];
+        let c = &mut self.ing[prio][port];
         if !c.paused_upstream || c.headroom > 0 {
             return false;
         }
@@ -271,8 +302,15 @@ impl SharedBuffer {
 
     /// True if (port, prio) currently holds its upstream paused.
     pub fn is_pausing(&self, port: usize, prio: usize) -> bool {
-        self.ing[port * N_PRIO + prio].paused_upstream
+        self.counter(port, prio).paused_upstream
     }
+}
+
+/// The counters of a priority's first packet at a switch of `ports` ports.
+#[cold]
+#[inline(never)]
+fn open(v: &mut Vec<IngressCounter>, ports: usize) {
+    *v = vec![EMPTY; ports];
 }
 
 fn q16(alpha: f64) -> u64 {
@@ -292,6 +330,23 @@ mod tests {
             xon_delta: 1000,
             ..PfcCfg::default()
         }
+    }
+
+    #[test]
+    fn only_the_priorities_that_arrive_get_counters() {
+        let mut b = SharedBuffer::new(1_000_000, &cfg(PfcThreshold::Static), vec![5000; 4]);
+        let none = b.heap_bytes();
+        assert_eq!(b.admit(2, 3, 1000), Admission::Admitted);
+        let one = b.heap_bytes();
+        // One counter per port for priority 3, none for the seven others.
+        assert_eq!(one - none, 4 * std::mem::size_of::<IngressCounter>() as u64);
+        assert_eq!(b.counter(2, 3).bytes, 1000);
+        assert_eq!(b.counter(2, 5).bytes, 0);
+        assert!(!b.is_pausing(1, 5));
+        assert_eq!(b.admit(1, 3, 500), Admission::Admitted);
+        b.release(2, 3, 1000);
+        assert_eq!((b.counter(2, 3).bytes, b.counter(1, 3).bytes), (0, 500));
+        assert_eq!(b.heap_bytes(), one);
     }
 
     #[test]
