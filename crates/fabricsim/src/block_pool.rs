@@ -138,18 +138,20 @@ impl<T: Copy, const B: usize> BlockPool<T, B> {
     }
 }
 
-/// A first-in first-out list whose items are in blocks of a [`BlockPool`]: 16 bytes.
+/// A first-in first-out list whose items are in blocks of a [`BlockPool`]: 14 bytes,
+/// packed to 2 (its fields are read and written by value).
 ///
 /// Its items are at `head_pos..` of the head block, then in whole blocks, then at the
 /// start of the tail block: the tail's next free position is `(head_pos + len) % B`. An
 /// empty list holds no block. Every operation takes the pool the list's blocks come
 /// from, always the same one (the owner's).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, packed(2))]
 pub struct BlockFifo {
     head: u32,
     tail: u32,
     len: u32,
-    head_pos: u32,
+    head_pos: u16,
 }
 
 impl BlockFifo {

@@ -269,7 +269,8 @@ impl Simulation {
             c.finish(now);
         }
         for p in &mut self.fabric.ports {
-            if let Some(s) = p.pause_started.take() {
+            if let Some(s) = p.pause_started() {
+                p.set_pause_started(None);
                 let end = p.last_pause_end().min(now);
                 p.stats.paused_ps += end.saturating_sub(s);
             }

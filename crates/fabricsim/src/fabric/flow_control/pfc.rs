@@ -463,21 +463,22 @@ impl Fabric {
         match until {
             None => {
                 p.stats.resume_frames_received += 1;
-                if let Some(s) = p.pause_started.take() {
+                if let Some(s) = p.pause_started() {
                     p.stats.paused_ps += now.saturating_sub(s);
+                    p.set_pause_started(None);
                 }
                 p.resume(prio);
                 self.schedule_wake(ctx, port, now);
             }
             Some(until) => {
                 p.stats.pause_frames_received += 1;
-                match p.pause_started {
+                match p.pause_started() {
                     Some(s) if p.paused_until(prio) <= now => {
                         // The previous pause expired without a resume frame.
                         p.stats.paused_ps += p.paused_until(prio).saturating_sub(s);
-                        p.pause_started = Some(now);
+                        p.set_pause_started(Some(now));
                     }
-                    None => p.pause_started = Some(now),
+                    None => p.set_pause_started(Some(now)),
                     _ => {}
                 }
                 p.pause(prio, until);
