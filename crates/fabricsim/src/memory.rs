@@ -20,7 +20,7 @@
 //! the pools hold beyond their packets (part-used blocks at the ends of queues, and the
 //! most held at once rounded up to a chunk) is counted here at capacity, so
 //! [`Breakdown::bytes_per_peak_packet`] is the 44 bytes plus that slack. On a wire a
-//! packet costs its [`crate::fabric::link`] ring entry (arrival time and descriptor, 32
+//! packet costs its [`crate::fabric::link`] ring entry (arrival time and descriptor, 28
 //! bytes) instead of the queue's.
 
 use crate::sim::Simulation;

@@ -505,7 +505,7 @@ pub(crate) fn head_gets_through(
     }
     // Frames held behind a replay may carry arrival times already past.
     if let Some(next) = link.ring.get_mut(1) {
-        next.0 = next.0.max(ctx.now);
+        next.0 = next.0.get().max(ctx.now).into();
     }
     true
 }
@@ -514,7 +514,7 @@ pub(crate) fn head_gets_through(
 /// behind a replay have arrival times in the past).
 fn schedule_head(ctx: &mut Ctx, l: LinkId, link: &Link) {
     if let Some(&(t, _)) = link.ring.front() {
-        ctx.queue.push(t.max(ctx.now), Event::LinkArrive(l));
+        ctx.queue.push(t.get().max(ctx.now), Event::LinkArrive(l));
     }
 }
 
