@@ -40,6 +40,54 @@ use crate::fabric::{Node, NodeKind, Port};
 use crate::ids::PortId;
 use std::collections::{HashMap, VecDeque};
 
+/// A switch's row of (edge switch) entries, compacted: entries at edges `lo..lo + len`
+/// are `ranges[off..off + len]`, every other is `default`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct EntryRow {
+    default: u32,
+    lo: u32,
+    len: u32,
+    off: u32,
+}
+
+/// Rows of `n` entries each (`dense`), compacted: per row its default and the window of
+/// entries that differ from it, and the windows one after another. The default is the
+/// value, of the row's most common one, its first and its last, that leaves the
+/// shortest window.
+fn compact_rows(dense: &[u32], n: usize) -> (Vec<EntryRow>, Vec<u32>) {
+    let mut rows = Vec::with_capacity(dense.len().checked_div(n).unwrap_or(0));
+    let mut kept = Vec::new();
+    let mut sorted = Vec::with_capacity(n);
+    for row in dense.chunks(n.max(1)) {
+        sorted.clear();
+        sorted.extend_from_slice(row);
+        sorted.sort_unstable();
+        let mode = (sorted.chunk_by(|a, b| a == b))
+            .max_by_key(|run| run.len())
+            .map_or(0, |run| run[0]);
+        let window = |d: u32| {
+            let lo = row.iter().position(|&v| v != d).unwrap_or(0);
+            let hi = row.iter().rposition(|&v| v != d).map_or(0, |i| i + 1);
+            (lo, hi.max(lo))
+        };
+        let (default, (lo, hi)) = [mode, row[0], row[row.len() - 1]]
+            .into_iter()
+            .map(|d| (d, window(d)))
+            .min_by_key(|&(_, (lo, hi))| hi - lo)
+            .expect("three candidates");
+        let off = u32::try_from(kept.len()).expect("a routing table under 2^32 entries");
+        rows.push(EntryRow {
+            default,
+            lo: lo as u32,
+            len: (hi - lo) as u32,
+            off,
+        });
+        kept.extend_from_slice(&row[lo..hi]);
+    }
+    kept.shrink_to_fit();
+    (rows, kept)
+}
+
 /// BFS distance of a switch not reached (yet).
 const UNREACHED: u32 = u32::MAX;
 
@@ -67,9 +115,14 @@ pub struct RoutingTable {
     pub edge_switch: Vec<u32>,
     /// Range in `flat` of the port from the edge switch to each host, per (plane, host).
     host_range: Vec<(u32, u32)>,
-    /// Candidates per (switch * n_edges + edge): a packed run ([`PACKED`]) or an index
-    /// into `spans` (see [`Self::range_at`]).
+    /// Candidates per (switch * n_edges + edge) while the table is built: a packed run
+    /// ([`PACKED`]) or an index into `spans` (see [`Self::range_at`]); once built
+    /// ([`Self::compact`]), only each switch's window of entries that differ from its
+    /// default (`rows`).
     ranges: Vec<u32>,
+    /// Per switch, once built: its most common entry and the window of edges whose
+    /// entries differ from it, kept in `ranges`.
+    rows: Vec<EntryRow>,
     /// Candidate ranges (start in `flat` or `CONTIGUOUS`-flagged port, count) of the
     /// entries that do not pack.
     spans: Vec<(u32, u32)>,
@@ -244,7 +297,18 @@ impl RoutingTable {
             t.flat.extend_from_slice(ps);
             t.overrides.insert((*sw, *host), (start, ps.len() as u32));
         }
+        t.compact();
         Ok(t)
+    }
+
+    /// Keeps of each switch's entries only its default and the window of those that
+    /// differ from it (issue 19: a fat tree's agg and edge switches send every packet
+    /// for another pod up the same run of ports, so at k = 48 the full table, 13.3 MB,
+    /// was mostly the same entry over and over: core switches keep their whole row, an
+    /// agg switch its pod's edges, an edge switch one entry).
+    pub(crate) fn compact(&mut self) {
+        let dense = std::mem::take(&mut self.ranges);
+        (self.rows, self.ranges) = compact_rows(&dense, self.n_edges);
     }
 
     /// The candidates of switch `sw` toward host `dst`, looked up once: pass it to
@@ -299,14 +363,21 @@ impl RoutingTable {
         if self.edge_switch[e as usize] == sw {
             self.host_range[k]
         } else {
-            self.range_at(sw as usize * self.n_edges + e as usize)
+            self.range_at(sw as usize, e as usize)
         }
     }
 
-    /// The (start, count) of (switch, edge) entry `i`: a packed run unpacked, or its span.
+    /// The (start, count) of switch `sw`'s entry toward edge `e`: a packed run unpacked,
+    /// or its span.
     #[inline(always)]
-    fn range_at(&self, i: usize) -> (u32, u32) {
-        let v = self.ranges[i];
+    fn range_at(&self, sw: usize, e: usize) -> (u32, u32) {
+        let r = self.rows[sw];
+        let j = (e as u32).wrapping_sub(r.lo);
+        let v = if j < r.len {
+            self.ranges[(r.off + j) as usize]
+        } else {
+            r.default
+        };
         if v & PACKED != 0 {
             (
                 (v & PACKED_PORT_MASK) | CONTIGUOUS,
@@ -369,6 +440,7 @@ impl RoutingTable {
             + vec_bytes(&self.edge_switch)
             + vec_bytes(&self.host_range)
             + vec_bytes(&self.ranges)
+            + vec_bytes(&self.rows)
             + vec_bytes(&self.spans)
             + vec_bytes(&self.flat)
             + (self.overrides.capacity() * std::mem::size_of::<((u32, u32), (u32, u32))>()) as u64
@@ -418,4 +490,59 @@ fn planes(
         .enumerate()
         .map(|(s, p)| p.ok_or_else(|| RoutingError(format!("switch {s} reaches no NIC"))))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A compacted table gives every entry as built, and keeps no more of a row than
+        /// the window between its first and last entry that differ from its default.
+        #[test]
+        fn compacted_rows_give_every_entry_back(
+            n in 1usize..40,
+            rows in 1usize..12,
+            seed in proptest::collection::vec(0u32..4, 480),
+        ) {
+            let dense: Vec<u32> = (0..n * rows).map(|i| seed[i % seed.len()] * 7).collect();
+            let (compact, kept) = compact_rows(&dense, n);
+            proptest::prop_assert_eq!(compact.len(), rows);
+            for (s, row) in dense.chunks(n).enumerate() {
+                let r = compact[s];
+                for (e, &want) in row.iter().enumerate() {
+                    let j = (e as u32).wrapping_sub(r.lo);
+                    let got = if j < r.len { kept[(r.off + j) as usize] } else { r.default };
+                    proptest::prop_assert_eq!(got, want);
+                }
+                let differ: Vec<usize> = (0..n).filter(|&e| row[e] != r.default).collect();
+                let span = differ.last().map_or(0, |&l| l + 1 - differ[0]);
+                proptest::prop_assert_eq!(r.len as usize, span);
+            }
+        }
+    }
+
+    #[test]
+    fn a_row_of_one_entry_repeated_keeps_nothing_but_its_default() {
+        let (rows, kept) = compact_rows(&[5, 5, 5, 9, 9, 9, 9, 1], 4);
+        assert_eq!(
+            rows[0],
+            EntryRow {
+                default: 5,
+                lo: 3,
+                len: 1,
+                off: 0
+            }
+        );
+        assert_eq!(
+            rows[1],
+            EntryRow {
+                default: 9,
+                lo: 3,
+                len: 1,
+                off: 1
+            }
+        );
+        assert_eq!(kept, vec![9, 1]);
+    }
 }

@@ -203,6 +203,7 @@ impl RoutingTable {
                 t.primary[k] = (upp.len() as u32) << 16 | dp.len() as u32;
             }
         }
+        t.compact();
         Ok(t)
     }
 
@@ -239,7 +240,10 @@ impl RoutingTable {
         let (range, primary) = if down {
             (self.down_ranges[i], self.primary[i] & 0xffff)
         } else {
-            (self.range_at(i), self.primary[i] >> 16)
+            (
+                self.range_at(sw as usize, e as usize),
+                self.primary[i] >> 16,
+            )
         };
         (
             super::Candidates {
