@@ -19,10 +19,80 @@
 //! observable, so nothing a run computes depends on the pool.
 
 /// Blocks per chunk (a power of two).
-const CHUNK_BITS: u32 = 8;
-const CHUNK: usize = 1 << CHUNK_BITS;
+const CHUNK: usize = 256;
 /// The free list's end.
 const NONE: u32 = u32::MAX;
+
+/// Items in chunks of `N` (a power of two) that never move, indexed by a `u32`: a store
+/// that grows without copying what it holds and without the transient double of a
+/// vector's growth. The packet arena's slots and a pool's blocks live in one.
+pub(crate) struct Chunks<T: Copy, const N: usize> {
+    /// Arrays, not slices: an index masked to the chunk needs no bounds check.
+    chunks: Vec<Box<[T; N]>>,
+    /// Items handed out so far (the next never-used one).
+    used: u32,
+}
+
+impl<T: Copy, const N: usize> Chunks<T, N> {
+    /// An empty store.
+    pub(crate) const fn new() -> Self {
+        assert!(N.is_power_of_two());
+        Chunks {
+            chunks: Vec::new(),
+            used: 0,
+        }
+    }
+
+    /// Item `i`.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: u32) -> &T {
+        &self.chunks[i as usize / N][i as usize % N]
+    }
+
+    /// Item `i`, to change it.
+    #[inline(always)]
+    pub(crate) fn get_mut(&mut self, i: u32) -> &mut T {
+        &mut self.chunks[i as usize / N][i as usize % N]
+    }
+
+    /// A never-used item, with a new chunk (of `fill`) when the last one is full. Its
+    /// index stays below `u32::MAX`, which callers may keep as a sentinel.
+    #[inline]
+    pub(crate) fn grow(&mut self, fill: T) -> u32 {
+        let i = self.used;
+        if i as usize == self.chunks.len() * N {
+            self.new_chunk(fill);
+        }
+        self.used += 1;
+        i
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_chunk(&mut self, fill: T) {
+        assert!(
+            self.chunks.len() < u32::MAX as usize / N,
+            "more than 2^32 items in use"
+        );
+        let chunk: Box<[T; N]> = vec![fill; N]
+            .into_boxed_slice()
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("a chunk has N items"));
+        self.chunks.push(chunk);
+    }
+
+    /// Items handed out so far.
+    #[cfg(test)]
+    pub(crate) fn used(&self) -> u32 {
+        self.used
+    }
+
+    /// Bytes the store holds: its chunks and the chunk table, by capacity.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        (self.chunks.len() * std::mem::size_of::<[T; N]>()) as u64
+            + crate::memory::vec_bytes(&self.chunks)
+    }
+}
 
 /// `B` items and the index of the list's next block.
 #[derive(Clone, Copy)]
@@ -35,10 +105,7 @@ struct Block<T: Copy, const B: usize> {
 /// so that the pools of shards run on different threads never share one.
 #[repr(align(64))]
 pub struct BlockPool<T: Copy, const B: usize> {
-    /// Arrays, not slices: an index masked to the chunk needs no bounds check.
-    chunks: Vec<Box<[Block<T, B>; CHUNK]>>,
-    /// Blocks handed out so far (the next never-used block).
-    used: u32,
+    blocks: Chunks<Block<T, B>, CHUNK>,
     /// Head of the free list ([`NONE`]: empty).
     free: u32,
     /// Blocks lent now.
@@ -56,8 +123,7 @@ impl<T: Copy, const B: usize> BlockPool<T, B> {
             "a block holds 1 to 65534 items"
         );
         BlockPool {
-            chunks: Vec::new(),
-            used: 0,
+            blocks: Chunks::new(),
             free: NONE,
             live: 0,
             fill,
@@ -66,12 +132,12 @@ impl<T: Copy, const B: usize> BlockPool<T, B> {
 
     #[inline(always)]
     fn block(&self, b: u32) -> &Block<T, B> {
-        &self.chunks[(b >> CHUNK_BITS) as usize][b as usize & (CHUNK - 1)]
+        self.blocks.get(b)
     }
 
     #[inline(always)]
     fn block_mut(&mut self, b: u32) -> &mut Block<T, B> {
-        &mut self.chunks[(b >> CHUNK_BITS) as usize][b as usize & (CHUNK - 1)]
+        self.blocks.get_mut(b)
     }
 
     /// Lends a block. Its `next` is left as it was: a list reads a block's `next` only
@@ -97,33 +163,14 @@ impl<T: Copy, const B: usize> BlockPool<T, B> {
         self.free = b;
     }
 
-    /// A never-used block, with a new chunk when the last one is full.
+    /// A never-used block.
     #[inline]
     fn grow(&mut self) -> u32 {
-        let b = self.used;
-        if b as usize == self.chunks.len() * CHUNK {
-            self.new_chunk();
-        }
-        self.used += 1;
-        b
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn new_chunk(&mut self) {
-        assert!(
-            self.chunks.len() < (NONE as usize >> CHUNK_BITS),
-            "more than 2^32 blocks in use"
-        );
         let empty = Block {
             items: [self.fill; B],
             next: NONE,
         };
-        let chunk: Box<[Block<T, B>; CHUNK]> = vec![empty; CHUNK]
-            .into_boxed_slice()
-            .try_into()
-            .unwrap_or_else(|_| unreachable!("a chunk has CHUNK blocks"));
-        self.chunks.push(chunk);
+        self.blocks.grow(empty)
     }
 
     /// Blocks lent now.
@@ -133,8 +180,7 @@ impl<T: Copy, const B: usize> BlockPool<T, B> {
 
     /// Bytes the pool holds: its chunks and the chunk table, by capacity.
     pub fn heap_bytes(&self) -> u64 {
-        (self.chunks.len() * std::mem::size_of::<[Block<T, B>; CHUNK]>()) as u64
-            + crate::memory::vec_bytes(&self.chunks)
+        self.blocks.heap_bytes()
     }
 }
 
@@ -354,8 +400,9 @@ mod tests {
         }
         // Ten items span at most three blocks of four, reused: the pool never grew past
         // them, and one chunk serves them forever.
-        assert_eq!(pool.used, 3);
+        assert_eq!(pool.blocks.used(), 3);
         assert_eq!(pool.live_blocks(), 0);
-        assert_eq!(pool.chunks.len(), 1);
+        let one_chunk = (CHUNK * std::mem::size_of::<Block<u64, 4>>()) as u64;
+        assert!(pool.heap_bytes() >= one_chunk && pool.heap_bytes() < 2 * one_chunk);
     }
 }

@@ -454,6 +454,22 @@ impl std::fmt::Debug for Desc {
 }
 
 impl Desc {
+    /// A descriptor of nothing (packet 0, a data frame of 0 bytes, every header field
+    /// zero), to fill storage before it is written.
+    pub const BLANK: Desc = Desc::new(
+        PktId(0),
+        PacketKind::Data,
+        Header {
+            dst: 0,
+            hash: 0,
+            wire: 0,
+            prio: 0,
+            ecn: 0,
+            mark: 0,
+            flags: 0,
+        },
+    );
+
     /// A descriptor of packet `id`, a `kind` frame with header `h`, held by no switch
     /// ingress.
     #[inline]
@@ -566,9 +582,8 @@ impl Desc {
     }
 }
 
-/// Slots per arena chunk (log2): 4096 slots of 24 bytes, 96 KiB.
-const CHUNK_BITS: u32 = 12;
-const CHUNK: usize = 1 << CHUNK_BITS;
+/// Slots per arena chunk: 4096 slots of 24 bytes, 96 KiB.
+const CHUNK: usize = 4096;
 /// End of the free list.
 const NO_SLOT: u32 = u32::MAX;
 
@@ -583,10 +598,7 @@ const NO_SLOT: u32 = u32::MAX;
 /// reused) is that of a stack, as before: the ids a run hands out do not depend on how
 /// the arena stores them.
 pub struct PacketArena {
-    /// Arrays, not slices: an index masked to the chunk needs no bounds check.
-    chunks: Vec<Box<[Slot; CHUNK]>>,
-    /// Slots handed out so far (the next never-used slot).
-    used: u32,
+    slots: crate::block_pool::Chunks<Slot, CHUNK>,
     /// Head of the free list ([`NO_SLOT`]: empty).
     free: u32,
     live: usize,
@@ -609,8 +621,7 @@ const NO_TAG: (crate::gse::pktc::Tag, u32) = (
 impl Default for PacketArena {
     fn default() -> Self {
         PacketArena {
-            chunks: Vec::new(),
-            used: 0,
+            slots: crate::block_pool::Chunks::new(),
             free: NO_SLOT,
             live: 0,
             peak: 0,
@@ -666,33 +677,15 @@ impl PacketArena {
         }
         PktId(i)
     }
-    /// A never-used slot, with a new chunk when the last one is full.
+    /// A never-used slot (its index is below [`NO_SLOT`]).
     #[inline]
     fn grow(&mut self) -> u32 {
-        let i = self.used;
-        if i as usize == self.chunks.len() * CHUNK {
-            self.new_chunk();
-        }
-        self.used += 1;
-        i
-    }
-    #[cold]
-    #[inline(never)]
-    fn new_chunk(&mut self) {
-        assert!(
-            self.chunks.len() < (NO_SLOT as usize >> CHUNK_BITS),
-            "more than 2^32 packets alive"
-        );
         let empty = Slot {
             a: 0,
             b: 0,
             sent: NO_SLOT as Time,
         };
-        let chunk: Box<[Slot; CHUNK]> = vec![empty; CHUNK]
-            .into_boxed_slice()
-            .try_into()
-            .expect("a chunk has CHUNK slots");
-        self.chunks.push(chunk);
+        self.slots.grow(empty)
     }
     #[cold]
     #[inline(never)]
@@ -704,11 +697,11 @@ impl PacketArena {
     }
     #[inline(always)]
     fn slot(&self, i: u32) -> &Slot {
-        &self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
+        self.slots.get(i)
     }
     #[inline(always)]
     fn slot_mut(&mut self, i: u32) -> &mut Slot {
-        &mut self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
+        self.slots.get_mut(i)
     }
     /// Returns the slot to the free list.
     #[inline]
@@ -775,9 +768,7 @@ impl PacketArena {
     /// capacity.
     pub fn heap_bytes(&self) -> u64 {
         use crate::memory::vec_bytes;
-        (self.chunks.len() * CHUNK * std::mem::size_of::<Slot>()) as u64
-            + vec_bytes(&self.chunks)
-            + vec_bytes(&self.tags)
+        self.slots.heap_bytes() + vec_bytes(&self.tags)
     }
 }
 

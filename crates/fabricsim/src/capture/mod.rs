@@ -429,20 +429,7 @@ impl CaptureRecord {
         t: 0,
         iface: 0,
         nth: 0,
-        desc: crate::packet::Desc::new(
-            crate::packet::PktId(0),
-            crate::packet::PacketKind::Data,
-            crate::packet::Header {
-                dst: 0,
-                hash: 0,
-                wire: 0,
-                prio: 0,
-                ecn: 0,
-                mark: 0,
-                flags: 0,
-            },
-        )
-        .at_in_port(0),
+        desc: crate::packet::Desc::BLANK.at_in_port(0),
         pkt: Packet::new(
             crate::packet::Payload::Ack {
                 flow: crate::ids::FlowId(0),

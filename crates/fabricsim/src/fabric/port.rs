@@ -63,20 +63,7 @@ pub type QueuePool = BlockPool<Desc, QUEUE_BLOCK>;
 
 /// An empty [`QueuePool`].
 pub fn queue_pool() -> QueuePool {
-    let fill = Desc::new(
-        crate::packet::PktId(0),
-        crate::packet::PacketKind::Data,
-        crate::packet::Header {
-            dst: 0,
-            hash: 0,
-            wire: 0,
-            prio: 0,
-            ecn: 0,
-            mark: 0,
-            flags: 0,
-        },
-    );
-    QueuePool::new(fill)
+    QueuePool::new(Desc::BLANK)
 }
 
 /// Per-port counters.
