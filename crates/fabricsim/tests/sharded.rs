@@ -894,6 +894,34 @@ fn a_dependency_across_shards_fires_after_exactly_its_notification_latency() {
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
     let (a, b) = (&sim.nics.flows[0], &sim.nics.flows[1]);
     assert_eq!(b.spec.start, a.finish.unwrap());
+    // Both flows in pod 0, on its two edge switches: cut into eight shards (an edge
+    // switch each) the dependency would cross, cut into four (a pod each) it does not,
+    // so the run takes four, says why, and gives the serial run's flows.
+    let pod = fat_tree(
+        4,
+        "[[workload]]\nkind = \"flows\"\nflows = [\n\
+         { src = 0, dst = 1, size = \"64KB\" },\n\
+         { src = 2, dst = 3, size = \"64KB\", after = 0 },\n\
+         { src = 12, dst = 8, size = \"64KB\" },\n]\n",
+    );
+    let mut serial = build(&pod);
+    assert_eq!(serial.run(&mut |_| {}), Outcome::Completed);
+    let mut sim = build(&pod);
+    let notes = sim.set_threads_per_run(8);
+    assert_eq!(sim.shard_count(), 4, "{notes:?}");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("cut into 8 shards") && n.contains("running on 4 shards")),
+        "{notes:?}"
+    );
+    assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    let (a, b) = (&sim.nics.flows[0], &sim.nics.flows[1]);
+    assert_eq!(b.spec.start, a.finish.unwrap());
+    assert_eq!(
+        fabricsim::results::flows_csv(&sim),
+        fabricsim::results::flows_csv(&serial)
+    );
 }
 
 #[test]

@@ -124,32 +124,53 @@ impl Simulation {
         if shards <= 1 {
             return early;
         }
-        let p = partition(&self.fabric, shards.min(u16::MAX as usize - 1) as u32);
+        // What a cut splits between shards may have to stay in one (a dependency
+        // between hosts heard sooner than the crossing grid, a campus of switches that
+        // send CNPs for each other); a coarser cut may keep it whole, so each refusal
+        // halves the shards, down to two, before the run falls back to one thread.
+        let grid = crossing_grid(&self.fabric);
+        let mut want = shards.min(u16::MAX as usize - 1) as u32;
+        let mut refused: Option<(usize, String)> = None;
+        let (p, host_shard, least_lag, least_heard) = loop {
+            let p = partition(&self.fabric, want);
+            if p.shards <= 1 {
+                early.extend(p.notes.iter().cloned());
+                return early;
+            }
+            let host_shard: Vec<u16> = (0..self.nics.hosts.len() as u32)
+                .map(|h| self.shard_of_host(&p, h) as u16)
+                .collect();
+            let why = match self.dependency_crossings(&host_shard, grid) {
+                Ok((lag, heard)) => match self.dr_campus_split(&p) {
+                    None => break (p, host_shard, lag, heard),
+                    Some(why) => why,
+                },
+                Err(why) => why,
+            };
+            if p.shards <= 2 {
+                early.push(format!(
+                    "{shards} threads per run asked for, but {}{why}: running on one thread",
+                    if refused.is_some() {
+                        "even cut into 2 shards, "
+                    } else {
+                        ""
+                    },
+                ));
+                return early;
+            }
+            refused.get_or_insert((p.shards as usize, why));
+            want = p.shards / 2;
+        };
         let mut notes = early;
         notes.extend(p.notes.iter().cloned());
-        if p.shards <= 1 {
-            return notes;
+        if let Some((n, why)) = refused {
+            notes.push(format!(
+                "{shards} threads per run asked for, but cut into {n} shards, {why}: \
+                 running on {} shards, whose cut keeps it within one",
+                p.shards
+            ));
         }
         let s = p.shards as usize;
-        let host_shard: Vec<u16> = (0..self.nics.hosts.len() as u32)
-            .map(|h| self.shard_of_host(&p, h) as u16)
-            .collect();
-        let grid = crossing_grid(&self.fabric);
-        let (least_lag, least_heard) = match self.dependency_crossings(&host_shard, grid) {
-            Ok(lags) => lags,
-            Err(why) => {
-                notes.push(format!(
-                    "{shards} threads per run asked for, but {why}: running on one thread"
-                ));
-                return notes;
-            }
-        };
-        if let Some(why) = self.dr_campus_split(&p) {
-            notes.push(format!(
-                "{shards} threads per run asked for, but {why}: running on one thread"
-            ));
-            return notes;
-        }
         // Joins that wait for nothing run in every shard (see `FlowLauncher`).
         let nf = self.nics.flows.len();
         let l = &mut self.nics.launcher;
