@@ -58,8 +58,8 @@ enum Cmd {
         #[arg(long, default_value_t = 0)]
         threads: usize,
         /// Threads each run is cut into (a parallel engine; default 1). The results are
-        /// the same bytes whatever it is; a run whose model the parallel engine does not
-        /// cover yet runs on one thread, with a note.
+        /// the same bytes whatever it is; a run the parallel engine cannot cut so finely
+        /// runs on fewer shards or on one thread, with a note.
         #[arg(long, default_value_t = 1)]
         threads_per_run: usize,
         /// No progress bar.

@@ -1,8 +1,8 @@
 //! The parallel engine (issue 19, `sim/shards/`): a run cut into shards gives the
 //! serial engine's bytes whatever the thread count (1, 2, and 3, which divides nothing),
 //! finds a PFC deadlock whose cycle crosses shards, conserves packets, pauses and
-//! resumes without a trace, and falls back to one thread, saying why, where it cannot
-//! cut the model or does not run a feature yet.
+//! resumes without a trace, and falls back to fewer shards or to one thread, saying
+//! why, where it cannot cut the model so finely.
 
 use fabricsim::runner::{self, RunOptions};
 use fabricsim::sim::{Outcome, Simulation};

@@ -71,10 +71,11 @@
 //! events keyed by the rank, run in its host's shard, and each shard's ranks keep their
 //! own iteration records and packet counts, added up when the run pauses or ends
 //! (`HwCollectives::merge_lanes`). Switches sending CNPs (`cc.dcqcn.cnp_from`) run in
-//! their shards: each has its own generator and pacing table. What stays on one thread,
+//! their shards: each has its own generator and pacing table. What a cut may not split,
 //! with a note saying why ([`Simulation::set_threads_per_run`]): a dependency between
-//! shards that starts a flow sooner than the grid (set `[transport] notify_latency`), and a fabric
-//! that does not fall apart below its top layer. Links that replay frames (LLR with bit
+//! shards that starts a flow sooner than the grid (set `[transport] notify_latency`);
+//! the cut then halves its shards until one keeps it whole, or the run stays on one
+//! thread. A fabric that does not fall apart below its top layer stays on one thread. Links that replay frames (LLR with bit
 //! errors) are cut like any other: the sender draws each frame's fate a link delay
 //! before its arrival and hands over only frames that got through (`faults/llr.rs`).
 //!
