@@ -234,9 +234,10 @@ impl BlockFifo {
         self.len += 1;
     }
 
-    /// The tail block is full (or there is none): a new one. Out of line: once every
-    /// `B` pushes.
-    #[inline(never)]
+    /// The tail block is full (or there is none): a new one. Inlined: a port queue that
+    /// holds one packet at a time takes (and gives back) a block per packet, not one
+    /// every `B` (out of line, the k = 8 benchmark ran 0.85 % more instructions).
+    #[inline]
     fn new_tail<T: Copy, const B: usize>(&mut self, pool: &mut BlockPool<T, B>) {
         let b = pool.take();
         if self.len == 0 {
@@ -263,8 +264,8 @@ impl BlockFifo {
     }
 
     /// The head block is spent: back to the pool (an empty list holds none, and starts
-    /// its next block at position 0). Out of line: once every `B` pops at most.
-    #[inline(never)]
+    /// its next block at position 0). Inlined, as [`Self::new_tail`].
+    #[inline]
     fn spend_head<T: Copy, const B: usize>(&mut self, pool: &mut BlockPool<T, B>) {
         let next = pool.block(self.head).next;
         pool.give(self.head);
