@@ -19,7 +19,8 @@
 //! runtime structures (a port was 832 bytes when measured, 640 since issue 19; a flow
 //! 496), the temporaries of assembly, the output rows and the slack of growing vectors. The estimate is meant to be an upper
 //! bound of the run's peak resident memory; the property test
-//! (`crates/fabricsim/tests/budget.rs`) checks that generated scenarios stay under it.
+//! (`crates/fabricsim-cli/tests/generated.rs`) checks that generated scenarios stay
+//! under it, and `crates/fabricsim-cli/tests/budget.rs` that a shipped one does.
 //!
 //! Packets in flight are priced at their worst case, every switch buffer full and every
 //! link carrying its bandwidth-delay product: most runs hold far fewer, and the refusal
@@ -64,9 +65,12 @@ pub const PHASE_BYTES: u64 = 96;
 pub const JOB_BYTES: u64 = 1024;
 /// Per hardware-collective operation.
 pub const HW_OP_BYTES: u64 = 1024;
-/// Per packet alive (queued or on a wire): the arena slot, the descriptor in its queue
-/// and its event.
-pub const PACKET_BYTES: u64 = 160;
+/// Per packet alive (queued or on a wire): its 24-byte arena slot and its 20-byte
+/// descriptor in a queue block or 28-byte entry on a link ring, grown by a quarter:
+/// under 64 bytes with the rings' slack (47 measured at the peak of the fat-tree
+/// benchmarks; a queue's part-used block is priced per port), so 96 bounds it. It was
+/// 160 while a slot was 48 bytes, a descriptor 24 and rings grew by doubling.
+pub const PACKET_BYTES: u64 = 96;
 /// Per recorded sample (queue or rate): the sample and its CSV row.
 pub const SAMPLE_BYTES: u64 = 64;
 /// Flows per host assumed for a workload kind that cannot bound its size.
