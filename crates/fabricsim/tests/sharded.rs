@@ -883,14 +883,26 @@ fn a_dependency_across_shards_fires_after_exactly_its_notification_latency() {
     assert_eq!((sums[0].jobs, sums[0].jobs_completed), (3, 3));
     assert!(sums[0].jct_mean_ns >= sums[0].jct_lower_bound_ns);
     // Without a latency a shard could not hear of the other's flow in time: the run
-    // stays on one thread and says what to set.
+    // stays on one thread and says what to set (asked for three, it tries two first,
+    // and says so too).
+    for threads in [2, 3] {
+        let mut sim = build(&fat_tree(4, flows));
+        let notes = sim.set_threads_per_run(threads);
+        assert_eq!(sim.shard_count(), 1);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("notify_latency") && n.contains("running on one thread")),
+            "{notes:?}"
+        );
+        assert_eq!(
+            notes.iter().any(|n| n.contains("even cut into 2 shards")),
+            threads == 3,
+            "{notes:?}"
+        );
+    }
     let mut sim = build(&fat_tree(4, flows));
-    let notes = sim.set_threads_per_run(2);
-    assert_eq!(sim.shard_count(), 1);
-    assert!(
-        notes.iter().any(|n| n.contains("notify_latency")),
-        "{notes:?}"
-    );
+    sim.set_threads_per_run(3);
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
     let (a, b) = (&sim.nics.flows[0], &sim.nics.flows[1]);
     assert_eq!(b.spec.start, a.finish.unwrap());

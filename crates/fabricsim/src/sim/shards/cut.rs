@@ -159,7 +159,8 @@ impl Simulation {
                 return early;
             }
             refused.get_or_insert((p.shards as usize, why));
-            want = p.shards / 2;
+            // Three halve to two, not one: two may yet keep it whole.
+            want = (p.shards / 2).max(2);
         };
         let mut notes = early;
         notes.extend(p.notes.iter().cloned());
