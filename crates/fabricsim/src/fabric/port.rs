@@ -244,18 +244,14 @@ impl Port {
 
     /// Opens (`Some`) or closes (`None`) the current paused interval.
     pub fn set_pause_started(&mut self, at: Option<Time>) {
-        match (&mut self.pause, at) {
-            (Some(x), _) => x.started_at = at,
-            (None, None) => {}
-            (None, Some(_)) => {
-                self.pause_times().started_at = at;
-            }
+        // Closing an interval on a port never paused needs no pause times.
+        if at.is_some() || self.pause.is_some() {
+            self.pause_times().started_at = at;
         }
     }
 
-    /// The pause times, made on first use (once per port at most: no run pauses more
-    /// than a few ports for the first time once it is under way).
-    #[cold]
+    /// The pause times, made on first use (once per port at most). Called on PFC
+    /// frames and paused intervals only, never per packet.
     fn pause_times(&mut self) -> &mut PauseTimes {
         self.pause.get_or_insert_with(|| Box::new(PauseTimes::NONE))
     }
@@ -394,10 +390,7 @@ impl Port {
 
     /// The peer paused priority `p` until `until`.
     pub fn pause(&mut self, p: usize, until: Time) {
-        match &mut self.pause {
-            Some(x) => x.until[p] = until,
-            None => self.pause_times().until[p] = until,
-        }
+        self.pause_times().until[p] = until;
         self.pause_mask |= 1 << p;
     }
 
