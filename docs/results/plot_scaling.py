@@ -8,6 +8,8 @@ Middle: memory per host (peak RSS / hosts) against hosts, likewise.
 Right: speedup over one thread against threads on the 16-core machine, from
 docs/results/bench-threads.csv, beside the bound the cut puts on it (all events over
 those of each window's busiest shard, `speed.parallel.parallelism`) and a core's worth.
+Only the last machine in that file is drawn (the latest build's runs; the earlier ones
+stay in the file and in bench.md's tables).
 
     python3 docs/results/plot_scaling.py
 """
@@ -63,7 +65,11 @@ def main():
         speed.setdefault(name, []).append((hosts, float(r["hops_per_s"]) / 1e6))
         mem.setdefault(name, []).append((hosts, float(r["rss_mb"]) * 1e3 / hosts))
     threads, dashed = {}, set()
-    for r in csv.DictReader(open(os.path.join(HERE, "bench-threads.csv"))):
+    speedups = list(csv.DictReader(open(os.path.join(HERE, "bench-threads.csv"))))
+    latest = speedups[-1]["machine"]
+    for r in speedups:
+        if r["machine"] != latest:
+            continue
         t = int(r["threads"])
         threads.setdefault(f'k = {r["k"]} ({int(r["hosts"]):,} hosts)', []).append(
             (t, float(r["speedup"])))
@@ -76,7 +82,7 @@ def main():
     body = panel(80, 50, 380, 260, speed, "packet-hops per wall second", "M hops/s",
                  logy=True)
     body += panel(580, 50, 380, 260, mem, "peak RSS per host", "KB per host")
-    body += panel(1080, 50, 380, 260, threads, "speedup over one thread (16-core Xeon)",
+    body += panel(1080, 50, 380, 260, threads, f"speedup over one thread ({latest})",
                   "speedup (log scale)", xlabel="threads per run (log scale)", logy=True, dashed=dashed)
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="1500" height="370" '
            'font-family="sans-serif">\n<rect width="1500" height="370" fill="white"/>\n'
