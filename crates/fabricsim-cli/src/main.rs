@@ -24,8 +24,16 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod huge_pages;
 mod list;
 mod progress;
+
+/// Large buffers on transparent huge pages where the kernel gives them on request: the
+/// model of a large fabric is touched nearly at random (`huge_pages`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[global_allocator]
+static ALLOCATOR: huge_pages::HugePageHint = huge_pages::HugePageHint;
 
 #[derive(Parser)]
 #[command(
@@ -117,6 +125,8 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    huge_pages::read_environment();
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Run {

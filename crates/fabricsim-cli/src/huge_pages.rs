@@ -1,0 +1,221 @@
+//! The process's allocator: the system's, with the model's memory asked to live on
+//! transparent huge pages once it is large.
+//!
+//! A fabric of 100,000 hosts keeps about 1.8 GB of model (port queues, the packet arena,
+//! links, routing) and touches it nearly at random: every event lands on another switch's
+//! ports. With 4 KiB pages that is some 450,000 pages, far past what the TLB holds, so
+//! most events also walk the page tables; on 2 MiB pages it is under 1,000. Many Linux
+//! systems give anonymous memory huge pages only where asked
+//! (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`), so this asks
+//! (`madvise(MADV_HUGEPAGE)`) for
+//! - the heap the allocator grows with `brk`, beyond its first [`SMALL_HEAP`] bytes:
+//!   the packet arena and the queues' blocks come in chunks of tens of KiB, so they live
+//!   there, not in blocks of their own. A small run keeps its 4 KiB pages (a huge page
+//!   would round its few MB of model up), and the heap grows in steps of [`HEAP_STEP`]
+//!   so that whole huge pages fit in each;
+//! - every allocation of at least [`HINT_BYTES`] (the allocator maps those apart from
+//!   the heap): the whole 2 MiB pages inside it.
+//!
+//! The model is allocated while it is built and when a pool grows, never per packet, so
+//! the checks run on the cold path only (`tests/no_alloc.rs`). It is a hint: where the
+//! kernel has no huge pages, or refuses, nothing changes, and nothing the simulation
+//! computes depends on where its memory lies. Worker threads' allocations (a run cut into
+//! shards) come from the allocator's other arenas and are hinted only when large; each
+//! shard touches a part of the model, which the TLB covers better anyway.
+//!
+//! `FABRICSIM_HUGE_PAGES=0` (or `off`, `false`, `no`) in the environment turns the hints
+//! off, to measure them or where huge pages are unwelcome; any other value, or none,
+//! leaves them on.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// A transparent huge page on x86-64 and most aarch64 kernels.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// A base page, the alignment `madvise` needs.
+const PAGE: usize = 4096;
+
+/// The heap's first bytes, kept on small pages.
+pub const SMALL_HEAP: usize = 32 << 20;
+
+/// What the allocator adds to the heap beyond each request that grows it
+/// (`M_TOP_PAD`): several huge pages, so that whole ones lie in each step.
+pub const HEAP_STEP: usize = 8 * HUGE_PAGE;
+
+/// The heap's end up to which hints have been given (0 until [`read_environment`]
+/// has read where the heap starts, and while hints are off).
+static HINTED_TO: AtomicUsize = AtomicUsize::new(0);
+
+/// Allocations this large or larger are hinted: two huge pages, so at least one whole
+/// one lies inside whatever the allocator returns.
+pub const HINT_BYTES: usize = 2 * HUGE_PAGE;
+
+/// Whether to hint; set once from the environment at the top of `main`, before the
+/// model is built (so the allocator itself never reads the environment).
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Reads `FABRICSIM_HUGE_PAGES` (`0` turns the hints off) and, with them on, notes
+/// where the heap starts and has it grow in [`HEAP_STEP`]s.
+pub fn read_environment() {
+    let on = hints_wanted(std::env::var_os("FABRICSIM_HUGE_PAGES").as_deref());
+    ENABLED.store(on, Ordering::Relaxed);
+    if on {
+        // SAFETY: `sbrk(0)` only reads the current end of the heap; `mallopt` sets a
+        // tuning parameter of the allocator, which stays correct with any value of it.
+        // The mmap threshold is fixed at HINT_BYTES (it otherwise moves with what the
+        // run frees, and fixing one parameter fixes it at 128 KiB): what is smaller comes
+        // from the heap, what is not is mapped apart and hinted on its own.
+        let end = unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, HINT_BYTES as libc::c_int);
+            libc::mallopt(libc::M_TOP_PAD, HEAP_STEP as libc::c_int);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, (2 * HEAP_STEP) as libc::c_int);
+            libc::sbrk(0) as usize
+        };
+        if end != usize::MAX {
+            HINTED_TO.store(end + SMALL_HEAP, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Whether `FABRICSIM_HUGE_PAGES` (`value`) leaves the hints on: all but `0`, `off`,
+/// `false` and `no` (in any case) do.
+fn hints_wanted(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_none_or(|v| {
+        let v = v.to_string_lossy();
+        !["0", "off", "false", "no"]
+            .iter()
+            .any(|off| v.eq_ignore_ascii_case(off))
+    })
+}
+
+/// The system allocator, hinting huge pages for large blocks.
+pub struct HugePageHint;
+
+impl HugePageHint {
+    /// Hints the heap grown since the last call, past its first [`SMALL_HEAP`] bytes.
+    #[inline]
+    fn hint_heap() {
+        let from = HINTED_TO.load(Ordering::Relaxed);
+        if from == 0 {
+            return;
+        }
+        // SAFETY: `sbrk(0)` reads the current end of the heap and changes nothing.
+        let end = unsafe { libc::sbrk(0) } as usize;
+        if end > from {
+            Self::grown_heap(from, end);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grown_heap(from: usize, end: usize) {
+        if HINTED_TO.fetch_max(end, Ordering::Relaxed) >= end {
+            return;
+        }
+        let start = from & !(PAGE - 1);
+        // SAFETY: `[start, end)` lies inside the heap (its start is past the end read
+        // when the hints began, rounded down to a page that holds heap); MADV_HUGEPAGE
+        // only sets a flag on the mapping and neither moves nor frees memory.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+
+    /// Asks for huge pages over the whole 2 MiB pages of `[ptr, ptr + size)`.
+    #[cold]
+    fn hint(ptr: *mut u8, size: usize) {
+        if ptr.is_null() || !ENABLED.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some((start, end)) = whole_huge_pages(ptr as usize, size) {
+            // SAFETY: the range lies inside a block the system allocator just handed
+            // out, page-aligned at both ends; MADV_HUGEPAGE only sets a flag on the
+            // mapping and neither moves nor frees memory. An error (a kernel without
+            // transparent huge pages) leaves the memory as it was.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+}
+
+/// The whole 2 MiB pages inside `[addr, addr + size)`, if any.
+fn whole_huge_pages(addr: usize, size: usize) -> Option<(usize, usize)> {
+    let start = addr.next_multiple_of(HUGE_PAGE);
+    let end = (addr + size) & !(HUGE_PAGE - 1);
+    (end > start).then_some((start, end))
+}
+
+// SAFETY: every method forwards to `System` unchanged; the hint only advises the kernel
+// about memory the caller now owns.
+unsafe impl GlobalAlloc for HugePageHint {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let ptr = unsafe { System.alloc(layout) };
+        if layout.size() >= HINT_BYTES {
+            Self::hint(ptr, layout.size());
+        }
+        Self::hint_heap();
+        ptr
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if layout.size() >= HINT_BYTES {
+            Self::hint(ptr, layout.size());
+        }
+        Self::hint_heap();
+        ptr
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if new_size >= HINT_BYTES {
+            Self::hint(new, new_size);
+        }
+        Self::hint_heap();
+        new
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_whole_huge_pages_inside_a_block_are_hinted() {
+        let h = HUGE_PAGE;
+        // A block from 16 bytes past a huge page to 16 bytes short of the fourth end.
+        assert_eq!(whole_huge_pages(16, 4 * h - 32), Some((h, 3 * h)));
+        // An aligned block of exactly one huge page.
+        assert_eq!(whole_huge_pages(5 * h, h), Some((5 * h, 6 * h)));
+        // Just short of one whole page, however it lies.
+        assert_eq!(whole_huge_pages(h + 8, h), None);
+        assert_eq!(whole_huge_pages(h, h - 1), None);
+        // The smallest hinted allocation always holds a whole one.
+        for offset in [0, 16, 4096, h - 16] {
+            let (a, b) = whole_huge_pages(h + offset, HINT_BYTES).unwrap();
+            assert!(a >= h + offset && b <= h + offset + HINT_BYTES && b - a >= h);
+        }
+    }
+
+    #[test]
+    fn only_a_no_turns_the_hints_off() {
+        use std::ffi::OsStr;
+        assert!(hints_wanted(None));
+        for off in ["0", "off", "OFF", "false", "No"] {
+            assert!(!hints_wanted(Some(OsStr::new(off))), "{off:?}");
+        }
+        for on in ["1", "", "yes", "on"] {
+            assert!(hints_wanted(Some(OsStr::new(on))), "{on:?}");
+        }
+    }
+}
