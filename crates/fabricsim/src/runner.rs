@@ -439,33 +439,38 @@ pub fn run_sweep(
     let results: Vec<Mutex<Option<Result<RunResult, RunError>>>> =
         (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                if stopped() {
-                    break;
-                }
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= order.len() {
-                    break;
-                }
-                let i = order[k];
-                let p = &plan[i];
-                let res = run_one(
-                    loaded,
-                    p,
-                    multi,
-                    dir_of(&p.meta),
-                    (opts.threads_per_run, per_run),
-                    ctl.stop,
-                    &|x| progress(i, x),
-                );
-                // `None`: stopped, the run stays unfinished.
-                if let Some(res) = res {
-                    *results[i].lock().expect("result lock") = Some(res);
-                }
-            });
+    // The calling thread is one of the workers: a lone run (the common case) then runs
+    // on it, its model in the process's main heap, which the CLI's allocator asks to
+    // put on huge pages (`fabricsim-cli/src/huge_pages.rs`).
+    let work = || loop {
+        if stopped() {
+            break;
         }
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= order.len() {
+            break;
+        }
+        let i = order[k];
+        let p = &plan[i];
+        let res = run_one(
+            loaded,
+            p,
+            multi,
+            dir_of(&p.meta),
+            (opts.threads_per_run, per_run),
+            ctl.stop,
+            &|x| progress(i, x),
+        );
+        // `None`: stopped, the run stays unfinished.
+        if let Some(res) = res {
+            *results[i].lock().expect("result lock") = Some(res);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(work);
+        }
+        work();
     });
     let mut sweep = SweepResult {
         runs: Vec::new(),
