@@ -14,10 +14,11 @@
 # thread, k = 74 on one thread (about 6 minutes on a 2-core VM; the issue's 343 s was a
 # quiet 16-core Xeon), the side-by-side baselines, then the curves at k = 32 and k = 48.
 # Session 18 measured k = 32 and 48 on 1-16 threads and k = 74 on 16 (docs/results/
-# bench.md, "On 16 cores"); k = 74 on one thread did not fit the same 10-minute command
-# (about 9 minutes alone on that Xeon). Next time: a first call with RUNS="74:1" alone,
-# then at once, on the warm machine, RUNS="74:16 48:16 48:1" to see the cut's balance
-# (session 18) against the same baseline.
+# bench.md, "On 16 cores"); session 22 measured k = 74 on 16 threads and on one side by
+# side (RUNS="74:16 74:1" in one call: 546 s of the 600) and the curves again ("On 16
+# cores again"). Huge pages came after (the CLI asks for them unless
+# FABRICSIM_HUGE_PAGES=0): to measure them there, RUNS="48:1" with and without that
+# variable in one call, then k = 74 likewise in a call each.
 # The device returns at most 8 files: wrap the call so that $OUT gets one archive, e.g.
 #   O=$OUT; OUT=/tmp/dev timeout -s KILL 560 bash scripts/device-scaling.sh;
 #   tar czf $O/device.tgz -C /tmp/dev .
