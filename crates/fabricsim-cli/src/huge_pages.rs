@@ -17,11 +17,12 @@
 //!   the heap): the whole 2 MiB pages inside it.
 //!
 //! The model is allocated while it is built and when a pool grows, never per packet, so
-//! the checks run on the cold path only (`tests/no_alloc.rs`). It is a hint: where the
+//! the checks run on the cold path only (`fabricsim/tests/no_alloc.rs`). It is a hint: where the
 //! kernel has no huge pages, or refuses, nothing changes, and nothing the simulation
-//! computes depends on where its memory lies. Worker threads' allocations (a run cut into
-//! shards) come from the allocator's other arenas and are hinted only when large; each
-//! shard touches a part of the model, which the TLB covers better anyway.
+//! computes depends on where its memory lies. Other threads' allocations (the other runs
+//! of a parallel sweep, the pools of a run cut into shards as they grow) come from the
+//! allocator's other arenas and are hinted only when large; `runner::run_sweep` runs a
+//! lone run on the calling thread so that its model lies in this heap.
 //!
 //! `FABRICSIM_HUGE_PAGES=0` (or `off`, `false`, `no`) in the environment turns the hints
 //! off, to measure them or where huge pages are unwelcome; any other value, or none,
@@ -33,7 +34,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// A transparent huge page on x86-64 and most aarch64 kernels.
 const HUGE_PAGE: usize = 2 << 20;
 
-/// A base page, the alignment `madvise` needs.
+/// A base page on x86-64, the alignment `madvise` needs (where pages are larger, a
+/// misaligned hint is refused and nothing changes).
 const PAGE: usize = 4096;
 
 /// The heap's first bytes, kept on small pages.
@@ -93,6 +95,16 @@ fn hints_wanted(value: Option<&std::ffi::OsStr>) -> bool {
 pub struct HugePageHint;
 
 impl HugePageHint {
+    /// `ptr`, a block of `size` bytes just allocated, once the hints it calls for are given.
+    #[inline]
+    fn hinted(ptr: *mut u8, size: usize) -> *mut u8 {
+        if size >= HINT_BYTES {
+            Self::hint(ptr, size);
+        }
+        Self::hint_heap();
+        ptr
+    }
+
     /// Hints the heap grown since the last call, past its first [`SMALL_HEAP`] bytes.
     #[inline]
     fn hint_heap() {
@@ -152,22 +164,12 @@ fn whole_huge_pages(addr: usize, size: usize) -> Option<(usize, usize)> {
 unsafe impl GlobalAlloc for HugePageHint {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let ptr = unsafe { System.alloc(layout) };
-        if layout.size() >= HINT_BYTES {
-            Self::hint(ptr, layout.size());
-        }
-        Self::hint_heap();
-        ptr
+        Self::hinted(unsafe { System.alloc(layout) }, layout.size())
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if layout.size() >= HINT_BYTES {
-            Self::hint(ptr, layout.size());
-        }
-        Self::hint_heap();
-        ptr
+        Self::hinted(unsafe { System.alloc_zeroed(layout) }, layout.size())
     }
 
     #[inline]
@@ -177,12 +179,7 @@ unsafe impl GlobalAlloc for HugePageHint {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
-        if new_size >= HINT_BYTES {
-            Self::hint(new, new_size);
-        }
-        Self::hint_heap();
-        new
+        Self::hinted(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
     }
 }
 
