@@ -6,25 +6,6 @@
 use std::path::Path;
 use std::process::Command;
 
-/// A fat tree of 3,456 hosts, each sending 1 MB to another: about 50 MB of model.
-const SCENARIO: &str = r#"name = "huge-pages-k24"
-seed = 3
-max_time = "100ms"
-
-[topology]
-kind = "fat_tree"
-k = 24
-rate = "100Gbps"
-link_delay = "1us"
-
-[cc]
-algorithm = "none"
-
-[[workload]]
-kind = "permutation"
-size = "1MB"
-"#;
-
 fn run(scenario: &Path, out: &Path, hints: &str) -> serde_json::Value {
     let o = Command::new(env!("CARGO_BIN_EXE_fabricsim"))
         .args(["run", scenario.to_str().unwrap(), "--out"])
@@ -46,7 +27,9 @@ fn run(scenario: &Path, out: &Path, hints: &str) -> serde_json::Value {
 fn a_large_run_writes_the_same_bytes_with_and_without_huge_pages() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("k24.toml");
-    std::fs::write(&scenario, SCENARIO).unwrap();
+    // The benchmark's fat tree at k = 24: 3,456 hosts each sending 2 MB to another,
+    // about 100 MB of model.
+    std::fs::write(&scenario, fabricsim::bench::scenario_toml(24)).unwrap();
     let (on, off) = (dir.path().join("on"), dir.path().join("off"));
     let summary = run(&scenario, &on, "1");
     run(&scenario, &off, "0");
