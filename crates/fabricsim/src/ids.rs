@@ -27,6 +27,12 @@ macro_rules! id {
     };
 }
 
+/// Bits of a component index in an encoded event.
+pub const IDX_BITS: u32 = 24;
+/// Largest component index an event can address (ports, links, hosts, flows, faults):
+/// the limit every generator and topology checks against.
+pub const MAX_INDEX: u32 = (1 << IDX_BITS) - 1;
+
 id!(
     /// A port: one end of a cable, with the egress queues that transmit on the link of
     /// the same id.
@@ -107,7 +113,7 @@ impl PortRange {
 }
 
 /// Tables indexed by their typed id (`ports[p.peer]`), so an id of one table cannot
-/// index another.
+/// index another. Each table's owner says so beside its item type.
 macro_rules! indexed_by {
     ($id:ty => $item:ty) => {
         impl std::ops::Index<$id> for Vec<$item> {
@@ -126,11 +132,7 @@ macro_rules! indexed_by {
     };
 }
 
-indexed_by!(PortId => crate::fabric::Port);
-indexed_by!(LinkId => crate::fabric::Link);
-indexed_by!(NodeId => crate::fabric::Node);
-indexed_by!(FlowId => crate::transport::Flow);
-indexed_by!(HostId => crate::transport::Host);
+pub(crate) use indexed_by;
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@ use std::path::Path;
 pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 
 /// Largest data file a scenario names (topology file, flow file, CDF): 512 MiB, some
-/// twenty million flow lines, beyond what the flow limit ([`crate::engine::MAX_INDEX`])
+/// twenty million flow lines, beyond what the flow limit ([`crate::ids::MAX_INDEX`])
 /// lets a run hold.
 pub const MAX_DATA_FILE_BYTES: u64 = 512 << 20;
 

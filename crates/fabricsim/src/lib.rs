@@ -35,6 +35,7 @@ pub mod cc;
 pub mod collective;
 pub mod compare;
 pub mod convergence;
+pub mod ctx;
 pub mod engine;
 pub mod fabric;
 pub mod faults;

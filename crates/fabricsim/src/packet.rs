@@ -6,9 +6,79 @@
 //! 20 B IPv4, 8 B UDP, 12 B BTH, 4 B ICRC/FCS = 58 B, document 002), or a fixed size for
 //! control frames.
 
-use crate::fabric::pfc::PfcSignal;
 use crate::ids::{FlowId, GspId, HostId, PortId};
 use crate::units::Time;
+
+// Payload types the packet carries for the models above (defined here so that the
+// kernel names no model).
+
+/// Bytes of a PFC frame on the wire (minimum Ethernet frame).
+pub const PFC_FRAME_BYTES: u32 = 64;
+
+/// XOFF or XON (quanta 0) for one priority, to be sent upstream on an ingress port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfcSignal {
+    /// Priority paused or resumed.
+    pub prio: u8,
+    /// Pause time in quanta; 0 resumes.
+    pub quanta: u16,
+}
+
+/// What a collective message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum CollMsg {
+    /// A rank's contribution (its request, with its partial reduction), to its parent.
+    Up,
+    /// The result, down (multicast, or unicast to one rank).
+    Result,
+}
+
+/// The container tag a packet carries in its GSE header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tag {
+    /// Container sequence number within the (source GSP, destination) stream.
+    pub cont: u32,
+    /// Position of the packet in its container.
+    pub idx: u16,
+    /// Packets in the previous container (lets the destination know it is complete).
+    pub prev: u16,
+}
+
+/// A credit return on its way upstream: `blocks` credits of `vc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreditSignal {
+    /// The VC the credits belong to.
+    pub vc: u8,
+    /// Credits (blocks).
+    pub blocks: u32,
+}
+
+/// Most INT records a packet carries (the HPCC ns-3 module's `IntHeader::maxHop`); a path
+/// with more switch hops keeps the first five.
+pub const MAX_INT_HOPS: usize = 5;
+
+/// One switch egress's INT record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntHop {
+    /// The egress port's line rate in bit/s.
+    pub rate_bps: u64,
+    /// Dequeue time of the packet, picoseconds.
+    pub ts: u64,
+    /// Bytes the port has transmitted since the start, including this packet.
+    pub tx_bytes: u64,
+    /// Bytes queued at the egress (port, priority) when the packet was dequeued.
+    pub qlen: u64,
+}
+
+/// The INT records a packet collected (data) or carries back (ACK).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IntStack {
+    /// Records used.
+    pub n: u8,
+    /// One record per switch egress passed, in path order.
+    pub hops: [IntHop; MAX_INT_HOPS],
+}
 
 /// Index of a packet in the arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -101,7 +171,7 @@ pub enum Payload {
         /// The sending rank.
         rank: u32,
         /// Up or down.
-        msg: crate::collective::CollMsg,
+        msg: CollMsg,
         /// The sending host.
         src: u32,
     },
@@ -260,7 +330,7 @@ impl Packet {
     /// of every queue (priority 7) and takes a minimum frame's wire time.
     pub fn pfc(sig: PfcSignal) -> (Packet, Header) {
         let h = Header {
-            wire: crate::fabric::pfc::PFC_FRAME_BYTES,
+            wire: PFC_FRAME_BYTES,
             prio: 7,
             ..Header::default()
         };
@@ -313,12 +383,7 @@ impl Slot {
                 msg,
                 src,
             } => {
-                sent = (sent & !ECHO_BIT)
-                    | if msg == crate::collective::CollMsg::Result {
-                        ECHO_BIT
-                    } else {
-                        0
-                    };
+                sent = (sent & !ECHO_BIT) | if msg == CollMsg::Result { ECHO_BIT } else { 0 };
                 (lo_hi(coll, iter), lo_hi(rank, src))
             }
         };
@@ -364,9 +429,9 @@ impl Slot {
             },
             PacketKind::Collective => {
                 let msg = if sent & ECHO_BIT != 0 {
-                    crate::collective::CollMsg::Result
+                    CollMsg::Result
                 } else {
-                    crate::collective::CollMsg::Up
+                    CollMsg::Up
                 };
                 sent &= !ECHO_BIT;
                 Payload::Collective {
@@ -396,7 +461,7 @@ pub const LOCAL_PORT: u16 = u16::MAX;
 ///
 /// The destination and the size share a word each with the small fields (issue 19: a
 /// queued packet is its descriptor and its slot, at most 64 bytes with the rings' slack):
-/// hosts are numbered below 2^24 ([`crate::engine::MAX_INDEX`], checked when a topology
+/// hosts are numbered below 2^24 ([`crate::ids::MAX_INDEX`], checked when a topology
 /// is built) and a frame is under 16 MiB (the MTU is at most 64 KiB, a hardware
 /// collective's message too), so each fits 24 bits.
 #[derive(Clone, Copy)]
@@ -421,7 +486,7 @@ pub struct Desc {
 /// Largest destination host and frame size a [`Desc`] holds (24 bits each).
 pub const DESC_MAX_24: u32 = (1 << 24) - 1;
 // Hosts are numbered up to the engine's largest index: every one is a destination.
-const _: () = assert!(DESC_MAX_24 >= crate::engine::MAX_INDEX);
+const _: () = assert!(DESC_MAX_24 >= crate::ids::MAX_INDEX);
 const PRIO_SHIFT: u32 = 24;
 const ECN_SHIFT: u32 = 27;
 const KIND_SHIFT: u32 = 29;
@@ -605,12 +670,12 @@ pub struct PacketArena {
     peak: usize,
     /// GSE container tag and source GSP by slot; empty unless [`Self::keep_tags`] was
     /// called.
-    tags: Vec<(crate::gse::pktc::Tag, u32)>,
+    tags: Vec<(Tag, u32)>,
     tagged: bool,
 }
 
-const NO_TAG: (crate::gse::pktc::Tag, u32) = (
-    crate::gse::pktc::Tag {
+const NO_TAG: (Tag, u32) = (
+    Tag {
         cont: 0,
         idx: 0,
         prev: 0,
@@ -723,19 +788,19 @@ impl PacketArena {
     }
     /// The GSE container tag of packet `id` (zero unless a GSP set one).
     #[inline]
-    pub fn tag(&self, id: PktId) -> crate::gse::pktc::Tag {
+    pub fn tag(&self, id: PktId) -> Tag {
         self.gse_tag(id).0
     }
     /// The GSE container tag of packet `id` and the index of the source GSP that set it
     /// (`u32::MAX` when none did).
     #[inline]
-    pub fn gse_tag(&self, id: PktId) -> (crate::gse::pktc::Tag, u32) {
+    pub fn gse_tag(&self, id: PktId) -> (Tag, u32) {
         self.tags.get(id.0 as usize).copied().unwrap_or(NO_TAG)
     }
     /// Sets the GSE container tag of packet `id`, put in its container by source GSP
     /// `gsp` (the arena must keep tags).
     #[inline]
-    pub fn set_tag(&mut self, id: PktId, tag: crate::gse::pktc::Tag, gsp: u32) {
+    pub fn set_tag(&mut self, id: PktId, tag: Tag, gsp: u32) {
         debug_assert!(self.tagged, "set_tag on an arena that keeps no tags");
         self.tags[id.0 as usize] = (tag, gsp);
     }
@@ -825,7 +890,7 @@ mod tests {
     }
 
     fn any_payload() -> impl proptest::strategy::Strategy<Value = Payload> {
-        use crate::collective::CollMsg;
+        use super::CollMsg;
         use proptest::prelude::*;
         let flow = any::<u32>().prop_map(FlowId);
         prop_oneof![
@@ -844,7 +909,7 @@ mod tests {
             (
                 any::<u32>(),
                 any::<u64>(),
-                proptest::option::of(0..=crate::engine::MAX_INDEX)
+                proptest::option::of(0..=crate::ids::MAX_INDEX)
             )
                 .prop_map(|(h, bytes, via)| Payload::Grant {
                     host: HostId(h),
@@ -927,7 +992,7 @@ mod tests {
         });
         let desc = Desc::of(PktId(1), &pkt, h);
         assert_eq!(desc.kind(), PacketKind::Pause);
-        assert_eq!(desc.wire(), crate::fabric::pfc::PFC_FRAME_BYTES);
+        assert_eq!(desc.wire(), PFC_FRAME_BYTES);
         assert_eq!(desc.in_port, LOCAL_PORT);
     }
 }

@@ -37,7 +37,7 @@ fn build(extra: &str) -> Simulation {
 /// The index a switch picks among `n` next hops for flow hash `hash`.
 fn index(sim: &Simulation, s: u32, hash: u32, n: usize) -> usize {
     let salt = sim.fabric.switches[s as usize].salt;
-    match sim.ctx.params.lb {
+    match sim.fabric.lb {
         LbAlgorithm::Ecmp => ecmp::pick(hash, salt, n),
         LbAlgorithm::EcmpModulo => ecmp::pick_modulo(hash, salt, n),
         other => panic!("not ECMP: {other}"),
@@ -96,7 +96,7 @@ fn per_switch_seeds_choose_independently() {
     }
     // The default is the ideal model, on today's balancer.
     let sim = build("");
-    assert_eq!(sim.ctx.params.lb, LbAlgorithm::Ecmp);
+    assert_eq!(sim.fabric.lb, LbAlgorithm::Ecmp);
     let ups = up_indices(&sim);
     let same = ups.iter().filter(|(e, a)| e == a).count();
     // Independent choices among 4: about a quarter agree.

@@ -178,8 +178,8 @@ impl HwCollectives {
     }
 
     /// Ranks of all collectives together, at most: their timers' keys must fit an event
-    /// ([`crate::engine::MAX_INDEX`]).
-    pub const MAX_RANKS: u32 = (crate::engine::MAX_INDEX + 1) / TIMER_KINDS;
+    /// ([`crate::ids::MAX_INDEX`]).
+    pub const MAX_RANKS: u32 = (crate::ids::MAX_INDEX + 1) / TIMER_KINDS;
 
     /// One lane per shard of a run cut into `shards` (none for one). Call before the
     /// run starts.

@@ -150,15 +150,7 @@ impl HwSpec {
     }
 }
 
-/// What a collective message is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum CollMsg {
-    /// A rank's contribution (its request, with its partial reduction), to its parent.
-    Up,
-    /// The result, down (multicast, or unicast to one rank).
-    Result,
-}
+pub use crate::packet::CollMsg;
 
 /// One iteration's record.
 #[derive(Clone, Copy, Debug, Default)]

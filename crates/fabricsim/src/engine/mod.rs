@@ -57,13 +57,12 @@ pub enum Event {
     Collective(u32),
 }
 
-const IDX_BITS: u32 = 24;
+use crate::ids::IDX_BITS;
 const KIND_BITS: u32 = 4;
 /// Bits of an encoded event (kind and index).
 const EV_BITS: u32 = IDX_BITS + KIND_BITS;
 const EV_MASK: u64 = (1 << EV_BITS) - 1;
-/// Largest component index an event can address.
-pub const MAX_INDEX: u32 = (1 << IDX_BITS) - 1;
+use crate::ids::MAX_INDEX;
 
 /// Event kinds as the 4-bit code stored in the queue, defined once: [`Event`]'s encoding
 /// and the look-ahead ([`EventQueue::peek_codes`]) both use these.

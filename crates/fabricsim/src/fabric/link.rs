@@ -57,6 +57,8 @@ pub struct Link {
     pub ring: VecDeque<(ArrivalTime, Desc)>,
 }
 
+crate::ids::indexed_by!(crate::ids::LinkId => Link);
+
 impl Link {
     /// A link with the given total delay.
     pub fn new(delay: Time, to_port: PortId, to: NodeKind) -> Link {

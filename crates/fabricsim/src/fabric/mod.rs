@@ -21,7 +21,10 @@ pub mod switch_cnp;
 pub use link::Link;
 pub use port::Port;
 
+use crate::gse::Gse;
 pub use crate::ids::{NodeId, PortId};
+use crate::routing::{LbAlgorithm, RoutingTable};
+use crate::telemetry::Telemetry;
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,4 +44,89 @@ pub struct Node {
     pub kind: NodeKind,
     /// Its ports.
     pub ports: crate::ids::PortRange,
+}
+
+crate::ids::indexed_by!(crate::ids::NodeId => Node);
+
+/// The network: nodes, ports, links, switches (with their roles' state) and what they do
+/// to packets, routing, link-level flow control and the telemetry switches add. Its
+/// handlers (`fabric/`, `gse/gsp.rs`) take `&mut self` and the [`Ctx`], plus the
+/// NICs (`transport::Nics`) where a packet crosses into or out of a host.
+pub struct Fabric {
+    /// Switches route by table ([`Fabric::route_table`]): up/down tables, or a balancer
+    /// that reads the ports' state.
+    pub(crate) table_routing: bool,
+    /// How switches choose among equal-cost next hops.
+    pub lb: LbAlgorithm,
+    /// All nodes.
+    pub nodes: Vec<Node>,
+    /// All ports (port i transmits on link i).
+    pub ports: Vec<Port>,
+    /// All links.
+    pub links: Vec<Link>,
+    /// Switches.
+    pub switches: Vec<switch::Switch>,
+    /// Routing tables.
+    pub routing: RoutingTable,
+    /// Link-level flow control (PFC, or none).
+    pub(crate) flow_control: crate::fabric::flow_control::AnyFlowControl,
+    pub(crate) node_is_switch: Vec<bool>,
+    /// Switch ports whose peer is a host.
+    pub(crate) edge_port: Vec<bool>,
+    /// INT records and TCD detectors.
+    pub telemetry: Telemetry,
+    /// Data packets the switches dropped, by flow.
+    pub flow_drops: Vec<u64>,
+    /// Source host of each flow, for the frames a switch sends back to a flow's sender
+    /// (CNPs of long-haul DR switches): packets do not carry their source
+    /// ([`crate::packet::Packet`]). Four bytes a flow, kept in every run so that any
+    /// switch that answers a flow's sender can.
+    pub(crate) flow_src: Vec<u32>,
+    /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
+    pub gse: Option<Box<Gse>>,
+    /// State of the switches in the DR role (long haul).
+    pub dr: Option<Box<crate::longhaul::dr::DrState>>,
+    /// Forward notification state (`cc.dcqcn.cnp_from` naming switches); `None`
+    /// otherwise.
+    pub switch_cnp: Option<Box<crate::fabric::switch_cnp::SwitchCnpState>>,
+    /// ECN marking bias by ingress port id (`fabric.ecn.ingress_bias`); empty, the
+    /// marking path's one test, when the scenario sets none.
+    pub ecn_bias: Vec<f64>,
+    /// Faults, bit errors and link-level retransmission (`None` when the scenario has
+    /// none of them).
+    pub faults: Option<Box<crate::faults::FaultState>>,
+    /// Choose a packet's ECMP egress at the next switch when it is put on the link
+    /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
+    /// large models only).
+    pub(crate) route_ahead: bool,
+    /// Switch multicast tables (hardware collectives).
+    pub multicast: Option<Box<crate::collective::multicast::MulticastTables>>,
+    /// The packet capture (`[record.pcap]`); `None`, the transmit path's one test, when
+    /// the scenario asks for none.
+    pub capture: Option<Box<crate::capture::Capture>>,
+    /// Where the ports' queues keep their descriptors: one pool per shard (one in a run
+    /// on one thread), port `p`'s being `queue_pools[ports[p].pool]`.
+    pub queue_pools: Vec<crate::fabric::port::QueuePool>,
+}
+
+impl Fabric {
+    /// Port `p` and the pool its queues keep their descriptors in, to queue or dequeue.
+    #[inline(always)]
+    pub(crate) fn port_and_pool(
+        &mut self,
+        p: usize,
+    ) -> (
+        &mut crate::fabric::port::Port,
+        &mut crate::fabric::port::QueuePool,
+    ) {
+        let port = &mut self.ports[p];
+        let pool = &mut self.queue_pools[port.pool as usize];
+        (port, pool)
+    }
+
+    /// The pool port `p`'s queues keep their descriptors in, to read them.
+    #[inline(always)]
+    pub fn queue_pool(&self, p: usize) -> &crate::fabric::port::QueuePool {
+        &self.queue_pools[self.ports[p].pool as usize]
+    }
 }

@@ -205,6 +205,8 @@ pub struct Port {
     pub stats: PortStats,
 }
 
+crate::ids::indexed_by!(crate::ids::PortId => Port);
+
 impl Port {
     /// A new idle port.
     pub fn new(node: u32, owner: NodeKind, local: u32, peer: u32, rate: Rate) -> Port {

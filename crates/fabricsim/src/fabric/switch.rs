@@ -152,7 +152,7 @@ impl Fabric {
         let egress = if self.table_routing {
             self.route_table(ctx, s, in_port, &mut pkt)
         } else {
-            self.route(ctx, s, &pkt)
+            self.route(s, &pkt)
         };
         match egress {
             Some(egress) => self.forward(ctx, s, in_port, pkt, egress),
@@ -185,7 +185,7 @@ impl Fabric {
         if n == 0 {
             return None;
         }
-        let lb = ctx.params.lb;
+        let lb = self.lb;
         // Under credits, a detour needs a VC level to go up to.
         let layout = self.credit().map(|c| c.layout);
         let vc = pkt.prio() as usize;
@@ -265,7 +265,7 @@ impl Fabric {
     /// Switch `s`'s egress for `pkt`: its routing table's candidates toward the
     /// destination and, among several, the load balancer's choice; `None` without a route.
     #[inline(always)]
-    pub(crate) fn route(&mut self, ctx: &Ctx, s: u32, pkt: &Desc) -> Option<PortId> {
+    pub(crate) fn route(&mut self, s: u32, pkt: &Desc) -> Option<PortId> {
         let (dst, hash) = (pkt.dst(), pkt.hash);
         let sw = &mut self.switches[s as usize];
         let cands = self.routing.lookup(s, dst);
@@ -275,9 +275,9 @@ impl Fabric {
         }
         let k = if n == 1 {
             0
-        } else if sw.lag > 1 && n.is_multiple_of(sw.lag as usize) && ctx.params.lb.hashes_flows() {
+        } else if sw.lag > 1 && n.is_multiple_of(sw.lag as usize) && self.lb.hashes_flows() {
             ecmp::pick_lag(
-                ctx.params.lb == crate::routing::LbAlgorithm::EcmpModulo,
+                self.lb == crate::routing::LbAlgorithm::EcmpModulo,
                 hash,
                 sw.salt,
                 sw.lag_salt,
@@ -285,7 +285,7 @@ impl Fabric {
                 sw.lag as usize,
             )
         } else {
-            ctx.params.lb.pick(
+            self.lb.pick(
                 hash,
                 n,
                 LbState {

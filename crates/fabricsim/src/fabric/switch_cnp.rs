@@ -118,7 +118,7 @@ impl Fabric {
         let egress = if self.table_routing {
             self.route_table(ctx, s, in_port, &mut pkt)
         } else {
-            self.route(ctx, s, &pkt)
+            self.route(s, &pkt)
         };
         let Some(egress) = egress else {
             self.drop_unroutable(ctx, pkt, in_port, s);

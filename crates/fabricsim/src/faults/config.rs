@@ -254,13 +254,13 @@ impl ReliabilityCfg {
 /// named relative to `fault` (`[2].lanes`).
 pub fn validate_faults(faults: &[FaultCfg], max_time: Time) -> Checked {
     // Each fault is at most two steps of the timeline, and a step is an event index.
-    if faults.len() > crate::engine::MAX_INDEX as usize / 2 {
+    if faults.len() > crate::ids::MAX_INDEX as usize / 2 {
         return Err(ParamError::new(
             "",
             format!(
                 "{} entries: at most {} are supported",
                 faults.len(),
-                crate::engine::MAX_INDEX / 2
+                crate::ids::MAX_INDEX / 2
             ),
         ));
     }

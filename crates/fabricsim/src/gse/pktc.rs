@@ -28,16 +28,7 @@ impl crate::routing::LoadBalancer for Pktc {
     }
 }
 
-/// The container tag a packet carries in its GSE header.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tag {
-    /// Container sequence number within the (source GSP, destination) stream.
-    pub cont: u32,
-    /// Position of the packet in its container.
-    pub idx: u16,
-    /// Packets in the previous container (lets the destination know it is complete).
-    pub prev: u16,
-}
+pub use crate::packet::Tag;
 
 /// Container state of one (source GSP, destination) stream.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -35,10 +35,10 @@
 //! packet its buffer cannot hold (counted on the egress port, `ports.csv`), while the
 //! campus switches stay lossless.
 
-use crate::engine::MAX_INDEX;
 use crate::fabric::ecn::RedMarker;
 use crate::fabric::switch::RoleHandlers;
 use crate::ids::PortId;
+use crate::ids::MAX_INDEX;
 use crate::packet::{Desc, Header, Packet, PacketKind, Payload, LOCAL_PORT};
 use crate::param::{Described, Param, ParamError};
 use crate::routing::ecmp;
@@ -509,7 +509,7 @@ impl Fabric {
         in_port: PortId,
         pkt: Desc,
     ) {
-        let Some(egress) = self.route(ctx, s, &pkt) else {
+        let Some(egress) = self.route(s, &pkt) else {
             self.drop_packet(ctx, pkt, in_port, s);
             return;
         };

@@ -6,7 +6,7 @@
 //! controllers and ideal FCTs.
 
 use crate::cc::{line_rate, AnyCc, BaseRtt, CcAlgorithm, CongestionControl, FlowContext};
-use crate::engine::{EventQueue, MAX_INDEX};
+use crate::engine::EventQueue;
 use crate::fabric::buffer::SharedBuffer;
 use crate::fabric::ecn::RedMarker;
 use crate::fabric::port::N_PRIO;
@@ -14,6 +14,7 @@ use crate::fabric::switch::Switch;
 use crate::fabric::{Link, Node, NodeKind, Port};
 use crate::faults::config::{FaultPlan, FecMode};
 use crate::faults::{FaultState, RoutingInputs};
+use crate::ids::MAX_INDEX;
 use crate::ids::{NodeId, PortId, PortRange};
 use crate::longhaul::dr::{DrRole, DrState};
 use crate::packet::PacketArena;
@@ -52,12 +53,13 @@ impl Simulation {
         file: &str,
     ) -> Result<Simulation, ScenarioError> {
         let n = g.nodes.len();
+        let lb = sc.fabric.load_balance.resolved();
         let data_rails = sc
             .transport
             .rail
             .data_rails(g.rails)
             .map_err(|m| err(file, "transport.rail", m))?;
-        if g.rails > 1 && params.lb == LbAlgorithm::Pktc {
+        if g.rails > 1 && lb == LbAlgorithm::Pktc {
             return Err(err(
                 file,
                 "fabric.load_balance.algorithm",
@@ -320,7 +322,7 @@ impl Simulation {
             RoutingTable::build_tiered(&nodes, &ports, &switch_nodes, &host_nodes, &tiers)
         }
         .map_err(|e| err(file, "topology", e.0))?;
-        let table_routing = routing.tiered() || params.lb.by_port_state();
+        let table_routing = routing.tiered() || lb.by_port_state();
         if lb_hash.lag != ecmp::LagChoice::Flat {
             crate::fabric::switch::form_lags(
                 &mut switches,
@@ -442,7 +444,7 @@ impl Simulation {
                     && matches!(ports[p.peer.idx()].owner(), NodeKind::Host(_))
             })
             .collect();
-        let gse = if params.lb == LbAlgorithm::Pktc {
+        let gse = if lb == LbAlgorithm::Pktc {
             Some(Box::new(Fabric::build_gse(
                 &sc.fabric.gse,
                 &nodes,
@@ -560,6 +562,7 @@ impl Simulation {
             },
             fabric: Fabric {
                 table_routing,
+                lb,
                 nodes,
                 ports,
                 links,
@@ -743,7 +746,7 @@ impl Simulation {
     /// flow's packets over paths, over the stages of all of them (their aggregate
     /// capacity per cut, [`crate::transport::multipath`]), so that no flow can beat it.
     pub(crate) fn ideal_fct_of(&self, i: usize) -> Time {
-        let spread = if self.ctx.params.lb.spreads_flow() {
+        let spread = if self.fabric.lb.spreads_flow() {
             self.stages_of(i)
         } else {
             Vec::new()

@@ -4,10 +4,10 @@
 //! simulated time passes, so that bad input fails fast with the file and field named;
 //! the event loop never re-validates.
 
-use crate::engine::MAX_INDEX;
 use crate::fabric::flow_control::credit::VcLayout;
 use crate::fabric::pfc::PfcScope;
 use crate::gse::GseScheduling;
+use crate::ids::MAX_INDEX;
 use crate::param::ParamError;
 use crate::routing::LbAlgorithm;
 use crate::scenario::config::Scenario;
@@ -143,7 +143,6 @@ impl Simulation {
             pfc: f.pfc.enabled,
             pfc_edge_only: f.pfc.scope == PfcScope::Edge,
             pause_quanta: f.pfc.pause_quanta.max(1),
-            lb: f.load_balance.resolved(),
             max_time: sc.max_time,
             stall_timeout: sc.stall_timeout,
             queue_interval: sc.record.queue_interval,

@@ -166,7 +166,7 @@ impl Simulation {
     pub(crate) fn routes_ahead(&self) -> bool {
         self.prefetch
             && !self.fabric.table_routing
-            && self.ctx.params.lb == LbAlgorithm::Ecmp
+            && self.fabric.lb == LbAlgorithm::Ecmp
             && self.fabric.gse.is_none()
             && self.fabric.dr.is_none()
             && self.fabric.switch_cnp.is_none()

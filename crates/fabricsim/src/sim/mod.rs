@@ -20,19 +20,14 @@
 
 use crate::engine::EventQueue;
 use crate::fabric::pfc::PFC_FRAME_BYTES;
-use crate::fabric::switch::Switch;
-use crate::fabric::{Link, Node, NodeKind, Port};
-use crate::gse::Gse;
-use crate::packet::PacketArena;
-use crate::routing::{ecmp, RoutingTable};
+use crate::fabric::NodeKind;
+use crate::routing::ecmp;
 use crate::scenario::config::{LbAlgorithm, SecurityMode};
 use crate::scenario::ScenarioError;
 use crate::stall::StallReport;
-use crate::telemetry::Telemetry;
 use crate::transport::rdma::{ideal_fct, Hop};
-use crate::transport::{Flow, Host};
 use crate::units::{Rate, Time};
-use crate::workload::{JobKind, JobSpec};
+use crate::workload::JobKind;
 
 mod assemble;
 mod assemble_collectives;
@@ -44,56 +39,16 @@ pub mod partition;
 pub(crate) mod shards;
 pub use shards::{machine_threads, ParallelWork};
 
+pub use crate::ctx::{Counters, Ctx, RunParams, Tally};
+pub use crate::fabric::Fabric;
 pub use crate::record::{QueueSample, RateSample, Recorder};
 pub(crate) use crate::transport::launcher::{Deps, FlowLauncher};
+pub use crate::transport::{JobState, Nics};
 
 /// Models with at least this many ports prefetch ahead of the event loop (their state
 /// outgrows the L2 cache); smaller ones do not (measured on the fat-tree benchmarks: a
 /// 12 % gain at k = 16, 6144 ports; a 15 % instruction overhead and no gain at k = 8).
 pub(crate) const PREFETCH_MIN_PORTS: usize = 4096;
-
-/// Transport and fabric settings resolved for the run.
-#[derive(Clone, Debug)]
-pub struct RunParams {
-    /// Payload per packet.
-    pub mtu: u64,
-    /// Header bytes per data packet.
-    pub header: u64,
-    /// Wire size of ACK/NACK/CNP.
-    pub ack_size: u32,
-    /// ACK coalescing.
-    pub ack_every: u32,
-    /// Retransmission timeout.
-    pub rto: Time,
-    /// Data priority.
-    pub data_prio: u8,
-    /// Control priority.
-    pub ctrl_prio: u8,
-    /// Priority of ACK, NACK and CNP frames (`ctrl_prio`, or `data_prio` with
-    /// `transport.feedback_queue = "data"`), at the NIC and in switches.
-    pub feedback_prio: u8,
-    /// CNPs ride on ACKs as a flag (`transport.cnp = "ack_flag"`).
-    pub cnp_on_ack: bool,
-    /// INT bytes a NIC puts on an INT data packet or ACK (`[fabric.int] framing =
-    /// "fixed"`; 0: switches add a record's bytes per hop).
-    pub int_nic_bytes: u32,
-    /// Lossless fabric.
-    pub pfc: bool,
-    /// PFC only on switch ports facing hosts.
-    pub pfc_edge_only: bool,
-    /// XOFF pause time in quanta.
-    pub pause_quanta: u16,
-    /// Load balancer.
-    pub lb: LbAlgorithm,
-    /// Stop time.
-    pub max_time: Time,
-    /// Stall timeout.
-    pub stall_timeout: Time,
-    /// Queue sampling interval.
-    pub queue_interval: Option<Time>,
-    /// Rate sampling interval.
-    pub rate_interval: Option<Time>,
-}
 
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,259 +95,6 @@ pub struct Progress {
     /// The run has ended, whatever its outcome: set on the runner's report after the
     /// run (`runner`); the event loop's own reports leave it unset.
     pub finished: bool,
-}
-
-/// Global counters.
-#[derive(Clone, Debug, Default)]
-pub struct Counters {
-    /// Packets that crossed a link (one per hop).
-    pub packet_hops: u64,
-    /// Packets dropped anywhere.
-    pub drops: u64,
-    /// PFC frames sent (XOFF and XON).
-    pub pfc_frames: u64,
-    /// CE marks.
-    pub ecn_marks: u64,
-    /// CNPs sent.
-    pub cnps: u64,
-    /// ACKs sent.
-    pub acks: u64,
-    /// NACKs sent.
-    pub nacks: u64,
-    /// Data packets sent by NICs.
-    pub data_sent: u64,
-    /// Data packets delivered to receiving NICs.
-    pub data_arrived: u64,
-    /// Frames handed from one shard to another (a run cut into shards).
-    pub handoffs: u64,
-}
-
-/// What the run's end and stall checks count. It lives in the [`Ctx`] of whoever runs
-/// the events (in a run cut into shards, one per shard, summed at each barrier), so no
-/// handler reads another shard's count.
-#[derive(Clone, Debug, Default)]
-pub struct Tally {
-    /// Flows whose receiver has every byte.
-    pub flows_done: usize,
-    /// Flows whose sender has had its last ACK. A sender is done only after its
-    /// receiver (the last cumulative ACK answers the last byte), so
-    /// `flows_done - senders_done` ACKs are still on their way.
-    pub senders_done: usize,
-    /// Flows started.
-    pub flows_started: usize,
-    /// The last time anything made progress (a flow started, in-order data, a
-    /// collective step), for the stall check.
-    pub last_progress: Time,
-    /// When the last receiver got its last byte.
-    pub last_flow_done: Time,
-    /// Compute phases ended (a run cut into shards counts them here; a run on one
-    /// thread in `FlowLauncher::phases_left` at once).
-    pub phases_ended: usize,
-    /// When the last of them ended.
-    pub last_phase_end: Time,
-}
-
-impl Counters {
-    /// Adds another shard's counts.
-    pub fn add(&mut self, o: &Counters) {
-        self.packet_hops += o.packet_hops;
-        self.drops += o.drops;
-        self.pfc_frames += o.pfc_frames;
-        self.ecn_marks += o.ecn_marks;
-        self.cnps += o.cnps;
-        self.acks += o.acks;
-        self.nacks += o.nacks;
-        self.data_sent += o.data_sent;
-        self.data_arrived += o.data_arrived;
-        self.handoffs += o.handoffs;
-    }
-}
-
-impl Tally {
-    /// Adds another shard's counts (times: the latest).
-    pub fn merge(&mut self, o: &Tally) {
-        self.flows_done += o.flows_done;
-        self.senders_done += o.senders_done;
-        self.flows_started += o.flows_started;
-        self.last_progress = self.last_progress.max(o.last_progress);
-        self.last_flow_done = self.last_flow_done.max(o.last_flow_done);
-        self.phases_ended += o.phases_ended;
-        self.last_phase_end = self.last_phase_end.max(o.last_phase_end);
-    }
-
-    /// ACKs of finished flows still on their way to their senders.
-    pub fn acks_awaited(&self) -> usize {
-        self.flows_done - self.senders_done
-    }
-}
-
-/// A job iteration as it runs.
-#[derive(Clone, Debug)]
-pub struct JobState {
-    /// What it runs.
-    pub spec: JobSpec,
-    /// When it started (`None` until the iteration it waits for has finished).
-    pub started: Option<Time>,
-    /// When its last flow was fully received or its last phase ended.
-    pub finish: Option<Time>,
-    /// Flows and phases not yet done.
-    pub left: u32,
-    /// When the latest of its done nodes was done (its finish once none is left; a run
-    /// cut into shards may account a node taken late after a later one).
-    pub(crate) last_done: Time,
-}
-
-/// The narrow context every handler shares: the clock, the event queue, the packet
-/// arena, the run's global counters and its constants. Components take `&mut Ctx` beside
-/// their own state and nothing else of the simulation's.
-pub struct Ctx {
-    /// Current simulated time.
-    pub now: Time,
-    pub(crate) queue: EventQueue,
-    /// Packets.
-    pub arena: PacketArena,
-    /// Global counters.
-    pub counters: Counters,
-    /// Progress counts for the run's end and stall checks.
-    pub tally: Tally,
-    /// Resolved parameters (read only during the run).
-    pub params: RunParams,
-    /// The shard whose events this context runs (0 in a run on one thread).
-    pub(crate) shard: u32,
-    /// What this shard hands to each other shard in this window: frames, credit
-    /// returns ([`shards`]); empty in a run on one thread.
-    pub(crate) outbox: Vec<shards::Outbox>,
-    /// Flows of the data packets this shard dropped (a run on one thread counts them in
-    /// [`Fabric::flow_drops`] at once).
-    pub(crate) flow_drops: Vec<u32>,
-    /// Flows of the data packets this shard lost to faults (a run on one thread counts
-    /// them in `FaultState::flow_lost` at once).
-    pub(crate) flow_lost: Vec<u32>,
-    /// Nodes of job iterations this shard saw done, with when (a run on one thread
-    /// accounts them at once): accounted between windows.
-    pub(crate) jobs_done: Vec<(Time, u32)>,
-    /// A shard's livelock guard (`sim/shards/`): the most events it may run in this
-    /// window, and the events it ran past that, for the diagnosis.
-    pub(crate) event_budget: u64,
-    pub(crate) past_budget: Vec<crate::engine::Event>,
-    /// The end of the window this shard last ran (0 in a run on one thread). A release
-    /// handed over for a time before it is taken late, between windows
-    /// (`FlowLauncher::take_release`): only what cannot act before this time may be.
-    pub(crate) window_end: Time,
-    /// True while such a late release is taken: the clock (`now`) is set back to the
-    /// release's time, and timers due before `window_end` act at once.
-    pub(crate) late: bool,
-    /// Releases for other shards that a late release made, `(shard, time, node)`:
-    /// handed over between windows, by the caller's thread.
-    pub(crate) late_releases: Vec<(u32, Time, u32)>,
-}
-
-/// The network: nodes, ports, links, switches (with their roles' state) and what they do
-/// to packets, routing, link-level flow control and the telemetry switches add. Its
-/// handlers (`fabric/`, `gse/gsp.rs`) take `&mut self` and the [`Ctx`], plus the
-/// [`Nics`] where a packet crosses into or out of a host.
-pub struct Fabric {
-    /// Switches route by table ([`Fabric::route_table`]): up/down tables, or a balancer
-    /// that reads the ports' state.
-    pub(crate) table_routing: bool,
-    /// All nodes.
-    pub nodes: Vec<Node>,
-    /// All ports (port i transmits on link i).
-    pub ports: Vec<Port>,
-    /// All links.
-    pub links: Vec<Link>,
-    /// Switches.
-    pub switches: Vec<Switch>,
-    /// Routing tables.
-    pub routing: RoutingTable,
-    /// Link-level flow control (PFC, or none).
-    pub(crate) flow_control: crate::fabric::flow_control::AnyFlowControl,
-    pub(crate) node_is_switch: Vec<bool>,
-    /// Switch ports whose peer is a host.
-    pub(crate) edge_port: Vec<bool>,
-    /// INT records and TCD detectors.
-    pub telemetry: Telemetry,
-    /// Data packets the switches dropped, by flow.
-    pub flow_drops: Vec<u64>,
-    /// Source host of each flow, for the frames a switch sends back to a flow's sender
-    /// (CNPs of long-haul DR switches): packets do not carry their source
-    /// ([`crate::packet::Packet`]). Four bytes a flow, kept in every run so that any
-    /// switch that answers a flow's sender can.
-    pub(crate) flow_src: Vec<u32>,
-    /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
-    pub gse: Option<Box<Gse>>,
-    /// State of the switches in the DR role (long haul).
-    pub dr: Option<Box<crate::longhaul::dr::DrState>>,
-    /// Forward notification state (`cc.dcqcn.cnp_from` naming switches); `None`
-    /// otherwise.
-    pub switch_cnp: Option<Box<crate::fabric::switch_cnp::SwitchCnpState>>,
-    /// ECN marking bias by ingress port id (`fabric.ecn.ingress_bias`); empty, the
-    /// marking path's one test, when the scenario sets none.
-    pub ecn_bias: Vec<f64>,
-    /// Faults, bit errors and link-level retransmission (`None` when the scenario has
-    /// none of them).
-    pub faults: Option<Box<crate::faults::FaultState>>,
-    /// Choose a packet's ECMP egress at the next switch when it is put on the link
-    /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
-    /// large models only).
-    pub(crate) route_ahead: bool,
-    /// Switch multicast tables (hardware collectives).
-    pub multicast: Option<Box<crate::collective::multicast::MulticastTables>>,
-    /// The packet capture (`[record.pcap]`); `None`, the transmit path's one test, when
-    /// the scenario asks for none.
-    pub capture: Option<Box<crate::capture::Capture>>,
-    /// Where the ports' queues keep their descriptors: one pool per shard (one in a run
-    /// on one thread), port `p`'s being `queue_pools[ports[p].pool]`.
-    pub queue_pools: Vec<crate::fabric::port::QueuePool>,
-}
-
-impl Fabric {
-    /// Port `p` and the pool its queues keep their descriptors in, to queue or dequeue.
-    #[inline(always)]
-    pub(crate) fn port_and_pool(
-        &mut self,
-        p: usize,
-    ) -> (
-        &mut crate::fabric::port::Port,
-        &mut crate::fabric::port::QueuePool,
-    ) {
-        let port = &mut self.ports[p];
-        let pool = &mut self.queue_pools[port.pool as usize];
-        (port, pool)
-    }
-
-    /// The pool port `p`'s queues keep their descriptors in, to read them.
-    #[inline(always)]
-    pub fn queue_pool(&self, p: usize) -> &crate::fabric::port::QueuePool {
-        &self.queue_pools[self.ports[p].pool as usize]
-    }
-}
-
-/// The end hosts: NICs, the flows they send and receive, their transport, and the
-/// launcher that starts flows and job iterations. Handlers in `transport/`.
-pub struct Nics {
-    /// Hosts (NICs).
-    pub hosts: Vec<Host>,
-    /// Flows.
-    pub flows: Vec<Flow>,
-    /// Jobs (collective workloads).
-    pub jobs: Vec<JobState>,
-    pub(crate) launcher: FlowLauncher,
-    /// The NICs' transport (reliability state machine).
-    pub(crate) transport: crate::transport::AnyTransport,
-    /// When the last receiver got its last byte and the last phase ended (set by the
-    /// loop when it sees both).
-    pub(crate) receivers_done_at: Option<Time>,
-    /// Receivers answer CE marks with CNPs (`fabric.dr.cnp` is `e2e` or `both`, and
-    /// `cc.dcqcn.cnp_from` is `receiver` or `both`).
-    pub(crate) receiver_cnp: bool,
-    /// The message engines (`[transport] kind = "message"`).
-    pub(crate) engines: Option<Box<crate::transport::message::Engines>>,
-    /// The ports of a NIC that carry data, as (first, count) relative to its first port:
-    /// (0, 1) for a single-port NIC; on dual-rail NICs all rails (adaptive) or one.
-    pub(crate) data_rails: (u32, u32),
-    /// Hardware collectives (document 003), when a workload runs any.
-    pub hw: Option<Box<crate::collective::HwCollectives>>,
 }
 
 /// A built scenario, ready to run (and, after running, holding its results).
@@ -490,7 +192,7 @@ impl Simulation {
                         return Vec::new();
                     }
                     let sw = &self.fabric.switches[s as usize];
-                    let lb = self.ctx.params.lb;
+                    let lb = self.fabric.lb;
                     let k = match lb {
                         _ if sw.lag > 1
                             && c.len().is_multiple_of(sw.lag as usize)

@@ -10,6 +10,7 @@
 
 use crate::fabric::Port;
 use crate::packet::{Desc, PktId};
+pub use crate::packet::{IntHop, IntStack, MAX_INT_HOPS};
 use crate::param::{Checked, Described, Param};
 use crate::units::{Time, NS};
 use serde::Deserialize;
@@ -85,10 +86,6 @@ const TX_UNIT: u64 = 128;
 const QLEN_UNIT: u64 = 80;
 const QLEN_MAX: u64 = (1 << 17) - 1;
 
-/// Most INT records a packet carries (the HPCC ns-3 module's `IntHeader::maxHop`); a path
-/// with more switch hops keeps the first five.
-pub const MAX_INT_HOPS: usize = 5;
-
 /// Bytes each INT record adds to a data packet on the wire. The HPCC paper and the ns-3
 /// module pack a hop into 8 bytes (a line-rate code, a 24-bit timestamp, 20 bits of
 /// transmitted bytes in 128 B units, 17 bits of queue in 80 B units); the simulator keeps
@@ -96,19 +93,6 @@ pub const MAX_INT_HOPS: usize = 5;
 /// serialisation time (plus nothing for the hop count, which the paper folds into the
 /// existing header).
 pub const INT_BYTES_PER_HOP: u32 = 8;
-
-/// One switch egress's INT record.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct IntHop {
-    /// The egress port's line rate in bit/s.
-    pub rate_bps: u64,
-    /// Dequeue time of the packet, picoseconds.
-    pub ts: u64,
-    /// Bytes the port has transmitted since the start, including this packet.
-    pub tx_bytes: u64,
-    /// Bytes queued at the egress (port, priority) when the packet was dequeued.
-    pub qlen: u64,
-}
 
 impl IntHop {
     /// The record at the precision of the ns-3 module's wire format: each field
@@ -124,15 +108,6 @@ impl IntHop {
             qlen: (self.qlen / QLEN_UNIT).min(QLEN_MAX) * QLEN_UNIT,
         }
     }
-}
-
-/// The INT records a packet collected (data) or carries back (ACK).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct IntStack {
-    /// Records used.
-    pub n: u8,
-    /// One record per switch egress passed, in path order.
-    pub hops: [IntHop; MAX_INT_HOPS],
 }
 
 /// INT records of the packets that carry them, by arena slot.

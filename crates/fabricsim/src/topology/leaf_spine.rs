@@ -7,7 +7,7 @@
 //! speedup * downlink capacity / (uplinks_per_pair * uplink_rate), which must be whole.
 
 use super::{delay_params, link_delay, GraphGenerator, TopoGraph, TopoSize};
-use crate::engine::MAX_INDEX;
+use crate::ids::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time};

@@ -15,8 +15,8 @@ pub mod registry;
 pub mod sunway;
 pub mod three_tier;
 
-use crate::engine::MAX_INDEX;
 use crate::fabric::security::SecurityMode;
+use crate::ids::MAX_INDEX;
 use crate::param::{Param, ParamError};
 use crate::units::{Rate, Time, PS_PER_METRE, US};
 use std::path::Path;

@@ -34,7 +34,7 @@
 //! and link for link (see [`super::three_tier`]).
 
 use super::{check_size, GraphGenerator, TopoGraph, TopoSize, MAX_LINK_DELAY};
-use crate::engine::MAX_INDEX;
+use crate::ids::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
 use crate::units::{fmt_time, parse_time, Rate, Time, MAX_RATE_BPS, SEC};
 use serde::Deserialize;

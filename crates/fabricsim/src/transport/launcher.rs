@@ -76,7 +76,7 @@ pub(crate) struct Lane {
 }
 
 /// A timer's action, packed in a `u32`: the kind in the top two bits, a node or phase
-/// index below (indices are below 2^24, [`crate::engine::MAX_INDEX`]).
+/// index below (indices are below 2^24, [`crate::ids::MAX_INDEX`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Timer {
     /// One thing node `i` waited for is done.

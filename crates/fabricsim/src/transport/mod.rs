@@ -25,6 +25,10 @@ pub mod round_robin;
 
 pub use rdma::{Flow, FlowSpec, Host};
 
+use crate::units::Time;
+use crate::workload::JobSpec;
+use launcher::FlowLauncher;
+
 /// What a receiving NIC sends back for a data packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RxReply {
@@ -109,6 +113,49 @@ impl AnyTransport {
             AnyTransport::Message(t) => t.on_timeout(f),
         }
     }
+}
+
+/// A job iteration as it runs.
+#[derive(Clone, Debug)]
+pub struct JobState {
+    /// What it runs.
+    pub spec: JobSpec,
+    /// When it started (`None` until the iteration it waits for has finished).
+    pub started: Option<Time>,
+    /// When its last flow was fully received or its last phase ended.
+    pub finish: Option<Time>,
+    /// Flows and phases not yet done.
+    pub left: u32,
+    /// When the latest of its done nodes was done (its finish once none is left; a run
+    /// cut into shards may account a node taken late after a later one).
+    pub(crate) last_done: Time,
+}
+
+/// The end hosts: NICs, the flows they send and receive, their transport, and the
+/// launcher that starts flows and job iterations. Handlers in `transport/`.
+pub struct Nics {
+    /// Hosts (NICs).
+    pub hosts: Vec<Host>,
+    /// Flows.
+    pub flows: Vec<Flow>,
+    /// Jobs (collective workloads).
+    pub jobs: Vec<JobState>,
+    pub(crate) launcher: FlowLauncher,
+    /// The NICs' transport (reliability state machine).
+    pub(crate) transport: crate::transport::AnyTransport,
+    /// When the last receiver got its last byte and the last phase ended (set by the
+    /// loop when it sees both).
+    pub(crate) receivers_done_at: Option<Time>,
+    /// Receivers answer CE marks with CNPs (`fabric.dr.cnp` is `e2e` or `both`, and
+    /// `cc.dcqcn.cnp_from` is `receiver` or `both`).
+    pub(crate) receiver_cnp: bool,
+    /// The message engines (`[transport] kind = "message"`).
+    pub(crate) engines: Option<Box<crate::transport::message::Engines>>,
+    /// The ports of a NIC that carry data, as (first, count) relative to its first port:
+    /// (0, 1) for a single-port NIC; on dual-rail NICs all rails (adaptive) or one.
+    pub(crate) data_rails: (u32, u32),
+    /// Hardware collectives (document 003), when a workload runs any.
+    pub hw: Option<Box<crate::collective::HwCollectives>>,
 }
 
 #[cfg(test)]

@@ -98,6 +98,8 @@ pub struct Flow {
     pub rr_slot: super::round_robin::Slot,
 }
 
+crate::ids::indexed_by!(crate::ids::FlowId => Flow);
+
 impl Flow {
     /// A flow not yet started.
     pub fn new(spec: FlowSpec, hash: u32, sport: u16, cc: AnyCc) -> Flow {
@@ -155,6 +157,8 @@ pub struct Host {
     /// Flows with bytes not yet acknowledged, served round robin.
     pub active: super::round_robin::RoundRobin,
 }
+
+crate::ids::indexed_by!(crate::ids::HostId => Host);
 
 /// One hop of a path, as the ideal-FCT computation sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]

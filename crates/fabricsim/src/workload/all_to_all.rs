@@ -3,7 +3,7 @@
 //! [`super::collective`]).
 
 use super::{all_hosts, host_group, Builder, Generator, HostSet, DEFAULT_START};
-use crate::engine::MAX_INDEX;
+use crate::ids::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
 use crate::transport::FlowSpec;
 use crate::units::serde_units as su;

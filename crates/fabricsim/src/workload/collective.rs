@@ -32,7 +32,7 @@ use super::{
     all_hosts, resolve_set, Builder, DepPoint, Generator, HostSet, JobKind, JobSpec, Node,
     TimedDep, DEFAULT_START,
 };
-use crate::engine::MAX_INDEX;
+use crate::ids::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
 use crate::transport::FlowSpec;
 use crate::units::serde_units as su;

@@ -16,7 +16,7 @@
 //! first n. A longer duration only adds flows after the others.
 
 use super::{all_hosts, cdf, Builder, Generator, HostSet, DEFAULT_START};
-use crate::engine::MAX_INDEX;
+use crate::ids::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
 use crate::seed::component_rng;
 use crate::topology::TopoGraph;

@@ -536,7 +536,7 @@ impl Generator for SwCollectiveCfg {
         b.job_groups += 1;
         let w = &mut b.work;
         let per_iter = u64::from(nf) + u64::from(n_phases);
-        let limit = crate::engine::MAX_INDEX as u64;
+        let limit = crate::ids::MAX_INDEX as u64;
         if (w.flows.len() + w.phases.len()) as u64 + per_iter * u64::from(self.repeat) > limit {
             return Err(ParamError::new(
                 "repeat",

@@ -25,8 +25,7 @@ use serde::Deserialize;
 pub const ETHERTYPE_MAC_CONTROL: u16 = 0x8808;
 /// Opcode of priority-based flow control.
 pub const OPCODE_PFC: u16 = 0x0101;
-/// Bytes of a PFC frame on the wire (minimum Ethernet frame).
-pub const PFC_FRAME_BYTES: u32 = 64;
+pub use crate::packet::{PfcSignal, PFC_FRAME_BYTES};
 /// Bytes of the MAC control payload: opcode, enable vector, 8 times.
 pub const PFC_PAYLOAD_LEN: usize = 2 + 2 + 16;
 
@@ -348,15 +347,6 @@ impl PfcRepr {
 /// How long `quanta` pause quanta last on a link of `rate`.
 pub fn pause_duration(quanta: u16, rate: Rate) -> Time {
     (quanta as u128 * 512 * SEC as u128 / rate.0 as u128) as Time
-}
-
-/// XOFF or XON (quanta 0) for one priority, to be sent upstream on an ingress port.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PfcSignal {
-    /// Priority paused or resumed.
-    pub prio: u8,
-    /// Pause time in quanta; 0 resumes.
-    pub quanta: u16,
 }
 
 /// PFC as the switches run it: which ingresses may pause, for how long, and which

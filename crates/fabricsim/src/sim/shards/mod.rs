@@ -94,7 +94,7 @@
 use crate::engine::Event;
 use crate::fabric::flow_control::credit::CreditSignal;
 use crate::ids::{LinkId, PortId};
-use crate::packet::{Desc, Packet, PacketArena};
+use crate::packet::{Desc, PacketArena};
 use crate::sim::partition::{cell_end, crossing_grid, partition, Partition};
 use crate::telemetry::int::IntStack;
 use crate::units::Time;
@@ -123,7 +123,7 @@ pub use cut::machine_threads;
 mod outbox;
 mod threads;
 
-pub(crate) use outbox::Outbox;
+pub(crate) use crate::ctx::Outbox;
 use outbox::{deliver, receive};
 use threads::{Pool, SharedModel, EXIT};
 

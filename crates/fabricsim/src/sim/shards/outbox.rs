@@ -2,56 +2,7 @@
 //! releases, with a frame its INT records and PKTC tag), and its delivery at the barrier.
 
 use super::*;
-
-/// A frame put on a cut link, on its way to the shard at the far end.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Handoff {
-    link: LinkId,
-    arrival: Time,
-    desc: Desc,
-    packet: Packet,
-}
-
-/// A credit return sent back over a cut link: it reaches egress `port` (in the shard
-/// at the far end) at `arrival`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct CreditHandoff {
-    port: PortId,
-    arrival: Time,
-    signal: CreditSignal,
-}
-
-/// What one shard hands another in a window, delivered at the barrier.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Outbox {
-    frames: Vec<Handoff>,
-    credits: Vec<CreditHandoff>,
-    /// Releases of dependency-graph nodes the receiver starts: `(time, node)`.
-    releases: Vec<(Time, u32)>,
-    /// The INT records of the frames that carry them (`FLAG_INT`), in frame order.
-    ints: Vec<IntStack>,
-    /// The GSE container tag of every frame, in frame order (runs with GSPs).
-    tags: Vec<(crate::gse::pktc::Tag, u32)>,
-}
-
-impl Outbox {
-    pub(super) fn heap_bytes(&self) -> u64 {
-        (self.frames.capacity() * std::mem::size_of::<Handoff>()
-            + self.credits.capacity() * std::mem::size_of::<CreditHandoff>()
-            + self.releases.capacity() * std::mem::size_of::<(Time, u32)>()
-            + self.ints.capacity() * std::mem::size_of::<IntStack>()
-            + self.tags.capacity() * std::mem::size_of::<(crate::gse::pktc::Tag, u32)>())
-            as u64
-    }
-
-    pub(super) fn clear(&mut self) {
-        self.frames.clear();
-        self.credits.clear();
-        self.releases.clear();
-        self.ints.clear();
-        self.tags.clear();
-    }
-}
+use crate::ctx::{CreditHandoff, Handoff};
 
 impl Ctx {
     /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`): its slot

@@ -206,7 +206,7 @@ impl JobGraph {
         let w = &mut b.work;
         let first = w.flows.len() as u64;
         let first_phase = w.phases.len() as u64;
-        let limit = crate::engine::MAX_INDEX as u64;
+        let limit = crate::ids::MAX_INDEX as u64;
         if first + dag.transfers.len() as u64 > limit
             || first + dag.transfers.len() as u64 + first_phase + self.phases.len() as u64 > limit
         {

@@ -101,6 +101,7 @@ use crate::fabric::buffer::SharedBuffer;
 use crate::fabric::port::{Port, QueuePool, N_PRIO};
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
+pub use crate::packet::CreditSignal;
 use crate::packet::{Desc, FLAG_VC_RAISED, VC_IN_MASK, VC_IN_SHIFT};
 use crate::sim::{Ctx, Fabric};
 use crate::units::Time;
@@ -165,15 +166,6 @@ pub fn arrival_vc(prio: u8, flags: u8) -> u8 {
     } else {
         prio
     }
-}
-
-/// A credit return on its way upstream: `blocks` credits of `vc`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CreditSignal {
-    /// The VC the credits belong to.
-    pub vc: u8,
-    /// Credits (blocks).
-    pub blocks: u32,
 }
 
 /// Per-port counters of credit flow control (`credits.csv`).
