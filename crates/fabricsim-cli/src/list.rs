@@ -10,12 +10,12 @@ use fabricsim::fabric::ecn::EcnCfg;
 use fabricsim::fabric::flow_control::credit::CreditCfg;
 use fabricsim::fabric::pfc::PfcCfg;
 use fabricsim::fabric::security::SecurityCfg;
+use fabricsim::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use fabricsim::fabric::telemetry::tcd::TcdCfg;
 use fabricsim::gse::GseCfg;
 use fabricsim::param::{Described, KindEntry, Param};
 use fabricsim::routing::{LoadBalanceCfg, BALANCERS};
 use fabricsim::scenario::config::{FabricCfg, RecordCfg, Scenario, SweepAxisCfg, VariantCfg};
-use fabricsim::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
-use fabricsim::telemetry::tcd::TcdCfg;
 use fabricsim::transport::rdma::TransportCfg;
 use fabricsim::window::WindowCfg;
 use fabricsim::{topology, workload};
@@ -70,9 +70,9 @@ pub fn listing() -> Listing {
     described::<GseCfg>(w, "[fabric.gse]");
     described::<SecurityCfg>(w, "[fabric.security]");
     described::<TcdCfg>(w, "[fabric.tcd]");
-    described::<fabricsim::telemetry::int::IntCfg>(w, "[fabric.int]");
-    described::<fabricsim::longhaul::dr::DrCfg>(w, "[fabric.dr]");
-    described::<fabricsim::faults::config::ReliabilityCfg>(w, "[fabric.reliability]");
+    described::<fabricsim::fabric::telemetry::int::IntCfg>(w, "[fabric.int]");
+    described::<fabricsim::fabric::roles::dr::DrCfg>(w, "[fabric.dr]");
+    described::<fabricsim::fabric::faults::config::ReliabilityCfg>(w, "[fabric.reliability]");
     described::<TransportCfg>(w, "[transport]");
     described::<fabricsim::transport::message::MessageCfg>(w, "[transport.message]");
     described::<CcCfg>(w, "[cc]");
@@ -89,7 +89,7 @@ pub fn listing() -> Listing {
     described::<fabricsim::capture::PcapCfg>(w, "[record.pcap]");
     described::<VariantCfg>(w, "[[variants]]");
     described::<SweepAxisCfg>(w, "[[sweep]]");
-    described::<fabricsim::faults::config::FaultCfg>(w, "[[fault]]");
+    described::<fabricsim::fabric::faults::config::FaultCfg>(w, "[[fault]]");
     s
 }
 

@@ -254,7 +254,7 @@ pub struct Header {
     pub prio: u8,
     /// ECN bits of the IP header.
     pub ecn: u8,
-    /// Data: the TCD mark collected on the way ([`crate::telemetry::tcd::TcdMark::to_bits`]);
+    /// Data: the TCD mark collected on the way ([`crate::fabric::telemetry::tcd::TcdMark::to_bits`]);
     /// ACK: the acked packet's mark, echoed.
     pub mark: u8,
     /// [`FLAG_INT`] and friends.
@@ -280,7 +280,7 @@ pub const VC_IN_SHIFT: u8 = 3;
 /// The arrival VC's bits in the flags.
 pub const VC_IN_MASK: u8 = 0b0011_1000;
 
-/// Packet flag: a multicast packet ([`crate::collective::multicast`]); its group is in
+/// Packet flag: a multicast packet ([`crate::fabric::multicast`]); its group is in
 /// the hash, and switches replicate it by their multicast tables.
 pub const FLAG_MCAST: u8 = 64;
 

@@ -11,7 +11,9 @@ use crate::fabric::Port;
 use crate::transport::Flow;
 use crate::units::Time;
 
-use crate::sim::{Ctx, Fabric, Nics};
+use crate::ctx::Ctx;
+use crate::fabric::Fabric;
+use crate::transport::Nics;
 
 /// One row of a queue-length time series.
 #[derive(Clone, Copy, Debug)]
@@ -123,8 +125,8 @@ mod tests {
     use super::*;
     use crate::cc::line_rate::LineRate;
     use crate::cc::AnyCc;
-    use crate::transport::FlowSpec;
     use crate::units::US;
+    use crate::workload::FlowSpec;
 
     fn flows() -> Vec<Flow> {
         let spec = FlowSpec {

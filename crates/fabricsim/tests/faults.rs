@@ -3,7 +3,7 @@
 //! (`invariants::check`: every frame delivered, corrupted, discarded, lost or on the
 //! wire; every data packet arrived, dropped, lost or in flight) besides its own claim.
 
-use fabricsim::faults::FaultSummary;
+use fabricsim::fabric::faults::FaultSummary;
 use fabricsim::invariants;
 use fabricsim::results::fct;
 use fabricsim::sim::{Outcome, Simulation};

@@ -2,7 +2,7 @@
 //! over a logical tree, the switches' multicast, the results checked, the timing against
 //! the analytic latency, and recovery from lost packets.
 
-use fabricsim::collective::HwCollectives;
+use fabricsim::transport::collective_engine::HwCollectives;
 use fabricsim::units::{Time, NS};
 use fabricsim::{invariants, load_str, Outcome, Simulation};
 use std::path::Path;

@@ -7,9 +7,9 @@
 use fabricsim::param::ParamError;
 use fabricsim::scenario::LoadedScenario;
 use fabricsim::seed::component_rng;
-use fabricsim::transport::FlowSpec;
 use fabricsim::workload::cdf::Cdf;
 use fabricsim::workload::poisson::host_attachments;
+use fabricsim::workload::FlowSpec;
 use fabricsim::{load_str, runner, topology, workload, ScenarioError, Simulation};
 use std::path::{Path, PathBuf};
 

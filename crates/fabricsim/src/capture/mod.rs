@@ -159,7 +159,7 @@ pub struct CaptureRecord {
     /// What the end NICs read of it (kind, flow, sequence, source).
     pub pkt: Packet,
     /// Its GSE container tag (zero outside GSE).
-    pub tag: crate::gse::pktc::Tag,
+    pub tag: crate::routing::pktc::Tag,
 }
 
 /// One captured port.
@@ -437,7 +437,7 @@ impl CaptureRecord {
             },
             0,
         ),
-        tag: crate::gse::pktc::Tag {
+        tag: crate::routing::pktc::Tag {
             cont: 0,
             idx: 0,
             prev: 0,

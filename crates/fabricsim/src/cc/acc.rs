@@ -5,7 +5,7 @@
 //! what is not yet acknowledged is either on the wire or queued in some switch. So the
 //! ACK series alone tells a congested sender the bottleneck's rate (the ACK arrival rate)
 //! and how many of its bytes sit in queues (bytes in flight minus what the pipe holds).
-//! Switches mark packets with TCD ([`crate::telemetry::tcd`]): CE for a congested port, UE for
+//! Switches mark packets with TCD ([`crate::fabric::telemetry::tcd`]): CE for a congested port, UE for
 //! a port that is only paused; the receiver echoes the mark in the ACK.
 //!
 //! Once per period T (default the base RTT; 50 us on the paper's testbed) the sender
@@ -60,8 +60,8 @@
 //! [`Acc::rate`] and sends nothing before [`Acc::halted_until`].
 
 use super::{AckInfo, AnyCc, BaseRtt, CcEntry, CongestionControl, FlowContext};
+use crate::fabric::telemetry::tcd::TcdMark;
 use crate::param::{Checked, Param, ParamError};
-use crate::telemetry::tcd::TcdMark;
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
 use serde::Deserialize;

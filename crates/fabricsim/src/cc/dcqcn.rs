@@ -18,7 +18,7 @@
 //! Document 002 notes that *forward* notification, from the congestion point straight
 //! to the source, would react sooner. `cnp_from = "switch"` has every switch send the
 //! CNP itself where its egress queue would mark the packet, reusing the long-haul DR's
-//! switch-generated CNP ([`crate::fabric::switch_cnp`]); `"both"` keeps the receiver's
+//! switch-generated CNP ([`crate::fabric::roles::switch_cnp`]); `"both"` keeps the receiver's
 //! too. The default, `"receiver"`, changes nothing.
 //!
 //! The timer is evaluated lazily: periods that elapsed since the last event are applied
@@ -134,7 +134,7 @@ pub struct DcqcnCfg {
     #[serde(default = "d_cut_on")]
     pub cut_on: CutOn,
     /// Who notifies: the `receiver` (backward, the default), the congested `switch`
-    /// (forward, [`crate::fabric::switch_cnp`]), or `both`.
+    /// (forward, [`crate::fabric::roles::switch_cnp`]), or `both`.
     #[serde(default)]
     pub cnp_from: CnpFrom,
 }

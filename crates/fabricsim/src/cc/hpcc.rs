@@ -25,14 +25,14 @@
 //! rate is W / T. Rate form ([`HpccForm::Rate`], the HPCC ns-3 module's default profile):
 //! the same law applied to a rate R = W / T with R_AI = W_AI / T, and no window.
 //!
-//! What the simulator provides ([`crate::telemetry::int`]): each egress stamps an [`IntHop`]
+//! What the simulator provides ([`crate::fabric::telemetry::int`]): each egress stamps an [`IntHop`]
 //! on data packets (at most [`MAX_INT_HOPS`], 8 bytes each on the wire), the receiver acks every
 //! packet and echoes the records, and the sender calls [`Hpcc::on_ack_int`] with the ACK's
 //! sequence and its own snd_nxt.
 
 use super::{AckInfo, AnyCc, BaseRtt, CcEntry, CongestionControl};
+use crate::fabric::telemetry::int::{IntHop, MAX_INT_HOPS};
 use crate::param::{Checked, Param, ParamError};
-use crate::telemetry::int::{IntHop, MAX_INT_HOPS};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
 use serde::Deserialize;

@@ -21,9 +21,9 @@ pub mod timely;
 
 pub use registry::{BaseRtt, CcAlgorithm, CcEntry, FlowContext, ALGORITHMS};
 
+use crate::fabric::telemetry::int::IntHop;
+use crate::fabric::telemetry::tcd::TcdMark;
 use crate::param::{Checked, Described, Param, ParamError};
-use crate::telemetry::int::IntHop;
-use crate::telemetry::tcd::TcdMark;
 use crate::units::serde_units as su;
 use crate::units::Time;
 use serde::Deserialize;

@@ -34,12 +34,8 @@
 //! Every iteration's result is checked against the direct computation over all ranks'
 //! inputs ([`reduce::agrees`]); `collectives.csv` reports it with the timing.
 
-pub mod engine;
-pub mod multicast;
 pub mod reduce;
 pub mod tree;
-
-pub use engine::{HwColl, HwCollectives};
 
 use crate::sim::Simulation;
 use crate::units::Time;

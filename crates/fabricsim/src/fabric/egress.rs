@@ -14,7 +14,8 @@ use crate::ids::PortId;
 use crate::packet::{Desc, PacketKind, FLAG_ROUTED, FLAG_VC_RAISED, VC_IN_MASK};
 use crate::units::Time;
 
-use crate::sim::*;
+use crate::ctx::*;
+use crate::fabric::Fabric;
 
 /// What an egress port can do next.
 pub(crate) enum NextFrame {

@@ -5,11 +5,12 @@
 //! has the same delay, they leave it in the same order.
 
 use super::NodeKind;
+use crate::ctx::*;
 use crate::engine::Event;
+use crate::fabric::Fabric;
 use crate::ids::{LinkId, PortId};
 use crate::packet::Desc;
 use crate::packet::{PacketKind, Payload};
-use crate::sim::*;
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -143,7 +144,13 @@ impl Fabric {
         // one that gets through goes on as on any link.
         if link.watched {
             let (held, head) = (link.ring.len(), link.ring.front().map(|&(_, d)| d));
-            if !crate::faults::head_gets_through(&mut self.faults, &self.ports, ctx, l, link) {
+            if !crate::fabric::faults::head_gets_through(
+                &mut self.faults,
+                &self.ports,
+                ctx,
+                l,
+                link,
+            ) {
                 if link.ring.len() < held {
                     self.refund_lost(ctx, l, head.expect("a lost frame was the head"));
                 }

@@ -13,40 +13,22 @@ pub mod flow_control;
 pub mod link;
 pub use flow_control::pfc;
 
+pub mod faults;
+pub mod multicast;
 pub mod port;
+pub mod roles;
 pub mod security;
 pub mod switch;
-pub mod switch_cnp;
+pub mod telemetry;
 
 pub use link::Link;
 pub use port::Port;
 
+use crate::fabric::telemetry::Telemetry;
 use crate::gse::Gse;
 pub use crate::ids::{NodeId, PortId};
 use crate::routing::{LbAlgorithm, RoutingTable};
-use crate::telemetry::Telemetry;
-
-/// What a node is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NodeKind {
-    /// A NIC, with its host id.
-    Host(u32),
-    /// A switch, with its index in the switch table.
-    Switch(u32),
-}
-
-/// A node: its name, kind and its ports (contiguous ids).
-#[derive(Clone, Debug)]
-pub struct Node {
-    /// Name from the topology (`leaf0`, `host3`).
-    pub name: String,
-    /// Host or switch.
-    pub kind: NodeKind,
-    /// Its ports.
-    pub ports: crate::ids::PortRange,
-}
-
-crate::ids::indexed_by!(crate::ids::NodeId => Node);
+pub use crate::topology::{Node, NodeKind};
 
 /// The network: nodes, ports, links, switches (with their roles' state) and what they do
 /// to packets, routing, link-level flow control and the telemetry switches add. Its
@@ -85,22 +67,22 @@ pub struct Fabric {
     /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
     pub gse: Option<Box<Gse>>,
     /// State of the switches in the DR role (long haul).
-    pub dr: Option<Box<crate::longhaul::dr::DrState>>,
+    pub dr: Option<Box<crate::fabric::roles::dr::DrState>>,
     /// Forward notification state (`cc.dcqcn.cnp_from` naming switches); `None`
     /// otherwise.
-    pub switch_cnp: Option<Box<crate::fabric::switch_cnp::SwitchCnpState>>,
+    pub switch_cnp: Option<Box<crate::fabric::roles::switch_cnp::SwitchCnpState>>,
     /// ECN marking bias by ingress port id (`fabric.ecn.ingress_bias`); empty, the
     /// marking path's one test, when the scenario sets none.
     pub ecn_bias: Vec<f64>,
     /// Faults, bit errors and link-level retransmission (`None` when the scenario has
     /// none of them).
-    pub faults: Option<Box<crate::faults::FaultState>>,
+    pub faults: Option<Box<crate::fabric::faults::FaultState>>,
     /// Choose a packet's ECMP egress at the next switch when it is put on the link
     /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
     /// large models only).
     pub(crate) route_ahead: bool,
     /// Switch multicast tables (hardware collectives).
-    pub multicast: Option<Box<crate::collective::multicast::MulticastTables>>,
+    pub multicast: Option<Box<crate::fabric::multicast::MulticastTables>>,
     /// The packet capture (`[record.pcap]`); `None`, the transmit path's one test, when
     /// the scenario asks for none.
     pub capture: Option<Box<crate::capture::Capture>>,
@@ -122,6 +104,11 @@ impl Fabric {
         let port = &mut self.ports[p];
         let pool = &mut self.queue_pools[port.pool as usize];
         (port, pool)
+    }
+
+    /// Each port's node and peer, as routing reads the wiring.
+    pub fn port_ends(&self) -> Vec<crate::topology::PortEnds> {
+        crate::fabric::port::ends(&self.ports)
     }
 
     /// The pool port `p`'s queues keep their descriptors in, to read them.

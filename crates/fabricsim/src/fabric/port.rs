@@ -26,7 +26,7 @@ const CAPTURE_BIT: u32 = 1 << 28;
 const CUT_BIT: u32 = 1 << 27;
 /// Set in `owner_code` when the port's link may replay frames (link-level
 /// retransmission on a link with bit errors): its frames wait in the sender's replay
-/// ring until their fate on the wire is decided ([`crate::faults::llr`]), on the same
+/// ring until their fate on the wire is decided ([`crate::fabric::faults::llr`]), on the same
 /// out-of-line path.
 const LLR_BIT: u32 = 1 << 26;
 const INDEX_MASK: u32 = (1 << 24) - 1;
@@ -41,7 +41,7 @@ fn ps_per_byte(rate: Rate) -> u64 {
 
 /// `busy_until` of a port whose link is down: its transmitter is busy until the end of
 /// time, so it starts no frame and no packet passes straight through it, without a test
-/// of its own on those paths ([`crate::faults::link_state`]).
+/// of its own on those paths ([`crate::fabric::faults::link_state`]).
 pub const DOWN: Time = Time::MAX;
 
 /// A port's pause state: until when its peer paused each priority, and when the data
@@ -207,6 +207,17 @@ pub struct Port {
 
 crate::ids::indexed_by!(crate::ids::PortId => Port);
 
+/// Each port's node and peer, as routing reads the wiring.
+pub fn ends(ports: &[Port]) -> Vec<crate::topology::PortEnds> {
+    ports
+        .iter()
+        .map(|p| crate::topology::PortEnds {
+            node: p.node,
+            peer: p.peer,
+        })
+        .collect()
+}
+
 impl Port {
     /// A new idle port.
     pub fn new(node: u32, owner: NodeKind, local: u32, peer: u32, rate: Rate) -> Port {
@@ -336,7 +347,7 @@ impl Port {
     }
 
     /// True when the port's link may replay frames (its frames go through the replay
-    /// ring, [`crate::faults::llr`]).
+    /// ring, [`crate::fabric::faults::llr`]).
     #[inline(always)]
     pub fn replays(&self) -> bool {
         self.owner_code & LLR_BIT != 0

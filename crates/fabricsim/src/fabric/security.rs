@@ -14,20 +14,7 @@ use crate::units::serde_units as su;
 use crate::units::{Time, NS};
 use serde::Deserialize;
 
-/// Link security modes.
-#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum SecurityMode {
-    /// No encryption.
-    None,
-    /// IEEE 802.1AE MACsec: SecTAG + ICV bytes on every frame (not PFC frames).
-    Macsec,
-    /// IPsec ESP tunnel: bytes on every IP packet.
-    Ipsec,
-    /// PHYSec channel-level encryption (document 000): no per-frame bytes; the segment
-    /// framing (S, D, T blocks) takes a fraction of the line rate, plus a latency per hop.
-    Physec,
-}
+pub use crate::topology::SecurityMode;
 
 /// Security settings.
 #[derive(Clone, Debug, Deserialize)]

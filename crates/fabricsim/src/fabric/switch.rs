@@ -11,14 +11,15 @@
 
 use super::buffer::SharedBuffer;
 use super::ecn::RedMarker;
+use crate::ctx::*;
 use crate::fabric::buffer::Admission;
 use crate::fabric::port::DOWN;
+use crate::fabric::Fabric;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::{Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_MCAST, FLAG_ROUTED, LOCAL_PORT};
 use crate::routing::ecmp;
 use crate::routing::registry::LbState;
-use crate::sim::*;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -33,13 +34,13 @@ pub enum SwitchRole {
     Plain,
     /// A GSE GSP (document 000): an edge switch that puts its NICs' data into containers
     /// (and DGSQ VOQs) and restores container order toward them.
-    Gsp(crate::gse::GspRole),
+    Gsp(crate::fabric::roles::gsp::GspRole),
     /// A long-haul DR switch (document 001): a deep buffer between a campus and the DCI
-    /// fibre, which may send CNPs itself ([`crate::longhaul::dr`]).
-    Dr(crate::longhaul::dr::DrRole),
+    /// fibre, which may send CNPs itself ([`crate::fabric::roles::dr`]).
+    Dr(crate::fabric::roles::dr::DrRole),
     /// A switch that sends DCQCN's CNPs itself, forward to the source, where its queue
-    /// would mark (`cc.dcqcn.cnp_from`, [`crate::fabric::switch_cnp`]).
-    SwitchCnp(crate::fabric::switch_cnp::SwitchCnpRole),
+    /// would mark (`cc.dcqcn.cnp_from`, [`crate::fabric::roles::switch_cnp`]).
+    SwitchCnp(crate::fabric::roles::switch_cnp::SwitchCnpRole),
 }
 
 /// The behaviour a switch role adds to forwarding. [`SwitchRole::take`] dispatches to the
@@ -429,7 +430,7 @@ pub(crate) fn form_lags(
     ports: &[crate::fabric::Port],
     nodes: &[crate::fabric::Node],
     lag: ecmp::LagChoice,
-    faults: &crate::faults::config::FaultPlan,
+    faults: &crate::fabric::faults::config::FaultPlan,
 ) -> Result<(), String> {
     if !faults.faults.is_empty() {
         // Routes rebuilt after a fault need not keep a LAG's members together.

@@ -9,9 +9,8 @@
 //! so a container keeps to one path end to end.
 
 pub mod dgsq;
-mod gsp;
-pub use gsp::GspRole;
-pub mod pktc;
+
+pub use crate::routing::pktc;
 pub mod reorder;
 
 use crate::param::{Checked, Described, Param, ParamError};

@@ -8,6 +8,5 @@
 //! simulated for the same inputs.
 
 pub mod compute_loss;
-pub mod dr;
 
 pub use compute_loss::{fiber_rtt, ComputeLoss, CrossDciInputs};

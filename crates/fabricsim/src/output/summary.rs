@@ -21,7 +21,7 @@
 //! - `jobs`: job iterations, finished, JCT and its lower bound;
 //! - `long_haul`: the DCI ports' load, imbalance and drops, the DRs' CNPs, per campus;
 //! - `faults`: faults applied, routing rebuilds, frames corrupted, replayed, discarded
-//!   and lost, packets dropped, data packets lost (see [`crate::faults::FaultSummary`]);
+//!   and lost, packets dropped, data packets lost (see [`crate::fabric::faults::FaultSummary`]);
 //! - `collectives`: hardware collectives' iterations, completions, failures, timeouts,
 //!   latency, the results' check, packets and multicast copies
 //!   ([`crate::collective::HwSummary`]);
@@ -155,7 +155,7 @@ pub struct Summary {
     /// GSE counters (PKTC / DGSQ runs).
     pub gse: Option<crate::gse::GseStats>,
     /// DCI and DR figures (topology `multi_campus`).
-    pub long_haul: Option<crate::longhaul::dr::LongHaulStats>,
+    pub long_haul: Option<crate::fabric::roles::dr::LongHaulStats>,
     /// Hardware collectives (document 003).
     pub collectives: Option<crate::collective::HwSummary>,
     /// 95th percentile slowdown.
@@ -181,7 +181,7 @@ pub struct Summary {
     /// multi-run report; not written to `summary.json`.
     pub queue_series: Vec<(String, Vec<(f64, f64)>)>,
     /// What faults and bit errors did (runs with `[[fault]]` entries or bit errors).
-    pub faults: Option<crate::faults::FaultSummary>,
+    pub faults: Option<crate::fabric::faults::FaultSummary>,
     /// Mean FCT (ns) at the sender (start to the last ACK) of flows whose last ACK came.
     pub sender_fct_mean_ns: f64,
     /// Median sender FCT (ns).
@@ -330,7 +330,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .map(ns)
             .unwrap_or(f64::NAN),
         gse: sim.fabric.gse.as_ref().map(|g| g.stats_total()),
-        long_haul: crate::longhaul::dr::LongHaulStats::of(sim),
+        long_haul: crate::fabric::roles::dr::LongHaulStats::of(sim),
         collectives: crate::collective::HwSummary::of(sim),
         faults: sim.fabric.faults.as_ref().map(|f| f.summary(sim.ctx.now)),
         jct_lower_bound_ns: if sim.nics.jobs.is_empty() {
@@ -382,9 +382,9 @@ struct SummaryJson<'a> {
     fabric: FabricJson,
     jobs: JobsJson,
     gse: Option<&'a crate::gse::GseStats>,
-    long_haul: Option<&'a crate::longhaul::dr::LongHaulStats>,
+    long_haul: Option<&'a crate::fabric::roles::dr::LongHaulStats>,
     collectives: Option<&'a crate::collective::HwSummary>,
-    faults: Option<&'a crate::faults::FaultSummary>,
+    faults: Option<&'a crate::fabric::faults::FaultSummary>,
     convergence: Option<&'a crate::convergence::Convergence>,
     window: Option<&'a crate::window::Window>,
 }

@@ -5,7 +5,7 @@
 
 use super::cells::{CsvOut, Fixed, Ns};
 use super::{RunData, Scope, Table};
-use crate::longhaul::dr::LongHaulStats;
+use crate::fabric::roles::dr::LongHaulStats;
 use crate::longhaul::CrossDciInputs;
 use crate::sim::Simulation;
 use crate::units::Rate;

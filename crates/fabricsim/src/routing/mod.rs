@@ -12,10 +12,11 @@
 //! leads to h's port in that plane. A single-plane table skips the plane lookup.
 //!
 //! Choosing among the candidates is the load balancer's job ([`ecmp`], [`spray`], and
-//! GSE's [`crate::gse::pktc`] at the edge), one file each, named in [`registry`].
+//! GSE's [`crate::routing::pktc`] at the edge), one file each, named in [`registry`].
 
 pub mod adaptive;
 pub mod ecmp;
+pub mod pktc;
 pub mod registry;
 pub mod source;
 pub mod spray;
@@ -36,8 +37,8 @@ const PACKED_PORT_MASK: u32 = (1 << PACKED_PORT_BITS) - 1;
 /// Most ports a packed run holds.
 const PACKED_MAX_LEN: u32 = (1 << (31 - PACKED_PORT_BITS)) - 1;
 
-use crate::fabric::{Node, NodeKind, Port};
 use crate::ids::PortId;
+use crate::topology::{Node, NodeKind, PortEnds};
 use std::collections::{HashMap, VecDeque};
 
 /// A switch's row of (edge switch) entries, compacted: entries at edges `lo..lo + len`
@@ -151,7 +152,7 @@ impl RoutingTable {
     /// `host_nodes[h]` the node of host h. `statics` are (switch index, host, ports).
     pub fn build(
         nodes: &[Node],
-        ports: &[Port],
+        ports: &[PortEnds],
         switch_nodes: &[u32],
         host_nodes: &[u32],
         statics: &[(u32, u32, Vec<u32>)],
@@ -162,11 +163,11 @@ impl RoutingTable {
     /// [`Self::build`] over the links whose ports `usable` accepts: shortest paths and
     /// their candidates use no other link (a link is one port at each end, and both are
     /// refused together when it is down). Routing rebuilds its tables this way after
-    /// faults ([`crate::faults::reconverge`]); the port from an edge switch to its host
+    /// faults ([`crate::fabric::faults::reconverge`]); the port from an edge switch to its host
     /// stays in the table whatever its state (there is no other way to the host).
     pub fn build_over(
         nodes: &[Node],
-        ports: &[Port],
+        ports: &[PortEnds],
         switch_nodes: &[u32],
         host_nodes: &[u32],
         statics: &[(u32, u32, Vec<u32>)],
@@ -456,7 +457,7 @@ impl RoutingTable {
 /// none, is an error.
 fn planes(
     nodes: &[Node],
-    ports: &[Port],
+    ports: &[PortEnds],
     switch_nodes: &[u32],
     seed: &[Option<u8>],
 ) -> Result<Vec<u8>, RoutingError> {

@@ -17,7 +17,7 @@ pub static BALANCERS: &[&LbEntry] = &[
     &super::ecmp::ENTRY,
     &super::spray::RANDOM_ENTRY,
     &super::spray::RR_ENTRY,
-    &crate::gse::pktc::LB_ENTRY,
+    &crate::routing::pktc::LB_ENTRY,
     &super::adaptive::FIRST_AVAILABLE_ENTRY,
     &super::adaptive::ADAPTIVE_ENTRY,
     &super::source::ENTRY,
@@ -118,7 +118,7 @@ impl LbAlgorithm {
         match self {
             LbAlgorithm::Ecmp => super::ecmp::Ecmp.pick(hash, n, sw),
             LbAlgorithm::EcmpModulo => super::ecmp::EcmpModulo.pick(hash, n, sw),
-            LbAlgorithm::Pktc => crate::gse::pktc::Pktc.pick(hash, n, sw),
+            LbAlgorithm::Pktc => crate::routing::pktc::Pktc.pick(hash, n, sw),
             LbAlgorithm::SprayRandom => super::spray::SprayRandom.pick(hash, n, sw),
             LbAlgorithm::SprayRr => super::spray::SprayRr.pick(hash, n, sw),
             LbAlgorithm::Source => super::source::Source.pick(hash, n, sw),

@@ -27,7 +27,7 @@
 //! downstream credits; fallback entries only when no primary entry is available.
 
 use super::{RoutingError, RoutingTable};
-use crate::fabric::{Node, NodeKind, Port};
+use crate::topology::{Node, NodeKind, PortEnds};
 use std::collections::VecDeque;
 
 /// Distance not reachable going down.
@@ -40,7 +40,7 @@ impl RoutingTable {
     /// ranges are replaced.
     pub fn build_tiered(
         nodes: &[Node],
-        ports: &[Port],
+        ports: &[PortEnds],
         switch_nodes: &[u32],
         host_nodes: &[u32],
         tiers: &[u8],
@@ -52,7 +52,7 @@ impl RoutingTable {
     /// faults: Sunway's route reconfiguration).
     pub fn build_tiered_over(
         nodes: &[Node],
-        ports: &[Port],
+        ports: &[PortEnds],
         switch_nodes: &[u32],
         host_nodes: &[u32],
         tiers: &[u8],
@@ -60,7 +60,7 @@ impl RoutingTable {
     ) -> Result<RoutingTable, RoutingError> {
         let mut t = RoutingTable::build_over(nodes, ports, switch_nodes, host_nodes, &[], &usable)?;
         let n_sw = switch_nodes.len();
-        let tier_pair = |p: &Port| {
+        let tier_pair = |p: &PortEnds| {
             let (here, there) = (p.node, ports[p.peer.idx()].node);
             match (nodes[here.idx()].kind, nodes[there.idx()].kind) {
                 (NodeKind::Switch(a), NodeKind::Switch(b)) => {

@@ -3,7 +3,7 @@
 //!
 //! Each model owns the settings of its own section, with their defaults and checks
 //! (`[cc.dcqcn]` in [`crate::cc::dcqcn`], `[fabric.pfc]` in [`crate::fabric::pfc`],
-//! `[fabric.reliability]` and `[[fault]]` in [`crate::faults::config`],
+//! `[fabric.reliability]` and `[[fault]]` in [`crate::fabric::faults::config`],
 //! `[[workload]]` kinds in [`crate::workload`], ...); this file only says where each
 //! section sits in a scenario file, and re-exports the section types for users outside
 //! the crate. Every struct denies unknown fields, so a misspelt key is an error that names
@@ -18,13 +18,13 @@ use serde::Deserialize;
 pub use crate::cc::dcqcn::{DcqcnCfg, DcqcnProfile};
 pub use crate::cc::{CcAlgorithm, CcCfg, CcClassCfg};
 pub use crate::fabric::ecn::{EcnCfg, EcnProfile};
+pub use crate::fabric::faults::config::{FaultCfg, FaultKind, FecMode, LinkBerCfg, ReliabilityCfg};
 pub use crate::fabric::flow_control::credit::CreditCfg;
 pub use crate::fabric::pfc::{PfcCfg, PfcScope, PfcThreshold};
 pub use crate::fabric::security::{SecurityCfg, SecurityMode};
-pub use crate::faults::config::{FaultCfg, FaultKind, FecMode, LinkBerCfg, ReliabilityCfg};
+pub use crate::fabric::telemetry::tcd::TcdCfg;
 pub use crate::gse::{GseCfg, GseScheduling};
 pub use crate::routing::{LbAlgorithm, LoadBalanceCfg};
-pub use crate::telemetry::tcd::TcdCfg;
 pub use crate::topology::{
     CustomLinkCfg, CustomRouteCfg, CustomTopoCfg, FatTreeCfg, LeafSpineCfg, ThreeTierCfg,
     TopologyCfg, DEFAULT_LINK_DELAY,
@@ -179,10 +179,10 @@ pub struct FabricCfg {
     pub tcd: TcdCfg,
     /// INT framing and precision (HPCC).
     #[serde(default)]
-    pub int: crate::telemetry::int::IntCfg,
+    pub int: crate::fabric::telemetry::int::IntCfg,
     /// DR switches of a multi-campus topology (long haul): who sends CNPs.
     #[serde(default)]
-    pub dr: crate::longhaul::dr::DrCfg,
+    pub dr: crate::fabric::roles::dr::DrCfg,
     /// Bit errors, FEC, link-level retransmission, route re-convergence.
     #[serde(default)]
     pub reliability: ReliabilityCfg,
@@ -401,7 +401,7 @@ mod tests {
         assert_describes_fields::<SecurityCfg>();
         assert_describes_fields::<GseCfg>();
         assert_describes_fields::<TcdCfg>();
-        assert_describes_fields::<crate::longhaul::dr::DrCfg>();
+        assert_describes_fields::<crate::fabric::roles::dr::DrCfg>();
         assert_describes_fields::<ReliabilityCfg>();
         assert_describes_fields::<FaultCfg>();
         assert_describes_fields::<crate::workload::window::WindowCfg>();

@@ -9,22 +9,22 @@ use crate::cc::{line_rate, AnyCc, BaseRtt, CcAlgorithm, CongestionControl, FlowC
 use crate::engine::EventQueue;
 use crate::fabric::buffer::SharedBuffer;
 use crate::fabric::ecn::RedMarker;
+use crate::fabric::faults::config::{FaultPlan, FecMode};
+use crate::fabric::faults::{FaultState, RoutingInputs};
 use crate::fabric::port::N_PRIO;
+use crate::fabric::roles::dr::{DrRole, DrState};
 use crate::fabric::switch::Switch;
+use crate::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use crate::fabric::telemetry::tcd::{TcdDetector, TcdParams};
 use crate::fabric::{Link, Node, NodeKind, Port};
-use crate::faults::config::{FaultPlan, FecMode};
-use crate::faults::{FaultState, RoutingInputs};
 use crate::ids::MAX_INDEX;
 use crate::ids::{NodeId, PortId, PortRange};
-use crate::longhaul::dr::{DrRole, DrState};
 use crate::packet::PacketArena;
 use crate::routing::ecmp::{self, SourcePort};
 use crate::routing::RoutingTable;
 use crate::scenario::config::{LbAlgorithm, Scenario, SecurityMode};
 use crate::scenario::ScenarioError;
 use crate::seed::{component_rng, component_seed};
-use crate::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
-use crate::telemetry::tcd::{TcdDetector, TcdParams};
 use crate::topology::NodeRole;
 use crate::topology::TopoGraph;
 use crate::transport::multipath::ideal_fct_multipath;
@@ -317,9 +317,21 @@ impl Simulation {
             Vec::new()
         };
         let routing = if tiers.is_empty() {
-            RoutingTable::build(&nodes, &ports, &switch_nodes, &host_nodes, &statics)
+            RoutingTable::build(
+                &nodes,
+                &crate::fabric::port::ends(&ports),
+                &switch_nodes,
+                &host_nodes,
+                &statics,
+            )
         } else {
-            RoutingTable::build_tiered(&nodes, &ports, &switch_nodes, &host_nodes, &tiers)
+            RoutingTable::build_tiered(
+                &nodes,
+                &crate::fabric::port::ends(&ports),
+                &switch_nodes,
+                &host_nodes,
+                &tiers,
+            )
         }
         .map_err(|e| err(file, "topology", e.0))?;
         let table_routing = routing.tiered() || lb.by_port_state();
@@ -449,7 +461,7 @@ impl Simulation {
                 &sc.fabric.gse,
                 &nodes,
                 &ports,
-                &hosts,
+                &hosts.iter().map(|h| h.port).collect::<Vec<_>>(),
                 &mut switches,
             )))
         } else {
@@ -571,8 +583,8 @@ impl Simulation {
                 flow_control,
                 node_is_switch,
                 edge_port,
-                telemetry: crate::telemetry::Telemetry {
-                    int: vec![crate::telemetry::int::IntTable::new(&sc.fabric.int)],
+                telemetry: crate::fabric::telemetry::Telemetry {
+                    int: vec![crate::fabric::telemetry::int::IntTable::new(&sc.fabric.int)],
                     ..Default::default()
                 },
                 flow_drops: vec![0; flows.len()],

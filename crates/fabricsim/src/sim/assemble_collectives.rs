@@ -15,7 +15,7 @@ impl Simulation {
         rails: u32,
         file: &str,
     ) -> Result<(), ScenarioError> {
-        use crate::collective::multicast::{MulticastTables, TABLES_PER_PORT};
+        use crate::fabric::multicast::{MulticastTables, TABLES_PER_PORT};
         if self.fabric.gse.is_some() || self.fabric.dr.is_some() {
             return Err(err(
                 file,
@@ -23,7 +23,7 @@ impl Simulation {
                 "hardware collectives run on fabrics of plain switches: not with GSE (pktc) or long-haul DR switches",
             ));
         }
-        let most = crate::collective::HwCollectives::MAX_RANKS as usize;
+        let most = crate::transport::collective_engine::HwCollectives::MAX_RANKS as usize;
         let mut ranks = 0;
         for s in &specs {
             ranks += s.ranks.len();
@@ -105,7 +105,7 @@ impl Simulation {
         if specs.iter().any(|s| s.multicast) {
             self.fabric.multicast = Some(Box::new(mc));
         }
-        let hw = crate::collective::HwCollectives::new(specs);
+        let hw = crate::transport::collective_engine::HwCollectives::new(specs);
         self.nics.launcher.phases_left += hw.rank_iterations();
         self.nics.hw = Some(Box::new(hw));
         Ok(())

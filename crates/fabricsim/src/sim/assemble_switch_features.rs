@@ -45,7 +45,7 @@ pub(super) fn ecn_bias(
 }
 
 /// DCQCN's forward notification (`cc.dcqcn.cnp_from` naming switches): every switch
-/// takes the [`crate::fabric::switch_cnp`] role and the state is built; `None` (and no
+/// takes the [`crate::fabric::roles::switch_cnp`] role and the state is built; `None` (and no
 /// role changed) otherwise. Fabrics whose switches already play a role, or that hold
 /// packets by credits, are refused naming the field.
 pub(super) fn assemble_switch_cnp(
@@ -55,7 +55,7 @@ pub(super) fn assemble_switch_cnp(
     n_dr: u32,
     n_flows: usize,
     file: &str,
-) -> Result<Option<Box<crate::fabric::switch_cnp::SwitchCnpState>>, ScenarioError> {
+) -> Result<Option<Box<crate::fabric::roles::switch_cnp::SwitchCnpState>>, ScenarioError> {
     use crate::cc::dcqcn::{DcqcnParams, ENTRY};
     let from = sc.cc.dcqcn.cnp_from;
     if !from.switch() {
@@ -86,7 +86,7 @@ pub(super) fn assemble_switch_cnp(
         ));
     }
     for s in switches.iter_mut() {
-        s.role = SwitchRole::SwitchCnp(crate::fabric::switch_cnp::SwitchCnpRole);
+        s.role = SwitchRole::SwitchCnp(crate::fabric::roles::switch_cnp::SwitchCnpRole);
     }
     // cnp_interval does not depend on the line rate.
     let interval = DcqcnParams::resolve(&sc.cc.dcqcn, Rate::gbps(100)).cnp_interval;
@@ -94,6 +94,6 @@ pub(super) fn assemble_switch_cnp(
         .map(|s| component_rng(sc.seed, &format!("{}/{field}", node_names[s.node.idx()])))
         .collect();
     Ok(Some(Box::new(
-        crate::fabric::switch_cnp::SwitchCnpState::new(interval, rngs, n_flows),
+        crate::fabric::roles::switch_cnp::SwitchCnpState::new(interval, rngs, n_flows),
     )))
 }

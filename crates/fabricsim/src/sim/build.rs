@@ -6,13 +6,13 @@
 
 use crate::fabric::flow_control::credit::VcLayout;
 use crate::fabric::pfc::PfcScope;
+use crate::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
 use crate::gse::GseScheduling;
 use crate::ids::MAX_INDEX;
 use crate::param::ParamError;
 use crate::routing::LbAlgorithm;
 use crate::scenario::config::Scenario;
 use crate::scenario::ScenarioError;
-use crate::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
 use crate::topology;
 use crate::topology::NodeRole;
 use crate::transport::config::{CnpForm, FeedbackQueue};
@@ -104,9 +104,11 @@ impl Simulation {
         f.int.validate().map_err(at("fabric.int"))?;
         f.dr.validate().map_err(at("fabric.dr"))?;
         f.reliability.validate().map_err(at("fabric.reliability"))?;
-        crate::faults::config::validate_faults(&sc.fault, sc.max_time).map_err(at("fault"))?;
-        let faults = crate::faults::config::FaultPlan::resolve(&sc.fault, &f.reliability, &g)
-            .map_err(at(""))?;
+        crate::fabric::faults::config::validate_faults(&sc.fault, sc.max_time)
+            .map_err(at("fault"))?;
+        let faults =
+            crate::fabric::faults::config::FaultPlan::resolve(&sc.fault, &f.reliability, &g)
+                .map_err(at(""))?;
         check_time_floors(sc, &g).map_err(|e| ScenarioError::param(file, e))?;
         if let Some(p) = &sc.record.pcap {
             p.validate().map_err(at("record.pcap"))?;

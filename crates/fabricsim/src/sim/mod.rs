@@ -10,7 +10,7 @@
 //! handler takes), [`Fabric`] (switches, ports, links; handlers in [`crate::fabric`],
 //! [`crate::gse`]) and [`Nics`] (hosts and flows; handlers in [`crate::transport`]).
 //! Fabric handlers never touch a NIC; NIC handlers reach the fabric only through their
-//! own port (and the INT records a packet carries). Recording is [`crate::record`]; telemetry [`crate::telemetry`].
+//! own port (and the INT records a packet carries). Recording is [`crate::record`]; telemetry [`crate::fabric::telemetry`].
 //!
 //! Per packet and hop the work is: the link's arrival event, routing (a table slice and a
 //! hash), buffer admission, a queue push, and, when the egress port is idle, the

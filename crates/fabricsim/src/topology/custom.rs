@@ -3,8 +3,8 @@
 //! deadlock, which shortest-path routing never creates on its own).
 
 use super::{link_delay, GraphGenerator, StaticRoute, TopoGraph, TopoSize};
-use crate::fabric::security::SecurityMode;
 use crate::param::{Described, Param, ParamError};
+use crate::topology::SecurityMode;
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time};
 use serde::Deserialize;

@@ -15,7 +15,6 @@ pub mod registry;
 pub mod sunway;
 pub mod three_tier;
 
-use crate::fabric::security::SecurityMode;
 use crate::ids::MAX_INDEX;
 use crate::param::{Param, ParamError};
 use crate::units::{Rate, Time, PS_PER_METRE, US};
@@ -48,6 +47,54 @@ pub trait GraphGenerator {
     /// servers_per_leaf x nics_per_server"`): the budget's refusal names them.
     fn size_drivers(&self) -> &'static str;
 }
+
+/// Link security modes.
+#[derive(Clone, Copy, Debug, serde::Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SecurityMode {
+    /// No encryption.
+    None,
+    /// IEEE 802.1AE MACsec: SecTAG + ICV bytes on every frame (not PFC frames).
+    Macsec,
+    /// IPsec ESP tunnel: bytes on every IP packet.
+    Ipsec,
+    /// PHYSec channel-level encryption (document 000): no per-frame bytes; the segment
+    /// framing (S, D, T blocks) takes a fraction of the line rate, plus a latency per hop.
+    Physec,
+}
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// A NIC, with its host id.
+    Host(u32),
+    /// A switch, with its index in the switch table.
+    Switch(u32),
+}
+
+/// A port's place in the wiring: the node it belongs to and the port at the other end
+/// of its cable. What routing reads of the built ports (the fabric's `Port` holds these
+/// beside its queues).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortEnds {
+    /// The node the port belongs to.
+    pub node: crate::ids::NodeId,
+    /// The port at the far end of its cable.
+    pub peer: crate::ids::PortId,
+}
+
+/// A node: its name, kind and its ports (contiguous ids).
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Name from the topology (`leaf0`, `host3`).
+    pub name: String,
+    /// Host or switch.
+    pub kind: NodeKind,
+    /// Its ports.
+    pub ports: crate::ids::PortRange,
+}
+
+crate::ids::indexed_by!(crate::ids::NodeId => Node);
 
 /// Counts of a topology, from its settings ([`GraphGenerator::size`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -48,7 +48,7 @@
 //! The DR's deep buffer (`dr_buffer`) and whether its DCI side is lossless (`dci_lossless`;
 //! default lossy, with the campuses lossless) travel on the graph as each DR node's
 //! [`NodeRole::Dr`]; the simulator gives those switches the DR role
-//! ([`crate::longhaul::dr`]).
+//! ([`crate::fabric::roles::dr`]).
 
 use super::{delay_params, link_delay, DrSpec, GraphGenerator, NodeRole, TopoGraph, TopoSize};
 use crate::param::{Described, Param, ParamError};

@@ -17,7 +17,9 @@ use crate::cc::CongestionControl;
 use crate::engine::Event;
 
 use super::notify::Notify;
-use crate::sim::*;
+use crate::ctx::*;
+use crate::fabric::Fabric;
+use crate::transport::*;
 use crate::units::Time;
 use crate::workload::{DepPoint, JobSpec, Node, Phase, TimedDep};
 use std::cmp::Reverse;

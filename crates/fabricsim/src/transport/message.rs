@@ -292,7 +292,7 @@ mod tests {
     use super::*;
     use crate::cc::line_rate::LineRate;
     use crate::cc::AnyCc;
-    use crate::transport::FlowSpec;
+    use crate::workload::FlowSpec;
 
     fn flow(size: u64) -> Flow {
         let spec = FlowSpec {

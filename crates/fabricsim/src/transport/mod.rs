@@ -14,6 +14,7 @@
 //! a NIC never holds a queue of data packets, and a go-back-N rewind costs nothing but
 //! resetting `snd_nxt`.
 
+pub mod collective_engine;
 pub mod config;
 pub(crate) mod launcher;
 pub mod message;
@@ -155,7 +156,7 @@ pub struct Nics {
     /// (0, 1) for a single-port NIC; on dual-rail NICs all rails (adaptive) or one.
     pub(crate) data_rails: (u32, u32),
     /// Hardware collectives (document 003), when a workload runs any.
-    pub hw: Option<Box<crate::collective::HwCollectives>>,
+    pub hw: Option<Box<crate::transport::collective_engine::HwCollectives>>,
 }
 
 #[cfg(test)]

@@ -6,19 +6,21 @@
 
 use crate::cc::{AckInfo, CongestionControl};
 use crate::engine::Event;
+use crate::fabric::telemetry::int::INT_BYTES_PER_HOP;
+use crate::fabric::telemetry::tcd::TcdMark;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::{Desc, Packet, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
 use crate::routing::ecmp;
-use crate::telemetry::int::INT_BYTES_PER_HOP;
-use crate::telemetry::tcd::TcdMark;
 use crate::units::{ser_time_f, Rate, Time};
 
+use crate::ctx::*;
 use crate::fabric::egress::NextFrame;
+use crate::fabric::Fabric;
 use crate::ids::FlowId;
 use crate::packet::{Header, Payload};
-use crate::sim::*;
 use crate::transport::RxReply;
+use crate::transport::*;
 
 impl Nics {
     /// The retransmission timer of flow `fid` fired (it may have been pushed back since).

@@ -3,19 +3,7 @@
 use crate::cc::AnyCc;
 use crate::ids::PortId;
 use crate::units::Time;
-
-/// A flow as the workload asks for it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FlowSpec {
-    /// Sending host.
-    pub src: u32,
-    /// Receiving host.
-    pub dst: u32,
-    /// Bytes.
-    pub size: u64,
-    /// Start time.
-    pub start: Time,
-}
+pub use crate::workload::FlowSpec;
 
 /// Sender and receiver state of one flow (the simulator sees both ends).
 #[derive(Clone, Debug)]

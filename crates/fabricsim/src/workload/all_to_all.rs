@@ -5,9 +5,9 @@
 use super::{all_hosts, host_group, Builder, Generator, HostSet, DEFAULT_START};
 use crate::ids::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
-use crate::transport::FlowSpec;
 use crate::units::serde_units as su;
 use crate::units::Time;
+use crate::workload::FlowSpec;
 use serde::Deserialize;
 
 /// Every host sends a flow to every other host.

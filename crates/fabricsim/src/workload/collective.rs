@@ -34,9 +34,9 @@ use super::{
 };
 use crate::ids::MAX_INDEX;
 use crate::param::{Described, Param, ParamError};
-use crate::transport::FlowSpec;
 use crate::units::serde_units as su;
 use crate::units::Time;
+use crate::workload::FlowSpec;
 use serde::Deserialize;
 
 /// Collective algorithms.

@@ -3,8 +3,8 @@
 
 use super::{Builder, Generator};
 use crate::param::{Described, Param, ParamError};
-use crate::transport::FlowSpec;
 use crate::units::{parse_bytes, parse_time, NS, SEC};
+use crate::workload::FlowSpec;
 use serde::Deserialize;
 use std::path::Path;
 

@@ -16,9 +16,9 @@
 
 use super::{check_size, resolve_host, Builder, DepPoint, Generator, HostRef, Node, TimedDep};
 use crate::param::{Described, Param, ParamError};
-use crate::transport::FlowSpec;
 use crate::units::serde_units as su;
 use crate::units::Time;
+use crate::workload::FlowSpec;
 use serde::Deserialize;
 
 /// Bytes of a read request or a write notification \[recon\]: a descriptor of a few

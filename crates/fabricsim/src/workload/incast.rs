@@ -4,9 +4,9 @@
 use super::DEFAULT_START;
 use super::{check_size, resolve_host, resolve_set, Builder, Generator, HostRef, HostSet};
 use crate::param::{Described, Param, ParamError};
-use crate::transport::FlowSpec;
 use crate::units::serde_units as su;
 use crate::units::Time;
+use crate::workload::FlowSpec;
 use serde::Deserialize;
 
 /// N senders to one receiver.

@@ -29,10 +29,22 @@ pub use sw_collective::{SwCollective, SwCollectiveCfg};
 
 use crate::param::{Param, ParamError};
 use crate::topology::TopoGraph;
-use crate::transport::FlowSpec;
 use crate::units::Time;
 use serde::Deserialize;
 use std::path::Path;
+
+/// A flow as the workload asks for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowSpec {
+    /// Sending host.
+    pub src: u32,
+    /// Receiving host.
+    pub dst: u32,
+    /// Bytes.
+    pub size: u64,
+    /// Start time.
+    pub start: Time,
+}
 
 /// A host reference: an index, or a name of a custom topology.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

@@ -4,9 +4,9 @@
 use super::{all_hosts, host_group, Builder, Generator, HostSet, DEFAULT_START};
 use crate::param::{Described, Param, ParamError};
 use crate::seed::component_rng;
-use crate::transport::FlowSpec;
 use crate::units::serde_units as su;
 use crate::units::Time;
+use crate::workload::FlowSpec;
 use rand::Rng;
 use serde::Deserialize;
 

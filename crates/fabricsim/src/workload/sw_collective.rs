@@ -54,9 +54,9 @@ use super::{
     HostSet, JobKind, JobSpec, Node, Phase, TimedDep, DEFAULT_START,
 };
 use crate::param::{Described, Param, ParamError};
-use crate::transport::FlowSpec;
 use crate::units::serde_units as su;
 use crate::units::{Time, US};
+use crate::workload::FlowSpec;
 use serde::Deserialize;
 
 /// The software collectives.

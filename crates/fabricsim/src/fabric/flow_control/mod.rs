@@ -19,9 +19,10 @@
 pub mod credit;
 pub mod pfc;
 
+use crate::ctx::Ctx;
+use crate::fabric::Fabric;
 use crate::ids::PortId;
 use crate::packet::Desc;
-use crate::sim::{Ctx, Fabric};
 pub use credit::Credit;
 pub use pfc::Pfc;
 

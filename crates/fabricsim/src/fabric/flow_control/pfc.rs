@@ -9,14 +9,15 @@
 //!
 //! As in smoltcp, [`PfcFrame`] is a checked view over bytes and [`PfcRepr`] the parsed form.
 
+use crate::ctx::Ctx;
 use crate::engine::Event;
 use crate::fabric::buffer::SharedBuffer;
 use crate::fabric::port::N_PRIO;
+use crate::fabric::Fabric;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::Packet;
 use crate::param::{Checked, Described, Param, ParamError};
-use crate::sim::{Ctx, Fabric};
 use crate::units::serde_units as su;
 use crate::units::{Rate, Time, SEC};
 use serde::Deserialize;

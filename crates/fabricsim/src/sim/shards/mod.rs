@@ -93,10 +93,10 @@
 
 use crate::engine::Event;
 use crate::fabric::flow_control::credit::CreditSignal;
+use crate::fabric::telemetry::int::IntStack;
 use crate::ids::{LinkId, PortId};
 use crate::packet::{Desc, PacketArena};
 use crate::sim::partition::{cell_end, crossing_grid, partition, Partition};
-use crate::telemetry::int::IntStack;
 use crate::units::Time;
 
 use crate::sim::*;

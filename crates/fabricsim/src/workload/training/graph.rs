@@ -10,10 +10,10 @@
 //! give the reference the run is compared with.
 
 use crate::param::ParamError;
-use crate::transport::FlowSpec;
 use crate::units::Time;
 use crate::workload::collective::{Dag, Transfer};
 use crate::workload::window::{self, WindowCfg};
+use crate::workload::FlowSpec;
 use crate::workload::{Builder, DepPoint, Node, Phase, TimedDep};
 
 /// A node of a [`JobGraph`].

@@ -96,14 +96,15 @@ pub mod presense;
 
 pub use config::CreditCfg;
 
+use crate::ctx::Ctx;
 use crate::engine::Event;
 use crate::fabric::buffer::SharedBuffer;
 use crate::fabric::port::{Port, QueuePool, N_PRIO};
+use crate::fabric::Fabric;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 pub use crate::packet::CreditSignal;
 use crate::packet::{Desc, FLAG_VC_RAISED, VC_IN_MASK, VC_IN_SHIFT};
-use crate::sim::{Ctx, Fabric};
 use crate::units::Time;
 use std::collections::VecDeque;
 

@@ -48,10 +48,11 @@
 //! request is heard.
 
 use super::{error_prone, LinkFaults};
+use crate::ctx::Ctx;
 use crate::engine::Event;
+use crate::fabric::Fabric;
 use crate::ids::{LinkId, PortId};
 use crate::packet::{Desc, PacketKind};
-use crate::sim::{Ctx, Fabric};
 use crate::units::Time;
 use rand::Rng;
 

@@ -2,10 +2,12 @@
 //! its partial reduction and its timers; the handlers of its timers and messages. The
 //! protocol is in the module docs of [`super`].
 
-use super::{reduce, CollMsg, HwKind, HwSpec, IterRecord};
+use crate::collective::{reduce, CollMsg, HwKind, HwSpec, IterRecord};
+use crate::ctx::*;
+use crate::fabric::Fabric;
 use crate::ids::PortId;
 use crate::packet::{Header, Packet, Payload, FLAG_MCAST};
-use crate::sim::*;
+use crate::transport::*;
 use crate::units::Time;
 
 #[derive(Clone, Debug, Default)]

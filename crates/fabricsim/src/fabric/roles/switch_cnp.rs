@@ -27,11 +27,12 @@
 //! state alone, and a run cut into shards runs it in the switch's shard. Runs without
 //! the mode give no switch this role and build no state: nothing changes.
 
+use crate::ctx::Ctx;
 use crate::fabric::ecn::RedMarker;
 use crate::fabric::switch::RoleHandlers;
+use crate::fabric::Fabric;
 use crate::ids::PortId;
 use crate::packet::{Desc, PacketKind, ECN_ECT};
-use crate::sim::{Ctx, Fabric};
 use crate::units::Time;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;

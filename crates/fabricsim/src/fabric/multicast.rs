@@ -23,10 +23,11 @@
 //! out to several ports, and the input's credits go back when the first copy has left.
 //! Every copy obeys its output port's flow control.
 
+use crate::ctx::*;
+use crate::fabric::Fabric;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::{Desc, FLAG_MCAST, LOCAL_PORT};
-use crate::sim::*;
 use std::collections::HashMap;
 
 /// Multicast tables per router input port (document 003).

@@ -19,11 +19,12 @@
 //! uses it again once it has re-converged. A switch that goes down takes all its links
 //! down; one that comes back brings back those no `link_down` holds.
 
+use crate::ctx::Ctx;
 use crate::fabric::port::{DOWN, N_PRIO};
+use crate::fabric::Fabric;
 use crate::fabric::NodeKind;
 use crate::ids::PortId;
 use crate::packet::{Desc, LOCAL_PORT};
-use crate::sim::{Ctx, Fabric};
 
 use super::config::FaultAction;
 

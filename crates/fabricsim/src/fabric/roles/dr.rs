@@ -35,14 +35,15 @@
 //! packet its buffer cannot hold (counted on the egress port, `ports.csv`), while the
 //! campus switches stay lossless.
 
+use crate::ctx::Ctx;
 use crate::fabric::ecn::RedMarker;
 use crate::fabric::switch::RoleHandlers;
+use crate::fabric::Fabric;
 use crate::ids::PortId;
 use crate::ids::MAX_INDEX;
 use crate::packet::{Desc, Header, Packet, PacketKind, Payload, LOCAL_PORT};
 use crate::param::{Described, Param, ParamError};
 use crate::routing::ecmp;
-use crate::sim::{Ctx, Fabric};
 use crate::units::serde_units as su;
 use crate::units::{fmt_bytes, Time, US};
 use rand::Rng;
@@ -547,7 +548,7 @@ impl Fabric {
     /// switch generates (routed by ECMP on a hash of the packet's, counted in
     /// `generated`), which the sender's controller takes as any CNP. The DR's
     /// notification and DCQCN's forward notification (`cc.dcqcn.cnp_from = "switch"`,
-    /// [`crate::fabric::switch_cnp`]) both send theirs here.
+    /// [`crate::fabric::roles::switch_cnp`]) both send theirs here.
     pub(crate) fn cnp_to_sender(
         &mut self,
         ctx: &mut Ctx,

@@ -16,15 +16,15 @@ use crate::gse::Gse;
 use crate::gse::{GseCfg, GseScheduling};
 use crate::packet::{Desc, Packet, PacketKind};
 use crate::routing::ecmp;
-use crate::transport::Host;
 use crate::units::Time;
 
+use crate::ctx::*;
 use crate::fabric::switch::{RoleHandlers, SwitchRole};
+use crate::fabric::Fabric;
 use crate::ids::{GspId, HostId, PortId};
 use crate::packet::Header;
 use crate::packet::Payload;
 use crate::packet::LOCAL_PORT;
-use crate::sim::*;
 
 /// The GSP role of an edge switch: its GSP index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,15 +42,15 @@ impl Fabric {
         cfg: &GseCfg,
         nodes: &[Node],
         ports: &[Port],
-        hosts: &[Host],
+        host_ports: &[PortId],
         switches: &mut [Switch],
     ) -> Gse {
-        let n_hosts = hosts.len();
+        let n_hosts = host_ports.len();
         let mut gsp_of_switch: Vec<Option<u32>> = vec![None; switches.len()];
         let mut switch_of_gsp = Vec::new();
         let mut gsp_of_host = vec![None; n_hosts];
-        for (h, host) in hosts.iter().enumerate() {
-            let peer = ports[host.port.idx()].peer.0;
+        for (h, port) in host_ports.iter().enumerate() {
+            let peer = ports[port.idx()].peer.0;
             if let NodeKind::Switch(s) = nodes[ports[peer as usize].node.idx()].kind {
                 if gsp_of_switch[s as usize].is_none() {
                     gsp_of_switch[s as usize] = Some(switch_of_gsp.len() as u32);
@@ -78,7 +78,7 @@ impl Fabric {
             gsp_of_host,
             switch_of_gsp,
             n_hosts,
-            nic_port: hosts.iter().map(|h| h.port).collect(),
+            nic_port: host_ports.to_vec(),
             tx: vec![Default::default(); n_gsp * n_hosts],
             rx: vec![Default::default(); n_gsp * n_hosts],
             voq: if dgsq {
@@ -257,7 +257,7 @@ impl Fabric {
                 Some(ports[ports[p].peer.idx()].node) == spine
             };
             let restrict = spine.is_some() && (0..n).any(to_spine);
-            let k = crate::gse::pktc::best_uplink(n, &mut g.rr[gsp as usize], |k| {
+            let k = crate::routing::pktc::best_uplink(n, &mut g.rr[gsp as usize], |k| {
                 if restrict && !to_spine(k) {
                     u64::MAX
                 } else {

@@ -10,7 +10,7 @@
 //! outputs stores and forwards that input's packets (document 003's dynamic switch from
 //! VCT to store-and-forward as link bandwidth changes).
 
-use crate::sim::Fabric;
+use crate::fabric::Fabric;
 use crate::units::Rate;
 
 impl Fabric {

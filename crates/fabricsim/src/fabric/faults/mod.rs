@@ -53,11 +53,12 @@ pub mod link_state;
 pub mod llr;
 pub mod reconverge;
 
+use crate::ctx::Ctx;
 use crate::engine::Event;
+use crate::fabric::Fabric;
 use crate::fabric::{Link, Node, NodeKind, Port};
 use crate::ids::{LinkId, PortId};
 use crate::packet::{Desc, PacketKind};
-use crate::sim::{Ctx, Fabric};
 use crate::units::{Rate, Time};
 use config::{FaultAction, FaultPlan, FecMode, PlannedFault};
 use rand::Rng;

@@ -10,9 +10,9 @@
 //! dropped where they find no route and counted as the faults' drops. Static routes of a
 //! custom topology stay as written.
 
+use crate::fabric::Fabric;
 use crate::ids::PortId;
 use crate::routing::RoutingTable;
-use crate::sim::Fabric;
 
 impl Fabric {
     /// Routing learns of faults `learned` (indices in time order) and rebuilds its tables.
@@ -28,10 +28,11 @@ impl Fabric {
             .map(|&c| fs.routed.up(c as usize, &fs.cables))
             .collect();
         let inputs = &fs.routing_inputs;
+        let ends = self.port_ends();
         self.routing = if inputs.tiers.is_empty() {
             RoutingTable::build_over(
                 &self.nodes,
-                &self.ports,
+                &ends,
                 &inputs.switch_nodes,
                 &inputs.host_nodes,
                 &inputs.statics,
@@ -40,7 +41,7 @@ impl Fabric {
         } else {
             RoutingTable::build_tiered_over(
                 &self.nodes,
-                &self.ports,
+                &ends,
                 &inputs.switch_nodes,
                 &inputs.host_nodes,
                 &inputs.tiers,
