@@ -450,10 +450,10 @@ impl NativeResult {
 fn set_max_memory(py: Python<'_>, limit: Option<&str>) -> PyResult<()> {
     let b = match limit {
         None => 0,
-        Some(l) => fabricsim::budget::parse_limit(l)
+        Some(l) => fabricsim::scenario::budget::parse_limit(l)
             .map_err(|m| scenario_error(py, &ScenarioError::field("set_max_memory", "limit", m)))?,
     };
-    fabricsim::budget::set_limit(b);
+    fabricsim::scenario::budget::set_limit(b);
     Ok(())
 }
 
@@ -461,7 +461,7 @@ fn set_max_memory(py: Python<'_>, limit: Option<&str>) -> PyResult<()> {
 /// (`set_max_memory`, or the machine's default).
 #[pyfunction]
 fn memory_limit() -> (u64, String) {
-    fabricsim::budget::limit()
+    fabricsim::scenario::budget::limit()
 }
 
 /// The version of the simulator this module was built from.

@@ -5,7 +5,6 @@
 //! congestion controls and workload kinds. So this list cannot drift from the code.
 
 use fabricsim::cc::{BaseRtt, CcCfg, CcClassCfg, FlowContext, ALGORITHMS};
-use fabricsim::convergence::ConvergenceCfg;
 use fabricsim::fabric::ecn::EcnCfg;
 use fabricsim::fabric::flow_control::credit::CreditCfg;
 use fabricsim::fabric::pfc::PfcCfg;
@@ -14,10 +13,11 @@ use fabricsim::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
 use fabricsim::fabric::telemetry::tcd::TcdCfg;
 use fabricsim::gse::GseCfg;
 use fabricsim::param::{Described, KindEntry, Param};
+use fabricsim::record::convergence::ConvergenceCfg;
+use fabricsim::record::window::WindowCfg;
 use fabricsim::routing::{LoadBalanceCfg, BALANCERS};
 use fabricsim::scenario::config::{FabricCfg, RecordCfg, Scenario, SweepAxisCfg, VariantCfg};
 use fabricsim::transport::rdma::TransportCfg;
-use fabricsim::window::WindowCfg;
 use fabricsim::{topology, workload};
 use std::fmt::Write;
 

@@ -183,8 +183,8 @@ fn input_error(e: impl std::fmt::Display) -> ExitCode {
 /// Applies `--max-memory` for every run this process builds.
 fn set_max_memory(v: Option<String>) -> Result<(), ExitCode> {
     if let Some(v) = v {
-        match fabricsim::budget::parse_limit(&v) {
-            Ok(b) => fabricsim::budget::set_limit(b),
+        match fabricsim::scenario::budget::parse_limit(&v) {
+            Ok(b) => fabricsim::scenario::budget::set_limit(b),
             Err(e) => return Err(input_error(format!("--max-memory: {e}"))),
         }
     }
@@ -217,7 +217,7 @@ fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) ->
                     sim.fabric.switches.len(),
                     sim.fabric.ports.len() / 2,
                     sim.nics.flows.len(),
-                    fabricsim::budget::approx_bytes(sim.memory_estimate)
+                    fabricsim::scenario::budget::approx_bytes(sim.memory_estimate)
                 );
                 if let Some(n) = threads_per_run {
                     let notes = sim.set_threads_per_run(n);
@@ -341,7 +341,7 @@ fn cmd_run(
     for b in bars.iter().chain(&sweep_bar) {
         b.finish_and_clear();
     }
-    println!("{}", fabricsim::results::table(&sweep.rows));
+    println!("{}", fabricsim::output::table(&sweep.rows));
     if let Some(note) = &sweep.threads_note {
         eprintln!("note: {note}");
     }
@@ -504,7 +504,7 @@ fn peak_rss_mb() -> Option<f64> {
 /// RSS per host; the difference is what the parts do not itemize (code, allocator,
 /// event queue, scenario).
 fn print_memory(runs: &[serde_json::Value]) {
-    let parts = fabricsim::memory::PARTS;
+    let parts = fabricsim::sim::memory::PARTS;
     print!("{:<34} {:>8}", "memory, bytes per host", "RSS");
     for p in parts {
         print!(" {p:>11}");
@@ -532,7 +532,7 @@ fn print_memory(runs: &[serde_json::Value]) {
     println!(
         "(itemized: the parts at their capacity after the run; B/packet: arena, queues and \
          link rings over the most packets alive at once, {} B by construction)",
-        fabricsim::memory::queued_packet_bytes()
+        fabricsim::sim::memory::queued_packet_bytes()
     );
 }
 
@@ -565,10 +565,11 @@ fn cmd_bench(
             None => Case::FatTree(k.unwrap_or(8)),
         };
         let r = fabricsim::bench::run_case_on(case, threads_per_run);
-        let memory: serde_json::Map<String, serde_json::Value> = (fabricsim::memory::PARTS.iter())
-            .zip(r.memory.bytes)
-            .map(|(p, b)| (p.to_string(), b.into()))
-            .collect();
+        let memory: serde_json::Map<String, serde_json::Value> = (fabricsim::sim::memory::PARTS
+            .iter())
+        .zip(r.memory.bytes)
+        .map(|(p, b)| (p.to_string(), b.into()))
+        .collect();
         let j = serde_json::json!({
             "name": r.name, "hosts": r.hosts, "wall_seconds": r.wall_seconds,
             "build_seconds": r.build_seconds, "packet_hops": r.packet_hops, "events": r.events,

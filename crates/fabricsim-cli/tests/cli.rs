@@ -228,7 +228,7 @@ fn check_list_and_bench_work() {
         .lines()
         .find(|l| l.starts_with("memory, bytes per host"))
         .unwrap_or_else(|| panic!("no memory table: {text}"));
-    for part in fabricsim::memory::PARTS {
+    for part in fabricsim::sim::memory::PARTS {
         assert!(mem.contains(part), "{part} missing: {mem}");
     }
 }
@@ -255,7 +255,7 @@ fn bench_memory_parts_sum_to_the_reported_total() {
             .as_u64()
             .unwrap_or_else(|| panic!("{p}: {v}"))
     };
-    let sum: u64 = fabricsim::memory::PARTS.iter().map(|p| part(p)).sum();
+    let sum: u64 = fabricsim::sim::memory::PARTS.iter().map(|p| part(p)).sum();
     assert_eq!(v["memory_total"].as_u64(), Some(sum), "{v}");
     assert_eq!(v["hosts"].as_u64(), Some(16));
     let port = std::mem::size_of::<fabricsim::fabric::Port>() as u64;
@@ -266,7 +266,7 @@ fn bench_memory_parts_sum_to_the_reported_total() {
     assert!(peak > 0, "{v}");
     let slot = std::mem::size_of::<fabricsim::packet::Slot>() as u64;
     assert!(part("arena") >= peak * slot, "{v}");
-    let queued = fabricsim::memory::queued_packet_bytes() as u64;
+    let queued = fabricsim::sim::memory::queued_packet_bytes() as u64;
     assert!(
         part("arena") + part("queues") + part("link rings") >= peak * queued,
         "{v}"

@@ -9,7 +9,7 @@
 
 mod common;
 
-use fabricsim::capture::pcapng::{self, ReadBack};
+use fabricsim::output::pcap::pcapng::{self, ReadBack};
 use fabricsim::wire::bth::{opcode, AethRepr, BthRepr, Syndrome};
 use fabricsim::wire::ethernet::{self, EthernetRepr};
 use fabricsim::wire::ipv4::{Ipv4Repr, ECN_CE};

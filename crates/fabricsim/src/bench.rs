@@ -64,7 +64,7 @@ pub struct BenchResult {
     /// Flows finished / total.
     pub flows: (usize, usize),
     /// Memory by part at the end of the run (capacities at their peak).
-    pub memory: crate::memory::Breakdown,
+    pub memory: crate::sim::memory::Breakdown,
     /// Shards the run was cut into (1: the serial engine).
     pub shards: usize,
     /// Threads the shards ran on (fewer than the shards where the machine runs fewer at

@@ -29,11 +29,9 @@
 
 pub mod bench;
 pub mod block_pool;
-pub mod budget;
 pub mod capture;
 pub mod cc;
 pub mod collective;
-pub mod compare;
 pub mod convergence;
 pub mod ctx;
 pub mod engine;
@@ -43,7 +41,6 @@ pub mod gse;
 pub mod ids;
 pub mod input_file;
 pub mod invariants;
-pub mod livelock;
 pub mod longhaul;
 pub mod memory;
 pub mod metrics;
@@ -59,7 +56,6 @@ pub mod runner;
 pub mod scenario;
 pub mod seed;
 pub mod sim;
-pub mod stall;
 pub mod suggest;
 pub mod topology;
 pub mod transport;

@@ -848,7 +848,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Desc>(), 20);
         assert_eq!(std::mem::size_of::<Slot>(), 24);
         // Issue 19: a queued packet (its descriptor where it waits, its slot) <= 64 B.
-        assert!(crate::memory::queued_packet_bytes() <= 64);
+        assert!(crate::sim::memory::queued_packet_bytes() <= 64);
     }
 
     proptest::proptest! {

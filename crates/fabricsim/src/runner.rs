@@ -30,7 +30,7 @@
 //! progress stop within ~2^20 events ([`Simulation::run_until_stopped`]); they write
 //! nothing, so their folders stay as they were and `resume` reruns them.
 
-use crate::output::{self as results, resolved, Summary};
+use crate::output::{self, resolved, Summary};
 use crate::scenario::{LoadedScenario, Scenario, ScenarioError};
 use crate::sim::{Outcome, Progress, Simulation};
 use crate::units::Time;
@@ -207,13 +207,13 @@ pub fn plan(loaded: &LoadedScenario, seed: Option<u64>) -> Result<Vec<PlannedRun
 pub struct RunCost {
     /// Bytes the run's flows move: the estimate of its length, which orders the work.
     pub bytes: u64,
-    /// Memory the run was estimated to hold ([`crate::budget`]).
+    /// Memory the run was estimated to hold ([`crate::scenario::budget`]).
     pub memory: u64,
 }
 
 /// Checks every run before any starts: builds each and drops it at once (see the module
 /// documentation); `Simulation::build` refuses a run over the memory budget
-/// ([`crate::budget`]) before it allocates it.
+/// ([`crate::scenario::budget`]) before it allocates it.
 pub fn validate(loaded: &LoadedScenario, plan: &[PlannedRun]) -> Result<Vec<RunCost>, RunError> {
     plan.iter()
         .map(|p| {
@@ -230,7 +230,7 @@ pub fn validate(loaded: &LoadedScenario, plan: &[PlannedRun]) -> Result<Vec<RunC
 /// `threads` runs of the largest estimate must fit; never fewer than one (a run alone
 /// over the budget was refused when it was built). The note says when it took fewer.
 pub fn threads_within_budget(threads: usize, largest_run: u64) -> (usize, Option<String>) {
-    let (limit, source) = crate::budget::limit();
+    let (limit, source) = crate::scenario::budget::limit();
     let fit = (limit / largest_run.max(1)).max(1) as usize;
     if fit >= threads {
         (threads, None)
@@ -240,8 +240,8 @@ pub fn threads_within_budget(threads: usize, largest_run: u64) -> (usize, Option
             Some(format!(
                 "running {fit} runs at once instead of {threads}: the largest needs about {} \
                  and {} are allowed ({source}; --max-memory to change it)",
-                crate::budget::approx_bytes(largest_run),
-                crate::budget::approx_bytes(limit)
+                crate::scenario::budget::approx_bytes(largest_run),
+                crate::scenario::budget::approx_bytes(limit)
             )),
         )
     }
@@ -302,7 +302,7 @@ pub struct RunMeta {
 /// scenario, seed or `--set` is not mistaken for this run's).
 pub fn reusable(dir: &Path, meta: &RunMeta) -> Option<Summary> {
     let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
-    let summary = results::summary::from_json(&text).ok()?;
+    let summary = output::summary::from_json(&text).ok()?;
     let resolved = std::fs::read_to_string(dir.join(resolved::FILE)).ok()?;
     let table: toml::Table = toml::from_str(&resolved).ok()?;
     (table == meta.table && summary.variant == meta.name).then_some(summary)
@@ -373,10 +373,10 @@ pub fn run_sweep(
         } else {
             Vec::new()
         };
-        results::prepare_out(out, &folders).map_err(RunError::Out)?;
+        output::prepare_out(out, &folders).map_err(RunError::Out)?;
         if multi {
             // Left by a sweep writer killed mid-file (kill -9, a full disk).
-            results::remove_stale_tmp(out)
+            output::remove_stale_tmp(out)
                 .map_err(|e| RunError::Out(format!("--out {}: {e}", out.display())))?;
         }
         if ctl.resume {
@@ -384,7 +384,7 @@ pub fn run_sweep(
                 let dir = dir_of(&p.meta).expect("--out is set");
                 reused[i] = reusable(&dir, &p.meta);
                 if reused[i].is_some() {
-                    results::remove_stale_tmp(&dir)
+                    output::remove_stale_tmp(&dir)
                         .map_err(|e| RunError::Io(format!("cleaning {}: {e}", dir.display())))?;
                 }
             }
@@ -508,7 +508,7 @@ pub fn run_sweep(
             let replicated = loaded.scenario.seeds > 1;
             let baseline = loaded.scenario.baseline.as_deref();
             let unfinished: std::collections::HashSet<&String> = sweep.unfinished.iter().collect();
-            let status = results::SweepStatus {
+            let status = output::SweepStatus {
                 runs: n,
                 finished: plan
                     .iter()
@@ -520,8 +520,8 @@ pub fn run_sweep(
                 unfinished: sweep.unfinished.clone(),
                 interrupted_by: sweep.stopped_by.clone(),
             };
-            results::write_sweep(&sweep.rows, &axes, replicated, baseline, dir)
-                .and_then(|()| results::write_sweep_status(&status, dir))
+            output::write_sweep(&sweep.rows, &axes, replicated, baseline, dir)
+                .and_then(|()| output::write_sweep_status(&status, dir))
                 .map_err(|e| RunError::Io(format!("writing to {}: {e}", dir.display())))?;
         }
     }
@@ -558,7 +558,7 @@ pub fn run_single(
     let p = &mut plan[0];
     if let Some(out) = out {
         resolved::set_seed(&mut p.meta.table, p.meta.seed).map_err(RunError::Input)?;
-        results::prepare_out(out, &[]).map_err(RunError::Out)?;
+        output::prepare_out(out, &[]).map_err(RunError::Out)?;
     }
     // Cut into as many shards as asked for, on at most the machine's threads (as the
     // command line's `--threads-per-run`).
@@ -618,7 +618,7 @@ fn run_one_kept(
         ..sim.progress()
     });
     let wall = t0.elapsed().as_secs_f64();
-    let mut summary = results::summarize(&sim, &meta.name, &outcome, wall);
+    let mut summary = output::summarize(&sim, &meta.name, &outcome, wall);
     summary.params = meta.coords.iter().cloned().collect();
     summary.variant_name = meta.variant.clone();
     if multi {
@@ -630,8 +630,8 @@ fn run_one_kept(
             .and_then(|toml| {
                 // A `.tmp` left in the folder by a writer killed mid-file goes first.
                 std::fs::create_dir_all(&dir)
-                    .and_then(|()| results::remove_stale_tmp(&dir))
-                    .and_then(|()| results::write_all(&sim, &summary, &toml, &dir))
+                    .and_then(|()| output::remove_stale_tmp(&dir))
+                    .and_then(|()| output::write_all(&sim, &summary, &toml, &dir))
                     .map_err(|e| e.to_string())
             })
             .map_err(|e| RunError::Io(format!("writing results to {}: {e}", dir.display())));
@@ -738,7 +738,7 @@ values = ["256KiB", "1MiB"]
             .map(|r| {
                 let text =
                     std::fs::read_to_string(d.path().join(&r.folder).join("summary.json")).unwrap();
-                let b = results::summary::from_json(&text).unwrap();
+                let b = output::summary::from_json(&text).unwrap();
                 // What it holds writes the same file again.
                 let again = serde_json::to_string_pretty(&b).unwrap() + "\n";
                 assert_eq!(again, text, "{}", r.variant);
@@ -747,16 +747,16 @@ values = ["256KiB", "1MiB"]
             .collect();
         let axes = vec!["size".to_string()];
         assert_eq!(
-            results::comparison_csv(&back),
-            results::comparison_csv(&res.rows)
+            output::comparison_csv(&back),
+            output::comparison_csv(&res.rows)
         );
-        let jct = results::jct_csv(&res.rows, &axes, false, None);
+        let jct = output::jct_csv(&res.rows, &axes, false, None);
         assert!(jct.lines().count() > 1, "{jct}");
-        assert_eq!(results::jct_csv(&back, &axes, false, None), jct);
+        assert_eq!(output::jct_csv(&back, &axes, false, None), jct);
         // A file cut short or of another shape names what is missing.
-        let e = results::summary::from_json("{}").unwrap_err();
+        let e = output::summary::from_json("{}").unwrap_err();
         assert!(e.starts_with("missing /run/"), "{e}");
-        assert!(results::summary::from_json("{\"run\": ").is_err());
+        assert!(output::summary::from_json("{\"run\": ").is_err());
     }
 
     #[test]
@@ -787,10 +787,10 @@ values = ["256KiB", "1MiB"]
         };
         let res = run_sweep(&l, &opts(d.path()), ctl, &|_, _| {}).unwrap();
         assert_eq!((res.runs.len(), res.reused.len()), (4, 0));
-        let first = results::comparison_csv(&res.rows);
+        let first = output::comparison_csv(&res.rows);
         let res = run_sweep(&l, &opts(d.path()), ctl, &|_, _| {}).unwrap();
         assert_eq!((res.runs.len(), res.reused.len()), (0, 4));
-        assert_eq!(results::comparison_csv(&res.rows), first);
+        assert_eq!(output::comparison_csv(&res.rows), first);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! its container tag under EtherType 0x88B5 with the RoCEv2 frame after it, and the
 //! scheduler's REQUEST and GRANT frames parse as the layout `wire::gse` documents.
 
-use fabricsim::capture::pcapng;
+use fabricsim::output::pcap::pcapng;
 use fabricsim::sim::Simulation;
 use fabricsim::wire::bth::BthRepr;
 use fabricsim::wire::ethernet::{self, EthernetRepr};

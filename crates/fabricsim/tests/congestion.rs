@@ -5,7 +5,7 @@
 
 use fabricsim::cc::{AnyCc, CongestionControl};
 use fabricsim::invariants;
-use fabricsim::results::{fct, flows_csv, ports_csv};
+use fabricsim::output::{fct, flows_csv, ports_csv};
 use fabricsim::sim::{Outcome, Simulation};
 use fabricsim::units::{Time, MS, US};
 use std::path::{Path, PathBuf};

@@ -252,8 +252,8 @@ fn a_credit_starved_sender_resumes_when_credits_return() {
     // One credit left on the data VC, the control VC's 66 untouched.
     assert_eq!(st.min_free, 1 + 66);
     // credits.csv: one row per port feeding a switch (the two NIC ports), the wait in ns.
-    let summary = fabricsim::results::summarize(&sim, "t", &o, 0.0);
-    let csv = fabricsim::results::run_table_text("credits.csv", &sim, &summary).unwrap();
+    let summary = fabricsim::output::summarize(&sim, "t", &o, 0.0);
+    let csv = fabricsim::output::run_table_text("credits.csv", &sim, &summary).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(
         rows[0],
@@ -267,8 +267,8 @@ fn a_credit_starved_sender_resumes_when_credits_return() {
     );
     // Runs without credits have no such table.
     let pfc = build(&chain(1, "1us", 8192, ""));
-    let s = fabricsim::results::summarize(&pfc, "t", &Outcome::Completed, 0.0);
-    assert!(fabricsim::results::run_table_text("credits.csv", &pfc, &s).is_none());
+    let s = fabricsim::output::summarize(&pfc, "t", &Outcome::Completed, 0.0);
+    assert!(fabricsim::output::run_table_text("credits.csv", &pfc, &s).is_none());
 }
 
 /// The ring of scenarios/pfc-deadlock.toml (each flow routed two hops clockwise, so the

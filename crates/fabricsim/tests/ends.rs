@@ -75,11 +75,11 @@ fn a_window_beyond_max_time_is_clamped_and_the_analysis_is_quick() {
 }
 
 /// The guard's verdict on `sim`, within a wall-time budget; `summary.json` records it.
-fn livelock(mut sim: Simulation) -> fabricsim::livelock::LivelockReport {
+fn livelock(mut sim: Simulation) -> fabricsim::sim::livelock::LivelockReport {
     let t = Instant::now();
     let o = sim.run(&mut |_| {});
     assert!(t.elapsed().as_secs_f64() < 60.0, "{:?}", t.elapsed());
-    let s = fabricsim::results::summarize(&sim, "v", &o, 1.0);
+    let s = fabricsim::output::summarize(&sim, "v", &o, 1.0);
     let json: serde_json::Value = serde_json::to_value(&s).unwrap();
     assert_eq!(json["run"]["outcome"], "livelock");
     let Outcome::Livelock(r) = o else {
@@ -155,13 +155,13 @@ flows = [{}]
     let mut sim = build(&toml);
     let o = sim.run(&mut |_| {});
     assert!(!matches!(o, Outcome::Livelock(_)), "{o:?}");
-    let s = fabricsim::results::summarize(&sim, "v", &o, 1.0);
+    let s = fabricsim::output::summarize(&sim, "v", &o, 1.0);
     let json: serde_json::Value = serde_json::to_value(&s).unwrap();
     assert!(
         json["run"].get("livelock").is_none(),
         "absent unless it tripped"
     );
-    let checks = sim.events() / fabricsim::livelock::CHECK_EVERY as u64;
+    let checks = sim.events() / fabricsim::sim::livelock::CHECK_EVERY as u64;
     assert!(checks >= 4, "{checks} checks");
 }
 

@@ -5,7 +5,7 @@
 
 use fabricsim::fabric::faults::FaultSummary;
 use fabricsim::invariants;
-use fabricsim::results::fct;
+use fabricsim::output::fct;
 use fabricsim::sim::{Outcome, Simulation};
 use fabricsim::transport::rdma::ideal_fct;
 use fabricsim::units::{Time, US};
@@ -142,7 +142,7 @@ fn bit_errors_are_a_function_of_the_seed() {
         let mut sim = Simulation::build(&l.scenario, "t.toml", Path::new(".")).unwrap();
         sim.run(&mut |_| {});
         (
-            fabricsim::results::flows_csv(&sim),
+            fabricsim::output::flows_csv(&sim),
             summary(&sim).frames_corrupted,
         )
     };

@@ -309,7 +309,7 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
     );
     // Each flow gets half the uplink: FCT about twice the ideal.
     for i in 0..2 {
-        let slow = fabricsim::results::fct(&sim, i).unwrap() as f64 / sim.ideal[i] as f64;
+        let slow = fabricsim::output::fct(&sim, i).unwrap() as f64 / sim.ideal[i] as f64;
         assert!(slow > 1.8, "flow {i} slowdown {slow}");
     }
 }

@@ -809,7 +809,7 @@ proptest! {
             let o = sim.run(&mut |_| {});
             let bad = fabricsim::invariants::check(&sim);
             prop_assert!(bad.is_empty(), "{name}: {bad:?}");
-            let _ = fabricsim::results::summarize(&sim, &name, &o, 0.0);
+            let _ = fabricsim::output::summarize(&sim, &name, &o, 0.0);
         }
     }
 }

@@ -2,9 +2,9 @@
 //! `report.html` and the slowdown part of the multi-run report, on the quickstart
 //! scenario (27 flows from 4 KB to 2 MB, rates and queues recorded).
 
+use fabricsim::metrics::quantile;
 use fabricsim::metrics::{self, SizeBuckets, BUCKETS_CSV_HEADER};
 use fabricsim::report::{check_well_formed, Section};
-use fabricsim::results::quantile;
 use fabricsim::runner::{build_all, run, RunOptions};
 use fabricsim::{load_file, load_str};
 use std::path::{Path, PathBuf};
@@ -332,7 +332,7 @@ fn variants_get_per_run_reports_and_slowdown_comparison() {
 fn the_cdf_overlay_is_skipped_above_twelve_runs() {
     let d = tempfile::tempdir().unwrap();
     let base = run_quickstart(d.path()).pop().unwrap().summary;
-    let runs = |n: usize| -> Vec<fabricsim::results::Summary> {
+    let runs = |n: usize| -> Vec<fabricsim::output::Summary> {
         (0..n)
             .map(|i| {
                 let mut s = base.clone();
@@ -350,14 +350,14 @@ fn the_cdf_overlay_is_skipped_above_twelve_runs() {
             .collect()
     };
     let bars = |secs: &[Section]| secs.iter().filter(|s| matches!(s, Section::Bar(_))).count();
-    let twelve = fabricsim::compare::slowdown_sections(&runs(12), true);
+    let twelve = fabricsim::output::compare::slowdown_sections(&runs(12), true);
     assert_eq!(lines(&twelve), [12]);
     assert_eq!(bars(&twelve), 2);
-    let thirteen = fabricsim::compare::slowdown_sections(&runs(13), true);
+    let thirteen = fabricsim::output::compare::slowdown_sections(&runs(13), true);
     assert!(lines(&thirteen).is_empty());
     assert_eq!(bars(&thirteen), 2);
     // Without charts (collective jobs): the table only.
-    let table_only = fabricsim::compare::slowdown_sections(&runs(3), false);
+    let table_only = fabricsim::output::compare::slowdown_sections(&runs(3), false);
     assert!(table_only
         .iter()
         .all(|s| !matches!(s, Section::Bar(_) | Section::Line(_))));
@@ -437,11 +437,14 @@ fn every_chart_and_table_of_the_reports_has_units_and_notes() {
     let res = run_two_variants(d.path());
     let summary = &res[0].summary;
     assert_eq!(
-        check_report(&metrics::run_report_sections(&sim, summary), &[]),
+        check_report(
+            &fabricsim::output::run_report::run_report_sections(&sim, summary),
+            &[]
+        ),
         4
     );
     let rows: Vec<_> = res.iter().map(|r| r.summary.clone()).collect();
-    let secs = fabricsim::compare::report_sections("quickstart", &rows, &[], false, None);
+    let secs = fabricsim::output::compare::report_sections("quickstart", &rows, &[], false, None);
     assert_eq!(check_report(&secs, &[]), 7);
 }
 
@@ -463,7 +466,8 @@ fn jct_charts_draw_each_runs_lower_bound_under_its_bars() {
         .collect();
     assert!(rows.iter().all(|r| r.jobs > 0));
     let axes: Vec<String> = rows[0].params.keys().cloned().collect();
-    let secs = fabricsim::compare::report_sections("gse-vs-roce-quick", &rows, &[], false, None);
+    let secs =
+        fabricsim::output::compare::report_sections("gse-vs-roce-quick", &rows, &[], false, None);
     assert!(check_report(&secs, &axes) > 0);
     let jct: Vec<_> = secs
         .iter()
@@ -495,8 +499,8 @@ fn jct_charts_draw_each_runs_lower_bound_under_its_bars() {
     // A run's own report: one bar per job, each with its job's bound.
     let (_, mut sim) = build_all(&loaded, None).unwrap().pop().unwrap();
     let outcome = sim.run(&mut |_| {});
-    let summary = fabricsim::results::summarize(&sim, "v", &outcome, 0.0);
-    let secs = metrics::run_report_sections(&sim, &summary);
+    let summary = fabricsim::output::summarize(&sim, "v", &outcome, 0.0);
+    let secs = fabricsim::output::run_report::run_report_sections(&sim, &summary);
     check_report(&secs, &[]);
     let c = secs
         .iter()
@@ -506,7 +510,13 @@ fn jct_charts_draw_each_runs_lower_bound_under_its_bars() {
         })
         .expect("JCT chart in a run with jobs");
     let b = &c.bound.as_ref().expect("bound").values[0];
-    assert_eq!(b.len(), sim.nics.jobs.len().min(metrics::MAX_JCT_JOBS));
+    assert_eq!(
+        b.len(),
+        sim.nics
+            .jobs
+            .len()
+            .min(fabricsim::output::run_report::MAX_JCT_JOBS)
+    );
     for (j, v) in b.iter().enumerate() {
         assert_eq!(*v, Some(sim.job_lower_bound(j) as f64 / 1e9));
     }

@@ -8,7 +8,7 @@
 use fabricsim::fabric::switch::SwitchRole;
 use fabricsim::fabric::NodeKind;
 use fabricsim::ids::PortId;
-use fabricsim::results::fct;
+use fabricsim::output::fct;
 use fabricsim::units::{ser_time, US};
 use fabricsim::{invariants, load_str, Outcome, Simulation};
 use std::path::Path;

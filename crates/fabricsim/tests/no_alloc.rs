@@ -77,7 +77,7 @@ fn steady_state_moves_packets_without_allocating() {
         let l = fabricsim::load_str(&src, "t.toml", Path::new("."), &[]).unwrap();
         let mut sim = Simulation::build(&l.scenario, "t.toml", Path::new(".")).unwrap();
         sim.run(&mut |_| {});
-        fabricsim::results::flows_csv(&sim) + &fabricsim::results::ports_csv(&sim)
+        fabricsim::output::flows_csv(&sim) + &fabricsim::output::ports_csv(&sim)
     };
     assert_eq!(flows(&pcap), flows(&fat_tree(PFC)));
 }
@@ -127,7 +127,7 @@ fn steady_state_allocates_nothing(src: &str) {
     let mut straight = Simulation::build(&l.scenario, "t.toml", Path::new(".")).unwrap();
     assert_eq!(straight.run(&mut |_| {}), out);
     assert_eq!(
-        fabricsim::results::flows_csv(&straight),
-        fabricsim::results::flows_csv(&sim)
+        fabricsim::output::flows_csv(&straight),
+        fabricsim::output::flows_csv(&sim)
     );
 }

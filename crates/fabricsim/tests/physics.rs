@@ -1,7 +1,7 @@
 //! Behaviour of the RoCEv2 fabric checked against analytic results and invariants.
 
 use fabricsim::invariants;
-use fabricsim::results::fct;
+use fabricsim::output::fct;
 use fabricsim::sim::{Outcome, Simulation};
 use fabricsim::units::{ser_time, MS, NS, US};
 use std::path::Path;

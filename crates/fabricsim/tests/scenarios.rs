@@ -1,7 +1,7 @@
 //! Every scenario shipped in `scenarios/` runs, keeps the invariants (conservation, FCT >=
 //! ideal, lossless when PFC is on) and is deterministic.
 
-use fabricsim::results::{self, flows_csv, ports_csv};
+use fabricsim::output::{self, flows_csv, ports_csv};
 use fabricsim::runner::build_all;
 use fabricsim::{invariants, load_file};
 use std::path::PathBuf;
@@ -55,7 +55,7 @@ fn every_scenario_keeps_the_invariants() {
                 path.display()
             );
             for i in 0..sim.nics.flows.len() {
-                if let Some(f) = results::fct(&sim, i) {
+                if let Some(f) = output::fct(&sim, i) {
                     assert!(
                         f >= sim.ideal[i],
                         "{} / {name}: flow {i} beat its ideal",
@@ -95,7 +95,7 @@ fn quickstart(seed: Option<u64>) -> RunText {
     let loaded = load_file(&scenarios_dir().join("quickstart.toml"), &[]).unwrap();
     let (name, mut sim) = build_all(&loaded, seed).unwrap().pop().unwrap();
     let o = sim.run(&mut |_| {});
-    let s = results::summarize(&sim, &name, &o, 0.0);
+    let s = output::summarize(&sim, &name, &o, 0.0);
     let paths = (0..sim.nics.flows.len()).map(|i| sim.path_of(i)).collect();
     (
         flows_csv(&sim),

@@ -931,8 +931,8 @@ fn a_dependency_across_shards_fires_after_exactly_its_notification_latency() {
     let (a, b) = (&sim.nics.flows[0], &sim.nics.flows[1]);
     assert_eq!(b.spec.start, a.finish.unwrap());
     assert_eq!(
-        fabricsim::results::flows_csv(&sim),
-        fabricsim::results::flows_csv(&serial)
+        fabricsim::output::flows_csv(&sim),
+        fabricsim::output::flows_csv(&serial)
     );
 }
 

@@ -4,7 +4,7 @@
 
 use fabricsim::fabric::NodeKind;
 use fabricsim::ids::PortId;
-use fabricsim::results::fct;
+use fabricsim::output::fct;
 use fabricsim::units::Time;
 use fabricsim::{invariants, load_str, Outcome, Simulation};
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! fabric their latency is analytic: a barrier takes `rounds x (L + send_overhead +
 //! recv_overhead)`, `L` the ideal one-way latency of one small message.
 
-use fabricsim::results::{fct, jobs_csv};
+use fabricsim::output::{fct, jobs_csv};
 use fabricsim::units::{Time, NS, US};
 use fabricsim::{invariants, load_str, Outcome, Simulation};
 use std::path::Path;

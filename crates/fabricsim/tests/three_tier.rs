@@ -4,7 +4,7 @@
 //! counts between hosts, routed paths and ideal FCTs), and a lone flow on the generated
 //! tree meets its ideal FCT exactly.
 
-use fabricsim::results::fct;
+use fabricsim::output::fct;
 use fabricsim::scenario::LoadedScenario;
 use fabricsim::topology::{self, TopoGraph};
 use fabricsim::{invariants, load_str, Outcome, Simulation};

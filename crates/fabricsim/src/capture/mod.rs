@@ -23,13 +23,9 @@
 //! ([`crate::wire::addr`]), the priority in the IPv4 DSCP and the ECN mark in its ECN
 //! bits, the PSN from the sequence number, zero ICRCs.
 
-pub mod frame;
-pub mod pcapng;
-
 use crate::ids::PortId;
 use crate::packet::{Desc, Packet, PacketArena};
 use crate::param::{Described, Param, ParamError};
-use crate::sim::Simulation;
 use crate::units::serde_units as su;
 use crate::units::Time;
 use serde::Deserialize;
@@ -176,24 +172,24 @@ pub struct Interface {
 }
 
 /// Marks a port that is not captured in [`Capture`]'s per-port map.
-const NOT_CAPTURED: u32 = u32::MAX;
+pub(crate) const NOT_CAPTURED: u32 = u32::MAX;
 
 /// A run's capture: what to note and what was noted.
 #[derive(Clone, Debug)]
 pub struct Capture {
     /// Per port: its interface index, or [`NOT_CAPTURED`].
-    iface_of: Vec<u32>,
+    pub(crate) iface_of: Vec<u32>,
     /// The captured ports, in the scenario's order.
     pub interfaces: Vec<Interface>,
-    from: Time,
-    to: Time,
+    pub(crate) from: Time,
+    pub(crate) to: Time,
     /// Data frames as SEND or WRITE.
     pub verb: Verb,
     /// Data frames whole (payload zeros) or headers only.
     pub payload: bool,
     /// What was noted: one log, or one per shard of a cut run (merged into the first
     /// when the run pauses or ends, [`Self::merge_logs`]).
-    logs: Vec<CaptureLog>,
+    pub(crate) logs: Vec<CaptureLog>,
 }
 
 /// The frames one shard noted: the first `limit` by [`CaptureRecord::key`] of those it
@@ -225,7 +221,7 @@ impl Clone for CaptureLog {
 }
 
 impl CaptureLog {
-    fn new(limit: usize) -> CaptureLog {
+    pub(crate) fn new(limit: usize) -> CaptureLog {
         CaptureLog {
             slots: Vec::with_capacity(limit),
             limit,
@@ -269,53 +265,6 @@ impl CaptureLog {
 }
 
 impl Capture {
-    /// Resolves port names against a built simulation and reserves the records; the
-    /// error is `"<field>: <message>"` relative to `[record.pcap]`.
-    pub fn resolve(cfg: &PcapCfg, sim: &Simulation) -> Result<Capture, String> {
-        let fabric = &sim.fabric;
-        let mut iface_of = vec![NOT_CAPTURED; fabric.ports.len()];
-        let mut interfaces: Vec<Interface> = Vec::new();
-        for (i, name) in cfg.ports.iter().enumerate() {
-            let port = find_port(sim, name).ok_or_else(|| {
-                format!(
-                    "ports[{i}]: `{name}` names no port: use \"<switch>:<port>\" (a switch \
-                     egress port), \"<host>\" (its NIC) or \"<host>:<port>\", with node names \
-                     and local port indices as in ports.csv"
-                )
-            })?;
-            if iface_of[port.idx()] != NOT_CAPTURED {
-                return Err(format!(
-                    "ports[{i}]: `{name}` is the same port as ports[{}]",
-                    iface_of[port.idx()]
-                ));
-            }
-            let p = &fabric.ports[port.idx()];
-            iface_of[port.idx()] = interfaces.len() as u32;
-            interfaces.push(Interface {
-                name: name.clone(),
-                port,
-                description: format!(
-                    "egress of {} port {} toward {} port {}",
-                    sim.port_node_name(port),
-                    p.local,
-                    sim.port_node_name(p.peer),
-                    fabric.ports[p.peer.idx()].local
-                ),
-                speed_bps: p.rate.0,
-            });
-        }
-        let limit = cfg.limit.min(MAX_LIMIT) as usize;
-        Ok(Capture {
-            iface_of,
-            interfaces,
-            from: cfg.from.unwrap_or(0),
-            to: cfg.to.unwrap_or(Time::MAX),
-            verb: cfg.verb,
-            payload: cfg.payload,
-            logs: vec![CaptureLog::new(limit)],
-        })
-    }
-
     /// Frames on captured ports within the window beyond the limit (not kept).
     pub fn missed(&self) -> u64 {
         let seen: u64 = (self.logs.iter())
@@ -443,23 +392,6 @@ impl CaptureRecord {
             prev: 0,
         },
     };
-}
-
-/// The port `name` names: `"<node>:<local>"` for any node, or `"<host>"` for a host's
-/// first port.
-fn find_port(sim: &Simulation, name: &str) -> Option<PortId> {
-    let (node, local) = match name.rsplit_once(':') {
-        Some((n, l)) => (n, l.parse::<u32>().ok()?),
-        None => (name, 0),
-    };
-    let n = sim.fabric.nodes.iter().find(|n| n.name == node)?;
-    let bare_host = !name.contains(':');
-    if bare_host && !matches!(n.kind, crate::fabric::NodeKind::Host(_)) {
-        return None;
-    }
-    n.ports
-        .iter()
-        .find(|&p| sim.fabric.ports[p.idx()].local == local)
 }
 
 #[cfg(test)]

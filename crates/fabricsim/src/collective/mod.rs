@@ -37,7 +37,6 @@
 pub mod reduce;
 pub mod tree;
 
-use crate::sim::Simulation;
 use crate::units::Time;
 use reduce::{DType, Op};
 use serde::Deserialize;
@@ -193,39 +192,4 @@ pub struct HwSummary {
     pub packets_received: u64,
     /// Copies the switches made for multicast.
     pub multicast_copies: u64,
-}
-
-impl HwSummary {
-    /// The run's figures, when it has hardware collectives.
-    pub fn of(sim: &Simulation) -> Option<HwSummary> {
-        let hw = sim.nics.hw.as_deref()?;
-        let mut lat = Vec::new();
-        let (mut iterations, mut failed, mut timeouts, mut verified) = (0, 0, 0, true);
-        for c in &hw.colls {
-            for it in &c.iters {
-                iterations += 1;
-                failed += it.failed as u64;
-                timeouts += it.timeouts as u64;
-                verified &= it.verified != Some(false);
-                if it.done as usize == c.spec.ranks.len() {
-                    if let (Some(a), Some(b)) = (it.last_entry, it.finish) {
-                        lat.push((b - a) as f64 / 1000.0);
-                    }
-                }
-            }
-        }
-        Some(HwSummary {
-            collectives: hw.colls.len(),
-            iterations,
-            completed: lat.len(),
-            failed,
-            timeouts,
-            latency_mean_ns: (!lat.is_empty()).then(|| lat.iter().sum::<f64>() / lat.len() as f64),
-            latency_max_ns: lat.iter().copied().reduce(f64::max),
-            verified,
-            packets_sent: hw.sent,
-            packets_received: hw.received,
-            multicast_copies: sim.fabric.multicast.as_ref().map_or(0, |m| m.replicas),
-        })
-    }
 }

@@ -6,7 +6,7 @@
 //! 10 KB, 100 KB and 1 MB (decimal) give `<10KB`, `10KB-100KB`, `100KB-1MB` and `>=1MB`.
 //! A flow of exactly 10_000 bytes is in `10KB-100KB`. Only finished flows count.
 //!
-//! Quantiles are [`crate::results::quantile`] (nearest rank). Everything here is a pure
+//! Quantiles are [`crate::metrics::quantile`] (nearest rank). Everything here is a pure
 //! function of the simulation's state: series are chosen and ordered by ids, never by
 //! hash-map order, and long series are thinned deterministically.
 //!
@@ -18,15 +18,11 @@
 
 mod buckets;
 pub mod interval;
-mod run_report;
 mod series;
 mod slowdown;
 mod slowdown_charts;
 
 pub use buckets::{SizeBuckets, ALL, DEFAULT_EDGES};
-pub use run_report::{
-    run_report_sections, run_report_title, MAX_JCT_JOBS, MAX_QUEUE_PORTS, MAX_RATE_FLOWS,
-};
 pub use series::{
     cdf_points, downsample, queue_series, rate_series, MAX_CHART_POINTS, MAX_SERIES_POINTS,
     SUMMARY_CDF_POINTS,
@@ -36,3 +32,12 @@ pub use slowdown::{
     BUCKETS_CSV_HEADER,
 };
 pub use slowdown_charts::{buckets_chart, buckets_table, cdf_chart, CDF_NOTE, FLOW_SIZE_AXIS};
+
+/// Value at quantile q (0..=1) of sorted data, by nearest rank.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 pub const MAX_SERIES_POINTS: usize = 2000;
 /// Most points of all series of one chart together.
 pub const MAX_CHART_POINTS: usize = 8000;
-/// Points of the slowdown CDF kept in a [`Summary`](crate::results::Summary) (for the
+/// Points of the slowdown CDF kept in a [`Summary`](crate::output::Summary) (for the
 /// multi-run overlay).
 pub const SUMMARY_CDF_POINTS: usize = 400;
 

@@ -2,7 +2,7 @@
 //! bucket and for all flows, and `buckets.csv`.
 
 use super::buckets::{SizeBuckets, ALL};
-use crate::results::quantile;
+use crate::metrics::quantile;
 use crate::sim::Simulation;
 use crate::units::Time;
 use serde::Serialize;

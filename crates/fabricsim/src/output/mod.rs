@@ -42,6 +42,7 @@ mod buffers;
 pub mod cells;
 mod collectives;
 pub mod columns;
+pub mod compare;
 mod comparison;
 mod convergence;
 mod credits;
@@ -49,10 +50,12 @@ mod flows;
 pub(crate) mod jct;
 mod jobs;
 mod links;
+pub mod pcap;
 mod ports;
 mod queues;
 mod rates;
 pub mod resolved;
+pub mod run_report;
 pub mod summary;
 mod summary_table;
 mod training;
@@ -361,8 +364,8 @@ fn write_csv(
 
 /// A run's `report.html`, as text.
 pub fn run_report_html(sim: &Simulation, summary: &Summary) -> String {
-    let title = crate::metrics::run_report_title(summary);
-    let sections = crate::metrics::run_report_sections(sim, summary);
+    let title = crate::output::run_report::run_report_title(summary);
+    let sections = crate::output::run_report::run_report_sections(sim, summary);
     crate::report::render_html(&title, &sections)
 }
 
@@ -387,7 +390,7 @@ pub fn write_all(
     write_file(dir, "report.html", |w| w.write_all(html.as_bytes()))?;
     if let Some(cap) = sim.fabric.capture.as_deref() {
         write_file(dir, crate::capture::FILE, |w| {
-            crate::capture::pcapng::write(sim, cap, w)
+            crate::output::pcap::pcapng::write(sim, cap, w)
         })?;
     }
     write_file(dir, resolved::FILE, |w| {
@@ -424,7 +427,8 @@ pub fn write_sweep(
         }
     }
     let title = rows.first().map(|r| r.scenario.clone()).unwrap_or_default();
-    let sections = crate::compare::report_sections(&title, rows, axes, replicated, baseline);
+    let sections =
+        crate::output::compare::report_sections(&title, rows, axes, replicated, baseline);
     let html = crate::report::render_html(&title, &sections);
     write_file(dir, SWEEP_REPORT, |w| w.write_all(html.as_bytes()))
 }
@@ -457,6 +461,18 @@ pub fn prepare_out(out: &Path, folders: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sweep_files_are_reserved() {
+        let mut ours: Vec<&str> = sweep_file_names().collect();
+        let mut reserved = crate::scenario::SWEEP_FILE_NAMES.to_vec();
+        ours.sort_unstable();
+        reserved.sort_unstable();
+        assert_eq!(
+            ours, reserved,
+            "scenario::SWEEP_FILE_NAMES must list every file written beside run folders"
+        );
+    }
 
     #[test]
     fn a_failed_write_leaves_no_tmp_file() {

@@ -7,7 +7,7 @@
 //! - `run`: scenario, run name, variant, sweep coordinates, results folder, seed,
 //!   outcome, stall diagnosis, livelock diagnosis (only when the guard stopped the run), invariants broken, simulated end, fabricsim version and git commit;
 //! - `speed`: wall seconds, events, packet-hops, packet-hops per second, peak packets
-//!   alive, the memory estimated before the run ([`crate::budget`]) and the process's
+//!   alive, the memory estimated before the run ([`crate::scenario::budget`]) and the process's
 //!   peak resident memory (only `wall_seconds`, `packet_hops_per_sec` and
 //!   `peak_rss_bytes` depend on the machine), and for a run cut into shards, `parallel`:
 //!   shards, threads, windows, window span, lookahead, frames handed over, and the
@@ -30,8 +30,9 @@
 //!   `[record.convergence]` or `[record.window]`; every
 //!   key is always there, so a reader can rely on the shape.
 
+pub use crate::metrics::quantile;
+use crate::sim::stall::StallReport;
 use crate::sim::{Outcome, Simulation};
-use crate::stall::StallReport;
 use crate::units::Time;
 use serde::{Serialize, Serializer};
 
@@ -70,8 +71,8 @@ pub struct Summary {
     pub outcome: String,
     /// Stall diagnosis, when it stalled.
     pub stall: Option<StallReport>,
-    /// Livelock diagnosis, when the guard stopped the run ([`crate::livelock`]).
-    pub livelock: Option<crate::livelock::LivelockReport>,
+    /// Livelock diagnosis, when the guard stopped the run ([`crate::sim::livelock`]).
+    pub livelock: Option<crate::sim::livelock::LivelockReport>,
     /// Simulated time at the end (ns).
     pub sim_end_ns: f64,
     /// Wall-clock seconds.
@@ -129,7 +130,7 @@ pub struct Summary {
     pub max_queue_bytes: u64,
     /// Most packets alive at once.
     pub peak_packets: usize,
-    /// Memory the run was estimated to hold before it was built ([`crate::budget`]).
+    /// Memory the run was estimated to hold before it was built ([`crate::scenario::budget`]).
     pub memory_estimate_bytes: u64,
     /// The parallel engine's work, when the run was cut into shards (`None` on one
     /// thread; not read back from a summary).
@@ -202,15 +203,6 @@ pub struct Summary {
 
 fn ns(t: Time) -> f64 {
     t as f64 / 1000.0
-}
-
-/// Value at quantile q (0..=1) of sorted data, by nearest rank.
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
 }
 
 /// FCT of flow i, if it finished.
@@ -404,7 +396,7 @@ struct RunJson<'a> {
     stall: Option<&'a StallReport>,
     /// Absent unless the livelock guard stopped the run.
     #[serde(skip_serializing_if = "Option::is_none")]
-    livelock: Option<&'a crate::livelock::LivelockReport>,
+    livelock: Option<&'a crate::sim::livelock::LivelockReport>,
     /// Invariants the run broke (an empty list for a sound run).
     invariant_violations: &'a [String],
     sim_end_ns: f64,
@@ -731,6 +723,88 @@ fn num(v: &serde_json::Value) -> Option<f64> {
         Some(f64::NAN)
     } else {
         v.as_f64()
+    }
+}
+
+// The summary's sections of parts that keep their own figures, read off the finished run.
+use crate::collective::HwSummary;
+use crate::fabric::roles::dr::{DciDirection, LongHaulStats};
+
+impl HwSummary {
+    /// The run's figures, when it has hardware collectives.
+    pub fn of(sim: &Simulation) -> Option<HwSummary> {
+        let hw = sim.nics.hw.as_deref()?;
+        let mut lat = Vec::new();
+        let (mut iterations, mut failed, mut timeouts, mut verified) = (0, 0, 0, true);
+        for c in &hw.colls {
+            for it in &c.iters {
+                iterations += 1;
+                failed += it.failed as u64;
+                timeouts += it.timeouts as u64;
+                verified &= it.verified != Some(false);
+                if it.done as usize == c.spec.ranks.len() {
+                    if let (Some(a), Some(b)) = (it.last_entry, it.finish) {
+                        lat.push((b - a) as f64 / 1000.0);
+                    }
+                }
+            }
+        }
+        Some(HwSummary {
+            collectives: hw.colls.len(),
+            iterations,
+            completed: lat.len(),
+            failed,
+            timeouts,
+            latency_mean_ns: (!lat.is_empty()).then(|| lat.iter().sum::<f64>() / lat.len() as f64),
+            latency_max_ns: lat.iter().copied().reduce(f64::max),
+            verified,
+            packets_sent: hw.sent,
+            packets_received: hw.received,
+            multicast_copies: sim.fabric.multicast.as_ref().map_or(0, |m| m.replicas),
+        })
+    }
+}
+
+impl LongHaulStats {
+    /// The figures of `sim`, if it has DR switches.
+    pub fn of(sim: &Simulation) -> Option<LongHaulStats> {
+        let st = sim.fabric.dr.as_ref()?;
+        let ports = &sim.fabric.ports;
+        let mut campuses: Vec<u32> = st.dci_ports.iter().map(|&(_, c)| c).collect();
+        campuses.sort_unstable();
+        campuses.dedup();
+        let directions: Vec<DciDirection> = campuses
+            .iter()
+            .map(|&c| {
+                let mine: Vec<&crate::fabric::Port> = (st.dci_ports.iter())
+                    .filter(|&&(_, pc)| pc == c)
+                    .map(|&(p, _)| &ports[p])
+                    .collect();
+                let tx: u64 = mine.iter().map(|p| p.tx_bytes).sum();
+                let max = mine.iter().map(|p| p.tx_bytes).max().unwrap_or(0);
+                let mean = tx as f64 / mine.len().max(1) as f64;
+                DciDirection {
+                    campus: c,
+                    ports: mine.len(),
+                    tx_bytes: tx,
+                    imbalance: if mean > 0.0 { max as f64 / mean } else { 1.0 },
+                    drops: mine.iter().map(|p| p.stats.drops).sum(),
+                    ports_dropping: mine.iter().filter(|p| p.stats.drops > 0).count(),
+                    max_queue_bytes: mine.iter().map(|p| p.max_queue_bytes).max().unwrap_or(0),
+                }
+            })
+            .collect();
+        let busiest = directions.iter().max_by_key(|d| d.tx_bytes);
+        Some(LongHaulStats {
+            dci_imbalance: busiest.map_or(1.0, |d| d.imbalance),
+            dci_drops: directions.iter().map(|d| d.drops).sum(),
+            dr_drops: (sim.fabric.switches.iter())
+                .filter(|s| matches!(s.role, crate::fabric::switch::SwitchRole::Dr(_)))
+                .map(|s| s.drops)
+                .sum(),
+            dr_cnps: st.cnps.iter().sum(),
+            directions,
+        })
     }
 }
 

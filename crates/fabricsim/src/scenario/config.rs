@@ -227,11 +227,11 @@ pub struct RecordCfg {
     /// Time to cut and time to fair share after a flow joins (`convergence.csv`); samples
     /// rates every 10 us unless `rate_interval` says otherwise.
     #[serde(default)]
-    pub convergence: Option<crate::convergence::ConvergenceCfg>,
+    pub convergence: Option<crate::record::convergence::ConvergenceCfg>,
     /// Goodput of chosen flows and queues of chosen ports over a time window
     /// (`window.csv`); needs `rate_interval` for flows and `queue_interval` for ports.
     #[serde(default)]
-    pub window: Option<crate::window::WindowCfg>,
+    pub window: Option<crate::record::window::WindowCfg>,
     /// Frames the chosen ports send, written as `capture.pcapng` ([`crate::capture`]).
     #[serde(default)]
     pub pcap: Option<crate::capture::PcapCfg>,
@@ -409,8 +409,8 @@ mod tests {
         assert_describes_fields::<LoadBalanceCfg>();
         assert_describes_fields::<CcCfg>();
         assert_describes_fields::<CcClassCfg>();
-        assert_describes_fields::<crate::convergence::ConvergenceCfg>();
-        assert_describes_fields::<crate::window::WindowCfg>();
+        assert_describes_fields::<crate::record::convergence::ConvergenceCfg>();
+        assert_describes_fields::<crate::record::window::WindowCfg>();
         assert_describes_fields::<crate::capture::PcapCfg>();
     }
 }

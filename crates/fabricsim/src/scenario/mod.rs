@@ -10,6 +10,7 @@
 //! when the scenario is built into a simulation ([`crate::sim::Simulation::build`]) and are
 //! reported the same way: file, field path, what is allowed.
 
+pub mod budget;
 pub mod config;
 pub mod profile;
 use crate::suggest;
@@ -234,6 +235,12 @@ fn deserialize_table(table: &toml::Table, file: &str) -> Result<Scenario, Scenar
         }
     })
 }
+
+/// Names of the files a scenario of several runs writes beside its run folders (the
+/// output layer's tables across runs, its report and its status): no run folder may take
+/// one. The output layer checks this list against its table registry
+/// (`output::sweep_file_names`, its test `sweep_files_are_reserved`).
+pub const SWEEP_FILE_NAMES: &[&str] = &["comparison.csv", "jct.csv", "report.html", "sweep.json"];
 
 /// Largest buffer-like size (switch buffer, PFC headroom, reserve and thresholds): 64 GiB,
 /// far above any switch, and small enough that per-switch totals cannot overflow.
@@ -662,10 +669,10 @@ impl LoadedScenario {
             ));
         }
         // Every run is described up front (its tree and its scenario, a copy each): that
-        // memory must fit the budget before it is taken ([`crate::budget`]).
-        let each = crate::budget::run_description_bytes(&base_table);
+        // memory must fit the budget before it is taken ([`crate::scenario::budget`]).
+        let each = crate::scenario::budget::run_description_bytes(&base_table);
         let described = each.saturating_mul(runs as u64);
-        let (limit, source) = crate::budget::limit();
+        let (limit, source) = crate::scenario::budget::limit();
         if described > limit / 2 {
             return Err(ScenarioError::field(
                 &self.file,
@@ -674,9 +681,9 @@ impl LoadedScenario {
                     "{runs} runs of about {} each would need {} to describe, more than half \
                      the {} allowed ({source}): sweep fewer points or seeds, or split the \
                      scenario",
-                    crate::budget::approx_bytes(each),
-                    crate::budget::approx_bytes(described),
-                    crate::budget::approx_bytes(limit)
+                    crate::scenario::budget::approx_bytes(each),
+                    crate::scenario::budget::approx_bytes(described),
+                    crate::scenario::budget::approx_bytes(limit)
                 ),
             ));
         }
@@ -685,7 +692,7 @@ impl LoadedScenario {
         // -> (run, its variant index, its axis indices), to name the field of a clash.
         let mut folders: std::collections::HashMap<String, (String, Option<usize>, Vec<usize>)> =
             std::collections::HashMap::new();
-        let reserved: Vec<&str> = crate::output::sweep_file_names().collect();
+        let reserved = SWEEP_FILE_NAMES;
         // A scenario of one run writes into `--out` itself: no run folder to check.
         let multi = runs > 1;
         for (vname, vidx, t) in &bases {

@@ -31,9 +31,9 @@ impl Simulation {
         // is allocated: a run that cannot fit is refused here, not aborted later. The
         // graph's own part is checked before the graph is built; the whole once the
         // settings it prices (intervals, buffers) passed their own checks.
-        let footprint =
-            crate::budget::estimate(sc, base_dir).map_err(|e| ScenarioError::param(file, e))?;
-        crate::budget::check(&footprint.of_field("topology"), 1)
+        let footprint = crate::scenario::budget::estimate(sc, base_dir)
+            .map_err(|e| ScenarioError::param(file, e))?;
+        crate::scenario::budget::check(&footprint.of_field("topology"), 1)
             .map_err(|e| ScenarioError::param(file, e))?;
         let g = topology::build(&sc.topology, base_dir).map_err(at("topology"))?;
         let t = &sc.transport;
@@ -113,7 +113,7 @@ impl Simulation {
         if let Some(p) = &sc.record.pcap {
             p.validate().map_err(at("record.pcap"))?;
         }
-        crate::budget::check(&footprint, 1).map_err(|e| ScenarioError::param(file, e))?;
+        crate::scenario::budget::check(&footprint, 1).map_err(|e| ScenarioError::param(file, e))?;
         sc.cc.validate(sc.workload.len()).map_err(at("cc"))?;
         let workload = || {
             let wl = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir)
@@ -157,10 +157,11 @@ impl Simulation {
         let mut sim = Self::assemble(sc, &g, workload, params, &faults, file)?;
         sim.memory_estimate = footprint.total();
         if let Some(c) = &sc.record.convergence {
-            let spec = crate::convergence::ConvergenceSpec::resolve(c, &sim).map_err(|m| {
-                let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
-                err(file, &format!("record.convergence.{f}"), rest)
-            })?;
+            let spec =
+                crate::record::convergence::ConvergenceSpec::resolve(c, &sim).map_err(|m| {
+                    let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
+                    err(file, &format!("record.convergence.{f}"), rest)
+                })?;
             sim.convergence = Some(spec);
         }
         if let Some(w) = &sc.record.window {
@@ -178,7 +179,7 @@ impl Simulation {
                     "ports: queues come from the queue samples: set record.queue_interval".into(),
                 ));
             }
-            sim.window = Some(crate::window::WindowSpec::resolve(w, &sim).map_err(fail)?);
+            sim.window = Some(crate::record::window::WindowSpec::resolve(w, &sim).map_err(fail)?);
         }
         if let Some(p) = &sc.record.pcap {
             let cap = crate::capture::Capture::resolve(p, &sim).map_err(|m| {

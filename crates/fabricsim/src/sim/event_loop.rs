@@ -75,7 +75,7 @@ impl Simulation {
             if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {
                 self.ctx.queue.push(0, Event::Sample);
             }
-            self.livelock = crate::livelock::Guard::new(self);
+            self.livelock = crate::sim::livelock::Guard::new(self);
         }
         let total = self.nics.flows.len();
         let stop = self.ctx.params.max_time.min(until);
@@ -84,7 +84,7 @@ impl Simulation {
         // tripped livelock guard counts events for its diagnosis (the check holds `tick`
         // on its multiple of 2^16). Counting here, not in a loop of its own, keeps one
         // call site per handler: a second costs every event its handlers' inlining.
-        let mut diagnosis: Option<(crate::livelock::Tally, (Time, u64))> = None;
+        let mut diagnosis: Option<(crate::sim::livelock::Tally, (Time, u64))> = None;
         let outcome = loop {
             if self.ctx.tally.flows_done == total && self.nics.launcher.phases_left == 0 {
                 // Every receiver has its data. The run goes on until the last ACKs reach
@@ -121,13 +121,13 @@ impl Simulation {
                 && tally.flows_started > tally.flows_done
             {
                 self.ctx.now = tally.last_progress + self.ctx.params.stall_timeout;
-                break Outcome::Stalled(crate::stall::diagnose(self));
+                break Outcome::Stalled(crate::sim::stall::diagnose(self));
             }
             self.ctx.now = t;
             tick = tick.wrapping_add(1);
             // Before the event is handled, so that nothing of it (the event itself)
             // stays live across the handler on the path every event takes.
-            if tick & (crate::livelock::CHECK_EVERY - 1) == 0 {
+            if tick & (crate::sim::livelock::CHECK_EVERY - 1) == 0 {
                 match self.periodic(t, ev, tick, &mut diagnosis, progress, halt) {
                     Periodic::Go => {}
                     Periodic::Hold => tick = tick.wrapping_sub(1),
@@ -149,7 +149,7 @@ impl Simulation {
         // A run that ended (max_time, a stall) while the guard counted still livelocked.
         let outcome = match (diagnosis, outcome) {
             (Some((tally, at)), Outcome::MaxTime | Outcome::Stalled(_) | Outcome::Starved) => {
-                Outcome::Livelock(crate::livelock::report(self, at, tally))
+                Outcome::Livelock(crate::sim::livelock::report(self, at, tally))
             }
             (_, o) => o,
         };
@@ -194,22 +194,24 @@ impl Simulation {
         t: Time,
         ev: Event,
         tick: u32,
-        diagnosis: &mut Option<(crate::livelock::Tally, (Time, u64))>,
+        diagnosis: &mut Option<(crate::sim::livelock::Tally, (Time, u64))>,
         progress: &mut dyn FnMut(&Progress),
         halt: Option<&std::sync::atomic::AtomicBool>,
     ) -> Periodic {
         if let Some((tally, _)) = diagnosis {
             tally.add(self, ev);
-            if tally.len() < crate::livelock::SAMPLE as u64 {
+            if tally.len() < crate::sim::livelock::SAMPLE as u64 {
                 return Periodic::Hold;
             }
             let (tally, at) = diagnosis.take().expect("counting");
-            return Periodic::End(Outcome::Livelock(crate::livelock::report(self, at, tally)));
+            return Periodic::End(Outcome::Livelock(crate::sim::livelock::report(
+                self, at, tally,
+            )));
         }
         if self.livelock.check(t, self.ctx.queue.popped()) {
             // Count the next events by kind and component, then stop.
             *diagnosis = Some((
-                crate::livelock::Tally::default(),
+                crate::sim::livelock::Tally::default(),
                 (self.ctx.now, self.ctx.queue.popped()),
             ));
             return Periodic::Hold;

@@ -24,7 +24,7 @@ use crate::fabric::NodeKind;
 use crate::routing::ecmp;
 use crate::scenario::config::{LbAlgorithm, SecurityMode};
 use crate::scenario::ScenarioError;
-use crate::stall::StallReport;
+use crate::sim::stall::StallReport;
 use crate::transport::rdma::{ideal_fct, Hop};
 use crate::units::{Rate, Time};
 use crate::workload::JobKind;
@@ -34,9 +34,13 @@ mod assemble_collectives;
 mod assemble_switch_features;
 mod build;
 mod event_loop;
+pub mod livelock;
 mod lookahead;
+pub mod memory;
 pub mod partition;
+mod resolve;
 pub(crate) mod shards;
+pub mod stall;
 pub use shards::{machine_threads, ParallelWork};
 
 pub use crate::ctx::{Counters, Ctx, RunParams, Tally};
@@ -62,8 +66,8 @@ pub enum Outcome {
     /// Nothing left to do but some flows never finished.
     Starved,
     /// Events far outpaced anything the fabric can cause, for long
-    /// ([`crate::livelock`]).
-    Livelock(crate::livelock::LivelockReport),
+    /// ([`crate::sim::livelock`]).
+    Livelock(crate::sim::livelock::LivelockReport),
 }
 
 impl Outcome {
@@ -123,12 +127,12 @@ pub struct Simulation {
     /// Seed of the run.
     pub seed: u64,
     /// Convergence analysis asked for in `[record.convergence]`.
-    pub convergence: Option<crate::convergence::ConvergenceSpec>,
+    pub convergence: Option<crate::record::convergence::ConvergenceSpec>,
     /// Window analysis asked for in `[record.window]`.
-    pub window: Option<crate::window::WindowSpec>,
+    pub window: Option<crate::record::window::WindowSpec>,
     /// Training jobs (`training.csv`).
     pub trainings: Vec<crate::workload::training::TrainingSpec>,
-    /// What the run was estimated to hold before it was built ([`crate::budget`]), in
+    /// What the run was estimated to hold before it was built ([`crate::scenario::budget`]), in
     /// bytes; 0 when built without the estimate.
     pub memory_estimate: u64,
     /// The run ends at the end of the cell of this grid in which it completes
@@ -138,7 +142,7 @@ pub struct Simulation {
     /// `None` on one.
     pub(crate) shards: Option<Box<shards::Shards>>,
     /// The livelock guard (set up when the run starts).
-    pub(crate) livelock: crate::livelock::Guard,
+    pub(crate) livelock: crate::sim::livelock::Guard,
 }
 
 /// (node, local index, peer port, rate, delay, link security) of a port being built.

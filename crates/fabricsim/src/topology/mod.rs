@@ -37,7 +37,7 @@ pub trait GraphGenerator {
 
     /// What [`GraphGenerator::generate`] would build, counted from the settings alone
     /// (files are read, within the input size limit, but no graph is built), so that the
-    /// memory budget ([`crate::budget`]) is checked before anything large is allocated.
+    /// memory budget ([`crate::scenario::budget`]) is checked before anything large is allocated.
     /// Counts are exact or upper bounds, in saturating arithmetic. `None`: not known.
     /// Every kind implements it (no default), from the same counting function its
     /// generator checks [`check_size`] with, so the two cannot drift.

@@ -372,7 +372,7 @@ pub trait Generator {
 
     /// Upper bounds on what [`Generator::generate`] adds, from the settings and the
     /// host count alone (files are read, within the input size limit), so that the
-    /// memory budget ([`crate::budget`]) is checked before any flow is made. Saturating
+    /// memory budget ([`crate::scenario::budget`]) is checked before any flow is made. Saturating
     /// arithmetic: a bound never wraps. `None`: not known. Every kind implements it (no
     /// default); each says how tight its bound is.
     fn size(&self, ctx: &SizeCtx<'_>) -> Result<Option<WorkSize>, ParamError>;

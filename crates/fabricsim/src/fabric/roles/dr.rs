@@ -448,49 +448,6 @@ pub struct LongHaulStats {
     pub directions: Vec<DciDirection>,
 }
 
-impl LongHaulStats {
-    /// The figures of `sim`, if it has DR switches.
-    pub fn of(sim: &crate::sim::Simulation) -> Option<LongHaulStats> {
-        let st = sim.fabric.dr.as_ref()?;
-        let ports = &sim.fabric.ports;
-        let mut campuses: Vec<u32> = st.dci_ports.iter().map(|&(_, c)| c).collect();
-        campuses.sort_unstable();
-        campuses.dedup();
-        let directions: Vec<DciDirection> = campuses
-            .iter()
-            .map(|&c| {
-                let mine: Vec<&crate::fabric::Port> = (st.dci_ports.iter())
-                    .filter(|&&(_, pc)| pc == c)
-                    .map(|&(p, _)| &ports[p])
-                    .collect();
-                let tx: u64 = mine.iter().map(|p| p.tx_bytes).sum();
-                let max = mine.iter().map(|p| p.tx_bytes).max().unwrap_or(0);
-                let mean = tx as f64 / mine.len().max(1) as f64;
-                DciDirection {
-                    campus: c,
-                    ports: mine.len(),
-                    tx_bytes: tx,
-                    imbalance: if mean > 0.0 { max as f64 / mean } else { 1.0 },
-                    drops: mine.iter().map(|p| p.stats.drops).sum(),
-                    ports_dropping: mine.iter().filter(|p| p.stats.drops > 0).count(),
-                    max_queue_bytes: mine.iter().map(|p| p.max_queue_bytes).max().unwrap_or(0),
-                }
-            })
-            .collect();
-        let busiest = directions.iter().max_by_key(|d| d.tx_bytes);
-        Some(LongHaulStats {
-            dci_imbalance: busiest.map_or(1.0, |d| d.imbalance),
-            dci_drops: directions.iter().map(|d| d.drops).sum(),
-            dr_drops: (sim.fabric.switches.iter())
-                .filter(|s| matches!(s.role, crate::fabric::switch::SwitchRole::Dr(_)))
-                .map(|s| s.drops)
-                .sum(),
-            dr_cnps: st.cnps.iter().sum(),
-            directions,
-        })
-    }
-}
-
 impl RoleHandlers for DrRole {
     #[inline]
     fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: PortId, pkt: Desc) -> bool {

@@ -100,7 +100,7 @@ impl Simulation {
         let shards = match self.fabric.capture.as_deref() {
             Some(c) => {
                 let per_log = c.limit() * (crate::capture::RECORD_BYTES + 8);
-                let (allowed, source) = crate::budget::limit();
+                let (allowed, source) = crate::scenario::budget::limit();
                 let fit = shards_within_budget(shards, per_log, allowed, self.memory_estimate);
                 if fit < shards {
                     early.push(format!(
@@ -108,8 +108,8 @@ impl Simulation {
                          capture of up to record.pcap.limit = {} frames (about {} each), \
                          and {} are allowed ({}): running on {fit}",
                         c.limit(),
-                        crate::budget::approx_bytes(per_log),
-                        crate::budget::approx_bytes(allowed),
+                        crate::scenario::budget::approx_bytes(per_log),
+                        crate::scenario::budget::approx_bytes(allowed),
                         if source == "--max-memory" {
                             source
                         } else {

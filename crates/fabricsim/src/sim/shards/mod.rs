@@ -222,7 +222,7 @@ impl Simulation {
             let horizon = self.calendar_horizon();
             self.fabric.route_ahead = self.routes_ahead();
             self.end_grid = crossing_grid(&self.fabric);
-            self.livelock = crate::livelock::Guard::new(self);
+            self.livelock = crate::sim::livelock::Guard::new(self);
             let s = sh.partition.shards as usize;
             sh.ctxs = (0..s)
                 .map(|i| {
@@ -255,7 +255,7 @@ impl Simulation {
         self.shards = Some(sh);
         let outcome = match end {
             // Diagnosed on the gathered state.
-            WindowsEnd::Stalled => Outcome::Stalled(crate::stall::diagnose(self)),
+            WindowsEnd::Stalled => Outcome::Stalled(crate::sim::stall::diagnose(self)),
             WindowsEnd::Ended(o) => o,
             WindowsEnd::Paused => unreachable!("returned above"),
         };
@@ -345,7 +345,7 @@ impl Simulation {
         // window alone holds more than the bound allows (time standing still) stops
         // itself (`run_window`). Either way the next events are counted by kind for
         // the diagnosis, as the serial loop does.
-        let mut diagnosis: Option<crate::livelock::Tally> = None;
+        let mut diagnosis: Option<crate::sim::livelock::Tally> = None;
         loop {
             self.settle_between(sh);
             let mut tally = Tally::default();
@@ -427,7 +427,7 @@ impl Simulation {
                     .on_fault_step(&mut sh.ctxs, shard_of_node, i as u32);
                 if let Some(d) = diagnosis.as_mut() {
                     d.add(self, Event::Fault(i as u32));
-                    if d.len() >= crate::livelock::SAMPLE as u64 {
+                    if d.len() >= crate::sim::livelock::SAMPLE as u64 {
                         let d = diagnosis.take().expect("counting");
                         return WindowsEnd::Ended(self.sharded_livelock(sh, d));
                     }
@@ -455,7 +455,7 @@ impl Simulation {
                 sh.next_sample = next.filter(|_| tally.flows_done < total);
                 if let Some(d) = diagnosis.as_mut() {
                     d.add(self, Event::Sample);
-                    if d.len() >= crate::livelock::SAMPLE as u64 {
+                    if d.len() >= crate::sim::livelock::SAMPLE as u64 {
                         let d = diagnosis.take().expect("counting");
                         return WindowsEnd::Ended(self.sharded_livelock(sh, d));
                     }
@@ -605,7 +605,11 @@ impl Simulation {
     /// The livelock report of a sharded run: the events the shards ran past their
     /// budget, counted into `tally` beside what the caller's thread counted.
     #[cold]
-    fn sharded_livelock(&mut self, sh: &mut Shards, mut tally: crate::livelock::Tally) -> Outcome {
+    fn sharded_livelock(
+        &mut self,
+        sh: &mut Shards,
+        mut tally: crate::sim::livelock::Tally,
+    ) -> Outcome {
         for c in &mut sh.ctxs {
             for ev in std::mem::take(&mut c.past_budget) {
                 tally.add(self, ev);
@@ -617,7 +621,7 @@ impl Simulation {
             .max(sh.last_sample);
         let popped = sh.ctxs.iter().map(|c| c.queue.popped()).sum::<u64>() + sh.between;
         self.ctx.now = now;
-        Outcome::Livelock(crate::livelock::report(self, (now, popped), tally))
+        Outcome::Livelock(crate::sim::livelock::report(self, (now, popped), tally))
     }
 
     /// Between windows: job iterations accounted ([`Self::settle_jobs`]) and the
@@ -777,5 +781,5 @@ fn run_window(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, end: Time, pr
 #[inline(never)]
 fn past_budget(ctx: &mut Ctx, ev: Event) -> bool {
     ctx.past_budget.push(ev);
-    ctx.past_budget.len() >= crate::livelock::SAMPLE as usize
+    ctx.past_budget.len() >= crate::sim::livelock::SAMPLE as usize
 }

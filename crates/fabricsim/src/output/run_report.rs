@@ -1,12 +1,12 @@
 //! The sections of a run's `report.html`: an overview, the slowdown table and charts, the
 //! busiest switch ports, and the sending rate and queue over time.
 
-use super::buckets::SizeBuckets;
-use super::series::{cdf_points, queue_series, rate_series, MAX_SERIES_POINTS};
-use super::slowdown::{bucket_stats, finished_flows, sorted_slowdowns};
-use super::slowdown_charts::{buckets_chart, buckets_table, cdf_chart};
+use crate::metrics::{
+    bucket_stats, buckets_chart, buckets_table, cdf_chart, cdf_points, finished_flows,
+    queue_series, rate_series, sorted_slowdowns, SizeBuckets, MAX_SERIES_POINTS,
+};
+use crate::output::Summary;
 use crate::report::{BarChart, Bound, LineChart, Section, Table};
-use crate::results::Summary;
 use crate::sim::Simulation;
 
 /// Most flows in the rate-vs-time chart.
@@ -174,7 +174,7 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
             "rate (Gbps)",
             series,
         );
-        c.note = crate::compare::RATE_NOTE.into();
+        c.note = crate::output::compare::RATE_NOTE.into();
         out.push(Section::Line(c));
     }
     if !sim.record.queue_samples.is_empty() {
@@ -187,7 +187,7 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
             "queue (bytes)",
             series,
         );
-        c.note = crate::compare::QUEUE_NOTE.into();
+        c.note = crate::output::compare::QUEUE_NOTE.into();
         out.push(Section::Line(c));
     }
     out

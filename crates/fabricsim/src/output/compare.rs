@@ -17,8 +17,8 @@
 //! overlays of their rate-vs-time and bottleneck-queue-vs-time series.
 
 use crate::metrics::interval::{mean_interval, MeanInterval};
+use crate::output::Summary;
 use crate::report::{BarChart, Bound, LineChart, Section, Table, PERCENTILE_NOTE};
-use crate::results::Summary;
 use crate::scenario::REPLICATE_AXIS;
 
 /// Most runs overlaid in the slowdown CDF chart; above this only the table and the bar

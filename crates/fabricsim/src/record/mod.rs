@@ -5,6 +5,9 @@
 //! goodput over the interval. Sampling is one event on the grid, never per packet; the
 //! samples feed `queues.csv`, `rates.csv` and the convergence and window analyses.
 
+pub mod convergence;
+pub mod window;
+
 use crate::cc::CongestionControl;
 use crate::engine::Event;
 use crate::fabric::Port;

@@ -22,7 +22,7 @@
 //! that is larger: RETH bytes, which the simulator does not count). With `payload =
 //! true` data frames are captured whole, their payload and ICRC as zeros.
 
-use super::{Capture, CaptureRecord, Verb};
+use crate::capture::{Capture, CaptureRecord, Verb};
 use crate::packet::Payload;
 use crate::sim::Simulation;
 use crate::wire::addr;
