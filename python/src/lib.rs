@@ -2,7 +2,7 @@
 //!
 //! Thin on purpose: scenarios load, patch and check through the library's own functions
 //! (the CLI's `--set` is [`fabricsim::scenario::apply_override`]), a run goes through
-//! [`fabricsim::runner::run_single`] (the files under `out` are the CLI's), and tables
+//! [`fabricsim::run::runner::run_single`] (the files under `out` are the CLI's), and tables
 //! come from the output layer's column sink ([`fabricsim::output::columns`]), the same
 //! row structs that write the CSV files. This crate only turns those columns into Arrow
 //! arrays and hands them to pyarrow through the Arrow C stream interface
@@ -23,7 +23,7 @@ use arrow_array::{
 };
 use arrow_schema::{ArrowError, DataType, Field, Schema};
 use fabricsim::output::{self, Column, ColumnData};
-use fabricsim::runner::{self, RunError};
+use fabricsim::run::runner::{self, RunError};
 use fabricsim::scenario::{self, LoadedScenario, ScenarioError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError};
 use pyo3::prelude::*;

@@ -4,21 +4,21 @@
 //! ([`Described`]), and the registries name the topology kinds, load balancers,
 //! congestion controls and workload kinds. So this list cannot drift from the code.
 
-use fabricsim::cc::{BaseRtt, CcCfg, CcClassCfg, FlowContext, ALGORITHMS};
-use fabricsim::fabric::ecn::EcnCfg;
-use fabricsim::fabric::flow_control::credit::CreditCfg;
-use fabricsim::fabric::pfc::PfcCfg;
-use fabricsim::fabric::security::SecurityCfg;
-use fabricsim::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
-use fabricsim::fabric::telemetry::tcd::TcdCfg;
-use fabricsim::gse::GseCfg;
-use fabricsim::param::{Described, KindEntry, Param};
-use fabricsim::record::convergence::ConvergenceCfg;
-use fabricsim::record::window::WindowCfg;
-use fabricsim::routing::{LoadBalanceCfg, BALANCERS};
+use fabricsim::base::param::{Described, KindEntry, Param};
+use fabricsim::model::cc::{BaseRtt, CcCfg, CcClassCfg, FlowContext, ALGORITHMS};
+use fabricsim::model::fabric::ecn::EcnCfg;
+use fabricsim::model::fabric::flow_control::credit::CreditCfg;
+use fabricsim::model::fabric::pfc::PfcCfg;
+use fabricsim::model::fabric::security::SecurityCfg;
+use fabricsim::model::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use fabricsim::model::fabric::telemetry::tcd::TcdCfg;
+use fabricsim::model::gse::GseCfg;
+use fabricsim::model::record::convergence::ConvergenceCfg;
+use fabricsim::model::record::window::WindowCfg;
+use fabricsim::model::routing::{LoadBalanceCfg, BALANCERS};
+use fabricsim::model::transport::rdma::TransportCfg;
 use fabricsim::scenario::config::{FabricCfg, RecordCfg, Scenario, SweepAxisCfg, VariantCfg};
-use fabricsim::transport::rdma::TransportCfg;
-use fabricsim::{topology, workload};
+use fabricsim::{model::topology, model::workload};
 use std::fmt::Write;
 
 /// The listing's text, and every parameter row it prints with the heading it is under
@@ -61,7 +61,7 @@ pub fn listing() -> Listing {
     described::<CreditCfg>(w, "[fabric.credit]");
     described::<EcnCfg>(w, "[fabric.ecn]");
     described::<LoadBalanceCfg>(w, "[fabric.load_balance]");
-    described::<fabricsim::routing::ecmp::EcmpHashCfg>(w, "[fabric.load_balance.hash]");
+    described::<fabricsim::model::routing::ecmp::EcmpHashCfg>(w, "[fabric.load_balance.hash]");
     let names: Vec<&str> = BALANCERS.iter().map(|e| e.name).collect();
     let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
     for e in BALANCERS {
@@ -70,26 +70,29 @@ pub fn listing() -> Listing {
     described::<GseCfg>(w, "[fabric.gse]");
     described::<SecurityCfg>(w, "[fabric.security]");
     described::<TcdCfg>(w, "[fabric.tcd]");
-    described::<fabricsim::fabric::telemetry::int::IntCfg>(w, "[fabric.int]");
-    described::<fabricsim::fabric::roles::dr::DrCfg>(w, "[fabric.dr]");
-    described::<fabricsim::fabric::faults::config::ReliabilityCfg>(w, "[fabric.reliability]");
+    described::<fabricsim::model::fabric::telemetry::int::IntCfg>(w, "[fabric.int]");
+    described::<fabricsim::model::fabric::roles::dr::DrCfg>(w, "[fabric.dr]");
+    described::<fabricsim::model::fabric::faults::config::ReliabilityCfg>(
+        w,
+        "[fabric.reliability]",
+    );
     described::<TransportCfg>(w, "[transport]");
-    described::<fabricsim::transport::message::MessageCfg>(w, "[transport.message]");
+    described::<fabricsim::model::transport::message::MessageCfg>(w, "[transport.message]");
     described::<CcCfg>(w, "[cc]");
     described::<CcClassCfg>(w, "[[cc.class]]");
     congestion_controls(w);
     kinds(w, "[[workload]]", workload::KINDS);
-    described::<fabricsim::workload::window::WindowCfg>(
+    described::<fabricsim::model::workload::window::WindowCfg>(
         w,
         "window = { ... } of a collective [[workload]]",
     );
     described::<RecordCfg>(w, "[record]");
     described::<ConvergenceCfg>(w, "[record.convergence]");
     described::<WindowCfg>(w, "[record.window]");
-    described::<fabricsim::capture::PcapCfg>(w, "[record.pcap]");
+    described::<fabricsim::model::capture::PcapCfg>(w, "[record.pcap]");
     described::<VariantCfg>(w, "[[variants]]");
     described::<SweepAxisCfg>(w, "[[sweep]]");
-    described::<fabricsim::fabric::faults::config::FaultCfg>(w, "[[fault]]");
+    described::<fabricsim::model::fabric::faults::config::FaultCfg>(w, "[[fault]]");
     s
 }
 
@@ -131,7 +134,7 @@ fn congestion_controls(w: &mut Listing) {
         w,
         "\n[cc] algorithms, with the values they resolve to for a {} NIC and a {} base RTT",
         ctx.line,
-        fabricsim::units::fmt_time_exact(ctx.base_rtt)
+        fabricsim::base::units::fmt_time_exact(ctx.base_rtt)
     );
     let cc = CcCfg::default();
     for e in ALGORITHMS {
@@ -183,8 +186,8 @@ fn rows(w: &mut Listing, indent: &str, params: &[Param]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fabricsim::param::Quantity;
-    use fabricsim::units::{parse_bytes, parse_rate, parse_time};
+    use fabricsim::base::param::Quantity;
+    use fabricsim::base::units::{parse_bytes, parse_rate, parse_time};
 
     /// Every default `list` prints is written as a scenario file would write it, and a
     /// duration, size or rate reads back, through the loader's own unit parser, to the

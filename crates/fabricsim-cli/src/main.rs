@@ -3,7 +3,7 @@
 //! Exit status: 0 on success, 1 when a run stalled or did not finish its flows, 2 on bad
 //! input (the message names the file, the field and what is allowed) and on an `--out`
 //! that cannot take the results (found before anything is simulated), 3 when a run broke
-//! one of the simulator's invariants (`fabricsim::invariants`; a bug, named on stderr),
+//! one of the simulator's invariants (`fabricsim::analysis::invariants`; a bug, named on stderr),
 //! 130 or 143 when `run` was interrupted by SIGINT or SIGTERM (128 + the signal, as a
 //! shell reports it): the runs that finished are written, with the tables across runs
 //! and `sweep.json` naming the unfinished ones, which `run --resume` then completes. A
@@ -14,7 +14,7 @@
 //! run folder directly inside it, named by `scenario::folder_name`.
 
 use clap::{Parser, Subcommand};
-use fabricsim::runner::{self, RunError, RunOptions};
+use fabricsim::run::runner::{self, RunError, RunOptions};
 use fabricsim::sim::Outcome;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -228,8 +228,8 @@ fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) ->
                              {cables} cables cut, heaviest shard {heaviest:.2}x the mean ports",
                             w.shards,
                             w.threads,
-                            fabricsim::units::fmt_time((w.lookahead_ns * 1e3) as u64),
-                            fabricsim::units::fmt_time((w.window_span_ns * 1e3) as u64)
+                            fabricsim::base::units::fmt_time((w.lookahead_ns * 1e3) as u64),
+                            fabricsim::base::units::fmt_time((w.window_span_ns * 1e3) as u64)
                         ),
                         None => "one thread".to_string(),
                     };
@@ -296,8 +296,8 @@ fn cmd_run(
             b.set_position((t.run_frac(i) * 1000.0) as u64);
             b.set_message(format!(
                 "sim {} of {} | flows {}/{} | {} | ETA {}",
-                fabricsim::units::fmt_time(p.now),
-                fabricsim::units::fmt_time_exact(p.max_time),
+                fabricsim::base::units::fmt_time(p.now),
+                fabricsim::base::units::fmt_time_exact(p.max_time),
                 p.flows_done,
                 p.flows_total,
                 progress::fmt_rate(t.run_rate(i)),
@@ -500,7 +500,7 @@ fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-/// The memory of each case per host, by part ([`fabricsim::memory`]), beside its peak
+/// The memory of each case per host, by part ([`fabricsim::base::memory`]), beside its peak
 /// RSS per host; the difference is what the parts do not itemize (code, allocator,
 /// event queue, scenario).
 fn print_memory(runs: &[serde_json::Value]) {
@@ -544,13 +544,13 @@ fn cmd_bench(
     km: Option<f64>,
     threads_per_run: usize,
 ) -> ExitCode {
-    use fabricsim::bench::Case;
+    use fabricsim::run::bench::Case;
     if !(1..=1024).contains(&threads_per_run) {
         return input_error(format!(
             "--threads-per-run {threads_per_run}: threads per run must be between 1 and 1024"
         ));
     }
-    if let Err(m) = fabricsim::bench::check_args(k, repeat, km) {
+    if let Err(m) = fabricsim::run::bench::check_args(k, repeat, km) {
         return input_error(m);
     }
     if long_haul && k.is_some() {
@@ -564,7 +564,7 @@ fn cmd_bench(
             Some(km) => Case::LongHaul(km),
             None => Case::FatTree(k.unwrap_or(8)),
         };
-        let r = fabricsim::bench::run_case_on(case, threads_per_run);
+        let r = fabricsim::run::bench::run_case_on(case, threads_per_run);
         let memory: serde_json::Map<String, serde_json::Value> = (fabricsim::sim::memory::PARTS
             .iter())
         .zip(r.memory.bytes)
@@ -585,7 +585,7 @@ fn cmd_bench(
     let cases: Vec<Case> = if long_haul {
         vec![
             Case::LongHaul(120.0),
-            Case::LongHaul(fabricsim::bench::SHORT_DCI_KM),
+            Case::LongHaul(fabricsim::run::bench::SHORT_DCI_KM),
         ]
     } else {
         match k {

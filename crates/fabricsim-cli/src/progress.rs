@@ -214,7 +214,7 @@ impl Tracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fabricsim::units::MS;
+    use fabricsim::base::units::MS;
 
     fn p(now_ms: u64, events: u64, done: usize, total: usize) -> Progress {
         Progress {

@@ -258,13 +258,13 @@ fn bench_memory_parts_sum_to_the_reported_total() {
     let sum: u64 = fabricsim::sim::memory::PARTS.iter().map(|p| part(p)).sum();
     assert_eq!(v["memory_total"].as_u64(), Some(sum), "{v}");
     assert_eq!(v["hosts"].as_u64(), Some(16));
-    let port = std::mem::size_of::<fabricsim::fabric::Port>() as u64;
-    let link = std::mem::size_of::<fabricsim::fabric::Link>() as u64;
+    let port = std::mem::size_of::<fabricsim::model::fabric::Port>() as u64;
+    let link = std::mem::size_of::<fabricsim::model::fabric::Link>() as u64;
     assert_eq!(part("ports"), 96 * port, "{v}");
     assert_eq!(part("links"), 96 * link, "{v}");
     let peak = v["peak_packets"].as_u64().unwrap();
     assert!(peak > 0, "{v}");
-    let slot = std::mem::size_of::<fabricsim::packet::Slot>() as u64;
+    let slot = std::mem::size_of::<fabricsim::kernel::packet::Slot>() as u64;
     assert!(part("arena") >= peak * slot, "{v}");
     let queued = fabricsim::sim::memory::queued_packet_bytes() as u64;
     assert!(

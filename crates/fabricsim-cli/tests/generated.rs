@@ -130,7 +130,8 @@ fn generated_scenarios_load_without_panic_and_runs_stay_within_budgets() {
                     return Ok(());
                 }
             };
-            let built = std::panic::catch_unwind(|| fabricsim::runner::build_all(&loaded, None));
+            let built =
+                std::panic::catch_unwind(|| fabricsim::run::runner::build_all(&loaded, None));
             let built = match built {
                 Ok(b) => b,
                 Err(_) => return Err(TestCaseError::fail(format!("build panicked:\n{text}"))),

@@ -29,7 +29,7 @@ fn a_large_run_writes_the_same_bytes_with_and_without_huge_pages() {
     let scenario = dir.path().join("k24.toml");
     // The benchmark's fat tree at k = 24: 3,456 hosts each sending 2 MB to another,
     // about 100 MB of model.
-    std::fs::write(&scenario, fabricsim::bench::scenario_toml(24)).unwrap();
+    std::fs::write(&scenario, fabricsim::run::bench::scenario_toml(24)).unwrap();
     let (on, off) = (dir.path().join("on"), dir.path().join("off"));
     let summary = run(&scenario, &on, "1");
     run(&scenario, &off, "0");

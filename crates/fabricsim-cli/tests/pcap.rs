@@ -9,12 +9,12 @@
 
 mod common;
 
+use fabricsim::base::wire::bth::{opcode, AethRepr, BthRepr, Syndrome};
+use fabricsim::base::wire::ethernet::{self, EthernetRepr};
+use fabricsim::base::wire::ipv4::{Ipv4Repr, ECN_CE};
+use fabricsim::base::wire::pfc::PfcRepr;
+use fabricsim::base::wire::udp::{UdpRepr, ROCEV2_PORT};
 use fabricsim::output::pcap::pcapng::{self, ReadBack};
-use fabricsim::wire::bth::{opcode, AethRepr, BthRepr, Syndrome};
-use fabricsim::wire::ethernet::{self, EthernetRepr};
-use fabricsim::wire::ipv4::{Ipv4Repr, ECN_CE};
-use fabricsim::wire::pfc::PfcRepr;
-use fabricsim::wire::udp::{UdpRepr, ROCEV2_PORT};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -101,7 +101,7 @@ fn ports_csv(dir: &Path) -> BTreeMap<(String, u32), (u64, u64, u64)> {
         .collect()
 }
 
-/// What the file holds, by kind, counted by parsing every frame with `fabricsim::wire`.
+/// What the file holds, by kind, counted by parsing every frame with `fabricsim::base::wire`.
 #[derive(Debug, Default, PartialEq)]
 struct Kinds {
     roce: usize,

@@ -3,7 +3,7 @@
 //! criterion's repetitions), serially and cut into shards (the cross-shard hand-off). Run with `cargo bench -p fabricsim --features bench --bench engine`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fabricsim::engine::{Event, EventQueue};
+use fabricsim::kernel::engine::{Event, EventQueue};
 use fabricsim::sim::Simulation;
 use std::hint::black_box;
 use std::path::Path;
@@ -18,7 +18,10 @@ fn event_queue(c: &mut Criterion) {
             let mut q = EventQueue::with_capacity(10_000);
             let mut x = 12345u64;
             for i in 0..10_000u32 {
-                q.push(i as u64 * 100, Event::LinkArrive(fabricsim::ids::LinkId(i)));
+                q.push(
+                    i as u64 * 100,
+                    Event::LinkArrive(fabricsim::base::ids::LinkId(i)),
+                );
             }
             for _ in 0..100_000 {
                 let (t, ev) = q.pop().expect("non-empty");
@@ -34,7 +37,7 @@ fn event_queue(c: &mut Criterion) {
 }
 
 fn small_fat_tree(c: &mut Criterion) {
-    let src = fabricsim::bench::scenario_toml(4).replace("2MB", "256KB");
+    let src = fabricsim::run::bench::scenario_toml(4).replace("2MB", "256KB");
     let l = fabricsim::load_str(&src, "bench", Path::new("."), &[]).expect("valid");
     let mut probe = Simulation::build(&l.scenario, "bench", Path::new(".")).expect("builds");
     probe.run(&mut |_| {});
@@ -57,7 +60,7 @@ fn small_fat_tree(c: &mut Criterion) {
 /// or two cut links, so the difference per hop is what windows and hand-overs cost
 /// without any parallelism to pay for them.
 fn sharded_fat_tree(c: &mut Criterion) {
-    let src = fabricsim::bench::scenario_toml(4).replace("2MB", "256KB");
+    let src = fabricsim::run::bench::scenario_toml(4).replace("2MB", "256KB");
     let l = fabricsim::load_str(&src, "bench", Path::new("."), &[]).expect("valid");
     let mut probe = Simulation::build(&l.scenario, "bench", Path::new(".")).expect("builds");
     probe.set_shards(4, 1);
@@ -121,7 +124,7 @@ fn binary_heap_reference(c: &mut Criterion) {
 /// of 1 us, or the same with every fourth link 600 us long (120 km) and the calendar's
 /// horizon set for it, as a long-haul run does (1 M events: about 2.5 ms simulated).
 fn delay_lines(c: &mut Criterion) {
-    use fabricsim::ids::{LinkId, PortId};
+    use fabricsim::base::ids::{LinkId, PortId};
     use std::collections::VecDeque;
     const LINKS: usize = 16;
     const EVENTS: u64 = 1_000_000;

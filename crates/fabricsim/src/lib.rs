@@ -1,24 +1,23 @@
 //! fabricsim: a fast, deterministic, packet-level simulator of AI and HPC datacenter
 //! networks.
 //!
-//! A run is a pure function of (scenario, seed). The layers, top to bottom:
-//! - [`scenario`]: the TOML schema (composing the models' own configs), overrides,
-//!   variants and input errors;
-//! - [`topology`]: graphs of hosts, switches and links;
-//! - [`sim`]: the built model (build, then run) and its event loop over [`engine`];
-//! - models, each owning its state and handlers: [`fabric`] (links, ports, switches,
-//!   shared buffers, ECN, link-level flow control), [`routing`] (tables, ECMP, spraying),
-//!   [`gse`] (PKTC, DGSQ, reordering, the GSP handlers), [`transport`] (the NIC, RDMA RC
-//!   with go-back-N, the flow launcher), [`cc`] (DCQCN, TIMELY, HPCC, ACC, line rate),
-//!   [`telemetry`] (INT, TCD), [`record`] (time series), [`workload`] (flow lists,
-//!   generators, collectives); [`packet`] and [`ids`] are what they exchange;
-//! - [`faults`]: links and switches going down, lane degrade, bit errors, FEC and
-//!   link-level retransmission, route re-convergence, for every fabric;
-//! - [`longhaul`]: long haul (document 001): the DR switch role and its CNPs, the compute-loss model;
-//! - [`output`] (also as `results`), [`metrics`], [`convergence`], [`window`], [`report`]:
-//!   tables, summaries and reports written after a run; [`capture`] and [`wire`]: the
-//!   packet capture (`[record.pcap]` -> `capture.pcapng`) and the wire formats it writes;
-//!   [`bench`](mod@bench): fixed benchmarks.
+//! A run is a pure function of (scenario, seed). The crate is in layers, bottom to top,
+//! each importing only from below (`tests/layers.rs` enforces the order):
+//! - [`base`]: units, typed ids, seeds, parameters, bounded input files, floors, presets,
+//!   the block pool and memory accounting, wire formats, chart drawing;
+//! - [`kernel`]: the event queue, packets with every payload type, and [`kernel::ctx::Ctx`],
+//!   the context every handler shares;
+//! - [`model`]: the modelled parts, each owning its config, state and handlers: topology,
+//!   routing, GSE, collectives, capture, the fabric (links, ports, switches and their
+//!   roles, flow control, faults, telemetry), congestion control, workloads, transport
+//!   (the NICs), long haul, recording;
+//! - [`scenario`]: the TOML schema composing the models' configs, variants and sweeps, and
+//!   the memory budget;
+//! - [`sim`]: the [`Simulation`], built by its parts' builders, its event loop, the
+//!   parallel engine, stall and livelock detection;
+//! - [`analysis`]: metrics, invariants, convergence and window analyses;
+//! - [`output`]: tables, summaries, reports and the packet capture written after a run;
+//! - [`run`]: the runner (sweeps, resume, threads) and fixed benchmarks.
 //!
 //! See `docs/ARCHITECTURE.md` for the design and its invariants.
 
@@ -27,45 +26,14 @@
 // sharded run sharing the model's tables (`sim/shards/threads.rs`, `SharedModel`).
 #![deny(unsafe_code)]
 
-pub mod bench;
-pub mod block_pool;
-pub mod capture;
-pub mod cc;
-pub mod collective;
-pub mod convergence;
-pub mod ctx;
-pub mod engine;
-pub mod fabric;
-pub mod floors;
-pub mod gse;
-pub mod ids;
-pub mod input_file;
-pub mod invariants;
-pub mod longhaul;
-pub mod memory;
-pub mod metrics;
+pub mod analysis;
+pub mod base;
+pub mod kernel;
+pub mod model;
 pub mod output;
-pub mod packet;
-pub mod param;
-pub mod prefetch;
-pub mod presets;
-pub mod record;
-pub mod report;
-pub mod routing;
-pub mod runner;
+pub mod run;
 pub mod scenario;
-pub mod seed;
 pub mod sim;
-pub mod suggest;
-pub mod topology;
-pub mod transport;
-pub mod units;
-pub mod window;
-pub mod wire;
-pub mod workload;
-
-/// The output layer under its first name: `results::Summary`, `results::flows_csv`, ...
-pub use output as results;
 
 pub use scenario::{load_file, load_str, ScenarioError};
 pub use sim::{Outcome, Simulation};

@@ -2,13 +2,13 @@
 //! its container tag under EtherType 0x88B5 with the RoCEv2 frame after it, and the
 //! scheduler's REQUEST and GRANT frames parse as the layout `wire::gse` documents.
 
+use fabricsim::base::wire::bth::BthRepr;
+use fabricsim::base::wire::ethernet::{self, EthernetRepr};
+use fabricsim::base::wire::gse::GseRepr;
+use fabricsim::base::wire::ipv4::Ipv4Repr;
+use fabricsim::base::wire::udp::{UdpRepr, ROCEV2_PORT};
 use fabricsim::output::pcap::pcapng;
 use fabricsim::sim::Simulation;
-use fabricsim::wire::bth::BthRepr;
-use fabricsim::wire::ethernet::{self, EthernetRepr};
-use fabricsim::wire::gse::GseRepr;
-use fabricsim::wire::ipv4::Ipv4Repr;
-use fabricsim::wire::udp::{UdpRepr, ROCEV2_PORT};
 use std::path::Path;
 
 const GSE: &str = r#"
@@ -79,7 +79,7 @@ fn a_gse_capture_holds_tagged_data_requests_and_grants() {
                 // Host 0's own frames (no tag between a NIC and its GSP), and feedback,
                 // which travels outside containers.
                 let bth = BthRepr::parse(&rest[Ipv4Repr::LEN + UdpRepr::LEN..]).unwrap();
-                let data = bth.opcode <= fabricsim::wire::bth::opcode::RC_WRITE_ONLY;
+                let data = bth.opcode <= fabricsim::base::wire::bth::opcode::RC_WRITE_ONLY;
                 assert!(f.iface == 4 || !data, "untagged data between GSPs");
                 plain += data as usize;
             }

@@ -3,11 +3,11 @@
 //! tells the root of a congestion tree (CE) from the paused branch (UE), ACC converges to
 //! the fair share within two periods, and every algorithm keeps the invariants.
 
-use fabricsim::cc::{AnyCc, CongestionControl};
-use fabricsim::invariants;
+use fabricsim::analysis::invariants;
+use fabricsim::base::units::{Time, MS, US};
+use fabricsim::model::cc::{AnyCc, CongestionControl};
 use fabricsim::output::{fct, flows_csv, ports_csv};
 use fabricsim::sim::{Outcome, Simulation};
-use fabricsim::units::{Time, MS, US};
 use std::path::{Path, PathBuf};
 
 mod common;
@@ -208,9 +208,9 @@ fn tcd_marks_the_root_ce_and_the_paused_branch_ue() {
     assert!(f1.ce_acks > 0, "F1 CE {}", f1.ce_acks);
 }
 
-fn acc_convergence(variant: &str) -> fabricsim::convergence::Convergence {
+fn acc_convergence(variant: &str) -> fabricsim::analysis::convergence::Convergence {
     let loaded = fabricsim::load_file(&scenarios_dir().join("acc-convergence.toml"), &[]).unwrap();
-    let (_, mut sim) = fabricsim::runner::build_all(&loaded, None)
+    let (_, mut sim) = fabricsim::run::runner::build_all(&loaded, None)
         .unwrap()
         .into_iter()
         .find(|(n, _)| n == variant)
@@ -221,7 +221,7 @@ fn acc_convergence(variant: &str) -> fabricsim::convergence::Convergence {
         .convergence
         .clone()
         .expect("the scenario asks for convergence");
-    fabricsim::convergence::analyse(&sim, &spec)
+    fabricsim::analysis::convergence::analyse(&sim, &spec)
 }
 
 #[test]
@@ -322,7 +322,7 @@ fn acc_victim() -> Vec<VictimRun> {
         &["record.rate_interval=5us".to_string()],
     )
     .unwrap();
-    fabricsim::runner::build_all(&loaded, None)
+    fabricsim::run::runner::build_all(&loaded, None)
         .unwrap()
         .into_iter()
         .map(|(name, mut sim)| {
@@ -330,7 +330,7 @@ fn acc_victim() -> Vec<VictimRun> {
             assert!(invariants::check(&sim).is_empty(), "{name}");
             assert_eq!(sim.ctx.counters.drops, 0, "{name}");
             let spec = sim.window.clone().expect("the scenario asks for a window");
-            let w = fabricsim::window::analyse(&sim, &spec);
+            let w = fabricsim::analysis::window::analyse(&sim, &spec);
             let f0 = w.rows[0].goodput_gbps.unwrap();
             assert_eq!(w.rows[2].what, "s2:2");
             let p4 = w.rows[2].mean_queue_bytes.unwrap();

@@ -2,9 +2,9 @@
 //! losslessness, the credit accounting, cut-through timing against its analytic value,
 //! credit returns waking a starved sender, and the diagnosis of a credit deadlock.
 
-use fabricsim::invariants;
+use fabricsim::analysis::invariants;
+use fabricsim::base::units::{Time, NS, US};
 use fabricsim::sim::{Outcome, Simulation};
-use fabricsim::units::{Time, NS, US};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -134,7 +134,7 @@ flows = [{{ src = 0, dst = 2, size = 100000 }}]
     assert_eq!(o, Outcome::Completed);
     let c = sim.fabric.credit().unwrap();
     for (i, p) in sim.fabric.ports.iter().enumerate() {
-        let from = sim.port_node_name(fabricsim::ids::PortId(i as u32));
+        let from = sim.port_node_name(fabricsim::base::ids::PortId(i as u32));
         let to = sim.port_node_name(p.peer);
         let want = match (&from[..4], &to[..4]) {
             ("host", _) => false, // 100G into a leaf with 400G uplinks

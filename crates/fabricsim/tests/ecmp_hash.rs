@@ -1,11 +1,11 @@
 //! The ECMP hash model (`[fabric.load_balance.hash]`): a shared seed polarizes the tiers
 //! of a fat-tree, sequential source ports number each NIC's queue pairs.
 
-use fabricsim::fabric::NodeKind;
 use fabricsim::load_str;
-use fabricsim::routing::ecmp;
-use fabricsim::routing::LbAlgorithm;
-use fabricsim::runner::build_all;
+use fabricsim::model::fabric::NodeKind;
+use fabricsim::model::routing::ecmp;
+use fabricsim::model::routing::LbAlgorithm;
+use fabricsim::run::runner::build_all;
 use fabricsim::sim::Simulation;
 use std::path::Path;
 
@@ -46,7 +46,7 @@ fn index(sim: &Simulation, s: u32, hash: u32, n: usize) -> usize {
 
 /// Per flow: the uplink index it takes at its edge switch and at the aggregation switch.
 fn up_indices(sim: &Simulation) -> Vec<(usize, usize)> {
-    let switch_of = |port: fabricsim::ids::PortId| {
+    let switch_of = |port: fabricsim::base::ids::PortId| {
         let node = sim.fabric.ports[port].node;
         match sim.fabric.nodes[node].kind {
             NodeKind::Switch(s) => s,
@@ -147,7 +147,10 @@ fn lag_runs() -> Vec<(String, f64, usize, u32)> {
                 fabricsim::sim::Outcome::Completed,
                 "{name}"
             );
-            assert!(fabricsim::invariants::check(&sim).is_empty(), "{name}");
+            assert!(
+                fabricsim::analysis::invariants::check(&sim).is_empty(),
+                "{name}"
+            );
             // Leaf ports after the 8 host links go up to the spines.
             let mut up = Vec::new();
             let mut lag = 0;

@@ -3,9 +3,9 @@
 //! (here a 1 ps RTO and a 1 ps sampling interval set through the library, past the
 //! validator's floors, which refuse them in a scenario file).
 
-use fabricsim::runner::build_all;
+use fabricsim::base::units::{MS, US};
+use fabricsim::run::runner::build_all;
 use fabricsim::sim::{Outcome, Simulation};
-use fabricsim::units::{MS, US};
 use std::path::Path;
 use std::time::Instant;
 
@@ -46,10 +46,13 @@ fn a_window_beyond_max_time_is_clamped_and_the_analysis_is_quick() {
     ));
     let spec = sim.window.clone().expect("a window");
     assert_eq!(spec.to, MS, "clamped to max_time");
-    assert_eq!(spec.clamped_from, Some(1_000_000 * fabricsim::units::SEC));
+    assert_eq!(
+        spec.clamped_from,
+        Some(1_000_000 * fabricsim::base::units::SEC)
+    );
     let t = Instant::now();
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
-    let w = fabricsim::window::analyse(&sim, &spec);
+    let w = fabricsim::analysis::window::analyse(&sim, &spec);
     // Walking every 10 us sample time up to 10^6 s would take minutes.
     assert!(t.elapsed().as_secs_f64() < 20.0, "{:?}", t.elapsed());
     assert_eq!(w.to_ns, 1e6);
@@ -61,7 +64,7 @@ fn a_window_beyond_max_time_is_clamped_and_the_analysis_is_quick() {
         "[record]\nrate_interval = \"10us\"\n[record.window]\nfrom = \"0us\"\nto = \"1ms\"\nflows = [0]",
     ));
     same.run(&mut |_| {});
-    let w1 = fabricsim::window::analyse(&same, same.window.as_ref().unwrap());
+    let w1 = fabricsim::analysis::window::analyse(&same, same.window.as_ref().unwrap());
     assert_eq!(w1.note, None);
     assert_eq!(w.rows, w1.rows);
     let g = w.rows[0].goodput_gbps.unwrap();
@@ -170,12 +173,12 @@ flows = [{}]
 #[test]
 #[ignore]
 fn the_invariant_check_is_cheap_at_k16() {
-    let mut sim = build(&fabricsim::bench::scenario_toml(16));
+    let mut sim = build(&fabricsim::run::bench::scenario_toml(16));
     let t = Instant::now();
     let o = sim.run(&mut |_| {});
     let run = t.elapsed();
     let t = Instant::now();
-    let bad = fabricsim::invariants::check(&sim);
+    let bad = fabricsim::analysis::invariants::check(&sim);
     let check = t.elapsed();
     assert_eq!(o, Outcome::Completed);
     assert!(bad.is_empty(), "{bad:#?}");

@@ -3,12 +3,12 @@
 //! (`invariants::check`: every frame delivered, corrupted, discarded, lost or on the
 //! wire; every data packet arrived, dropped, lost or in flight) besides its own claim.
 
-use fabricsim::fabric::faults::FaultSummary;
-use fabricsim::invariants;
+use fabricsim::analysis::invariants;
+use fabricsim::base::units::{Time, US};
+use fabricsim::model::fabric::faults::FaultSummary;
+use fabricsim::model::transport::rdma::ideal_fct;
 use fabricsim::output::fct;
 use fabricsim::sim::{Outcome, Simulation};
-use fabricsim::transport::rdma::ideal_fct;
-use fabricsim::units::{Time, US};
 use std::path::Path;
 
 fn build(src: &str) -> Simulation {
@@ -193,7 +193,9 @@ fn a_link_going_down_mid_flow_loses_its_frames_and_routing_moves_the_flow() {
     // Just before routing re-converges: the port is down, the flow's packets die there.
     assert!(sim.run_until(150 * US - 1, &mut |_| {}).is_none());
     check(&sim);
-    assert!(!sim.fabric.port_up(fabricsim::ids::PortId(down as u32)));
+    assert!(!sim
+        .fabric
+        .port_up(fabricsim::base::ids::PortId(down as u32)));
     let fs = sim.fabric.faults.as_ref().unwrap();
     assert!(fs.links[down].lost > 0, "frames on the wire were lost");
     let dropped = fs.links[down].dropped;
@@ -244,7 +246,7 @@ fn a_switch_going_down_takes_its_links_and_comes_back() {
     let ports = spine_ports(&sim);
     assert_eq!(ports.len(), 4);
     for &p in &ports {
-        assert!(!sim.fabric.port_up(fabricsim::ids::PortId(p as u32)));
+        assert!(!sim.fabric.port_up(fabricsim::base::ids::PortId(p as u32)));
     }
     let tx_down: Vec<u64> = ports
         .iter()
@@ -259,7 +261,7 @@ fn a_switch_going_down_takes_its_links_and_comes_back() {
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
     check(&sim);
     for &p in &ports {
-        assert!(sim.fabric.port_up(fabricsim::ids::PortId(p as u32)));
+        assert!(sim.fabric.port_up(fabricsim::base::ids::PortId(p as u32)));
         let lf = &sim.fabric.faults.as_ref().unwrap().links[p];
         assert_eq!(lf.down_until(sim.ctx.now), 270 * US);
     }
@@ -347,7 +349,7 @@ fn pfc_frames_are_not_held_behind_replays_so_the_fabric_stays_lossless() {
     ]
     .map(String::from);
     let loaded = fabricsim::load_file(&path, &sets).unwrap();
-    let mut runs = fabricsim::runner::build_all(&loaded, None).unwrap();
+    let mut runs = fabricsim::run::runner::build_all(&loaded, None).unwrap();
     assert_eq!(runs.len(), 1);
     let sim = &mut runs[0].1;
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);

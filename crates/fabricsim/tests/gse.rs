@@ -1,9 +1,9 @@
 //! Collectives, PKTC, the reorder buffer and DGSQ (issue: GSE vs RoCE).
 
-use fabricsim::fabric::NodeKind;
-use fabricsim::runner::build_all;
+use fabricsim::model::fabric::NodeKind;
+use fabricsim::run::runner::build_all;
 use fabricsim::sim::Simulation;
-use fabricsim::{invariants, load_str, Outcome};
+use fabricsim::{analysis::invariants, load_str, Outcome};
 use std::path::Path;
 
 fn build(toml: &str, sets: &[&str]) -> Simulation {
@@ -271,7 +271,11 @@ fn an_ecmp_collision_puts_two_flows_on_one_uplink() {
                 unreachable!()
             };
             let c = sim.fabric.routing.candidates(s, f.spec.dst);
-            c[fabricsim::routing::ecmp::pick(f.hash, sim.fabric.switches[s as usize].salt, c.len())]
+            c[fabricsim::model::routing::ecmp::pick(
+                f.hash,
+                sim.fabric.switches[s as usize].salt,
+                c.len(),
+            )]
         };
         assert_eq!(a.len(), b.len());
         if up(0) == up(1) {
@@ -328,13 +332,13 @@ fn small_sweep() -> String {
 
 fn run_sweep(dir: &Path) {
     let l = load_str(&small_sweep(), "<sweep>", Path::new("."), &[]).unwrap();
-    let opts = fabricsim::runner::RunOptions {
+    let opts = fabricsim::run::runner::RunOptions {
         out: Some(dir.to_path_buf()),
         seed: None,
         threads: 2,
         threads_per_run: 1,
     };
-    let res = fabricsim::runner::run(&l, &opts, &|_, _| {}).unwrap();
+    let res = fabricsim::run::runner::run(&l, &opts, &|_, _| {}).unwrap();
     assert_eq!(res.len(), 8);
 }
 
@@ -379,7 +383,7 @@ fn the_report_is_well_formed_html_with_one_svg_per_chart() {
     run_sweep(d.path());
     let html = std::fs::read_to_string(d.path().join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    fabricsim::report::check_well_formed(&html).expect("well-formed HTML");
+    fabricsim::base::report::check_well_formed(&html).expect("well-formed HTML");
     // One chart group per collective, two charts (mean, max JCT) per group.
     assert_eq!(html.matches("<svg").count(), 2 * 2);
     assert_eq!(html.matches("</svg>").count(), 4);

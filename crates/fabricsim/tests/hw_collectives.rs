@@ -2,9 +2,9 @@
 //! over a logical tree, the switches' multicast, the results checked, the timing against
 //! the analytic latency, and recovery from lost packets.
 
-use fabricsim::transport::collective_engine::HwCollectives;
-use fabricsim::units::{Time, NS};
-use fabricsim::{invariants, load_str, Outcome, Simulation};
+use fabricsim::base::units::{Time, NS};
+use fabricsim::model::transport::collective_engine::HwCollectives;
+use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};
 use std::path::Path;
 
 /// One plane of 8 leaves x 2 spines, 2 nodes per leaf, credits with cut-through, router
@@ -82,7 +82,7 @@ fn one_per_leaf(n: u32, fields: &str) -> String {
 /// 28 Gbps with 64b/66b).
 fn header_ser(s: &Simulation) -> Time {
     let rate = s.fabric.ports[s.nics.hosts[0].port.idx()].rate.0;
-    fabricsim::units::ser_time(48, rate)
+    fabricsim::base::units::ser_time(48, rate)
 }
 
 /// One packet from NIC to NIC across `h` cut-through routers at 100 ns each (pin to

@@ -13,7 +13,7 @@
 
 use fabricsim::scenario::config::{HostSet, Scenario, TopologyCfg, WorkloadCfg};
 use fabricsim::scenario::LoadedScenario;
-use fabricsim::{load_str, runner};
+use fabricsim::{load_str, run::runner};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::path::Path;
@@ -543,7 +543,7 @@ fn small_enough(sc: &Scenario) -> bool {
         TopologyCfg::Sunway(c) => c.link_rate().0 as f64 * c.planes as f64,
         TopologyCfg::Custom(c) => c.links.iter().map(|l| l.rate.0 as f64).fold(0.0, f64::max),
         // Not read here: assume the fastest rate there is.
-        TopologyCfg::Ns3File(_) => fabricsim::units::MAX_RATE_BPS as f64,
+        TopologyCfg::Ns3File(_) => fabricsim::base::units::MAX_RATE_BPS as f64,
     };
     let hosts: f64 = match &sc.topology {
         TopologyCfg::LeafSpine(c) => {
@@ -679,7 +679,7 @@ fn small_enough(sc: &Scenario) -> bool {
             }
             WorkloadCfg::Poisson(c) => {
                 // Each host offers `load` of its link; with `flows` the count bounds it.
-                let mean = fabricsim::workload::cdf::resolve(&c.cdf, Path::new("."), "cdf")
+                let mean = fabricsim::model::workload::cdf::resolve(&c.cdf, Path::new("."), "cdf")
                     .map(|d| d.mean())
                     .unwrap_or(0.0);
                 let (flows, bytes) = match (c.flows, c.duration) {
@@ -807,7 +807,7 @@ proptest! {
         };
         for (name, mut sim) in sims {
             let o = sim.run(&mut |_| {});
-            let bad = fabricsim::invariants::check(&sim);
+            let bad = fabricsim::analysis::invariants::check(&sim);
             prop_assert!(bad.is_empty(), "{name}: {bad:?}");
             let _ = fabricsim::output::summarize(&sim, &name, &o, 0.0);
         }

@@ -2,12 +2,12 @@
 //! sends CNPs (`fabric.dr.cnp`). Eight 400G senders in one campus send to the other over
 //! one 400G DCI link of 120 km, so the DR's DCI queue is where congestion gathers.
 
-use fabricsim::fabric::roles::dr::LongHaulStats;
-use fabricsim::fabric::switch::SwitchRole;
-use fabricsim::fabric::NodeKind;
-use fabricsim::ids::PortId;
-use fabricsim::units::US;
-use fabricsim::{invariants, load_str, Outcome, Simulation};
+use fabricsim::base::ids::PortId;
+use fabricsim::base::units::US;
+use fabricsim::model::fabric::roles::dr::LongHaulStats;
+use fabricsim::model::fabric::switch::SwitchRole;
+use fabricsim::model::fabric::NodeKind;
+use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};
 use std::path::Path;
 
 fn scenario(cnp: &str, extra: &str) -> String {

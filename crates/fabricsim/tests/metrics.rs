@@ -2,10 +2,10 @@
 //! `report.html` and the slowdown part of the multi-run report, on the quickstart
 //! scenario (27 flows from 4 KB to 2 MB, rates and queues recorded).
 
-use fabricsim::metrics::quantile;
-use fabricsim::metrics::{self, SizeBuckets, BUCKETS_CSV_HEADER};
-use fabricsim::report::{check_well_formed, Section};
-use fabricsim::runner::{build_all, run, RunOptions};
+use fabricsim::analysis::metrics::quantile;
+use fabricsim::analysis::metrics::{self, SizeBuckets, BUCKETS_CSV_HEADER};
+use fabricsim::base::report::{check_well_formed, Section};
+use fabricsim::run::runner::{build_all, run, RunOptions};
 use fabricsim::{load_file, load_str};
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ fn scenarios_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios"))
 }
 
-fn run_quickstart(out: &Path) -> Vec<fabricsim::runner::RunResult> {
+fn run_quickstart(out: &Path) -> Vec<fabricsim::run::runner::RunResult> {
     let loaded = load_file(&scenarios_dir().join("quickstart.toml"), &[]).unwrap();
     let opts = RunOptions {
         out: Some(out.to_path_buf()),
@@ -25,7 +25,7 @@ fn run_quickstart(out: &Path) -> Vec<fabricsim::runner::RunResult> {
 }
 
 /// Quickstart with two variants (DCQCN and no congestion control).
-fn run_two_variants(out: &Path) -> Vec<fabricsim::runner::RunResult> {
+fn run_two_variants(out: &Path) -> Vec<fabricsim::run::runner::RunResult> {
     let src = std::fs::read_to_string(scenarios_dir().join("quickstart.toml")).unwrap();
     let src = format!(
         "{src}\n[[variants]]\nname = \"dcqcn\"\n\n[[variants]]\nname = \"no_cc\"\nset = {{ \"cc.algorithm\" = \"none\" }}\n"
@@ -390,7 +390,7 @@ const NAME_COLUMNS: &[&str] = &["run", "variant", "port", "ratio"];
 /// under every chart of percentiles, and units in every table header that measures
 /// something. Returns the number of charts.
 fn check_report(secs: &[Section], sweep_axes: &[String]) -> usize {
-    use fabricsim::report::{bar_plan, PERCENTILE_NOTE};
+    use fabricsim::base::report::{bar_plan, PERCENTILE_NOTE};
     let percentiles = |s: &str| ["p50", "p95", "p99"].iter().any(|p| s.contains(p));
     let mut charts = 0;
     for s in secs {
@@ -450,7 +450,7 @@ fn every_chart_and_table_of_the_reports_has_units_and_notes() {
 
 #[test]
 fn jct_charts_draw_each_runs_lower_bound_under_its_bars() {
-    use fabricsim::report::Bound;
+    use fabricsim::base::report::Bound;
     let sweep = ["sweep[3].values=[\"1MiB\"]".to_string()];
     let loaded = load_file(&scenarios_dir().join("gse-vs-roce-quick.toml"), &sweep).unwrap();
     let opts = RunOptions {

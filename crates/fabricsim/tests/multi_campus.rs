@@ -5,12 +5,12 @@
 //! three-tier campuses (`campus = "three_tier"`), whose DRs hang off the cores, and which
 //! stay lossless under congestion while only the lossy DR drops.
 
-use fabricsim::fabric::switch::SwitchRole;
-use fabricsim::fabric::NodeKind;
-use fabricsim::ids::PortId;
+use fabricsim::base::ids::PortId;
+use fabricsim::base::units::{ser_time, US};
+use fabricsim::model::fabric::switch::SwitchRole;
+use fabricsim::model::fabric::NodeKind;
 use fabricsim::output::fct;
-use fabricsim::units::{ser_time, US};
-use fabricsim::{invariants, load_str, Outcome, Simulation};
+use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};
 use std::path::Path;
 
 /// Two campuses of 2 leaves x 2 servers (400G NICs by default) and 2 spines, 2 DRs each

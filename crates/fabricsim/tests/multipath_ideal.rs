@@ -2,10 +2,10 @@
 //! 6): FCT >= ideal and JCT >= lower bound in every configuration, and the ideal of a
 //! sprayed flow is that of its path set's narrowest cut, not of one path.
 
-use fabricsim::invariants;
-use fabricsim::runner::build_all;
+use fabricsim::analysis::invariants;
+use fabricsim::model::transport::rdma::ideal_fct;
+use fabricsim::run::runner::build_all;
 use fabricsim::sim::{Outcome, Simulation};
-use fabricsim::transport::rdma::ideal_fct;
 use rand::{Rng, SeedableRng};
 use std::path::Path;
 

@@ -2,8 +2,8 @@
 //! grown to their working size, a simulation moves hundreds of thousands of packets
 //! without a single heap allocation. Counted with a global allocator that tallies calls.
 
+use fabricsim::base::units::US;
 use fabricsim::sim::Simulation;
-use fabricsim::units::US;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};

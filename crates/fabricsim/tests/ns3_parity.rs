@@ -3,10 +3,10 @@
 //! fabric profile that bundles them. Each test runs the option and its default side by
 //! side, so it fails if the option does nothing or the default changed.
 
-use fabricsim::cc::AnyCc;
-use fabricsim::packet::PacketKind;
+use fabricsim::base::units::{MS, US};
+use fabricsim::kernel::packet::PacketKind;
+use fabricsim::model::cc::AnyCc;
 use fabricsim::sim::{Outcome, Simulation};
-use fabricsim::units::{MS, US};
 use std::path::Path;
 
 mod common;
@@ -161,7 +161,7 @@ fn the_ns3_profile_sets_every_option_and_the_file_wins() {
     let AnyCc::Dcqcn(d) = &sim.nics.flows[0].cc else {
         panic!("not DCQCN")
     };
-    assert_eq!(d.params().cut_on, fabricsim::cc::dcqcn::CutOn::Timer);
+    assert_eq!(d.params().cut_on, fabricsim::model::cc::dcqcn::CutOn::Timer);
     assert_eq!(d.params().rmin, 1e9);
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
     // A field the scenario sets itself keeps its value.
@@ -185,6 +185,6 @@ fn the_ns3_profile_sets_every_option_and_the_file_wins() {
     let l = fabricsim::load_str(&src, "test.toml", Path::new("."), &[]).unwrap();
     let runs = l.expand_variants().unwrap();
     let cnp = |i: usize| runs[i].1.transport.cnp;
-    use fabricsim::transport::config::CnpForm;
+    use fabricsim::model::transport::config::CnpForm;
     assert_eq!((cnp(0), cnp(1)), (CnpForm::Frame, CnpForm::AckFlag));
 }

@@ -1,9 +1,9 @@
 //! Behaviour of the RoCEv2 fabric checked against analytic results and invariants.
 
-use fabricsim::invariants;
+use fabricsim::analysis::invariants;
+use fabricsim::base::units::{ser_time, MS, NS, US};
 use fabricsim::output::fct;
 use fabricsim::sim::{Outcome, Simulation};
-use fabricsim::units::{ser_time, MS, NS, US};
 use std::path::Path;
 
 fn build(src: &str) -> Simulation {
@@ -228,10 +228,10 @@ fn dcqcn_ns3_profile_keeps_the_bottleneck_busy() {
 
 #[test]
 fn dcqcn_rate_falls_on_each_cnp() {
-    use fabricsim::cc::dcqcn::{Dcqcn, DcqcnParams};
-    use fabricsim::cc::CongestionControl;
+    use fabricsim::base::units::Rate;
+    use fabricsim::model::cc::dcqcn::{Dcqcn, DcqcnParams};
+    use fabricsim::model::cc::CongestionControl;
     use fabricsim::scenario::config::{DcqcnCfg, DcqcnProfile};
-    use fabricsim::units::Rate;
     for profile in [DcqcnProfile::Paper, DcqcnProfile::Ns3] {
         let p = DcqcnParams::resolve(
             &DcqcnCfg {

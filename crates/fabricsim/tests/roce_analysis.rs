@@ -3,10 +3,10 @@
 //! buffer, a port marked more often losing its share, and a switch's own CNP beating the
 //! receiver's by at least the analytic margin.
 
-use fabricsim::invariants;
-use fabricsim::presets::{self, SWITCHES};
+use fabricsim::analysis::invariants;
+use fabricsim::base::presets::{self, SWITCHES};
+use fabricsim::base::units::{Time, NS, US};
 use fabricsim::sim::{Outcome, Simulation};
-use fabricsim::units::{Time, NS, US};
 use std::path::Path;
 
 fn run(src: &str) -> Simulation {
@@ -172,7 +172,7 @@ size = "2MB"
         );
         let sim = run(&src);
         let sw = &sim.fabric.switches[0];
-        let per_port = 2 * 5 * 1024 + fabricsim::units::parse_bytes(shared).unwrap();
+        let per_port = 2 * 5 * 1024 + fabricsim::base::units::parse_bytes(shared).unwrap();
         assert_eq!(sw.buffer.size, 8 * per_port);
         assert!(sw.buffer.peak > 0, "{delay} {shared}: the incast queues");
         assert!(

@@ -5,7 +5,7 @@
 //! once per edge switch in one pass over compact adjacency (`routing::RoutingTable::
 //! build_over`), which must not change a single entry.
 
-use fabricsim::fabric::NodeKind;
+use fabricsim::model::fabric::NodeKind;
 use fabricsim::sim::Simulation;
 use proptest::prelude::*;
 use std::collections::VecDeque;

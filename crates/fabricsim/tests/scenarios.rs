@@ -2,8 +2,8 @@
 //! ideal, lossless when PFC is on) and is deterministic.
 
 use fabricsim::output::{self, flows_csv, ports_csv};
-use fabricsim::runner::build_all;
-use fabricsim::{invariants, load_file};
+use fabricsim::run::runner::build_all;
+use fabricsim::{analysis::invariants, load_file};
 use std::path::PathBuf;
 
 fn scenarios_dir() -> PathBuf {
@@ -88,7 +88,7 @@ type RunText = (
     String,
     String,
     String,
-    Vec<Vec<fabricsim::transport::rdma::Hop>>,
+    Vec<Vec<fabricsim::model::transport::rdma::Hop>>,
 );
 
 fn quickstart(seed: Option<u64>) -> RunText {
@@ -123,13 +123,13 @@ fn results_written_to_disk_are_identical_across_runs() {
     let mut outs = Vec::new();
     for k in 0..2 {
         let out = dir.path().join(format!("r{k}"));
-        let opts = fabricsim::runner::RunOptions {
+        let opts = fabricsim::run::runner::RunOptions {
             out: Some(out.clone()),
             seed: None,
             threads: 2,
             threads_per_run: 1,
         };
-        fabricsim::runner::run(&loaded, &opts, &|_, _| {}).unwrap();
+        fabricsim::run::runner::run(&loaded, &opts, &|_, _| {}).unwrap();
         outs.push(out);
     }
     for v in ["pfc_dcqcn", "pfc_only", "lossy"] {

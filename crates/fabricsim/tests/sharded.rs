@@ -4,7 +4,7 @@
 //! resumes without a trace, and falls back to fewer shards or to one thread, saying
 //! why, where it cannot cut the model so finely.
 
-use fabricsim::runner::{self, RunOptions};
+use fabricsim::run::runner::{self, RunOptions};
 use fabricsim::sim::{Outcome, Simulation};
 use std::path::{Path, PathBuf};
 
@@ -192,7 +192,7 @@ fn credits_and_lossy_fabrics_give_the_same_bytes_on_1_2_and_3_threads() {
         .map(|p| c.port(p).stats.stalls)
         .sum();
     assert!(cut_waits > 0, "no port on the cut waited for credits");
-    assert!(fabricsim::invariants::check(&sim).is_empty());
+    assert!(fabricsim::analysis::invariants::check(&sim).is_empty());
     // A lossy fabric with a small buffer: an incast drops, and go-back-N recovers.
     let lossy = fat_tree(
         4,
@@ -333,7 +333,10 @@ fn training_jobs_across_campuses_give_the_same_bytes_on_1_2_and_3_threads() {
             let ends = t.iteration_ends(|p| sim.phase_times(p).1);
             assert_eq!(ends.len(), 2, "{v}");
             assert!(ends.iter().all(|e| e.is_some()), "{v}: {ends:?}");
-            assert!(fabricsim::invariants::check(&sim).is_empty(), "{v}");
+            assert!(
+                fabricsim::analysis::invariants::check(&sim).is_empty(),
+                "{v}"
+            );
         }
     }
     // Data parallel with ZeRO-3 on a fat tree cut by pods, no latency: the joins of its
@@ -421,11 +424,11 @@ fn two_campuses_cut_at_the_long_haul_give_the_same_bytes_with_dr_notifications()
     // where the run could complete, so the run ends where the serial one does.
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
     let (windows, span) = sim.windows();
-    assert_eq!(span, 600 * fabricsim::units::US);
+    assert_eq!(span, 600 * fabricsim::base::units::US);
     let work = sim.parallel_work().unwrap();
     assert_eq!((work.shards, work.windows), (2, windows));
     assert!(work.handoffs > 0 && work.lookahead_ns >= 600_000.0);
-    let cells = sim.ctx.now / fabricsim::units::US;
+    let cells = sim.ctx.now / fabricsim::base::units::US;
     assert!(windows * 8 < cells, "{windows} windows for {cells} cells");
     let (notes, sums) = same_bytes_summaries("campuses", &load(&src));
     // (Three threads asked for: two campuses make two shards.)
@@ -567,7 +570,7 @@ fn a_capture_of_ports_in_every_shard_gives_the_same_file_on_1_2_and_3_threads() 
             assert!(ifaces.contains(&i), "nothing captured on interface {i}");
         }
         let pauses = (cap.records().iter())
-            .filter(|r| r.desc.kind() == fabricsim::packet::PacketKind::Pause)
+            .filter(|r| r.desc.kind() == fabricsim::kernel::packet::PacketKind::Pause)
             .count();
         assert!(pauses > 0, "no PFC frame captured");
         let keys: Vec<_> = cap.records().iter().map(|r| r.key()).collect();
@@ -622,7 +625,10 @@ fn hardware_collectives_across_shards_give_the_same_bytes_on_1_2_and_3_threads()
         sim.set_threads_per_run(3);
         assert_eq!(sim.shard_count(), 3);
         assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
-        assert!(fabricsim::invariants::check(&sim).is_empty(), "{name}");
+        assert!(
+            fabricsim::analysis::invariants::check(&sim).is_empty(),
+            "{name}"
+        );
         let h = sim.nics.hw.as_deref().unwrap();
         let c = &h.colls[0];
         let n = c.spec.ranks.len() as u32;
@@ -705,7 +711,7 @@ fn packets_are_conserved_and_every_invariant_holds_sharded() {
     let mut sim = build(&src);
     assert!(sim.set_threads_per_run(3).is_empty());
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
-    let bad = fabricsim::invariants::check(&sim);
+    let bad = fabricsim::analysis::invariants::check(&sim);
     assert!(bad.is_empty(), "{bad:?}");
     assert!(
         sim.ctx.counters.handoffs > 0,

@@ -3,8 +3,8 @@
 //! not much looser than what is generated (each kind's `size` says how tight it is).
 
 use fabricsim::load_file;
-use fabricsim::topology::{self, TopoGraph, TopoSize};
-use fabricsim::workload::{self, WorkSize, Workload, WorkloadCfg};
+use fabricsim::model::topology::{self, TopoGraph, TopoSize};
+use fabricsim::model::workload::{self, WorkSize, Workload, WorkloadCfg};
 use proptest::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -2,11 +2,11 @@
 //! dual-rail NICs whose packets take either plane, the out-of-order message transport,
 //! up/down tables with sibling fallbacks, and deterministic vs adaptive table routing.
 
-use fabricsim::fabric::NodeKind;
-use fabricsim::ids::PortId;
+use fabricsim::base::ids::PortId;
+use fabricsim::base::units::Time;
+use fabricsim::model::fabric::NodeKind;
 use fabricsim::output::fct;
-use fabricsim::units::Time;
-use fabricsim::{invariants, load_str, Outcome, Simulation};
+use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};
 use std::path::Path;
 
 /// Two planes of 4 leaves (siblings 0-1 and 2-3) x 3 spines, 4 nodes per leaf, 2 KiB
@@ -122,7 +122,7 @@ fn up_down_tables_keep_the_sibling_links_for_faults() {
     let r = &s.fabric.routing;
     assert!(r.tiered());
     // Node 5 hangs off leaf 1 (whose sibling is leaf 0) in each plane.
-    let names = |c: fabricsim::routing::Candidates, from: usize, to: usize| -> Vec<String> {
+    let names = |c: fabricsim::model::routing::Candidates, from: usize, to: usize| -> Vec<String> {
         (from..to).map(|k| peer(&s, r.port_of(c, k).0)).collect()
     };
     for p in 0..2 {

@@ -4,9 +4,9 @@
 //! fabric their latency is analytic: a barrier takes `rounds x (L + send_overhead +
 //! recv_overhead)`, `L` the ideal one-way latency of one small message.
 
+use fabricsim::base::units::{Time, NS, US};
 use fabricsim::output::{fct, jobs_csv};
-use fabricsim::units::{Time, NS, US};
-use fabricsim::{invariants, load_str, Outcome, Simulation};
+use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};
 use std::path::Path;
 
 /// A leaf-spine of 2 leaves x 8 hosts (100G, 1 us links) with PFC and no congestion

@@ -4,10 +4,10 @@
 //! counts between hosts, routed paths and ideal FCTs), and a lone flow on the generated
 //! tree meets its ideal FCT exactly.
 
+use fabricsim::model::topology::{self, TopoGraph};
 use fabricsim::output::fct;
 use fabricsim::scenario::LoadedScenario;
-use fabricsim::topology::{self, TopoGraph};
-use fabricsim::{invariants, load_str, Outcome, Simulation};
+use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 
@@ -243,8 +243,9 @@ fn same_routes_and_ideal_fct_per_flow() {
         let (pg, pn) = (gen.path_of(i), ns3.path_of(i));
         assert_eq!(pg.len(), hops, "flow {i}: {pg:?}");
         assert_eq!(pn.len(), hops, "flow {i}: {pn:?}");
-        let rates =
-            |p: &[fabricsim::transport::rdma::Hop]| p.iter().map(|h| h.bps).collect::<Vec<_>>();
+        let rates = |p: &[fabricsim::model::transport::rdma::Hop]| {
+            p.iter().map(|h| h.bps).collect::<Vec<_>>()
+        };
         assert_eq!(rates(&pg), rates(&pn), "flow {i}");
         assert_eq!(gen.ideal[i], ns3.ideal[i], "flow {i}: ideal FCT");
         assert!(gen.ideal[i] > 0);

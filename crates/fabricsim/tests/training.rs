@@ -2,9 +2,9 @@
 //! recurrences, lower bounds (no iteration beats its compute), and the document's
 //! orderings (PP loss grows with distance; ZeRO-3 loses more than plain DP).
 
-use fabricsim::units::{Time, MS, US};
-use fabricsim::workload::training::{pp_free, pp_with};
-use fabricsim::{invariants, load_str, Outcome, Simulation};
+use fabricsim::base::units::{Time, MS, US};
+use fabricsim::model::workload::training::{pp_free, pp_with};
+use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};
 use std::path::Path;
 
 /// Two campuses of one leaf with `hosts` servers, one spine and one DR each, 1.6 Tbps of

@@ -1,10 +1,10 @@
 //! NCCL-like channel windows (document 001) against analytic results: with the window a
 //! channel moves at most `buffer` bytes per round trip of a chunk and its slot credit.
 
-use fabricsim::invariants;
+use fabricsim::analysis::invariants;
+use fabricsim::base::units::ser_time;
+use fabricsim::model::workload::window::CREDIT_BYTES;
 use fabricsim::sim::{Outcome, Simulation};
-use fabricsim::units::ser_time;
-use fabricsim::workload::window::CREDIT_BYTES;
 use std::path::Path;
 
 const RATE: u64 = 100_000_000_000;

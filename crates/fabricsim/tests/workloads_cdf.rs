@@ -4,13 +4,15 @@
 //! cross-rack placement, bad files are reported with their line, and the 320-server
 //! fat-tree imports and routes.
 
-use fabricsim::param::ParamError;
+use fabricsim::base::param::ParamError;
+use fabricsim::base::seed::component_rng;
+use fabricsim::model::workload::cdf::Cdf;
+use fabricsim::model::workload::poisson::host_attachments;
+use fabricsim::model::workload::FlowSpec;
 use fabricsim::scenario::LoadedScenario;
-use fabricsim::seed::component_rng;
-use fabricsim::workload::cdf::Cdf;
-use fabricsim::workload::poisson::host_attachments;
-use fabricsim::workload::FlowSpec;
-use fabricsim::{load_str, runner, topology, workload, ScenarioError, Simulation};
+use fabricsim::{
+    load_str, model::topology, model::workload, run::runner, ScenarioError, Simulation,
+};
 use std::path::{Path, PathBuf};
 
 fn data_dir() -> PathBuf {
@@ -463,6 +465,6 @@ fn poisson_on_the_320_fat_tree_runs() {
         assert!(!sim.path_of(i).is_empty(), "flow {i} has no route");
     }
     sim.run(&mut |_| {});
-    let bad = fabricsim::invariants::check(&sim);
+    let bad = fabricsim::analysis::invariants::check(&sim);
     assert!(bad.is_empty(), "{bad:?}");
 }

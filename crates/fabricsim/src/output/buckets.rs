@@ -1,9 +1,9 @@
 //! `buckets.csv`: slowdown and FCT quantiles of the finished flows per flow-size bucket
-//! (see [`crate::metrics`]), then `all`.
+//! (see [`crate::analysis::metrics`]), then `all`.
 
 use super::cells::{finite, CsvOut, Fixed};
 use super::{always, RunData, Scope, Table};
-use crate::metrics::{self, BucketStats, SizeBuckets};
+use crate::analysis::metrics::{self, BucketStats, SizeBuckets};
 use serde::Serialize;
 
 /// The table's entry in [`super::TABLES`].

@@ -8,7 +8,7 @@
 //! carry that format in the row struct's type, so a row is data, not a format string.
 
 use super::columns::Columns;
-use crate::units::Time;
+use crate::base::units::Time;
 use serde::{Serialize, Serializer};
 use std::fmt;
 use std::io::Write;

@@ -16,9 +16,9 @@
 //! (`[record.window]`) tables when the runs have them, and for a handful of runs
 //! overlays of their rate-vs-time and bottleneck-queue-vs-time series.
 
-use crate::metrics::interval::{mean_interval, MeanInterval};
+use crate::analysis::metrics::interval::{mean_interval, MeanInterval};
+use crate::base::report::{BarChart, Bound, LineChart, Section, Table, PERCENTILE_NOTE};
 use crate::output::Summary;
-use crate::report::{BarChart, Bound, LineChart, Section, Table, PERCENTILE_NOTE};
 use crate::scenario::REPLICATE_AXIS;
 
 /// Most runs overlaid in the slowdown CDF chart; above this only the table and the bar
@@ -615,15 +615,15 @@ fn bucket_labels(rows: &[Summary]) -> Vec<String> {
         })
         .unwrap_or_default();
     if v.is_empty() {
-        v = crate::metrics::SizeBuckets::default().labels();
+        v = crate::analysis::metrics::SizeBuckets::default().labels();
     }
-    v.push(crate::metrics::ALL.to_string());
+    v.push(crate::analysis::metrics::ALL.to_string());
     v
 }
 
 /// (p50, p99) of a run in bucket `label` (`all`: every finished flow).
 fn bucket_quantiles(r: &Summary, label: &str) -> (f64, f64) {
-    if label == crate::metrics::ALL {
+    if label == crate::analysis::metrics::ALL {
         return (r.slowdown_p50, r.slowdown_p99);
     }
     r.slowdown_buckets
@@ -694,7 +694,7 @@ pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
                 .collect();
             out.push(Section::Bar(BarChart {
                 title: format!("Slowdown {name} per flow size"),
-                x_label: crate::metrics::FLOW_SIZE_AXIS.into(),
+                x_label: crate::analysis::metrics::FLOW_SIZE_AXIS.into(),
                 y_label: format!("slowdown {name} (FCT / ideal FCT, ×)"),
                 categories: labels.clone(),
                 series,
@@ -716,7 +716,7 @@ pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
             .iter()
             .map(|r| (run_label(r), r.slowdown_cdf.clone()))
             .collect();
-        out.push(Section::Line(crate::metrics::cdf_chart(
+        out.push(Section::Line(crate::analysis::metrics::cdf_chart(
             "CDF of slowdown per run",
             series,
         )));

@@ -2,7 +2,7 @@
 
 use super::cells::{finite, header_of, CsvOut, Fixed};
 use super::{Scope, SweepData, Table};
-use crate::metrics::SizeBuckets;
+use crate::analysis::metrics::SizeBuckets;
 use crate::output::Summary;
 use serde::Serialize;
 
@@ -95,7 +95,7 @@ fn write(d: &SweepData, out: &mut CsvOut) -> csv::Result<()> {
                 )
             })
             .collect();
-        let conv = |f: fn(&crate::convergence::Convergence) -> Option<f64>| {
+        let conv = |f: fn(&crate::analysis::convergence::Convergence) -> Option<f64>| {
             r.convergence.as_ref().and_then(f).map(Fixed)
         };
         out.row(&(

@@ -1,5 +1,5 @@
 //! `convergence.csv`: time to cut and to fair share after a join, per flow and for all
-//! flows (`[record.convergence]`; the analysis is [`crate::convergence`]).
+//! flows (`[record.convergence]`; the analysis is [`crate::analysis::convergence`]).
 
 use super::cells::{CsvOut, Fixed};
 use super::{RunData, Scope, Table};

@@ -46,7 +46,7 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
     out.table((0..ports.len()).filter(|&i| c.port(i).tracked()).map(|i| {
         let (p, cp) = (&ports[i], c.port(i));
         CreditRow {
-            node: sim.port_node_name(crate::ids::PortId(i as u32)),
+            node: sim.port_node_name(crate::base::ids::PortId(i as u32)),
             port: p.local,
             peer: sim.port_node_name(p.peer),
             cut_through: cp.cut_through() as u8,

@@ -5,14 +5,14 @@
 //!
 //! With `seeds` > 1 a point is the runs of its replicates: each JCT column is the mean over
 //! them, followed by their sample standard deviation (`_std_ns`) and the half-width of the
-//! 95 % Student t interval (`_ci95_ns`, see [`crate::metrics::interval`]); a ratio is
+//! 95 % Student t interval (`_ci95_ns`, see [`crate::analysis::metrics::interval`]); a ratio is
 //! the mean of the per-replicate ratios, paired by replicate (replicate k of every
 //! variant runs with the same seed), with its own interval (`_ci95`). A `replicates`
 //! column after the axes counts them.
 
 use super::cells::{finite, header_of, CsvOut, Fixed};
 use super::{Scope, SweepData, Table};
-use crate::metrics::interval::{mean_interval, MeanInterval};
+use crate::analysis::metrics::interval::{mean_interval, MeanInterval};
 use crate::output::Summary;
 use crate::scenario::REPLICATE_AXIS;
 use serde::Serialize;

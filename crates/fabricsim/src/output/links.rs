@@ -4,7 +4,7 @@
 
 use super::cells::{CsvOut, Ns};
 use super::{RunData, Scope, Table};
-use crate::ids::PortId;
+use crate::base::ids::PortId;
 use serde::Serialize;
 
 /// The table's entry in [`super::TABLES`].

@@ -7,7 +7,7 @@
 //!   `queues.csv`,
 //!   `rates.csv`, `convergence.csv`, `window.csv`);
 //! - `report.html`: the run's charts;
-//! - [`crate::capture::FILE`] (`capture.pcapng`), when the scenario has `[record.pcap]`:
+//! - [`crate::model::capture::FILE`] (`capture.pcapng`), when the scenario has `[record.pcap]`:
 //!   the frames its chosen ports sent, headers only, for Wireshark (`docs/pcap.md`);
 //! - [`resolved::FILE`] (`scenario.resolved.toml`): the effective scenario, which reruns
 //!   to the same `flows.csv`;
@@ -366,7 +366,7 @@ fn write_csv(
 pub fn run_report_html(sim: &Simulation, summary: &Summary) -> String {
     let title = crate::output::run_report::run_report_title(summary);
     let sections = crate::output::run_report::run_report_sections(sim, summary);
-    crate::report::render_html(&title, &sections)
+    crate::base::report::render_html(&title, &sections)
 }
 
 /// Writes every file of a run into `dir` (created if needed): its tables, `report.html`,
@@ -389,7 +389,7 @@ pub fn write_all(
     let html = run_report_html(sim, summary);
     write_file(dir, "report.html", |w| w.write_all(html.as_bytes()))?;
     if let Some(cap) = sim.fabric.capture.as_deref() {
-        write_file(dir, crate::capture::FILE, |w| {
+        write_file(dir, crate::model::capture::FILE, |w| {
             crate::output::pcap::pcapng::write(sim, cap, w)
         })?;
     }
@@ -429,7 +429,7 @@ pub fn write_sweep(
     let title = rows.first().map(|r| r.scenario.clone()).unwrap_or_default();
     let sections =
         crate::output::compare::report_sections(&title, rows, axes, replicated, baseline);
-    let html = crate::report::render_html(&title, &sections);
+    let html = crate::base::report::render_html(&title, &sections);
     write_file(dir, SWEEP_REPORT, |w| w.write_all(html.as_bytes()))
 }
 
@@ -562,7 +562,9 @@ rate_interval = "10us"
 "#;
         let l = crate::scenario::load_str(text, "<cols>", Path::new("."), &[]).unwrap();
         let mut sim = Simulation::build(&l.scenario, &l.file, &l.base_dir).unwrap();
-        let outcome = sim.run_until(crate::units::Time::MAX, &mut |_| {}).unwrap();
+        let outcome = sim
+            .run_until(crate::base::units::Time::MAX, &mut |_| {})
+            .unwrap();
         let summary = summarize(&sim, "cols", &outcome, 0.0);
         let tables = run_tables_columns(&sim, &summary);
         let names: Vec<&str> = tables.iter().map(|(f, _)| *f).collect();

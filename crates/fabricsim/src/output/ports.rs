@@ -38,7 +38,7 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
     out.table(sim.fabric.ports.iter().enumerate().map(|(i, p)| {
         let st = &p.stats;
         PortRow {
-            node: sim.port_node_name(crate::ids::PortId(i as u32)),
+            node: sim.port_node_name(crate::base::ids::PortId(i as u32)),
             port: p.local,
             tx_bytes: p.tx_bytes,
             tx_packets: p.tx_packets,

@@ -29,7 +29,7 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
     let sim = r.sim;
     out.table(sim.record.queue_samples.iter().map(|q| QueueRow {
         time_ns: Ns(q.t),
-        node: sim.port_node_name(crate::ids::PortId(q.port)),
+        node: sim.port_node_name(crate::base::ids::PortId(q.port)),
         port: sim.fabric.ports[q.port as usize].local,
         bytes: q.bytes,
     }))

@@ -32,7 +32,9 @@ fn file_fields(sc: &Scenario) -> Vec<(String, String)> {
             }
             // A built-in name wins over a file of the same name (see `cdf::resolve`), so
             // only a CDF that is not built in is a path.
-            WorkloadCfg::Poisson(p) if crate::workload::cdf::Cdf::builtin(&p.cdf).is_none() => {
+            WorkloadCfg::Poisson(p)
+                if crate::model::workload::cdf::Cdf::builtin(&p.cdf).is_none() =>
+            {
                 out.push((format!("workload[{i}].cdf"), p.cdf.clone()));
             }
             _ => {}

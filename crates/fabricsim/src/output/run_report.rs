@@ -1,12 +1,12 @@
 //! The sections of a run's `report.html`: an overview, the slowdown table and charts, the
 //! busiest switch ports, and the sending rate and queue over time.
 
-use crate::metrics::{
+use crate::analysis::metrics::{
     bucket_stats, buckets_chart, buckets_table, cdf_chart, cdf_points, finished_flows,
     queue_series, rate_series, sorted_slowdowns, SizeBuckets, MAX_SERIES_POINTS,
 };
+use crate::base::report::{BarChart, Bound, LineChart, Section, Table};
 use crate::output::Summary;
-use crate::report::{BarChart, Bound, LineChart, Section, Table};
 use crate::sim::Simulation;
 
 /// Most flows in the rate-vs-time chart.
@@ -58,7 +58,7 @@ fn ports_table(sim: &Simulation, max_rows: usize) -> Option<Table> {
                 vec![
                     format!(
                         "{}:{}",
-                        sim.port_node_name(crate::ids::PortId(i as u32)),
+                        sim.port_node_name(crate::base::ids::PortId(i as u32)),
                         p.local
                     ),
                     p.max_queue_bytes.to_string(),
@@ -84,7 +84,7 @@ fn jct_chart(sim: &Simulation) -> Option<BarChart> {
         return None;
     }
     let shown = n.min(MAX_JCT_JOBS);
-    let ms = |t: crate::units::Time| t as f64 / 1e9;
+    let ms = |t: crate::base::units::Time| t as f64 / 1e9;
     Some(BarChart {
         title: if shown < n {
             format!("Job completion time (first {shown} of {n} jobs)")
@@ -136,7 +136,7 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
         summary.outcome,
         summary.flows_completed,
         summary.flows,
-        crate::units::fmt_time(sim.ctx.now),
+        crate::base::units::fmt_time(sim.ctx.now),
     ))];
     out.push(Section::Table(buckets_table(&stats)));
     if flows.is_empty() {

@@ -21,19 +21,19 @@
 //! - `jobs`: job iterations, finished, JCT and its lower bound;
 //! - `long_haul`: the DCI ports' load, imbalance and drops, the DRs' CNPs, per campus;
 //! - `faults`: faults applied, routing rebuilds, frames corrupted, replayed, discarded
-//!   and lost, packets dropped, data packets lost (see [`crate::fabric::faults::FaultSummary`]);
+//!   and lost, packets dropped, data packets lost (see [`crate::model::fabric::faults::FaultSummary`]);
 //! - `collectives`: hardware collectives' iterations, completions, failures, timeouts,
 //!   latency, the results' check, packets and multicast copies
-//!   ([`crate::collective::HwSummary`]);
+//!   ([`crate::model::collective::HwSummary`]);
 //! - `gse`, `long_haul`, `collectives`, `faults`, `convergence`, `window`: `null` for runs
 //!   without GSE, DR switches, hardware collectives, faults or bit errors,
 //!   `[record.convergence]` or `[record.window]`; every
 //!   key is always there, so a reader can rely on the shape.
 
-pub use crate::metrics::quantile;
+pub use crate::analysis::metrics::quantile;
+use crate::base::units::Time;
 use crate::sim::stall::StallReport;
 use crate::sim::{Outcome, Simulation};
-use crate::units::Time;
 use serde::{Serialize, Serializer};
 
 pub use super::summary_table::table;
@@ -122,9 +122,9 @@ pub struct Summary {
     /// NACKs the senders received.
     pub nacks: u64,
     /// Data packets that reached their receiver ahead of a gap (reordered or after a
-    /// loss; see [`crate::transport::Flow::out_of_order_pkts`]).
+    /// loss; see [`crate::model::transport::Flow::out_of_order_pkts`]).
     pub out_of_order_packets: u64,
-    /// Invariants the run broke ([`crate::invariants::check`]); empty for a sound run.
+    /// Invariants the run broke ([`crate::analysis::invariants::check`]); empty for a sound run.
     pub invariant_violations: Vec<String>,
     /// Longest switch egress queue (bytes).
     pub max_queue_bytes: u64,
@@ -154,20 +154,20 @@ pub struct Summary {
     /// Mean analytic lower bound of the job iterations (ns).
     pub jct_lower_bound_ns: f64,
     /// GSE counters (PKTC / DGSQ runs).
-    pub gse: Option<crate::gse::GseStats>,
+    pub gse: Option<crate::model::gse::GseStats>,
     /// DCI and DR figures (topology `multi_campus`).
-    pub long_haul: Option<crate::fabric::roles::dr::LongHaulStats>,
+    pub long_haul: Option<crate::model::fabric::roles::dr::LongHaulStats>,
     /// Hardware collectives (document 003).
-    pub collectives: Option<crate::collective::HwSummary>,
+    pub collectives: Option<crate::model::collective::HwSummary>,
     /// 95th percentile slowdown.
     pub slowdown_p95: f64,
     /// Slowdown p50/p99 of finished flows per size bucket (`<10KB`, `10KB-100KB`,
-    /// `100KB-1MB`, `>=1MB`; see [`crate::metrics`]).
-    pub slowdown_buckets: Vec<crate::metrics::BucketSlowdown>,
+    /// `100KB-1MB`, `>=1MB`; see [`crate::analysis::metrics`]).
+    pub slowdown_buckets: Vec<crate::analysis::metrics::BucketSlowdown>,
     /// Time to cut and to fair share after a join (`[record.convergence]`).
-    pub convergence: Option<crate::convergence::Convergence>,
+    pub convergence: Option<crate::analysis::convergence::Convergence>,
     /// Goodput and queues over a time window (`[record.window]`).
-    pub window: Option<crate::window::Window>,
+    pub window: Option<crate::analysis::window::Window>,
     /// Time-averaged bytes queued at the switch egress port with the longest average
     /// queue (the bottleneck).
     pub mean_queue_bytes: f64,
@@ -182,7 +182,7 @@ pub struct Summary {
     /// multi-run report; not written to `summary.json`.
     pub queue_series: Vec<(String, Vec<(f64, f64)>)>,
     /// What faults and bit errors did (runs with `[[fault]]` entries or bit errors).
-    pub faults: Option<crate::fabric::faults::FaultSummary>,
+    pub faults: Option<crate::model::fabric::faults::FaultSummary>,
     /// Mean FCT (ns) at the sender (start to the last ACK) of flows whose last ACK came.
     pub sender_fct_mean_ns: f64,
     /// Median sender FCT (ns).
@@ -196,7 +196,7 @@ pub struct Summary {
     /// 99th percentile of sender FCT / ns-3 ideal FCT.
     pub sender_slowdown_p99: f64,
     /// Slowdown CDF (value, fraction of finished flows), thinned to at most
-    /// [`crate::metrics::SUMMARY_CDF_POINTS`] points, for the multi-run report; not
+    /// [`crate::analysis::metrics::SUMMARY_CDF_POINTS`] points, for the multi-run report; not
     /// written to `summary.json`.
     pub slowdown_cdf: Vec<(f64, f64)>,
 }
@@ -233,8 +233,11 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
     }
     s_fcts.sort_by(f64::total_cmp);
     s_slow.sort_by(f64::total_cmp);
-    let finished = crate::metrics::finished_flows(sim);
-    let buckets = crate::metrics::bucket_stats(&crate::metrics::SizeBuckets::default(), &finished);
+    let finished = crate::analysis::metrics::finished_flows(sim);
+    let buckets = crate::analysis::metrics::bucket_stats(
+        &crate::analysis::metrics::SizeBuckets::default(),
+        &finished,
+    );
     let ports = &sim.fabric.ports;
     let sw_ports = ports.iter().filter(|p| sim.is_switch(p.node));
     Summary {
@@ -262,8 +265,8 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         },
         flows: sim.nics.flows.len(),
         flows_completed: sim.flows_done(),
-        fct_mean_ns: crate::metrics::mean(&fcts) / 1000.0,
-        slowdown_mean: crate::metrics::mean(&slow),
+        fct_mean_ns: crate::analysis::metrics::mean(&fcts) / 1000.0,
+        slowdown_mean: crate::analysis::metrics::mean(&slow),
         fct_p50_ns: quantile(&fcts, 0.5) / 1000.0,
         fct_p99_ns: quantile(&fcts, 0.99) / 1000.0,
         slowdown_p50: quantile(&slow, 0.5),
@@ -295,7 +298,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         retx_bytes: sim.nics.flows.iter().map(|f| f.retx_bytes).sum(),
         nacks: sim.nics.flows.iter().map(|f| f.nacks as u64).sum(),
         out_of_order_packets: sim.nics.flows.iter().map(|f| f.out_of_order_pkts).sum(),
-        invariant_violations: crate::invariants::check(sim),
+        invariant_violations: crate::analysis::invariants::check(sim),
         max_queue_bytes: sw_ports.map(|p| p.max_queue_bytes).max().unwrap_or(0),
         peak_packets: sim.ctx.arena.peak(),
         memory_estimate_bytes: sim.memory_estimate,
@@ -322,8 +325,8 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .map(ns)
             .unwrap_or(f64::NAN),
         gse: sim.fabric.gse.as_ref().map(|g| g.stats_total()),
-        long_haul: crate::fabric::roles::dr::LongHaulStats::of(sim),
-        collectives: crate::collective::HwSummary::of(sim),
+        long_haul: crate::model::fabric::roles::dr::LongHaulStats::of(sim),
+        collectives: crate::model::collective::HwSummary::of(sim),
         faults: sim.fabric.faults.as_ref().map(|f| f.summary(sim.ctx.now)),
         jct_lower_bound_ns: if sim.nics.jobs.is_empty() {
             f64::NAN
@@ -337,28 +340,34 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         slowdown_p95: quantile(&slow, 0.95),
         slowdown_buckets: buckets
             .iter()
-            .filter(|b| b.bucket != crate::metrics::ALL)
-            .map(crate::metrics::BucketSlowdown::from)
+            .filter(|b| b.bucket != crate::analysis::metrics::ALL)
+            .map(crate::analysis::metrics::BucketSlowdown::from)
             .collect(),
-        slowdown_cdf: crate::metrics::cdf_points(&slow, crate::metrics::SUMMARY_CDF_POINTS),
+        slowdown_cdf: crate::analysis::metrics::cdf_points(
+            &slow,
+            crate::analysis::metrics::SUMMARY_CDF_POINTS,
+        ),
         convergence: sim
             .convergence
             .as_ref()
-            .map(|c| crate::convergence::analyse(sim, c)),
-        window: sim.window.as_ref().map(|w| crate::window::analyse(sim, w)),
+            .map(|c| crate::analysis::convergence::analyse(sim, c)),
+        window: sim
+            .window
+            .as_ref()
+            .map(|w| crate::analysis::window::analyse(sim, w)),
         mean_queue_bytes: ports
             .iter()
             .filter(|p| sim.is_switch(p.node))
             .map(|p| p.mean_queue_bytes(sim.ctx.now))
             .fold(0.0, f64::max),
-        rate_series: crate::metrics::rate_series(sim, SUMMARY_RATE_FLOWS),
-        queue_series: crate::metrics::queue_series(sim, 1),
+        rate_series: crate::analysis::metrics::rate_series(sim, SUMMARY_RATE_FLOWS),
+        queue_series: crate::analysis::metrics::queue_series(sim, 1),
         tcd_ce_marks: ports.iter().map(|p| p.stats.tcd_ce).sum(),
         tcd_ue_marks: ports.iter().map(|p| p.stats.tcd_ue).sum(),
-        sender_fct_mean_ns: crate::metrics::mean(&s_fcts) / 1000.0,
+        sender_fct_mean_ns: crate::analysis::metrics::mean(&s_fcts) / 1000.0,
         sender_fct_p50_ns: quantile(&s_fcts, 0.5) / 1000.0,
         sender_fct_p99_ns: quantile(&s_fcts, 0.99) / 1000.0,
-        sender_slowdown_mean: crate::metrics::mean(&s_slow),
+        sender_slowdown_mean: crate::analysis::metrics::mean(&s_slow),
         sender_slowdown_p50: quantile(&s_slow, 0.5),
         sender_slowdown_p99: quantile(&s_slow, 0.99),
     }
@@ -373,12 +382,12 @@ struct SummaryJson<'a> {
     transport: TransportJson,
     fabric: FabricJson,
     jobs: JobsJson,
-    gse: Option<&'a crate::gse::GseStats>,
-    long_haul: Option<&'a crate::fabric::roles::dr::LongHaulStats>,
-    collectives: Option<&'a crate::collective::HwSummary>,
-    faults: Option<&'a crate::fabric::faults::FaultSummary>,
-    convergence: Option<&'a crate::convergence::Convergence>,
-    window: Option<&'a crate::window::Window>,
+    gse: Option<&'a crate::model::gse::GseStats>,
+    long_haul: Option<&'a crate::model::fabric::roles::dr::LongHaulStats>,
+    collectives: Option<&'a crate::model::collective::HwSummary>,
+    faults: Option<&'a crate::model::fabric::faults::FaultSummary>,
+    convergence: Option<&'a crate::analysis::convergence::Convergence>,
+    window: Option<&'a crate::analysis::window::Window>,
 }
 
 /// What ran, and how it ended.
@@ -432,7 +441,7 @@ struct FlowsJson<'a> {
     slowdown_p95: f64,
     slowdown_p99: f64,
     slowdown_max: f64,
-    buckets: &'a [crate::metrics::BucketSlowdown],
+    buckets: &'a [crate::analysis::metrics::BucketSlowdown],
     sender_fct_mean_ns: f64,
     sender_fct_p50_ns: f64,
     sender_fct_p99_ns: f64,
@@ -625,7 +634,7 @@ pub fn from_json(text: &str) -> Result<Summary, String> {
     for (i, b) in buckets.iter().enumerate() {
         let g =
             |k: &str| num(&b[k]).ok_or_else(|| format!("/flows/buckets/{i}/{k} is not a number"));
-        slowdown_buckets.push(crate::metrics::BucketSlowdown {
+        slowdown_buckets.push(crate::analysis::metrics::BucketSlowdown {
             bucket: b["bucket"]
                 .as_str()
                 .ok_or_else(|| format!("/flows/buckets/{i}/bucket is not a string"))?
@@ -727,8 +736,8 @@ fn num(v: &serde_json::Value) -> Option<f64> {
 }
 
 // The summary's sections of parts that keep their own figures, read off the finished run.
-use crate::collective::HwSummary;
-use crate::fabric::roles::dr::{DciDirection, LongHaulStats};
+use crate::model::collective::HwSummary;
+use crate::model::fabric::roles::dr::{DciDirection, LongHaulStats};
 
 impl HwSummary {
     /// The run's figures, when it has hardware collectives.
@@ -776,7 +785,7 @@ impl LongHaulStats {
         let directions: Vec<DciDirection> = campuses
             .iter()
             .map(|&c| {
-                let mine: Vec<&crate::fabric::Port> = (st.dci_ports.iter())
+                let mine: Vec<&crate::model::fabric::Port> = (st.dci_ports.iter())
                     .filter(|&&(_, pc)| pc == c)
                     .map(|&(p, _)| &ports[p])
                     .collect();
@@ -799,7 +808,7 @@ impl LongHaulStats {
             dci_imbalance: busiest.map_or(1.0, |d| d.imbalance),
             dci_drops: directions.iter().map(|d| d.drops).sum(),
             dr_drops: (sim.fabric.switches.iter())
-                .filter(|s| matches!(s.role, crate::fabric::switch::SwitchRole::Dr(_)))
+                .filter(|s| matches!(s.role, crate::model::fabric::switch::SwitchRole::Dr(_)))
                 .map(|s| s.drops)
                 .sum(),
             dr_cnps: st.cnps.iter().sum(),

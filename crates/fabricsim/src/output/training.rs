@@ -5,11 +5,11 @@
 
 use super::cells::{CsvOut, Fixed, Ns};
 use super::{RunData, Scope, Table};
-use crate::fabric::roles::dr::LongHaulStats;
-use crate::longhaul::CrossDciInputs;
+use crate::base::units::Rate;
+use crate::model::fabric::roles::dr::LongHaulStats;
+use crate::model::longhaul::CrossDciInputs;
+use crate::model::workload::training::TrainingSpec;
 use crate::sim::Simulation;
-use crate::units::Rate;
-use crate::workload::training::TrainingSpec;
 use serde::Serialize;
 
 /// The table's entry in [`super::TABLES`].

@@ -1,5 +1,5 @@
 //! `window.csv`: goodput of chosen flows and queues of chosen ports over a time window
-//! (`[record.window]`; the analysis is [`crate::window`]).
+//! (`[record.window]`; the analysis is [`crate::analysis::window`]).
 
 use super::cells::{CsvOut, Fixed};
 use super::{RunData, Scope, Table};

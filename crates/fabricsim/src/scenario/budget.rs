@@ -6,11 +6,11 @@
 //! collective cut into a billion chunks, a queue sampled every nanosecond for a second.
 //! Left alone, such a run aborts with "memory allocation failed", or the OS kills it,
 //! after minutes of generation. So [`crate::sim::Simulation::build`] first counts what
-//! the run will hold from the settings ([`crate::topology::size`],
-//! [`crate::workload::size`]: no graph is built and no flow made), prices each part in
+//! the run will hold from the settings ([`crate::model::topology::size`],
+//! [`crate::model::workload::size`]: no graph is built and no flow made), prices each part in
 //! bytes ([`estimate`]), and refuses with the parts, their bytes and the settings that
 //! drive them when the total exceeds the process's limit ([`limit`]). A sweep prices its
-//! runs alive at once the same way ([`crate::runner`]).
+//! runs alive at once the same way ([`crate::run::runner`]).
 //!
 //! # The prices
 //! Bytes per item were measured (peak RSS of `fabricsim run --out` on fat trees k = 8..40,
@@ -33,10 +33,10 @@
 //! threads and allocator arenas reserve without using. `fabricsim run --max-memory`
 //! replaces it ([`set_limit`]).
 
-use crate::param::ParamError;
+use crate::base::param::ParamError;
+use crate::model::topology::{TopoSize, TopologyCfg};
+use crate::model::workload::WorkSize;
 use crate::scenario::config::Scenario;
-use crate::topology::{TopoSize, TopologyCfg};
-use crate::workload::WorkSize;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -238,13 +238,14 @@ fn buffer_bytes(sc: &Scenario, topo: &TopoSize) -> (u64, (&'static str, &'static
 /// relative to the scenario.
 pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError> {
     let mut fp = Footprint::default();
-    let topo = crate::topology::size(&sc.topology, base_dir).map_err(|e| e.within("topology"))?;
+    let topo =
+        crate::model::topology::size(&sc.topology, base_dir).map_err(|e| e.within("topology"))?;
     let Some(topo) = topo else {
         return Ok(fp);
     };
     let drivers = sc.topology.model().size_drivers();
     // The simulator's hard limit on ports comes first: it names its own field.
-    crate::topology::check_size(topo.hosts, topo.links).map_err(|e| e.within("topology"))?;
+    crate::model::topology::check_size(topo.hosts, topo.links).map_err(|e| e.within("topology"))?;
     let ports = topo.links.saturating_mul(2);
     fp.add("hosts", topo.hosts, HOST_BYTES, "topology", drivers);
     fp.add("ports", ports, PORT_BYTES, "topology", drivers);
@@ -265,12 +266,13 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
     let mut drivers: Vec<String> = Vec::new();
     // The entry with most flows: the field a refusal names.
     let mut big: Option<(usize, u64)> = None;
-    let ctx = crate::workload::SizeCtx {
+    let ctx = crate::model::workload::SizeCtx {
         hosts: topo.hosts,
         host_rate_bps: topo.host_rate_bps,
         base_dir,
     };
-    let sizes = crate::workload::size_in(&sc.workload, &ctx).map_err(|e| e.within("workload"))?;
+    let sizes =
+        crate::model::workload::size_in(&sc.workload, &ctx).map_err(|e| e.within("workload"))?;
     for (i, (s, d)) in sizes.into_iter().enumerate() {
         let s = s.unwrap_or(WorkSize {
             flows: topo.hosts.saturating_mul(UNKNOWN_FLOWS_PER_HOST),
@@ -347,7 +349,7 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         .record
         .convergence
         .as_ref()
-        .map(|_| 10 * crate::units::US));
+        .map(|_| 10 * crate::base::units::US));
     fp.add(
         "rate samples at most",
         grid(rate_iv).saturating_mul(work.flows),
@@ -362,8 +364,8 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
     if let Some(p) = &sc.record.pcap {
         fp.add(
             "captured frames at most",
-            p.limit.min(crate::capture::MAX_LIMIT),
-            crate::capture::RECORD_BYTES + 8,
+            p.limit.min(crate::model::capture::MAX_LIMIT),
+            crate::model::capture::RECORD_BYTES + 8,
             "record.pcap.limit",
             "record.pcap.limit",
         );
@@ -378,8 +380,9 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
 fn link_bdp_bytes(sc: &Scenario, _topo: &TopoSize) -> u64 {
     match &sc.topology {
         TopologyCfg::MultiCampus(m) => {
-            let delay_ps =
-                (m.fiber_km.clamp(0.0, 1e9) * 1000.0 * crate::units::PS_PER_METRE as f64) as u64;
+            let delay_ps = (m.fiber_km.clamp(0.0, 1e9)
+                * 1000.0
+                * crate::base::units::PS_PER_METRE as f64) as u64;
             // bytes = capacity [bit/s] / 8 x delay [ps] / 1e12, both directions.
             ((m.dci_capacity.0 / 8) as u128 * delay_ps as u128 * 2 / 1_000_000_000_000)
                 .min(u64::MAX as u128) as u64
@@ -519,7 +522,7 @@ pub fn check(fp: &Footprint, runs_at_once: u64) -> Result<(), ParamError> {
 /// Parses `--max-memory` (`8GiB`, `500MB`, `0.5TB`): a byte count as scenario files
 /// write sizes.
 pub fn parse_limit(s: &str) -> Result<u64, String> {
-    let b = crate::units::parse_bytes(s)?;
+    let b = crate::base::units::parse_bytes(s)?;
     if b < 16 << 20 {
         return Err(format!(
             "{s}: at least 16MiB is needed (the process alone takes about {})",

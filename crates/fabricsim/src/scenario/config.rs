@@ -2,35 +2,37 @@
 //! sections.
 //!
 //! Each model owns the settings of its own section, with their defaults and checks
-//! (`[cc.dcqcn]` in [`crate::cc::dcqcn`], `[fabric.pfc]` in [`crate::fabric::pfc`],
-//! `[fabric.reliability]` and `[[fault]]` in [`crate::fabric::faults::config`],
-//! `[[workload]]` kinds in [`crate::workload`], ...); this file only says where each
+//! (`[cc.dcqcn]` in [`crate::model::cc::dcqcn`], `[fabric.pfc]` in [`crate::model::fabric::pfc`],
+//! `[fabric.reliability]` and `[[fault]]` in [`crate::model::fabric::faults::config`],
+//! `[[workload]]` kinds in [`crate::model::workload`], ...); this file only says where each
 //! section sits in a scenario file, and re-exports the section types for users outside
 //! the crate. Every struct denies unknown fields, so a misspelt key is an error that names
 //! it rather than a silently ignored setting. Quantities are strings with units (see
-//! [`crate::units`]). `fabricsim list` prints every section with its defaults.
+//! [`crate::base::units`]). `fabricsim list` prints every section with its defaults.
 
-use crate::param::{Described, Param};
-use crate::units::serde_units as su;
-use crate::units::{Time, MS, NS};
+use crate::base::param::{Described, Param};
+use crate::base::units::serde_units as su;
+use crate::base::units::{Time, MS, NS};
 use serde::Deserialize;
 
-pub use crate::cc::dcqcn::{DcqcnCfg, DcqcnProfile};
-pub use crate::cc::{CcAlgorithm, CcCfg, CcClassCfg};
-pub use crate::fabric::ecn::{EcnCfg, EcnProfile};
-pub use crate::fabric::faults::config::{FaultCfg, FaultKind, FecMode, LinkBerCfg, ReliabilityCfg};
-pub use crate::fabric::flow_control::credit::CreditCfg;
-pub use crate::fabric::pfc::{PfcCfg, PfcScope, PfcThreshold};
-pub use crate::fabric::security::{SecurityCfg, SecurityMode};
-pub use crate::fabric::telemetry::tcd::TcdCfg;
-pub use crate::gse::{GseCfg, GseScheduling};
-pub use crate::routing::{LbAlgorithm, LoadBalanceCfg};
-pub use crate::topology::{
+pub use crate::model::cc::dcqcn::{DcqcnCfg, DcqcnProfile};
+pub use crate::model::cc::{CcAlgorithm, CcCfg, CcClassCfg};
+pub use crate::model::fabric::ecn::{EcnCfg, EcnProfile};
+pub use crate::model::fabric::faults::config::{
+    FaultCfg, FaultKind, FecMode, LinkBerCfg, ReliabilityCfg,
+};
+pub use crate::model::fabric::flow_control::credit::CreditCfg;
+pub use crate::model::fabric::pfc::{PfcCfg, PfcScope, PfcThreshold};
+pub use crate::model::fabric::security::{SecurityCfg, SecurityMode};
+pub use crate::model::fabric::telemetry::tcd::TcdCfg;
+pub use crate::model::gse::{GseCfg, GseScheduling};
+pub use crate::model::routing::{LbAlgorithm, LoadBalanceCfg};
+pub use crate::model::topology::{
     CustomLinkCfg, CustomRouteCfg, CustomTopoCfg, FatTreeCfg, LeafSpineCfg, ThreeTierCfg,
     TopologyCfg, DEFAULT_LINK_DELAY,
 };
-pub use crate::transport::rdma::TransportCfg;
-pub use crate::workload::{
+pub use crate::model::transport::rdma::TransportCfg;
+pub use crate::model::workload::{
     CollectiveCfg, CollectiveKind, FlowCfg, HostRef, HostSet, JobGrouping, PoissonCfg, WorkloadCfg,
     DEFAULT_START,
 };
@@ -149,10 +151,10 @@ pub struct FabricCfg {
     #[serde(default = "d_buffer", deserialize_with = "su::bytes")]
     pub buffer: u64,
     /// Ingress-to-egress forwarding latency of a switch: a duration, or a switch preset
-    /// of document 002 ([`crate::presets::SWITCHES`]: `"sn2410"`, `"sb7800"`, ...).
+    /// of document 002 ([`crate::base::presets::SWITCHES`]: `"sn2410"`, `"sb7800"`, ...).
     #[serde(
         default = "d_sw_lat",
-        deserialize_with = "crate::presets::serde_presets::latency"
+        deserialize_with = "crate::base::presets::serde_presets::latency"
     )]
     pub switch_latency: Time,
     /// Priority flow control; off makes the fabric lossy (drop-tail).
@@ -179,10 +181,10 @@ pub struct FabricCfg {
     pub tcd: TcdCfg,
     /// INT framing and precision (HPCC).
     #[serde(default)]
-    pub int: crate::fabric::telemetry::int::IntCfg,
+    pub int: crate::model::fabric::telemetry::int::IntCfg,
     /// DR switches of a multi-campus topology (long haul): who sends CNPs.
     #[serde(default)]
-    pub dr: crate::fabric::roles::dr::DrCfg,
+    pub dr: crate::model::fabric::roles::dr::DrCfg,
     /// Bit errors, FEC, link-level retransmission, route re-convergence.
     #[serde(default)]
     pub reliability: ReliabilityCfg,
@@ -227,14 +229,14 @@ pub struct RecordCfg {
     /// Time to cut and time to fair share after a flow joins (`convergence.csv`); samples
     /// rates every 10 us unless `rate_interval` says otherwise.
     #[serde(default)]
-    pub convergence: Option<crate::record::convergence::ConvergenceCfg>,
+    pub convergence: Option<crate::model::record::convergence::ConvergenceCfg>,
     /// Goodput of chosen flows and queues of chosen ports over a time window
     /// (`window.csv`); needs `rate_interval` for flows and `queue_interval` for ports.
     #[serde(default)]
-    pub window: Option<crate::record::window::WindowCfg>,
-    /// Frames the chosen ports send, written as `capture.pcapng` ([`crate::capture`]).
+    pub window: Option<crate::model::record::window::WindowCfg>,
+    /// Frames the chosen ports send, written as `capture.pcapng` ([`crate::model::capture`]).
     #[serde(default)]
-    pub pcap: Option<crate::capture::PcapCfg>,
+    pub pcap: Option<crate::model::capture::PcapCfg>,
     /// Each switch's buffer: size, peak use, headroom set aside and the most of it ever
     /// used (`buffers.csv`).
     #[serde(default)]
@@ -299,7 +301,7 @@ impl Described for FabricCfg {
                 d_sw_lat(),
                 format!(
                     "ingress-to-egress forwarding latency, or a switch preset (document 002's figures): {}",
-                    crate::presets::switch_names()
+                    crate::base::presets::switch_names()
                 ),
             ),
             Param::section("pfc", "[fabric.pfc]"),
@@ -386,7 +388,7 @@ impl Described for SweepAxisCfg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::param::assert_describes_fields;
+    use crate::base::param::assert_describes_fields;
 
     #[test]
     fn listings_name_every_field() {
@@ -401,16 +403,16 @@ mod tests {
         assert_describes_fields::<SecurityCfg>();
         assert_describes_fields::<GseCfg>();
         assert_describes_fields::<TcdCfg>();
-        assert_describes_fields::<crate::fabric::roles::dr::DrCfg>();
+        assert_describes_fields::<crate::model::fabric::roles::dr::DrCfg>();
         assert_describes_fields::<ReliabilityCfg>();
         assert_describes_fields::<FaultCfg>();
-        assert_describes_fields::<crate::workload::window::WindowCfg>();
+        assert_describes_fields::<crate::model::workload::window::WindowCfg>();
         assert_describes_fields::<TransportCfg>();
         assert_describes_fields::<LoadBalanceCfg>();
         assert_describes_fields::<CcCfg>();
         assert_describes_fields::<CcClassCfg>();
-        assert_describes_fields::<crate::record::convergence::ConvergenceCfg>();
-        assert_describes_fields::<crate::record::window::WindowCfg>();
-        assert_describes_fields::<crate::capture::PcapCfg>();
+        assert_describes_fields::<crate::model::record::convergence::ConvergenceCfg>();
+        assert_describes_fields::<crate::model::record::window::WindowCfg>();
+        assert_describes_fields::<crate::model::capture::PcapCfg>();
     }
 }

@@ -13,7 +13,7 @@
 pub mod budget;
 pub mod config;
 pub mod profile;
-use crate::suggest;
+use crate::base::suggest;
 
 pub use config::Scenario;
 
@@ -60,7 +60,7 @@ impl ScenarioError {
     }
 
     /// A model's parameter error (field path relative to the scenario root) in `file`.
-    pub fn param(file: &str, e: crate::param::ParamError) -> Self {
+    pub fn param(file: &str, e: crate::base::param::ParamError) -> Self {
         ScenarioError {
             file: file.to_string(),
             pos: None,
@@ -287,13 +287,13 @@ pub fn check_ranges(sc: &Scenario, file: &str) -> Result<(), ScenarioError> {
             ));
         }
     }
-    if f.switch_latency > crate::units::SEC {
+    if f.switch_latency > crate::base::units::SEC {
         return Err(ScenarioError::field(
             file,
             "fabric.switch_latency",
             format!(
                 "{}: at most 1 s is allowed",
-                crate::units::fmt_time(f.switch_latency)
+                crate::base::units::fmt_time(f.switch_latency)
             ),
         ));
     }
@@ -334,14 +334,13 @@ pub fn load_str(
 /// Loads a scenario file.
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<LoadedScenario, ScenarioError> {
     let file = path.display().to_string();
-    let src = crate::input_file::read_text(path, crate::input_file::MAX_SCENARIO_BYTES).map_err(
-        |message| ScenarioError {
+    let src = crate::base::input_file::read_text(path, crate::base::input_file::MAX_SCENARIO_BYTES)
+        .map_err(|message| ScenarioError {
             file: file.clone(),
             pos: None,
             field: None,
             message,
-        },
-    )?;
+        })?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_str(&src, &file, &base, overrides)
 }
@@ -372,7 +371,7 @@ pub struct RunSpec {
     /// when the scenario has `seeds` > 1.
     pub coords: Vec<(String, String)>,
     /// Replicate index, 0-based (0 when the scenario has one seed per point): the run's
-    /// seed is [`crate::seed::replicate_seed`] of the scenario's seed and this.
+    /// seed is [`crate::base::seed::replicate_seed`] of the scenario's seed and this.
     pub replicate: u32,
     /// The scenario with overrides applied.
     pub scenario: Scenario,

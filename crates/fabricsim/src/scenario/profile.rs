@@ -110,7 +110,7 @@ pub fn apply(table: &mut toml::Table, file: &str) -> Result<(), ScenarioError> {
                 "`{v}` is not a profile: use one of {}{}",
                 names(),
                 v.as_str()
-                    .map(|t| crate::suggest::did_you_mean(t, PROFILES.iter().map(|p| p.name)))
+                    .map(|t| crate::base::suggest::did_you_mean(t, PROFILES.iter().map(|p| p.name)))
                     .unwrap_or_default()
             ),
         )
@@ -179,7 +179,7 @@ mod tests {
             )
         };
         let topo = "[topology]\nkind = \"leaf_spine\"\nleaves = 1\nspines = 0\nservers_per_leaf = 2\nhost_rate = \"100Gbps\"\n";
-        let ns = crate::units::NS;
+        let ns = crate::base::units::NS;
         assert_eq!(
             resolve(&format!("profile = \"roce\"\n{topo}")),
             (58, 300 * ns, true, false)

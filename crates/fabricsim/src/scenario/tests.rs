@@ -238,7 +238,7 @@ fn seeds_replicate_every_point_with_distinct_derived_seeds() {
     assert_eq!(runs[0].scenario.seeds, 1);
     let seeds: Vec<u64> = runs[..3]
         .iter()
-        .map(|r| crate::seed::replicate_seed(r.scenario.seed, r.replicate))
+        .map(|r| crate::base::seed::replicate_seed(r.scenario.seed, r.replicate))
         .collect();
     assert_eq!(seeds[0], 7);
     assert!(seeds[0] != seeds[1] && seeds[1] != seeds[2] && seeds[0] != seeds[2]);

@@ -5,43 +5,43 @@
 //! seeded random streams; flows get their hashes, paths, base RTTs, congestion
 //! controllers and ideal FCTs.
 
-use crate::cc::{line_rate, AnyCc, BaseRtt, CcAlgorithm, CongestionControl, FlowContext};
-use crate::engine::EventQueue;
-use crate::fabric::buffer::SharedBuffer;
-use crate::fabric::ecn::RedMarker;
-use crate::fabric::faults::config::{FaultPlan, FecMode};
-use crate::fabric::faults::{FaultState, RoutingInputs};
-use crate::fabric::port::N_PRIO;
-use crate::fabric::roles::dr::{DrRole, DrState};
-use crate::fabric::switch::Switch;
-use crate::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
-use crate::fabric::telemetry::tcd::{TcdDetector, TcdParams};
-use crate::fabric::{Link, Node, NodeKind, Port};
-use crate::ids::MAX_INDEX;
-use crate::ids::{NodeId, PortId, PortRange};
-use crate::packet::PacketArena;
-use crate::routing::ecmp::{self, SourcePort};
-use crate::routing::RoutingTable;
+use crate::base::ids::MAX_INDEX;
+use crate::base::ids::{NodeId, PortId, PortRange};
+use crate::base::seed::{component_rng, component_seed};
+use crate::base::units::{Rate, Time};
+use crate::kernel::engine::EventQueue;
+use crate::kernel::packet::PacketArena;
+use crate::model::cc::{line_rate, AnyCc, BaseRtt, CcAlgorithm, CongestionControl, FlowContext};
+use crate::model::fabric::buffer::SharedBuffer;
+use crate::model::fabric::ecn::RedMarker;
+use crate::model::fabric::faults::config::{FaultPlan, FecMode};
+use crate::model::fabric::faults::{FaultState, RoutingInputs};
+use crate::model::fabric::port::N_PRIO;
+use crate::model::fabric::roles::dr::{DrRole, DrState};
+use crate::model::fabric::switch::Switch;
+use crate::model::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use crate::model::fabric::telemetry::tcd::{TcdDetector, TcdParams};
+use crate::model::fabric::{Link, Node, NodeKind, Port};
+use crate::model::routing::ecmp::{self, SourcePort};
+use crate::model::routing::RoutingTable;
+use crate::model::topology::NodeRole;
+use crate::model::topology::TopoGraph;
+use crate::model::transport::multipath::ideal_fct_multipath;
+use crate::model::transport::rdma::{ideal_fct_ns3, Hop};
+use crate::model::transport::{Flow, Host};
+use crate::model::workload::Workload;
 use crate::scenario::config::{LbAlgorithm, Scenario, SecurityMode};
 use crate::scenario::ScenarioError;
-use crate::seed::{component_rng, component_seed};
-use crate::topology::NodeRole;
-use crate::topology::TopoGraph;
-use crate::transport::multipath::ideal_fct_multipath;
-use crate::transport::rdma::{ideal_fct_ns3, Hop};
-use crate::transport::{Flow, Host};
-use crate::units::{Rate, Time};
-use crate::workload::Workload;
 use std::collections::HashMap;
 
 use super::assemble_switch_features::{assemble_switch_cnp, ecn_bias};
-use crate::fabric::flow_control::{AnyFlowControl, Credit, Pfc};
-use crate::fabric::switch::SwitchRole;
+use crate::model::fabric::flow_control::{AnyFlowControl, Credit, Pfc};
+use crate::model::fabric::switch::SwitchRole;
+use crate::model::transport::message::MessageTransport;
+use crate::model::transport::rdma::RdmaRc;
+use crate::model::transport::rdma::TransportKind;
+use crate::model::transport::AnyTransport;
 use crate::sim::*;
-use crate::transport::message::MessageTransport;
-use crate::transport::rdma::RdmaRc;
-use crate::transport::rdma::TransportKind;
-use crate::transport::AnyTransport;
 
 impl Simulation {
     pub(crate) fn assemble(
@@ -319,7 +319,7 @@ impl Simulation {
         let routing = if tiers.is_empty() {
             RoutingTable::build(
                 &nodes,
-                &crate::fabric::port::ends(&ports),
+                &crate::model::fabric::port::ends(&ports),
                 &switch_nodes,
                 &host_nodes,
                 &statics,
@@ -327,7 +327,7 @@ impl Simulation {
         } else {
             RoutingTable::build_tiered(
                 &nodes,
-                &crate::fabric::port::ends(&ports),
+                &crate::model::fabric::port::ends(&ports),
                 &switch_nodes,
                 &host_nodes,
                 &tiers,
@@ -336,7 +336,7 @@ impl Simulation {
         .map_err(|e| err(file, "topology", e.0))?;
         let table_routing = routing.tiered() || lb.by_port_state();
         if lb_hash.lag != ecmp::LagChoice::Flat {
-            crate::fabric::switch::form_lags(
+            crate::model::fabric::switch::form_lags(
                 &mut switches,
                 &routing,
                 &ports,
@@ -414,7 +414,7 @@ impl Simulation {
         }
         let ends: Vec<(u32, u32)> = flows.iter().map(|f| (f.spec.src, f.spec.dst)).collect();
         let phase_hosts: Vec<Option<u32>> = phases.iter().map(|p| p.host).collect();
-        let notify = crate::transport::notify::Notify::new(
+        let notify = crate::model::transport::notify::Notify::new(
             &ends,
             &phase_hosts,
             &timed,
@@ -583,8 +583,10 @@ impl Simulation {
                 flow_control,
                 node_is_switch,
                 edge_port,
-                telemetry: crate::fabric::telemetry::Telemetry {
-                    int: vec![crate::fabric::telemetry::int::IntTable::new(&sc.fabric.int)],
+                telemetry: crate::model::fabric::telemetry::Telemetry {
+                    int: vec![crate::model::fabric::telemetry::int::IntTable::new(
+                        &sc.fabric.int,
+                    )],
                     ..Default::default()
                 },
                 flow_drops: vec![0; flows.len()],
@@ -597,14 +599,14 @@ impl Simulation {
                 route_ahead: false,
                 multicast: None,
                 capture: None,
-                queue_pools: vec![crate::fabric::port::queue_pool()],
+                queue_pools: vec![crate::model::fabric::port::queue_pool()],
             },
             nics: Nics {
                 hosts,
                 flows,
                 jobs,
                 launcher: FlowLauncher {
-                    lanes: vec![crate::transport::launcher::Lane {
+                    lanes: vec![crate::model::transport::launcher::Lane {
                         order,
                         ..Default::default()
                     }],
@@ -621,7 +623,7 @@ impl Simulation {
                 data_rails,
                 hw: None,
                 engines: (sc.transport.kind == TransportKind::Message).then(|| {
-                    Box::new(crate::transport::message::Engines::new(
+                    Box::new(crate::model::transport::message::Engines::new(
                         sc.transport.message.clone(),
                         host_nodes.len(),
                     ))
@@ -756,7 +758,7 @@ impl Simulation {
 
     /// Ideal FCT of flow `i`: on its one path, or, when the load balancer spreads a
     /// flow's packets over paths, over the stages of all of them (their aggregate
-    /// capacity per cut, [`crate::transport::multipath`]), so that no flow can beat it.
+    /// capacity per cut, [`crate::model::transport::multipath`]), so that no flow can beat it.
     pub(crate) fn ideal_fct_of(&self, i: usize) -> Time {
         let spread = if self.fabric.lb.spreads_flow() {
             self.stages_of(i)

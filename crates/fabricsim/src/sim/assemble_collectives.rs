@@ -2,7 +2,7 @@
 //! collectives that multicast, the switches' tables. Called from `assemble.rs` once the
 //! fabric and the flows are built.
 
-use crate::ids::PortId;
+use crate::base::ids::PortId;
 use crate::scenario::ScenarioError;
 use crate::sim::*;
 
@@ -11,11 +11,11 @@ impl Simulation {
     /// errors name the workload entry's field.
     pub(super) fn assemble_collectives(
         &mut self,
-        specs: Vec<crate::collective::HwSpec>,
+        specs: Vec<crate::model::collective::HwSpec>,
         rails: u32,
         file: &str,
     ) -> Result<(), ScenarioError> {
-        use crate::fabric::multicast::{MulticastTables, TABLES_PER_PORT};
+        use crate::model::fabric::multicast::{MulticastTables, TABLES_PER_PORT};
         if self.fabric.gse.is_some() || self.fabric.dr.is_some() {
             return Err(err(
                 file,
@@ -23,7 +23,7 @@ impl Simulation {
                 "hardware collectives run on fabrics of plain switches: not with GSE (pktc) or long-haul DR switches",
             ));
         }
-        let most = crate::transport::collective_engine::HwCollectives::MAX_RANKS as usize;
+        let most = crate::model::transport::collective_engine::HwCollectives::MAX_RANKS as usize;
         let mut ranks = 0;
         for s in &specs {
             ranks += s.ranks.len();
@@ -105,7 +105,7 @@ impl Simulation {
         if specs.iter().any(|s| s.multicast) {
             self.fabric.multicast = Some(Box::new(mc));
         }
-        let hw = crate::transport::collective_engine::HwCollectives::new(specs);
+        let hw = crate::model::transport::collective_engine::HwCollectives::new(specs);
         self.nics.launcher.phases_left += hw.rank_iterations();
         self.nics.hw = Some(Box::new(hw));
         Ok(())

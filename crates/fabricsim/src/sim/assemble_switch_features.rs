@@ -1,19 +1,19 @@
 //! Assembly of document 002's switch features: the per-ingress-port ECN bias and DCQCN's
 //! forward notification (switches that send CNPs themselves). Called from `assemble.rs`.
 
-use crate::fabric::switch::{Switch, SwitchRole};
-use crate::fabric::{NodeKind, Port};
+use crate::base::seed::component_rng;
+use crate::base::units::Rate;
+use crate::model::fabric::switch::{Switch, SwitchRole};
+use crate::model::fabric::{NodeKind, Port};
 use crate::scenario::config::Scenario;
 use crate::scenario::ScenarioError;
-use crate::seed::component_rng;
 use crate::sim::err;
-use crate::units::Rate;
 
 /// `fabric.ecn.ingress_bias` resolved to a factor per port id (empty when unset); a
 /// name that is not a switch port is an error naming its key.
 pub(super) fn ecn_bias(
-    cfg: &crate::fabric::ecn::EcnCfg,
-    nodes: &[crate::fabric::Node],
+    cfg: &crate::model::fabric::ecn::EcnCfg,
+    nodes: &[crate::model::fabric::Node],
     ports: &[Port],
     file: &str,
 ) -> Result<Vec<f64>, ScenarioError> {
@@ -45,7 +45,7 @@ pub(super) fn ecn_bias(
 }
 
 /// DCQCN's forward notification (`cc.dcqcn.cnp_from` naming switches): every switch
-/// takes the [`crate::fabric::roles::switch_cnp`] role and the state is built; `None` (and no
+/// takes the [`crate::model::fabric::roles::switch_cnp`] role and the state is built; `None` (and no
 /// role changed) otherwise. Fabrics whose switches already play a role, or that hold
 /// packets by credits, are refused naming the field.
 pub(super) fn assemble_switch_cnp(
@@ -55,8 +55,8 @@ pub(super) fn assemble_switch_cnp(
     n_dr: u32,
     n_flows: usize,
     file: &str,
-) -> Result<Option<Box<crate::fabric::roles::switch_cnp::SwitchCnpState>>, ScenarioError> {
-    use crate::cc::dcqcn::{DcqcnParams, ENTRY};
+) -> Result<Option<Box<crate::model::fabric::roles::switch_cnp::SwitchCnpState>>, ScenarioError> {
+    use crate::model::cc::dcqcn::{DcqcnParams, ENTRY};
     let from = sc.cc.dcqcn.cnp_from;
     if !from.switch() {
         return Ok(None);
@@ -86,7 +86,7 @@ pub(super) fn assemble_switch_cnp(
         ));
     }
     for s in switches.iter_mut() {
-        s.role = SwitchRole::SwitchCnp(crate::fabric::roles::switch_cnp::SwitchCnpRole);
+        s.role = SwitchRole::SwitchCnp(crate::model::fabric::roles::switch_cnp::SwitchCnpRole);
     }
     // cnp_interval does not depend on the line rate.
     let interval = DcqcnParams::resolve(&sc.cc.dcqcn, Rate::gbps(100)).cnp_interval;
@@ -94,6 +94,6 @@ pub(super) fn assemble_switch_cnp(
         .map(|s| component_rng(sc.seed, &format!("{}/{field}", node_names[s.node.idx()])))
         .collect();
     Ok(Some(Box::new(
-        crate::fabric::roles::switch_cnp::SwitchCnpState::new(interval, rngs, n_flows),
+        crate::model::fabric::roles::switch_cnp::SwitchCnpState::new(interval, rngs, n_flows),
     )))
 }

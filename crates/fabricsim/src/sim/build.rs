@@ -4,18 +4,18 @@
 //! simulated time passes, so that bad input fails fast with the file and field named;
 //! the event loop never re-validates.
 
-use crate::fabric::flow_control::credit::VcLayout;
-use crate::fabric::pfc::PfcScope;
-use crate::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
-use crate::gse::GseScheduling;
-use crate::ids::MAX_INDEX;
-use crate::param::ParamError;
-use crate::routing::LbAlgorithm;
+use crate::base::ids::MAX_INDEX;
+use crate::base::param::ParamError;
+use crate::model::fabric::flow_control::credit::VcLayout;
+use crate::model::fabric::pfc::PfcScope;
+use crate::model::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
+use crate::model::gse::GseScheduling;
+use crate::model::routing::LbAlgorithm;
+use crate::model::topology;
+use crate::model::topology::NodeRole;
+use crate::model::transport::config::{CnpForm, FeedbackQueue};
 use crate::scenario::config::Scenario;
 use crate::scenario::ScenarioError;
-use crate::topology;
-use crate::topology::NodeRole;
-use crate::transport::config::{CnpForm, FeedbackQueue};
 use std::path::Path;
 
 use crate::sim::*;
@@ -104,10 +104,10 @@ impl Simulation {
         f.int.validate().map_err(at("fabric.int"))?;
         f.dr.validate().map_err(at("fabric.dr"))?;
         f.reliability.validate().map_err(at("fabric.reliability"))?;
-        crate::fabric::faults::config::validate_faults(&sc.fault, sc.max_time)
+        crate::model::fabric::faults::config::validate_faults(&sc.fault, sc.max_time)
             .map_err(at("fault"))?;
         let faults =
-            crate::fabric::faults::config::FaultPlan::resolve(&sc.fault, &f.reliability, &g)
+            crate::model::fabric::faults::config::FaultPlan::resolve(&sc.fault, &f.reliability, &g)
                 .map_err(at(""))?;
         check_time_floors(sc, &g).map_err(|e| ScenarioError::param(file, e))?;
         if let Some(p) = &sc.record.pcap {
@@ -116,7 +116,7 @@ impl Simulation {
         crate::scenario::budget::check(&footprint, 1).map_err(|e| ScenarioError::param(file, e))?;
         sc.cc.validate(sc.workload.len()).map_err(at("cc"))?;
         let workload = || {
-            let wl = crate::workload::generate(&sc.workload, &g, sc.seed, base_dir)
+            let wl = crate::model::workload::generate(&sc.workload, &g, sc.seed, base_dir)
                 .map_err(at("workload"))?;
             if wl.flows.len() > MAX_INDEX as usize {
                 return Err(err(
@@ -152,13 +152,13 @@ impl Simulation {
                 .record
                 .convergence
                 .as_ref()
-                .map(|_| 10 * crate::units::US)),
+                .map(|_| 10 * crate::base::units::US)),
         };
         let mut sim = Self::assemble(sc, &g, workload, params, &faults, file)?;
         sim.memory_estimate = footprint.total();
         if let Some(c) = &sc.record.convergence {
-            let spec =
-                crate::record::convergence::ConvergenceSpec::resolve(c, &sim).map_err(|m| {
+            let spec = crate::model::record::convergence::ConvergenceSpec::resolve(c, &sim)
+                .map_err(|m| {
                     let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
                     err(file, &format!("record.convergence.{f}"), rest)
                 })?;
@@ -179,10 +179,11 @@ impl Simulation {
                     "ports: queues come from the queue samples: set record.queue_interval".into(),
                 ));
             }
-            sim.window = Some(crate::record::window::WindowSpec::resolve(w, &sim).map_err(fail)?);
+            sim.window =
+                Some(crate::model::record::window::WindowSpec::resolve(w, &sim).map_err(fail)?);
         }
         if let Some(p) = &sc.record.pcap {
-            let cap = crate::capture::Capture::resolve(p, &sim).map_err(|m| {
+            let cap = crate::model::capture::Capture::resolve(p, &sim).map_err(|m| {
                 let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
                 err(file, &format!("record.pcap.{f}"), rest)
             })?;
@@ -196,9 +197,9 @@ impl Simulation {
 }
 
 /// The floors of the scenario's top-level timers and of its sampling intervals
-/// ([`crate::floors`]); the models check their own sections' timers.
+/// ([`crate::base::floors`]); the models check their own sections' timers.
 fn check_time_floors(sc: &Scenario, g: &topology::TopoGraph) -> Result<(), ParamError> {
-    use crate::floors;
+    use crate::base::floors;
     floors::at_least(
         "stall_timeout",
         sc.stall_timeout,

@@ -1,12 +1,12 @@
 //! The event loop and its dispatch: pop the next event, stop at `max_time`, a pause
 //! time or a stall, and hand the event to the handler of the component it names.
-//! Events are ordered by (time, event key) (see [`crate::engine`]), so a run is a pure
+//! Events are ordered by (time, event key) (see [`crate::kernel::engine`]), so a run is a pure
 //! function of its inputs.
 
-use crate::engine::Event;
-use crate::fabric::NodeKind;
+use crate::base::units::Time;
+use crate::kernel::engine::Event;
+use crate::model::fabric::NodeKind;
 use crate::scenario::config::LbAlgorithm;
-use crate::units::Time;
 
 use crate::sim::partition::cell_end;
 use crate::sim::*;
@@ -283,7 +283,7 @@ impl Simulation {
 /// Credit returns reach port `p`; a port that waited for them tries to send. Out of line:
 /// only credit runs have these events, and the loop's other paths keep their registers.
 #[inline(never)]
-fn credit_return(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, p: crate::ids::PortId) {
+fn credit_return(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, p: crate::base::ids::PortId) {
     if fabric.on_credit_return(ctx, p) {
         match fabric.ports[p].owner() {
             NodeKind::Switch(_) => fabric.try_transmit(ctx, p),

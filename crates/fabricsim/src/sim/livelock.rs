@@ -1,7 +1,7 @@
 //! Livelock guard: a run whose events outpace anything its fabric could produce stops
 //! with a diagnosis instead of running on for ever.
 //!
-//! The validator's floors ([`crate::floors`]) refuse the settings known to do this (a
+//! The validator's floors ([`crate::base::floors`]) refuse the settings known to do this (a
 //! 1 ps RTO or sampling interval); the guard catches what they miss: a model bug that
 //! reschedules a timer at the same instant, or a setting set through the library with
 //! the floors bypassed. Unlike a stall (no progress for `stall_timeout`), a livelock
@@ -23,9 +23,9 @@
 //! 2^16 events stayed within the bound. When it trips, the loop runs [`SAMPLE`] more
 //! events while counting them by kind and by component, which names the culprit.
 
-use crate::engine::Event;
+use crate::base::units::{fmt_time, Time, US};
+use crate::kernel::engine::Event;
 use crate::sim::Simulation;
-use crate::units::{fmt_time, Time, US};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -62,14 +62,14 @@ impl Guard {
             .map(|p| p.rate.0 as f64 / (MIN_FRAME_BYTES * 8.0) / 1e12)
             .sum();
         let actors = (sim.nics.flows.len() + sim.nics.hosts.len()) as f64;
-        // Retry timers are at least 1 us apart ([`crate::floors::RESEND`]).
+        // Retry timers are at least 1 us apart ([`crate::base::floors::RESEND`]).
         let timers_per_ps = actors * EVENTS_PER_FRAME / US as f64;
         // The recorder: one event per sampling interval, which is at least the floor
-        // ([`crate::floors::sampling_floor`]); a shorter one (set through the library)
+        // ([`crate::base::floors::sampling_floor`]); a shorter one (set through the library)
         // is what the guard is for.
         let p = &sim.ctx.params;
         let fastest = sim.fabric.ports.iter().map(|p| p.rate.0).max().unwrap_or(1);
-        let floor = crate::floors::sampling_floor(fastest);
+        let floor = crate::base::floors::sampling_floor(fastest);
         let samples_per_ps: f64 = [p.queue_interval, p.rate_interval]
             .iter()
             .flatten()
@@ -191,7 +191,7 @@ fn describe(sim: &Simulation, ev: Event) -> (&'static str, Option<String>) {
     let port = |p: u32| {
         format!(
             "port {}:{}",
-            sim.port_node_name(crate::ids::PortId(p)),
+            sim.port_node_name(crate::base::ids::PortId(p)),
             sim.fabric.ports[p as usize].local
         )
     };

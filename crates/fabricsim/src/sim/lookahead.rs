@@ -1,9 +1,9 @@
 //! Look-ahead prefetching for large models: while one event runs, start loading what the
 //! next few events' handlers will read, so their cache misses overlap. It reads the event
-//! codes the queue holds ([`crate::engine::code`]) and never changes a result.
+//! codes the queue holds ([`crate::kernel::engine::code`]) and never changes a result.
 
-use crate::fabric::NodeKind;
-use crate::packet::FLAG_ROUTED;
+use crate::kernel::packet::FLAG_ROUTED;
+use crate::model::fabric::NodeKind;
 
 use crate::sim::*;
 
@@ -18,9 +18,9 @@ use crate::sim::*;
 /// - next: for a port, the head packet's ingress counter and the port's ECN marker.
 #[inline(always)]
 pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
-    use crate::engine::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
-    use crate::engine::peek_code;
-    use crate::prefetch::prefetch;
+    use crate::base::prefetch::prefetch;
+    use crate::kernel::engine::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
+    use crate::kernel::engine::peek_code;
     let ahead = ctx.queue.peek_codes();
     match peek_code(ahead[3]) {
         (LINK, l) => prefetch(&fabric.links[l as usize]),

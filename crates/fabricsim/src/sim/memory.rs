@@ -13,17 +13,17 @@
 //! difference between the peak RSS and the itemized total.
 //!
 //! # A queued packet
-//! A packet waiting in an egress queue costs its [`crate::packet::Desc`] in a block of
-//! its shard's queue pool (20 bytes, [`crate::fabric::port::QueuePool`]) and its
-//! [`crate::packet::Slot`] in the arena (24 bytes): 44 bytes ([`queued_packet_bytes`]).
+//! A packet waiting in an egress queue costs its [`crate::kernel::packet::Desc`] in a block of
+//! its shard's queue pool (20 bytes, [`crate::model::fabric::port::QueuePool`]) and its
+//! [`crate::kernel::packet::Slot`] in the arena (24 bytes): 44 bytes ([`queued_packet_bytes`]).
 //! The free lists of both live in the free blocks and slots and cost nothing more; what
 //! the pools hold beyond their packets (part-used blocks at the ends of queues, and the
 //! most held at once rounded up to a chunk) is counted here at capacity, so
 //! [`Breakdown::bytes_per_peak_packet`] is the 44 bytes plus that slack. On a wire a
-//! packet costs its [`crate::fabric::link`] ring entry (arrival time and descriptor, 28
+//! packet costs its [`crate::model::fabric::link`] ring entry (arrival time and descriptor, 28
 //! bytes) instead of the queue's.
 
-use crate::memory::{deque_bytes, vec_bytes};
+use crate::base::memory::{deque_bytes, vec_bytes};
 use crate::sim::Simulation;
 
 /// The parts, in the order they are reported.
@@ -85,7 +85,8 @@ impl Breakdown {
 /// The size of a queued packet by construction: its descriptor in a queue and its slot in
 /// the arena (see the module comment).
 pub const fn queued_packet_bytes() -> usize {
-    std::mem::size_of::<crate::packet::Desc>() + std::mem::size_of::<crate::packet::Slot>()
+    std::mem::size_of::<crate::kernel::packet::Desc>()
+        + std::mem::size_of::<crate::kernel::packet::Slot>()
 }
 
 impl Simulation {

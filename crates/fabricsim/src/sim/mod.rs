@@ -3,14 +3,14 @@
 //! Build once, then run: [`Simulation::build`] (`build.rs`) validates the scenario and
 //! `assemble.rs` turns it into nodes, ports, links, switches, hosts, flows and routing
 //! tables; the loop never re-validates. Components refer to each other by index (see
-//! [`crate::ids`]). An event names the component it wakes ([`crate::engine::Event`]);
+//! [`crate::base::ids`]). An event names the component it wakes ([`crate::kernel::engine::Event`]);
 //! `event_loop.rs` pops events and dispatches each to its component's handler, which lives
 //! beside the component's state. The state is in three parts: [`Ctx`] (the clock, the
 //! event queue, the packet arena, counters and constants: the narrow context every
-//! handler takes), [`Fabric`] (switches, ports, links; handlers in [`crate::fabric`],
-//! [`crate::gse`]) and [`Nics`] (hosts and flows; handlers in [`crate::transport`]).
+//! handler takes), [`Fabric`] (switches, ports, links; handlers in [`crate::model::fabric`],
+//! [`crate::model::gse`]) and [`Nics`] (hosts and flows; handlers in [`crate::model::transport`]).
 //! Fabric handlers never touch a NIC; NIC handlers reach the fabric only through their
-//! own port (and the INT records a packet carries). Recording is [`crate::record`]; telemetry [`crate::fabric::telemetry`].
+//! own port (and the INT records a packet carries). Recording is [`crate::model::record`]; telemetry [`crate::model::fabric::telemetry`].
 //!
 //! Per packet and hop the work is: the link's arrival event, routing (a table slice and a
 //! hash), buffer admission, a queue push, and, when the egress port is idle, the
@@ -18,16 +18,16 @@
 //! wakeup for the end of its current frame. Nothing here allocates per packet: packets
 //! live in the arena, queues and link rings reuse their capacity.
 
-use crate::engine::EventQueue;
-use crate::fabric::pfc::PFC_FRAME_BYTES;
-use crate::fabric::NodeKind;
-use crate::routing::ecmp;
+use crate::base::units::{Rate, Time};
+use crate::kernel::engine::EventQueue;
+use crate::model::fabric::pfc::PFC_FRAME_BYTES;
+use crate::model::fabric::NodeKind;
+use crate::model::routing::ecmp;
+use crate::model::transport::rdma::{ideal_fct, Hop};
+use crate::model::workload::JobKind;
 use crate::scenario::config::{LbAlgorithm, SecurityMode};
 use crate::scenario::ScenarioError;
 use crate::sim::stall::StallReport;
-use crate::transport::rdma::{ideal_fct, Hop};
-use crate::units::{Rate, Time};
-use crate::workload::JobKind;
 
 mod assemble;
 mod assemble_collectives;
@@ -43,11 +43,11 @@ pub(crate) mod shards;
 pub mod stall;
 pub use shards::{machine_threads, ParallelWork};
 
-pub use crate::ctx::{Counters, Ctx, RunParams, Tally};
-pub use crate::fabric::Fabric;
-pub use crate::record::{QueueSample, RateSample, Recorder};
-pub(crate) use crate::transport::launcher::{Deps, FlowLauncher};
-pub use crate::transport::{JobState, Nics};
+pub use crate::kernel::ctx::{Counters, Ctx, RunParams, Tally};
+pub use crate::model::fabric::Fabric;
+pub use crate::model::record::{QueueSample, RateSample, Recorder};
+pub(crate) use crate::model::transport::launcher::{Deps, FlowLauncher};
+pub use crate::model::transport::{JobState, Nics};
 
 /// Models with at least this many ports prefetch ahead of the event loop (their state
 /// outgrows the L2 cache); smaller ones do not (measured on the fat-tree benchmarks: a
@@ -112,7 +112,7 @@ pub struct Simulation {
     /// Ideal FCT of each flow.
     pub ideal: Vec<Time>,
     /// Ideal FCT of each flow as the HPCC ns-3 module defines it
-    /// ([`crate::transport::rdma::ideal_fct_ns3`]), for FCTs measured at the sender.
+    /// ([`crate::model::transport::rdma::ideal_fct_ns3`]), for FCTs measured at the sender.
     pub ideal_rtt: Vec<Time>,
     /// Server of each host.
     pub server_of_host: Vec<u32>,
@@ -127,11 +127,11 @@ pub struct Simulation {
     /// Seed of the run.
     pub seed: u64,
     /// Convergence analysis asked for in `[record.convergence]`.
-    pub convergence: Option<crate::record::convergence::ConvergenceSpec>,
+    pub convergence: Option<crate::model::record::convergence::ConvergenceSpec>,
     /// Window analysis asked for in `[record.window]`.
-    pub window: Option<crate::record::window::WindowSpec>,
+    pub window: Option<crate::model::record::window::WindowSpec>,
     /// Training jobs (`training.csv`).
-    pub trainings: Vec<crate::workload::training::TrainingSpec>,
+    pub trainings: Vec<crate::model::workload::training::TrainingSpec>,
     /// What the run was estimated to hold before it was built ([`crate::scenario::budget`]), in
     /// bytes; 0 when built without the estimate.
     pub memory_estimate: u64,
@@ -245,7 +245,7 @@ impl Simulation {
 
     /// The stages of the paths flow `i` may take when its packets may each take any
     /// next hop the tables offer: stage k holds every link some such path takes at hop
-    /// k (see [`crate::transport::multipath`]). Empty when a path loses its way (no
+    /// k (see [`crate::model::transport::multipath`]). Empty when a path loses its way (no
     /// entry, or it ends at another host), or the paths do not all reach the
     /// destination in the same number of hops.
     pub fn stages_of(&self, i: usize) -> Vec<Vec<Hop>> {
@@ -329,7 +329,8 @@ impl Simulation {
                 );
             }
         };
-        let (num, den) = crate::workload::collective::lower_bound_factor(kind, spec.ranks.len());
+        let (num, den) =
+            crate::model::workload::collective::lower_bound_factor(kind, spec.ranks.len());
         let rate = spec
             .ranks
             .iter()
@@ -347,7 +348,7 @@ impl Simulation {
         (bytes * 8.0 / goodput * 1e12).floor() as Time
     }
 
-    /// When compute phase `i` (a global phase id, [`crate::workload::Phase`]) began and
+    /// When compute phase `i` (a global phase id, [`crate::model::workload::Phase`]) began and
     /// ended, if it did.
     pub fn phase_times(&self, i: u32) -> (Option<Time>, Option<Time>) {
         self.nics.launcher.phase_times[i as usize]
@@ -381,12 +382,12 @@ impl Simulation {
     }
 
     /// Node name of a port's owner.
-    pub fn port_node_name(&self, port: crate::ids::PortId) -> &str {
+    pub fn port_node_name(&self, port: crate::base::ids::PortId) -> &str {
         &self.fabric.nodes[self.fabric.ports[port].node].name
     }
 
     /// True if node `n` is a switch.
-    pub fn is_switch(&self, n: crate::ids::NodeId) -> bool {
+    pub fn is_switch(&self, n: crate::base::ids::NodeId) -> bool {
         self.fabric.node_is_switch[n.idx()]
     }
 }

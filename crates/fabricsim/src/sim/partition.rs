@@ -24,9 +24,9 @@
 //! ahead: `faults/llr.rs`). A cut that would need a zero lookahead is refused: the run
 //! falls back to one shard and says why.
 
-use crate::fabric::NodeKind;
+use crate::base::units::Time;
+use crate::model::fabric::NodeKind;
 use crate::sim::Fabric;
-use crate::units::Time;
 
 /// A fabric cut into shards.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -486,8 +486,8 @@ pub fn cell_end(grid: Time, t: Time) -> Time {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::units::US;
     use crate::sim::Simulation;
-    use crate::units::US;
 
     fn build(topology: &str) -> Simulation {
         let src = format!(
@@ -648,7 +648,7 @@ mod tests {
                     .find(|(_, c)| c == campus)
                     .unwrap()
                     .0;
-                let s = |q: crate::ids::PortId| p.shard_of_node[f.ports[q].node.idx()];
+                let s = |q: crate::base::ids::PortId| p.shard_of_node[f.ports[q].node.idx()];
                 assert_eq!(s(*port), s(first), "{asked}: a campus's DRs apart");
             }
             let c = cut(&sim, &p);

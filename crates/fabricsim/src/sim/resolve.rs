@@ -1,16 +1,16 @@
 //! The `[record]` settings resolved against the built model: flow ids checked, port
 //! names found, defaults that depend on the fabric filled in. The build does this once
-//! the model exists; the settings themselves (`crate::record`, `crate::capture`) know
+//! the model exists; the settings themselves (`crate::model::record`, `crate::model::capture`) know
 //! nothing of it. Errors are `"<field>: <message>"` relative to their section.
 
-use crate::capture::{Capture, CaptureLog, Interface, PcapCfg, MAX_LIMIT, NOT_CAPTURED};
-use crate::ids::PortId;
-use crate::record::convergence::{
+use crate::base::ids::PortId;
+use crate::base::units::{Rate, Time};
+use crate::model::capture::{Capture, CaptureLog, Interface, PcapCfg, MAX_LIMIT, NOT_CAPTURED};
+use crate::model::record::convergence::{
     ConvergenceCfg, ConvergenceSpec, DEFAULT_HOLD, DEFAULT_TOLERANCE,
 };
-use crate::record::window::{WindowCfg, WindowSpec};
+use crate::model::record::window::{WindowCfg, WindowSpec};
 use crate::sim::Simulation;
-use crate::units::{Rate, Time};
 
 impl ConvergenceSpec {
     /// Resolves `cfg` for a simulation with these flows; errors name the field.
@@ -92,7 +92,7 @@ impl WindowSpec {
                     let pr = &sim.fabric.ports[p as usize];
                     pr.local == local
                         && sim.is_switch(pr.node)
-                        && sim.port_node_name(crate::ids::PortId(p)) == node
+                        && sim.port_node_name(crate::base::ids::PortId(p)) == node
                 })
                 .ok_or_else(bad)?;
             ports.push((name.clone(), id));
@@ -169,7 +169,7 @@ fn find_port(sim: &Simulation, name: &str) -> Option<PortId> {
     };
     let n = sim.fabric.nodes.iter().find(|n| n.name == node)?;
     let bare_host = !name.contains(':');
-    if bare_host && !matches!(n.kind, crate::fabric::NodeKind::Host(_)) {
+    if bare_host && !matches!(n.kind, crate::model::fabric::NodeKind::Host(_)) {
         return None;
     }
     n.ports

@@ -85,7 +85,7 @@ impl std::fmt::Display for StallReport {
 fn label(sim: &Simulation, p: u32) -> String {
     format!(
         "{}:{}",
-        sim.port_node_name(crate::ids::PortId(p)),
+        sim.port_node_name(crate::base::ids::PortId(p)),
         sim.fabric.ports[p as usize].local
     )
 }
@@ -99,11 +99,11 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
         let port = &sim.fabric.ports[p as usize];
         let queued = (0..8).any(|q| port.is_paused(q, now) && !port.queues[q].is_empty());
         let nic_blocked = match sim.fabric.nodes[port.node.idx()].kind {
-            crate::fabric::NodeKind::Host(h) => {
+            crate::model::fabric::NodeKind::Host(h) => {
                 port.is_paused(sim.ctx.params.data_prio as usize, now)
                     && !sim.nics.hosts[h as usize].active.is_empty()
             }
-            crate::fabric::NodeKind::Switch(_) => false,
+            crate::model::fabric::NodeKind::Switch(_) => false,
         };
         queued || nic_blocked
     };
@@ -119,14 +119,14 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
             return false;
         }
         match port.owner() {
-            crate::fabric::NodeKind::Switch(_) => {
+            crate::model::fabric::NodeKind::Switch(_) => {
                 port.has_queued()
                     && (0..8).all(|q| {
                         (port.queues[q].front(sim.fabric.queue_pool(p as usize)))
                             .is_none_or(|d| !c.fits(p as usize, q, d.wire() as u64))
                     })
             }
-            crate::fabric::NodeKind::Host(_) => c.is_waiting(p as usize),
+            crate::model::fabric::NodeKind::Host(_) => c.is_waiting(p as usize),
         }
     };
     let credit_ports: Vec<u32> = (0..sim.fabric.ports.len() as u32)
@@ -152,7 +152,7 @@ pub fn diagnose(sim: &Simulation) -> StallReport {
     let succ = |p: u32| -> Vec<u32> {
         let peer = sim.fabric.ports[p as usize].peer.0;
         let node = &sim.fabric.nodes[sim.fabric.ports[peer as usize].node.idx()];
-        let local_in = node.ports.local(crate::ids::PortId(peer)) as u16;
+        let local_in = node.ports.local(crate::base::ids::PortId(peer)) as u16;
         let holds_from_p = |q: u32| {
             credit.is_none()
                 || (sim.fabric.ports[q as usize].queues.iter()).any(|queue| {

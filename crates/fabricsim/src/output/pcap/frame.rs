@@ -7,13 +7,13 @@
 //! | ACK / NACK | Ethernet, IPv4, UDP 4791, BTH (RC Acknowledge 0x11), AETH (ACK, or NAK "PSN sequence error"), ICRC |
 //! | CNP | Ethernet, IPv4, UDP 4791, BTH (0x81, BECN), 16 reserved bytes, ICRC |
 //! | PFC | MAC control (0x8808) PFC, one priority enabled, padded to 60 bytes |
-//! | GSE REQUEST / GRANT, collective | EtherType 0x88B5, [`crate::wire::gse`], padded to 60 bytes |
+//! | GSE REQUEST / GRANT, collective | EtherType 0x88B5, [`crate::base::wire::gse`], padded to 60 bytes |
 //!
 //! A data packet between two GSPs (on a switch port that does not face a host, in a GSE
 //! run) carries its PKTC tag between the Ethernet and IPv4 headers
 //! (EtherType 0x88B5, next type 0x0800).
 //!
-//! Fields: addresses from ids ([`crate::wire::addr`]); DSCP = 8 x priority (class
+//! Fields: addresses from ids ([`crate::base::wire::addr`]); DSCP = 8 x priority (class
 //! selector CSn) and ECN = the packet's ECN bits as the switches left them when it
 //! started on this port; UDP source port = the flow's (the one ECMP hashes); destination
 //! QP = [`qpn`] of the flow at both ends; PSN = sequence / MTU (an ACK's: the last packet
@@ -22,16 +22,16 @@
 //! that is larger: RETH bytes, which the simulator does not count). With `payload =
 //! true` data frames are captured whole, their payload and ICRC as zeros.
 
-use crate::capture::{Capture, CaptureRecord, Verb};
-use crate::packet::Payload;
+use crate::base::wire::addr;
+use crate::base::wire::bth::{self, opcode, AethRepr, BthRepr, RethRepr, Syndrome};
+use crate::base::wire::ethernet::{self, EthernetRepr};
+use crate::base::wire::gse::GseRepr;
+use crate::base::wire::ipv4::{Ipv4Repr, PROTO_UDP};
+use crate::base::wire::pfc::{self, PfcRepr};
+use crate::base::wire::udp::{UdpRepr, ROCEV2_PORT};
+use crate::kernel::packet::Payload;
+use crate::model::capture::{Capture, CaptureRecord, Verb};
 use crate::sim::Simulation;
-use crate::wire::addr;
-use crate::wire::bth::{self, opcode, AethRepr, BthRepr, RethRepr, Syndrome};
-use crate::wire::ethernet::{self, EthernetRepr};
-use crate::wire::gse::GseRepr;
-use crate::wire::ipv4::{Ipv4Repr, PROTO_UDP};
-use crate::wire::pfc::{self, PfcRepr};
-use crate::wire::udp::{UdpRepr, ROCEV2_PORT};
 
 /// Room for the longest captured frame (GSE tag + IPv4 + UDP + BTH + RETH is 86 bytes).
 pub const MAX_FRAME: usize = 128;
@@ -188,7 +188,7 @@ impl<'a> FrameCtx<'a> {
                     coll,
                     iter,
                     rank,
-                    result: msg == crate::collective::CollMsg::Result,
+                    result: msg == crate::model::collective::CollMsg::Result,
                 },
                 buf,
             ),

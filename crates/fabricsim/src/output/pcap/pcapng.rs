@@ -8,7 +8,7 @@
 //! Wireshark's "seconds since beginning of capture" show simulated time.
 
 use super::frame::{FrameCtx, MAX_FRAME};
-use crate::capture::Capture;
+use crate::model::capture::Capture;
 use crate::sim::Simulation;
 use std::io::{self, Write};
 
@@ -118,7 +118,7 @@ pub fn write(sim: &Simulation, cap: &Capture, w: &mut dyn Write) -> io::Result<(
     // in the order handlers ran, and a link-level replay notes frames when it schedules
     // them, possibly ahead of their start; the key orders them whatever the order, and
     // whatever the thread count.
-    let mut order: Vec<&crate::capture::CaptureRecord> = cap.records().iter().collect();
+    let mut order: Vec<&crate::model::capture::CaptureRecord> = cap.records().iter().collect();
     order.sort_unstable_by_key(|r| r.key());
     for r in order {
         let b = cx.build(r, &mut frame);

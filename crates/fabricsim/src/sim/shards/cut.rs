@@ -2,7 +2,7 @@
 //! partition, and the checks a cut must pass (dependency latencies, DR campuses).
 
 use super::*;
-use crate::transport::launcher::JOIN_SHARD;
+use crate::model::transport::launcher::JOIN_SHARD;
 
 /// Shards (at most `shards`, at least one) whose capture logs of `per_log` bytes each fit
 /// in `allowed` bytes beside the run's estimate (`estimate`, which counts one log).
@@ -55,7 +55,7 @@ impl Simulation {
             let flows = &self.nics.flows;
             let mut order: Vec<u32> = (l.lanes.iter()).flat_map(|x| x.order.clone()).collect();
             order.sort_by_key(|&i| (flows[i as usize].spec.start, i));
-            l.lanes = vec![crate::transport::launcher::Lane {
+            l.lanes = vec![crate::model::transport::launcher::Lane {
                 order,
                 ..Default::default()
             }];
@@ -99,7 +99,7 @@ impl Simulation {
         let mut early = Vec::new();
         let shards = match self.fabric.capture.as_deref() {
             Some(c) => {
-                let per_log = c.limit() * (crate::capture::RECORD_BYTES + 8);
+                let per_log = c.limit() * (crate::model::capture::RECORD_BYTES + 8);
                 let (allowed, source) = crate::scenario::budget::limit();
                 let fit = shards_within_budget(shards, per_log, allowed, self.memory_estimate);
                 if fit < shards {
@@ -198,7 +198,7 @@ impl Simulation {
         let fabric = &mut self.fabric;
         fabric
             .queue_pools
-            .resize_with(s, crate::fabric::port::queue_pool);
+            .resize_with(s, crate::model::fabric::port::queue_pool);
         for i in 0..fabric.ports.len() {
             let from = p.shard_of_node[fabric.ports[i].node.idx()];
             fabric.ports[i].pool = from as u16;
@@ -210,7 +210,7 @@ impl Simulation {
         }
         // Each shard starts the flows its hosts send, in the same order.
         let lane = std::mem::take(&mut self.nics.launcher.lanes);
-        let mut lanes = vec![crate::transport::launcher::Lane::default(); s];
+        let mut lanes = vec![crate::model::transport::launcher::Lane::default(); s];
         for &fid in lane.iter().flat_map(|l| l.order.iter()) {
             let sh = self.shard_of_host(&p, self.nics.flows[fid as usize].spec.src);
             lanes[sh].order.push(fid);
@@ -318,8 +318,8 @@ impl Simulation {
                              [transport] notify_latency to at least that",
                             name(a),
                             name(b),
-                            crate::units::fmt_time(acts),
-                            crate::units::fmt_time(grid)
+                            crate::base::units::fmt_time(acts),
+                            crate::base::units::fmt_time(grid)
                         ));
                     }
                 }
@@ -346,8 +346,8 @@ impl Simulation {
                          which hears at once, cannot start an iteration of a run cut into \
                          shards)",
                         name(v as usize),
-                        crate::units::fmt_time(acts),
-                        crate::units::fmt_time(grid)
+                        crate::base::units::fmt_time(acts),
+                        crate::base::units::fmt_time(grid)
                     ));
                 }
             }

@@ -26,7 +26,7 @@
 //! a protocol per pair.
 //!
 //! **Why the result does not depend on the thread count.** Events are ordered by (time,
-//! kind, component) with no insertion counter (`crate::engine`), and no handler touches
+//! kind, component) with no insertion counter (`crate::kernel::engine`), and no handler touches
 //! another shard's state in the same window. So each shard runs its own events in the
 //! order the one-thread run would give them, and a frame handed over reaches its ring
 //! before its arrival, with the same event key as when the sender puts it there itself.
@@ -91,13 +91,13 @@
 //! windows through ordinary borrows, and the tests require both to give the serial
 //! engine's bytes.
 
-use crate::engine::Event;
-use crate::fabric::flow_control::credit::CreditSignal;
-use crate::fabric::telemetry::int::IntStack;
-use crate::ids::{LinkId, PortId};
-use crate::packet::{Desc, PacketArena};
+use crate::base::ids::{LinkId, PortId};
+use crate::base::units::Time;
+use crate::kernel::engine::Event;
+use crate::kernel::packet::{Desc, PacketArena};
+use crate::model::fabric::flow_control::credit::CreditSignal;
+use crate::model::fabric::telemetry::int::IntStack;
 use crate::sim::partition::{cell_end, crossing_grid, partition, Partition};
-use crate::units::Time;
 
 use crate::sim::*;
 
@@ -123,7 +123,7 @@ pub use cut::machine_threads;
 mod outbox;
 mod threads;
 
-pub(crate) use crate::ctx::Outbox;
+pub(crate) use crate::kernel::ctx::Outbox;
 use outbox::{deliver, receive};
 use threads::{Pool, SharedModel, EXIT};
 
@@ -587,7 +587,7 @@ impl Simulation {
             let last_sent = if f.all_sent_at != Time::MAX {
                 f.all_sent_at
             } else {
-                t.saturating_add((rest as u128 * 8 * crate::units::SEC as u128 / bps) as Time)
+                t.saturating_add((rest as u128 * 8 * crate::base::units::SEC as u128 / bps) as Time)
             };
             bound = bound.max(last_sent.saturating_add(cross));
         }

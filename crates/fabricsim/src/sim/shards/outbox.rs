@@ -2,7 +2,7 @@
 //! releases, with a frame its INT records and PKTC tag), and its delivery at the barrier.
 
 use super::*;
-use crate::ctx::{CreditHandoff, Handoff};
+use crate::kernel::ctx::{CreditHandoff, Handoff};
 
 impl Ctx {
     /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`): its slot
@@ -128,7 +128,7 @@ pub(super) fn receive(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, msgs:
         if let Some(&(tag, gsp)) = tags.next() {
             ctx.arena.set_tag(d.id, tag, gsp);
         }
-        if d.flags & crate::packet::FLAG_INT != 0 {
+        if d.flags & crate::kernel::packet::FLAG_INT != 0 {
             let st = ints
                 .next()
                 .expect("an INT frame handed over with its records");

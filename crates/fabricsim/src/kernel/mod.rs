@@ -1,0 +1,6 @@
+//! The simulation kernel: the event queue, packets and every payload type they carry,
+//! and the context ([`ctx::Ctx`]) every handler shares. Imports only [`crate::base`].
+
+pub mod ctx;
+pub mod engine;
+pub mod packet;

@@ -1,0 +1,998 @@
+//! Packets and the arena that recycles them.
+//!
+//! A packet is a small plain struct; the simulator never allocates one per hop. Packets
+//! live in a [`PacketArena`] (a `Vec` plus a free list) and are referred to by [`PktId`].
+//! A packet's bytes on the wire are its payload plus the RoCEv2 headers (14 B Ethernet,
+//! 20 B IPv4, 8 B UDP, 12 B BTH, 4 B ICRC/FCS = 58 B, document 002), or a fixed size for
+//! control frames.
+
+use crate::base::ids::{FlowId, GspId, HostId, PortId};
+use crate::base::units::Time;
+
+// Payload types the packet carries for the models above (defined here so that the
+// kernel names no model).
+
+/// Bytes of a PFC frame on the wire (minimum Ethernet frame).
+pub const PFC_FRAME_BYTES: u32 = 64;
+
+/// XOFF or XON (quanta 0) for one priority, to be sent upstream on an ingress port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfcSignal {
+    /// Priority paused or resumed.
+    pub prio: u8,
+    /// Pause time in quanta; 0 resumes.
+    pub quanta: u16,
+}
+
+/// What a collective message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum CollMsg {
+    /// A rank's contribution (its request, with its partial reduction), to its parent.
+    Up,
+    /// The result, down (multicast, or unicast to one rank).
+    Result,
+}
+
+/// The container tag a packet carries in its GSE header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tag {
+    /// Container sequence number within the (source GSP, destination) stream.
+    pub cont: u32,
+    /// Position of the packet in its container.
+    pub idx: u16,
+    /// Packets in the previous container (lets the destination know it is complete).
+    pub prev: u16,
+}
+
+/// A credit return on its way upstream: `blocks` credits of `vc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreditSignal {
+    /// The VC the credits belong to.
+    pub vc: u8,
+    /// Credits (blocks).
+    pub blocks: u32,
+}
+
+/// Most INT records a packet carries (the HPCC ns-3 module's `IntHeader::maxHop`); a path
+/// with more switch hops keeps the first five.
+pub const MAX_INT_HOPS: usize = 5;
+
+/// One switch egress's INT record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntHop {
+    /// The egress port's line rate in bit/s.
+    pub rate_bps: u64,
+    /// Dequeue time of the packet, picoseconds.
+    pub ts: u64,
+    /// Bytes the port has transmitted since the start, including this packet.
+    pub tx_bytes: u64,
+    /// Bytes queued at the egress (port, priority) when the packet was dequeued.
+    pub qlen: u64,
+}
+
+/// The INT records a packet collected (data) or carries back (ACK).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IntStack {
+    /// Records used.
+    pub n: u8,
+    /// One record per switch egress passed, in path order.
+    pub hops: [IntHop; MAX_INT_HOPS],
+}
+
+/// Index of a packet in the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PktId(pub u32);
+
+/// What a frame is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// RDMA payload.
+    Data,
+    /// Cumulative acknowledgement.
+    Ack,
+    /// Negative acknowledgement: go back.
+    Nack,
+    /// DCQCN congestion notification packet.
+    Cnp,
+    /// IEEE 802.1Qbb priority flow control frame (MAC control, EtherType 0x8808).
+    Pause,
+    /// GSE DGSQ request.
+    Request,
+    /// GSE DGSQ grant.
+    Grant,
+    /// A hardware collective's message (document 003).
+    Collective,
+}
+
+/// What a frame carries, by kind: the fields each kind has and no others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// RDMA data of `flow`: `bytes` of payload starting at byte offset `seq`.
+    Data {
+        /// The flow (queue pair).
+        flow: FlowId,
+        /// Byte offset of the payload in the message.
+        seq: u64,
+        /// Payload bytes.
+        bytes: u32,
+    },
+    /// Cumulative acknowledgement of `flow`: every byte before `seq` arrived.
+    Ack {
+        /// The flow.
+        flow: FlowId,
+        /// Next byte expected.
+        seq: u64,
+    },
+    /// Negative acknowledgement of `flow`: a gap at `seq`; go back to it.
+    Nack {
+        /// The flow.
+        flow: FlowId,
+        /// Next byte expected.
+        seq: u64,
+    },
+    /// DCQCN congestion notification for `flow`.
+    Cnp {
+        /// The flow.
+        flow: FlowId,
+        /// Sent by a DR switch (long haul) rather than by the flow's receiver.
+        by_dr: bool,
+    },
+    /// IEEE 802.1Qbb PFC: pause (or resume) one priority.
+    Pause(PfcSignal),
+    /// GSE DGSQ request: source GSP `from` asks for `bytes` toward host `host`.
+    Request {
+        /// The requesting (source) GSP.
+        from: GspId,
+        /// Destination NIC the bytes wait for.
+        host: HostId,
+        /// Bytes asked for.
+        bytes: u64,
+    },
+    /// GSE DGSQ grant: `bytes` toward host `host`, for the source GSP the packet goes to,
+    /// to come in over the destination GSP's port `via`.
+    Grant {
+        /// Destination NIC.
+        host: HostId,
+        /// Bytes granted.
+        bytes: u64,
+        /// The destination GSP's fabric port the container is to arrive on (spine-link
+        /// capacity), if any.
+        via: Option<PortId>,
+    },
+    /// A hardware collective's message: rank `rank`'s contribution to iteration `iter`
+    /// (up), or the result (down).
+    Collective {
+        /// The collective (also its multicast group).
+        coll: u32,
+        /// The iteration.
+        iter: u32,
+        /// The sending rank.
+        rank: u32,
+        /// Up or down.
+        msg: CollMsg,
+        /// The sending host.
+        src: u32,
+    },
+}
+
+impl Payload {
+    /// The kind of frame this payload makes.
+    #[inline]
+    pub fn kind(&self) -> PacketKind {
+        match self {
+            Payload::Data { .. } => PacketKind::Data,
+            Payload::Ack { .. } => PacketKind::Ack,
+            Payload::Nack { .. } => PacketKind::Nack,
+            Payload::Cnp { .. } => PacketKind::Cnp,
+            Payload::Pause(_) => PacketKind::Pause,
+            Payload::Request { .. } => PacketKind::Request,
+            Payload::Grant { .. } => PacketKind::Grant,
+            Payload::Collective { .. } => PacketKind::Collective,
+        }
+    }
+
+    /// The flow of a transport frame (data, ACK, NACK, CNP).
+    #[inline]
+    pub fn flow(&self) -> Option<FlowId> {
+        match *self {
+            Payload::Data { flow, .. }
+            | Payload::Ack { flow, .. }
+            | Payload::Nack { flow, .. }
+            | Payload::Cnp { flow, .. } => Some(flow),
+            _ => None,
+        }
+    }
+}
+
+impl PacketKind {
+    /// True for frames the transport generates as feedback (ACK, NACK, CNP).
+    pub fn is_feedback(self) -> bool {
+        matches!(self, PacketKind::Ack | PacketKind::Nack | PacketKind::Cnp)
+    }
+}
+
+/// ECN codepoint: not ECN-capable, capable, congestion experienced.
+pub const ECN_CE: u8 = 0b11;
+/// ECN-capable transport.
+pub const ECN_ECT: u8 = 0b10;
+
+/// What only the NICs at both ends read of a frame, kept in its arena slot (a [`Slot`]
+/// of 24 bytes, so that a queued packet, slot and descriptor, is 44: issue 19 asks at
+/// most 64).
+///
+/// The header fields switches read (destination, hash, size, priority, ECN, marks,
+/// flags) travel in the frame's [`Desc`] instead, and exist only there. What a slot
+/// need not hold is not there: the source host of a transport frame is its flow's
+/// (the sender for data, the receiver for ACK, NACK and CNP: [`Packet::src`]); the GSE
+/// container tag, which only GSPs read, is kept beside the slots by runs that have GSPs
+/// ([`PacketArena::gse_tag`]); the ECN echo of an ACK is a bit of the send time; the
+/// kind, which the descriptor holds, is not stored again (the slot is read with it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// What it is and what it carries.
+    pub payload: Payload,
+    /// When the sender put the packet on the wire (echoed in ACKs for RTT samples), with
+    /// the ECN echo in the top bit ([`ECHO_BIT`]): times stay below 2^63 ps (106 days).
+    sent: Time,
+}
+
+/// The bit of [`Packet`]'s send time that holds an ACK's ECN echo.
+const ECHO_BIT: Time = 1 << 63;
+
+/// The header a frame is sent with: what switches read. It becomes the frame's [`Desc`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Header {
+    /// Destination host.
+    pub dst: u32,
+    /// ECMP hash of the flow's 5-tuple.
+    pub hash: u32,
+    /// Bytes on the wire.
+    pub wire: u32,
+    /// 802.1p priority (0..8) used for queueing and PFC.
+    pub prio: u8,
+    /// ECN bits of the IP header.
+    pub ecn: u8,
+    /// Data: the TCD mark collected on the way ([`crate::model::fabric::telemetry::tcd::TcdMark::to_bits`]);
+    /// ACK: the acked packet's mark, echoed.
+    pub mark: u8,
+    /// [`FLAG_INT`] and friends.
+    pub flags: u8,
+}
+
+/// Packet flag: the packet collects (data) or carries (ACK) INT records, kept in the
+/// simulator's INT side table under the packet's arena slot.
+pub const FLAG_INT: u8 = 1;
+
+/// Descriptor flag (never set by a sender): on a link toward a switch, `in_port`
+/// holds the egress port the receiving switch will use, as an offset from the port the
+/// packet arrives on (ECMP chosen when the packet was put on the link).
+pub const FLAG_ROUTED: u8 = 2;
+
+/// Descriptor flag (credit flow control, never set by a sender): routing at the switch
+/// holding the packet moved it to a higher VC ([`crate::model::fabric::flow_control::credit`]);
+/// the VC it arrived on, whose credits it holds there, is in [`VC_IN_MASK`]. Cleared
+/// when the packet leaves.
+pub const FLAG_VC_RAISED: u8 = 4;
+/// Where a raised packet's arrival VC sits in the flags (3 bits).
+pub const VC_IN_SHIFT: u8 = 3;
+/// The arrival VC's bits in the flags.
+pub const VC_IN_MASK: u8 = 0b0011_1000;
+
+/// Packet flag: a multicast packet ([`crate::model::fabric::multicast`]); its group is in
+/// the hash, and switches replicate it by their multicast tables.
+pub const FLAG_MCAST: u8 = 64;
+
+impl Packet {
+    /// A frame carrying `payload`, sent at `sent_at`.
+    pub const fn new(payload: Payload, sent_at: Time) -> Packet {
+        Packet {
+            payload,
+            sent: sent_at & !ECHO_BIT,
+        }
+    }
+
+    /// When the sender put it on the wire.
+    #[inline]
+    pub fn sent_at(&self) -> Time {
+        self.sent & !ECHO_BIT
+    }
+
+    /// For ACKs (and NACKs): the ECN echo of the acknowledged data packet, 1 when it
+    /// arrived marked CE.
+    #[inline]
+    pub fn echo(&self) -> u8 {
+        (self.sent >> 63) as u8
+    }
+
+    /// Sets the ECN echo.
+    #[inline]
+    pub fn set_echo(&mut self, ce: bool) {
+        self.sent = self.sent_at() | if ce { ECHO_BIT } else { 0 };
+    }
+
+    /// The host that sent it: a transport frame's from its flow (`flow_ends(flow)` is the
+    /// flow's (source, destination)); a collective message names its sender; switches
+    /// send PFC frames and GSE requests and grants (none).
+    pub fn src(&self, flow_ends: impl Fn(FlowId) -> (u32, u32)) -> Option<u32> {
+        match self.payload {
+            Payload::Data { flow, .. } => Some(flow_ends(flow).0),
+            Payload::Ack { flow, .. } | Payload::Nack { flow, .. } | Payload::Cnp { flow, .. } => {
+                Some(flow_ends(flow).1)
+            }
+            Payload::Collective { src, .. } => Some(src),
+            Payload::Pause(_) | Payload::Request { .. } | Payload::Grant { .. } => None,
+        }
+    }
+
+    /// A PFC frame: XOFF (or XON when `quanta` is 0) for one priority. It travels ahead
+    /// of every queue (priority 7) and takes a minimum frame's wire time.
+    pub fn pfc(sig: PfcSignal) -> (Packet, Header) {
+        let h = Header {
+            wire: PFC_FRAME_BYTES,
+            prio: 7,
+            ..Header::default()
+        };
+        (Packet::new(Payload::Pause(sig), 0), h)
+    }
+
+    /// What it is.
+    #[inline]
+    pub fn kind(&self) -> PacketKind {
+        self.payload.kind()
+    }
+}
+
+/// A packet as its arena slot stores it: two words of payload and the send time, 24
+/// bytes, read back with the kind its descriptor holds ([`Slot::decode`]).
+///
+/// Every payload fits two words once its kind is known: data is (flow, bytes) and seq;
+/// a request (from, host) and bytes; a grant (host, port or `u32::MAX` for none) and
+/// bytes; a collective message (collective, iteration) and (rank, sender), its
+/// direction in the send time's top bit (as an ACK's ECN echo is: times stay below
+/// 2^63 ps). A free slot's send time holds the next free slot.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot {
+    a: u64,
+    b: u64,
+    sent: Time,
+}
+
+const NO_VIA: u32 = u32::MAX;
+
+impl Slot {
+    /// The slot that stores `p`.
+    #[inline]
+    pub fn encode(p: &Packet) -> Slot {
+        let lo_hi = |lo: u32, hi: u32| lo as u64 | (hi as u64) << 32;
+        let mut sent = p.sent;
+        let (a, b) = match p.payload {
+            Payload::Data { flow, seq, bytes } => (lo_hi(flow.0, bytes), seq),
+            Payload::Ack { flow, seq } | Payload::Nack { flow, seq } => (flow.0 as u64, seq),
+            Payload::Cnp { flow, by_dr } => (lo_hi(flow.0, by_dr as u32), 0),
+            Payload::Pause(sig) => (lo_hi(sig.prio as u32, sig.quanta as u32), 0),
+            Payload::Request { from, host, bytes } => (lo_hi(from.0, host.0), bytes),
+            Payload::Grant { host, bytes, via } => {
+                (lo_hi(host.0, via.map_or(NO_VIA, |v| v.0)), bytes)
+            }
+            Payload::Collective {
+                coll,
+                iter,
+                rank,
+                msg,
+                src,
+            } => {
+                sent = (sent & !ECHO_BIT) | if msg == CollMsg::Result { ECHO_BIT } else { 0 };
+                (lo_hi(coll, iter), lo_hi(rank, src))
+            }
+        };
+        Slot { a, b, sent }
+    }
+
+    /// The packet this slot stores, a frame of `kind`.
+    #[inline]
+    pub fn decode(&self, kind: PacketKind) -> Packet {
+        let (lo, hi) = (self.a as u32, (self.a >> 32) as u32);
+        let mut sent = self.sent;
+        let payload = match kind {
+            PacketKind::Data => Payload::Data {
+                flow: FlowId(lo),
+                seq: self.b,
+                bytes: hi,
+            },
+            PacketKind::Ack => Payload::Ack {
+                flow: FlowId(lo),
+                seq: self.b,
+            },
+            PacketKind::Nack => Payload::Nack {
+                flow: FlowId(lo),
+                seq: self.b,
+            },
+            PacketKind::Cnp => Payload::Cnp {
+                flow: FlowId(lo),
+                by_dr: hi != 0,
+            },
+            PacketKind::Pause => Payload::Pause(PfcSignal {
+                prio: lo as u8,
+                quanta: hi as u16,
+            }),
+            PacketKind::Request => Payload::Request {
+                from: GspId(lo),
+                host: HostId(hi),
+                bytes: self.b,
+            },
+            PacketKind::Grant => Payload::Grant {
+                host: HostId(lo),
+                bytes: self.b,
+                via: (hi != NO_VIA).then_some(PortId(hi)),
+            },
+            PacketKind::Collective => {
+                let msg = if sent & ECHO_BIT != 0 {
+                    CollMsg::Result
+                } else {
+                    CollMsg::Up
+                };
+                sent &= !ECHO_BIT;
+                Payload::Collective {
+                    coll: lo,
+                    iter: hi,
+                    rank: self.b as u32,
+                    msg,
+                    src: (self.b >> 32) as u32,
+                }
+            }
+        };
+        Packet { payload, sent }
+    }
+}
+
+/// `Desc::in_port` of a packet no switch ingress holds (a switch generated it, or it is
+/// not in a switch): charged to no ingress counter.
+pub const LOCAL_PORT: u16 = u16::MAX;
+
+/// What switches need of a packet, carried by value through queues and link rings:
+/// 20 bytes.
+///
+/// A switch reads only these fields, so a packet's arena slot is touched at the sending
+/// and the receiving NIC and nowhere in between. Deep queues then stream through memory
+/// in order (the queues' ring buffers) instead of jumping to a slot per packet, which is
+/// where the time went in large fabrics with long queues.
+///
+/// The destination and the size share a word each with the small fields (issue 19: a
+/// queued packet is its descriptor and its slot, at most 64 bytes with the rings' slack):
+/// hosts are numbered below 2^24 ([`crate::base::ids::MAX_INDEX`], checked when a topology
+/// is built) and a frame is under 16 MiB (the MTU is at most 64 KiB, a hardware
+/// collective's message too), so each fits 24 bits.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Desc {
+    /// The packet's arena slot.
+    pub id: PktId,
+    /// ECMP hash.
+    pub hash: u32,
+    /// Destination host (low 24 bits) and TCD mark bits (high 8).
+    dst_mark: u32,
+    /// Bytes on the wire (low 24 bits), then priority (3 bits), ECN (2) and kind (3).
+    wire_bits: u32,
+    /// Ingress port (local index) at the switch holding the packet; on a link, with
+    /// [`FLAG_ROUTED`], the next switch's egress port relative to the arrival port.
+    pub in_port: u16,
+    /// Packet flags ([`FLAG_INT`], [`FLAG_ROUTED`]).
+    pub flags: u8,
+    _spare: u8,
+}
+
+/// Largest destination host and frame size a [`Desc`] holds (24 bits each).
+pub const DESC_MAX_24: u32 = (1 << 24) - 1;
+// Hosts are numbered up to the engine's largest index: every one is a destination.
+const _: () = assert!(DESC_MAX_24 >= crate::base::ids::MAX_INDEX);
+const PRIO_SHIFT: u32 = 24;
+const ECN_SHIFT: u32 = 27;
+const KIND_SHIFT: u32 = 29;
+const KINDS: [PacketKind; 8] = [
+    PacketKind::Data,
+    PacketKind::Ack,
+    PacketKind::Nack,
+    PacketKind::Cnp,
+    PacketKind::Pause,
+    PacketKind::Request,
+    PacketKind::Grant,
+    PacketKind::Collective,
+];
+
+impl std::fmt::Debug for Desc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Desc")
+            .field("id", &self.id)
+            .field("dst", &self.dst())
+            .field("hash", &self.hash)
+            .field("wire", &self.wire())
+            .field("kind", &self.kind())
+            .field("prio", &self.prio())
+            .field("ecn", &self.ecn())
+            .field("in_port", &self.in_port)
+            .field("mark", &self.mark())
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
+
+impl Desc {
+    /// A descriptor of nothing (packet 0, a data frame of 0 bytes, every header field
+    /// zero), to fill storage before it is written.
+    pub const BLANK: Desc = Desc::new(
+        PktId(0),
+        PacketKind::Data,
+        Header {
+            dst: 0,
+            hash: 0,
+            wire: 0,
+            prio: 0,
+            ecn: 0,
+            mark: 0,
+            flags: 0,
+        },
+    );
+
+    /// A descriptor of packet `id`, a `kind` frame with header `h`, held by no switch
+    /// ingress.
+    #[inline]
+    pub const fn new(id: PktId, kind: PacketKind, h: Header) -> Desc {
+        debug_assert!(h.dst <= DESC_MAX_24 && h.wire <= DESC_MAX_24 && h.prio < 8);
+        Desc {
+            id,
+            hash: h.hash,
+            dst_mark: (h.dst & DESC_MAX_24) | (h.mark as u32) << 24,
+            wire_bits: (h.wire & DESC_MAX_24)
+                | (h.prio as u32 & 7) << PRIO_SHIFT
+                | (h.ecn as u32 & 3) << ECN_SHIFT
+                | (kind as u32) << KIND_SHIFT,
+            in_port: LOCAL_PORT,
+            flags: h.flags,
+            _spare: 0,
+        }
+    }
+
+    /// The same descriptor held at ingress port `in_port`.
+    #[inline]
+    pub const fn at_in_port(mut self, in_port: u16) -> Desc {
+        self.in_port = in_port;
+        self
+    }
+
+    /// A descriptor for unit tests: packet `id`, a `kind` frame of `wire` bytes at
+    /// priority `prio`, every other field zero.
+    #[cfg(test)]
+    pub(crate) fn for_test(id: u32, kind: PacketKind, prio: u8, wire: u32) -> Desc {
+        let h = Header {
+            wire,
+            prio,
+            ..Header::default()
+        };
+        Desc::new(PktId(id), kind, h).at_in_port(0)
+    }
+
+    /// The descriptor of packet `p`, sent with header `h`, stored at `id`.
+    #[inline]
+    pub fn of(id: PktId, p: &Packet, h: Header) -> Desc {
+        Desc::new(id, p.kind(), h)
+    }
+
+    /// The header this descriptor carries (as switches left it).
+    #[inline]
+    pub fn header(&self) -> Header {
+        Header {
+            dst: self.dst(),
+            hash: self.hash,
+            wire: self.wire(),
+            prio: self.prio(),
+            ecn: self.ecn(),
+            mark: self.mark(),
+            flags: self.flags,
+        }
+    }
+
+    /// Destination host.
+    #[inline(always)]
+    pub fn dst(&self) -> u32 {
+        self.dst_mark & DESC_MAX_24
+    }
+    /// TCD mark bits (switches merge here; the receiver reads them from here).
+    #[inline(always)]
+    pub fn mark(&self) -> u8 {
+        (self.dst_mark >> 24) as u8
+    }
+    /// Sets the TCD mark bits.
+    #[inline(always)]
+    pub fn set_mark(&mut self, m: u8) {
+        self.dst_mark = (self.dst_mark & DESC_MAX_24) | (m as u32) << 24;
+    }
+    /// Bytes on the wire.
+    #[inline(always)]
+    pub fn wire(&self) -> u32 {
+        self.wire_bits & DESC_MAX_24
+    }
+    /// Sets the bytes on the wire (below 2^24).
+    #[inline(always)]
+    pub fn set_wire(&mut self, w: u32) {
+        debug_assert!(w <= DESC_MAX_24, "a frame of {w} bytes");
+        self.wire_bits = (self.wire_bits & !DESC_MAX_24) | (w & DESC_MAX_24);
+    }
+    /// Priority (0..8).
+    #[inline(always)]
+    pub fn prio(&self) -> u8 {
+        (self.wire_bits >> PRIO_SHIFT) as u8 & 7
+    }
+    /// Sets the priority (0..8).
+    #[inline(always)]
+    pub fn set_prio(&mut self, p: u8) {
+        debug_assert!(p < 8);
+        self.wire_bits = (self.wire_bits & !(7 << PRIO_SHIFT)) | (p as u32 & 7) << PRIO_SHIFT;
+    }
+    /// ECN bits (switches mark here; the receiver reads them from here).
+    #[inline(always)]
+    pub fn ecn(&self) -> u8 {
+        (self.wire_bits >> ECN_SHIFT) as u8 & 3
+    }
+    /// Sets the ECN bits.
+    #[inline(always)]
+    pub fn set_ecn(&mut self, e: u8) {
+        self.wire_bits = (self.wire_bits & !(3 << ECN_SHIFT)) | (e as u32 & 3) << ECN_SHIFT;
+    }
+    /// What it is.
+    #[inline(always)]
+    pub fn kind(&self) -> PacketKind {
+        KINDS[(self.wire_bits >> KIND_SHIFT) as usize & 7]
+    }
+}
+
+/// Slots per arena chunk: 4096 slots of 24 bytes, 96 KiB.
+const CHUNK: usize = 4096;
+/// End of the free list.
+const NO_SLOT: u32 = u32::MAX;
+
+/// A recycling store of packets: allocation takes the most recently released slot,
+/// release gives it back.
+///
+/// The slots live in chunks of [`CHUNK`] that are never moved or reallocated, so the
+/// arena holds the most packets ever alive at once rounded up to a chunk, not the up to
+/// twice as many of a vector grown by doubling (nor its copy while it grows). The free
+/// list threads through the free slots themselves (a free slot's send time holds the
+/// next free index), so it costs no memory of its own. Slot order (last released, first
+/// reused) is that of a stack, as before: the ids a run hands out do not depend on how
+/// the arena stores them.
+pub struct PacketArena {
+    slots: crate::base::block_pool::Chunks<Slot, CHUNK>,
+    /// Head of the free list ([`NO_SLOT`]: empty).
+    free: u32,
+    live: usize,
+    peak: usize,
+    /// GSE container tag and source GSP by slot; empty unless [`Self::keep_tags`] was
+    /// called.
+    tags: Vec<(Tag, u32)>,
+    tagged: bool,
+}
+
+const NO_TAG: (Tag, u32) = (
+    Tag {
+        cont: 0,
+        idx: 0,
+        prev: 0,
+    },
+    u32::MAX,
+);
+
+impl Default for PacketArena {
+    fn default() -> Self {
+        PacketArena {
+            slots: crate::base::block_pool::Chunks::new(),
+            free: NO_SLOT,
+            live: 0,
+            peak: 0,
+            tags: Vec::new(),
+            tagged: false,
+        }
+    }
+}
+
+impl PacketArena {
+    /// An empty arena.
+    pub fn new() -> PacketArena {
+        PacketArena::default()
+    }
+    /// Keeps a GSE container tag per slot (runs with GSPs): every packet starts with
+    /// the zero tag.
+    pub fn keep_tags(&mut self) {
+        self.tagged = true;
+    }
+    /// True when the arena keeps GSE container tags ([`Self::keep_tags`]).
+    #[inline]
+    pub fn keeps_tags(&self) -> bool {
+        self.tagged
+    }
+    /// Stores `p`, sent with header `h`, and returns its descriptor.
+    #[inline]
+    pub fn alloc_desc(&mut self, p: Packet, h: Header) -> Desc {
+        let id = self.alloc(p);
+        Desc::of(id, &p, h)
+    }
+    /// Puts `p` in a slot and returns its id.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PktId {
+        self.alloc_slot(Slot::encode(&p))
+    }
+    /// Puts a stored packet in a slot and returns its id.
+    #[inline]
+    fn alloc_slot(&mut self, slot: Slot) -> PktId {
+        self.live += 1;
+        if self.live > self.peak {
+            self.peak = self.live;
+        }
+        let i = if self.free != NO_SLOT {
+            let i = self.free;
+            self.free = self.slot(i).sent as u32;
+            i
+        } else {
+            self.grow()
+        };
+        *self.slot_mut(i) = slot;
+        if self.tagged {
+            self.reset_tag(i);
+        }
+        PktId(i)
+    }
+    /// A never-used slot (its index is below [`NO_SLOT`]).
+    #[inline]
+    fn grow(&mut self) -> u32 {
+        let empty = Slot {
+            a: 0,
+            b: 0,
+            sent: NO_SLOT as Time,
+        };
+        self.slots.grow(empty)
+    }
+    #[cold]
+    #[inline(never)]
+    fn reset_tag(&mut self, i: u32) {
+        if i as usize >= self.tags.len() {
+            self.tags.resize(i as usize + 1, NO_TAG);
+        }
+        self.tags[i as usize] = NO_TAG;
+    }
+    #[inline(always)]
+    fn slot(&self, i: u32) -> &Slot {
+        self.slots.get(i)
+    }
+    #[inline(always)]
+    fn slot_mut(&mut self, i: u32) -> &mut Slot {
+        self.slots.get_mut(i)
+    }
+    /// Returns the slot to the free list.
+    #[inline]
+    pub fn release(&mut self, id: PktId) {
+        self.live -= 1;
+        let next = self.free;
+        self.slot_mut(id.0).sent = next as Time;
+        self.free = id.0;
+    }
+    /// The packet behind `id`, a frame of `kind` (its descriptor's).
+    #[inline]
+    pub fn get(&self, id: PktId, kind: PacketKind) -> Packet {
+        self.slot(id.0).decode(kind)
+    }
+    /// The slot behind `id`, as stored (to prefetch it).
+    #[inline]
+    pub fn slot_of(&self, id: PktId) -> &Slot {
+        self.slot(id.0)
+    }
+    /// The GSE container tag of packet `id` (zero unless a GSP set one).
+    #[inline]
+    pub fn tag(&self, id: PktId) -> Tag {
+        self.gse_tag(id).0
+    }
+    /// The GSE container tag of packet `id` and the index of the source GSP that set it
+    /// (`u32::MAX` when none did).
+    #[inline]
+    pub fn gse_tag(&self, id: PktId) -> (Tag, u32) {
+        self.tags.get(id.0 as usize).copied().unwrap_or(NO_TAG)
+    }
+    /// Sets the GSE container tag of packet `id`, put in its container by source GSP
+    /// `gsp` (the arena must keep tags).
+    #[inline]
+    pub fn set_tag(&mut self, id: PktId, tag: Tag, gsp: u32) {
+        debug_assert!(self.tagged, "set_tag on an arena that keeps no tags");
+        self.tags[id.0 as usize] = (tag, gsp);
+    }
+    /// Moves packet `id` (and its GSE tag) into arena `to`, as a sharded run hands
+    /// packets between its shards' arenas outside a window; returns its id there.
+    pub fn move_into(&mut self, id: PktId, to: &mut PacketArena) -> PktId {
+        let slot = *self.slot(id.0);
+        let (tag, gsp) = self.gse_tag(id);
+        self.release(id);
+        let moved = to.alloc_slot(slot);
+        if to.keeps_tags() {
+            to.set_tag(moved, tag, gsp);
+        }
+        moved
+    }
+
+    /// Packets currently allocated.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+    /// Most packets ever allocated at once.
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
+    /// Raises the peak to `peak` (the shards' arenas of a parallel run, gathered).
+    pub fn raise_peak(&mut self, peak: usize) {
+        self.peak = self.peak.max(peak);
+    }
+    /// Bytes the arena holds: its chunks of slots, the chunk table and the tags, by
+    /// capacity.
+    pub fn heap_bytes(&self) -> u64 {
+        use crate::base::memory::vec_bytes;
+        self.slots.heap_bytes() + vec_bytes(&self.tags)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Switches stream descriptors through queues and rings, NICs touch arena slots: both
+    /// are sized on purpose (a larger descriptor or slot costs cache misses per hop).
+    #[test]
+    fn descriptors_and_slots_keep_their_size() {
+        assert_eq!(std::mem::size_of::<Desc>(), 20);
+        assert_eq!(std::mem::size_of::<Slot>(), 24);
+        // Issue 19: a queued packet (its descriptor where it waits, its slot) <= 64 B.
+        assert!(crate::sim::memory::queued_packet_bytes() <= 64);
+    }
+
+    proptest::proptest! {
+        /// Every field a descriptor packs comes back as it was put in, and each setter
+        /// changes its own field only.
+        #[test]
+        fn a_descriptor_gives_back_what_it_packs(
+            id in proptest::prelude::any::<u32>(),
+            hash in proptest::prelude::any::<u32>(),
+            dst in 0..=DESC_MAX_24,
+            wire in 0..=DESC_MAX_24,
+            kind in 0usize..8,
+            prio in 0u8..8,
+            ecn in 0u8..4,
+            mark in proptest::prelude::any::<u8>(),
+            flags in proptest::prelude::any::<u8>(),
+            in_port in proptest::prelude::any::<u16>(),
+            (wire2, prio2, ecn2, mark2) in (0..=DESC_MAX_24, 0u8..8, 0u8..4, proptest::prelude::any::<u8>()),
+        ) {
+            let h = Header { dst, hash, wire, prio, ecn, mark, flags };
+            let mut d = Desc::new(PktId(id), KINDS[kind], h).at_in_port(in_port);
+            let check = |d: &Desc, wire: u32, prio: u8, ecn: u8, mark: u8| {
+                assert_eq!((d.id, d.hash, d.dst(), d.kind()), (PktId(id), hash, dst, KINDS[kind]));
+                assert_eq!((d.wire(), d.prio(), d.ecn(), d.mark()), (wire, prio, ecn, mark));
+                assert_eq!((d.flags, d.in_port), (flags, in_port));
+            };
+            check(&d, wire, prio, ecn, mark);
+            d.set_wire(wire2);
+            check(&d, wire2, prio, ecn, mark);
+            d.set_prio(prio2);
+            check(&d, wire2, prio2, ecn, mark);
+            d.set_ecn(ecn2);
+            check(&d, wire2, prio2, ecn2, mark);
+            d.set_mark(mark2);
+            check(&d, wire2, prio2, ecn2, mark2);
+            let back = d.header();
+            assert_eq!((back.dst, back.wire, back.prio, back.ecn, back.mark), (dst, wire2, prio2, ecn2, mark2));
+        }
+    }
+
+    fn any_payload() -> impl proptest::strategy::Strategy<Value = Payload> {
+        use super::CollMsg;
+        use proptest::prelude::*;
+        let flow = any::<u32>().prop_map(FlowId);
+        prop_oneof![
+            (flow.clone(), any::<u64>(), any::<u32>())
+                .prop_map(|(flow, seq, bytes)| Payload::Data { flow, seq, bytes }),
+            (flow.clone(), any::<u64>()).prop_map(|(flow, seq)| Payload::Ack { flow, seq }),
+            (flow.clone(), any::<u64>()).prop_map(|(flow, seq)| Payload::Nack { flow, seq }),
+            (flow, any::<bool>()).prop_map(|(flow, by_dr)| Payload::Cnp { flow, by_dr }),
+            (0u8..8, any::<u16>())
+                .prop_map(|(prio, quanta)| Payload::Pause(PfcSignal { prio, quanta })),
+            (any::<u32>(), any::<u32>(), any::<u64>()).prop_map(|(f, h, bytes)| Payload::Request {
+                from: GspId(f),
+                host: HostId(h),
+                bytes
+            }),
+            (
+                any::<u32>(),
+                any::<u64>(),
+                proptest::option::of(0..=crate::base::ids::MAX_INDEX)
+            )
+                .prop_map(|(h, bytes, via)| Payload::Grant {
+                    host: HostId(h),
+                    bytes,
+                    via: via.map(PortId)
+                }),
+            (
+                any::<u32>(),
+                any::<u32>(),
+                any::<u32>(),
+                any::<bool>(),
+                any::<u32>()
+            )
+                .prop_map(|(coll, iter, rank, up, src)| Payload::Collective {
+                    coll,
+                    iter,
+                    rank,
+                    msg: if up { CollMsg::Up } else { CollMsg::Result },
+                    src
+                }),
+        ]
+    }
+
+    proptest::proptest! {
+        /// A slot gives back the packet stored in it, read with the packet's kind, echo
+        /// and send time included; the ids the arena hands out are a stack's.
+        #[test]
+        fn a_slot_gives_back_the_packet_it_stores(
+            payloads in proptest::collection::vec(any_payload(), 1..40),
+            sent in 0..(1u64 << 63),
+            echo in proptest::prelude::any::<bool>(),
+        ) {
+            let mut arena = PacketArena::new();
+            let mut stored = Vec::new();
+            for (i, &payload) in payloads.iter().enumerate() {
+                let mut p = Packet::new(payload, sent ^ i as u64);
+                if matches!(payload, Payload::Ack { .. } | Payload::Nack { .. }) {
+                    p.set_echo(echo);
+                }
+                let id = arena.alloc(p);
+                assert_eq!(arena.get(id, p.kind()), p);
+                stored.push((id, p));
+                if i % 3 == 2 {
+                    // Release one: the next allocation takes its slot.
+                    let (id, _) = stored.remove(i % stored.len());
+                    arena.release(id);
+                    let again = arena.alloc(p);
+                    assert_eq!(again, id);
+                    stored.push((again, p));
+                }
+            }
+            for (id, p) in stored {
+                assert_eq!(arena.get(id, p.kind()), p);
+            }
+        }
+    }
+
+    #[test]
+    fn the_kind_table_follows_the_enum() {
+        for (i, k) in KINDS.iter().enumerate() {
+            assert_eq!(*k as usize, i, "{k:?}");
+        }
+    }
+
+    #[test]
+    fn a_payload_knows_its_kind_and_flow() {
+        let d = Payload::Data {
+            flow: FlowId(7),
+            seq: 0,
+            bytes: 1,
+        };
+        assert_eq!(d.kind(), PacketKind::Data);
+        assert_eq!(d.flow(), Some(FlowId(7)));
+        let p = Payload::Pause(PfcSignal { prio: 3, quanta: 0 });
+        assert_eq!(p.kind(), PacketKind::Pause);
+        assert_eq!(p.flow(), None);
+        let (pkt, h) = Packet::pfc(PfcSignal {
+            prio: 3,
+            quanta: 65535,
+        });
+        let desc = Desc::of(PktId(1), &pkt, h);
+        assert_eq!(desc.kind(), PacketKind::Pause);
+        assert_eq!(desc.wire(), PFC_FRAME_BYTES);
+        assert_eq!(desc.in_port, LOCAL_PORT);
+    }
+}

@@ -1,0 +1,474 @@
+//! A switch's shared packet buffer with ingress accounting for PFC.
+//!
+//! The model follows the Broadcom-style MMU that the HPCC ns-3 module implements and
+//! ALGORITHMS.md describes. Every byte in the switch is charged to the (ingress port,
+//! priority) it arrived on, in three pools:
+//! - a small guaranteed *reserve* per (port, priority),
+//! - the *shared* pool, bounded by a dynamic threshold
+//!   `Th = alpha * (Buffer - headroom total - reserve total - shared used)`
+//!   (Choudhury and Hahne's dynamic threshold) or by a static XOFF threshold,
+//! - per-port *headroom*, which absorbs the bytes still in flight after XOFF is sent
+//!   (3 * rate * delay / 8 covers the frame in flight, the pause frame's trip and the
+//!   peer's reaction).
+//!
+//! A (port, priority) asks its upstream to pause (XOFF) when it uses headroom or reaches
+//! the threshold, and to resume (XON) when its headroom is empty and it is `xon_delta`
+//! under the threshold. With PFC the only drops are headroom overflows, which a correct
+//! headroom never sees. Without PFC (lossy) the buffer is drop-tail with a dynamic
+//! threshold per egress queue.
+
+use super::pfc::{PfcCfg, PfcThreshold};
+use super::port::N_PRIO;
+
+/// Bytes charged to one (ingress port, priority).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IngressCounter {
+    /// All bytes charged here.
+    pub bytes: u64,
+    /// Of which in the shared pool.
+    pub shared: u64,
+    /// Of which in headroom.
+    pub headroom: u64,
+    /// XOFF sent and not yet resumed.
+    pub paused_upstream: bool,
+}
+
+/// Result of offering a packet to the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Stored.
+    Admitted,
+    /// No room: the packet is dropped.
+    Dropped,
+}
+
+/// The shared buffer of one switch.
+#[derive(Clone, Debug)]
+pub struct SharedBuffer {
+    /// Total bytes.
+    pub size: u64,
+    /// Lossless (PFC) or lossy.
+    pub lossless: bool,
+    mode: PfcThreshold,
+    /// alpha in 16.16 fixed point (exact for the usual 1/2^k values), per ingress port
+    /// (`fabric.pfc.alpha_per_rate`).
+    alpha_q16: Vec<u64>,
+    xoff: u64,
+    xon_delta: u64,
+    reserve: u64,
+    headroom: Vec<u64>,
+    headroom_total: u64,
+    reserve_total: u64,
+    /// Bytes in the shared pool.
+    pub shared_used: u64,
+    /// Bytes stored.
+    pub used: u64,
+    /// Most bytes ever stored.
+    pub peak: u64,
+    /// Bytes in headroom now, over every (port, priority).
+    pub headroom_used: u64,
+    /// Most bytes ever in headroom at once: what of the headroom set aside
+    /// (`headroom_total`) was ever needed (`buffers.csv`).
+    pub headroom_peak: u64,
+    /// Most bytes one (port, priority) ever held in its headroom: the in-flight bytes
+    /// after XOFF a port's headroom must absorb for zero loss.
+    pub headroom_peak_port: u64,
+    /// Per priority, the counters of every ingress port: empty until a packet of that
+    /// priority first arrives (a run uses two or three of the eight: issue 19, 256
+    /// bytes a port when all eight were kept).
+    ing: [Vec<IngressCounter>; N_PRIO],
+}
+
+/// The counter of a (port, priority) that never held anything.
+const EMPTY: IngressCounter = IngressCounter {
+    bytes: 0,
+    shared: 0,
+    headroom: 0,
+    paused_upstream: false,
+};
+
+impl SharedBuffer {
+    /// Heap bytes of the buffer's per-port books (by capacity).
+    pub fn heap_bytes(&self) -> u64 {
+        use crate::base::memory::vec_bytes;
+        vec_bytes(&self.alpha_q16)
+            + vec_bytes(&self.headroom)
+            + self.ing.iter().map(vec_bytes).sum::<u64>()
+    }
+
+    /// A buffer for a switch whose ports have the given headroom sizes.
+    pub fn new(size: u64, cfg: &PfcCfg, headroom: Vec<u64>) -> SharedBuffer {
+        let n = headroom.len();
+        let headroom_total: u64 = if cfg.enabled {
+            headroom.iter().sum()
+        } else {
+            0
+        };
+        let reserve_total = if cfg.enabled {
+            cfg.reserve * (n * N_PRIO) as u64
+        } else {
+            0
+        };
+        SharedBuffer {
+            size,
+            lossless: cfg.enabled,
+            mode: cfg.threshold,
+            alpha_q16: vec![q16(cfg.alpha); n],
+            xoff: cfg.xoff,
+            xon_delta: cfg.xon_delta,
+            reserve: cfg.reserve,
+            headroom,
+            headroom_total,
+            reserve_total,
+            shared_used: 0,
+            used: 0,
+            peak: 0,
+            headroom_used: 0,
+            headroom_peak: 0,
+            headroom_peak_port: 0,
+            ing: Default::default(),
+        }
+    }
+
+    /// Sets each ingress port's dynamic-threshold alpha (one per port, in order).
+    pub fn with_port_alpha(mut self, alpha: impl IntoIterator<Item = f64>) -> SharedBuffer {
+        self.alpha_q16 = alpha.into_iter().map(q16).collect();
+        assert_eq!(
+            self.alpha_q16.len(),
+            self.headroom.len(),
+            "one alpha per port"
+        );
+        self
+    }
+
+    /// Headroom set aside for PFC, over every port (0 when lossy).
+    pub fn headroom_total(&self) -> u64 {
+        self.headroom_total
+    }
+
+    /// Reserve set aside, over every (port, priority) (0 when lossy).
+    pub fn reserve_total(&self) -> u64 {
+        self.reserve_total
+    }
+
+    /// Bytes the buffer must set aside before sharing (headroom plus reserve).
+    pub fn set_aside(&self) -> u64 {
+        self.headroom_total + self.reserve_total
+    }
+
+    /// The dynamic threshold on the shared usage of ingress `port`'s priorities.
+    #[inline]
+    pub fn threshold(&self, port: usize) -> u64 {
+        let free = self
+            .size
+            .saturating_sub(self.headroom_total + self.reserve_total + self.shared_used);
+        // free < 2^40 and alpha < 256 keep the product below 2^64.
+        (free * self.alpha_q16[port]) >> 16
+    }
+
+    /// Counters of (port, priority).
+    #[inline]
+    pub fn counter(&self, port: usize, prio: usize) -> &IngressCounter {
+        self.ing[prio].get(port).unwrap_or(&EMPTY)
+    }
+
+    /// Counters of (port, priority) for an admission, made on the priority's first use
+    /// at this switch (the test is the index's own bounds check). Every other change
+    /// to a counter follows its admission.
+    #[inline(always)]
+    fn admitting(
+        ing: &mut [Vec<IngressCounter>; N_PRIO],
+        ports: usize,
+        port: usize,
+        prio: usize,
+    ) -> &mut IngressCounter {
+        if ing[prio].len() <= port {
+            open(&mut ing[prio], ports);
+        }
+        &mut ing[prio][port]
+    }
+
+    /// Offers `size` bytes arriving on (`port`, `prio`).
+    #[inline]
+    pub fn admit(&mut self, port: usize, prio: usize, size: u64) -> Admission {
+        if self.used + size > self.size {
+            return Admission::Dropped;
+        }
+        if !self.lossless {
+            // Drop-tail on the shared buffer: a packet is dropped only when the buffer
+            // is full (checked above).
+            self.used += size;
+            self.peak = self.peak.max(self.used);
+            let ports = self.headroom.len();
+            Self::admitting(&mut self.ing, ports, port, prio).bytes += size;
+            return Admission::Admitted;
+        }
+        let th = self.threshold(port);
+        let ports = self.headroom.len();
+        let c = Self::admitting(&mut self.ing, ports, port, prio);
+        let in_reserve = c.bytes - c.shared - c.headroom;
+        if in_reserve + size <= self.reserve {
+            // guaranteed
+        } else if match self.mode {
+            PfcThreshold::Dynamic => c.shared + size <= th,
+            PfcThreshold::Static => c.bytes + size <= self.xoff,
+        } && self.shared_used + size + self.headroom_total + self.reserve_total
+            <= self.size
+        {
+            c.shared += size;
+            self.shared_used += size;
+        } else if c.headroom + size <= self.headroom[port] {
+            c.headroom += size;
+            self.headroom_used += size;
+            self.headroom_peak = self.headroom_peak.max(self.headroom_used);
+            self.headroom_peak_port = self.headroom_peak_port.max(c.headroom);
+        } else {
+            return Admission::Dropped;
+        }
+        c.bytes += size;
+        self.used += size;
+        self.peak = self.peak.max(self.used);
+        Admission::Admitted
+    }
+
+    /// Hints that the counter of (`port`, `prio`) will be used soon.
+    #[inline(always)]
+    pub fn prefetch_counter(&self, port: usize, prio: usize) {
+        if let Some(c) = self.ing.get(prio).and_then(|v| v.get(port)) {
+            crate::base::prefetch::prefetch(c);
+        }
+    }
+
+    /// Frees `size` bytes charged to (`port`, `prio`): headroom first, then shared, then
+    /// reserve (so a paused port drains its headroom before anything else).
+    #[inline]
+    pub fn release(&mut self, port: usize, prio: usize, size: u64) {
+        let c = &mut self.ing[prio][port];
+        debug_assert!(c.bytes >= size);
+        c.bytes -= size;
+        self.used -= size;
+        if !self.lossless {
+            return;
+        }
+        let mut left = size;
+        let h = left.min(c.headroom);
+        c.headroom -= h;
+        self.headroom_used -= h;
+        left -= h;
+        let s = left.min(c.shared);
+        c.shared -= s;
+        self.shared_used -= s;
+    }
+
+    /// Should (port, prio) send XOFF now? True once, until [`Self::should_resume`].
+    #[inline]
+    pub fn should_pause(&mut self, port: usize, prio: usize) -> bool {
+        if !self.lossless {
+            return false;
+        }
+        let th = self.threshold(port);
+        let c = &mut self.ing[prio][port];
+        if c.paused_upstream {
+            return false;
+        }
+        let over = c.headroom > 0
+            || match self.mode {
+                PfcThreshold::Dynamic => c.shared > 0 && c.shared >= th,
+                PfcThreshold::Static => c.bytes >= self.xoff,
+            };
+        if over {
+            c.paused_upstream = true;
+        }
+        over
+    }
+
+    /// Should (port, prio) send XON now? True once per pause.
+    #[inline]
+    pub fn should_resume(&mut self, port: usize, prio: usize) -> bool {
+        let th = self.threshold(port);
+        let c = &mut self.ing[prio][port];
+        if !c.paused_upstream || c.headroom > 0 {
+            return false;
+        }
+        let under = match self.mode {
+            PfcThreshold::Dynamic => c.shared + self.xon_delta <= th,
+            PfcThreshold::Static => c.bytes + self.xon_delta <= self.xoff,
+        };
+        if under {
+            c.paused_upstream = false;
+        }
+        under
+    }
+
+    /// True if (port, prio) currently holds its upstream paused.
+    pub fn is_pausing(&self, port: usize, prio: usize) -> bool {
+        self.counter(port, prio).paused_upstream
+    }
+}
+
+/// The counters of a priority's first packet at a switch of `ports` ports.
+#[cold]
+#[inline(never)]
+fn open(v: &mut Vec<IngressCounter>, ports: usize) {
+    *v = vec![EMPTY; ports];
+}
+
+fn q16(alpha: f64) -> u64 {
+    (alpha * 65536.0).round().clamp(1.0, (1u64 << 24) as f64) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::units::Rate;
+
+    fn cfg(mode: PfcThreshold) -> PfcCfg {
+        PfcCfg {
+            threshold: mode,
+            reserve: 1000,
+            xoff: 10_000,
+            xon_delta: 1000,
+            ..PfcCfg::default()
+        }
+    }
+
+    #[test]
+    fn only_the_priorities_that_arrive_get_counters() {
+        let mut b = SharedBuffer::new(1_000_000, &cfg(PfcThreshold::Static), vec![5000; 4]);
+        let none = b.heap_bytes();
+        assert_eq!(b.admit(2, 3, 1000), Admission::Admitted);
+        let one = b.heap_bytes();
+        // One counter per port for priority 3, none for the seven others.
+        assert_eq!(one - none, 4 * std::mem::size_of::<IngressCounter>() as u64);
+        assert_eq!(b.counter(2, 3).bytes, 1000);
+        assert_eq!(b.counter(2, 5).bytes, 0);
+        assert!(!b.is_pausing(1, 5));
+        assert_eq!(b.admit(1, 3, 500), Admission::Admitted);
+        b.release(2, 3, 1000);
+        assert_eq!((b.counter(2, 3).bytes, b.counter(1, 3).bytes), (0, 500));
+        assert_eq!(b.heap_bytes(), one);
+    }
+
+    #[test]
+    fn headroom_in_use_and_its_peaks_follow_admissions_and_releases() {
+        let mut b = SharedBuffer::new(1_000_000, &cfg(PfcThreshold::Static), vec![5000; 2]);
+        assert_eq!(
+            (b.headroom_total(), b.reserve_total()),
+            (10_000, 2 * 8 * 1000)
+        );
+        // 10 KB fill port 0's reserve and threshold; the next 3 KB go to its headroom,
+        // then 2 KB to port 1's.
+        for _ in 0..10 {
+            b.admit(0, 3, 1000);
+        }
+        assert_eq!((b.headroom_used, b.headroom_peak), (0, 0));
+        for _ in 0..3 {
+            b.admit(0, 3, 1000);
+        }
+        for _ in 0..12 {
+            b.admit(1, 3, 1000);
+        }
+        assert_eq!(b.headroom_used, 5000);
+        assert_eq!((b.headroom_peak, b.headroom_peak_port), (5000, 3000));
+        // Releases drain headroom first; the peaks stay.
+        for _ in 0..4 {
+            b.release(0, 3, 1000);
+        }
+        assert_eq!(b.headroom_used, 2000);
+        assert_eq!((b.headroom_peak, b.headroom_peak_port), (5000, 3000));
+    }
+
+    #[test]
+    fn static_threshold_pauses_and_resumes() {
+        let mut b = SharedBuffer::new(1_000_000, &cfg(PfcThreshold::Static), vec![5000; 2]);
+        let mut paused = false;
+        for _ in 0..10 {
+            assert_eq!(b.admit(0, 3, 1000), Admission::Admitted);
+            paused |= b.should_pause(0, 3);
+        }
+        assert!(
+            paused,
+            "10 KB on one ingress reaches the 10 KB XOFF threshold"
+        );
+        assert!(!b.should_pause(0, 3), "XOFF is sent once");
+        // Headroom absorbs in-flight bytes, then drops.
+        for _ in 0..5 {
+            assert_eq!(b.admit(0, 3, 1000), Admission::Admitted);
+        }
+        assert_eq!(b.admit(0, 3, 1000), Admission::Dropped);
+        for _ in 0..5 {
+            b.release(0, 3, 1000);
+            assert!(
+                !b.should_resume(0, 3),
+                "headroom still occupied or above XON"
+            );
+        }
+        b.release(0, 3, 1000);
+        assert!(b.should_resume(0, 3));
+        assert_eq!(b.used, 9000);
+    }
+
+    #[test]
+    fn dynamic_threshold_shrinks_as_buffer_fills() {
+        let mut b = SharedBuffer::new(100_000, &cfg(PfcThreshold::Dynamic), vec![0; 1]);
+        let t0 = b.threshold(0);
+        for _ in 0..20 {
+            b.admit(0, 0, 1000);
+        }
+        assert!(b.threshold(0) < t0);
+        assert!(b.used <= b.size);
+    }
+
+    #[test]
+    fn conservation_of_bytes() {
+        let mut b = SharedBuffer::new(50_000, &cfg(PfcThreshold::Dynamic), vec![4000; 4]);
+        let mut stored = 0u64;
+        for i in 0..200usize {
+            if b.admit(i % 4, i % 8, 700) == Admission::Admitted {
+                stored += 700;
+            }
+        }
+        assert_eq!(b.used, stored);
+        for i in 0..200usize {
+            let (p, q) = (i % 4, i % 8);
+            if b.counter(p, q).bytes >= 700 {
+                b.release(p, q, 700);
+                stored -= 700;
+            }
+        }
+        assert_eq!(b.used, stored);
+        assert!(b.shared_used <= b.used);
+    }
+
+    #[test]
+    fn alpha_per_rate_sets_each_ports_threshold() {
+        let mut c = cfg(PfcThreshold::Dynamic);
+        c.reserve = 0;
+        c.alpha_per_rate.insert("400Gbps".into(), 0.5);
+        c.alpha_per_rate.insert("100Gbps".into(), 0.125);
+        assert!(c.validate(5000).is_ok());
+        let rates = [Rate::gbps(400), Rate::gbps(100), Rate::gbps(25)];
+        let mut b = SharedBuffer::new(800_000, &c, vec![0; 3])
+            .with_port_alpha(rates.iter().map(|&r| c.alpha_for(r)));
+        // The whole buffer is free: 1/2, 1/8 and (the default alpha) 1/8 of it.
+        assert_eq!(
+            (b.threshold(0), b.threshold(1), b.threshold(2)),
+            (400_000, 100_000, 100_000)
+        );
+        // The 400G port keeps admitting to the shared pool where the 100G port pauses.
+        for _ in 0..150 {
+            b.admit(0, 3, 1000);
+            b.admit(1, 3, 1000);
+        }
+        assert!(b.should_pause(1, 3));
+        assert!(!b.should_pause(0, 3));
+        // A key that is not a rate, or a bad alpha, is refused naming the key.
+        let mut bad = cfg(PfcThreshold::Dynamic);
+        bad.alpha_per_rate.insert("fast".into(), 0.5);
+        let e = bad.validate(5000).unwrap_err();
+        assert!(e.field.contains("alpha_per_rate.\"fast\""), "{e}");
+        let mut bad = cfg(PfcThreshold::Dynamic);
+        bad.alpha_per_rate.insert("100Gbps".into(), 0.0);
+        assert!(bad.validate(5000).is_err());
+    }
+}

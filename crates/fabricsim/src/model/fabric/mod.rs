@@ -1,0 +1,119 @@
+//! The fabric: ports, links, switches and their shared buffers.
+//!
+//! A full-duplex cable is two [`Link`]s; each link is fed by exactly one egress [`Port`],
+//! so a link's id equals the id of the port that transmits on it, and the port at the
+//! other end of the cable (its `peer`) is where the packets arrive (their ingress port).
+//! Switches ([`switch::Switch`]) own a [`buffer::SharedBuffer`] and route packets among
+//! their ports; hosts (NICs) are the transport's business.
+
+pub mod buffer;
+pub mod ecn;
+pub(crate) mod egress;
+pub mod flow_control;
+pub mod link;
+pub use flow_control::pfc;
+
+pub mod faults;
+pub mod multicast;
+pub mod port;
+pub mod roles;
+pub mod security;
+pub mod switch;
+pub mod telemetry;
+
+pub use link::Link;
+pub use port::Port;
+
+pub use crate::base::ids::{NodeId, PortId};
+use crate::model::fabric::telemetry::Telemetry;
+use crate::model::gse::Gse;
+use crate::model::routing::{LbAlgorithm, RoutingTable};
+pub use crate::model::topology::{Node, NodeKind};
+
+/// The network: nodes, ports, links, switches (with their roles' state) and what they do
+/// to packets, routing, link-level flow control and the telemetry switches add. Its
+/// handlers (`fabric/`, `gse/gsp.rs`) take `&mut self` and the [`Ctx`], plus the
+/// NICs (`transport::Nics`) where a packet crosses into or out of a host.
+pub struct Fabric {
+    /// Switches route by table ([`Fabric::route_table`]): up/down tables, or a balancer
+    /// that reads the ports' state.
+    pub(crate) table_routing: bool,
+    /// How switches choose among equal-cost next hops.
+    pub lb: LbAlgorithm,
+    /// All nodes.
+    pub nodes: Vec<Node>,
+    /// All ports (port i transmits on link i).
+    pub ports: Vec<Port>,
+    /// All links.
+    pub links: Vec<Link>,
+    /// Switches.
+    pub switches: Vec<switch::Switch>,
+    /// Routing tables.
+    pub routing: RoutingTable,
+    /// Link-level flow control (PFC, or none).
+    pub(crate) flow_control: crate::model::fabric::flow_control::AnyFlowControl,
+    pub(crate) node_is_switch: Vec<bool>,
+    /// Switch ports whose peer is a host.
+    pub(crate) edge_port: Vec<bool>,
+    /// INT records and TCD detectors.
+    pub telemetry: Telemetry,
+    /// Data packets the switches dropped, by flow.
+    pub flow_drops: Vec<u64>,
+    /// Source host of each flow, for the frames a switch sends back to a flow's sender
+    /// (CNPs of long-haul DR switches): packets do not carry their source
+    /// ([`crate::kernel::packet::Packet`]). Four bytes a flow, kept in every run so that any
+    /// switch that answers a flow's sender can.
+    pub(crate) flow_src: Vec<u32>,
+    /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
+    pub gse: Option<Box<Gse>>,
+    /// State of the switches in the DR role (long haul).
+    pub dr: Option<Box<crate::model::fabric::roles::dr::DrState>>,
+    /// Forward notification state (`cc.dcqcn.cnp_from` naming switches); `None`
+    /// otherwise.
+    pub switch_cnp: Option<Box<crate::model::fabric::roles::switch_cnp::SwitchCnpState>>,
+    /// ECN marking bias by ingress port id (`fabric.ecn.ingress_bias`); empty, the
+    /// marking path's one test, when the scenario sets none.
+    pub ecn_bias: Vec<f64>,
+    /// Faults, bit errors and link-level retransmission (`None` when the scenario has
+    /// none of them).
+    pub faults: Option<Box<crate::model::fabric::faults::FaultState>>,
+    /// Choose a packet's ECMP egress at the next switch when it is put on the link
+    /// (plain ECMP only: the choice is a pure function of switch, destination and hash;
+    /// large models only).
+    pub(crate) route_ahead: bool,
+    /// Switch multicast tables (hardware collectives).
+    pub multicast: Option<Box<crate::model::fabric::multicast::MulticastTables>>,
+    /// The packet capture (`[record.pcap]`); `None`, the transmit path's one test, when
+    /// the scenario asks for none.
+    pub capture: Option<Box<crate::model::capture::Capture>>,
+    /// Where the ports' queues keep their descriptors: one pool per shard (one in a run
+    /// on one thread), port `p`'s being `queue_pools[ports[p].pool]`.
+    pub queue_pools: Vec<crate::model::fabric::port::QueuePool>,
+}
+
+impl Fabric {
+    /// Port `p` and the pool its queues keep their descriptors in, to queue or dequeue.
+    #[inline(always)]
+    pub(crate) fn port_and_pool(
+        &mut self,
+        p: usize,
+    ) -> (
+        &mut crate::model::fabric::port::Port,
+        &mut crate::model::fabric::port::QueuePool,
+    ) {
+        let port = &mut self.ports[p];
+        let pool = &mut self.queue_pools[port.pool as usize];
+        (port, pool)
+    }
+
+    /// Each port's node and peer, as routing reads the wiring.
+    pub fn port_ends(&self) -> Vec<crate::model::topology::PortEnds> {
+        crate::model::fabric::port::ends(&self.ports)
+    }
+
+    /// The pool port `p`'s queues keep their descriptors in, to read them.
+    #[inline(always)]
+    pub fn queue_pool(&self, p: usize) -> &crate::model::fabric::port::QueuePool {
+        &self.queue_pools[self.ports[p].pool as usize]
+    }
+}

@@ -1,0 +1,549 @@
+//! Routing tables and load balancing.
+//!
+//! Tables are built once from the switch graph: for every switch and every *edge switch*
+//! (a switch with hosts attached) the set of ports on shortest paths toward it. A packet
+//! for host h at switch s uses the port to h if h hangs off s, else the next hops toward
+//! h's edge switch. Memory grows with switches x edge switches, not hosts squared, and the
+//! same code serves leaf-spine, fat-tree and hand-written topologies. Static routes of a
+//! custom topology override single (switch, host) entries.
+//!
+//! Hosts with several ports (dual-rail NICs, document 003) attach port r to plane r, an
+//! independent switch network: a switch belongs to one plane, and its entry for host h
+//! leads to h's port in that plane. A single-plane table skips the plane lookup.
+//!
+//! Choosing among the candidates is the load balancer's job ([`ecmp`], [`spray`], and
+//! GSE's [`crate::model::routing::pktc`] at the edge), one file each, named in [`registry`].
+
+pub mod adaptive;
+pub mod ecmp;
+pub mod pktc;
+pub mod registry;
+pub mod source;
+pub mod spray;
+pub mod updown;
+
+pub use registry::{LbAlgorithm, LbEntry, LbState, LoadBalanceCfg, LoadBalancer, BALANCERS};
+
+/// Flag in a range's start: the candidates are the consecutive ports start..start+len.
+const CONTIGUOUS: u32 = 1 << 31;
+
+/// Flag of a packed (switch, edge) entry: a run of consecutive ports, the first in the
+/// low [`PACKED_PORT_BITS`] bits and the count above them. Without it the entry is an
+/// index into `spans`. A fat tree's entries are all such runs (the up ports, or the one
+/// port down), so its table is four bytes per (switch, edge switch), not eight.
+const PACKED: u32 = 1 << 31;
+const PACKED_PORT_BITS: u32 = 24;
+const PACKED_PORT_MASK: u32 = (1 << PACKED_PORT_BITS) - 1;
+/// Most ports a packed run holds.
+const PACKED_MAX_LEN: u32 = (1 << (31 - PACKED_PORT_BITS)) - 1;
+
+use crate::base::ids::PortId;
+use crate::model::topology::{Node, NodeKind, PortEnds};
+use std::collections::{HashMap, VecDeque};
+
+/// A switch's row of (edge switch) entries, compacted: entries at edges `lo..lo + len`
+/// are `ranges[off..off + len]`, every other is `default`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct EntryRow {
+    default: u32,
+    lo: u32,
+    len: u32,
+    off: u32,
+}
+
+/// Rows of `n` entries each (`dense`), compacted: per row its default and the window of
+/// entries that differ from it, and the windows one after another. The default is the
+/// value, of the row's most common one, its first and its last, that leaves the
+/// shortest window.
+fn compact_rows(dense: &[u32], n: usize) -> (Vec<EntryRow>, Vec<u32>) {
+    let mut rows = Vec::with_capacity(dense.len().checked_div(n).unwrap_or(0));
+    let mut kept = Vec::new();
+    let mut sorted = Vec::with_capacity(n);
+    for row in dense.chunks(n.max(1)) {
+        sorted.clear();
+        sorted.extend_from_slice(row);
+        sorted.sort_unstable();
+        let mode = (sorted.chunk_by(|a, b| a == b))
+            .max_by_key(|run| run.len())
+            .map_or(0, |run| run[0]);
+        let window = |d: u32| {
+            let lo = row.iter().position(|&v| v != d).unwrap_or(0);
+            let hi = row.iter().rposition(|&v| v != d).map_or(0, |i| i + 1);
+            (lo, hi.max(lo))
+        };
+        let (default, (lo, hi)) = [mode, row[0], row[row.len() - 1]]
+            .into_iter()
+            .map(|d| (d, window(d)))
+            .min_by_key(|&(_, (lo, hi))| hi - lo)
+            .expect("three candidates");
+        let off = u32::try_from(kept.len()).expect("a routing table under 2^32 entries");
+        rows.push(EntryRow {
+            default,
+            lo: lo as u32,
+            len: (hi - lo) as u32,
+            off,
+        });
+        kept.extend_from_slice(&row[lo..hi]);
+    }
+    kept.shrink_to_fit();
+    (rows, kept)
+}
+
+/// BFS distance of a switch not reached (yet).
+const UNREACHED: u32 = u32::MAX;
+
+/// A looked-up candidate set: consecutive ports, or a run of the flat table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidates {
+    start: u32,
+    /// Number of candidates (0: unreachable).
+    pub len: u32,
+}
+
+/// Next-hop candidates for every (switch, destination host).
+#[derive(Clone, Debug, Default)]
+pub struct RoutingTable {
+    n_edges: usize,
+    /// Hosts.
+    n_hosts: usize,
+    /// Planes (ports per host); 1 but for dual-rail fabrics.
+    n_planes: usize,
+    /// Plane of each switch (empty with one plane).
+    plane_of: Vec<u8>,
+    /// Edge index of each host's switch, per (plane, host): `plane * n_hosts + host`.
+    edge_of_host: Vec<u32>,
+    /// Switch index of each edge index.
+    pub edge_switch: Vec<u32>,
+    /// Range in `flat` of the port from the edge switch to each host, per (plane, host).
+    host_range: Vec<(u32, u32)>,
+    /// Candidates per (switch * n_edges + edge) while the table is built: a packed run
+    /// ([`PACKED`]) or an index into `spans` (see [`Self::range_at`]); once built
+    /// ([`Self::compact`]), only each switch's window of entries that differ from its
+    /// default (`rows`).
+    ranges: Vec<u32>,
+    /// Per switch, once built: its most common entry and the window of edges whose
+    /// entries differ from it, kept in `ranges`.
+    rows: Vec<EntryRow>,
+    /// Candidate ranges (start in `flat` or `CONTIGUOUS`-flagged port, count) of the
+    /// entries that do not pack.
+    spans: Vec<(u32, u32)>,
+    flat: Vec<u32>,
+    overrides: HashMap<(u32, u32), (u32, u32)>,
+    /// Up/down tables ([`updown`]): per (switch, edge), the entries of a packet going
+    /// down (`ranges` then holds those going up); empty otherwise.
+    down_ranges: Vec<(u32, u32)>,
+    /// Up/down tables: per (switch, edge), primary entries going up (high 16 bits) and
+    /// going down (low 16); the rest of each range are fallbacks.
+    primary: Vec<u32>,
+    /// Up/down tables: per port, set when a packet arriving on it comes from a higher
+    /// tier (it is going down).
+    from_above: Vec<bool>,
+    /// Up/down tables: per port, set when it leads to a switch of its own tier (a
+    /// lateral link: a detour that breaks up/down order).
+    lateral: Vec<bool>,
+}
+
+/// What went wrong building tables.
+#[derive(Debug)]
+pub struct RoutingError(pub String);
+
+impl RoutingTable {
+    /// Builds tables for `nodes`/`ports`; `switch_nodes[i]` is the node of switch i and
+    /// `host_nodes[h]` the node of host h. `statics` are (switch index, host, ports).
+    pub fn build(
+        nodes: &[Node],
+        ports: &[PortEnds],
+        switch_nodes: &[u32],
+        host_nodes: &[u32],
+        statics: &[(u32, u32, Vec<u32>)],
+    ) -> Result<RoutingTable, RoutingError> {
+        Self::build_over(nodes, ports, switch_nodes, host_nodes, statics, |_| true)
+    }
+
+    /// [`Self::build`] over the links whose ports `usable` accepts: shortest paths and
+    /// their candidates use no other link (a link is one port at each end, and both are
+    /// refused together when it is down). Routing rebuilds its tables this way after
+    /// faults ([`crate::model::fabric::faults::reconverge`]); the port from an edge switch to its host
+    /// stays in the table whatever its state (there is no other way to the host).
+    pub fn build_over(
+        nodes: &[Node],
+        ports: &[PortEnds],
+        switch_nodes: &[u32],
+        host_nodes: &[u32],
+        statics: &[(u32, u32, Vec<u32>)],
+        usable: impl Fn(PortId) -> bool,
+    ) -> Result<RoutingTable, RoutingError> {
+        let n_sw = switch_nodes.len();
+        let mut t = RoutingTable::default();
+        let mut edge_index: HashMap<u32, u32> = HashMap::new();
+        t.n_hosts = host_nodes.len();
+        t.n_planes = host_nodes
+            .first()
+            .map_or(1, |&hn| nodes[hn as usize].ports.len as usize)
+            .max(1);
+        let mut plane_seed: Vec<Option<u8>> = vec![None; n_sw];
+        let (mut edge_of, mut host_range) = (
+            vec![0u32; t.n_hosts * t.n_planes],
+            vec![(0, 0); t.n_hosts * t.n_planes],
+        );
+        for (h, &hn) in host_nodes.iter().enumerate() {
+            let node = &nodes[hn as usize];
+            if node.ports.len as usize != t.n_planes {
+                return Err(RoutingError(format!(
+                    "host {h} has {} ports where host 0 has {}: every NIC needs one port per plane",
+                    node.ports.len, t.n_planes
+                )));
+            }
+            for r in 0..t.n_planes {
+                let port = &ports[node.ports.port(r).idx()];
+                let leaf_port = port.peer.0;
+                let leaf_node = ports[leaf_port as usize].node;
+                let sw = match nodes[leaf_node.idx()].kind {
+                    NodeKind::Switch(s) => s,
+                    NodeKind::Host(_) => {
+                        return Err(RoutingError(format!(
+                            "host {h} is not attached to a switch"
+                        )))
+                    }
+                };
+                match plane_seed[sw as usize] {
+                    Some(p) if p as usize != r => {
+                        return Err(RoutingError(format!(
+                            "a switch joins port {p} of one NIC and port {r} of another: with NICs of several ports, each plane must be its own network"
+                        )))
+                    }
+                    _ => plane_seed[sw as usize] = Some(r as u8),
+                }
+                let next = edge_index.len() as u32;
+                let e = *edge_index.entry(sw).or_insert_with(|| {
+                    t.edge_switch.push(sw);
+                    next
+                });
+                edge_of[r * t.n_hosts + h] = e;
+                host_range[r * t.n_hosts + h] = (t.flat.len() as u32, 1);
+                t.flat.push(leaf_port);
+            }
+        }
+        t.edge_of_host = edge_of;
+        t.host_range = host_range;
+        t.n_edges = t.edge_switch.len();
+        // Switch adjacency through ports whose peer is a switch.
+        let sw_of_node = |n: u32| match nodes[n as usize].kind {
+            NodeKind::Switch(s) => Some(s),
+            NodeKind::Host(_) => None,
+        };
+        if t.n_planes > 1 {
+            t.plane_of = planes(nodes, ports, switch_nodes, &plane_seed)?;
+        }
+        // Each switch's usable links to switches, (port, peer switch) in port order, laid
+        // out flat: the walks below visit every link once per edge switch (~k^5 visits on
+        // a fat tree of radix k), so they read this compact array instead of chasing
+        // port -> peer port -> node.
+        let mut adj_start = Vec::with_capacity(n_sw + 1);
+        let mut adj: Vec<(u32, u32)> = Vec::new();
+        for &sn in switch_nodes {
+            adj_start.push(adj.len() as u32);
+            for p in nodes[sn as usize].ports.iter().filter(|&p| usable(p)) {
+                let peer_node = ports[ports[p.idx()].peer.idx()].node;
+                if let Some(t2) = sw_of_node(peer_node.0) {
+                    adj.push((p.0, t2));
+                }
+            }
+        }
+        adj_start.push(adj.len() as u32);
+        let links_of = |s: usize| &adj[adj_start[s] as usize..adj_start[s + 1] as usize];
+        let mut dist = vec![UNREACHED; n_sw];
+        let mut queue = VecDeque::new();
+        t.ranges = vec![PACKED; n_sw * t.n_edges];
+        for e in 0..t.n_edges {
+            dist.iter_mut().for_each(|d| *d = UNREACHED);
+            let root = t.edge_switch[e];
+            dist[root as usize] = 0;
+            queue.push_back(root);
+            // Breadth first from the edge switch: when switch s (distance d) is taken from
+            // the queue, every switch at distance d - 1 already has its distance (they
+            // were all queued before s), so one pass over s's links both finds the next
+            // layer and lists s's candidates, the links one step closer, in port order.
+            while let Some(s) = queue.pop_front() {
+                let d = dist[s as usize];
+                let start = t.flat.len() as u32;
+                for &(p, t2) in links_of(s as usize) {
+                    let dt = dist[t2 as usize];
+                    if dt == UNREACHED {
+                        dist[t2 as usize] = d + 1;
+                        queue.push_back(t2);
+                    } else if dt + 1 == d {
+                        t.flat.push(p);
+                    }
+                }
+                if s == root {
+                    continue;
+                }
+                let len = t.flat.len() as u32 - start;
+                // Fat-trees and leaf-spines list their up ports consecutively: store such
+                // a run as (first port | CONTIGUOUS, len) and skip the indirection.
+                let run = &t.flat[start as usize..];
+                let s = s as usize;
+                if len > 0 && run.windows(2).all(|w| w[1] == w[0] + 1) && run[0] < CONTIGUOUS {
+                    let first = run[0];
+                    t.flat.truncate(start as usize);
+                    t.set_range(s * t.n_edges + e, (first | CONTIGUOUS, len));
+                } else {
+                    t.set_range(s * t.n_edges + e, (start, len));
+                }
+            }
+        }
+        for (sw, host, ps) in statics {
+            let start = t.flat.len() as u32;
+            t.flat.extend_from_slice(ps);
+            t.overrides.insert((*sw, *host), (start, ps.len() as u32));
+        }
+        t.compact();
+        Ok(t)
+    }
+
+    /// Keeps of each switch's entries only its default and the window of those that
+    /// differ from it (issue 19: a fat tree's agg and edge switches send every packet
+    /// for another pod up the same run of ports, so at k = 48 the full table, 13.3 MB,
+    /// was mostly the same entry over and over: core switches keep their whole row, an
+    /// agg switch its pod's edges, an edge switch one entry).
+    pub(crate) fn compact(&mut self) {
+        let dense = std::mem::take(&mut self.ranges);
+        (self.rows, self.ranges) = compact_rows(&dense, self.n_edges);
+    }
+
+    /// The candidates of switch `sw` toward host `dst`, looked up once: pass it to
+    /// [`Self::port_of`] with an index below its `len`.
+    #[inline(always)]
+    pub fn lookup(&self, sw: u32, dst: u32) -> Candidates {
+        let (start, len) = self.range(sw, dst);
+        Candidates { start, len }
+    }
+
+    /// The `k`-th port of `c`.
+    #[inline(always)]
+    pub fn port_of(&self, c: Candidates, k: usize) -> PortId {
+        PortId(if c.start & CONTIGUOUS != 0 {
+            (c.start & !CONTIGUOUS) + k as u32
+        } else {
+            self.flat[c.start as usize + k]
+        })
+    }
+
+    /// The `k`-th of `n` candidates of switch `sw` toward host `dst`; `n` comes from
+    /// [`Self::count`].
+    #[inline]
+    pub fn pick(&self, sw: u32, dst: u32, k: usize) -> u32 {
+        let (s, _) = self.range(sw, dst);
+        if s & CONTIGUOUS != 0 {
+            (s & !CONTIGUOUS) + k as u32
+        } else {
+            self.flat[s as usize + k]
+        }
+    }
+
+    /// Number of candidates of switch `sw` toward host `dst` (0: unreachable).
+    #[inline]
+    pub fn count(&self, sw: u32, dst: u32) -> usize {
+        self.range(sw, dst).1 as usize
+    }
+
+    #[inline(always)]
+    fn range(&self, sw: u32, dst: u32) -> (u32, u32) {
+        if !self.overrides.is_empty() {
+            if let Some(&r) = self.overrides.get(&(sw, dst)) {
+                return r;
+            }
+        }
+        let k = if self.n_planes > 1 {
+            self.plane_of[sw as usize] as usize * self.n_hosts + dst as usize
+        } else {
+            dst as usize
+        };
+        let e = self.edge_of_host[k];
+        if self.edge_switch[e as usize] == sw {
+            self.host_range[k]
+        } else {
+            self.range_at(sw as usize, e as usize)
+        }
+    }
+
+    /// The (start, count) of switch `sw`'s entry toward edge `e`: a packed run unpacked,
+    /// or its span.
+    #[inline(always)]
+    fn range_at(&self, sw: usize, e: usize) -> (u32, u32) {
+        let r = self.rows[sw];
+        let j = (e as u32).wrapping_sub(r.lo);
+        let v = if j < r.len {
+            self.ranges[(r.off + j) as usize]
+        } else {
+            r.default
+        };
+        if v & PACKED != 0 {
+            (
+                (v & PACKED_PORT_MASK) | CONTIGUOUS,
+                (v & !PACKED) >> PACKED_PORT_BITS,
+            )
+        } else {
+            self.spans[v as usize]
+        }
+    }
+
+    /// Sets (switch, edge) entry `i` to candidates (start, count): packed when they are
+    /// a short run of consecutive ports (or none), else kept in `spans`.
+    fn set_range(&mut self, i: usize, (start, len): (u32, u32)) {
+        let port = start & !CONTIGUOUS;
+        self.ranges[i] = if len == 0 {
+            PACKED
+        } else if start & CONTIGUOUS != 0 && port <= PACKED_PORT_MASK && len <= PACKED_MAX_LEN {
+            PACKED | (len << PACKED_PORT_BITS) | port
+        } else {
+            self.spans.push((start, len));
+            (self.spans.len() - 1) as u32
+        };
+    }
+
+    /// Ports of switch `sw` that lead toward host `dst` (empty if unreachable); with
+    /// up/down tables, the primary entries of a packet on its way from a NIC.
+    pub fn candidates(&self, sw: u32, dst: u32) -> Vec<u32> {
+        if self.tiered() {
+            let (c, primary) = self.lookup_phase(sw, dst, false);
+            return (0..primary as usize)
+                .map(|k| self.port_of(c, k).0)
+                .collect();
+        }
+        (0..self.count(sw, dst))
+            .map(|k| self.pick(sw, dst, k))
+            .collect()
+    }
+
+    /// Switch index that host `h` hangs off (its port 0's, with several planes).
+    pub fn edge_switch_of(&self, h: u32) -> u32 {
+        self.edge_switch[self.edge_of_host[h as usize] as usize]
+    }
+
+    /// Planes: the ports of each host, each in its own switch network.
+    pub fn planes(&self) -> usize {
+        self.n_planes.max(1)
+    }
+
+    /// Plane of switch `sw`.
+    pub fn plane_of(&self, sw: u32) -> usize {
+        self.plane_of.get(sw as usize).map_or(0, |&p| p as usize)
+    }
+
+    /// Bytes of memory the tables take, by capacity (`fabricsim bench`'s breakdown,
+    /// [`crate::base::memory`]); static routes count at the bytes of their entries.
+    pub fn memory_bytes(&self) -> u64 {
+        use crate::base::memory::vec_bytes;
+        vec_bytes(&self.plane_of)
+            + vec_bytes(&self.edge_of_host)
+            + vec_bytes(&self.edge_switch)
+            + vec_bytes(&self.host_range)
+            + vec_bytes(&self.ranges)
+            + vec_bytes(&self.rows)
+            + vec_bytes(&self.spans)
+            + vec_bytes(&self.flat)
+            + (self.overrides.capacity() * std::mem::size_of::<((u32, u32), (u32, u32))>()) as u64
+            + vec_bytes(&self.down_ranges)
+            + vec_bytes(&self.primary)
+            + vec_bytes(&self.from_above)
+            + vec_bytes(&self.lateral)
+    }
+}
+
+/// The plane of every switch: that of the NIC ports its network reaches (`seed`: the
+/// plane of the switches NIC ports attach to). A switch reached from two planes, or from
+/// none, is an error.
+fn planes(
+    nodes: &[Node],
+    ports: &[PortEnds],
+    switch_nodes: &[u32],
+    seed: &[Option<u8>],
+) -> Result<Vec<u8>, RoutingError> {
+    let mut plane: Vec<Option<u8>> = seed.to_vec();
+    let mut queue: VecDeque<u32> = (0..seed.len() as u32)
+        .filter(|&s| seed[s as usize].is_some())
+        .collect();
+    while let Some(s) = queue.pop_front() {
+        let p = plane[s as usize];
+        for q in nodes[switch_nodes[s as usize] as usize].ports.iter() {
+            let peer = ports[ports[q.idx()].peer.idx()].node;
+            if let NodeKind::Switch(t) = nodes[peer.idx()].kind {
+                match plane[t as usize] {
+                    None => {
+                        plane[t as usize] = p;
+                        queue.push_back(t);
+                    }
+                    Some(o) if Some(o) != p => {
+                        return Err(RoutingError(format!(
+                            "planes {o} and {} are joined by a link: with NICs of several ports, each plane must be its own network",
+                            p.unwrap_or(0)
+                        )))
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    plane
+        .into_iter()
+        .enumerate()
+        .map(|(s, p)| p.ok_or_else(|| RoutingError(format!("switch {s} reaches no NIC"))))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A compacted table gives every entry as built, and keeps no more of a row than
+        /// the window between its first and last entry that differ from its default.
+        #[test]
+        fn compacted_rows_give_every_entry_back(
+            n in 1usize..40,
+            rows in 1usize..12,
+            seed in proptest::collection::vec(0u32..4, 480),
+        ) {
+            let dense: Vec<u32> = (0..n * rows).map(|i| seed[i % seed.len()] * 7).collect();
+            let (compact, kept) = compact_rows(&dense, n);
+            proptest::prop_assert_eq!(compact.len(), rows);
+            for (s, row) in dense.chunks(n).enumerate() {
+                let r = compact[s];
+                for (e, &want) in row.iter().enumerate() {
+                    let j = (e as u32).wrapping_sub(r.lo);
+                    let got = if j < r.len { kept[(r.off + j) as usize] } else { r.default };
+                    proptest::prop_assert_eq!(got, want);
+                }
+                let differ: Vec<usize> = (0..n).filter(|&e| row[e] != r.default).collect();
+                let span = differ.last().map_or(0, |&l| l + 1 - differ[0]);
+                proptest::prop_assert_eq!(r.len as usize, span);
+            }
+        }
+    }
+
+    #[test]
+    fn a_row_of_one_entry_repeated_keeps_nothing_but_its_default() {
+        let (rows, kept) = compact_rows(&[5, 5, 5, 9, 9, 9, 9, 1], 4);
+        assert_eq!(
+            rows[0],
+            EntryRow {
+                default: 5,
+                lo: 3,
+                len: 1,
+                off: 0
+            }
+        );
+        assert_eq!(
+            rows[1],
+            EntryRow {
+                default: 9,
+                lo: 3,
+                len: 1,
+                off: 1
+            }
+        );
+        assert_eq!(kept, vec![9, 1]);
+    }
+}
