@@ -11,7 +11,7 @@
 //! `fabricsim run` on it gives the same `flows.csv` (as long as those files are still
 //! there).
 
-use crate::scenario::config::{TopologyCfg, WorkloadCfg};
+use crate::scenario::config::TopologyCfg;
 use crate::scenario::{apply_override, Scenario, ScenarioError};
 use std::path::Path;
 
@@ -25,19 +25,8 @@ fn file_fields(sc: &Scenario) -> Vec<(String, String)> {
         out.push(("topology.file".to_string(), t.file.clone()));
     }
     for (i, w) in sc.workload.iter().enumerate() {
-        match w {
-            WorkloadCfg::Csv(c) => out.push((format!("workload[{i}].file"), c.file.clone())),
-            WorkloadCfg::HpccFlowFile(c) => {
-                out.push((format!("workload[{i}].file"), c.file.clone()))
-            }
-            // A built-in name wins over a file of the same name (see `cdf::resolve`), so
-            // only a CDF that is not built in is a path.
-            WorkloadCfg::Poisson(p)
-                if crate::model::workload::cdf::Cdf::builtin(&p.cdf).is_none() =>
-            {
-                out.push((format!("workload[{i}].cdf"), p.cdf.clone()));
-            }
-            _ => {}
+        for (field, path) in w.model().files() {
+            out.push((format!("workload[{i}].{field}"), path));
         }
     }
     out

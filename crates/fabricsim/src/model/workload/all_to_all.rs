@@ -80,4 +80,8 @@ impl Generator for AllToAllCfg {
         }
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }

@@ -642,6 +642,10 @@ impl Generator for CollectiveCfg {
         }
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }
 
 #[cfg(test)]

@@ -255,6 +255,10 @@ impl Generator for CsvCfg {
         b.work.flows.extend(flows);
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        vec![("file", self.file.clone())]
+    }
 }
 
 /// The ns-3 HPCC flow file (`count`, then `src dst pg dport size start_seconds`).
@@ -297,6 +301,10 @@ impl Generator for HpccFlowFileCfg {
         let flows = read_hpcc(&b.base_dir.join(&self.file), b.graph.hosts.len() as u32)?;
         b.work.flows.extend(flows);
         Ok(())
+    }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        vec![("file", self.file.clone())]
     }
 }
 

@@ -181,4 +181,8 @@ impl Generator for FlowsCfg {
         }
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }

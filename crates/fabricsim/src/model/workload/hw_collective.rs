@@ -302,4 +302,8 @@ impl Generator for HwCollectiveCfg {
         });
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }

@@ -107,4 +107,8 @@ impl Generator for IncastCfg {
         }
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }

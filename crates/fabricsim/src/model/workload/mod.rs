@@ -380,6 +380,12 @@ pub trait Generator {
     /// The settings that drive the size, as a user reads them (`"senders x repeat"`):
     /// the budget's refusal names them.
     fn size_drivers(&self) -> &'static str;
+
+    /// The files this entry reads, as (its field, relative to the entry; the path as
+    /// written): the resolved scenario makes each absolute, so that it reruns from any
+    /// folder (`output::resolved`). Every kind implements it (no default), so a kind that
+    /// reads a file cannot leave it out.
+    fn files(&self) -> Vec<(&'static str, String)>;
 }
 
 /// What [`Generator::size`] sees.

@@ -71,4 +71,8 @@ impl Generator for PermutationCfg {
         }
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }

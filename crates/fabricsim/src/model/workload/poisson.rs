@@ -166,6 +166,16 @@ impl Generator for PoissonCfg {
         b.work.flows.extend(flows);
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        // A built-in name wins over a file of the same name (see `cdf::resolve`), so
+        // only a CDF that is not built in is a path.
+        if super::cdf::Cdf::builtin(&self.cdf).is_none() {
+            vec![("cdf", self.cdf.clone())]
+        } else {
+            Vec::new()
+        }
+    }
 }
 
 /// Generates the flows of poisson workload entry `wi`; `first_flow` is the number of

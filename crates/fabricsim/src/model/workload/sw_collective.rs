@@ -613,6 +613,10 @@ impl Generator for SwCollectiveCfg {
         }
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }
 
 #[cfg(test)]

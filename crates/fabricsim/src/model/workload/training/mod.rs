@@ -523,4 +523,8 @@ impl Generator for TrainingCfg {
         b.work.trainings.push(spec);
         Ok(())
     }
+
+    fn files(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }
