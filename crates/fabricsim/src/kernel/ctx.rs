@@ -177,6 +177,31 @@ pub struct Ctx {
     pub(crate) late_releases: Vec<(u32, Time, u32)>,
 }
 
+impl Ctx {
+    /// The context of a run on one thread, at time 0: its parameters, an event queue and
+    /// a packet arena.
+    pub fn new(params: RunParams, queue: EventQueue, arena: PacketArena) -> Ctx {
+        Ctx {
+            now: 0,
+            queue,
+            arena,
+            counters: Counters::default(),
+            tally: Tally::default(),
+            params,
+            shard: 0,
+            outbox: Vec::new(),
+            flow_drops: Vec::new(),
+            flow_lost: Vec::new(),
+            jobs_done: Vec::new(),
+            event_budget: u64::MAX,
+            past_budget: Vec::new(),
+            window_end: 0,
+            late: false,
+            late_releases: Vec::new(),
+        }
+    }
+}
+
 /// A frame put on a cut link, on its way to the shard at the far end.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Handoff {

@@ -36,74 +36,8 @@ impl Simulation {
         crate::scenario::budget::check(&footprint.of_field("topology"), 1)
             .map_err(|e| ScenarioError::param(file, e))?;
         let g = topology::build(&sc.topology, base_dir).map_err(at("topology"))?;
-        let t = &sc.transport;
-        t.validate().map_err(at("transport"))?;
+        let credit = validate_fabric(sc, &g, file)?;
         let f = &sc.fabric;
-        let pkt_max = t.max_packet();
-        if f.buffer < 4 * pkt_max {
-            return Err(err(
-                file,
-                "fabric.buffer",
-                format!(
-                    "{} bytes cannot hold even 4 packets of {} bytes (mtu + header)",
-                    f.buffer, pkt_max
-                ),
-            ));
-        }
-        f.pfc.validate(pkt_max).map_err(at("fabric.pfc"))?;
-        f.load_balance
-            .validate()
-            .map_err(at("fabric.load_balance"))?;
-        f.credit.validate_fields().map_err(at("fabric.credit"))?;
-        let credit = f.credit.enabled.then(|| VcLayout::new(f.credit.vcs as u8));
-        if credit.is_some() {
-            // A packet grows by its INT records on the way (HPCC).
-            let most =
-                pkt_max + ((MAX_INT_HOPS as u32 * INT_BYTES_PER_HOP).max(f.int.nic_bytes())) as u64;
-            f.credit.validate(most).map_err(at("fabric.credit"))?;
-            let refuse = |what: &str| {
-                Err(err(
-                    file,
-                    "fabric.credit.enabled",
-                    format!("credit-based flow control {what}"),
-                ))
-            };
-            if f.pfc.enabled {
-                return refuse(
-                    "replaces PFC: the two are exclusive, set fabric.pfc.enabled = false",
-                );
-            }
-            if f.load_balance.algorithm == LbAlgorithm::Pktc {
-                return refuse("does not run with GSE (fabric.load_balance.algorithm = \"pktc\")");
-            }
-            if t.feedback_queue == FeedbackQueue::Data {
-                // Under credits a frame's priority is its virtual channel.
-                return Err(err(
-                    file,
-                    "transport.feedback_queue",
-                    "\"data\" puts ACKs in the data priority's queue, a PFC notion; with \
-                     credit-based flow control they take the control VC (use \"control\")",
-                ));
-            }
-            if g.nodes.iter().any(|n| matches!(n.role, NodeRole::Dr(_))) {
-                return refuse("does not run with DR switches (their DCI side drops)");
-            }
-        }
-        f.ecn.validate().map_err(at("fabric.ecn"))?;
-        f.security.validate().map_err(at("fabric.security"))?;
-        if f.gse.scheduling == GseScheduling::Dgsq && f.load_balance.algorithm != LbAlgorithm::Pktc
-        {
-            return Err(err(
-                file,
-                "fabric.gse.scheduling",
-                "dgsq schedules PKTC containers: set fabric.load_balance.algorithm = \"pktc\"",
-            ));
-        }
-        f.gse.validate().map_err(at("fabric.gse"))?;
-        f.tcd.validate().map_err(at("fabric.tcd"))?;
-        f.int.validate().map_err(at("fabric.int"))?;
-        f.dr.validate().map_err(at("fabric.dr"))?;
-        f.reliability.validate().map_err(at("fabric.reliability"))?;
         crate::model::fabric::faults::config::validate_faults(&sc.fault, sc.max_time)
             .map_err(at("fault"))?;
         let faults =
@@ -127,37 +61,136 @@ impl Simulation {
             }
             Ok(wl)
         };
-        let params = RunParams {
-            mtu: t.mtu,
-            header: t.header,
-            ack_size: t.ack_size as u32,
-            ack_every: t.ack_every,
-            rto: t.rto,
-            // Under credits a packet's priority is its VC.
-            data_prio: credit.map_or(t.data_priority, |l| l.data()),
-            ctrl_prio: credit.map_or(t.control_priority, |l| l.control()),
-            feedback_prio: match t.feedback_queue {
-                FeedbackQueue::Control => credit.map_or(t.control_priority, |l| l.control()),
-                FeedbackQueue::Data => t.data_priority,
-            },
-            cnp_on_ack: t.cnp == CnpForm::AckFlag,
-            int_nic_bytes: f.int.nic_bytes(),
-            pfc: f.pfc.enabled,
-            pfc_edge_only: f.pfc.scope == PfcScope::Edge,
-            pause_quanta: f.pfc.pause_quanta.max(1),
-            max_time: sc.max_time,
-            stall_timeout: sc.stall_timeout,
-            queue_interval: sc.record.queue_interval,
-            rate_interval: sc.record.rate_interval.or(sc
-                .record
-                .convergence
-                .as_ref()
-                .map(|_| 10 * crate::base::units::US)),
-        };
+        let params = run_params(sc, credit);
         let mut sim = Self::assemble(sc, &g, workload, params, &faults, file)?;
         sim.memory_estimate = footprint.total();
+        sim.resolve_records(sc, file)?;
+        Ok(sim)
+    }
+}
+
+/// The transport and fabric sections checked, each by its own `validate` and against
+/// each other; the credit layout when credits are on. Errors name the field.
+fn validate_fabric(
+    sc: &Scenario,
+    g: &topology::TopoGraph,
+    file: &str,
+) -> Result<Option<VcLayout>, ScenarioError> {
+    let at =
+        |section: &'static str| move |e: ParamError| ScenarioError::param(file, e.within(section));
+    let t = &sc.transport;
+    t.validate().map_err(at("transport"))?;
+    let f = &sc.fabric;
+    let pkt_max = t.max_packet();
+    if f.buffer < 4 * pkt_max {
+        return Err(err(
+            file,
+            "fabric.buffer",
+            format!(
+                "{} bytes cannot hold even 4 packets of {} bytes (mtu + header)",
+                f.buffer, pkt_max
+            ),
+        ));
+    }
+    f.pfc.validate(pkt_max).map_err(at("fabric.pfc"))?;
+    f.load_balance
+        .validate()
+        .map_err(at("fabric.load_balance"))?;
+    f.credit.validate_fields().map_err(at("fabric.credit"))?;
+    let credit = f.credit.enabled.then(|| VcLayout::new(f.credit.vcs as u8));
+    if credit.is_some() {
+        // A packet grows by its INT records on the way (HPCC).
+        let most =
+            pkt_max + ((MAX_INT_HOPS as u32 * INT_BYTES_PER_HOP).max(f.int.nic_bytes())) as u64;
+        f.credit.validate(most).map_err(at("fabric.credit"))?;
+        let refuse = |what: &str| {
+            Err(err(
+                file,
+                "fabric.credit.enabled",
+                format!("credit-based flow control {what}"),
+            ))
+        };
+        if f.pfc.enabled {
+            return refuse("replaces PFC: the two are exclusive, set fabric.pfc.enabled = false");
+        }
+        if f.load_balance.algorithm == LbAlgorithm::Pktc {
+            return refuse("does not run with GSE (fabric.load_balance.algorithm = \"pktc\")");
+        }
+        if t.feedback_queue == FeedbackQueue::Data {
+            // Under credits a frame's priority is its virtual channel.
+            return Err(err(
+                file,
+                "transport.feedback_queue",
+                "\"data\" puts ACKs in the data priority's queue, a PFC notion; with \
+                 credit-based flow control they take the control VC (use \"control\")",
+            ));
+        }
+        if g.nodes.iter().any(|n| matches!(n.role, NodeRole::Dr(_))) {
+            return refuse("does not run with DR switches (their DCI side drops)");
+        }
+    }
+    f.ecn.validate().map_err(at("fabric.ecn"))?;
+    f.security.validate().map_err(at("fabric.security"))?;
+    if f.gse.scheduling == GseScheduling::Dgsq && f.load_balance.algorithm != LbAlgorithm::Pktc {
+        return Err(err(
+            file,
+            "fabric.gse.scheduling",
+            "dgsq schedules PKTC containers: set fabric.load_balance.algorithm = \"pktc\"",
+        ));
+    }
+    f.gse.validate().map_err(at("fabric.gse"))?;
+    f.tcd.validate().map_err(at("fabric.tcd"))?;
+    f.int.validate().map_err(at("fabric.int"))?;
+    f.dr.validate().map_err(at("fabric.dr"))?;
+    f.reliability.validate().map_err(at("fabric.reliability"))?;
+    f.gse.validate().map_err(at("fabric.gse"))?;
+    f.tcd.validate().map_err(at("fabric.tcd"))?;
+    f.int.validate().map_err(at("fabric.int"))?;
+    f.dr.validate().map_err(at("fabric.dr"))?;
+    f.reliability.validate().map_err(at("fabric.reliability"))?;
+    Ok(credit)
+}
+
+/// The run's parameters, resolved from the transport, fabric and record sections
+/// (under credits a packet's priority is its VC).
+fn run_params(sc: &Scenario, credit: Option<VcLayout>) -> RunParams {
+    let (t, f) = (&sc.transport, &sc.fabric);
+    RunParams {
+        mtu: t.mtu,
+        header: t.header,
+        ack_size: t.ack_size as u32,
+        ack_every: t.ack_every,
+        rto: t.rto,
+        // Under credits a packet's priority is its VC.
+        data_prio: credit.map_or(t.data_priority, |l| l.data()),
+        ctrl_prio: credit.map_or(t.control_priority, |l| l.control()),
+        feedback_prio: match t.feedback_queue {
+            FeedbackQueue::Control => credit.map_or(t.control_priority, |l| l.control()),
+            FeedbackQueue::Data => t.data_priority,
+        },
+        cnp_on_ack: t.cnp == CnpForm::AckFlag,
+        int_nic_bytes: f.int.nic_bytes(),
+        pfc: f.pfc.enabled,
+        pfc_edge_only: f.pfc.scope == PfcScope::Edge,
+        pause_quanta: f.pfc.pause_quanta.max(1),
+        max_time: sc.max_time,
+        stall_timeout: sc.stall_timeout,
+        queue_interval: sc.record.queue_interval,
+        rate_interval: sc.record.rate_interval.or(sc
+            .record
+            .convergence
+            .as_ref()
+            .map(|_| 10 * crate::base::units::US)),
+    }
+}
+
+impl Simulation {
+    /// The `[record]` analyses and capture resolved against the built model
+    /// (`resolve.rs`); errors name the field within `[record]`.
+    fn resolve_records(&mut self, sc: &Scenario, file: &str) -> Result<(), ScenarioError> {
+        let sim = self;
         if let Some(c) = &sc.record.convergence {
-            let spec = crate::model::record::convergence::ConvergenceSpec::resolve(c, &sim)
+            let spec = crate::model::record::convergence::ConvergenceSpec::resolve(c, sim)
                 .map_err(|m| {
                     let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
                     err(file, &format!("record.convergence.{f}"), rest)
@@ -180,10 +213,10 @@ impl Simulation {
                 ));
             }
             sim.window =
-                Some(crate::model::record::window::WindowSpec::resolve(w, &sim).map_err(fail)?);
+                Some(crate::model::record::window::WindowSpec::resolve(w, sim).map_err(fail)?);
         }
         if let Some(p) = &sc.record.pcap {
-            let cap = crate::model::capture::Capture::resolve(p, &sim).map_err(|m| {
+            let cap = crate::model::capture::Capture::resolve(p, sim).map_err(|m| {
                 let (f, rest) = m.split_once(": ").unwrap_or(("", m.as_str()));
                 err(file, &format!("record.pcap.{f}"), rest)
             })?;
@@ -192,7 +225,7 @@ impl Simulation {
             }
             sim.fabric.capture = Some(Box::new(cap));
         }
-        Ok(sim)
+        Ok(())
     }
 }
 

@@ -30,8 +30,6 @@ use crate::scenario::ScenarioError;
 use crate::sim::stall::StallReport;
 
 mod assemble;
-mod assemble_collectives;
-mod assemble_switch_features;
 mod build;
 mod event_loop;
 pub mod livelock;

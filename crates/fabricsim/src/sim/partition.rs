@@ -1,6 +1,5 @@
-//! Cutting the fabric into shards for a parallel run (issue 19; the engine that runs them
-//! is `sim/shards/`): which shard each node belongs to,
-//! and the lookahead the cut allows, the least time anything takes to cross from one
+//! Cutting the fabric into shards for a parallel run (the engine that runs them is
+//! `sim/shards/`): which shard each node belongs to, and the lookahead the cut allows, the least time anything takes to cross from one
 //! shard to another.
 //!
 //! The cut follows the fabric's structure: the switches farthest from any host (a fat
@@ -59,89 +58,137 @@ impl Partition {
     }
 }
 
-/// Cuts `fabric` into at most `requested` shards (see the module documentation).
-pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
-    let nodes = &fabric.nodes;
-    let n = nodes.len();
-    let total_ports = fabric.ports.len() as u64;
-    let peer_node = |p: usize| fabric.ports[fabric.ports[p].peer.idx()].node.idx();
-    if requested <= 1 {
-        return Partition::single(n, total_ports, Vec::new());
+/// The fabric as the cut reads it: nodes, their ports, and where each cable leads.
+struct Graph<'a> {
+    fabric: &'a Fabric,
+    n: usize,
+}
+
+impl Graph<'_> {
+    fn peer_node(&self, p: usize) -> usize {
+        let ports = &self.fabric.ports;
+        ports[ports[p].peer.idx()].node.idx()
     }
-    let is_switch = |v: usize| matches!(nodes[v].kind, NodeKind::Switch(_));
-    let ports_of = |v: usize| {
-        let r = nodes[v].ports;
-        (r.first.idx()..r.first.idx() + r.len as usize).collect::<Vec<_>>()
-    };
-    // Hops from each switch to the nearest host.
-    let mut dist = vec![u32::MAX; n];
-    let mut frontier: Vec<usize> = (0..n).filter(|&v| !is_switch(v)).collect();
-    for &v in &frontier {
-        dist[v] = 0;
+
+    fn is_switch(&self, v: usize) -> bool {
+        matches!(self.fabric.nodes[v].kind, NodeKind::Switch(_))
     }
-    let mut d = 0;
-    while !frontier.is_empty() {
-        d += 1;
-        let mut next = Vec::new();
-        for &v in &frontier {
-            for p in ports_of(v) {
-                let w = peer_node(p);
-                if is_switch(w) && dist[w] == u32::MAX {
-                    dist[w] = d;
-                    next.push(w);
-                }
+
+    fn ports_of(&self, v: usize) -> Vec<usize> {
+        let r = self.fabric.nodes[v].ports;
+        (r.first.idx()..r.first.idx() + r.len as usize).collect()
+    }
+
+    /// The switch a node goes with: itself, or for a host the switch of its first port.
+    fn anchor(&self, v: usize) -> Option<usize> {
+        if self.is_switch(v) {
+            return Some(v);
+        }
+        let r = self.fabric.nodes[v].ports;
+        (r.len > 0).then(|| self.peer_node(r.first.idx()))
+    }
+
+    /// Ports of each node's switches and of the hosts anchored to them (what the cut
+    /// balances), by anchor.
+    fn anchored_ports(&self) -> Vec<u64> {
+        let mut anchored = vec![0u64; self.n];
+        for (v, node) in self.fabric.nodes.iter().enumerate() {
+            if let Some(a) = self.anchor(v) {
+                anchored[a] += node.ports.len as u64;
             }
         }
-        frontier = next;
+        anchored
     }
-    let top = (0..n)
-        .filter(|&v| is_switch(v) && dist[v] != u32::MAX)
-        .map(|v| dist[v])
-        .max()
-        .unwrap_or(0);
-    // Groups: the switches below the top layer, joined by their cables (a union-find
-    // over switch-to-switch cables); with a single tier, each switch is a group.
-    let below = |v: usize| is_switch(v) && (dist[v] < top || top <= 1);
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn root(parent: &mut [usize], mut v: usize) -> usize {
-        while parent[v] != v {
-            parent[v] = parent[parent[v]];
-            v = parent[v];
+
+    /// Hops from each switch to the nearest host (`u32::MAX`: none), and the largest.
+    fn host_distances(&self) -> (Vec<u32>, u32) {
+        let n = self.n;
+        let mut dist = vec![u32::MAX; n];
+        let mut frontier: Vec<usize> = (0..n).filter(|&v| !self.is_switch(v)).collect();
+        for &v in &frontier {
+            dist[v] = 0;
         }
-        v
+        let mut d = 0;
+        while !frontier.is_empty() {
+            d += 1;
+            let mut next = Vec::new();
+            for &v in &frontier {
+                for p in self.ports_of(v) {
+                    let w = self.peer_node(p);
+                    if self.is_switch(w) && dist[w] == u32::MAX {
+                        dist[w] = d;
+                        next.push(w);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        let top = (0..n)
+            .filter(|&v| self.is_switch(v) && dist[v] != u32::MAX)
+            .map(|v| dist[v])
+            .max()
+            .unwrap_or(0);
+        (dist, top)
     }
-    if top > 1 {
-        for v in (0..n).filter(|&v| below(v)) {
-            for p in ports_of(v) {
-                let w = peer_node(p);
-                if below(w) {
-                    let (a, b) = (root(&mut parent, v), root(&mut parent, w));
-                    if a != b {
-                        parent[a.max(b)] = a.min(b);
+
+    /// The groups: the switches below the top layer, joined by their cables (a
+    /// union-find over switch-to-switch cables; with a single tier, each switch is a
+    /// group), each in node order, by first switch.
+    fn groups_below(&self, dist: &[u32], top: u32) -> Vec<Vec<usize>> {
+        let n = self.n;
+        let below = |v: usize| self.is_switch(v) && (dist[v] < top || top <= 1);
+        let mut parent: Vec<usize> = (0..n).collect();
+        if top > 1 {
+            for v in (0..n).filter(|&v| below(v)) {
+                for p in self.ports_of(v) {
+                    let w = self.peer_node(p);
+                    if below(w) {
+                        let (a, b) = (root(&mut parent, v), root(&mut parent, w));
+                        if a != b {
+                            parent[a.max(b)] = a.min(b);
+                        }
                     }
                 }
             }
         }
-    }
-    // Hosts go with the switch of their first port.
-    let anchor = |v: usize| -> Option<usize> {
-        if is_switch(v) {
-            return Some(v);
+        let mut units: Vec<Vec<usize>> = Vec::new();
+        let mut index_of_root = vec![usize::MAX; n];
+        for v in (0..n).filter(|&v| below(v)) {
+            let r = root(&mut parent, v);
+            if index_of_root[r] == usize::MAX {
+                index_of_root[r] = units.len();
+                units.push(Vec::new());
+            }
+            units[index_of_root[r]].push(v);
         }
-        let r = nodes[v].ports;
-        (r.len > 0).then(|| peer_node(r.first.idx()))
-    };
-    // The groups' switches, in node order within each and by first switch.
-    let mut units: Vec<Vec<usize>> = Vec::new();
-    let mut index_of_root = vec![usize::MAX; n];
-    for v in (0..n).filter(|&v| below(v)) {
-        let r = root(&mut parent, v);
-        if index_of_root[r] == usize::MAX {
-            index_of_root[r] = units.len();
-            units.push(Vec::new());
-        }
-        units[index_of_root[r]].push(v);
+        units
     }
+
+    /// `unit` split below its own top layer ([`split_unit`]).
+    fn split(&self, unit: &[usize], dist: &[u32]) -> Option<Vec<Vec<usize>>> {
+        split_unit(unit, dist, &|v| self.ports_of(v), &|p| self.peer_node(p))
+    }
+}
+
+/// Root of `v` in a union-find, halving the path.
+fn root(parent: &mut [usize], mut v: usize) -> usize {
+    while parent[v] != v {
+        parent[v] = parent[parent[v]];
+        v = parent[v];
+    }
+    v
+}
+
+/// Cuts `fabric` into at most `requested` shards (see the module documentation).
+pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
+    let n = fabric.nodes.len();
+    let total_ports = fabric.ports.len() as u64;
+    if requested <= 1 {
+        return Partition::single(n, total_ports, Vec::new());
+    }
+    let g = Graph { fabric, n };
+    let (dist, top) = g.host_distances();
+    let mut units = g.groups_below(&dist, top);
     let mut notes = Vec::new();
     if units.len() < 2 {
         notes.push(format!(
@@ -150,110 +197,10 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
         ));
         return Partition::single(n, total_ports, notes);
     }
-    // Fewer groups than shards asked for: the heaviest group that falls apart below its
-    // own top layer (a campus into its leaves, a pod into its edge switches) is split,
-    // its top switches joining the top layer, until there are enough.
-    // A group's weight (what the cut balances): the ports of its switches and of the
-    // hosts anchored to them.
-    let mut anchored_ports = vec![0u64; n];
-    for (v, node) in nodes.iter().enumerate() {
-        if let Some(a) = anchor(v) {
-            anchored_ports[a] += node.ports.len as u64;
-        }
-    }
-    let weight_of = |unit: &[usize]| -> u64 { unit.iter().map(|&v| anchored_ports[v]).sum() };
-    while units.len() < requested as usize {
-        let mut best: Option<(u64, usize, Vec<Vec<usize>>)> = None;
-        for (i, unit) in units.iter().enumerate() {
-            let w = weight_of(unit);
-            if best.as_ref().is_some_and(|b| b.0 >= w) {
-                continue;
-            }
-            if let Some(parts) = split_unit(unit, &dist, &ports_of, &peer_node) {
-                best = Some((w, i, parts));
-            }
-        }
-        let Some((_, i, parts)) = best else {
-            break;
-        };
-        units.splice(i..i + 1, parts);
-    }
-    // Enough groups, but whole groups may still balance badly: 20 pods on 16 shards put
-    // two on some (1.6x the mean), 74 on 16 five on some (1.08x). The heaviest groups are
-    // then split too, one after another, while the shards' largest-first loads would
-    // come within 1/20 of the mean, keeping the number of splits with the lightest
-    // heaviest shard; but only a group whose inner cables are no faster than those
-    // already cut, so that balance never costs lookahead (a campus stays whole under a
-    // cut at its long-haul links, a pod is split as freely as its pods' cores are cut).
+    let anchored_ports = g.anchored_ports();
+    split_to_count(&g, &mut units, &dist, &anchored_ports, requested);
     if units.len() >= requested as usize {
-        let mut in_unit = vec![false; n];
-        for &v in units.iter().flatten() {
-            in_unit[v] = true;
-        }
-        let mut cut_delay = Time::MAX;
-        for &v in units.iter().flatten() {
-            for p in ports_of(v) {
-                let w = peer_node(p);
-                if is_switch(w) && !in_unit[w] {
-                    cut_delay = cut_delay.min(crossing_time(fabric, p));
-                }
-            }
-        }
-        let inner_delay = |unit: &[usize]| {
-            let mut d = Time::MAX;
-            for &v in unit {
-                for p in ports_of(v) {
-                    if unit.binary_search(&peer_node(p)).is_ok() {
-                        d = d.min(crossing_time(fabric, p));
-                    }
-                }
-            }
-            d
-        };
-        let top_weight = |units: &[Vec<usize>]| -> Vec<u64> {
-            let mut grouped = vec![false; n];
-            for &v in units.iter().flatten() {
-                grouped[v] = true;
-            }
-            (0..n)
-                .filter(|&v| is_switch(v) && !grouped[v])
-                .map(|v| anchored_ports[v])
-                .collect()
-        };
-        let total: u64 = anchored_ports.iter().sum();
-        let heaviest_shard = |units: &[Vec<usize>]| {
-            let mut w: Vec<u64> = units.iter().map(|u| weight_of(u)).collect();
-            w.extend(top_weight(units));
-            largest_first_max(w, requested as usize)
-        };
-        let mut best = (heaviest_shard(&units), units.clone());
-        let mut trial = units.clone();
-        let mut refused = Vec::new();
-        while best.0.saturating_mul(20) > total.div_ceil(requested as u64).saturating_mul(21) {
-            refused.resize(trial.len(), false);
-            let mut pick: Option<(u64, usize, Vec<Vec<usize>>)> = None;
-            for (i, unit) in trial.iter().enumerate() {
-                let w = weight_of(unit);
-                if refused[i] || pick.as_ref().is_some_and(|b| b.0 >= w) {
-                    continue;
-                }
-                match split_unit(unit, &dist, &ports_of, &peer_node) {
-                    Some(parts) if inner_delay(unit) >= cut_delay => pick = Some((w, i, parts)),
-                    _ => refused[i] = true,
-                }
-            }
-            let Some((_, i, parts)) = pick else {
-                break;
-            };
-            let added = parts.len();
-            trial.splice(i..i + 1, parts);
-            refused.splice(i..i + 1, std::iter::repeat_n(false, added));
-            let m = heaviest_shard(&trial);
-            if m < best.0 {
-                best = (m, trial.clone());
-            }
-        }
-        units = best.1;
+        units = split_to_balance(&g, units, &dist, &anchored_ports, requested);
     }
     let groups = units.len();
     let shards = (requested as usize).min(groups);
@@ -264,30 +211,200 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
              apart below their own top switches), which are never cut: running on {shards}"
         ));
     }
+    let (mut shard_of_node, mut load) = place_groups(&g, &units, &anchored_ports, shards);
+    place_top_layer(&g, &mut shard_of_node, &mut load, shards);
+    keep_campuses_together(fabric, &mut shard_of_node, &mut load);
+    for v in 0..n {
+        if shard_of_node[v] == u32::MAX {
+            let s = g
+                .anchor(v)
+                .map(|a| shard_of_node[a])
+                .filter(|&s| s != u32::MAX)
+                .unwrap_or(lightest(&load) as u32);
+            shard_of_node[v] = s;
+            load[s as usize] += fabric.nodes[v].ports.len as u64;
+        }
+    }
+    // The lookahead over the cut.
+    let (mut lookahead, mut cut_ports) = (Time::MAX, 0usize);
+    for p in 0..fabric.ports.len() {
+        let (a, b) = (fabric.ports[p].node.idx(), g.peer_node(p));
+        if shard_of_node[a] == shard_of_node[b] {
+            continue;
+        }
+        cut_ports += 1;
+        lookahead = lookahead.min(crossing_time(fabric, p));
+    }
+    if lookahead == 0 {
+        notes.push(
+            "a cable between two shards has no delay, so no shard could run ahead of another \
+             (zero lookahead): running on one shard"
+                .into(),
+        );
+        return Partition::single(n, total_ports, notes);
+    }
+    Partition {
+        shards: shards as u32,
+        shard_of_node,
+        lookahead,
+        cut_cables: cut_ports / 2,
+        ports: load,
+        notes,
+    }
+}
+
+/// The shard with the fewest ports (ties: the lower index).
+fn lightest(load: &[u64]) -> usize {
+    (0..load.len()).min_by_key(|&s| (load[s], s)).unwrap_or(0)
+}
+
+/// Fewer groups than shards asked for: the heaviest group that falls apart below its
+/// own top layer (a campus into its leaves, a pod into its edge switches) is split, its
+/// top switches joining the top layer, until there are enough or none can be.
+fn split_to_count(
+    g: &Graph<'_>,
+    units: &mut Vec<Vec<usize>>,
+    dist: &[u32],
+    anchored_ports: &[u64],
+    requested: u32,
+) {
+    let weight_of = |unit: &[usize]| -> u64 { unit.iter().map(|&v| anchored_ports[v]).sum() };
+    while units.len() < requested as usize {
+        let mut best: Option<(u64, usize, Vec<Vec<usize>>)> = None;
+        for (i, unit) in units.iter().enumerate() {
+            let w = weight_of(unit);
+            if best.as_ref().is_some_and(|b| b.0 >= w) {
+                continue;
+            }
+            if let Some(parts) = g.split(unit, dist) {
+                best = Some((w, i, parts));
+            }
+        }
+        let Some((_, i, parts)) = best else {
+            break;
+        };
+        units.splice(i..i + 1, parts);
+    }
+}
+
+/// Enough groups, but whole groups may still balance badly: 20 pods on 16 shards put
+/// two on some (1.6x the mean), 74 on 16 five on some (1.08x). The heaviest groups are
+/// then split too, one after another, while the shards' largest-first loads would come
+/// within 1/20 of the mean, keeping the number of splits with the lightest heaviest
+/// shard; but only a group whose inner cables are no faster than those already cut, so
+/// that balance never costs lookahead (a campus stays whole under a cut at its long-haul
+/// links, a pod is split as freely as its pods' cores are cut).
+fn split_to_balance(
+    g: &Graph<'_>,
+    units: Vec<Vec<usize>>,
+    dist: &[u32],
+    anchored_ports: &[u64],
+    requested: u32,
+) -> Vec<Vec<usize>> {
+    let (fabric, n) = (g.fabric, g.n);
+    let weight_of = |unit: &[usize]| -> u64 { unit.iter().map(|&v| anchored_ports[v]).sum() };
+    let mut in_unit = vec![false; n];
+    for &v in units.iter().flatten() {
+        in_unit[v] = true;
+    }
+    let mut cut_delay = Time::MAX;
+    for &v in units.iter().flatten() {
+        for p in g.ports_of(v) {
+            let w = g.peer_node(p);
+            if g.is_switch(w) && !in_unit[w] {
+                cut_delay = cut_delay.min(crossing_time(fabric, p));
+            }
+        }
+    }
+    let inner_delay = |unit: &[usize]| {
+        let mut d = Time::MAX;
+        for &v in unit {
+            for p in g.ports_of(v) {
+                if unit.binary_search(&g.peer_node(p)).is_ok() {
+                    d = d.min(crossing_time(fabric, p));
+                }
+            }
+        }
+        d
+    };
+    let top_weight = |units: &[Vec<usize>]| -> Vec<u64> {
+        let mut grouped = vec![false; n];
+        for &v in units.iter().flatten() {
+            grouped[v] = true;
+        }
+        (0..n)
+            .filter(|&v| g.is_switch(v) && !grouped[v])
+            .map(|v| anchored_ports[v])
+            .collect()
+    };
+    let total: u64 = anchored_ports.iter().sum();
+    let heaviest_shard = |units: &[Vec<usize>]| {
+        let mut w: Vec<u64> = units.iter().map(|u| weight_of(u)).collect();
+        w.extend(top_weight(units));
+        largest_first_max(w, requested as usize)
+    };
+    let mut best = (heaviest_shard(&units), units.clone());
+    let mut trial = units;
+    let mut refused = Vec::new();
+    while best.0.saturating_mul(20) > total.div_ceil(requested as u64).saturating_mul(21) {
+        refused.resize(trial.len(), false);
+        let mut pick: Option<(u64, usize, Vec<Vec<usize>>)> = None;
+        for (i, unit) in trial.iter().enumerate() {
+            let w = weight_of(unit);
+            if refused[i] || pick.as_ref().is_some_and(|b| b.0 >= w) {
+                continue;
+            }
+            match g.split(unit, dist) {
+                Some(parts) if inner_delay(unit) >= cut_delay => pick = Some((w, i, parts)),
+                _ => refused[i] = true,
+            }
+        }
+        let Some((_, i, parts)) = pick else {
+            break;
+        };
+        let added = parts.len();
+        trial.splice(i..i + 1, parts);
+        refused.splice(i..i + 1, std::iter::repeat_n(false, added));
+        let m = heaviest_shard(&trial);
+        if m < best.0 {
+            best = (m, trial.clone());
+        }
+    }
+    best.1
+}
+
+/// The groups (and the hosts anchored to them) on `shards` shards, largest group first,
+/// each to the lightest shard (ties: the lower index). Returns each node's shard
+/// (`u32::MAX`: not placed yet) and the shards' ports.
+fn place_groups(
+    g: &Graph<'_>,
+    units: &[Vec<usize>],
+    anchored_ports: &[u64],
+    shards: usize,
+) -> (Vec<u32>, Vec<u64>) {
+    let n = g.n;
+    let groups = units.len();
     let mut group_of = vec![usize::MAX; n];
     let mut weight: Vec<(u64, usize)> = Vec::new();
-    for (g, unit) in units.iter().enumerate() {
+    for (gi, unit) in units.iter().enumerate() {
         for &v in unit {
-            group_of[v] = g;
+            group_of[v] = gi;
         }
-        weight.push((weight_of(unit), unit[0]));
+        weight.push((unit.iter().map(|&v| anchored_ports[v]).sum(), unit[0]));
     }
     for v in 0..n {
-        if let Some(a) = anchor(v).filter(|&a| group_of[a] != usize::MAX) {
+        if let Some(a) = g.anchor(v).filter(|&a| group_of[a] != usize::MAX) {
             group_of[v] = group_of[a];
         }
     }
-
-    // Largest group first, to the lightest shard (ties: the lower index).
     let mut order: Vec<usize> = (0..groups).collect();
-    order.sort_by_key(|&g| (std::cmp::Reverse(weight[g].0), weight[g].1));
+    order.sort_by_key(|&gi| (std::cmp::Reverse(weight[gi].0), weight[gi].1));
     let mut load = vec![0u64; shards];
     let mut shard_of_group = vec![0u32; groups];
-    let lightest = |load: &[u64]| (0..load.len()).min_by_key(|&s| (load[s], s)).unwrap_or(0);
-    for g in order {
+    for gi in order {
         let s = lightest(&load);
-        shard_of_group[g] = s as u32;
-        load[s] += weight[g].0;
+        shard_of_group[gi] = s as u32;
+        load[s] += weight[gi].0;
     }
     let mut shard_of_node = vec![u32::MAX; n];
     for v in 0..n {
@@ -295,15 +412,19 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
             shard_of_node[v] = shard_of_group[group_of[v]];
         }
     }
-    // The top layer (and anything unplaced: hosts of top switches, isolated nodes), in
-    // node order: to the shard more than half of its cables lead to, else the lightest.
-    for v in 0..n {
-        if shard_of_node[v] != u32::MAX || !is_switch(v) {
+    (shard_of_node, load)
+}
+
+/// The top layer (and anything unplaced: hosts of top switches, isolated nodes), in node
+/// order: to the shard more than half of its cables lead to, else the lightest.
+fn place_top_layer(g: &Graph<'_>, shard_of_node: &mut [u32], load: &mut [u64], shards: usize) {
+    for v in 0..g.n {
+        if shard_of_node[v] != u32::MAX || !g.is_switch(v) {
             continue;
         }
         let mut toward = vec![0u32; shards];
-        for p in ports_of(v) {
-            let s = shard_of_node[peer_node(p)];
+        for p in g.ports_of(v) {
+            let s = shard_of_node[g.peer_node(p)];
             if s != u32::MAX {
                 toward[s as usize] += 1;
             }
@@ -328,61 +449,30 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
                 .expect("a shard")
         };
         shard_of_node[v] = s as u32;
-        load[s] += nodes[v].ports.len as u64;
+        load[s] += g.fabric.nodes[v].ports.len as u64;
     }
-    // A campus's DR switches pace a flow's notifications together (`DrState::next_cnp`):
-    // they share the shard of the first, also when their campus was split.
-    if let Some(dr) = fabric.dr.as_ref() {
-        let mut shard_of_campus: Vec<Option<u32>> = Vec::new();
-        for &(port, campus) in &dr.dci_ports {
-            let v = fabric.ports[port].node.idx();
-            let c = campus as usize;
-            if shard_of_campus.len() <= c {
-                shard_of_campus.resize(c + 1, None);
-            }
-            let s = *shard_of_campus[c].get_or_insert(shard_of_node[v]);
-            if shard_of_node[v] != s && shard_of_node[v] != u32::MAX {
-                load[shard_of_node[v] as usize] -= nodes[v].ports.len as u64;
-                load[s as usize] += nodes[v].ports.len as u64;
-                shard_of_node[v] = s;
-            }
+}
+
+/// A campus's DR switches pace a flow's notifications together (`DrState::next_cnp`):
+/// they share the shard of the first, also when their campus was split.
+fn keep_campuses_together(fabric: &Fabric, shard_of_node: &mut [u32], load: &mut [u64]) {
+    let Some(dr) = fabric.dr.as_ref() else {
+        return;
+    };
+    let nodes = &fabric.nodes;
+    let mut shard_of_campus: Vec<Option<u32>> = Vec::new();
+    for &(port, campus) in &dr.dci_ports {
+        let v = fabric.ports[port].node.idx();
+        let c = campus as usize;
+        if shard_of_campus.len() <= c {
+            shard_of_campus.resize(c + 1, None);
         }
-    }
-    for v in 0..n {
-        if shard_of_node[v] == u32::MAX {
-            let s = anchor(v)
-                .map(|a| shard_of_node[a])
-                .filter(|&s| s != u32::MAX)
-                .unwrap_or(lightest(&load) as u32);
-            shard_of_node[v] = s;
+        let s = *shard_of_campus[c].get_or_insert(shard_of_node[v]);
+        if shard_of_node[v] != s && shard_of_node[v] != u32::MAX {
+            load[shard_of_node[v] as usize] -= nodes[v].ports.len as u64;
             load[s as usize] += nodes[v].ports.len as u64;
+            shard_of_node[v] = s;
         }
-    }
-    // The lookahead over the cut.
-    let (mut lookahead, mut cut_ports) = (Time::MAX, 0usize);
-    for p in 0..fabric.ports.len() {
-        let (a, b) = (fabric.ports[p].node.idx(), peer_node(p));
-        if shard_of_node[a] == shard_of_node[b] {
-            continue;
-        }
-        cut_ports += 1;
-        lookahead = lookahead.min(crossing_time(fabric, p));
-    }
-    if lookahead == 0 {
-        notes.push(
-            "a cable between two shards has no delay, so no shard could run ahead of another \
-             (zero lookahead): running on one shard"
-                .into(),
-        );
-        return Partition::single(n, total_ports, notes);
-    }
-    Partition {
-        shards: shards as u32,
-        shard_of_node,
-        lookahead,
-        cut_cables: cut_ports / 2,
-        ports: load,
-        notes,
     }
 }
 
@@ -414,13 +504,6 @@ fn split_unit(
         unit.iter().copied().filter(|&v| dist[v] < top).collect()
     };
     let mut parent: Vec<usize> = (0..lower.len()).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
     if top > 1 {
         for (i, &v) in lower.iter().enumerate() {
             for p in ports_of(v) {

@@ -19,6 +19,17 @@ pub fn machine_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// A cut chosen for a run: the partition, each host's shard, how far a window may reach
+/// for the dependencies between shards and the least time one is heard, and the
+/// crossing grid.
+struct Cut {
+    partition: Partition,
+    host_shard: Vec<u16>,
+    least_lag: Time,
+    least_heard: Time,
+    grid: Time,
+}
+
 impl Simulation {
     /// Cuts this simulation into `n` shards (issue 19) when the model can be cut and
     /// the parallel engine runs everything it uses; otherwise it stays on one. The
@@ -48,6 +59,32 @@ impl Simulation {
                  is cut before it starts): it goes on as it is"
             )];
         }
+        self.uncut();
+        if shards <= 1 {
+            return Vec::new();
+        }
+        if crossing_grid(&self.fabric) == 0 {
+            return vec![format!(
+                "{shards} threads per run asked for, but a cable has no delay, so no shard \
+                 could run ahead of another: running on one thread"
+            )];
+        }
+        let mut notes = Vec::new();
+        let shards = self.shards_for_captures(shards, &mut notes);
+        if shards <= 1 {
+            return notes;
+        }
+        let Some(cut) = self.choose_cut(shards, &mut notes) else {
+            return notes;
+        };
+        self.apply_cut(cut, threads);
+        notes
+    }
+
+    /// The run back on one shard, as built: one lane of flows in start order, one INT
+    /// table, capture log, collective and multicast record, GSE counter set and queue
+    /// pool; no link cut.
+    fn uncut(&mut self) {
         if self.nics.launcher.lanes.len() > 1 {
             // Cut before (and called again before the run): the flows go back to one
             // lane, in the order the run was built with (start time, then flow id).
@@ -85,57 +122,49 @@ impl Simulation {
         // Nothing is queued before the run starts.
         debug_assert!(self.fabric.queue_pools.iter().all(|p| p.live_blocks() == 0));
         self.fabric.queue_pools.truncate(1);
-        if shards <= 1 {
-            return Vec::new();
-        }
-        if crossing_grid(&self.fabric) == 0 {
-            return vec![format!(
-                "{shards} threads per run asked for, but a cable has no delay, so no shard \
-                 could run ahead of another: running on one thread"
-            )];
-        }
-        // Each shard keeps its own capture log, up to the limit: the memory budget must
-        // hold them all (it priced one).
-        let mut early = Vec::new();
-        let shards = match self.fabric.capture.as_deref() {
-            Some(c) => {
-                let per_log = c.limit() * (crate::model::capture::RECORD_BYTES + 8);
-                let (allowed, source) = crate::scenario::budget::limit();
-                let fit = shards_within_budget(shards, per_log, allowed, self.memory_estimate);
-                if fit < shards {
-                    early.push(format!(
-                        "{shards} threads per run asked for, but each shard keeps its own \
-                         capture of up to record.pcap.limit = {} frames (about {} each), \
-                         and {} are allowed ({}): running on {fit}",
-                        c.limit(),
-                        crate::scenario::budget::approx_bytes(per_log),
-                        crate::scenario::budget::approx_bytes(allowed),
-                        if source == "--max-memory" {
-                            source
-                        } else {
-                            format!("{source}; --max-memory to change it")
-                        }
-                    ));
-                }
-                fit
-            }
-            None => shards,
+    }
+
+    /// At most `shards`, as many as the memory budget holds when each keeps its own
+    /// capture log up to the limit (the budget priced one); a note says when fewer.
+    fn shards_for_captures(&self, shards: usize, notes: &mut Vec<String>) -> usize {
+        let Some(c) = self.fabric.capture.as_deref() else {
+            return shards;
         };
-        if shards <= 1 {
-            return early;
+        let per_log = c.limit() * (crate::model::capture::RECORD_BYTES + 8);
+        let (allowed, source) = crate::scenario::budget::limit();
+        let fit = shards_within_budget(shards, per_log, allowed, self.memory_estimate);
+        if fit < shards {
+            notes.push(format!(
+                "{shards} threads per run asked for, but each shard keeps its own \
+                 capture of up to record.pcap.limit = {} frames (about {} each), \
+                 and {} are allowed ({}): running on {fit}",
+                c.limit(),
+                crate::scenario::budget::approx_bytes(per_log),
+                crate::scenario::budget::approx_bytes(allowed),
+                if source == "--max-memory" {
+                    source
+                } else {
+                    format!("{source}; --max-memory to change it")
+                }
+            ));
         }
-        // What a cut splits between shards may have to stay in one (a dependency
-        // between hosts heard sooner than the crossing grid, a campus of switches that
-        // send CNPs for each other); a coarser cut may keep it whole, so each refusal
-        // halves the shards, down to two, before the run falls back to one thread.
+        fit
+    }
+
+    /// The cut into at most `shards` shards that keeps whole what must stay in one shard
+    /// (a dependency between hosts heard sooner than the crossing grid, a campus of
+    /// switches that send CNPs for each other): a coarser cut may keep it whole, so each
+    /// refusal halves the shards, down to two, before the run falls back to one thread
+    /// (`None`, with a note why).
+    fn choose_cut(&self, shards: usize, notes: &mut Vec<String>) -> Option<Cut> {
         let grid = crossing_grid(&self.fabric);
         let mut want = shards.min(u16::MAX as usize - 1) as u32;
         let mut refused: Option<(usize, String)> = None;
         let (p, host_shard, least_lag, least_heard) = loop {
             let p = partition(&self.fabric, want);
             if p.shards <= 1 {
-                early.extend(p.notes.iter().cloned());
-                return early;
+                notes.extend(p.notes.iter().cloned());
+                return None;
             }
             let host_shard: Vec<u16> = (0..self.nics.hosts.len() as u32)
                 .map(|h| self.shard_of_host(&p, h) as u16)
@@ -148,7 +177,7 @@ impl Simulation {
                 Err(why) => why,
             };
             if p.shards <= 2 {
-                early.push(format!(
+                notes.push(format!(
                     "{shards} threads per run asked for, but {}{why}: running on one thread",
                     if refused.is_some() {
                         "even cut into 2 shards, "
@@ -156,13 +185,12 @@ impl Simulation {
                         ""
                     },
                 ));
-                return early;
+                return None;
             }
             refused.get_or_insert((p.shards as usize, why));
             // Three halve to two, not one: two may yet keep it whole.
             want = (p.shards / 2).max(2);
         };
-        let mut notes = early;
         notes.extend(p.notes.iter().cloned());
         if let Some((n, why)) = refused {
             notes.push(format!(
@@ -171,6 +199,25 @@ impl Simulation {
                 p.shards
             ));
         }
+        Some(Cut {
+            partition: p,
+            host_shard,
+            least_lag,
+            least_heard,
+            grid,
+        })
+    }
+
+    /// The model cut as `cut` says, run on at most `threads` threads: each shard's
+    /// records, queue pool, cut links and lane of flows, and the window span.
+    fn apply_cut(&mut self, cut: Cut, threads: usize) {
+        let Cut {
+            partition: p,
+            host_shard,
+            least_lag,
+            least_heard,
+            grid,
+        } = cut;
         let s = p.shards as usize;
         // Joins that wait for nothing run in every shard (see `FlowLauncher`).
         let nf = self.nics.flows.len();
@@ -248,7 +295,6 @@ impl Simulation {
             bound_next: 0,
             host_bps: Vec::new(),
         }));
-        notes
     }
 
     /// How far a window may reach for the dependencies between shards, and the least

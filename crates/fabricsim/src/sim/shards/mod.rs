@@ -414,51 +414,14 @@ impl Simulation {
                 }
             }
             if next_fault == Some(t) {
-                // Every event before the step's time has run, none at it: a fault acts
-                // at the start of its instant, as the serial loop's first event there.
-                sh.between += 1;
-                let i = sh.next_fault;
-                sh.next_fault += 1;
-                for c in &mut sh.ctxs {
-                    c.now = c.now.max(t);
-                }
-                let shard_of_node = &sh.partition.shard_of_node;
-                self.fabric
-                    .on_fault_step(&mut sh.ctxs, shard_of_node, i as u32);
-                if let Some(d) = diagnosis.as_mut() {
-                    d.add(self, Event::Fault(i as u32));
-                    if d.len() >= crate::sim::livelock::SAMPLE as u64 {
-                        let d = diagnosis.take().expect("counting");
-                        return WindowsEnd::Ended(self.sharded_livelock(sh, d));
-                    }
+                if let Some(e) = self.fault_between(sh, t, &mut diagnosis) {
+                    return e;
                 }
                 continue;
             }
             if sh.next_sample == Some(t) && next_event.is_none_or(|e| e > t) {
-                // Every event up to the sample's time has run, none after: the model as
-                // the serial loop's sample sees it.
-                sh.last_sample = t;
-                sh.between += 1;
-                self.ctx.now = t;
-                let intervals = (
-                    self.ctx.params.queue_interval,
-                    self.ctx.params.rate_interval,
-                );
-                let fabric = &self.fabric;
-                let next = self.record.sample(
-                    t,
-                    intervals,
-                    &fabric.ports,
-                    &fabric.node_is_switch,
-                    &mut self.nics.flows,
-                );
-                sh.next_sample = next.filter(|_| tally.flows_done < total);
-                if let Some(d) = diagnosis.as_mut() {
-                    d.add(self, Event::Sample);
-                    if d.len() >= crate::sim::livelock::SAMPLE as u64 {
-                        let d = diagnosis.take().expect("counting");
-                        return WindowsEnd::Ended(self.sharded_livelock(sh, d));
-                    }
+                if let Some(e) = self.sample_between(sh, t, &tally, &mut diagnosis) {
+                    return e;
                 }
                 continue;
             }
@@ -470,48 +433,132 @@ impl Simulation {
                 .min(sh.next_sample.map_or(Time::MAX, |s| s.saturating_add(1)))
                 .min(next_fault.unwrap_or(Time::MAX))
                 .min(stop.saturating_add(1));
-            // Up to the stall time, while flows are in flight (the stall is found at
-            // the same event as in the serial loop); with none, nothing can stall, and
-            // a quiet stretch longer than the timeout (compute, flows starting later)
-            // must not hold the windows back.
-            let end = if tally.flows_started > tally.flows_done {
-                end.min(
-                    tally
-                        .last_progress
-                        .saturating_add(timeout)
-                        .saturating_add(1),
-                )
-            } else {
-                end
-            };
-            sh.windows += 1;
-            let budget = if diagnosis.is_some() {
-                0
-            } else {
-                self.livelock.budget(end.saturating_sub(t))
-            };
-            for c in &mut sh.ctxs {
-                c.event_budget = budget;
-                c.window_end = end;
-            }
-            sh.popped_at.resize(sh.ctxs.len(), 0);
-            for (c, at) in sh.ctxs.iter().zip(&mut sh.popped_at) {
-                // What a shard ran between windows (late releases) ran on this thread.
-                sh.critical += c.queue.popped() - *at;
-                *at = c.queue.popped();
-            }
-            window(&mut sh.ctxs, &mut self.fabric, &mut self.nics, end);
-            let mut most = 0;
-            for (c, at) in sh.ctxs.iter().zip(&mut sh.popped_at) {
-                most = most.max(c.queue.popped() - *at);
-                *at = c.queue.popped();
-            }
-            sh.critical += most;
-            if sh.ctxs.iter().any(|c| !c.past_budget.is_empty()) {
-                let d = diagnosis.take().unwrap_or_default();
-                return WindowsEnd::Ended(self.sharded_livelock(sh, d));
+            if let Some(e) = self.run_one_window(sh, t, end, &tally, &mut diagnosis, window) {
+                return e;
             }
         }
+    }
+
+    /// Fault step due at `t`: every event before its time has run, none at it, so it
+    /// acts at the start of its instant, as the serial loop's first event there. Ends
+    /// the run when the livelock diagnosis has its sample.
+    fn fault_between(
+        &mut self,
+        sh: &mut Shards,
+        t: Time,
+        diagnosis: &mut Option<crate::sim::livelock::Tally>,
+    ) -> Option<WindowsEnd> {
+        sh.between += 1;
+        let i = sh.next_fault;
+        sh.next_fault += 1;
+        for c in &mut sh.ctxs {
+            c.now = c.now.max(t);
+        }
+        let shard_of_node = &sh.partition.shard_of_node;
+        self.fabric
+            .on_fault_step(&mut sh.ctxs, shard_of_node, i as u32);
+        if let Some(d) = diagnosis.as_mut() {
+            d.add(self, Event::Fault(i as u32));
+            if d.len() >= crate::sim::livelock::SAMPLE as u64 {
+                let d = diagnosis.take().expect("counting");
+                return Some(WindowsEnd::Ended(self.sharded_livelock(sh, d)));
+            }
+        }
+        None
+    }
+
+    /// The sample due at `t`: every event up to its time has run, none after, so it sees
+    /// the model as the serial loop's sample does. Ends the run when the livelock
+    /// diagnosis has its sample.
+    fn sample_between(
+        &mut self,
+        sh: &mut Shards,
+        t: Time,
+        tally: &Tally,
+        diagnosis: &mut Option<crate::sim::livelock::Tally>,
+    ) -> Option<WindowsEnd> {
+        let total = self.nics.flows.len();
+        sh.last_sample = t;
+        sh.between += 1;
+        self.ctx.now = t;
+        let intervals = (
+            self.ctx.params.queue_interval,
+            self.ctx.params.rate_interval,
+        );
+        let fabric = &self.fabric;
+        let next = self.record.sample(
+            t,
+            intervals,
+            &fabric.ports,
+            &fabric.node_is_switch,
+            &mut self.nics.flows,
+        );
+        sh.next_sample = next.filter(|_| tally.flows_done < total);
+        if let Some(d) = diagnosis.as_mut() {
+            d.add(self, Event::Sample);
+            if d.len() >= crate::sim::livelock::SAMPLE as u64 {
+                let d = diagnosis.take().expect("counting");
+                return Some(WindowsEnd::Ended(self.sharded_livelock(sh, d)));
+            }
+        }
+        None
+    }
+
+    /// Runs every shard's events from `t` to before `end` (held to the stall time while
+    /// flows are in flight), counting the critical path, under the livelock guard's
+    /// budget; ends the run when a shard stopped itself past it.
+    fn run_one_window(
+        &mut self,
+        sh: &mut Shards,
+        t: Time,
+        end: Time,
+        tally: &Tally,
+        diagnosis: &mut Option<crate::sim::livelock::Tally>,
+        window: &mut RunWindow,
+    ) -> Option<WindowsEnd> {
+        let timeout = self.ctx.params.stall_timeout;
+        // Up to the stall time, while flows are in flight (the stall is found at the
+        // same event as in the serial loop); with none, nothing can stall, and a quiet
+        // stretch longer than the timeout (compute, flows starting later) must not hold
+        // the windows back.
+        let end = if tally.flows_started > tally.flows_done {
+            end.min(
+                tally
+                    .last_progress
+                    .saturating_add(timeout)
+                    .saturating_add(1),
+            )
+        } else {
+            end
+        };
+        sh.windows += 1;
+        let budget = if diagnosis.is_some() {
+            0
+        } else {
+            self.livelock.budget(end.saturating_sub(t))
+        };
+        for c in &mut sh.ctxs {
+            c.event_budget = budget;
+            c.window_end = end;
+        }
+        sh.popped_at.resize(sh.ctxs.len(), 0);
+        for (c, at) in sh.ctxs.iter().zip(&mut sh.popped_at) {
+            // What a shard ran between windows (late releases) ran on this thread.
+            sh.critical += c.queue.popped() - *at;
+            *at = c.queue.popped();
+        }
+        window(&mut sh.ctxs, &mut self.fabric, &mut self.nics, end);
+        let mut most = 0;
+        for (c, at) in sh.ctxs.iter().zip(&mut sh.popped_at) {
+            most = most.max(c.queue.popped() - *at);
+            *at = c.queue.popped();
+        }
+        sh.critical += most;
+        if sh.ctxs.iter().any(|c| !c.past_budget.is_empty()) {
+            let d = diagnosis.take().unwrap_or_default();
+            return Some(WindowsEnd::Ended(self.sharded_livelock(sh, d)));
+        }
+        None
     }
 
     /// Where a window starting at the next event `t` may end: the end of `t`'s grid cell,

@@ -1,5 +1,5 @@
 //! Assembly of document 002's switch features: the per-ingress-port ECN bias and DCQCN's
-//! forward notification (switches that send CNPs themselves). Called from `assemble.rs`.
+//! forward notification (switches that send CNPs themselves). Called from the assembly (`assemble/mod.rs`).
 
 use crate::base::seed::component_rng;
 use crate::base::units::Rate;

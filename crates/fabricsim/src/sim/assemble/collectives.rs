@@ -1,5 +1,5 @@
 //! Assembly of the hardware collectives (document 003): the collective engine and, for
-//! collectives that multicast, the switches' tables. Called from `assemble.rs` once the
+//! collectives that multicast, the switches' tables. Called from the assembly (`assemble/mod.rs`) once the
 //! fabric and the flows are built.
 
 use crate::base::ids::PortId;
