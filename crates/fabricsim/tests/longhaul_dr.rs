@@ -5,7 +5,7 @@
 use fabricsim::base::ids::PortId;
 use fabricsim::base::units::US;
 use fabricsim::model::fabric::roles::dr::LongHaulStats;
-use fabricsim::model::fabric::switch::SwitchRole;
+use fabricsim::model::fabric::roles::SwitchRole;
 use fabricsim::model::fabric::NodeKind;
 use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};
 use std::path::Path;

@@ -7,7 +7,7 @@
 
 use fabricsim::base::ids::PortId;
 use fabricsim::base::units::{ser_time, US};
-use fabricsim::model::fabric::switch::SwitchRole;
+use fabricsim::model::fabric::roles::SwitchRole;
 use fabricsim::model::fabric::NodeKind;
 use fabricsim::output::fct;
 use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};

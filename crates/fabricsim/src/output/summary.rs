@@ -808,7 +808,7 @@ impl LongHaulStats {
             dci_imbalance: busiest.map_or(1.0, |d| d.imbalance),
             dci_drops: directions.iter().map(|d| d.drops).sum(),
             dr_drops: (sim.fabric.switches.iter())
-                .filter(|s| matches!(s.role, crate::model::fabric::switch::SwitchRole::Dr(_)))
+                .filter(|s| matches!(s.role, crate::model::fabric::roles::SwitchRole::Dr(_)))
                 .map(|s| s.drops)
                 .sum(),
             dr_cnps: st.cnps.iter().sum(),

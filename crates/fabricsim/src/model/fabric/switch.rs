@@ -25,53 +25,7 @@ use crate::model::routing::registry::LbState;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-/// What a switch does besides forwarding: the seam where switch kinds plug in. The role
-/// is read once per arriving packet (`switch_receive`), before routing; a role that takes
-/// the packet handles it with its own state and the fabric's ports and queues. A
-/// long-haul DR switch (deep buffer, CNPs of its own) is one more variant, one more
-/// [`RoleHandlers`] implementation and one more file of handlers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SwitchRole {
-    /// Routes and forwards.
-    Plain,
-    /// A GSE GSP (document 000): an edge switch that puts its NICs' data into containers
-    /// (and DGSQ VOQs) and restores container order toward them.
-    Gsp(crate::model::fabric::roles::gsp::GspRole),
-    /// A long-haul DR switch (document 001): a deep buffer between a campus and the DCI
-    /// fibre, which may send CNPs itself ([`crate::model::fabric::roles::dr`]).
-    Dr(crate::model::fabric::roles::dr::DrRole),
-    /// A switch that sends DCQCN's CNPs itself, forward to the source, where its queue
-    /// would mark (`cc.dcqcn.cnp_from`, [`crate::model::fabric::roles::switch_cnp`]).
-    SwitchCnp(crate::model::fabric::roles::switch_cnp::SwitchCnpRole),
-}
-
-/// The behaviour a switch role adds to forwarding. [`SwitchRole::take`] dispatches to the
-/// implementations statically (it runs once per packet and hop).
-pub(crate) trait RoleHandlers {
-    /// Packet `pkt` arrived at switch `s` on `in_port`: true if the role took it (the
-    /// switch then does nothing more with it), false to route it as a plain switch does.
-    fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: PortId, pkt: Desc) -> bool;
-}
-
-impl SwitchRole {
-    /// The role's handling of an arriving packet (see [`RoleHandlers::take`]).
-    #[inline(always)]
-    pub(crate) fn take(
-        self,
-        fabric: &mut Fabric,
-        ctx: &mut Ctx,
-        s: u32,
-        in_port: PortId,
-        pkt: Desc,
-    ) -> bool {
-        match self {
-            SwitchRole::Plain => false,
-            SwitchRole::Gsp(g) => g.take(fabric, ctx, s, in_port, pkt),
-            SwitchRole::Dr(d) => d.take(fabric, ctx, s, in_port, pkt),
-            SwitchRole::SwitchCnp(f) => f.take(fabric, ctx, s, in_port, pkt),
-        }
-    }
-}
+use super::roles::SwitchRole;
 
 /// One switch. `repr(C)` pins the field order rustc chose before the port range became
 /// a type of its own: the k = 16 benchmark showed 2-4 % more D1 misses with the hot

@@ -3,7 +3,8 @@
 
 use crate::base::seed::component_rng;
 use crate::base::units::Rate;
-use crate::model::fabric::switch::{Switch, SwitchRole};
+use crate::model::fabric::roles::SwitchRole;
+use crate::model::fabric::switch::Switch;
 use crate::model::fabric::{NodeKind, Port};
 use crate::scenario::config::Scenario;
 use crate::scenario::ScenarioError;

@@ -43,7 +43,7 @@ use crate::base::units::{fmt_bytes, Time, US};
 use crate::kernel::ctx::Ctx;
 use crate::kernel::packet::{Desc, Header, Packet, PacketKind, Payload, LOCAL_PORT};
 use crate::model::fabric::ecn::RedMarker;
-use crate::model::fabric::switch::RoleHandlers;
+use crate::model::fabric::roles::RoleHandlers;
 use crate::model::fabric::Fabric;
 use crate::model::routing::ecmp;
 use rand::Rng;

@@ -23,7 +23,7 @@ use crate::kernel::ctx::*;
 use crate::kernel::packet::Header;
 use crate::kernel::packet::Payload;
 use crate::kernel::packet::LOCAL_PORT;
-use crate::model::fabric::switch::{RoleHandlers, SwitchRole};
+use crate::model::fabric::roles::{RoleHandlers, SwitchRole};
 use crate::model::fabric::Fabric;
 
 /// The GSP role of an edge switch: its GSP index.

@@ -32,7 +32,7 @@ use crate::base::units::Time;
 use crate::kernel::ctx::Ctx;
 use crate::kernel::packet::{Desc, PacketKind, ECN_ECT};
 use crate::model::fabric::ecn::RedMarker;
-use crate::model::fabric::switch::RoleHandlers;
+use crate::model::fabric::roles::RoleHandlers;
 use crate::model::fabric::Fabric;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
