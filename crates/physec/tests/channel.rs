@@ -123,10 +123,11 @@ fn pair(k: usize) -> (ChannelTx, ChannelRx) {
     let cfg = ChannelConfig::new(k).expect("config");
     let mut tx = ChannelTx::new(cfg);
     let mut rx = ChannelRx::new(cfg);
+    // The transmitter is the initiator's, the receiver the responder's.
     let key = key(1, u64::MAX);
-    tx.install_key(&key);
+    tx.install_key(&key).expect("install");
     assert!(tx.activate(KeyId(1)));
-    rx.install_key(&key);
+    rx.install_key(&key.for_peer()).expect("install");
     (tx, rx)
 }
 
@@ -285,9 +286,9 @@ fn expired_key_stops_traffic_without_clear_text() {
     let mut tx = ChannelTx::new(cfg);
     let mut rx = ChannelRx::new(cfg);
     let key = key(2, 1_000);
-    tx.install_key(&key);
+    tx.install_key(&key).expect("install");
     tx.activate(KeyId(2));
-    rx.install_key(&key);
+    rx.install_key(&key.for_peer()).expect("install");
     let fr = frames(5, 20, &[64, 1500]);
     let plain = encode(&fr, k);
     let mut line = Vec::new();
@@ -315,12 +316,16 @@ fn expired_key_stops_traffic_without_clear_text() {
         };
         rx.push(now, *b, &mut out);
     }
-    assert_eq!(out, &plain[..k]);
-    assert_eq!(rx.stats().stray_blocks, (line.len() - seg_len) as u64);
+    // The first segment's plaintext, then the Local Fault hint passed on as it is.
+    assert_eq!(&out[..k], &plain[..k]);
+    assert!(out[k..].iter().all(|b| *b == LOCAL_FAULT));
+    assert_eq!(rx.stats().fault_hints, (line.len() - seg_len) as u64);
+    assert_eq!(out.len() - k, line.len() - seg_len);
+    assert_eq!(rx.stats().stray_blocks, 0);
     // A segment arriving after expiry is refused by the receiver too.
     let mut late = Vec::new();
     let mut tx2 = ChannelTx::new(cfg);
-    tx2.install_key(&common::key(2, u64::MAX));
+    tx2.install_key(&common::key(2, u64::MAX)).expect("install");
     tx2.activate(KeyId(2));
     tx2.encrypt_segment(Instant(0), &plain[k..2 * k], &mut late)
         .expect("encrypt");

@@ -15,9 +15,9 @@ fn setup(cfg: LinkConfig, expires: u64) -> (LinkTx, LinkRx) {
     let mut tx = LinkTx::new(cfg);
     let mut rx = LinkRx::new(cfg);
     let k = key(3, expires);
-    tx.install_key(&k);
+    tx.install_key(&k).expect("install");
     assert!(tx.activate(KeyId(3)));
-    rx.install_key(&k);
+    rx.install_key(&k.for_peer()).expect("install");
     (tx, rx)
 }
 
