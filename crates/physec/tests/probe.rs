@@ -202,9 +202,9 @@ fn km_messages() -> (KeyAgent, KeyAgent, Vec<(usize, Vec<u8>)>) {
     let mut log = Vec::new();
     let mut queue: VecDeque<(u64, usize, Vec<u8>)> = VecDeque::new();
     for t in (0..30_000).step_by(100) {
-        for i in 0..2 {
+        for (i, agent) in agents.iter_mut().enumerate() {
             let mut acts = Vec::new();
-            agents[i].poll(Instant(t), &mut acts);
+            agent.poll(Instant(t), &mut acts);
             for a in acts {
                 if let Action::Send(m) = a {
                     queue.push_back((t + 500, 1 - i, m));
