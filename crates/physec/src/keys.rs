@@ -297,7 +297,8 @@ pub(crate) fn fingerprint(key: &[u8]) -> [u8; 16] {
 /// the full nonce (or counter block) it was used with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NonceUse {
-    /// [`fingerprint`] of the working key.
+    /// Fingerprint of the working key: the first 16 octets of SHA-256 over a label and
+    /// the key.
     pub key: [u8; 16],
     /// The nonce (GCM) or initial counter block (CTR), zero-padded to 16 octets.
     pub nonce: [u8; 16],
