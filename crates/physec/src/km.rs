@@ -42,8 +42,10 @@
 //!   A replaced key is retired `retire_delay` after its last user switched away from it:
 //!   at the responder after `Confirm`, at the initiator after it has seen the responder's
 //!   switch. The key a transmitter is using is never retired while valid (only expiry or
-//!   the loss of the association retire it), and the initiator starts no new exchange
-//!   while a replaced key is still installed.
+//!   the loss of the association retire it). The initiator starts no new exchange until
+//!   the responder reports transmitting under the current key and the replaced key is
+//!   retired, and counts the rekey interval from the start of each exchange (the
+//!   responder's copy of a key ages from the moment the offer reaches it).
 //! * **Keep-alive**: signed `KeepAlive` messages every `keepalive_interval`; silence for
 //!   `dead_interval` raises [`Alarm::PeerLost`].
 //! * **Expiry**: each key is valid for `key_lifetime` after installation. If no rekey
@@ -236,7 +238,9 @@ impl MessageRepr {
 pub struct KmConfig {
     /// Time between rekeys (initiator schedule).
     pub rekey_interval: Duration,
-    /// How long a key stays valid after installation; must exceed `rekey_interval`.
+    /// How long a key stays valid after installation; must exceed `rekey_interval`. The
+    /// difference is the longest authentication-channel outage the link rides through
+    /// before its key expires and traffic stops.
     pub key_lifetime: Duration,
     /// How long a replaced key stays installed for segments in flight.
     pub retire_delay: Duration,
@@ -331,6 +335,8 @@ struct Pending {
     public: [u8; 32],
     /// For the responder: the offer's ephemeral, to resend the same answer.
     peer_public: [u8; 32],
+    /// When the exchange started (the rekey schedule counts from here).
+    started: Instant,
     last_sent: Instant,
 }
 
@@ -425,6 +431,8 @@ pub struct KeyAgent {
     current: Option<Live>,
     next: Option<Live>,
     old: Option<Old>,
+    /// Initiator: the responder has reported transmitting under the current key.
+    peer_on_current: bool,
     next_rekey: Instant,
     last_keepalive: Option<Instant>,
     last_heard: Instant,
@@ -516,6 +524,7 @@ impl KeyAgent {
             current: None,
             next: None,
             old: None,
+            peer_on_current: false,
             next_rekey: Instant::ZERO,
             last_keepalive: None,
             last_heard: Instant::ZERO,
@@ -562,11 +571,7 @@ impl KeyAgent {
             .last_keepalive
             .map_or(Instant::ZERO, |k| k + self.cfg.keepalive_interval);
         let mut consider = |x: Instant| t = t.min(x);
-        if self.role == Role::Initiator
-            && self.peer_session.is_some()
-            && self.pending.is_none()
-            && self.old.is_none()
-        {
+        if self.may_rekey() {
             consider(self.next_rekey);
         }
         if let Some(p) = &self.pending {
@@ -683,6 +688,17 @@ impl KeyAgent {
         ))
     }
 
+    /// The initiator starts a new exchange only when the previous one is finished at both
+    /// ends: the responder transmits under the current key (so no key it or the initiator
+    /// uses is disturbed) and the key before it is retired (so the new one has a slot).
+    fn may_rekey(&self) -> bool {
+        self.role == Role::Initiator
+            && self.peer_session.is_some()
+            && self.pending.is_none()
+            && self.old.is_none()
+            && (self.current.is_none() || self.peer_on_current)
+    }
+
     fn start_exchange(&mut self, now: Instant, out: &mut Vec<Action>) {
         self.epoch = self.epoch.wrapping_add(1).max(1);
         let secret = self.rng.ephemeral();
@@ -693,6 +709,7 @@ impl KeyAgent {
             secret: Some(secret),
             public,
             peer_public: [0; 32],
+            started: now,
             last_sent: now,
         });
         self.send(MessageKind::Offer, self.epoch, public, [0; 32], out);
@@ -745,10 +762,11 @@ impl KeyAgent {
         if self.peer_session.is_none() {
             return;
         }
+        if self.may_rekey() && now >= self.next_rekey {
+            self.start_exchange(now, out);
+            return;
+        }
         match (self.role, &mut self.pending) {
-            (Role::Initiator, None) if self.old.is_none() && now >= self.next_rekey => {
-                self.start_exchange(now, out);
-            }
             (_, Some(p)) if now >= p.last_sent + self.cfg.retransmit => {
                 p.last_sent = now;
                 let (kind, epoch, eph, peer) = match self.role {
@@ -868,6 +886,7 @@ impl KeyAgent {
             self.retire_old(out);
             self.pending = None;
             self.done = None;
+            self.peer_on_current = false;
             self.epoch = 0;
             self.state = LinkState::Establishing;
         }
@@ -879,7 +898,7 @@ impl KeyAgent {
         self.heard(now);
         // Tell the peer its challenge was seen (it binds on this), then start keying.
         self.keepalive(Some(m.session), out);
-        if self.role == Role::Initiator && self.pending.is_none() && self.old.is_none() {
+        if self.may_rekey() {
             self.start_exchange(now, out);
         }
     }
@@ -889,8 +908,15 @@ impl KeyAgent {
         if self.role != Role::Initiator {
             return;
         }
-        if let (Some(o), Some(c)) = (&mut self.old, self.current) {
-            if o.at.is_none() && tx_epoch == c.epoch {
+        let Some(c) = self.current else {
+            return;
+        };
+        if tx_epoch != c.epoch {
+            return;
+        }
+        self.peer_on_current = true;
+        if let Some(o) = &mut self.old {
+            if o.at.is_none() {
                 o.at = Some(now + self.cfg.retire_delay);
             }
         }
@@ -946,6 +972,7 @@ impl KeyAgent {
             secret: None,
             public,
             peer_public: m.ephemeral,
+            started: now,
             last_sent: now,
         });
         self.next = Some(Live {
@@ -1041,8 +1068,11 @@ impl KeyAgent {
         self.retire_old(out);
         // The responder still sends under the old key until it sees the Confirm.
         self.old = self.current.replace(live).map(|key| Old { key, at: None });
+        self.peer_on_current = false;
         self.state = LinkState::Secured;
-        self.next_rekey = now + self.cfg.rekey_interval;
+        // Counted from the start of the exchange: the responder's copy of the key has been
+        // ageing since the offer reached it, however long the exchange took.
+        self.next_rekey = p.started + self.cfg.rekey_interval;
         self.done = Some(Done {
             epoch: p.epoch,
             public: p.public,

@@ -807,6 +807,52 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// The same faults from the first message on, during binding and the first exchange,
+    /// and then a restart of either end during a second fault window: both ends bind,
+    /// key, and carry traffic both ways soon after each window.
+    #[test]
+    fn lossy_control_channel_during_binding_and_restart(
+        plan in proptest::collection::vec(fate(), 1..64),
+        restarting in 0usize..2,
+    ) {
+        let (a, b) = agents();
+        let k = 64;
+        let mut h = Harness::new(a, b, k, [Vec::new(), Vec::new()]);
+        h.faults = Some((Instant(0), Instant(30_000), plan.clone()));
+        h.run(Instant(60_000));
+        for e in &h.ends {
+            prop_assert_eq!(e.agent.state(), LinkState::Secured);
+        }
+        // Bound and keyed within a keep-alive and a retransmit interval (plus delays) of
+        // the window's end.
+        for i in 0..2 {
+            prop_assert!(h.last_blocked[i].is_some_and(|t| t < Instant(30_000 + 25_000)));
+        }
+        h.restarts.push((Instant(80_000), restarting, 99));
+        h.faults = Some((Instant(80_000), Instant(110_000), plan));
+        h.fault_idx = 0;
+        h.run(Instant(160_000));
+        for e in &h.ends {
+            prop_assert_eq!(e.agent.state(), LinkState::Secured);
+            prop_assert_eq!(e.agent.peer_session().is_some(), true);
+        }
+        prop_assert_eq!(
+            h.ends[0].agent.peer_session(),
+            Some(h.ends[1].agent.session())
+        );
+        prop_assert_eq!(
+            h.ends[1].agent.peer_session(),
+            Some(h.ends[0].agent.session())
+        );
+        for i in 0..2 {
+            prop_assert!(h.last_blocked[i].is_some_and(|t| t < Instant(110_000 + 25_000)));
+        }
+    }
+}
+
 #[test]
 fn timers_are_validated() {
     let us = Duration::from_micros;
