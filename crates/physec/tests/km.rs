@@ -10,6 +10,7 @@ use physec::keys::{KeyId, NonceUse};
 use physec::km::{
     Action, Alarm, KeyAgent, KmConfig, KmError, LinkState, MessageKind, MessageRepr, Role,
 };
+use physec::link::{LinkConfig, LinkRx, LinkTx};
 use physec::time::{Duration, Instant};
 use physec::wire::block::Block66;
 use physec::wire::segment::{start_block, ParamRepr};
@@ -78,6 +79,9 @@ struct End {
     agent: KeyAgent,
     tx: ChannelTx,
     rx: ChannelRx,
+    /// The link-level engines, driven by the same key management.
+    ltx: LinkTx,
+    lrx: LinkRx,
     alarms: Vec<Alarm>,
     plain: VecDeque<Block66>,
     delivered: Vec<Block66>,
@@ -118,6 +122,14 @@ struct Harness {
     /// Per direction: the last instant a transmitter was blocked.
     last_blocked: [Option<Instant>; 2],
     now: Instant,
+    /// Also send one small link-level multi-frame per direction per step.
+    link_level: bool,
+    link_nonces: HashSet<NonceUse>,
+    multiframes_sent: u64,
+}
+
+fn link_cfg() -> LinkConfig {
+    LinkConfig::new(1, 8, 1).expect("link config")
 }
 
 impl Harness {
@@ -128,6 +140,8 @@ impl Harness {
             agent,
             tx: ChannelTx::new(cfg),
             rx: ChannelRx::new(cfg),
+            ltx: LinkTx::new(link_cfg()),
+            lrx: LinkRx::new(link_cfg()),
             alarms: Vec::new(),
             plain: plain.into(),
             delivered: Vec::new(),
@@ -152,6 +166,9 @@ impl Harness {
             segments_sent: 0,
             last_blocked: [None, None],
             now: Instant::ZERO,
+            link_level: false,
+            link_nonces: HashSet::new(),
+            multiframes_sent: 0,
         }
     }
 
@@ -166,8 +183,13 @@ impl Harness {
                         .expect("a live key is never reinstalled");
                     e.rx.install_key(&k)
                         .expect("a live key is never reinstalled");
+                    e.ltx.install_key(&k).expect("live key");
+                    e.lrx.install_key(&k).expect("live key");
                 }
-                Action::ActivateTx(id) => assert!(self.ends[i].tx.activate(id)),
+                Action::ActivateTx(id) => {
+                    assert!(self.ends[i].tx.activate(id));
+                    assert!(self.ends[i].ltx.activate(id));
+                }
                 Action::Retire(id) => {
                     let e = &mut self.ends[i];
                     if self.forbid_retiring_active {
@@ -179,6 +201,8 @@ impl Harness {
                     }
                     e.tx.retire(id);
                     e.rx.retire(id);
+                    e.ltx.retire(id);
+                    e.lrx.retire(id);
                 }
                 Action::Alarm(al) => self.ends[i].alarms.push(al),
             }
@@ -217,6 +241,8 @@ impl Harness {
         e.agent = agent(cfg(), role, LINK, seed);
         e.tx = ChannelTx::new(self.cfg);
         e.rx = ChannelRx::new(self.cfg);
+        e.ltx = LinkTx::new(link_cfg());
+        e.lrx = LinkRx::new(link_cfg());
     }
 
     fn run(&mut self, until: Instant) {
@@ -284,6 +310,17 @@ impl Harness {
                 }
                 for b in &line {
                     self.line_after.push((now, *b));
+                }
+                if self.link_level {
+                    let payload = vec![Block66::IDLE; link_cfg().payload_blocks()];
+                    let mut mf = Vec::new();
+                    if e.ltx.encrypt_multiframe(now, &payload, &mut mf).is_ok() {
+                        let n = e.ltx.last_nonce().expect("a multi-frame was sealed");
+                        assert!(self.link_nonces.insert(n), "link (key, nonce) repeated");
+                        self.multiframes_sent += 1;
+                        let peer = &mut self.ends[1 - i];
+                        let _ = peer.lrx.decrypt_multiframe(now, &mf, &mut Vec::new());
+                    }
                 }
                 self.wire[i].push_back(line);
                 if self.wire[i].len() > self.data_delay_steps {
@@ -743,10 +780,23 @@ fn no_key_nonce_pair_repeats_over_a_long_run_with_rekeys_and_restarts() {
         (Instant(520_000), 0, 103),
         (Instant(700_000), 1, 104),
     ];
+    h.link_level = true;
     h.run(Instant(900_000));
     // Two directions, one segment each per 100 ns, minus the few blocked after restarts.
     assert!(h.segments_sent > 17_000, "{}", h.segments_sent);
     assert_eq!(h.nonces.len() as u64, h.segments_sent);
+    // The link level, keyed by the same agents, likewise.
+    assert!(h.multiframes_sent > 17_000, "{}", h.multiframes_sent);
+    assert_eq!(h.link_nonces.len() as u64, h.multiframes_sent);
+    // (Receivers count from their end's last restart; only the few multi-frames sent
+    // under the old association's keys before the survivor rebinds are refused.)
+    for e in &h.ends {
+        assert!(
+            e.lrx.accepted > 1_500 && e.lrx.rejected < 100,
+            "{e:?}",
+            e = (e.lrx.accepted, e.lrx.rejected)
+        );
+    }
     assert!(h.ends[0].agent.epoch() >= 5);
     assert_eq!(h.key_ids_on_line, BTreeSet::from([0, 1, 2, 3]));
     for e in &h.ends {
