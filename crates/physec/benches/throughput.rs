@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use physec::channel::{ChannelConfig, ChannelRx, ChannelTx};
-use physec::keys::{KeyId, TrafficKey};
+use physec::keys::{KeyId, Role, TrafficKey};
 use physec::link::{LinkConfig, LinkRx, LinkTx};
 use physec::pcs::{PcsEncoder, TxItem};
 use physec::time::Instant;
@@ -11,11 +11,7 @@ use physec::wire::block::Block66;
 use std::hint::black_box;
 
 fn key() -> TrafficKey {
-    TrafficKey {
-        id: KeyId(1),
-        secret: [7; 32],
-        expires: Instant(u64::MAX),
-    }
+    TrafficKey::new(KeyId(1), [7; 32], Instant(u64::MAX), Role::Initiator)
 }
 
 fn traffic(n: usize) -> Vec<Block66> {
@@ -35,9 +31,9 @@ fn channel(c: &mut Criterion) {
         let cfg = ChannelConfig::new(k).expect("config");
         let mut tx = ChannelTx::new(cfg);
         let mut rx = ChannelRx::new(cfg);
-        tx.install_key(&key());
+        tx.install_key(&key()).expect("install");
         tx.activate(KeyId(1));
-        rx.install_key(&key());
+        rx.install_key(&key().for_peer()).expect("install");
         let plain = traffic(k);
         let mut line = Vec::with_capacity(cfg.line_blocks());
         let mut out = Vec::with_capacity(k);
@@ -62,9 +58,9 @@ fn link(c: &mut Criterion) {
         let cfg = LinkConfig::new(lanes, period, periods).expect("config");
         let mut tx = LinkTx::new(cfg);
         let mut rx = LinkRx::new(cfg);
-        tx.install_key(&key());
+        tx.install_key(&key()).expect("install");
         tx.activate(KeyId(1));
-        rx.install_key(&key());
+        rx.install_key(&key().for_peer()).expect("install");
         let plain = traffic(cfg.payload_blocks());
         let mut line = Vec::with_capacity(cfg.multiframe_blocks());
         let mut out = Vec::with_capacity(plain.len());

@@ -4,7 +4,7 @@
 //! Run with `cargo run -p physec --example tamper`.
 
 use physec::channel::{ChannelConfig, ChannelRx, ChannelTx};
-use physec::keys::{KeyId, TrafficKey};
+use physec::keys::{KeyId, Role, TrafficKey};
 use physec::mac;
 use physec::pcs::{Descrambler, PcsDecoder, PcsEncoder, RxEvent, Scrambler, TxItem};
 use physec::time::Instant;
@@ -29,16 +29,13 @@ fn main() {
 
     // Channel-level encryption with segments of 64 blocks.
     let cfg = ChannelConfig::new(64).expect("valid segment length");
-    let key = TrafficKey {
-        id: KeyId(1),
-        secret: [0x42; 32],
-        expires: Instant(u64::MAX),
-    };
+    // The transmitting end is the initiator, the receiving end the responder.
+    let key = TrafficKey::new(KeyId(1), [0x42; 32], Instant(u64::MAX), Role::Initiator);
     let mut tx = ChannelTx::new(cfg);
     let mut rx = ChannelRx::new(cfg);
-    tx.install_key(&key);
+    tx.install_key(&key).expect("fresh key");
     tx.activate(KeyId(1));
-    rx.install_key(&key);
+    rx.install_key(&key.for_peer()).expect("fresh key");
 
     let now = Instant(0);
     let mut line = Vec::new();

@@ -9,12 +9,24 @@
 //! The receiver authenticates the whole segment, decrypts, and restores the 65B and then
 //! the 64B/66B stream.
 //!
-//! The cipher is AES-256-GCM (NIST SP 800-38D) from RustCrypto's `aes-gcm`. The 96-bit
-//! nonce is a 32-bit salt derived from the traffic key followed by the 64-bit packet
-//! number, as in MACsec's extended packet numbering (IEEE 802.1AEbw); the parameter block
-//! is the additional authenticated data, which binds key id and packet number to the
-//! segment. Packet numbers start at 1 for each key and must strictly increase: a segment
-//! whose number is not above every number accepted so far under its key is a replay.
+//! The cipher is AES-256-GCM (NIST SP 800-38D) from RustCrypto's `aes-gcm`. Key and salt
+//! are derived per [`Direction`] ([`crate::keys`]), so the two directions of a link have
+//! separate key and nonce spaces. The 96-bit nonce is the 32-bit salt followed by the
+//! 64-bit packet number, as in MACsec's extended packet numbering (IEEE 802.1AEbw); the
+//! additional authenticated data is the parameter block followed by the direction octet,
+//! which binds key id, packet number and direction to the segment, so an end that
+//! receives its own segment reflected back rejects it. Packet numbers start at 1 for each
+//! key in each direction and must strictly increase: a segment whose number is not above
+//! every number accepted so far under its key is a replay.
+//!
+//! Loss is visible. An authentic segment whose packet number skips numbers shows that
+//! segments were deleted or lost their framing; blocks other than idles and Local Fault
+//! outside a segment show a segment whose S block was damaged. Either way the streaming
+//! receiver inserts `K` error blocks before what it delivers next, as a 64B/66B receiver
+//! does for a run of bad blocks, so a frame spliced across the gap is discarded by the
+//! reconciliation sublayer instead of reaching the MAC with a bad FCS, and counts the
+//! loss. (Segments lost just before a key switch leave no gap in the new key's numbers;
+//! the MAC's FCS check is the remaining guard there.)
 //!
 //! Because every block is encrypted and a segment always has the same size, the line
 //! carries an identical pattern of segments whether the MAC sends 64-octet frames, jumbo
@@ -25,17 +37,24 @@
 //!
 //! When the transmitter has no valid key (none installed, or expired because a rekey did
 //! not arrive) it does not fall back to clear text: the streaming transmitter sends the
-//! clause 46 Local Fault ordered set instead, which makes both reconciliation sublayers
-//! stop sending frames (clause 46.3.4), and counts the blocked segment.
+//! clause 46 Local Fault ordered set instead, and counts the blocked segment. The
+//! receiver passes Local Fault found outside segments on to its reconciliation sublayer,
+//! which then signals Remote Fault back, so both reconciliation sublayers stop sending
+//! frames (clause 46.3.4). Local Fault is an unauthenticated hint, as it is in plain
+//! Ethernet: an attacker on the fibre can stop traffic anyway by cutting it.
 
 use crate::compress::{compress, decompress, words_for};
-use crate::keys::{check_and_update_replay, KeyId, KeyRing, TrafficKey, MAX_PN};
+use crate::keys::{
+    accept_pn, fingerprint, is_replay, Direction, KeyError, KeyId, KeyRing, NonceUse, TrafficKey,
+    MAX_PN,
+};
 use crate::time::Instant;
 use crate::wire::block::{Block66, BlockRepr};
 use crate::wire::segment::{segment_len, start_block, terminate_block, ParamRepr, Segment};
 use aes_gcm::aead::AeadInPlace;
 use aes_gcm::{Aes256Gcm, KeyInit, Nonce, Tag};
 use core::fmt;
+use zeroize::ZeroizeOnDrop;
 
 /// Largest segment length accepted by [`ChannelConfig::new`].
 pub const MAX_SEGMENT_BLOCKS: usize = 1 << 16;
@@ -128,8 +147,21 @@ pub enum RxError {
         /// Packet number.
         pn: u64,
     },
-    /// The GCM tag did not verify: the segment was altered or forged.
+    /// The GCM tag did not verify: the segment was altered or forged, or it was sent in
+    /// the other direction (reflected).
     AuthFailed,
+    /// Blocks other than idles and Local Fault arrived outside a segment: a segment's
+    /// framing was damaged and its contents dropped (streaming receiver only).
+    Unframed,
+    /// An authentic segment skipped packet numbers: `skipped` earlier segments under `key`
+    /// never arrived intact. The segment itself was delivered, after error blocks
+    /// (streaming receiver only).
+    Lost {
+        /// Key id.
+        key: KeyId,
+        /// Packet numbers skipped.
+        skipped: u64,
+    },
 }
 
 impl fmt::Display for RxError {
@@ -140,18 +172,26 @@ impl fmt::Display for RxError {
             RxError::KeyExpired(k) => write!(f, "key {} expired", k.0),
             RxError::Replay { key, pn } => write!(f, "replayed pn {pn} under key {}", key.0),
             RxError::AuthFailed => write!(f, "authentication failed"),
+            RxError::Unframed => write!(f, "blocks outside a segment"),
+            RxError::Lost { key, skipped } => {
+                write!(f, "{skipped} segment(s) under key {} lost", key.0)
+            }
         }
     }
 }
 
 impl std::error::Error for RxError {}
 
-/// The AES-GCM state for one key.
-#[derive(Clone)]
+/// The AES-GCM state for one key in one direction. Not `Clone`; the AES key schedule and
+/// the GHASH key are wiped on drop (the `zeroize` features of `aes` and `polyval`).
 pub struct ChannelCipher {
     aead: Aes256Gcm,
     salt: [u8; 4],
+    dir: u8,
+    fingerprint: [u8; 16],
 }
+
+impl ZeroizeOnDrop for ChannelCipher {}
 
 impl fmt::Debug for ChannelCipher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -160,21 +200,35 @@ impl fmt::Debug for ChannelCipher {
 }
 
 impl ChannelCipher {
-    /// Derive the channel-level key and salt from a traffic key.
-    pub fn from_traffic_key(key: &TrafficKey) -> ChannelCipher {
-        let k: [u8; 32] = key.derive(b"physec channel aes-256-gcm key");
+    /// Derive the channel-level key and salt of direction `dir` from a traffic key.
+    pub fn from_traffic_key(key: &TrafficKey, dir: Direction) -> ChannelCipher {
+        let k = key.derive::<32>(b"physec channel aes-256-gcm key", dir);
         ChannelCipher {
-            aead: Aes256Gcm::new(&k.into()),
-            salt: key.derive(b"physec channel salt"),
+            aead: Aes256Gcm::new((&*k).into()),
+            salt: *key.derive::<4>(b"physec channel salt", dir),
+            dir: dir.octet(),
+            fingerprint: fingerprint(&k[..]),
         }
     }
 
     /// A cipher from a raw AES-256 key and salt (for known-answer tests and tools).
     pub fn from_raw(key: [u8; 32], salt: [u8; 4]) -> ChannelCipher {
+        let key = zeroize::Zeroizing::new(key);
         ChannelCipher {
-            aead: Aes256Gcm::new(&key.into()),
+            aead: Aes256Gcm::new((&*key).into()),
             salt,
+            dir: 0,
+            fingerprint: fingerprint(&key[..]),
         }
+    }
+
+    /// The additional authenticated data of a segment: its parameter block, then the
+    /// direction octet (not sent: each end knows which direction it receives).
+    fn aad(&self, param: &Block66) -> [u8; 9] {
+        let mut a = [0u8; 9];
+        a[..8].copy_from_slice(&param.payload.to_le_bytes());
+        a[8] = self.dir;
+        a
     }
 
     /// The 96-bit GCM nonce for packet number `pn`: salt, then `pn` big-endian.
@@ -213,6 +267,15 @@ pub struct TxStats {
     pub blocked: u64,
 }
 
+fn nonce_use(c: &ChannelCipher, pn: u64) -> NonceUse {
+    let mut nonce = [0u8; 16];
+    nonce[..12].copy_from_slice(&c.nonce(pn));
+    NonceUse {
+        key: c.fingerprint,
+        nonce,
+    }
+}
+
 /// Channel-level transmitter.
 #[derive(Debug)]
 pub struct ChannelTx {
@@ -223,6 +286,7 @@ pub struct ChannelTx {
     bytes: Vec<u8>,
     pending: Vec<Block66>,
     stats: TxStats,
+    last_nonce: Option<NonceUse>,
 }
 
 fn words_to_bytes(words: &[u64], bytes: &mut Vec<u8>) {
@@ -249,6 +313,7 @@ impl ChannelTx {
             bytes: Vec::with_capacity(8 * cfg.payload_words()),
             pending: Vec::with_capacity(cfg.segment_blocks()),
             stats: TxStats::default(),
+            last_nonce: None,
         }
     }
 
@@ -257,10 +322,16 @@ impl ChannelTx {
         self.cfg
     }
 
-    /// Install a key (it is not used until [`ChannelTx::activate`]).
-    pub fn install_key(&mut self, key: &TrafficKey) {
-        self.keys
-            .install(key.id, ChannelCipher::from_traffic_key(key), key.expires);
+    /// Install a key for this end's transmit direction (it is not used until
+    /// [`ChannelTx::activate`]). A live key id is refused: reinstalling it would restart
+    /// its packet numbers and repeat nonces.
+    pub fn install_key(&mut self, key: &TrafficKey) -> Result<(), KeyError> {
+        let dir = key.role().tx_direction();
+        self.keys.install(
+            key.id(),
+            ChannelCipher::from_traffic_key(key, dir),
+            key.expires(),
+        )
     }
 
     /// Send under key `id` from the next segment on. Returns false if it is not installed.
@@ -291,6 +362,11 @@ impl ChannelTx {
         self.stats
     }
 
+    /// The (key, nonce) pair of the last segment encrypted, for audits and tests.
+    pub fn last_nonce(&self) -> Option<NonceUse> {
+        self.last_nonce
+    }
+
     /// Encrypt exactly one segment of plaintext blocks, appending the segment's line
     /// blocks to `out`. On error nothing is appended.
     pub fn encrypt_segment(
@@ -318,7 +394,7 @@ impl ChannelTx {
         compress(plain, &mut self.words);
         words_to_bytes(&self.words, &mut self.bytes);
         let pblock = param.emit();
-        let aad = pblock.payload.to_le_bytes();
+        let aad = slot.cipher.aad(&pblock);
         let tag = slot
             .cipher
             .seal(param.pn, &aad, &mut self.bytes)
@@ -334,6 +410,7 @@ impl ChannelTx {
         out.push(Block66::data(word_at(&tag, 1)));
         out.push(terminate_block());
         self.stats.segments += 1;
+        self.last_nonce = Some(nonce_use(&slot.cipher, param.pn));
         Ok(param)
     }
 
@@ -377,8 +454,15 @@ pub struct RxStats {
     pub replayed: u64,
     /// Segments whose tag did not verify.
     pub auth_failed: u64,
-    /// Blocks outside segments other than idles (e.g. Local Fault while blocked).
+    /// Blocks outside segments other than idles and Local Fault.
     pub stray_blocks: u64,
+    /// Runs of such blocks (each is a segment whose framing was damaged).
+    pub unframed_runs: u64,
+    /// Packet numbers skipped by accepted segments: segments sent and never accepted,
+    /// whether deleted, rejected or unframed.
+    pub lost_segments: u64,
+    /// Local Fault ordered sets received outside segments and passed on.
+    pub fault_hints: u64,
 }
 
 impl RxStats {
@@ -397,6 +481,11 @@ pub struct ChannelRx {
     words: Vec<u64>,
     seg: Vec<Block66>,
     in_segment: bool,
+    /// Inside a run of blocks outside any segment.
+    unframed: bool,
+    /// Error blocks were emitted since the last accepted segment.
+    marked: bool,
+    last_skipped: u64,
     stats: RxStats,
 }
 
@@ -410,6 +499,9 @@ impl ChannelRx {
             words: vec![0; cfg.payload_words()],
             seg: Vec::with_capacity(cfg.line_blocks()),
             in_segment: false,
+            unframed: false,
+            marked: false,
+            last_skipped: 0,
             stats: RxStats::default(),
         }
     }
@@ -419,10 +511,15 @@ impl ChannelRx {
         self.cfg
     }
 
-    /// Accept segments under this key from now on (up to two keys are live).
-    pub fn install_key(&mut self, key: &TrafficKey) {
-        self.keys
-            .install(key.id, ChannelCipher::from_traffic_key(key), key.expires);
+    /// Accept segments under this key, in this end's receive direction, from now on (up
+    /// to two keys are live; a live key id is refused).
+    pub fn install_key(&mut self, key: &TrafficKey) -> Result<(), KeyError> {
+        let dir = key.role().rx_direction();
+        self.keys.install(
+            key.id(),
+            ChannelCipher::from_traffic_key(key, dir),
+            key.expires(),
+        )
     }
 
     /// Stop accepting key `id`.
@@ -441,7 +538,8 @@ impl ChannelRx {
     }
 
     /// Authenticate and decrypt one segment, appending the `K` restored 64B/66B blocks to
-    /// `out`. On error nothing is appended and replay state is unchanged.
+    /// `out`. On error nothing is appended and replay state is unchanged. Packet numbers
+    /// the segment skips are counted in [`RxStats::lost_segments`].
     pub fn decrypt_segment(
         &mut self,
         now: Instant,
@@ -449,15 +547,22 @@ impl ChannelRx {
         out: &mut Vec<Block66>,
     ) -> Result<ParamRepr, RxError> {
         let r = self.decrypt_inner(now, seg, out);
+        self.last_skipped = 0;
         match r {
-            Ok(_) => self.stats.segments_ok += 1,
+            Ok((_, skipped)) => {
+                self.stats.segments_ok += 1;
+                self.stats.lost_segments = self.stats.lost_segments.saturating_add(skipped);
+                self.last_skipped = skipped;
+            }
             Err(RxError::Malformed) => self.stats.malformed += 1,
             Err(RxError::UnknownKey(_)) => self.stats.unknown_key += 1,
             Err(RxError::KeyExpired(_)) => self.stats.expired += 1,
             Err(RxError::Replay { .. }) => self.stats.replayed += 1,
             Err(RxError::AuthFailed) => self.stats.auth_failed += 1,
+            // Not produced by decryption.
+            Err(RxError::Unframed | RxError::Lost { .. }) => {}
         }
-        r
+        r.map(|(p, _)| p)
     }
 
     fn decrypt_inner(
@@ -465,7 +570,7 @@ impl ChannelRx {
         now: Instant,
         seg: &[Block66],
         out: &mut Vec<Block66>,
-    ) -> Result<ParamRepr, RxError> {
+    ) -> Result<(ParamRepr, u64), RxError> {
         let view =
             Segment::new_checked(seg, self.cfg.payload_words()).map_err(|_| RxError::Malformed)?;
         let param = ParamRepr::parse(view.param_block()).map_err(|_| RxError::Malformed)?;
@@ -476,7 +581,7 @@ impl ChannelRx {
         if now >= slot.expires {
             return Err(RxError::KeyExpired(param.key_id));
         }
-        if slot.highest_rx_pn.is_some_and(|h| param.pn <= h) {
+        if is_replay(slot, param.pn) {
             return Err(RxError::Replay {
                 key: param.key_id,
                 pn: param.pn,
@@ -486,7 +591,7 @@ impl ChannelRx {
         for b in view.payload() {
             self.bytes.extend_from_slice(&b.payload.to_le_bytes());
         }
-        let aad = view.param_block().payload.to_le_bytes();
+        let aad = slot.cipher.aad(view.param_block());
         if !slot
             .cipher
             .open(param.pn, &aad, &mut self.bytes, &view.tag())
@@ -503,30 +608,61 @@ impl ChannelRx {
             return Err(RxError::Malformed);
         }
         // Only an authentic segment may advance the replay window.
-        check_and_update_replay(slot, param.pn);
-        Ok(param)
+        let skipped = accept_pn(slot, param.pn);
+        Ok((param, skipped))
+    }
+
+    /// Emit `K` error blocks unless some were emitted since the last accepted segment.
+    fn mark_loss(&mut self, out: &mut Vec<Block66>, at: usize) {
+        if !self.marked {
+            self.marked = true;
+            out.splice(
+                at..at,
+                std::iter::repeat_n(Block66::ERROR, self.cfg.segment_blocks),
+            );
+        }
     }
 
     fn finish_segment(&mut self, now: Instant, out: &mut Vec<Block66>) -> Option<RxError> {
         let seg = core::mem::take(&mut self.seg);
+        let start = out.len();
         let r = self.decrypt_segment(now, &seg, out);
         self.seg = seg;
         self.seg.clear();
         self.in_segment = false;
         match r {
-            Ok(_) => None,
+            Ok(p) => {
+                let skipped = self.last_skipped;
+                // A loss already shown (a rejected or unframed segment) is not reported
+                // twice; it is counted all the same.
+                let e = if skipped > 0 && !self.marked {
+                    self.mark_loss(out, start);
+                    Some(RxError::Lost {
+                        key: p.key_id,
+                        skipped,
+                    })
+                } else {
+                    None
+                };
+                self.marked = false;
+                e
+            }
             Err(e) => {
-                out.extend(std::iter::repeat_n(Block66::ERROR, self.cfg.segment_blocks));
+                // A rejected segment always shows as a bad block run in its own slot.
+                self.marked = false;
+                let at = out.len();
+                self.mark_loss(out, at);
                 Some(e)
             }
         }
     }
 
     /// Streaming receive: take one line block (after descrambling). Between segments,
-    /// idle blocks are skipped (the PHY may insert or delete them for rate adaptation).
-    /// A completed segment appends its `K` plaintext blocks to `out`; a rejected one
-    /// appends `K` error blocks, so the frame in progress is discarded downstream, and
-    /// returns the reason.
+    /// idle blocks are skipped (the PHY may insert or delete them for rate adaptation) and
+    /// Local Fault is passed on as it is. A completed segment appends its `K` plaintext
+    /// blocks to `out`; a rejected one appends `K` error blocks, so the frame in progress
+    /// is discarded downstream, and returns the reason. A loss (skipped packet numbers,
+    /// or other blocks outside a segment) also inserts `K` error blocks, once per loss.
     pub fn push(
         &mut self,
         now: Instant,
@@ -539,18 +675,34 @@ impl ChannelRx {
                 // A new start before the old segment ended: the old one was truncated.
                 self.seg.clear();
                 self.stats.malformed += 1;
-                out.extend(std::iter::repeat_n(Block66::ERROR, self.cfg.segment_blocks));
+                self.marked = false;
+                let at = out.len();
+                self.mark_loss(out, at);
                 err = Some(RxError::Malformed);
             }
             self.in_segment = true;
+            self.unframed = false;
             self.seg.push(block);
             return err;
         }
         if !self.in_segment {
-            if block != Block66::IDLE {
-                self.stats.stray_blocks += 1;
+            if block == Block66::IDLE {
+                return None;
             }
-            return None;
+            if block == LOCAL_FAULT {
+                self.stats.fault_hints += 1;
+                out.push(block);
+                return None;
+            }
+            self.stats.stray_blocks += 1;
+            if self.unframed {
+                return None;
+            }
+            self.unframed = true;
+            self.stats.unframed_runs += 1;
+            let at = out.len();
+            self.mark_loss(out, at);
+            return Some(RxError::Unframed);
         }
         self.seg.push(block);
         if self.seg.len() == self.cfg.line_blocks() {

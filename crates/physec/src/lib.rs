@@ -15,9 +15,12 @@
 //!   segments framed by S and T blocks with a parameter D block ([`wire::segment`]).
 //! * [`link`]: link-level encryption of multi-frames of alignment-marker periods,
 //!   AES-256-CTR keystream plus a GMAC tag, AMs in clear.
+//! * [`keys`]: traffic keys, derived per direction so the two directions of a link never
+//!   share a key or nonce, held in a two-slot ring per engine.
 //! * [`km`]: authentication channel and key management (Ed25519, X25519, HKDF-SHA256,
-//!   hitless rekey with two live key ids, keep-alive, expiry, replay protection), driven
-//!   by explicit [`time`].
+//!   messages bound to link and session, rejoin after a restart, hitless rekey with two
+//!   live key ids that survives lost messages, keep-alive, expiry, replay protection),
+//!   driven by explicit [`time`].
 //! * [`overhead`]: a pure overhead/latency model for the simulator.
 //! * [`mac`]: FCS, PAUSE and PFC frames, for generating traffic.
 //!

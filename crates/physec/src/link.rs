@@ -26,12 +26,14 @@
 //! faster than the host lane rate.
 //!
 //! **Cipher choice.** Confidentiality is AES-256 in counter mode (NIST SP 800-38A) with the
-//! counter block `salt(4) || multi-frame counter(8) || block index(4)`, so the keystream
-//! of every multi-frame is known in advance and encryption is a XOR, which is what lets
-//! hardware reach ~100 ns. Integrity is one GMAC tag (NIST SP 800-38D, GCM with empty
-//! plaintext) per multi-frame over the parameter block and the whole ciphertext, under an
-//! independent key and a nonce of `salt'(4) || counter(8)`: encrypt-then-MAC with separate
-//! keys. We chose one tag per multi-frame over per-segment tags because the multi-frame is
+//! counter block `salt(4) || direction(1) || 0 || multi-frame counter(6) || block
+//! index(4)`, so the keystream of every multi-frame is known in advance and encryption is
+//! a XOR, which is what lets hardware reach ~100 ns. Integrity is one GMAC tag (NIST SP
+//! 800-38D, GCM with empty plaintext) per multi-frame over the parameter block and the
+//! whole ciphertext, under an independent key and a nonce of `salt'(4) || direction(1) ||
+//! 0 || counter(6)`: encrypt-then-MAC with separate keys. Keys and salts are derived per
+//! direction ([`crate::keys`]) and the direction is in both nonces as well, so the two
+//! directions never share a keystream and a reflected multi-frame fails its tag. We chose one tag per multi-frame over per-segment tags because the multi-frame is
 //! already the unit of encryption and AM lock, and because per-segment tags would cost
 //! three blocks each. The price is that a receiver that verifies before delivering must
 //! buffer a whole multi-frame (this reference does, so a tampered multi-frame is never
@@ -39,7 +41,10 @@
 //! guarantee for latency, and can only raise an alarm after the fact.
 
 use crate::channel::{ConfigError, RxError, TxError};
-use crate::keys::{check_and_update_replay, KeyId, KeyRing, TrafficKey, MAX_PN};
+use crate::keys::{
+    accept_pn, fingerprint, is_replay, Direction, KeyError, KeyId, KeyRing, NonceUse, TrafficKey,
+    MAX_PN,
+};
 use crate::time::Instant;
 use crate::wire::block::Block66;
 use crate::wire::segment::ParamRepr;
@@ -47,7 +52,8 @@ use aes::Aes256;
 use aes_gcm::aead::AeadInPlace;
 use aes_gcm::{Aes256Gcm, KeyInit, Nonce, Tag};
 use core::fmt;
-use ctr::cipher::{KeyIvInit, StreamCipher};
+use ctr::cipher::{InnerIvInit, StreamCipher};
+use zeroize::ZeroizeOnDrop;
 
 type Aes256Ctr = ctr::Ctr32BE<Aes256>;
 
@@ -121,14 +127,18 @@ impl LinkConfig {
     }
 }
 
-/// Working keys of one traffic key at link level.
-#[derive(Clone)]
+/// Working keys of one traffic key in one direction at link level. Not `Clone`; the key
+/// schedules and the GHASH key are wiped on drop.
 pub struct LinkCipher {
-    enc_key: [u8; 32],
+    enc: Aes256,
     enc_salt: [u8; 4],
     mac: Aes256Gcm,
     mac_salt: [u8; 4],
+    dir: u8,
+    enc_fingerprint: [u8; 16],
 }
+
+impl ZeroizeOnDrop for LinkCipher {}
 
 impl fmt::Debug for LinkCipher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -137,39 +147,55 @@ impl fmt::Debug for LinkCipher {
 }
 
 impl LinkCipher {
-    /// Derive the CTR key, the GMAC key and their salts from a traffic key.
-    pub fn from_traffic_key(k: &TrafficKey) -> LinkCipher {
-        let mac: [u8; 32] = k.derive(b"physec link gmac key");
+    /// Derive the CTR key, the GMAC key and their salts of direction `dir` from a
+    /// traffic key.
+    pub fn from_traffic_key(k: &TrafficKey, dir: Direction) -> LinkCipher {
+        let mac = k.derive::<32>(b"physec link gmac key", dir);
+        let enc = k.derive::<32>(b"physec link aes-256-ctr key", dir);
         LinkCipher {
-            enc_key: k.derive(b"physec link aes-256-ctr key"),
-            enc_salt: k.derive(b"physec link ctr salt"),
-            mac: Aes256Gcm::new(&mac.into()),
-            mac_salt: k.derive(b"physec link gmac salt"),
+            enc: Aes256::new((&*enc).into()),
+            enc_salt: *k.derive::<4>(b"physec link ctr salt", dir),
+            mac: Aes256Gcm::new((&*mac).into()),
+            mac_salt: *k.derive::<4>(b"physec link gmac salt", dir),
+            dir: dir.octet(),
+            enc_fingerprint: fingerprint(&enc[..]),
         }
     }
 
-    fn keystream_xor(&self, counter: u64, buf: &mut [u8]) {
+    /// The initial counter block of multi-frame `counter` (at most 48 bits).
+    fn ctr_iv(&self, counter: u64) -> [u8; 16] {
         let mut iv = [0u8; 16];
         iv[..4].copy_from_slice(&self.enc_salt);
-        iv[4..12].copy_from_slice(&counter.to_be_bytes());
-        let mut c = Aes256Ctr::new(&self.enc_key.into(), &iv.into());
+        iv[4..12].copy_from_slice(&(counter & MAX_PN).to_be_bytes());
+        iv[4] = self.dir;
+        iv
+    }
+
+    fn keystream_xor(&self, counter: u64, buf: &mut [u8]) {
+        let iv = self.ctr_iv(counter);
+        let core = ctr::CtrCore::<Aes256, ctr::flavors::Ctr32BE>::inner_iv_init(
+            self.enc.clone(),
+            &iv.into(),
+        );
+        let mut c = Aes256Ctr::from_core(core);
         c.apply_keystream(buf);
     }
 
     fn gmac_nonce(&self, counter: u64) -> [u8; 12] {
         let mut n = [0u8; 12];
         n[..4].copy_from_slice(&self.mac_salt);
-        n[4..].copy_from_slice(&counter.to_be_bytes());
+        n[4..].copy_from_slice(&(counter & MAX_PN).to_be_bytes());
+        n[4] = self.dir;
         n
     }
 
-    /// GMAC over `data`.
-    fn tag(&self, counter: u64, data: &[u8]) -> [u8; 16] {
+    /// GMAC over `data`; `None` only beyond GCM's 2^61-octet AAD limit.
+    fn tag(&self, counter: u64, data: &[u8]) -> Option<[u8; 16]> {
         let n = self.gmac_nonce(counter);
         self.mac
             .encrypt_in_place_detached(Nonce::from_slice(&n), data, &mut [])
+            .ok()
             .map(Into::into)
-            .unwrap_or([0; 16])
     }
 
     fn verify(&self, counter: u64, data: &[u8], tag: &[u8; 16]) -> bool {
@@ -228,6 +254,7 @@ pub struct LinkTx {
     keys: KeyRing<LinkCipher>,
     active: Option<KeyId>,
     buf: Vec<u8>,
+    last_nonce: Option<NonceUse>,
 }
 
 /// Link-level receiver (the decrypting half).
@@ -241,6 +268,8 @@ pub struct LinkRx {
     pub accepted: u64,
     /// Multi-frames rejected (any reason).
     pub rejected: u64,
+    /// Multi-frame counters skipped by accepted multi-frames (sent, never accepted).
+    pub lost: u64,
 }
 
 impl LinkTx {
@@ -251,13 +280,20 @@ impl LinkTx {
             keys: KeyRing::default(),
             active: None,
             buf: Vec::new(),
+            last_nonce: None,
         }
     }
 
-    /// Install a key.
-    pub fn install_key(&mut self, k: &TrafficKey) {
+    /// Install a key for this end's transmit direction; a live key id is refused.
+    pub fn install_key(&mut self, k: &TrafficKey) -> Result<(), KeyError> {
+        let dir = k.role().tx_direction();
         self.keys
-            .install(k.id, LinkCipher::from_traffic_key(k), k.expires);
+            .install(k.id(), LinkCipher::from_traffic_key(k, dir), k.expires())
+    }
+
+    /// The (CTR key, initial counter block) pair of the last multi-frame, for audits.
+    pub fn last_nonce(&self) -> Option<NonceUse> {
+        self.last_nonce
     }
 
     /// Send under `id` from the next multi-frame on.
@@ -314,7 +350,14 @@ impl LinkTx {
                 *last &= (1u8 << tail) - 1;
             }
         }
-        let tag = slot.cipher.tag(param.pn, &self.buf);
+        let tag = slot
+            .cipher
+            .tag(param.pn, &self.buf)
+            .ok_or(TxError::Length)?;
+        self.last_nonce = Some(NonceUse {
+            key: slot.cipher.enc_fingerprint,
+            nonce: slot.cipher.ctr_iv(param.pn),
+        });
         let mut ct = vec![Block66::default(); payload.len()];
         unpack66(&self.buf[8..], &mut ct);
         let mut ct = ct.into_iter();
@@ -349,13 +392,15 @@ impl LinkRx {
             payload: Vec::new(),
             accepted: 0,
             rejected: 0,
+            lost: 0,
         }
     }
 
-    /// Install a key.
-    pub fn install_key(&mut self, k: &TrafficKey) {
+    /// Install a key for this end's receive direction; a live key id is refused.
+    pub fn install_key(&mut self, k: &TrafficKey) -> Result<(), KeyError> {
+        let dir = k.role().rx_direction();
         self.keys
-            .install(k.id, LinkCipher::from_traffic_key(k), k.expires);
+            .install(k.id(), LinkCipher::from_traffic_key(k, dir), k.expires())
     }
 
     /// Remove a key.
@@ -413,7 +458,7 @@ impl LinkRx {
         if now >= slot.expires {
             return Err(RxError::KeyExpired(param.key_id));
         }
-        if slot.highest_rx_pn.is_some_and(|h| param.pn <= h) {
+        if is_replay(slot, param.pn) {
             return Err(RxError::Replay {
                 key: param.key_id,
                 pn: param.pn,
@@ -436,7 +481,7 @@ impl LinkRx {
         let start = out.len();
         out.resize(start + self.payload.len(), Block66::default());
         unpack66(&self.buf[8..], &mut out[start..]);
-        check_and_update_replay(slot, param.pn);
+        self.lost = self.lost.saturating_add(accept_pn(slot, param.pn));
         Ok(param)
     }
 }

@@ -4,7 +4,10 @@
 //! `W = ceil(65 K / 64)` (65B compression carried in 64-bit payloads, plus S, parameter
 //! D, two tag D and T blocks). The extra blocks take the place of idles the MAC must leave
 //! (like AM insertion), so they are a fixed fraction of line rate, independent of frame
-//! size: the document's "no user-bandwidth overhead" does not hold exactly. A receiver
+//! size: the document's "no user-bandwidth overhead" does not hold exactly. As `K` grows
+//! the fraction falls towards `1/65` of line rate (about 1.54 %; it is `1/64` of the user
+//! rate): each block costs 65 bits of ciphertext carried 64 to a 66-bit block, i.e.
+//! `65 K / 64` line blocks for `K` plaintext blocks, and the five framing blocks vanish. A receiver
 //! that authenticates before delivering must hold a whole segment, so the added latency
 //! is about one segment time plus the crypto pipeline.
 //!
@@ -56,7 +59,8 @@ impl ChannelOverhead {
     }
 
     /// Fraction of line rate spent on overhead (0..1): the user rate is
-    /// `line_rate * (1 - overhead_fraction())`.
+    /// `line_rate * (1 - overhead_fraction())`. Always above `1/65`, its limit for long
+    /// segments.
     pub fn overhead_fraction(&self) -> f64 {
         self.overhead_blocks as f64 / self.line_blocks() as f64
     }
@@ -123,5 +127,18 @@ mod tests {
         let l = LinkOverhead::new(16384, 4);
         assert!((l.overhead_fraction() - 3.0 / 65536.0).abs() < 1e-15);
         assert!((per_frame_overhead_fraction(64, 32) - 32.0 / 116.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn overhead_floor_is_one_sixty_fifth_of_line_rate() {
+        let mut last = 1.0;
+        for k in [64u64, 1024, 4096, 1 << 16, 1 << 20] {
+            let f = ChannelOverhead::for_segment(k).overhead_fraction();
+            assert!(f > 1.0 / 65.0 && f < last, "K = {k}: {f}");
+            last = f;
+        }
+        // At K = 2^20 the five framing blocks are 5e-6 of the line: the limit shows.
+        assert!(last - 1.0 / 65.0 < 1e-5, "{last}");
+        assert!(last < 1.0 / 64.0 - 1e-4);
     }
 }

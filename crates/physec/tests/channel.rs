@@ -123,10 +123,11 @@ fn pair(k: usize) -> (ChannelTx, ChannelRx) {
     let cfg = ChannelConfig::new(k).expect("config");
     let mut tx = ChannelTx::new(cfg);
     let mut rx = ChannelRx::new(cfg);
+    // The transmitter is the initiator's, the receiver the responder's.
     let key = key(1, u64::MAX);
-    tx.install_key(&key);
+    tx.install_key(&key).expect("install");
     assert!(tx.activate(KeyId(1)));
-    rx.install_key(&key);
+    rx.install_key(&key.for_peer()).expect("install");
     (tx, rx)
 }
 
@@ -285,9 +286,9 @@ fn expired_key_stops_traffic_without_clear_text() {
     let mut tx = ChannelTx::new(cfg);
     let mut rx = ChannelRx::new(cfg);
     let key = key(2, 1_000);
-    tx.install_key(&key);
+    tx.install_key(&key).expect("install");
     tx.activate(KeyId(2));
-    rx.install_key(&key);
+    rx.install_key(&key.for_peer()).expect("install");
     let fr = frames(5, 20, &[64, 1500]);
     let plain = encode(&fr, k);
     let mut line = Vec::new();
@@ -315,12 +316,16 @@ fn expired_key_stops_traffic_without_clear_text() {
         };
         rx.push(now, *b, &mut out);
     }
-    assert_eq!(out, &plain[..k]);
-    assert_eq!(rx.stats().stray_blocks, (line.len() - seg_len) as u64);
+    // The first segment's plaintext, then the Local Fault hint passed on as it is.
+    assert_eq!(&out[..k], &plain[..k]);
+    assert!(out[k..].iter().all(|b| *b == LOCAL_FAULT));
+    assert_eq!(rx.stats().fault_hints, (line.len() - seg_len) as u64);
+    assert_eq!(out.len() - k, line.len() - seg_len);
+    assert_eq!(rx.stats().stray_blocks, 0);
     // A segment arriving after expiry is refused by the receiver too.
     let mut late = Vec::new();
     let mut tx2 = ChannelTx::new(cfg);
-    tx2.install_key(&common::key(2, u64::MAX));
+    tx2.install_key(&common::key(2, u64::MAX)).expect("install");
     tx2.activate(KeyId(2));
     tx2.encrypt_segment(Instant(0), &plain[k..2 * k], &mut late)
         .expect("encrypt");
@@ -380,4 +385,225 @@ fn traffic_patterns_are_indistinguishable_on_the_line() {
     // And the PFC frames are not visible: the only control blocks are S and T.
     let controls = lines[2].iter().filter(|b| b.is_control()).count();
     assert_eq!(controls, 2 * window / k);
+}
+
+/// Both ends of a link, holding the same traffic key with opposite roles.
+fn two_ends(k: usize) -> ((ChannelTx, ChannelRx), (ChannelTx, ChannelRx)) {
+    let cfg = ChannelConfig::new(k).expect("config");
+    let a_key = key(1, u64::MAX);
+    let b_key = a_key.for_peer();
+    let mut ends = Vec::new();
+    for k in [&a_key, &b_key] {
+        let mut tx = ChannelTx::new(cfg);
+        let mut rx = ChannelRx::new(cfg);
+        tx.install_key(k).expect("install");
+        assert!(tx.activate(KeyId(1)));
+        rx.install_key(k).expect("install");
+        ends.push((tx, rx));
+    }
+    let b = ends.pop().expect("b");
+    let a = ends.pop().expect("a");
+    (a, b)
+}
+
+#[test]
+fn directions_have_separate_key_and_nonce_spaces() {
+    let k = 16;
+    let ((mut tx_a, mut rx_a), (mut tx_b, mut rx_b)) = two_ends(k);
+    let pa = encode(&frames(41, 4, &[200]), k);
+    let pb = encode(&frames(42, 4, &[300]), k);
+    let (mut sa, mut sb) = (Vec::new(), Vec::new());
+    // The first segment each way: same key id, same packet number.
+    let p1 = tx_a
+        .encrypt_segment(Instant(0), &pa[..k], &mut sa)
+        .expect("a");
+    let p2 = tx_b
+        .encrypt_segment(Instant(0), &pb[..k], &mut sb)
+        .expect("b");
+    assert_eq!(p1, p2);
+    let na = tx_a.last_nonce().expect("a nonce");
+    let nb = tx_b.last_nonce().expect("b nonce");
+    assert_ne!(na.key, nb.key, "each direction has its own key");
+    // With a shared key and nonce, ct_a ^ ct_b would equal pt_a ^ pt_b.
+    let w = ChannelConfig::new(k).expect("config").payload_words();
+    let (mut wa, mut wb) = (vec![0u64; w], vec![0u64; w]);
+    physec::compress::compress(&pa[..k], &mut wa);
+    physec::compress::compress(&pb[..k], &mut wb);
+    let ct_xor: Vec<u64> = (0..w)
+        .map(|i| sa[2 + i].payload ^ sb[2 + i].payload)
+        .collect();
+    let pt_xor: Vec<u64> = (0..w).map(|i| wa[i] ^ wb[i]).collect();
+    let same = ct_xor.iter().zip(&pt_xor).filter(|(x, y)| x == y).count();
+    assert!(same <= 1, "{same} of {w} words leak the plaintext XOR");
+    // Each end decrypts what the other sent.
+    let mut out = Vec::new();
+    rx_b.decrypt_segment(Instant(0), &sa, &mut out)
+        .expect("a to b");
+    assert_eq!(out, &pa[..k]);
+    out.clear();
+    rx_a.decrypt_segment(Instant(0), &sb, &mut out)
+        .expect("b to a");
+    assert_eq!(out, &pb[..k]);
+}
+
+#[test]
+fn reflected_segment_is_rejected() {
+    let k = 16;
+    let ((mut tx_a, mut rx_a), _) = two_ends(k);
+    let pa = encode(&frames(43, 4, &[200]), k);
+    let mut line = Vec::new();
+    for b in &pa[..2 * k] {
+        tx_a.push(Instant(0), *b, &mut line).expect("tx");
+    }
+    // The line is looped back to the sender's own receiver.
+    let mut out = Vec::new();
+    let errs: Vec<_> = line
+        .iter()
+        .filter_map(|b| rx_a.push(Instant(0), *b, &mut out))
+        .collect();
+    assert_eq!(errs, vec![RxError::AuthFailed, RxError::AuthFailed]);
+    assert_eq!(rx_a.stats().segments_ok, 0);
+    assert!(out.iter().all(|b| *b == Block66::ERROR));
+}
+
+#[test]
+fn live_key_is_never_reinstalled() {
+    let k = 8;
+    let (mut tx, mut rx) = pair(k);
+    let plain = encode(&frames(44, 2, &[64]), k);
+    let mut seg = Vec::new();
+    tx.encrypt_segment(Instant(0), &plain[..k], &mut seg)
+        .expect("pn 1");
+    // Installing the live key again is refused, so its packet numbers do not restart.
+    assert_eq!(
+        tx.install_key(&key(1, u64::MAX)),
+        Err(physec::keys::KeyError::Live(KeyId(1)))
+    );
+    assert_eq!(
+        rx.install_key(&key(1, u64::MAX).for_peer()),
+        Err(physec::keys::KeyError::Live(KeyId(1)))
+    );
+    let p = tx
+        .encrypt_segment(Instant(0), &plain[..k], &mut seg)
+        .expect("pn 2");
+    assert_eq!(p.pn, 2);
+    // A third live key is refused rather than silently evicting one in use.
+    tx.install_key(&key(2, u64::MAX)).expect("second key");
+    assert_eq!(
+        tx.install_key(&key(3, u64::MAX)),
+        Err(physec::keys::KeyError::Full)
+    );
+    assert_eq!(tx.active_key(), Some(KeyId(1)));
+}
+
+/// Frames with a real FCS, long enough to span several 8-block segments.
+fn fcs_frames() -> Vec<Vec<u8>> {
+    (0..12u32)
+        .map(|i| {
+            let payload: Vec<u8> = (0..(100 + 131 * i)).map(|j| (i * 7 + j) as u8).collect();
+            mac::build_frame([2, 0, 0, 0, 0, 2], [2, 0, 0, 0, 0, 1], 0x88b5, &payload)
+        })
+        .collect()
+}
+
+/// Encrypt `fr` in segments of `k`, let `damage` alter the line, receive and decode;
+/// returns the delivered frames, the receiver's errors and the receiver.
+fn through_damage(
+    k: usize,
+    fr: &[Vec<u8>],
+    damage: impl FnOnce(&mut Vec<Block66>, usize),
+) -> (Vec<Vec<u8>>, Vec<RxError>, ChannelRx, u64) {
+    let (mut tx, mut rx) = pair(k);
+    let plain = encode(fr, k);
+    let mut line = Vec::new();
+    for b in &plain {
+        tx.push(Instant(0), *b, &mut line).expect("tx");
+    }
+    damage(&mut line, tx.config().line_blocks());
+    let mut out = Vec::new();
+    let errs = line
+        .iter()
+        .filter_map(|b| rx.push(Instant(0), *b, &mut out))
+        .collect();
+    let (got, dec) = decode(&out);
+    (got, errs, rx, dec.stats().frames_dropped)
+}
+
+#[test]
+fn deleted_segment_is_caught_and_no_bad_fcs_frame_is_delivered() {
+    let k = 8;
+    let fr = fcs_frames();
+    // Delete the 20th segment: it lies inside a frame, so without loss detection the
+    // receiver would splice that frame's two ends into one with a bad FCS.
+    let (got, errs, rx, dropped) = through_damage(k, &fr, |line, n| {
+        line.drain(19 * n..20 * n);
+    });
+    assert_eq!(
+        errs,
+        vec![RxError::Lost {
+            key: KeyId(1),
+            skipped: 1
+        }]
+    );
+    assert_eq!(rx.stats().lost_segments, 1);
+    assert_eq!(dropped, 1);
+    assert_eq!(got.len(), fr.len() - 1);
+    for g in &got {
+        assert!(mac::fcs_ok(g) && fr.contains(g));
+    }
+}
+
+#[test]
+fn unframed_segment_is_caught_and_no_bad_fcs_frame_is_delivered() {
+    let k = 8;
+    let fr = fcs_frames();
+    for (what, bit) in [("S payload", 20u32), ("S sync header", 0)] {
+        // One flipped bit in the S block of a segment inside a frame.
+        let (got, errs, rx, dropped) = through_damage(k, &fr, |line, n| {
+            let s = &mut line[19 * n];
+            if bit < 2 {
+                s.sync ^= 1 << bit;
+            } else {
+                s.payload ^= 1 << (bit - 2);
+            }
+        });
+        assert_eq!(errs, vec![RxError::Unframed], "{what}");
+        let st = rx.stats();
+        assert_eq!((st.unframed_runs, st.lost_segments), (1, 1), "{what}");
+        let n = ChannelConfig::new(k).expect("config").line_blocks() as u64;
+        assert_eq!(st.stray_blocks, n, "{what}: the whole segment, T included");
+        assert_eq!(dropped, 1, "{what}");
+        assert_eq!(got.len(), fr.len() - 1, "{what}");
+        for g in &got {
+            assert!(mac::fcs_ok(g) && fr.contains(g), "{what}");
+        }
+    }
+}
+
+#[test]
+fn local_fault_reaches_the_far_end_reconciliation_sublayer() {
+    let k = 8;
+    let cfg = ChannelConfig::new(k).expect("config");
+    let mut tx = ChannelTx::new(cfg);
+    let mut rx = ChannelRx::new(cfg);
+    let plain = encode(&frames(45, 3, &[64]), k);
+    let mut line = Vec::new();
+    // No key: every segment slot is filled with Local Fault.
+    for b in &plain {
+        let _ = tx.push(Instant(0), *b, &mut line);
+    }
+    assert_eq!(tx.stats().blocked, (plain.len() / k) as u64);
+    assert!(!line.is_empty() && line.iter().all(|b| *b == LOCAL_FAULT));
+    let mut out = Vec::new();
+    for b in &line {
+        assert_eq!(rx.push(Instant(0), *b, &mut out), None);
+    }
+    assert_eq!(rx.stats().fault_hints, line.len() as u64);
+    let mut dec = physec::pcs::PcsDecoder::new();
+    let mut ev = Vec::new();
+    dec.push_all(&out, &mut ev);
+    assert!(!ev.is_empty());
+    assert!(ev
+        .iter()
+        .all(|e| *e == physec::pcs::RxEvent::OrderedSet([0, 0, 1])));
 }

@@ -15,9 +15,9 @@ fn setup(cfg: LinkConfig, expires: u64) -> (LinkTx, LinkRx) {
     let mut tx = LinkTx::new(cfg);
     let mut rx = LinkRx::new(cfg);
     let k = key(3, expires);
-    tx.install_key(&k);
+    tx.install_key(&k).expect("install");
     assert!(tx.activate(KeyId(3)));
-    rx.install_key(&k);
+    rx.install_key(&k.for_peer()).expect("install");
     (tx, rx)
 }
 
@@ -148,4 +148,72 @@ fn geometry_is_validated() {
     assert!(LinkConfig::new(4, 64, 0).is_err());
     let cfg = LinkConfig::new(4, 16384, 4).expect("config");
     assert_eq!(cfg.payload_blocks(), 4 * (16384 - 4) - 3);
+}
+
+#[test]
+fn directions_are_separate_and_reflection_is_rejected() {
+    let cfg = LinkConfig::new(2, 64, 2).expect("config");
+    let a_key = key(3, u64::MAX);
+    let b_key = a_key.for_peer();
+    let (mut tx_a, mut rx_a) = (LinkTx::new(cfg), LinkRx::new(cfg));
+    let (mut tx_b, mut rx_b) = (LinkTx::new(cfg), LinkRx::new(cfg));
+    for (tx, rx, k) in [
+        (&mut tx_a, &mut rx_a, &a_key),
+        (&mut tx_b, &mut rx_b, &b_key),
+    ] {
+        tx.install_key(k).expect("install");
+        assert!(tx.activate(KeyId(3)));
+        rx.install_key(k).expect("install");
+    }
+    let pa = scrambled(5, cfg.payload_blocks(), &[64]);
+    let pb = scrambled(6, cfg.payload_blocks(), &[1500]);
+    let (mut ma, mut mb) = (Vec::new(), Vec::new());
+    tx_a.encrypt_multiframe(Instant(0), &pa, &mut ma)
+        .expect("a");
+    tx_b.encrypt_multiframe(Instant(0), &pb, &mut mb)
+        .expect("b");
+    assert_ne!(tx_a.last_nonce(), tx_b.last_nonce());
+    // Same counter both ways; with a shared keystream ct_a ^ ct_b = pt_a ^ pt_b.
+    let ct: Vec<(u64, u64)> = ma
+        .iter()
+        .zip(&mb)
+        .enumerate()
+        .filter(|(i, _)| i % 64 >= 2 + if *i < 64 { 3 } else { 0 })
+        .map(|(_, (x, y))| (x.payload, y.payload))
+        .collect();
+    let same = ct
+        .iter()
+        .zip(pa.iter().zip(&pb))
+        .filter(|((x, y), (p, q))| x ^ y == p.payload ^ q.payload)
+        .count();
+    assert!(same <= 1, "{same} blocks leak the plaintext XOR");
+    // Reflected back to its sender: refused. Sent to the peer: accepted.
+    assert_eq!(
+        rx_a.decrypt_multiframe(Instant(0), &ma, &mut Vec::new()),
+        Err(RxError::AuthFailed)
+    );
+    let mut out = Vec::new();
+    rx_b.decrypt_multiframe(Instant(0), &ma, &mut out)
+        .expect("a to b");
+    assert_eq!(out, pa);
+}
+
+#[test]
+fn lost_multiframes_are_counted() {
+    let cfg = LinkConfig::new(1, 32, 1).expect("config");
+    let (mut tx, mut rx) = setup(cfg, u64::MAX);
+    let plain = scrambled(7, cfg.payload_blocks(), &[64]);
+    let mfs: Vec<Vec<Block66>> = (0..4)
+        .map(|_| {
+            let mut m = Vec::new();
+            tx.encrypt_multiframe(Instant(0), &plain, &mut m)
+                .expect("encrypt");
+            m
+        })
+        .collect();
+    for i in [0, 3] {
+        rx.decrypt_multiframe(Instant(0), &mfs[i], &mut Vec::new())
+            .expect("decrypt");
+    }
+    assert_eq!((rx.accepted, rx.lost), (2, 2));
 }

@@ -1,22 +1,19 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use physec::keys::{KeyId, TrafficKey};
+use physec::keys::{KeyId, Role, TrafficKey};
 use physec::pcs::{PcsDecoder, PcsEncoder, RxEvent, TxItem};
 use physec::time::Instant;
 use physec::wire::block::Block66;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
+/// A key as the initiator holds it; `.for_peer()` gives the responder's copy.
 pub fn key(id: u8, expires_ns: u64) -> TrafficKey {
     let mut secret = [0u8; 32];
     secret[0] = id;
     secret[31] = 0xa5;
-    TrafficKey {
-        id: KeyId(id),
-        secret,
-        expires: Instant(expires_ns),
-    }
+    TrafficKey::new(KeyId(id), secret, Instant(expires_ns), Role::Initiator)
 }
 
 /// Deterministic frames with lengths drawn from `lens`.
