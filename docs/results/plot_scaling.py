@@ -8,8 +8,7 @@ Middle: memory per host (peak RSS / hosts) against hosts, likewise.
 Right: speedup over one thread against threads on the 16-core machine, from
 docs/results/bench-threads.csv, beside the bound the cut puts on it (all events over
 those of each window's busiest shard, `speed.parallel.parallelism`) and a core's worth.
-Only the last machine in that file is drawn (the latest build's runs; the earlier ones
-stay in the file and in bench.md's tables).
+Only the last machine in that file is drawn.
 
     python3 docs/results/plot_scaling.py
 """
