@@ -55,7 +55,7 @@ fn small_fat_tree(c: &mut Criterion) {
     g.finish();
 }
 
-/// The cross-shard hand-off (issue 19): the same small permutation cut into 4 shards run
+/// The cross-shard hand-off: the same small permutation cut into 4 shards run
 /// in turn on one thread, beside the serial run above. Every inter-pod frame crosses one
 /// or two cut links, so the difference per hop is what windows and hand-overs cost
 /// without any parallelism to pay for them.

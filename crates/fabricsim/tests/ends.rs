@@ -1,4 +1,4 @@
-//! Every run ends (issue 17, item 2): a window reaching beyond `max_time` is clamped,
+//! Every run ends: a window reaching beyond `max_time` is clamped,
 //! and the livelock guard stops a run whose events outpace anything its fabric can cause
 //! (here a 1 ps RTO and a 1 ps sampling interval set through the library, past the
 //! validator's floors, which refuse them in a scenario file).
@@ -168,7 +168,7 @@ flows = [{}]
     assert!(checks >= 4, "{checks} checks");
 }
 
-/// The invariants' cost on the k = 16 fat-tree benchmark (issue 17, item 5): under 2 %
+/// The invariants' cost on the k = 16 fat-tree benchmark: under 2 %
 /// of the run. Seconds of work, so run on demand: `cargo test --test ends -- --ignored`.
 #[test]
 #[ignore]

@@ -1,5 +1,4 @@
-//! Ideal FCT and job lower bounds of flows that spread over several paths (issue 16, item
-//! 6): FCT >= ideal and JCT >= lower bound in every configuration, and the ideal of a
+//! Ideal FCT and job lower bounds of flows that spread over several paths: FCT >= ideal and JCT >= lower bound in every configuration, and the ideal of a
 //! sprayed flow is that of its path set's narrowest cut, not of one path.
 
 use fabricsim::analysis::invariants;
@@ -212,7 +211,7 @@ hosts = [{ranks}]
     assert_eq!(checked, 20);
 }
 
-/// The issue's example (issue 17, item 5): a 1 MB flow sprayed packet by packet, or in
+/// The example: a 1 MB flow sprayed packet by packet, or in
 /// PKTC containers (GSE), over four 25G uplinks under 100G hosts. The narrowest cut is
 /// the four uplinks together (100G, like the NIC), so the ideal is about 1 MB at 100G,
 /// and the flow does not beat it. The check can fail: an ideal raised above the measured

@@ -1,4 +1,4 @@
-//! The ns-3 parity options of issue 16 in the simulator: ACKs in the switches' data
+//! The ns-3 parity options in the simulator: ACKs in the switches' data
 //! queue, CNPs as a flag on ACKs, INT as a fixed-size header from the NIC, and the `ns3`
 //! fabric profile that bundles them. Each test runs the option and its default side by
 //! side, so it fails if the option does nothing or the default changed.

@@ -1,4 +1,4 @@
-//! The parallel engine (issue 19, `sim/shards/`): a run cut into shards gives the
+//! The parallel engine (`sim/shards/`): a run cut into shards gives the
 //! serial engine's bytes whatever the thread count (1, 2, and 3, which divides nothing),
 //! finds a PFC deadlock whose cycle crosses shards, conserves packets, pauses and
 //! resumes without a trace, and falls back to fewer shards or to one thread, saying

@@ -1,5 +1,5 @@
 //! First-in first-out lists of small items kept in fixed-size blocks that one pool lends
-//! to all of them (issue 19: memory per host).
+//! to all of them (memory per host).
 //!
 //! A fabric has hundreds of thousands of egress queues. Each grown as a ring of its own
 //! keeps its own peak (a ring doubles and never shrinks), so together the rings held

@@ -219,8 +219,8 @@ pub const ECN_CE: u8 = 0b11;
 pub const ECN_ECT: u8 = 0b10;
 
 /// What only the NICs at both ends read of a frame, kept in its arena slot (a [`Slot`]
-/// of 24 bytes, so that a queued packet, slot and descriptor, is 44: issue 19 asks at
-/// most 64).
+/// of 24 bytes, so that a queued packet, slot and descriptor, is 44: at
+/// most 64 by design).
 ///
 /// The header fields switches read (destination, hash, size, priority, ECN, marks,
 /// flags) travel in the frame's [`Desc`] instead, and exist only there. What a slot
@@ -459,7 +459,7 @@ pub const LOCAL_PORT: u16 = u16::MAX;
 /// in order (the queues' ring buffers) instead of jumping to a slot per packet, which is
 /// where the time went in large fabrics with long queues.
 ///
-/// The destination and the size share a word each with the small fields (issue 19: a
+/// The destination and the size share a word each with the small fields (a
 /// queued packet is its descriptor and its slot, at most 64 bytes with the rings' slack):
 /// hosts are numbered below 2^24 ([`crate::base::ids::MAX_INDEX`], checked when a topology
 /// is built) and a frame is under 16 MiB (the MTU is at most 64 KiB, a hardware
@@ -847,7 +847,7 @@ mod tests {
     fn descriptors_and_slots_keep_their_size() {
         assert_eq!(std::mem::size_of::<Desc>(), 20);
         assert_eq!(std::mem::size_of::<Slot>(), 24);
-        // Issue 19: a queued packet (its descriptor where it waits, its slot) <= 64 B.
+        // A queued packet (its descriptor where it waits, its slot) <= 64 B.
         assert!(crate::sim::memory::queued_packet_bytes() <= 64);
     }
 

@@ -9,7 +9,7 @@
 //!   0.2 for 3 ms between random hosts (half of them cross the DCI). Run once with 120 km
 //!   of fibre (600 us per DCI link) and once with the DCI as short as the campus links
 //!   (1 us): same fabric, same flows, so the ratio of their events per second is what
-//!   long links cost the engine (issue 13, item 5: within 20 %). Many small flows over a
+//!   long links cost the engine (within 20 %). Many small flows over a
 //!   1.2 ms round trip keep hundreds of flows per NIC waiting for ACKs, the case that
 //!   once made the NIC's round robin linear in them.
 
@@ -89,7 +89,7 @@ impl BenchResult {
     }
 }
 
-/// Largest fat-tree radix `fabricsim bench --k` runs: k = 74 is 101,306 hosts (issue 19's
+/// Largest fat-tree radix `fabricsim bench --k` runs: k = 74 is 101,306 hosts (the
 /// scaling target; minutes of wall time and gigabytes); the reference cases are 8 and 16.
 pub const MAX_BENCH_K: u32 = 74;
 /// Most runs per case (`--repeat`): the median of 100 is as good as it gets.

@@ -50,7 +50,7 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Worker threads (0: one per core).
     pub threads: usize,
-    /// Threads each run is cut into (issue 19; 0 or 1: one): see
+    /// Threads each run is cut into (0 or 1: one): see
     /// [`Simulation::set_threads_per_run`]. The results are the same bytes whatever it
     /// is.
     pub threads_per_run: usize,

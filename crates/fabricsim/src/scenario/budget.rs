@@ -16,7 +16,7 @@
 //! Bytes per item were measured (peak RSS of `fabricsim run --out` on fat trees k = 8..40,
 //! leaf-spines of 1k-16k hosts, incasts of 7k-700k flows, collectives of 48k-480k
 //! pieces; the measurement is `crates/fabricsim/tests/budget.rs`) and rounded up: the
-//! runtime structures (a port was 832 bytes when measured, 640 since issue 19; a flow
+//! runtime structures (a port was 832 bytes when measured, 640 later; a flow
 //! 496), the temporaries of assembly, the output rows and the slack of growing vectors. The estimate is meant to be an upper
 //! bound of the run's peak resident memory; the property test
 //! (`crates/fabricsim-cli/tests/generated.rs`) checks that generated scenarios stay

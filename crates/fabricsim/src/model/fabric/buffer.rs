@@ -74,7 +74,7 @@ pub struct SharedBuffer {
     /// after XOFF a port's headroom must absorb for zero loss.
     pub headroom_peak_port: u64,
     /// Per priority, the counters of every ingress port: empty until a packet of that
-    /// priority first arrives (a run uses two or three of the eight: issue 19, 256
+    /// priority first arrives (a run uses two or three of the eight: 256
     /// bytes a port when all eight were kept).
     ing: [Vec<IngressCounter>; N_PRIO],
 }

@@ -15,7 +15,7 @@ use crate::model::fabric::Fabric;
 use std::collections::VecDeque;
 
 /// A frame's arrival time on a link's ring, in two 32-bit halves so that a ring entry,
-/// time and [`Desc`], is 28 bytes rather than 32 (issue 19: memory per host).
+/// time and [`Desc`], is 28 bytes rather than 32 (memory per host).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArrivalTime([u32; 2]);
 
@@ -88,7 +88,7 @@ impl Link {
 
     /// The ring is full: a quarter more (four entries at first). A link holds at most
     /// what its delay and rate let fly at once, so its ring stops growing near that peak,
-    /// where doubling would leave it at up to twice as much (issue 19: the k = 32
+    /// where doubling would leave it at up to twice as much (the k = 32
     /// benchmark's rings hold 914 bytes a host against 1,196). Growing by one entry
     /// would save little more (906) at several times the reallocations. A link grows a
     /// few times in a run; out of line.

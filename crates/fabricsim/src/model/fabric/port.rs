@@ -47,7 +47,7 @@ pub const DOWN: Time = Time::MAX;
 /// A port's pause state: until when its peer paused each priority, and when the data
 /// priority's current paused interval began. Kept apart from the port, made when the
 /// peer first pauses it: few ports are ever paused (77 of 49,152 in the k = 32 benchmark
-/// run), and the 72 bytes on every port were 432 bytes a host (issue 19).
+/// run), and the 72 bytes on every port were 432 bytes a host.
 #[derive(Clone, Debug)]
 pub struct PauseTimes {
     /// Per priority, the time until which the peer paused us (0 or past: not paused).
@@ -107,7 +107,7 @@ pub struct PortStats {
 }
 
 /// A priority queue of an egress port and its byte count: 22 bytes, eight of them in
-/// less than three cache lines (issue 19: a port was 832 bytes, six per host of a fat
+/// less than three cache lines (a port was 832 bytes, six per host of a fat
 /// tree). Its descriptors are in blocks of the port's [`QueuePool`]. Packed to 2 bytes:
 /// the byte count is read and written by value, never borrowed.
 #[derive(Clone, Copy, Debug, Default)]
@@ -545,7 +545,7 @@ mod tests {
     fn hot_fields_fill_exactly_the_first_cache_line() {
         assert_eq!(std::mem::offset_of!(Port, queues), 64);
         assert_eq!(std::mem::size_of::<PrioQueue>(), 22);
-        // Issue 19: six ports per host of a fat tree; a port was 832 bytes, then 640
+        // Six ports per host of a fat tree; a port was 832 bytes, then 640
         // with rings for queues, then 448 with pooled queues.
         assert_eq!(std::mem::size_of::<Port>(), 384);
     }

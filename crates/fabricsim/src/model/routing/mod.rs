@@ -303,7 +303,7 @@ impl RoutingTable {
     }
 
     /// Keeps of each switch's entries only its default and the window of those that
-    /// differ from it (issue 19: a fat tree's agg and edge switches send every packet
+    /// differ from it (a fat tree's agg and edge switches send every packet
     /// for another pod up the same run of ports, so at k = 48 the full table, 13.3 MB,
     /// was mostly the same entry over and over: core switches keep their whole row, an
     /// agg switch its pod's edges, an edge switch one entry).

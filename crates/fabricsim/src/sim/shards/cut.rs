@@ -31,7 +31,7 @@ struct Cut {
 }
 
 impl Simulation {
-    /// Cuts this simulation into `n` shards (issue 19) when the model can be cut and
+    /// Cuts this simulation into `n` shards when the model can be cut and
     /// the parallel engine runs everything it uses; otherwise it stays on one. The
     /// shards run on `n` threads, or on as many as the machine runs at once
     /// ([`machine_threads`]) when that is fewer, taking turns: a waiting thread spins,

@@ -1,4 +1,4 @@
-//! The parallel engine (issue 19): one run cut into shards (`partition.rs`), each with
+//! The parallel engine: one run cut into shards (`partition.rs`), each with
 //! its own event queue, packet arena, counters and tallies (its own [`Ctx`]), run in
 //! windows of simulated time on one thread each.
 //!
