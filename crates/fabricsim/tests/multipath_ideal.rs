@@ -1,5 +1,6 @@
-//! Ideal FCT and job lower bounds of flows that spread over several paths: FCT >= ideal and JCT >= lower bound in every configuration, and the ideal of a
-//! sprayed flow is that of its path set's narrowest cut, not of one path.
+//! Ideal FCT and job lower bounds of flows that spread over several paths: FCT >= ideal
+//! and JCT >= lower bound in every configuration, and the ideal of a sprayed flow is
+//! that of its path set's narrowest cut, not of one path.
 
 use fabricsim::analysis::invariants;
 use fabricsim::model::transport::rdma::ideal_fct;
