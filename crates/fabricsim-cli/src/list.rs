@@ -82,7 +82,7 @@ pub fn listing() -> Listing {
     described::<CcClassCfg>(w, "[[cc.class]]");
     congestion_controls(w);
     kinds(w, "[[workload]]", workload::KINDS);
-    described::<fabricsim::model::workload::window::WindowCfg>(
+    described::<fabricsim::model::workload::channel_window::WindowCfg>(
         w,
         "window = { ... } of a collective [[workload]]",
     );

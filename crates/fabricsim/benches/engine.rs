@@ -3,7 +3,7 @@
 //! criterion's repetitions), serially and cut into shards (the cross-shard hand-off). Run with `cargo bench -p fabricsim --features bench --bench engine`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fabricsim::kernel::engine::{Event, EventQueue};
+use fabricsim::kernel::events::{Event, EventQueue};
 use fabricsim::sim::Simulation;
 use std::hint::black_box;
 use std::path::Path;

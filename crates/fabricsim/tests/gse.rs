@@ -383,7 +383,7 @@ fn the_report_is_well_formed_html_with_one_svg_per_chart() {
     run_sweep(d.path());
     let html = std::fs::read_to_string(d.path().join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    fabricsim::base::report::check_well_formed(&html).expect("well-formed HTML");
+    fabricsim::base::charts::check_well_formed(&html).expect("well-formed HTML");
     // One chart group per collective, two charts (mean, max JCT) per group.
     assert_eq!(html.matches("<svg").count(), 2 * 2);
     assert_eq!(html.matches("</svg>").count(), 4);

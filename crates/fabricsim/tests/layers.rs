@@ -30,12 +30,12 @@ const LAYERS: &[(&str, &[&str])] = &[
             "base::block_pool",
             "base::prefetch",
             "base::wire",
-            "base::report",
+            "base::charts",
         ],
     ),
     (
         "kernel",
-        &["kernel::engine", "kernel::packet", "kernel::ctx"],
+        &["kernel::events", "kernel::packet", "kernel::ctx"],
     ),
     (
         "model",
@@ -43,7 +43,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "model::topology",
             "model::routing",
             "model::gse",
-            "model::collective",
+            "model::hw_collective",
             "model::capture",
             "model::fabric",
             "model::cc",

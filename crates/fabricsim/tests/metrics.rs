@@ -4,7 +4,7 @@
 
 use fabricsim::analysis::metrics::quantile;
 use fabricsim::analysis::metrics::{self, SizeBuckets, BUCKETS_CSV_HEADER};
-use fabricsim::base::report::{check_well_formed, Section};
+use fabricsim::base::charts::{check_well_formed, Section};
 use fabricsim::run::runner::{build_all, run, RunOptions};
 use fabricsim::{load_file, load_str};
 use std::path::{Path, PathBuf};
@@ -350,14 +350,14 @@ fn the_cdf_overlay_is_skipped_above_twelve_runs() {
             .collect()
     };
     let bars = |secs: &[Section]| secs.iter().filter(|s| matches!(s, Section::Bar(_))).count();
-    let twelve = fabricsim::output::compare::slowdown_sections(&runs(12), true);
+    let twelve = fabricsim::output::sweep_report::slowdown_sections(&runs(12), true);
     assert_eq!(lines(&twelve), [12]);
     assert_eq!(bars(&twelve), 2);
-    let thirteen = fabricsim::output::compare::slowdown_sections(&runs(13), true);
+    let thirteen = fabricsim::output::sweep_report::slowdown_sections(&runs(13), true);
     assert!(lines(&thirteen).is_empty());
     assert_eq!(bars(&thirteen), 2);
     // Without charts (collective jobs): the table only.
-    let table_only = fabricsim::output::compare::slowdown_sections(&runs(3), false);
+    let table_only = fabricsim::output::sweep_report::slowdown_sections(&runs(3), false);
     assert!(table_only
         .iter()
         .all(|s| !matches!(s, Section::Bar(_) | Section::Line(_))));
@@ -390,7 +390,7 @@ const NAME_COLUMNS: &[&str] = &["run", "variant", "port", "ratio"];
 /// under every chart of percentiles, and units in every table header that measures
 /// something. Returns the number of charts.
 fn check_report(secs: &[Section], sweep_axes: &[String]) -> usize {
-    use fabricsim::base::report::{bar_plan, PERCENTILE_NOTE};
+    use fabricsim::base::charts::{bar_plan, PERCENTILE_NOTE};
     let percentiles = |s: &str| ["p50", "p95", "p99"].iter().any(|p| s.contains(p));
     let mut charts = 0;
     for s in secs {
@@ -444,13 +444,14 @@ fn every_chart_and_table_of_the_reports_has_units_and_notes() {
         4
     );
     let rows: Vec<_> = res.iter().map(|r| r.summary.clone()).collect();
-    let secs = fabricsim::output::compare::report_sections("quickstart", &rows, &[], false, None);
+    let secs =
+        fabricsim::output::sweep_report::report_sections("quickstart", &rows, &[], false, None);
     assert_eq!(check_report(&secs, &[]), 7);
 }
 
 #[test]
 fn jct_charts_draw_each_runs_lower_bound_under_its_bars() {
-    use fabricsim::base::report::Bound;
+    use fabricsim::base::charts::Bound;
     let sweep = ["sweep[3].values=[\"1MiB\"]".to_string()];
     let loaded = load_file(&scenarios_dir().join("gse-vs-roce-quick.toml"), &sweep).unwrap();
     let opts = RunOptions {
@@ -466,8 +467,13 @@ fn jct_charts_draw_each_runs_lower_bound_under_its_bars() {
         .collect();
     assert!(rows.iter().all(|r| r.jobs > 0));
     let axes: Vec<String> = rows[0].params.keys().cloned().collect();
-    let secs =
-        fabricsim::output::compare::report_sections("gse-vs-roce-quick", &rows, &[], false, None);
+    let secs = fabricsim::output::sweep_report::report_sections(
+        "gse-vs-roce-quick",
+        &rows,
+        &[],
+        false,
+        None,
+    );
     assert!(check_report(&secs, &axes) > 0);
     let jct: Vec<_> = secs
         .iter()

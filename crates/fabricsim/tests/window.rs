@@ -3,7 +3,7 @@
 
 use fabricsim::analysis::invariants;
 use fabricsim::base::units::ser_time;
-use fabricsim::model::workload::window::CREDIT_BYTES;
+use fabricsim::model::workload::channel_window::CREDIT_BYTES;
 use fabricsim::sim::{Outcome, Simulation};
 use std::path::Path;
 

@@ -3,6 +3,7 @@
 //! pool, the prefetch hint, wire formats and chart drawing. Imports nothing of the crate.
 
 pub mod block_pool;
+pub mod charts;
 pub mod floors;
 pub mod ids;
 pub mod input_file;
@@ -10,7 +11,6 @@ pub mod memory;
 pub mod param;
 pub mod prefetch;
 pub mod presets;
-pub mod report;
 pub mod seed;
 pub mod suggest;
 pub mod units;

@@ -4,7 +4,7 @@
 
 use crate::base::ids::{LinkId, PortId};
 use crate::base::units::Time;
-use crate::kernel::engine::{Event, EventQueue};
+use crate::kernel::events::{Event, EventQueue};
 use crate::kernel::packet::{CreditSignal, Desc, IntStack, Packet, PacketArena, Tag};
 
 /// Transport and fabric settings resolved for the run.

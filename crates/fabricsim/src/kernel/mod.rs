@@ -2,5 +2,5 @@
 //! and the context ([`ctx::Ctx`]) every handler shares. Imports only [`crate::base`].
 
 pub mod ctx;
-pub mod engine;
+pub mod events;
 pub mod packet;

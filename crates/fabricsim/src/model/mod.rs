@@ -5,9 +5,9 @@
 
 pub mod capture;
 pub mod cc;
-pub mod collective;
 pub mod fabric;
 pub mod gse;
+pub mod hw_collective;
 pub mod longhaul;
 pub mod record;
 pub mod routing;

@@ -60,7 +60,7 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
             collective_id: c,
             iteration: i,
             collective: s.kind.name(),
-            op: if s.kind == crate::model::collective::HwKind::Allreduce {
+            op: if s.kind == crate::model::hw_collective::HwKind::Allreduce {
                 s.op.name()
             } else {
                 ""

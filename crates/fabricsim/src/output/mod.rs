@@ -42,7 +42,6 @@ mod buffers;
 pub mod cells;
 mod collectives;
 pub mod columns;
-pub mod compare;
 mod comparison;
 mod convergence;
 mod credits;
@@ -58,6 +57,7 @@ pub mod resolved;
 pub mod run_report;
 pub mod summary;
 mod summary_table;
+pub mod sweep_report;
 mod training;
 mod window;
 
@@ -366,7 +366,7 @@ fn write_csv(
 pub fn run_report_html(sim: &Simulation, summary: &Summary) -> String {
     let title = crate::output::run_report::run_report_title(summary);
     let sections = crate::output::run_report::run_report_sections(sim, summary);
-    crate::base::report::render_html(&title, &sections)
+    crate::base::charts::render_html(&title, &sections)
 }
 
 /// Writes every file of a run into `dir` (created if needed): its tables, `report.html`,
@@ -428,8 +428,8 @@ pub fn write_sweep(
     }
     let title = rows.first().map(|r| r.scenario.clone()).unwrap_or_default();
     let sections =
-        crate::output::compare::report_sections(&title, rows, axes, replicated, baseline);
-    let html = crate::base::report::render_html(&title, &sections);
+        crate::output::sweep_report::report_sections(&title, rows, axes, replicated, baseline);
+    let html = crate::base::charts::render_html(&title, &sections);
     write_file(dir, SWEEP_REPORT, |w| w.write_all(html.as_bytes()))
 }
 

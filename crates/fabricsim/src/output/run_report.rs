@@ -5,7 +5,7 @@ use crate::analysis::metrics::{
     bucket_stats, buckets_chart, buckets_table, cdf_chart, cdf_points, finished_flows,
     queue_series, rate_series, sorted_slowdowns, SizeBuckets, MAX_SERIES_POINTS,
 };
-use crate::base::report::{BarChart, Bound, LineChart, Section, Table};
+use crate::base::charts::{BarChart, Bound, LineChart, Section, Table};
 use crate::output::Summary;
 use crate::sim::Simulation;
 
@@ -174,7 +174,7 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
             "rate (Gbps)",
             series,
         );
-        c.note = crate::output::compare::RATE_NOTE.into();
+        c.note = crate::output::sweep_report::RATE_NOTE.into();
         out.push(Section::Line(c));
     }
     if !sim.record.queue_samples.is_empty() {
@@ -187,7 +187,7 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
             "queue (bytes)",
             series,
         );
-        c.note = crate::output::compare::QUEUE_NOTE.into();
+        c.note = crate::output::sweep_report::QUEUE_NOTE.into();
         out.push(Section::Line(c));
     }
     out

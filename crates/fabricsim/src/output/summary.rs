@@ -24,7 +24,7 @@
 //!   and lost, packets dropped, data packets lost (see [`crate::model::fabric::faults::FaultSummary`]);
 //! - `collectives`: hardware collectives' iterations, completions, failures, timeouts,
 //!   latency, the results' check, packets and multicast copies
-//!   ([`crate::model::collective::HwSummary`]);
+//!   ([`crate::model::hw_collective::HwSummary`]);
 //! - `gse`, `long_haul`, `collectives`, `faults`, `convergence`, `window`: `null` for runs
 //!   without GSE, DR switches, hardware collectives, faults or bit errors,
 //!   `[record.convergence]` or `[record.window]`; every
@@ -158,7 +158,7 @@ pub struct Summary {
     /// DCI and DR figures (topology `multi_campus`).
     pub long_haul: Option<crate::model::fabric::roles::dr::LongHaulStats>,
     /// Hardware collectives (document 003).
-    pub collectives: Option<crate::model::collective::HwSummary>,
+    pub collectives: Option<crate::model::hw_collective::HwSummary>,
     /// 95th percentile slowdown.
     pub slowdown_p95: f64,
     /// Slowdown p50/p99 of finished flows per size bucket (`<10KB`, `10KB-100KB`,
@@ -326,7 +326,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .unwrap_or(f64::NAN),
         gse: sim.fabric.gse.as_ref().map(|g| g.stats_total()),
         long_haul: crate::model::fabric::roles::dr::LongHaulStats::of(sim),
-        collectives: crate::model::collective::HwSummary::of(sim),
+        collectives: crate::model::hw_collective::HwSummary::of(sim),
         faults: sim.fabric.faults.as_ref().map(|f| f.summary(sim.ctx.now)),
         jct_lower_bound_ns: if sim.nics.jobs.is_empty() {
             f64::NAN
@@ -384,7 +384,7 @@ struct SummaryJson<'a> {
     jobs: JobsJson,
     gse: Option<&'a crate::model::gse::GseStats>,
     long_haul: Option<&'a crate::model::fabric::roles::dr::LongHaulStats>,
-    collectives: Option<&'a crate::model::collective::HwSummary>,
+    collectives: Option<&'a crate::model::hw_collective::HwSummary>,
     faults: Option<&'a crate::model::fabric::faults::FaultSummary>,
     convergence: Option<&'a crate::analysis::convergence::Convergence>,
     window: Option<&'a crate::analysis::window::Window>,
@@ -736,8 +736,8 @@ fn num(v: &serde_json::Value) -> Option<f64> {
 }
 
 // The summary's sections of parts that keep their own figures, read off the finished run.
-use crate::model::collective::HwSummary;
 use crate::model::fabric::roles::dr::{DciDirection, LongHaulStats};
+use crate::model::hw_collective::HwSummary;
 
 impl HwSummary {
     /// The run's figures, when it has hardware collectives.

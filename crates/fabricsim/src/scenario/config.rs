@@ -406,7 +406,7 @@ mod tests {
         assert_describes_fields::<crate::model::fabric::roles::dr::DrCfg>();
         assert_describes_fields::<ReliabilityCfg>();
         assert_describes_fields::<FaultCfg>();
-        assert_describes_fields::<crate::model::workload::window::WindowCfg>();
+        assert_describes_fields::<crate::model::workload::channel_window::WindowCfg>();
         assert_describes_fields::<TransportCfg>();
         assert_describes_fields::<LoadBalanceCfg>();
         assert_describes_fields::<CcCfg>();

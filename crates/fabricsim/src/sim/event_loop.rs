@@ -1,10 +1,10 @@
 //! The event loop and its dispatch: pop the next event, stop at `max_time`, a pause
 //! time or a stall, and hand the event to the handler of the component it names.
-//! Events are ordered by (time, event key) (see [`crate::kernel::engine`]), so a run is a pure
+//! Events are ordered by (time, event key) (see [`crate::kernel::events`]), so a run is a pure
 //! function of its inputs.
 
 use crate::base::units::Time;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::model::fabric::NodeKind;
 use crate::scenario::config::LbAlgorithm;
 

@@ -24,7 +24,7 @@
 //! events while counting them by kind and by component, which names the culprit.
 
 use crate::base::units::{fmt_time, Time, US};
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::sim::Simulation;
 use serde::Serialize;
 use std::collections::HashMap;

@@ -1,6 +1,6 @@
 //! Look-ahead prefetching for large models: while one event runs, start loading what the
 //! next few events' handlers will read, so their cache misses overlap. It reads the event
-//! codes the queue holds ([`crate::kernel::engine::code`]) and never changes a result.
+//! codes the queue holds ([`crate::kernel::events::code`]) and never changes a result.
 
 use crate::kernel::packet::FLAG_ROUTED;
 use crate::model::fabric::NodeKind;
@@ -19,8 +19,8 @@ use crate::sim::*;
 #[inline(always)]
 pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
     use crate::base::prefetch::prefetch;
-    use crate::kernel::engine::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
-    use crate::kernel::engine::peek_code;
+    use crate::kernel::events::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
+    use crate::kernel::events::peek_code;
     let ahead = ctx.queue.peek_codes();
     match peek_code(ahead[3]) {
         (LINK, l) => prefetch(&fabric.links[l as usize]),

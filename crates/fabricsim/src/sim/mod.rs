@@ -3,7 +3,7 @@
 //! Build once, then run: [`Simulation::build`] (`build.rs`) validates the scenario and
 //! `assemble.rs` turns it into nodes, ports, links, switches, hosts, flows and routing
 //! tables; the loop never re-validates. Components refer to each other by index (see
-//! [`crate::base::ids`]). An event names the component it wakes ([`crate::kernel::engine::Event`]);
+//! [`crate::base::ids`]). An event names the component it wakes ([`crate::kernel::events::Event`]);
 //! `event_loop.rs` pops events and dispatches each to its component's handler, which lives
 //! beside the component's state. The state is in three parts: [`Ctx`] (the clock, the
 //! event queue, the packet arena, counters and constants: the narrow context every
@@ -19,7 +19,7 @@
 //! live in the arena, queues and link rings reuse their capacity.
 
 use crate::base::units::{Rate, Time};
-use crate::kernel::engine::EventQueue;
+use crate::kernel::events::EventQueue;
 use crate::model::fabric::pfc::PFC_FRAME_BYTES;
 use crate::model::fabric::NodeKind;
 use crate::model::routing::ecmp;

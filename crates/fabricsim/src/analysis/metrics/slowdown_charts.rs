@@ -2,7 +2,7 @@
 //! bucket, and a CDF chart (also used by the multi-run comparison).
 
 use super::slowdown::BucketStats;
-use crate::base::report::{BarChart, LineChart, Table, PERCENTILE_NOTE};
+use crate::base::charts::{BarChart, LineChart, Table, PERCENTILE_NOTE};
 
 /// The x axis of per-bucket charts: flow payload size buckets (decimal units).
 pub const FLOW_SIZE_AXIS: &str = "flow size bucket (payload bytes, decimal units)";

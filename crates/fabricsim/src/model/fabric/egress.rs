@@ -9,7 +9,7 @@
 
 use crate::base::ids::PortId;
 use crate::base::units::Time;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, PacketKind, FLAG_ROUTED, FLAG_VC_RAISED, VC_IN_MASK};
 use crate::model::fabric::flow_control::AnyFlowControl;
 use crate::model::fabric::NodeKind;

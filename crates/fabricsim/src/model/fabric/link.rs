@@ -8,7 +8,7 @@ use super::NodeKind;
 use crate::base::ids::{LinkId, PortId};
 use crate::base::units::Time;
 use crate::kernel::ctx::*;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::kernel::packet::Desc;
 use crate::kernel::packet::{PacketKind, Payload};
 use crate::model::fabric::Fabric;

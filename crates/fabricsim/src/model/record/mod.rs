@@ -9,7 +9,7 @@ pub mod convergence;
 pub mod window;
 
 use crate::base::units::Time;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::model::cc::CongestionControl;
 use crate::model::fabric::Port;
 use crate::model::transport::Flow;

@@ -6,8 +6,8 @@ use crate::base::ids::PortId;
 use crate::base::units::Time;
 use crate::kernel::ctx::*;
 use crate::kernel::packet::{Header, Packet, Payload, FLAG_MCAST};
-use crate::model::collective::{reduce, CollMsg, HwKind, HwSpec, IterRecord};
 use crate::model::fabric::Fabric;
+use crate::model::hw_collective::{reduce, CollMsg, HwKind, HwSpec, IterRecord};
 use crate::model::transport::*;
 
 #[derive(Clone, Debug, Default)]
@@ -243,7 +243,7 @@ impl HwCollectives {
     fn timer(&self, ctx: &mut Ctx, at: Time, c: u32, r: u32, kind: TimerKind) {
         let key = self.timer_key(c, r, kind);
         ctx.queue
-            .push(at, crate::kernel::engine::Event::Collective(key));
+            .push(at, crate::kernel::events::Event::Collective(key));
     }
 }
 

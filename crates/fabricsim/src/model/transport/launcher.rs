@@ -13,7 +13,7 @@
 //! ([`crate::model::workload::TimedDep`]). Delayed releases and phase ends wait in the
 //! launcher's timer heap, served by the `FlowArrivals` event.
 
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::model::cc::CongestionControl;
 
 use super::notify::Notify;
@@ -71,7 +71,7 @@ pub(crate) struct Lane {
     /// Delayed actions `(time, action)`, earliest first: releases of a node, phase
     /// begins and phase ends ([`Timer`]). Ties at one time go by the packed action, not
     /// by when they were set, so the order is the same whichever part of the fabric set
-    /// them first (see [`crate::kernel::engine`]).
+    /// them first (see [`crate::kernel::events`]).
     pub(crate) timers: BinaryHeap<Reverse<(Time, u32)>>,
     /// The time of the `FlowArrivals` event pending for the timers, if any.
     pub(crate) armed: Option<Time>,

@@ -6,7 +6,7 @@
 
 use crate::base::ids::PortId;
 use crate::base::units::{ser_time_f, Rate, Time};
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, Packet, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
 use crate::model::cc::{AckInfo, CongestionControl};
 use crate::model::fabric::telemetry::int::INT_BYTES_PER_HOP;

@@ -117,7 +117,7 @@ pub struct CollectiveCfg {
     pub rounds: bool,
     /// NCCL-like channel window (`window = {}` for NCCL's defaults); none: unbounded.
     #[serde(default)]
-    pub window: Option<super::window::WindowCfg>,
+    pub window: Option<super::channel_window::WindowCfg>,
 }
 
 fn d_one() -> u32 {
@@ -305,7 +305,11 @@ fn halving_doubling(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) 
 /// Flows of a step whose transfers carry `bytes` each, cut into `chunks` pipelined
 /// pieces as [`split`] cuts them (and each piece by a window): all of them, and the first
 /// piece's. Saturating.
-fn step_pieces(bytes: u64, chunks: u64, w: Option<&super::window::WindowCfg>) -> (u64, u64) {
+fn step_pieces(
+    bytes: u64,
+    chunks: u64,
+    w: Option<&super::channel_window::WindowCfg>,
+) -> (u64, u64) {
     let chunks = chunks.max(1);
     let (q, r) = (bytes / chunks, bytes % chunks);
     let (big, small) = (
@@ -329,7 +333,7 @@ fn dag_count(
     sc: u64,
     chunks: u64,
     rounds: bool,
-    w: Option<&super::window::WindowCfg>,
+    w: Option<&super::channel_window::WindowCfg>,
 ) -> (u64, u64) {
     // What each rank sends per step: split(s, n)[0].
     let per_rank = sc.div_ceil(size_ranks.max(1)).max(1);
@@ -541,7 +545,9 @@ impl Generator for CollectiveCfg {
             bytes: Some(
                 n.saturating_mul(self.size)
                     .saturating_mul(2)
-                    .saturating_add(flows.saturating_mul(super::window::CREDIT_BYTES.max(1)))
+                    .saturating_add(
+                        flows.saturating_mul(super::channel_window::CREDIT_BYTES.max(1)),
+                    )
                     .saturating_mul(repeat),
             ),
             ..Default::default()
@@ -587,7 +593,7 @@ impl Generator for CollectiveCfg {
         for ranks in groups(c, b)? {
             let mut dag = build(c.collective, &ranks, c.size, c.channels, c.chunks, c.rounds);
             if let Some(w) = &c.window {
-                dag = super::window::apply(&dag, w).0;
+                dag = super::channel_window::apply(&dag, w).0;
             }
             let group = b.job_groups;
             b.job_groups += 1;

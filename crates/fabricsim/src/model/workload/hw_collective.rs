@@ -1,15 +1,15 @@
 //! Hardware collectives (`kind = "hw_collective"`, document 003): barrier, allreduce or
 //! broadcast run by the NICs' collective engines over a logical tree, the result coming
-//! down by switch multicast ([`crate::model::collective`]). The entry makes no flows: it adds a
+//! down by switch multicast ([`crate::model::hw_collective`]). The entry makes no flows: it adds a
 //! collective job whose iterations each rank enters after an optional compute step.
 
 use super::{all_hosts, resolve_host, resolve_set, Builder, Generator, HostRef, HostSet};
 use crate::base::param::{Described, Param, ParamError};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Time, NS, US};
-use crate::model::collective::reduce::{DType, Op};
-use crate::model::collective::tree::Tree;
-use crate::model::collective::{HwKind, HwSpec};
+use crate::model::hw_collective::reduce::{DType, Op};
+use crate::model::hw_collective::tree::Tree;
+use crate::model::hw_collective::{HwKind, HwSpec};
 use serde::Deserialize;
 
 /// A hardware collective job.

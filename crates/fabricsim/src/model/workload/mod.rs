@@ -9,6 +9,7 @@
 
 pub mod all_to_all;
 pub mod cdf;
+pub mod channel_window;
 pub mod collective;
 pub mod files;
 pub mod flows;
@@ -19,7 +20,6 @@ pub mod poisson;
 pub mod registry;
 pub mod sw_collective;
 pub mod training;
-pub mod window;
 
 pub use collective::{CollectiveCfg, CollectiveKind, JobGrouping};
 pub use flows::{FlowCfg, FlowsCfg};
@@ -276,7 +276,7 @@ pub struct Workload {
     /// Index of the `[[workload]]` entry each flow came from.
     pub origin: Vec<u32>,
     /// Hardware collective jobs (they make no flows).
-    pub hw: Vec<crate::model::collective::HwSpec>,
+    pub hw: Vec<crate::model::hw_collective::HwSpec>,
 }
 
 /// A node of a workload's dependency graph: a flow, or a compute phase of a rank.
@@ -497,8 +497,8 @@ pub fn set_size(s: &HostSet, hosts: u64, excluded: bool) -> u64 {
 }
 
 /// Flows a transfer of `bytes` becomes: one, or with a `window` one per chunk
-/// ([`window::apply`] cuts every transfer into `chunk`-byte pieces, at least one).
-pub fn window_pieces(bytes: u64, window: Option<&window::WindowCfg>) -> u64 {
+/// ([`channel_window::apply`] cuts every transfer into `chunk`-byte pieces, at least one).
+pub fn window_pieces(bytes: u64, window: Option<&channel_window::WindowCfg>) -> u64 {
     match window {
         Some(w) => bytes.div_ceil(w.chunk.max(1)).max(1),
         None => 1,

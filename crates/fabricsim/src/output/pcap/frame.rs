@@ -188,7 +188,7 @@ impl<'a> FrameCtx<'a> {
                     coll,
                     iter,
                     rank,
-                    result: msg == crate::model::collective::CollMsg::Result,
+                    result: msg == crate::model::hw_collective::CollMsg::Result,
                 },
                 buf,
             ),

@@ -11,7 +11,7 @@ impl Simulation {
     /// errors name the workload entry's field.
     pub(super) fn assemble_collectives(
         &mut self,
-        specs: Vec<crate::model::collective::HwSpec>,
+        specs: Vec<crate::model::hw_collective::HwSpec>,
         rails: u32,
         file: &str,
     ) -> Result<(), ScenarioError> {

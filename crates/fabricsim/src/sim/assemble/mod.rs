@@ -15,7 +15,7 @@ mod switch_features;
 mod wiring;
 
 use crate::base::units::{Rate, Time};
-use crate::kernel::engine::EventQueue;
+use crate::kernel::events::EventQueue;
 use crate::kernel::packet::PacketArena;
 use crate::model::cc::{AnyCc, BaseRtt, CcAlgorithm, CongestionControl, FlowContext};
 use crate::model::fabric::faults::config::FaultPlan;

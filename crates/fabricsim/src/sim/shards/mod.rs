@@ -26,7 +26,7 @@
 //! a protocol per pair.
 //!
 //! **Why the result does not depend on the thread count.** Events are ordered by (time,
-//! kind, component) with no insertion counter (`crate::kernel::engine`), and no handler touches
+//! kind, component) with no insertion counter (`crate::kernel::events`), and no handler touches
 //! another shard's state in the same window. So each shard runs its own events in the
 //! order the one-thread run would give them, and a frame handed over reaches its ring
 //! before its arrival, with the same event key as when the sender puts it there itself.
@@ -93,7 +93,7 @@
 
 use crate::base::ids::{LinkId, PortId};
 use crate::base::units::Time;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, PacketArena};
 use crate::model::fabric::flow_control::credit::CreditSignal;
 use crate::model::fabric::telemetry::int::IntStack;

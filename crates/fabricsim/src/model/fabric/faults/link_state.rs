@@ -103,7 +103,7 @@ impl Fabric {
             if link.put(a, d) {
                 ctxs[far]
                     .queue
-                    .push(a, crate::kernel::engine::Event::LinkArrive(p.link()));
+                    .push(a, crate::kernel::events::Event::LinkArrive(p.link()));
             }
         }
     }

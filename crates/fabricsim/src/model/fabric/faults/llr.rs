@@ -51,7 +51,7 @@ use super::{error_prone, LinkFaults};
 use crate::base::ids::{LinkId, PortId};
 use crate::base::units::Time;
 use crate::kernel::ctx::Ctx;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, PacketKind};
 use crate::model::fabric::Fabric;
 use rand::Rng;

@@ -56,7 +56,7 @@ pub mod reconverge;
 use crate::base::ids::{LinkId, PortId};
 use crate::base::units::{Rate, Time};
 use crate::kernel::ctx::Ctx;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, PacketKind};
 use crate::model::fabric::Fabric;
 use crate::model::fabric::{Link, Node, NodeKind, Port};

@@ -14,7 +14,7 @@ use crate::base::param::{Checked, Described, Param, ParamError};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Rate, Time, SEC};
 use crate::kernel::ctx::Ctx;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::kernel::packet::Packet;
 use crate::model::fabric::buffer::SharedBuffer;
 use crate::model::fabric::port::N_PRIO;

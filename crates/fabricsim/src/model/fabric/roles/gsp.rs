@@ -8,7 +8,7 @@
 //! state machines live beside this file (`pktc`, `dgsq`, `reorder`).
 
 use crate::base::units::Time;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, Packet, PacketKind};
 use crate::model::fabric::buffer::Admission;
 use crate::model::fabric::switch::Switch;

@@ -4,15 +4,15 @@
 //! level its framework sees it: a rank computes (a phase), sends a message (a transfer),
 //! waits for messages. [`JobGraph::emit`] turns that into the simulator's workload:
 //! each transfer is split over `channels` queue pairs and, under an NCCL-like window,
-//! cut into chunks with slot credits ([`crate::model::workload::window`]); each phase becomes a
+//! cut into chunks with slot credits ([`crate::model::workload::channel_window`]); each phase becomes a
 //! [`crate::model::workload::Phase`]. The same graph, kept in the job's
 //! [`super::TrainingSpec`], is evaluated without a network ([`JobGraph::evaluate`]) to
 //! give the reference the run is compared with.
 
 use crate::base::param::ParamError;
 use crate::base::units::Time;
+use crate::model::workload::channel_window::{self, WindowCfg};
 use crate::model::workload::collective::{Dag, Transfer};
-use crate::model::workload::window::{self, WindowCfg};
 use crate::model::workload::FlowSpec;
 use crate::model::workload::{Builder, DepPoint, Node, Phase, TimedDep};
 
@@ -197,7 +197,7 @@ impl JobGraph {
             }
         }
         let (dag, pieces) = match window {
-            Some(w) => window::apply(&dag, w),
+            Some(w) => channel_window::apply(&dag, w),
             None => {
                 let p = (0..dag.transfers.len() as u32).map(|i| vec![i]).collect();
                 (dag, p)

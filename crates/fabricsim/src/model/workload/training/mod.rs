@@ -28,7 +28,7 @@ pub mod pipeline;
 
 pub use pipeline::{pp_free, pp_with};
 
-use super::window::WindowCfg;
+use super::channel_window::WindowCfg;
 use super::{resolve_set, Builder, Generator, HostSet, DEFAULT_START};
 use crate::base::param::{Described, Param, ParamError};
 use crate::base::units::serde_units as su;

@@ -99,7 +99,7 @@ pub use config::CreditCfg;
 use crate::base::ids::PortId;
 use crate::base::units::Time;
 use crate::kernel::ctx::Ctx;
-use crate::kernel::engine::Event;
+use crate::kernel::events::Event;
 pub use crate::kernel::packet::CreditSignal;
 use crate::kernel::packet::{Desc, FLAG_VC_RAISED, VC_IN_MASK, VC_IN_SHIFT};
 use crate::model::fabric::buffer::SharedBuffer;

@@ -17,7 +17,7 @@
 //! overlays of their rate-vs-time and bottleneck-queue-vs-time series.
 
 use crate::analysis::metrics::interval::{mean_interval, MeanInterval};
-use crate::base::report::{BarChart, Bound, LineChart, Section, Table, PERCENTILE_NOTE};
+use crate::base::charts::{BarChart, Bound, LineChart, Section, Table, PERCENTILE_NOTE};
 use crate::output::Summary;
 use crate::scenario::REPLICATE_AXIS;
 
