@@ -409,7 +409,9 @@ impl LinkRx {
     }
 
     /// Check AM lock, authenticate and decrypt one multi-frame, appending its payload
-    /// blocks to `out`. Nothing is appended on error.
+    /// blocks to `out`, after a run of error blocks when multi-frames before it were
+    /// lost or rejected (a gap in the counters). Nothing is appended on error: the next
+    /// accepted multi-frame shows the gap.
     pub fn decrypt_multiframe(
         &mut self,
         now: Instant,
@@ -478,10 +480,19 @@ impl LinkRx {
             return Err(RxError::AuthFailed);
         }
         slot.cipher.keystream_xor(param.pn, &mut self.buf[8..]);
+        // Only an authentic multi-frame may advance the replay window. Multi-frames it
+        // skipped were lost or rejected: their payload is missing from the stream, so
+        // a run of error blocks as long as one multi-frame's payload goes before this
+        // one's, as a 64B/66B receiver substitutes for bad blocks; a frame spliced
+        // across the gap is then discarded, not delivered with a bad FCS.
+        let skipped = accept_pn(slot, param.pn);
+        if skipped > 0 {
+            self.lost = self.lost.saturating_add(skipped);
+            out.extend(std::iter::repeat_n(Block66::ERROR, self.payload.len()));
+        }
         let start = out.len();
         out.resize(start + self.payload.len(), Block66::default());
         unpack66(&self.buf[8..], &mut out[start..]);
-        self.lost = self.lost.saturating_add(accept_pn(slot, param.pn));
         Ok(param)
     }
 }

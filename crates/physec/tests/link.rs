@@ -211,9 +211,49 @@ fn lost_multiframes_are_counted() {
             m
         })
         .collect();
+    let mut outs = Vec::new();
     for i in [0, 3] {
-        rx.decrypt_multiframe(Instant(0), &mfs[i], &mut Vec::new())
+        let mut out = Vec::new();
+        rx.decrypt_multiframe(Instant(0), &mfs[i], &mut out)
             .expect("decrypt");
+        outs.push(out);
     }
     assert_eq!((rx.accepted, rx.lost), (2, 2));
+    // The first arrives whole; the one after the gap is preceded by a payload's length
+    // of error blocks, then its own payload intact.
+    let n = cfg.payload_blocks();
+    assert_eq!(outs[0], plain);
+    assert_eq!(outs[1].len(), 2 * n);
+    assert!(outs[1][..n].iter().all(|b| *b == Block66::ERROR));
+    assert_eq!(&outs[1][n..], &plain[..]);
+}
+
+#[test]
+fn a_rejected_multiframe_shows_as_error_blocks_before_the_next() {
+    let cfg = LinkConfig::new(1, 32, 1).expect("config");
+    let (mut tx, mut rx) = setup(cfg, u64::MAX);
+    let plain = scrambled(11, cfg.payload_blocks(), &[64]);
+    let mut mfs = Vec::new();
+    for _ in 0..3 {
+        let mut m = Vec::new();
+        tx.encrypt_multiframe(Instant(0), &plain, &mut m)
+            .expect("encrypt");
+        mfs.push(m);
+    }
+    // Flip one payload bit of the middle multi-frame: it fails authentication.
+    let last = mfs[1].len() - 1;
+    mfs[1][last].payload ^= 1;
+    let mut out = Vec::new();
+    rx.decrypt_multiframe(Instant(0), &mfs[0], &mut out)
+        .expect("first");
+    assert!(rx
+        .decrypt_multiframe(Instant(0), &mfs[1], &mut out)
+        .is_err());
+    assert_eq!(out.len(), cfg.payload_blocks(), "nothing appended on error");
+    rx.decrypt_multiframe(Instant(0), &mfs[2], &mut out)
+        .expect("third");
+    let n = cfg.payload_blocks();
+    assert!(out[n..2 * n].iter().all(|b| *b == Block66::ERROR));
+    assert_eq!(&out[2 * n..], &plain[..]);
+    assert_eq!((rx.accepted, rx.rejected, rx.lost), (2, 1, 1));
 }
