@@ -81,24 +81,10 @@ impl Ctx {
         // does not depend on the width.
         queue.set_horizon(horizon.saturating_mul(shards as u64));
         queue.set_lookahead(lookahead);
-        Ctx {
-            now: 0,
-            queue,
-            arena,
-            counters: Counters::default(),
-            tally: Tally::default(),
-            params: params.clone(),
-            shard,
-            outbox: vec![Outbox::default(); shards],
-            flow_drops: Vec::new(),
-            flow_lost: Vec::new(),
-            jobs_done: Vec::new(),
-            event_budget: u64::MAX,
-            past_budget: Vec::new(),
-            window_end: 0,
-            late: false,
-            late_releases: Vec::new(),
-        }
+        let mut ctx = Ctx::new(params.clone(), queue, arena);
+        ctx.shard = shard;
+        ctx.outbox = vec![Outbox::default(); shards];
+        ctx
     }
 }
 
