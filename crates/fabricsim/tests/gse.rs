@@ -87,7 +87,7 @@ fn pktc_keeps_containers_whole_delivers_in_order_and_spreads_containers() {
         ],
     );
     run(&mut sim);
-    let g = sim.fabric.gse.as_ref().expect("GSE on");
+    let g = sim.fabric.roles.gse.as_ref().expect("GSE on");
     assert_eq!(
         g.stats_total().intra_container_gaps,
         0,
@@ -161,7 +161,7 @@ fn reorder_buffer_restores_order_when_containers_overtake() {
         ],
     );
     run(&mut sim);
-    let g = sim.fabric.gse.as_ref().unwrap();
+    let g = sim.fabric.roles.gse.as_ref().unwrap();
     assert_eq!(g.stats_total().intra_container_gaps, 0);
     assert!(
         g.stats_total().reordered_packets > 0,
@@ -200,7 +200,7 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
     );
     // Grants never exceed the port's line rate: the grants before the last fit in the
     // time between the first and the last grant.
-    let g = sim.fabric.gse.as_ref().unwrap();
+    let g = sim.fabric.roles.gse.as_ref().unwrap();
     let s = &g.sched[0];
     let first = s.first_at.expect("grants were issued");
     let bytes_before_last = s.granted - s.last_bytes;
@@ -326,7 +326,7 @@ fn small_sweep() -> String {
     )
     .replace("[cc]\nalgorithm = \"none\"", "[cc]\nalgorithm = \"dcqcn\"");
     format!(
-        "# test sweep\n{base}\n[[variants]]\nname = \"roce\"\n[[variants]]\nname = \"gse\"\nset = {{ \"fabric.load_balance.algorithm\" = \"pktc\", \"fabric.gse.scheduling\" = \"dgsq\", \"fabric.pfc.scope\" = \"edge\", \"cc.algorithm\" = \"none\" }}\n[[sweep]]\npath = \"workload[0].collective\"\nlabel = \"collective\"\nvalues = [\"alltoall\", \"ring_allreduce\"]\n[[sweep]]\npath = \"workload[0].size\"\nlabel = \"size\"\nvalues = [\"256KiB\", \"1MiB\"]\n"
+        "# test sweep\n{base}\n[[variants]]\nname = \"roce\"\n[[variants]]\nname = \"gse\"\nset = {{ \"fabric.load_balance.algorithm\" = \"pktc\", \"fabric.roles.gse.scheduling\" = \"dgsq\", \"fabric.pfc.scope\" = \"edge\", \"cc.algorithm\" = \"none\" }}\n[[sweep]]\npath = \"workload[0].collective\"\nlabel = \"collective\"\nvalues = [\"alltoall\", \"ring_allreduce\"]\n[[sweep]]\npath = \"workload[0].size\"\nlabel = \"size\"\nvalues = [\"256KiB\", \"1MiB\"]\n"
     )
 }
 

@@ -167,9 +167,9 @@ impl Simulation {
         self.prefetch
             && !self.fabric.table_routing
             && self.fabric.lb == LbAlgorithm::Ecmp
-            && self.fabric.gse.is_none()
-            && self.fabric.dr.is_none()
-            && self.fabric.switch_cnp.is_none()
+            && self.fabric.roles.gse.is_none()
+            && self.fabric.roles.dr.is_none()
+            && self.fabric.roles.switch_cnp.is_none()
     }
 
     /// The event calendar's window: a frame's serialization plus a link delay (with some

@@ -456,7 +456,7 @@ fn place_top_layer(g: &Graph<'_>, shard_of_node: &mut [u32], load: &mut [u64], s
 /// A campus's DR switches pace a flow's notifications together (`DrState::next_cnp`):
 /// they share the shard of the first, also when their campus was split.
 fn keep_campuses_together(fabric: &Fabric, shard_of_node: &mut [u32], load: &mut [u64]) {
-    let Some(dr) = fabric.dr.as_ref() else {
+    let Some(dr) = fabric.roles.dr.as_ref() else {
         return;
     };
     let nodes = &fabric.nodes;
@@ -726,8 +726,8 @@ mod tests {
             assert_eq!(p.notes.len(), usize::from(asked != got), "{:?}", p.notes);
             assert!(p.ports.iter().all(|&w| w > 0), "{:?}", p.ports);
             assert_eq!(p.lookahead, campus_cable, "{asked}");
-            for (port, campus) in &f.dr.as_ref().unwrap().dci_ports {
-                let first = (f.dr.as_ref().unwrap().dci_ports.iter())
+            for (port, campus) in &f.roles.dr.as_ref().unwrap().dci_ports {
+                let first = (f.roles.dr.as_ref().unwrap().dci_ports.iter())
                     .find(|(_, c)| c == campus)
                     .unwrap()
                     .0;

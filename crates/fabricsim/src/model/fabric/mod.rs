@@ -26,7 +26,6 @@ pub use port::Port;
 
 pub use crate::base::ids::{NodeId, PortId};
 use crate::model::fabric::telemetry::Telemetry;
-use crate::model::gse::Gse;
 use crate::model::routing::{LbAlgorithm, RoutingTable};
 pub use crate::model::topology::{Node, NodeKind};
 
@@ -64,13 +63,8 @@ pub struct Fabric {
     /// ([`crate::kernel::packet::Packet`]). Four bytes a flow, kept in every run so that any
     /// switch that answers a flow's sender can.
     pub(crate) flow_src: Vec<u32>,
-    /// GSE state (PKTC load balancing; DGSQ) of the switches in the GSP role.
-    pub gse: Option<Box<Gse>>,
-    /// State of the switches in the DR role (long haul).
-    pub dr: Option<Box<crate::model::fabric::roles::dr::DrState>>,
-    /// Forward notification state (`cc.dcqcn.cnp_from` naming switches); `None`
-    /// otherwise.
-    pub switch_cnp: Option<Box<crate::model::fabric::roles::switch_cnp::SwitchCnpState>>,
+    /// The switch roles' state.
+    pub roles: crate::model::fabric::roles::RoleStates,
     /// ECN marking bias by ingress port id (`fabric.ecn.ingress_bias`); empty, the
     /// marking path's one test, when the scenario sets none.
     pub ecn_bias: Vec<f64>,

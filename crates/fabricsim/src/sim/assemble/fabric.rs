@@ -11,11 +11,9 @@ use crate::model::fabric::buffer::SharedBuffer;
 use crate::model::fabric::ecn::RedMarker;
 use crate::model::fabric::flow_control::{AnyFlowControl, Credit, Pfc};
 use crate::model::fabric::roles::dr::{DrRole, DrState};
-use crate::model::fabric::roles::switch_cnp::SwitchCnpState;
-use crate::model::fabric::roles::SwitchRole;
+use crate::model::fabric::roles::{RoleStates, SwitchRole};
 use crate::model::fabric::switch::Switch;
 use crate::model::fabric::NodeKind;
-use crate::model::gse::Gse;
 use crate::model::topology::{NodeRole, TopoGraph};
 use crate::scenario::config::{LbAlgorithm, Scenario};
 use crate::scenario::ScenarioError;
@@ -137,13 +135,6 @@ pub(super) fn build_switches(
     })
 }
 
-/// The switch roles' state.
-pub(super) struct Roles {
-    pub gse: Option<Box<Gse>>,
-    pub dr: Option<Box<DrState>>,
-    pub switch_cnp: Option<Box<SwitchCnpState>>,
-}
-
 /// The roles' state, once the flows are known: GSPs (PKTC), DR switches (long haul),
 /// switches that send CNPs; a role asked for where the fabric cannot have it is an error
 /// naming the field.
@@ -155,7 +146,7 @@ pub(super) fn build_roles(
     lb: LbAlgorithm,
     n_flows: usize,
     file: &str,
-) -> Result<Roles, ScenarioError> {
+) -> Result<RoleStates, ScenarioError> {
     let n_dr = sw.dr_names.len() as u32;
     let gse = if lb == LbAlgorithm::Pktc {
         let host_ports: Vec<PortId> = (w.host_nodes.iter())
@@ -205,7 +196,7 @@ pub(super) fn build_roles(
             n_flows,
         ))
     });
-    Ok(Roles {
+    Ok(RoleStates {
         gse,
         dr,
         switch_cnp,

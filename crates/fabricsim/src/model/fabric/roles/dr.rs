@@ -471,7 +471,7 @@ impl Fabric {
             self.drop_packet(ctx, pkt, in_port, s);
             return;
         };
-        let st = self.dr.as_ref().expect("DR switches have DR state");
+        let st = self.roles.dr.as_ref().expect("DR switches have DR state");
         if pkt.kind() == PacketKind::Data && st.cfg.cnp.dr() && st.dci_port[egress.idx()] {
             let q = self.ports[egress].queues[pkt.prio() as usize].bytes;
             if st.trigger.armed(q) {
@@ -488,7 +488,7 @@ impl Fabric {
         let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() else {
             return;
         };
-        let st = self.dr.as_mut().expect("DR state");
+        let st = self.roles.dr.as_mut().expect("DR state");
         let now = ctx.now;
         // Pacing first, so that RED draws only for flows it may notify: a flow's
         // probability is per packet it could be told about, not per packet it sends.

@@ -115,7 +115,7 @@ impl Fabric {
         in_port: PortId,
         mut pkt: Desc,
     ) -> bool {
-        let g = self.gse.as_ref().expect("GSPs exist in GSE mode");
+        let g = self.roles.gse.as_ref().expect("GSPs exist in GSE mode");
         match pkt.kind() {
             PacketKind::Request | PacketKind::Grant => {
                 if g.gsp_of_host[pkt.dst() as usize] != Some(gsp) {
@@ -162,7 +162,7 @@ impl Fabric {
                         sw.held += 1;
                         sw.voq_wire += wire;
                         let dst = pkt.dst();
-                        let g = self.gse.as_mut().expect("GSE mode");
+                        let g = self.roles.gse.as_mut().expect("GSE mode");
                         let v = &mut g.voq[stream];
                         let req = v.push(pkt, payload, container);
                         g.stats[ctx.shard as usize].voq_max_bytes =
@@ -190,7 +190,7 @@ impl Fabric {
                     pkt.set_wire(pkt.wire() - header);
                     if g.dgsq {
                         let payload = self.payload_of(ctx, &pkt, false);
-                        let g = self.gse.as_mut().expect("GSE mode");
+                        let g = self.roles.gse.as_mut().expect("GSE mode");
                         let v = &mut g.via_out[in_port.idx()];
                         *v = v.saturating_sub(payload);
                     }
@@ -207,7 +207,7 @@ impl Fabric {
     /// Payload bytes of a data packet as it sits in a GSP (wire less RoCE headers, and
     /// the GSE header if it carries one).
     pub(crate) fn payload_of(&self, ctx: &Ctx, d: &Desc, gse_header: bool) -> u64 {
-        let h = match (&self.gse, gse_header) {
+        let h = match (&self.roles.gse, gse_header) {
             (Some(g), true) => g.cfg.header,
             _ => 0,
         };
@@ -229,7 +229,7 @@ impl Fabric {
         force: bool,
         via: Option<PortId>,
     ) {
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[pkt.dst() as usize] == Some(gsp) {
             // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
             let cands = self.routing.lookup(s, pkt.dst());
@@ -287,7 +287,7 @@ impl Fabric {
         // The source GSP (that of the packet's sender) tagged it.
         let (tag, src_gsp) = ctx.arena.gse_tag(pkt.id);
         assert!(src_gsp != u32::MAX, "GSE sources sit behind GSPs");
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         let stream = g.stream(src_gsp, pkt.dst());
         let rx = &mut g.rx[stream];
         if tag.cont == rx.exp_cont && tag.idx > rx.exp_idx {
@@ -321,7 +321,7 @@ impl Fabric {
     pub(crate) fn gsp_drain(&mut self, ctx: &mut Ctx, s: u32, gsp: u32, stream: usize) {
         let now = ctx.now;
         loop {
-            let g = self.gse.as_mut().expect("GSE mode");
+            let g = self.roles.gse.as_mut().expect("GSE mode");
             let Some(h) = g.rx[stream].take_next() else {
                 break;
             };
@@ -331,7 +331,7 @@ impl Fabric {
     }
 
     pub(crate) fn note_released(&mut self, shard: u32, s: u32, gsp: u32, h: &Held, now: Time) {
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         g.held_bytes[gsp as usize] -= h.desc.wire() as u64;
         let w = now - h.since;
         g.stats[shard as usize].reordered_packets += 1;
@@ -355,7 +355,7 @@ impl Fabric {
 
     pub(crate) fn on_reorder_timer(&mut self, ctx: &mut Ctx, stream: u32) {
         let now = ctx.now;
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         let stream = stream as usize;
         let dst = (stream % g.n_hosts) as u32;
         let gsp = g.gsp_of_host[dst as usize].expect("reorder streams end at GSPs");
@@ -373,7 +373,7 @@ impl Fabric {
             self.gsp_deliver(ctx, s, h.desc);
             self.gsp_drain(ctx, s, gsp, stream);
         }
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         let rx = &mut g.rx[stream];
         if !rx.held.is_empty() && !rx.timer {
             rx.timer = true;
@@ -395,7 +395,7 @@ impl Fabric {
         bytes: u64,
         via: Option<PortId>,
     ) {
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         if g.gsp_of_host[to as usize] == g.gsp_of_switch[s as usize] {
             // Addressed to this GSP itself (a port of its own): no packet on the wire.
             match kind {
@@ -447,7 +447,7 @@ impl Fabric {
     /// A REQUEST for `bytes` toward host `dst` from GSP `src_gsp` reached `dst`'s GSP.
     pub(crate) fn on_request(&mut self, ctx: &mut Ctx, src_gsp: u32, dst: u32, bytes: u64) {
         let now = ctx.now;
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         let sc = &mut g.sched[dst as usize];
         if sc.request(src_gsp as usize, bytes) {
             let t = sc.next_grant.max(now);
@@ -460,8 +460,9 @@ impl Fabric {
         let dst = dst.0;
         let now = ctx.now;
         let (mtu, header) = (ctx.params.mtu, ctx.params.header);
-        let rate = self.ports[self.gse.as_ref().expect("GSE mode").nic_port[dst as usize]].rate;
-        let g = self.gse.as_mut().expect("GSE mode");
+        let rate =
+            self.ports[self.roles.gse.as_ref().expect("GSE mode").nic_port[dst as usize]].rate;
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         let container = g.cfg.container;
         let gt = |b: u64| {
             let wire = b as f64 * (mtu + header + g.cfg.header) as f64 / mtu as f64;
@@ -519,19 +520,19 @@ impl Fabric {
         bytes: u64,
         via: Option<PortId>,
     ) {
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         let stream = g.stream(gsp, dst);
         g.voq[stream].grant(bytes);
         let mut first = true;
         let remote = g.gsp_of_host[dst as usize] != Some(gsp);
         loop {
             let gh = if remote {
-                self.gse.as_ref().expect("GSE").cfg.header
+                self.roles.gse.as_ref().expect("GSE").cfg.header
             } else {
                 0
             };
             let hdr = ctx.params.header + gh;
-            let g = self.gse.as_mut().expect("GSE mode");
+            let g = self.roles.gse.as_mut().expect("GSE mode");
             let Some(d) = g.voq[stream].release(|d| (d.wire() as u64).saturating_sub(hdr)) else {
                 break;
             };
@@ -542,7 +543,7 @@ impl Fabric {
             self.gsp_emit(ctx, s, gsp, stream, d, payload, first, via);
             first = false;
         }
-        let g = self.gse.as_mut().expect("GSE mode");
+        let g = self.roles.gse.as_mut().expect("GSE mode");
         let container = g.cfg.container;
         let req = g.voq[stream].request_due(container);
         if req > 0 {

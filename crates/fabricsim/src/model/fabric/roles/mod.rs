@@ -2,8 +2,8 @@
 //! configuration, state and handlers, and one line in [`switch_roles!`]'s list below,
 //! which makes the [`SwitchRole`] variant and its dispatch. The role is read once per
 //! arriving packet (`switch_receive`), before routing; a role that takes the packet
-//! handles it with its own state and the fabric's ports and queues. Its state is an
-//! `Option<Box<_>>` of the [`Fabric`] (`None` when no switch plays it), built with the
+//! handles it with its own state and the fabric's ports and queues. Its state is a field
+//! of [`RoleStates`] (`Fabric::roles`), made by its registry line and built with the
 //! other roles' in `sim/assemble/fabric.rs` (`build_roles`).
 //! - [`gsp`]: GSE's edge processing node (PKTC spraying, DGSQ request/grant, reordering);
 //! - [`dr`]: long haul's deep-buffer DR switch, which answers congestion with CNPs;
@@ -26,11 +26,12 @@ pub(crate) trait RoleHandlers {
     fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: PortId, pkt: Desc) -> bool;
 }
 
-/// The role registry: `Variant(role type),` per role, whose type implements
-/// [`RoleHandlers`]. Makes [`SwitchRole`] (with `Plain`, the switch that only forwards)
-/// and its static dispatch.
+/// The role registry: `Variant(role type) => state_field: State,` per role, whose role
+/// type implements [`RoleHandlers`]. Makes [`SwitchRole`] (with `Plain`, the switch that
+/// only forwards), its static dispatch, and [`RoleStates`], where each role's state
+/// lives (`None` when no switch plays it).
 macro_rules! switch_roles {
-    ($( $(#[$doc:meta])* $Variant:ident($Role:ty), )*) => {
+    ($( $(#[$doc:meta])* $Variant:ident($Role:ty) => $field:ident: $State:ty, )*) => {
         /// What a switch does besides forwarding (see the module documentation).
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum SwitchRole {
@@ -56,17 +57,27 @@ macro_rules! switch_roles {
                 }
             }
         }
+
+        /// Each role's state, `None` when no switch plays the role (the run then pays
+        /// nothing for it).
+        #[derive(Default)]
+        pub struct RoleStates {
+            $(
+                #[doc = concat!("State of the switches in the `", stringify!($Variant), "` role.")]
+                pub $field: Option<Box<$State>>,
+            )*
+        }
     };
 }
 
 switch_roles! {
     /// A GSE GSP (document 000): an edge switch that puts its NICs' data into containers
     /// (and DGSQ VOQs) and restores container order toward them.
-    Gsp(gsp::GspRole),
+    Gsp(gsp::GspRole) => gse: crate::model::gse::Gse,
     /// A long-haul DR switch (document 001): a deep buffer between a campus and the DCI
     /// fibre, which may send CNPs itself.
-    Dr(dr::DrRole),
+    Dr(dr::DrRole) => dr: dr::DrState,
     /// A switch that sends DCQCN's CNPs itself, forward to the source, where its queue
     /// would mark (`cc.dcqcn.cnp_from`).
-    SwitchCnp(switch_cnp::SwitchCnpRole),
+    SwitchCnp(switch_cnp::SwitchCnpRole) => switch_cnp: switch_cnp::SwitchCnpState,
 }

@@ -146,7 +146,11 @@ impl Fabric {
         let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() else {
             return;
         };
-        let st = self.switch_cnp.as_mut().expect("forward-notifying state");
+        let st = self
+            .roles
+            .switch_cnp
+            .as_mut()
+            .expect("forward-notifying state");
         let now = ctx.now;
         let interval = st.interval;
         // Pacing first, so that the draw is per packet the flow could be told about.
