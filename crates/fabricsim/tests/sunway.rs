@@ -511,4 +511,3 @@ fn congestion_pre_sensing_steers_adaptive_routing_and_stays_lossless() {
         p99(&plain)
     );
 }
-

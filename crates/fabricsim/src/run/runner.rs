@@ -799,7 +799,12 @@ values = ["256KiB", "1MiB"]
         // was made.
         assert_eq!(
             names,
-            [output::OWN_MARK, "comparison.csv", "report.html", "sweep.json"]
+            [
+                output::OWN_MARK,
+                "comparison.csv",
+                "report.html",
+                "sweep.json"
+            ]
         );
         // Then resume runs them all, and a second resume reuses them all.
         let ctl = Control {

@@ -135,13 +135,7 @@ pub fn ideal_fct_multipath(size: u64, mtu: u64, header: u64, stages: &[Vec<Hop>]
 /// short last one (or more). The bound is the larger of the two shares' FCTs; it is
 /// exact when packets alternate over the rails on an idle fabric, whose busiest rail is
 /// one of the two. One rail: [`ideal_fct_multipath`] of `size`.
-pub fn ideal_fct_rails(
-    size: u64,
-    mtu: u64,
-    header: u64,
-    stages: &[Vec<Hop>],
-    rails: u64,
-) -> Time {
+pub fn ideal_fct_rails(size: u64, mtu: u64, header: u64, stages: &[Vec<Hop>], rails: u64) -> Time {
     let n = size.div_ceil(mtu).max(1);
     if rails <= 1 || n == 1 {
         return ideal_fct_multipath(size, mtu, header, stages);
@@ -151,9 +145,8 @@ pub fn ideal_fct_rails(
     let with_last = (n - 1) / rails * mtu + last;
     // The rail with the most full packets.
     let most_full = (n - 1).div_ceil(rails) * mtu;
-    ideal_fct_multipath(with_last, mtu, header, stages).max(ideal_fct_multipath(
-        most_full, mtu, header, stages,
-    ))
+    ideal_fct_multipath(with_last, mtu, header, stages)
+        .max(ideal_fct_multipath(most_full, mtu, header, stages))
 }
 
 #[cfg(test)]
