@@ -61,21 +61,8 @@ impl Simulation {
             let most =
                 pkt_max + ((MAX_INT_HOPS as u32 * INT_BYTES_PER_HOP).max(f.int.nic_bytes())) as u64;
             f.credit.validate(most).map_err(at("fabric.credit"))?;
-            // Control frames (ACK, NACK, CNP) move on credits too: one larger than a VC's
-            // private buffer never gets the credits to leave, and its flow never ends.
-            // (`private` is whole credit units, so a frame fits exactly when its bytes do.)
-            if t.ack_size > f.credit.private {
-                return Err(err(
-                    file,
-                    "transport.ack_size",
-                    format!(
-                        "a control frame (ACK, NACK, CNP) of {} B is larger than a credit \
-                         buffer of {} B per (input port, VC) (fabric.credit.private): it \
-                         could never be sent; at most {} B",
-                        t.ack_size, f.credit.private, f.credit.private
-                    ),
-                ));
-            }
+            // A control frame (ACK, NACK, CNP) is no larger than a data packet
+            // (`TransportCfg::validate`), so it fits a VC's private credits too.
             let refuse = |what: &str| {
                 Err(err(
                     file,
