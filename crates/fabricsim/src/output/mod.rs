@@ -708,6 +708,60 @@ mod tests {
         assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn prepare_out_never_goes_through_a_link_and_cleans_only_its_own_folders() {
+        use std::os::unix::fs::symlink;
+        let d = tempfile::tempdir().unwrap();
+        let elsewhere = d.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join(".flows.csv.tmp"), "theirs").unwrap();
+        // `--out` a link: refused.
+        let link = d.path().join("link");
+        symlink(&elsewhere, &link).unwrap();
+        assert!(prepare_out(&link, &[])
+            .unwrap_err()
+            .contains("symbolic link"));
+        // A run folder a link, dangling or not: refused, naming it.
+        let out = d.path().join("out");
+        prepare_out(&out, &[]).unwrap();
+        assert!(is_own_folder(&out), "a folder fabricsim made is marked");
+        symlink(&elsewhere, out.join("r1")).unwrap();
+        symlink(d.path().join("none"), out.join("r2")).unwrap();
+        for r in ["r1", "r2"] {
+            let e = prepare_out(&out, &[r.into()]).unwrap_err();
+            assert!(e.contains(r) && e.contains("symbolic link"), "{e}");
+        }
+        // A stale temporary file in our folder goes, a link with a temporary name too
+        // (the link only); a name fabricsim does not write stays.
+        std::fs::write(out.join(".comparison.csv.tmp"), "stale").unwrap();
+        symlink(elsewhere.join(".flows.csv.tmp"), out.join(".flows.csv.tmp")).unwrap();
+        std::fs::write(out.join(".other.tmp"), "x").unwrap();
+        prepare_out(&out, &["r3".into()]).unwrap();
+        assert!(!out.join(".comparison.csv.tmp").exists());
+        assert!(std::fs::symlink_metadata(out.join(".flows.csv.tmp")).is_err());
+        assert!(out.join(".other.tmp").exists());
+        assert_eq!(
+            std::fs::read_to_string(elsewhere.join(".flows.csv.tmp")).unwrap(),
+            "theirs"
+        );
+        // In a folder not ours nothing is removed: a taken temporary name is refused.
+        let theirs = d.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        std::fs::write(theirs.join("notes"), "x").unwrap();
+        std::fs::write(theirs.join(".summary.json.tmp"), "x").unwrap();
+        let e = prepare_out(&theirs, &[]).unwrap_err();
+        assert!(e.contains(".summary.json.tmp"), "{e}");
+        assert!(theirs.join(".summary.json.tmp").exists());
+        remove_stale_tmp(&theirs).unwrap();
+        assert!(theirs.join(".summary.json.tmp").exists());
+        // A write never follows a link in place of its temporary file.
+        symlink(elsewhere.join("target"), out.join(".ports.csv.tmp")).unwrap();
+        assert!(write_file(&out, "ports.csv", |w| w.write_all(b"x")).is_err());
+        assert!(!elsewhere.join("target").exists());
+        assert!(std::fs::symlink_metadata(out.join(".ports.csv.tmp")).is_ok());
+    }
+
     /// Every per-run table of a run with flows, a collective job and time series, as
     /// columns and as CSV text: the same names, rows and values (text equal, integers
     /// equal, floats within the printed decimals, nulls where cells are empty).
