@@ -5,9 +5,9 @@
 //! end in time with status 0, 1 or 2 (2 with a one-line `error: ...`), never a panic, an
 //! abort, a signal or status 3, and write nothing outside its `--out`.
 //!
-//! Bounded in time for CI: `FABRICSIM_FUZZ_CASES` cases per property (default 48) and
+//! Bounded in time for CI: `FABRICSIM_FUZZ_CASES` cases per property (default 256) and
 //! at most `FABRICSIM_FUZZ_SECS` seconds per property (default 60), after which the
-//! remaining cases pass untried. A longer session: `FABRICSIM_FUZZ_CASES=5000
+//! remaining cases pass untried. A longer run: `FABRICSIM_FUZZ_CASES=5000
 //! FABRICSIM_FUZZ_SECS=1800 cargo test --release -p fabricsim-cli --test fuzz_cli`
 //! (`FABRICSIM_FUZZ_VERBOSE=1` prints each case's status and first line of stderr).
 //! Each crash class found gets a fixture in `tests/fixtures/bad` (`bad_input.rs`).
@@ -27,7 +27,7 @@ fn env_or(name: &str, default: u64) -> u64 {
 }
 
 fn cases() -> u32 {
-    env_or("FABRICSIM_FUZZ_CASES", 48) as u32
+    env_or("FABRICSIM_FUZZ_CASES", 256) as u32
 }
 
 fn budget() -> Duration {
