@@ -444,15 +444,28 @@ impl NativeResult {
 }
 
 /// Sets the memory the runs of this process may hold (`"8GiB"`), as `--max-memory`;
-/// `None` restores the default (80% of what the process may use).
+/// `None` restores the default (80% of what the process may use). A limit above the
+/// memory the process can have at all needs `force=True`, as `--force`.
 #[pyfunction]
-#[pyo3(signature = (limit))]
-fn set_max_memory(py: Python<'_>, limit: Option<&str>) -> PyResult<()> {
+#[pyo3(signature = (limit, force = false))]
+fn set_max_memory(py: Python<'_>, limit: Option<&str>, force: bool) -> PyResult<()> {
+    use fabricsim::scenario::budget;
+    let refuse =
+        |m: String| scenario_error(py, &ScenarioError::field("set_max_memory", "limit", m));
     let b = match limit {
         None => 0,
-        Some(l) => fabricsim::scenario::budget::parse_limit(l)
-            .map_err(|m| scenario_error(py, &ScenarioError::field("set_max_memory", "limit", m)))?,
+        Some(l) => budget::parse_limit(l).map_err(refuse)?,
     };
+    if let Some((room, what)) = budget::machine_memory().filter(|(room, _)| b > *room) {
+        if !force {
+            return Err(refuse(format!(
+                "{}: above the {} this process can have ({what}); give at most that, or \
+                 force=True to allow it",
+                limit.unwrap_or_default(),
+                budget::approx_bytes(room)
+            )));
+        }
+    }
     fabricsim::scenario::budget::set_limit(b);
     Ok(())
 }

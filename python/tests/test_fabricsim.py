@@ -176,6 +176,14 @@ def test_budget_refusal_raises(quickstart):
     assert sc.check()[0]["flows"] == 27
     with pytest.raises(ScenarioError):
         fabricsim.set_max_memory("1KB")
+    # Above the memory the process can have at all: only with force=True.
+    with pytest.raises(ScenarioError) as e:
+        fabricsim.set_max_memory("100000000GiB")
+    assert "force" in str(e.value)
+    try:
+        fabricsim.set_max_memory("100000000GiB", force=True)
+    finally:
+        fabricsim.set_max_memory(None)
 
 
 def test_runs_are_deterministic(small_toml):

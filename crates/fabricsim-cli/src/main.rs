@@ -77,6 +77,10 @@ enum Cmd {
         /// process may use. A run estimated above it is refused before it is built.
         #[arg(long, value_name = "BYTES")]
         max_memory: Option<String>,
+        /// Allow a --max-memory above the memory this process can have at all (the
+        /// machine's, the cgroup's, the ulimits): runs may then be killed for memory.
+        #[arg(long)]
+        force: bool,
         /// Continue an interrupted run into the same --out: runs whose folder holds their
         /// results (a `summary.json` and the same `scenario.resolved.toml`) are kept,
         /// the others run; the tables across runs cover them all.
@@ -93,6 +97,9 @@ enum Cmd {
         /// Memory limit to check against, as for run.
         #[arg(long, value_name = "BYTES")]
         max_memory: Option<String>,
+        /// Allow a --max-memory above the memory this process can have, as for run.
+        #[arg(long)]
+        force: bool,
         /// Also say how each run would be cut for this many threads per run, as for run:
         /// shards, threads, lookahead and window span, or why fewer shards.
         #[arg(long)]
@@ -138,8 +145,12 @@ fn main() -> ExitCode {
             threads_per_run,
             quiet,
             max_memory,
+            force,
             resume,
-        } => match set_max_memory(max_memory) {
+        } => match check_threads("--threads-per-run", threads_per_run, 1)
+            .and_then(|()| check_threads("--threads", threads, 0))
+            .and_then(|()| set_max_memory(max_memory, force))
+        {
             Ok(()) => {
                 let opts = RunOptions {
                     out,
@@ -155,8 +166,12 @@ fn main() -> ExitCode {
             file,
             set,
             max_memory,
+            force,
             threads_per_run,
-        } => match set_max_memory(max_memory) {
+        } => match threads_per_run
+            .map_or(Ok(()), |n| check_threads("--threads-per-run", n, 1))
+            .and_then(|()| set_max_memory(max_memory, force))
+        {
             Ok(()) => cmd_check(file, set, threads_per_run),
             Err(e) => e,
         },
@@ -180,23 +195,43 @@ fn input_error(e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Applies `--max-memory` for every run this process builds.
-fn set_max_memory(v: Option<String>) -> Result<(), ExitCode> {
+/// Most threads `--threads` and `--threads-per-run` take, on `run`, `check` and `bench`
+/// alike.
+const MAX_THREADS: usize = 1024;
+
+/// Checks a thread count argument: `least..=MAX_THREADS` (`--threads 0`: one per core).
+fn check_threads(arg: &str, n: usize, least: usize) -> Result<(), ExitCode> {
+    if (least..=MAX_THREADS).contains(&n) {
+        return Ok(());
+    }
+    let zero = if least == 0 { " (0: one per core)" } else { "" };
+    Err(input_error(format!(
+        "{arg} {n}: must be between {least} and {MAX_THREADS}{zero}"
+    )))
+}
+
+/// Applies `--max-memory` for every run this process builds; above the memory the
+/// process can have at all only with `--force`.
+fn set_max_memory(v: Option<String>, force: bool) -> Result<(), ExitCode> {
+    use fabricsim::scenario::budget;
     if let Some(v) = v {
-        match fabricsim::scenario::budget::parse_limit(&v) {
-            Ok(b) => fabricsim::scenario::budget::set_limit(b),
-            Err(e) => return Err(input_error(format!("--max-memory: {e}"))),
+        let b = budget::parse_limit(&v).map_err(|e| input_error(format!("--max-memory: {e}")))?;
+        if let Some((room, what)) = budget::machine_memory().filter(|(room, _)| b > *room) {
+            if !force {
+                return Err(input_error(format!(
+                    "--max-memory {v}: above the {} this process can have ({what}), so a \
+                     run it admits could be killed for memory; give at most that, or add \
+                     --force to allow it",
+                    budget::approx_bytes(room)
+                )));
+            }
         }
+        budget::set_limit(b);
     }
     Ok(())
 }
 
 fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) -> ExitCode {
-    if let Some(n) = threads_per_run.filter(|n| !(1..=1024).contains(n)) {
-        return input_error(format!(
-            "--threads-per-run {n}: threads per run must be between 1 and 1024"
-        ));
-    }
     let loaded = match fabricsim::load_file(&file, &set) {
         Ok(l) => l,
         Err(e) => return input_error(e),
@@ -545,10 +580,8 @@ fn cmd_bench(
     threads_per_run: usize,
 ) -> ExitCode {
     use fabricsim::run::bench::Case;
-    if !(1..=1024).contains(&threads_per_run) {
-        return input_error(format!(
-            "--threads-per-run {threads_per_run}: threads per run must be between 1 and 1024"
-        ));
+    if let Err(e) = check_threads("--threads-per-run", threads_per_run, 1) {
+        return e;
     }
     if let Err(m) = fabricsim::run::bench::check_args(k, repeat, km) {
         return input_error(m);

@@ -36,8 +36,26 @@ size = "64KB"
 fn an_endless_or_binary_input_is_refused_at_once() {
     let o = fabricsim(&["check", "/dev/zero"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("/dev/zero") && stderr(&o).contains("binary"));
+    assert!(stderr(&o).contains("/dev/zero") && stderr(&o).contains("device"));
     let d = tempfile::tempdir().unwrap();
+    // A FIFO is refused unopened (opening it would wait for a writer for ever).
+    let fifo = d.path().join("s.toml");
+    if std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let o = fabricsim(&["check", fifo.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("s.toml") && stderr(&o).contains("FIFO"));
+        std::fs::remove_file(&fifo).unwrap();
+    }
+    // A NUL byte: binary, with its line and column.
+    let nul = d.path().join("nul.toml");
+    std::fs::write(&nul, "name = \"a\"\nseed = \0\n").unwrap();
+    let o = fabricsim(&["check", nul.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("binary") && stderr(&o).contains("line 2, column 8"));
     let big = d.path().join("big.toml");
     // 17 MiB of comments: text, but over the scenario size limit.
     let line = format!("# {}\n", "x".repeat(1022));

@@ -659,6 +659,8 @@ fn a_run_writes_the_registered_tables_the_resolved_scenario_and_a_sectioned_summ
     let o = run(&qs, &out, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
     let want: BTreeSet<String> = [
+        // The mark of a folder fabricsim made (`output::OWN_MARK`).
+        ".fabricsim",
         "flows.csv",
         "buckets.csv",
         "ports.csv",

@@ -36,7 +36,8 @@ fn graph_size(g: &TopoGraph) -> TopoSize {
 }
 
 /// What a generated workload holds, counted the way `WorkSize` counts: a training job
-/// is a job, a hardware collective's ranks are its operations.
+/// is a job, a hardware collective's ranks are its operations and its `repeat` its
+/// iterations.
 fn work_size(w: &Workload) -> WorkSize {
     WorkSize {
         flows: w.flows.len() as u64,
@@ -44,6 +45,7 @@ fn work_size(w: &Workload) -> WorkSize {
         phases: w.phases.len() as u64,
         jobs: (w.jobs.len() + w.trainings.len()) as u64,
         hw_ops: w.hw.iter().map(|h| h.ranks.len() as u64).sum(),
+        hw_iters: w.hw.iter().map(|h| h.repeat as u64).sum(),
         bytes: Some(w.flows.iter().map(|f| f.size).sum()),
     }
 }
@@ -56,6 +58,7 @@ fn assert_bounds(bound: WorkSize, actual: WorkSize, what: &str) {
         ("phases", bound.phases, actual.phases),
         ("jobs", bound.jobs, actual.jobs),
         ("hw_ops", bound.hw_ops, actual.hw_ops),
+        ("hw_iters", bound.hw_iters, actual.hw_iters),
     ] {
         assert!(b >= a, "{what}: {name} bound {b} < {a} generated");
     }

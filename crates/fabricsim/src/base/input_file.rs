@@ -2,7 +2,9 @@
 //! size limit, so that `/dev/zero` or a multi-gigabyte log passed by mistake is refused
 //! after reading at most the limit, and refusing binary content (a NUL byte, or bytes
 //! that are not UTF-8) with a message that says so, instead of a parse error on line 1
-//! or a process that grows until the OS kills it.
+//! or a process that grows until the OS kills it. Only regular files are read (a link to
+//! one is followed): a FIFO, which would block the open, and a device are refused
+//! unopened.
 
 use std::io::Read;
 use std::path::Path;
@@ -19,12 +21,22 @@ pub const MAX_DATA_FILE_BYTES: u64 = 512 << 20;
 /// Reads `path` as text of at most `limit` bytes. The error is a sentence without the
 /// path (the caller names the file and field).
 pub fn read_text(path: &Path, limit: u64) -> Result<String, String> {
+    // Looked at before it is opened: opening a FIFO blocks until a writer comes, and a
+    // device reads without end.
+    let m = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if m.is_dir() {
+        return Err("cannot read: it is a directory".into());
+    }
+    if !m.is_file() {
+        return Err(not_regular(&m).into());
+    }
     let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
     if let Ok(m) = f.metadata() {
-        if m.is_dir() {
-            return Err("cannot read: it is a directory".into());
+        // What was opened is what was looked at (not swapped for a FIFO in between).
+        if !m.is_file() {
+            return Err(not_regular(&m).into());
         }
-        if m.is_file() && m.len() > limit {
+        if m.len() > limit {
             return Err(format!(
                 "{} bytes: files of at most {} are read",
                 m.len(),
@@ -38,8 +50,17 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, String> {
     f.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.contains(&0) {
-        return Err("binary content (a NUL byte): a text file is expected".into());
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        // Columns in characters, as the TOML parser counts them.
+        let column = String::from_utf8_lossy(&bytes[start..at]).chars().count() + 1;
+        return Err(format!(
+            "binary content (a NUL byte at line {line}, column {column}): a text file is expected"
+        ));
     }
     if bytes.len() as u64 > limit {
         return Err(format!(
@@ -55,16 +76,44 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, String> {
     })
 }
 
+/// Why a file that is not a regular file is not read.
+fn not_regular(m: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "cannot read: it is a FIFO (named pipe); a regular file is expected";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "cannot read: it is a device; a regular file is expected";
+        }
+        if t.is_socket() {
+            return "cannot read: it is a socket; a regular file is expected";
+        }
+    }
+    let _ = m;
+    "cannot read: not a regular file; a regular file is expected"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn refuses_an_endless_device_after_the_limit() {
+    fn refuses_devices_and_fifos_without_reading_them() {
         let e = read_text(Path::new("/dev/zero"), 1 << 10).unwrap_err();
-        assert!(e.contains("binary"), "{e}");
+        assert!(e.contains("device"), "{e}");
         let e = read_text(Path::new("/dev/urandom"), 1 << 10).unwrap_err();
-        assert!(e.contains("binary") || e.contains("more than"), "{e}");
+        assert!(e.contains("device"), "{e}");
+        // A FIFO with no writer: opening it would block for ever.
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("p");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = read_text(&fifo, 1 << 10).unwrap_err();
+            assert!(e.contains("FIFO"), "{e}");
+        }
     }
 
     #[test]
@@ -77,5 +126,8 @@ mod tests {
         std::fs::write(&p, [b'a', 0xff, 0xfe]).unwrap();
         assert!(read_text(&p, 100).unwrap_err().contains("not UTF-8"));
         assert!(read_text(d.path(), 100).unwrap_err().contains("directory"));
+        std::fs::write(&p, "a = 1\nb = \"x\0\"\n").unwrap();
+        let e = read_text(&p, 100).unwrap_err();
+        assert!(e.contains("NUL byte at line 2, column 7"), "{e}");
     }
 }

@@ -25,9 +25,13 @@
 //! with three decimals, so the picosecond value is exact. Everything but the wall-clock
 //! figures of `summary.json` is a pure function of (scenario, seed).
 //!
-//! Every file is written to `.<name>.tmp` and renamed, so a reader never sees half a
-//! file, and the temporary file is removed when the write fails; one left by a killed
-//! process is removed when its folder is used again ([`remove_stale_tmp`]).
+//! Every file is written to `.<name>.tmp` (created new: never through a link, never over
+//! a file already there) and renamed, so a reader never sees half a file, and the
+//! temporary file is removed when the write fails. The results folder is ours alone: a
+//! folder fabricsim creates gets the mark [`OWN_MARK`], and only in a marked folder are
+//! temporary files a killed process left removed, and only the names fabricsim writes
+//! ([`remove_stale_tmp`]). `--out`, a run folder or a results file that is a symbolic
+//! link is refused before anything is simulated ([`prepare_out`]).
 //!
 //! # Adding an output table
 //! 1. A new file `output/<table>.rs` with a `#[derive(Default, Serialize)]` row struct
@@ -185,21 +189,126 @@ pub fn write_sweep_status(status: &SweepStatus, dir: &Path) -> std::io::Result<(
     })
 }
 
-/// Removes the temporary files of [`write_file`] (`.<name>.tmp`) directly in `dir`: a
-/// writer killed mid-file (kill -9, power loss) leaves one, and nothing else would ever
-/// remove it. Called when a folder is used again; a missing `dir` has none.
+/// The mark of a folder fabricsim created for results (an empty file): only in a folder
+/// holding it are stale temporary files removed ([`remove_stale_tmp`]).
+pub const OWN_MARK: &str = ".fabricsim";
+
+/// Names of the files written into a run's folder (`--out` itself for a scenario of one
+/// run).
+pub fn run_file_names() -> impl Iterator<Item = &'static str> {
+    TABLES
+        .iter()
+        .filter(|t| matches!(t.scope, Scope::Run { .. }))
+        .map(|t| t.file)
+        .chain([
+            "report.html",
+            crate::model::capture::FILE,
+            resolved::FILE,
+            "summary.json",
+        ])
+}
+
+/// The temporary name [`write_file`] writes `name` through.
+pub fn tmp_name(name: &str) -> String {
+    format!(".{name}.tmp")
+}
+
+/// Whether `dir` is a folder (not a link to one) that fabricsim marked as its own.
+pub fn is_own_folder(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
+        && std::fs::symlink_metadata(dir.join(OWN_MARK)).is_ok_and(|m| m.is_file())
+}
+
+/// Marks `dir` as a results folder fabricsim owns ([`OWN_MARK`]).
+fn mark_own_folder(dir: &Path) -> std::io::Result<()> {
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join(OWN_MARK))
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Makes sure `dir` is a real folder for results: creates it (and marks it as ours) when
+/// it is missing; an error when it is a symbolic link or not a folder.
+pub fn ensure_results_folder(dir: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(m) if m.file_type().is_symlink() => Err(std::io::Error::other(format!(
+            "{} is a symbolic link: results are never written through one",
+            dir.display()
+        ))),
+        Ok(_) => Err(std::io::Error::other(format!(
+            "{} exists and is not a folder",
+            dir.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir(dir)?;
+            mark_own_folder(dir)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Removes the temporary files of [`write_file`] (`.<name>.tmp`, for the names fabricsim
+/// writes) directly in `dir`: a writer killed mid-file (kill -9, power loss) leaves one,
+/// and nothing else would ever remove it. Only in a folder fabricsim marked as its own
+/// ([`OWN_MARK`]); elsewhere nothing is removed. A missing `dir` has none.
 pub fn remove_stale_tmp(dir: &Path) -> std::io::Result<()> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
-    };
-    for e in entries {
-        let e = e?;
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') && name.ends_with(".tmp") && e.file_type()?.is_file() {
-            std::fs::remove_file(e.path())?;
+    if !is_own_folder(dir) {
+        return Ok(());
+    }
+    for name in run_file_names().chain(sweep_file_names()) {
+        let p = dir.join(tmp_name(name));
+        match std::fs::symlink_metadata(&p) {
+            // A link is removed itself, never what it points to.
+            Ok(m) if !m.is_dir() => std::fs::remove_file(&p)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `dir` (an existing folder) can take the results files `names`: none is a
+/// symbolic link or a folder, and no temporary name is taken by something fabricsim did
+/// not leave there (in a folder not marked as ours, or a folder in its place).
+fn check_results_names<'a>(
+    dir: &Path,
+    names: impl Iterator<Item = &'a str>,
+    shown: &str,
+) -> Result<(), String> {
+    let own = is_own_folder(dir);
+    for name in names {
+        let p = dir.join(name);
+        if let Ok(m) = std::fs::symlink_metadata(&p) {
+            if m.file_type().is_symlink() {
+                return Err(format!(
+                    "--out {shown}: results file {} is a symbolic link: fabricsim never \
+                     writes through one; remove it or choose another --out",
+                    p.display()
+                ));
+            }
+            if m.is_dir() {
+                return Err(format!(
+                    "--out {shown}: results file {} is a folder; remove it or choose \
+                     another --out",
+                    p.display()
+                ));
+            }
+        }
+        let t = dir.join(tmp_name(name));
+        if let Ok(m) = std::fs::symlink_metadata(&t) {
+            if !own || m.is_dir() {
+                return Err(format!(
+                    "--out {shown}: {} has the name of a temporary file of fabricsim but \
+                     the folder is not one fabricsim made, so it is left alone; remove it \
+                     or choose another --out",
+                    t.display()
+                ));
+            }
         }
     }
     Ok(())
@@ -333,15 +442,22 @@ pub fn write_file(
     name: &str,
     body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let tmp = dir.join(format!(".{name}.tmp"));
+    let tmp = dir.join(tmp_name(name));
+    // Created new: a file or link already there is an error, never followed or truncated.
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", tmp.display())))?;
     let res = (|| {
-        let f = std::fs::File::create(&tmp)?;
         let mut w = std::io::BufWriter::new(f);
         body(&mut w)?;
         let f = w.into_inner().map_err(|e| e.into_error())?;
         // Best effort: a file system without fsync still gets the rename.
         f.sync_all().ok();
-        std::fs::rename(&tmp, dir.join(name))
+        let to = dir.join(name);
+        std::fs::rename(&tmp, &to)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", to.display())))
     })();
     if res.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -377,7 +493,7 @@ pub fn write_all(
     resolved_toml: &str,
     dir: &Path,
 ) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
+    ensure_results_folder(dir)?;
     let d = RunData { sim, summary };
     for t in TABLES {
         if let Scope::Run { present, write } = t.scope {
@@ -412,7 +528,7 @@ pub fn write_sweep(
     baseline: Option<&str>,
     dir: &Path,
 ) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
+    ensure_results_folder(dir)?;
     let d = SweepData {
         rows,
         axes,
@@ -433,27 +549,85 @@ pub fn write_sweep(
     write_file(dir, SWEEP_REPORT, |w| w.write_all(html.as_bytes()))
 }
 
-/// Makes sure results can be written before anything is simulated: creates `out`, writes
-/// and removes a probe file in it, and checks that no run folder's name is taken by
-/// something that is not a folder. `folders` are the run folders under `out` (none for a
-/// scenario of one run). The error says what is wrong with which path.
+/// Makes sure results can be written before anything is simulated: creates `out` (and
+/// marks it as ours, as an empty folder is marked), writes and removes a probe file in it,
+/// checks that neither `out` nor any run folder nor any results file is a symbolic link
+/// or in the way (a folder where a file goes, a file where a folder goes, a temporary
+/// name taken in a folder not ours), then removes the temporary files a killed process
+/// left in the folders that are ours. `folders` are the run folders under `out` (none for
+/// a scenario of one run). The error says what is wrong with which path.
 pub fn prepare_out(out: &Path, folders: &[String]) -> Result<(), String> {
-    let shown = out.display();
-    std::fs::create_dir_all(out)
-        .map_err(|e| format!("--out {shown}: cannot create the results folder: {e}"))?;
+    let shown = out.display().to_string();
+    match std::fs::symlink_metadata(out) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(format!(
+                "--out {shown}: the results folder is a symbolic link: fabricsim never \
+                 writes through one; give the folder it points to"
+            ))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(format!(
+                "--out {shown}: cannot create the results folder: it exists and is not a folder"
+            ))
+        }
+        Ok(_) => {
+            let empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
+            if empty {
+                mark_own_folder(out).map_err(|e| {
+                    format!("--out {shown}: the results folder is not writable: {e}")
+                })?;
+            }
+        }
+        Err(_) => {
+            std::fs::create_dir_all(out)
+                .map_err(|e| format!("--out {shown}: cannot create the results folder: {e}"))?;
+            mark_own_folder(out)
+                .map_err(|e| format!("--out {shown}: the results folder is not writable: {e}"))?;
+        }
+    }
     let probe: PathBuf = out.join(format!(".fabricsim-probe-{}.tmp", std::process::id()));
-    let res = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"probe"));
-    let _ = std::fs::remove_file(&probe);
+    let res = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .and_then(|mut f| {
+            let r = f.write_all(b"probe");
+            let _ = std::fs::remove_file(&probe);
+            r
+        });
     res.map_err(|e| format!("--out {shown}: the results folder is not writable: {e}"))?;
+    if folders.is_empty() {
+        check_results_names(out, run_file_names(), &shown)?;
+    } else {
+        check_results_names(out, sweep_file_names(), &shown)?;
+    }
     for f in folders {
         let p = out.join(f);
-        if p.exists() && !p.is_dir() {
-            return Err(format!(
-                "--out {shown}: {} exists and is not a folder, so run folder `{f}` cannot \
-                 be created there",
-                p.display()
-            ));
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(format!(
+                    "--out {shown}: run folder {} is a symbolic link: fabricsim never writes \
+                     through one; remove it or choose another --out",
+                    p.display()
+                ))
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(format!(
+                    "--out {shown}: {} exists and is not a folder, so run folder `{f}` cannot \
+                     be created there",
+                    p.display()
+                ))
+            }
+            Ok(_) => check_results_names(&p, run_file_names(), &shown)?,
+            Err(_) => {}
         }
+    }
+    let clean = |d: &Path| {
+        remove_stale_tmp(d).map_err(|e| format!("--out {shown}: cleaning {}: {e}", d.display()))
+    };
+    clean(out)?;
+    for f in folders {
+        clean(&out.join(f))?;
     }
     Ok(())
 }
@@ -532,6 +706,60 @@ mod tests {
         prepare_out(&out, &["run-b".into()]).unwrap();
         // The probe is gone.
         assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn prepare_out_never_goes_through_a_link_and_cleans_only_its_own_folders() {
+        use std::os::unix::fs::symlink;
+        let d = tempfile::tempdir().unwrap();
+        let elsewhere = d.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join(".flows.csv.tmp"), "theirs").unwrap();
+        // `--out` a link: refused.
+        let link = d.path().join("link");
+        symlink(&elsewhere, &link).unwrap();
+        assert!(prepare_out(&link, &[])
+            .unwrap_err()
+            .contains("symbolic link"));
+        // A run folder a link, dangling or not: refused, naming it.
+        let out = d.path().join("out");
+        prepare_out(&out, &[]).unwrap();
+        assert!(is_own_folder(&out), "a folder fabricsim made is marked");
+        symlink(&elsewhere, out.join("r1")).unwrap();
+        symlink(d.path().join("none"), out.join("r2")).unwrap();
+        for r in ["r1", "r2"] {
+            let e = prepare_out(&out, &[r.into()]).unwrap_err();
+            assert!(e.contains(r) && e.contains("symbolic link"), "{e}");
+        }
+        // A stale temporary file in our folder goes, a link with a temporary name too
+        // (the link only); a name fabricsim does not write stays.
+        std::fs::write(out.join(".comparison.csv.tmp"), "stale").unwrap();
+        symlink(elsewhere.join(".flows.csv.tmp"), out.join(".flows.csv.tmp")).unwrap();
+        std::fs::write(out.join(".other.tmp"), "x").unwrap();
+        prepare_out(&out, &["r3".into()]).unwrap();
+        assert!(!out.join(".comparison.csv.tmp").exists());
+        assert!(std::fs::symlink_metadata(out.join(".flows.csv.tmp")).is_err());
+        assert!(out.join(".other.tmp").exists());
+        assert_eq!(
+            std::fs::read_to_string(elsewhere.join(".flows.csv.tmp")).unwrap(),
+            "theirs"
+        );
+        // In a folder not ours nothing is removed: a taken temporary name is refused.
+        let theirs = d.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        std::fs::write(theirs.join("notes"), "x").unwrap();
+        std::fs::write(theirs.join(".summary.json.tmp"), "x").unwrap();
+        let e = prepare_out(&theirs, &[]).unwrap_err();
+        assert!(e.contains(".summary.json.tmp"), "{e}");
+        assert!(theirs.join(".summary.json.tmp").exists());
+        remove_stale_tmp(&theirs).unwrap();
+        assert!(theirs.join(".summary.json.tmp").exists());
+        // A write never follows a link in place of its temporary file.
+        symlink(elsewhere.join("target"), out.join(".ports.csv.tmp")).unwrap();
+        assert!(write_file(&out, "ports.csv", |w| w.write_all(b"x")).is_err());
+        assert!(!elsewhere.join("target").exists());
+        assert!(std::fs::symlink_metadata(out.join(".ports.csv.tmp")).is_ok());
     }
 
     /// Every per-run table of a run with flows, a collective job and time series, as

@@ -300,13 +300,35 @@ pub struct RunMeta {
 /// a `summary.json` that reads back (it is written last, so the other files are there)
 /// and a `scenario.resolved.toml` whose tree is `meta.table` (so a folder left by another
 /// scenario, seed or `--set` is not mistaken for this run's).
+///
+/// Both files are read as fabricsim wrote them: regular files in a folder that is not a
+/// link, of bounded size ([`crate::base::input_file`]; a FIFO or a device is never
+/// opened), and the summary's outcome one a run can have. Anything else is not reused:
+/// the run runs again and its files are written anew.
 pub fn reusable(dir: &Path, meta: &RunMeta) -> Option<Summary> {
-    let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
-    let summary = output::summary::from_json(&text).ok()?;
-    let resolved = std::fs::read_to_string(dir.join(resolved::FILE)).ok()?;
-    let table: toml::Table = toml::from_str(&resolved).ok()?;
+    use crate::base::input_file::{read_text, MAX_SCENARIO_BYTES};
+    if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return None;
+    }
+    let read = |name: &str, limit: u64| -> Option<String> {
+        let p = dir.join(name);
+        // Written by a rename: never a link.
+        if !std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+            return None;
+        }
+        read_text(&p, limit).ok()
+    };
+    let summary = output::summary::from_json(&read("summary.json", MAX_REUSED_BYTES)?).ok()?;
+    if !Outcome::NAMES.contains(&summary.outcome.as_str()) {
+        return None;
+    }
+    let table: toml::Table = toml::from_str(&read(resolved::FILE, MAX_SCENARIO_BYTES)?).ok()?;
     (table == meta.table && summary.variant == meta.name).then_some(summary)
 }
+
+/// Largest `summary.json` read back by `--resume`: 64 MiB (a summary holds a few hundred
+/// numbers and its series, some KiB to a few MiB).
+pub const MAX_REUSED_BYTES: u64 = 64 << 20;
 
 /// Runs every variant; `progress(i, p)` reports run i's progress.
 pub fn run(
@@ -373,20 +395,13 @@ pub fn run_sweep(
         } else {
             Vec::new()
         };
+        // Also removes what a writer killed mid-file (kill -9, a full disk) left in the
+        // folders that are ours.
         output::prepare_out(out, &folders).map_err(RunError::Out)?;
-        if multi {
-            // Left by a sweep writer killed mid-file (kill -9, a full disk).
-            output::remove_stale_tmp(out)
-                .map_err(|e| RunError::Out(format!("--out {}: {e}", out.display())))?;
-        }
         if ctl.resume {
             for (i, p) in plan.iter().enumerate() {
                 let dir = dir_of(&p.meta).expect("--out is set");
                 reused[i] = reusable(&dir, &p.meta);
-                if reused[i].is_some() {
-                    output::remove_stale_tmp(&dir)
-                        .map_err(|e| RunError::Io(format!("cleaning {}: {e}", dir.display())))?;
-                }
             }
         }
     }
@@ -628,8 +643,9 @@ fn run_one_kept(
     if let Some(dir) = dir {
         res = resolved::text(&meta.table, &meta.name, &loaded.file)
             .and_then(|toml| {
-                // A `.tmp` left in the folder by a writer killed mid-file goes first.
-                std::fs::create_dir_all(&dir)
+                // A `.tmp` left in the folder (ours) by a writer killed mid-file goes
+                // first; a folder that became a link since `--out` was checked is refused.
+                output::ensure_results_folder(&dir)
                     .and_then(|()| output::remove_stale_tmp(&dir))
                     .and_then(|()| output::write_all(&sim, &summary, &toml, &dir))
                     .map_err(|e| e.to_string())
@@ -779,7 +795,17 @@ values = ["256KiB", "1MiB"]
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, ["comparison.csv", "report.html", "sweep.json"]);
+        // The empty folder was marked as ours (`output::OWN_MARK`), and no run folder
+        // was made.
+        assert_eq!(
+            names,
+            [
+                output::OWN_MARK,
+                "comparison.csv",
+                "report.html",
+                "sweep.json"
+            ]
+        );
         // Then resume runs them all, and a second resume reuses them all.
         let ctl = Control {
             resume: true,

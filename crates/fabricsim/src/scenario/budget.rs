@@ -65,6 +65,11 @@ pub const PHASE_BYTES: u64 = 96;
 pub const JOB_BYTES: u64 = 1024;
 /// Per hardware-collective operation.
 pub const HW_OP_BYTES: u64 = 1024;
+/// Bytes per hardware-collective iteration: its record
+/// ([`crate::model::hw_collective::IterRecord`]), once in the engine and once more in a
+/// shard's lane.
+pub const HW_ITER_BYTES: u64 =
+    2 * std::mem::size_of::<crate::model::hw_collective::IterRecord>() as u64;
 /// Per packet alive (queued or on a wire): its 24-byte arena slot and its 20-byte
 /// descriptor in a queue block or 28-byte entry on a link ring, grown by a quarter:
 /// under 64 bytes with the rings' slack (47 measured at the peak of the fat-tree
@@ -266,6 +271,11 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
     let mut drivers: Vec<String> = Vec::new();
     // The entry with most flows: the field a refusal names.
     let mut big: Option<(usize, u64)> = None;
+    // The entry with most hardware-collective iterations: its `repeat` drives them.
+    let mut most_iters: Option<(usize, u64)> = None;
+    // And the one with most hardware-collective ranks: its `ranks_per_host` multiplies
+    // them.
+    let mut most_ops: Option<(usize, u64)> = None;
     let ctx = crate::model::workload::SizeCtx {
         hosts: topo.hosts,
         host_rate_bps: topo.host_rate_bps,
@@ -285,6 +295,12 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
                 _ => Some((i, s.flows)),
             };
         }
+        if s.hw_ops > most_ops.map_or(0, |(_, n)| n) {
+            most_ops = Some((i, s.hw_ops));
+        }
+        if s.hw_iters > most_iters.map_or(0, |(_, n)| n) {
+            most_iters = Some((i, s.hw_iters));
+        }
         work = work.plus(s);
     }
     let by = drivers.join(", ");
@@ -300,13 +316,26 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
     fp.add("dependency edges", work.deps, DEP_BYTES, &wf, by.clone());
     fp.add("compute phases", work.phases, PHASE_BYTES, &wf, by.clone());
     fp.add("jobs", work.jobs, JOB_BYTES, &wf, by.clone());
-    fp.add(
-        "hardware-collective operations",
-        work.hw_ops,
-        HW_OP_BYTES,
-        &wf,
-        by.clone(),
-    );
+    if let Some((i, _)) = most_ops {
+        fp.add(
+            "hardware-collective operations",
+            work.hw_ops,
+            HW_OP_BYTES,
+            &format!("workload[{i}].ranks_per_host"),
+            "hosts x ranks_per_host per hardware collective",
+        );
+    }
+    // Every iteration's record is allocated when the engine is built (and copied into
+    // each shard's lane of a cut run).
+    if let Some((i, _)) = most_iters {
+        fp.add(
+            "hardware-collective iteration records",
+            work.hw_iters,
+            HW_ITER_BYTES,
+            &format!("workload[{i}].repeat"),
+            "repeat per hardware collective",
+        );
+    }
     // Packets alive: no more than the switch buffers and long links hold (in frames of
     // the MTU: smaller frames are fewer bytes), and no more than the workload sends (a
     // packet per MTU of payload, one more per flow, as many ACKs again).
@@ -448,9 +477,41 @@ pub fn default_limit() -> (u64, String) {
     }
 }
 
+/// The most memory this process can have at all, and what says so: the machine's memory
+/// (`MemTotal`), the cgroup's room, the address-space ulimits, whichever is least. None
+/// when nothing can be read (not Linux). A `--max-memory` above it lets a run allocate
+/// what the machine does not have, so the command line asks for `--force` then.
+pub fn machine_memory() -> Option<(u64, String)> {
+    let mut best: Option<(u64, String)> = None;
+    let mut consider = |bytes: Option<u64>, what: &str| {
+        if let Some(b) = bytes {
+            if best.as_ref().is_none_or(|(x, _)| b < *x) {
+                best = Some((b, what.to_string()));
+            }
+        }
+    };
+    consider(meminfo("MemTotal:"), "the machine's memory (MemTotal)");
+    consider(cgroup_room(), "the cgroup's memory.max less its use");
+    for (name, what) in [
+        ("Max address space", "ulimit -v"),
+        ("Max data size", "ulimit -d"),
+    ] {
+        consider(
+            rlimit(name).map(|b| b.saturating_sub(RESERVED_ADDRESS_SPACE)),
+            what,
+        );
+    }
+    best
+}
+
 fn meminfo_available() -> Option<u64> {
+    meminfo("MemAvailable:")
+}
+
+/// A `/proc/meminfo` line's value (`key` with its colon), in bytes.
+fn meminfo(key: &str) -> Option<u64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let line = s.lines().find(|l| l.starts_with(key))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb.saturating_mul(1024))
 }

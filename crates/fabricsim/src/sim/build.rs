@@ -103,6 +103,8 @@ fn validate_fabric(
         let most =
             pkt_max + ((MAX_INT_HOPS as u32 * INT_BYTES_PER_HOP).max(f.int.nic_bytes())) as u64;
         f.credit.validate(most).map_err(at("fabric.credit"))?;
+        // A control frame (ACK, NACK, CNP) is no larger than a data packet
+        // (`TransportCfg::validate`), so it fits a VC's private credits too.
         let refuse = |what: &str| {
             Err(err(
                 file,

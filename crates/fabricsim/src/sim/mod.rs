@@ -69,6 +69,10 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome's [`Outcome::name`].
+    pub const NAMES: [&'static str; 5] =
+        ["completed", "max_time", "stalled", "starved", "livelock"];
+
     /// Short name for tables.
     pub fn name(&self) -> &'static str {
         match self {

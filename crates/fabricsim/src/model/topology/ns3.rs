@@ -97,6 +97,33 @@ pub fn size(path: &str, base_dir: &Path) -> Result<TopoSize, ParamError> {
             format!("{}:{}:1: {}", p.display(), e.line, e.message),
         )
     })?;
+    // A file too short for what its first line announces (a link a line, the switch ids
+    // on at least one) is a line error, found here before the counts are priced: else
+    // a first line announcing a huge network would get a memory refusal instead.
+    let rest = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .count()
+        .saturating_sub(1) as u64;
+    let need = h.links.saturating_add((h.switches > 0) as u64);
+    if rest < need {
+        let ids = if h.switches > 0 {
+            "a line of switch ids and "
+        } else {
+            ""
+        };
+        return Err(ParamError::new(
+            "file",
+            format!(
+                "{}:{}:1: the file ends after {rest} line(s) below the first, which announces \
+                 {ids}{} link(s), one a line",
+                p.display(),
+                text.lines().count().max(1),
+                h.links
+            ),
+        ));
+    }
     let hosts = h.nodes - h.switches;
     Ok(TopoSize {
         hosts,

@@ -290,6 +290,21 @@ impl TransportCfg {
         if self.ack_size < 1 {
             return e("ack_size", "must be positive".into());
         }
+        // Buffers, PFC thresholds and credit buffers are sized for the largest data
+        // packet: a larger control frame could overrun a lossless fabric's headroom or
+        // never get the credits to leave.
+        if self.ack_size > self.max_packet() {
+            return e(
+                "ack_size",
+                format!(
+                    "{} B is larger than the largest data packet of {} B (mtu + header), \
+                     which buffers, PFC thresholds and credits are sized for: at most {} B",
+                    self.ack_size,
+                    self.max_packet(),
+                    self.max_packet()
+                ),
+            );
+        }
         for (field, p) in [
             ("data_priority", self.data_priority),
             ("control_priority", self.control_priority),

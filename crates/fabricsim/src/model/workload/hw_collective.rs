@@ -141,6 +141,7 @@ impl Generator for HwCollectiveCfg {
         let hosts = super::set_size(&self.hosts, ctx.hosts, false);
         Ok(Some(super::WorkSize {
             hw_ops: hosts.saturating_mul(self.ranks_per_host as u64),
+            hw_iters: self.repeat as u64,
             ..Default::default()
         }))
     }

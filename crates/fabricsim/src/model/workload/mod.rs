@@ -412,6 +412,8 @@ pub struct WorkSize {
     pub jobs: u64,
     /// Hardware-collective operations.
     pub hw_ops: u64,
+    /// Hardware-collective iterations (`repeat`), each with its record.
+    pub hw_iters: u64,
     /// Payload bytes all the flows carry together, at most; `None` when the settings do
     /// not bound it cheaply (the budget then prices packets at every buffer full).
     pub bytes: Option<u64>,
@@ -426,6 +428,7 @@ impl Default for WorkSize {
             phases: 0,
             jobs: 0,
             hw_ops: 0,
+            hw_iters: 0,
             bytes: None,
         }
     }
@@ -440,6 +443,7 @@ impl WorkSize {
             phases: self.phases.saturating_add(o.phases),
             jobs: self.jobs.saturating_add(o.jobs),
             hw_ops: self.hw_ops.saturating_add(o.hw_ops),
+            hw_iters: self.hw_iters.saturating_add(o.hw_iters),
             bytes: self.bytes.zip(o.bytes).map(|(a, b)| a.saturating_add(b)),
         }
     }

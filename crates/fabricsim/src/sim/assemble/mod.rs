@@ -23,7 +23,7 @@ use crate::model::fabric::port::N_PRIO;
 use crate::model::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
 use crate::model::fabric::telemetry::tcd::{TcdDetector, TcdParams};
 use crate::model::topology::TopoGraph;
-use crate::model::transport::multipath::ideal_fct_multipath;
+use crate::model::transport::multipath::ideal_fct_rails;
 use crate::model::transport::rdma::{ideal_fct_ns3, Hop};
 use crate::model::workload::Workload;
 use crate::scenario::config::{LbAlgorithm, Scenario};
@@ -316,14 +316,9 @@ impl Simulation {
             }
         }
         let (mtu, size) = (self.ctx.params.mtu, self.nics.flows[i].spec.size);
-        // Spread over r rails of equal paths, a message finishes at best when the rail
-        // with the most packets, ceil(packets / r), has delivered its share.
+        // Spread over r rails of equal paths, a message finishes at best when its busiest
+        // rail has delivered its share.
         let rails = self.nics.data_rails.1 as u64;
-        let size = if rails > 1 {
-            size.min(size.div_ceil(mtu).div_ceil(rails) * mtu)
-        } else {
-            size
-        };
-        ideal_fct_multipath(size, mtu, self.ctx.params.header, &stages)
+        ideal_fct_rails(size, mtu, self.ctx.params.header, &stages, rails)
     }
 }
