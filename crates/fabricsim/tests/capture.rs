@@ -22,7 +22,7 @@ host_rate = "100Gbps"
 uplink_rate = "100Gbps"
 [fabric.load_balance]
 algorithm = "pktc"
-[fabric.roles.gse]
+[fabric.gse]
 scheduling = "dgsq"
 [fabric.pfc]
 scope = "edge"

@@ -326,7 +326,7 @@ fn small_sweep() -> String {
     )
     .replace("[cc]\nalgorithm = \"none\"", "[cc]\nalgorithm = \"dcqcn\"");
     format!(
-        "# test sweep\n{base}\n[[variants]]\nname = \"roce\"\n[[variants]]\nname = \"gse\"\nset = {{ \"fabric.load_balance.algorithm\" = \"pktc\", \"fabric.roles.gse.scheduling\" = \"dgsq\", \"fabric.pfc.scope\" = \"edge\", \"cc.algorithm\" = \"none\" }}\n[[sweep]]\npath = \"workload[0].collective\"\nlabel = \"collective\"\nvalues = [\"alltoall\", \"ring_allreduce\"]\n[[sweep]]\npath = \"workload[0].size\"\nlabel = \"size\"\nvalues = [\"256KiB\", \"1MiB\"]\n"
+        "# test sweep\n{base}\n[[variants]]\nname = \"roce\"\n[[variants]]\nname = \"gse\"\nset = {{ \"fabric.load_balance.algorithm\" = \"pktc\", \"fabric.gse.scheduling\" = \"dgsq\", \"fabric.pfc.scope\" = \"edge\", \"cc.algorithm\" = \"none\" }}\n[[sweep]]\npath = \"workload[0].collective\"\nlabel = \"collective\"\nvalues = [\"alltoall\", \"ring_allreduce\"]\n[[sweep]]\npath = \"workload[0].size\"\nlabel = \"size\"\nvalues = [\"256KiB\", \"1MiB\"]\n"
     )
 }
 

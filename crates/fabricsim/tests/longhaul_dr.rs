@@ -31,7 +31,7 @@ fiber_km = 120
 dr_buffer = "32MB"
 link_delay = "1us"
 
-[fabric.roles.dr]
+[fabric.dr]
 cnp = "{cnp}"
 cnp_threshold = "1MB"
 cnp_interval = "10us"
@@ -209,7 +209,7 @@ leaves = 2
 spines = 1
 servers_per_leaf = 1
 host_rate = "100Gbps"
-[fabric.roles.dr]
+[fabric.dr]
 cnp = "both"
 [[workload]]
 kind = "flows"

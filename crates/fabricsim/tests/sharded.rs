@@ -305,7 +305,7 @@ fn training_jobs_across_campuses_give_the_same_bytes_on_1_2_and_3_threads() {
             "name = \"training\"\nseed = 1\nmax_time = \"2s\"\n[topology]\nkind = \"multi_campus\"\n\
              leaves = 1\nspines = 1\nservers_per_leaf = 4\nuplinks_per_pair = 4\ndr_switches = 1\n\
              campus_to_dr_capacity = \"3200Gbps\"\ndci_capacity = \"1600Gbps\"\nfiber_km = 120\n\
-             link_delay = \"1us\"\n[fabric.roles.dr]\ncnp = \"dr\"\n[transport]\nrto = \"40ms\"\n{notify}\
+             link_delay = \"1us\"\n[fabric.dr]\ncnp = \"dr\"\n[transport]\nrto = \"40ms\"\n{notify}\
              [cc]\nalgorithm = \"dcqcn\"\n[[workload]]\nkind = \"training\"\nparallelism = \"pp\"\n\
              iterations = 2\nmicrobatches = 4\nactivation = \"1MB\"\nforward = \"300us\"\n\
              backward = \"600us\"\ncompute = \"30ms\"\ngradient = \"8MB\"\nparameters = \"8MB\"\n\
@@ -412,7 +412,7 @@ fn two_campuses_cut_at_the_long_haul_give_the_same_bytes_with_dr_notifications()
         "name = \"campuses\"\nseed = 3\nmax_time = \"20ms\"\n[topology]\nkind = \"multi_campus\"\n\
          leaves = 2\nspines = 2\nservers_per_leaf = 4\nuplinks_per_pair = 2\ndr_switches = 1\n\
          campus_to_dr_capacity = \"3200Gbps\"\ndci_capacity = \"400Gbps\"\nfiber_km = 120\n\
-         dr_buffer = \"32MB\"\nlink_delay = \"1us\"\n[fabric.roles.dr]\ncnp = \"dr\"\n\
+         dr_buffer = \"32MB\"\nlink_delay = \"1us\"\n[fabric.dr]\ncnp = \"dr\"\n\
          cnp_threshold = \"256KB\"\n[transport]\nrto = \"20ms\"\n[cc]\nalgorithm = \"dcqcn\"\n\
          [[workload]]\nkind = \"flows\"\nflows = [\n{flows}]\n"
     );
