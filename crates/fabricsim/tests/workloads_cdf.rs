@@ -373,8 +373,8 @@ fn bad_ns3_files_name_file_and_line() {
         ),
         (
             "3 1 3\n1\n0 1 100Gbps 1us 0\n2 1 100Gbps 1us 0\n",
-            ":1:",
-            "announces 3 links",
+            ":4:",
+            "which announces a line of switch ids and 3 link(s)",
         ),
         ("3 x 2\n", ":1:", "switch count `x`"),
     ];
