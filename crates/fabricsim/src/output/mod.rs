@@ -60,6 +60,7 @@ mod rates;
 pub mod resolved;
 pub mod run_report;
 pub mod summary;
+mod summary_json;
 mod summary_table;
 pub mod sweep_report;
 mod training;
