@@ -87,7 +87,7 @@ fn pktc_keeps_containers_whole_delivers_in_order_and_spreads_containers() {
         ],
     );
     run(&mut sim);
-    let g = sim.fabric.roles.gse.as_ref().expect("GSE on");
+    let g = sim.roles.gse.as_ref().expect("GSE on");
     assert_eq!(
         g.stats_total().intra_container_gaps,
         0,
@@ -161,7 +161,7 @@ fn reorder_buffer_restores_order_when_containers_overtake() {
         ],
     );
     run(&mut sim);
-    let g = sim.fabric.roles.gse.as_ref().unwrap();
+    let g = sim.roles.gse.as_ref().unwrap();
     assert_eq!(g.stats_total().intra_container_gaps, 0);
     assert!(
         g.stats_total().reordered_packets > 0,
@@ -200,7 +200,7 @@ fn dgsq_holds_a_31_to_1_incast_to_the_port_rate_without_drops() {
     );
     // Grants never exceed the port's line rate: the grants before the last fit in the
     // time between the first and the last grant.
-    let g = sim.fabric.roles.gse.as_ref().unwrap();
+    let g = sim.roles.gse.as_ref().unwrap();
     let s = &g.sched[0];
     let first = s.first_at.expect("grants were issued");
     let bytes_before_last = s.granted - s.last_bytes;

@@ -49,7 +49,7 @@ pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
             }
         }
     }
-    if let Some(g) = &sim.fabric.roles.gse {
+    if let Some(g) = &sim.roles.gse {
         for v in &g.voq {
             for d in &v.q {
                 count(d);

@@ -324,7 +324,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .max()
             .map(ns)
             .unwrap_or(f64::NAN),
-        gse: sim.fabric.roles.gse.as_ref().map(|g| g.stats_total()),
+        gse: sim.roles.gse.as_ref().map(|g| g.stats_total()),
         long_haul: crate::model::fabric::roles::dr::LongHaulStats::of(sim),
         collectives: crate::model::hw_collective::HwSummary::of(sim),
         faults: sim.fabric.faults.as_ref().map(|f| f.summary(sim.ctx.now)),
@@ -415,7 +415,7 @@ impl HwSummary {
 impl LongHaulStats {
     /// The figures of `sim`, if it has DR switches.
     pub fn of(sim: &Simulation) -> Option<LongHaulStats> {
-        let st = sim.fabric.roles.dr.as_ref()?;
+        let st = sim.roles.dr.as_ref()?;
         let ports = &sim.fabric.ports;
         let mut campuses: Vec<u32> = st.dci_ports.iter().map(|&(_, c)| c).collect();
         campuses.sort_unstable();

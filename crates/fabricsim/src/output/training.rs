@@ -59,7 +59,7 @@ fn transmissions_per_byte(sim: &Simulation, t: &TrainingSpec) -> f64 {
 
 /// DCI capacity of one direction: the busiest direction's ports' line rate.
 fn dci_capacity(sim: &Simulation) -> Option<Rate> {
-    let st = sim.fabric.roles.dr.as_ref()?;
+    let st = sim.roles.dr.as_ref()?;
     let mut by_campus: std::collections::BTreeMap<u32, u64> = Default::default();
     for &(p, c) in &st.dci_ports {
         *by_campus.entry(c).or_default() += sim.fabric.ports[p].rate.0;

@@ -5,6 +5,7 @@
 
 use crate::base::units::Time;
 use crate::kernel::events::Event;
+use crate::model::fabric::roles::RoleStates;
 use crate::model::fabric::NodeKind;
 use crate::scenario::config::LbAlgorithm;
 
@@ -167,9 +168,9 @@ impl Simulation {
         self.prefetch
             && !self.fabric.table_routing
             && self.fabric.lb == LbAlgorithm::Ecmp
-            && self.fabric.roles.gse.is_none()
-            && self.fabric.roles.dr.is_none()
-            && self.fabric.roles.switch_cnp.is_none()
+            && self.roles.gse.is_none()
+            && self.roles.dr.is_none()
+            && self.roles.switch_cnp.is_none()
     }
 
     /// The event calendar's window: a frame's serialization plus a link delay (with some
@@ -231,6 +232,7 @@ impl Simulation {
         dispatch(
             &mut self.ctx,
             &mut self.fabric,
+            &mut self.roles,
             &mut self.nics,
             Some(&mut self.record),
             t,
@@ -292,6 +294,14 @@ fn credit_return(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, p: crate::
     }
 }
 
+/// The GSPs' state, for their timers (only GSE runs have them).
+fn gse(roles: &mut RoleStates) -> &mut crate::model::gse::Gse {
+    roles
+        .gse
+        .as_deref_mut()
+        .expect("GSE timers run in GSE mode")
+}
+
 /// Hands event `ev`, due now (`t`), to the component it names: the serial loop's
 /// dispatch, and a shard's (`sim/shards/`, with no recorder: it samples between
 /// windows). Always inlined, and the handlers both call are too: with two call sites the
@@ -300,6 +310,7 @@ fn credit_return(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, p: crate::
 pub(crate) fn dispatch(
     ctx: &mut Ctx,
     fabric: &mut Fabric,
+    roles: &mut RoleStates,
     nics: &mut Nics,
     record: Option<&mut Recorder>,
     t: Time,
@@ -307,7 +318,7 @@ pub(crate) fn dispatch(
 ) {
     match ev {
         Event::LinkArrive(l) => {
-            if let Some((port, pkt)) = fabric.on_link_arrive(ctx, l) {
+            if let Some((port, pkt)) = fabric.on_link_arrive(ctx, roles, l) {
                 nics.host_receive(ctx, fabric, port, pkt);
             }
         }
@@ -328,8 +339,8 @@ pub(crate) fn dispatch(
         Event::Sample => record
             .expect("a sharded run samples between windows, not by event")
             .on_sample(ctx, fabric, nics),
-        Event::Reorder(i) => fabric.on_reorder_timer(ctx, i),
-        Event::Grant(h) => fabric.on_grant_timer(ctx, h),
+        Event::Reorder(i) => gse(roles).on_reorder_timer(fabric, ctx, i),
+        Event::Grant(h) => gse(roles).on_grant_timer(fabric, ctx, h),
         Event::CreditReturn(p) => credit_return(ctx, fabric, nics, p),
         Event::Fault(i) => fabric.on_fault_step(std::slice::from_mut(ctx), &[], i),
         Event::Replay(l) => fabric.on_replay(ctx, l),

@@ -109,7 +109,7 @@ impl Simulation {
             + f.telemetry.heap_bytes()
             + vec_bytes(&f.edge_port)
             + vec_bytes(&f.node_is_switch)
-            + f.roles.switch_cnp.as_ref().map_or(0, |c| c.heap_bytes());
+            + (self.roles.switch_cnp.as_ref()).map_or(0, |c| c.heap_bytes());
         let nodes = vec_bytes(&f.nodes)
             + f.nodes
                 .iter()

@@ -109,6 +109,9 @@ pub struct Simulation {
     pub ctx: Ctx,
     /// Switches, ports and links.
     pub fabric: Fabric,
+    /// The switch roles' state (GSPs, DR switches, switches that send CNPs), beside the
+    /// fabric: each role's handlers take their own part and the fabric.
+    pub roles: crate::model::fabric::roles::RoleStates,
     /// NICs and flows.
     pub nics: Nics,
     /// Ideal FCT of each flow.

@@ -24,6 +24,7 @@
 //! falls back to one shard and says why.
 
 use crate::base::units::Time;
+use crate::model::fabric::roles::RoleStates;
 use crate::model::fabric::NodeKind;
 use crate::sim::Fabric;
 
@@ -180,7 +181,7 @@ fn root(parent: &mut [usize], mut v: usize) -> usize {
 }
 
 /// Cuts `fabric` into at most `requested` shards (see the module documentation).
-pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
+pub fn partition(fabric: &Fabric, roles: &RoleStates, requested: u32) -> Partition {
     let n = fabric.nodes.len();
     let total_ports = fabric.ports.len() as u64;
     if requested <= 1 {
@@ -213,7 +214,7 @@ pub fn partition(fabric: &Fabric, requested: u32) -> Partition {
     }
     let (mut shard_of_node, mut load) = place_groups(&g, &units, &anchored_ports, shards);
     place_top_layer(&g, &mut shard_of_node, &mut load, shards);
-    keep_campuses_together(fabric, &mut shard_of_node, &mut load);
+    keep_campuses_together(fabric, roles, &mut shard_of_node, &mut load);
     for v in 0..n {
         if shard_of_node[v] == u32::MAX {
             let s = g
@@ -455,8 +456,13 @@ fn place_top_layer(g: &Graph<'_>, shard_of_node: &mut [u32], load: &mut [u64], s
 
 /// A campus's DR switches pace a flow's notifications together (`DrState::next_cnp`):
 /// they share the shard of the first, also when their campus was split.
-fn keep_campuses_together(fabric: &Fabric, shard_of_node: &mut [u32], load: &mut [u64]) {
-    let Some(dr) = fabric.roles.dr.as_ref() else {
+fn keep_campuses_together(
+    fabric: &Fabric,
+    roles: &RoleStates,
+    shard_of_node: &mut [u32],
+    load: &mut [u64],
+) {
+    let Some(dr) = roles.dr.as_ref() else {
         return;
     };
     let nodes = &fabric.nodes;
@@ -602,7 +608,7 @@ mod tests {
     fn a_fat_tree_is_cut_between_pods_and_cores_only() {
         let sim = build("kind = \"fat_tree\"\nk = 4\nrate = \"100Gbps\"\nlink_delay = \"1us\"");
         for threads in [2u32, 3, 4] {
-            let p = partition(&sim.fabric, threads);
+            let p = partition(&sim.fabric, &sim.roles, threads);
             assert_eq!(p.shards, threads, "{:?}", p.notes);
             assert!(p.notes.is_empty());
             // A pod's edges, aggregations and hosts share a shard.
@@ -639,7 +645,7 @@ mod tests {
     #[test]
     fn more_shards_than_groups_runs_on_as_many_as_there_are() {
         let sim = build("kind = \"leaf_spine\"\nleaves = 2\nspines = 2\nservers_per_leaf = 2\nhost_rate = \"100Gbps\"");
-        let p = partition(&sim.fabric, 5);
+        let p = partition(&sim.fabric, &sim.roles, 5);
         assert_eq!(p.shards, 2);
         assert_eq!(p.notes.len(), 1);
         assert!(p.notes[0].contains("2 groups"), "{}", p.notes[0]);
@@ -648,8 +654,11 @@ mod tests {
         assert!(c
             .iter()
             .all(|(a, b)| !a.starts_with("host") && !b.starts_with("host")));
-        assert_eq!(partition(&sim.fabric, 1), partition(&sim.fabric, 0));
-        assert_eq!(partition(&sim.fabric, 1).shards, 1);
+        assert_eq!(
+            partition(&sim.fabric, &sim.roles, 1),
+            partition(&sim.fabric, &sim.roles, 0)
+        );
+        assert_eq!(partition(&sim.fabric, &sim.roles, 1).shards, 1);
     }
 
     #[test]
@@ -657,7 +666,7 @@ mod tests {
         let sim = build(
             "kind = \"leaf_spine\"\nleaves = 2\nspines = 2\nservers_per_leaf = 2\nhost_rate = \"100Gbps\"\nlink_delay = \"0ns\"\n[fabric]\nswitch_latency = \"0ns\"",
         );
-        let p = partition(&sim.fabric, 2);
+        let p = partition(&sim.fabric, &sim.roles, 2);
         assert_eq!(p.shards, 1);
         assert_eq!(p.lookahead, Time::MAX);
         assert!(p.notes[0].contains("zero lookahead"), "{:?}", p.notes);
@@ -672,7 +681,7 @@ mod tests {
         let sim = build(
             "kind = \"multi_campus\"\nleaves = 2\nspines = 2\nservers_per_leaf = 2\ndr_switches = 2\ncampus_to_dr_capacity = \"1600Gbps\"\ndci_capacity = \"800Gbps\"",
         );
-        let p = partition(&sim.fabric, 2);
+        let p = partition(&sim.fabric, &sim.roles, 2);
         assert_eq!(p.shards, 2, "{:?}", p.notes);
         let c = cut(&sim, &p);
         assert!(!c.is_empty());
@@ -721,13 +730,13 @@ mod tests {
             .min()
             .unwrap();
         for (asked, got) in [(3u32, 3u32), (4, 4), (8, 8), (16, 8)] {
-            let p = partition(f, asked);
+            let p = partition(f, &sim.roles, asked);
             assert_eq!(p.shards, got, "{asked}: {:?}", p.notes);
             assert_eq!(p.notes.len(), usize::from(asked != got), "{:?}", p.notes);
             assert!(p.ports.iter().all(|&w| w > 0), "{:?}", p.ports);
             assert_eq!(p.lookahead, campus_cable, "{asked}");
-            for (port, campus) in &f.roles.dr.as_ref().unwrap().dci_ports {
-                let first = (f.roles.dr.as_ref().unwrap().dci_ports.iter())
+            for (port, campus) in &sim.roles.dr.as_ref().unwrap().dci_ports {
+                let first = (sim.roles.dr.as_ref().unwrap().dci_ports.iter())
                     .find(|(_, c)| c == campus)
                     .unwrap()
                     .0;
@@ -743,7 +752,7 @@ mod tests {
         }
         // A fat tree with fewer pods than shards: its pods split into edge switches.
         let ft = build("kind = \"fat_tree\"\nk = 4\nrate = \"100Gbps\"\nlink_delay = \"1us\"");
-        let p = partition(&ft.fabric, 8);
+        let p = partition(&ft.fabric, &ft.roles, 8);
         assert_eq!(p.shards, 8, "{:?}", p.notes);
         assert!(p.notes.is_empty());
         assert!(cut(&ft, &p)
@@ -761,7 +770,7 @@ mod tests {
         // cable cut, every port counted once.
         let sim = build("kind = \"fat_tree\"\nk = 8\nrate = \"100Gbps\"\nlink_delay = \"1us\"");
         for threads in [3u32, 5, 6, 7] {
-            let p = partition(&sim.fabric, threads);
+            let p = partition(&sim.fabric, &sim.roles, threads);
             assert_eq!(p.shards, threads, "{:?}", p.notes);
             let total: u64 = p.ports.iter().sum();
             assert_eq!(total, sim.fabric.ports.len() as u64);
@@ -795,7 +804,7 @@ mod tests {
         }
         // 8 pods over 2 or 4 shards spread evenly: none is split.
         for threads in [2u32, 4] {
-            let p = partition(&sim.fabric, threads);
+            let p = partition(&sim.fabric, &sim.roles, threads);
             for v in 0..sim.fabric.nodes.len() {
                 let name = name_of(&sim, v);
                 if let Some(rest) = name.strip_prefix("edge") {
@@ -815,8 +824,14 @@ mod tests {
     #[test]
     fn the_same_fabric_is_cut_the_same_way() {
         let sim = build("kind = \"fat_tree\"\nk = 6\nrate = \"100Gbps\"");
-        assert_eq!(partition(&sim.fabric, 4), partition(&sim.fabric, 4));
+        assert_eq!(
+            partition(&sim.fabric, &sim.roles, 4),
+            partition(&sim.fabric, &sim.roles, 4)
+        );
         let other = build("kind = \"fat_tree\"\nk = 6\nrate = \"100Gbps\"");
-        assert_eq!(partition(&sim.fabric, 4), partition(&other.fabric, 4));
+        assert_eq!(
+            partition(&sim.fabric, &sim.roles, 4),
+            partition(&other.fabric, &other.roles, 4)
+        );
     }
 }

@@ -11,6 +11,7 @@ use crate::kernel::ctx::*;
 use crate::kernel::events::Event;
 use crate::kernel::packet::Desc;
 use crate::kernel::packet::{PacketKind, Payload};
+use crate::model::fabric::roles::RoleStates;
 use crate::model::fabric::Fabric;
 use std::collections::VecDeque;
 
@@ -133,12 +134,18 @@ impl Fabric {
 
     /// The head packet of link `l` reaches the far end: it enters the receiving switch or
     /// NIC (a PFC frame acts on the receiving port itself). Returns the packet and the
-    /// NIC port it reached: the caller hands it to [`Nics::host_receive`].
+    /// NIC port it reached: the caller hands it to [`Nics::host_receive`]. A switch that
+    /// plays a role hands the packet to the role with its state from `roles`.
     // Always inlined: the serial loop's dispatch and a shard's (`sim/shards/`) both
     // call it, and with two call sites the compiler would otherwise keep it out of line
     // (+4 % instructions at k = 8, cachegrind).
     #[inline(always)]
-    pub(crate) fn on_link_arrive(&mut self, ctx: &mut Ctx, l: LinkId) -> Option<(PortId, Desc)> {
+    pub(crate) fn on_link_arrive(
+        &mut self,
+        ctx: &mut Ctx,
+        roles: &mut RoleStates,
+        l: LinkId,
+    ) -> Option<(PortId, Desc)> {
         let link = &mut self.links[l];
         // A watched link's head may have been lost or corrupted on the way (faults);
         // one that gets through goes on as on any link.
@@ -173,7 +180,7 @@ impl Fabric {
         }
         match to {
             NodeKind::Switch(s) => {
-                self.switch_receive(ctx, s, in_port, pkt);
+                self.switch_receive(ctx, roles, s, in_port, pkt);
                 None
             }
             NodeKind::Host(_) => Some((in_port, pkt)),

@@ -29,10 +29,12 @@ use crate::model::fabric::telemetry::Telemetry;
 use crate::model::routing::{LbAlgorithm, RoutingTable};
 pub use crate::model::topology::{Node, NodeKind};
 
-/// The network: nodes, ports, links, switches (with their roles' state) and what they do
-/// to packets, routing, link-level flow control and the telemetry switches add. Its
-/// handlers (`fabric/`, `gse/gsp.rs`) take `&mut self` and the [`Ctx`], plus the
-/// NICs (`transport::Nics`) where a packet crosses into or out of a host.
+/// The network: nodes, ports, links, switches and what they do to packets, routing,
+/// link-level flow control and the telemetry switches add. Its handlers (`fabric/`) take
+/// `&mut self` and the [`Ctx`]. The switch roles' state is not here but beside it
+/// ([`roles::RoleStates`]): a role's handlers take their own state and this network, so
+/// no role reaches another's state; the NICs (`transport::Nics`) take it where a packet
+/// crosses into or out of a host.
 pub struct Fabric {
     /// Switches route by table ([`Fabric::route_table`]): up/down tables, or a balancer
     /// that reads the ports' state.
@@ -63,8 +65,6 @@ pub struct Fabric {
     /// ([`crate::kernel::packet::Packet`]). Four bytes a flow, kept in every run so that any
     /// switch that answers a flow's sender can.
     pub(crate) flow_src: Vec<u32>,
-    /// The switch roles' state.
-    pub roles: crate::model::fabric::roles::RoleStates,
     /// ECN marking bias by ingress port id (`fabric.ecn.ingress_bias`); empty, the
     /// marking path's one test, when the scenario sets none.
     pub ecn_bias: Vec<f64>,

@@ -14,7 +14,7 @@ use super::ecn::RedMarker;
 use crate::base::ids::PortId;
 use crate::kernel::ctx::*;
 use crate::kernel::packet::{
-    Desc, PacketKind, ECN_CE, ECN_ECT, FLAG_MCAST, FLAG_ROUTED, LOCAL_PORT,
+    Desc, Header, Packet, PacketKind, Payload, ECN_CE, ECN_ECT, FLAG_MCAST, FLAG_ROUTED, LOCAL_PORT,
 };
 use crate::model::fabric::buffer::Admission;
 use crate::model::fabric::port::DOWN;
@@ -25,7 +25,7 @@ use crate::model::routing::registry::LbState;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::roles::SwitchRole;
+use super::roles::{RoleStates, SwitchRole};
 
 /// One switch. `repr(C)` pins the field order rustc chose before the port range became
 /// a type of its own: the k = 16 benchmark showed 2-4 % more D1 misses with the hot
@@ -92,7 +92,14 @@ impl Fabric {
     }
 
     #[inline(always)] // two dispatchers call it (see `Fabric::on_link_arrive`)
-    pub(crate) fn switch_receive(&mut self, ctx: &mut Ctx, s: u32, in_port: PortId, mut pkt: Desc) {
+    pub(crate) fn switch_receive(
+        &mut self,
+        ctx: &mut Ctx,
+        roles: &mut RoleStates,
+        s: u32,
+        in_port: PortId,
+        mut pkt: Desc,
+    ) {
         if pkt.flags & (FLAG_ROUTED | FLAG_MCAST) != 0 {
             if pkt.flags & FLAG_MCAST != 0 {
                 return self.multicast_receive(ctx, s, in_port, pkt);
@@ -103,7 +110,7 @@ impl Fabric {
             return;
         }
         let role = self.switches[s as usize].role;
-        if role.take(self, ctx, s, in_port, pkt) {
+        if role.take(roles, self, ctx, s, in_port, pkt) {
             return;
         }
         let egress = if self.table_routing {
@@ -375,6 +382,43 @@ impl Fabric {
             );
         }
         self.after_release(ctx, s, local_in, pkt, wire);
+    }
+
+    /// Switch `s` sends a CNP for `flow`, whose data packet `pkt` it is forwarding,
+    /// straight back to the flow's sender (`flow_src`): a control-priority frame the
+    /// switch generates (routed by ECMP on a hash of the packet's, counted in
+    /// `generated`), which the sender's controller takes as any CNP. The DR's
+    /// notification and DCQCN's forward notification (`cc.dcqcn.cnp_from = "switch"`,
+    /// [`crate::model::fabric::roles::switch_cnp`]) both send theirs here.
+    pub(crate) fn cnp_to_sender(
+        &mut self,
+        ctx: &mut Ctx,
+        s: u32,
+        pkt: &Desc,
+        flow: crate::base::ids::FlowId,
+    ) {
+        let now = ctx.now;
+        let p = Packet::new(Payload::Cnp { flow, by_dr: true }, now);
+        let hdr = Header {
+            dst: self.flow_src[flow.idx()],
+            hash: ecmp::mix32(pkt.hash ^ 0x5bd1_e995),
+            wire: ctx.params.ack_size,
+            prio: ctx.params.ctrl_prio,
+            ..Header::default()
+        };
+        let cands = self.routing.lookup(s, hdr.dst);
+        if cands.len == 0 {
+            return;
+        }
+        let k = ecmp::pick(hdr.hash, self.switches[s as usize].salt, cands.len as usize);
+        let egress = self.routing.port_of(cands, k);
+        let mut d = ctx.arena.alloc_desc(p, hdr);
+        d.in_port = LOCAL_PORT;
+        self.switches[s as usize].generated += 1;
+        ctx.counters.cnps += 1;
+        let (port_ref, pool) = self.port_and_pool(egress.idx());
+        port_ref.enqueue(pool, hdr.prio as usize, d, now);
+        self.try_transmit(ctx, egress);
     }
 }
 

@@ -71,7 +71,7 @@ impl<'a> FrameCtx<'a> {
             sim,
             cap,
             mtu: sim.ctx.params.mtu,
-            gse: sim.fabric.roles.gse.is_some(),
+            gse: sim.roles.gse.is_some(),
         }
     }
 

@@ -16,7 +16,7 @@ impl Simulation {
         file: &str,
     ) -> Result<(), ScenarioError> {
         use crate::model::fabric::multicast::{MulticastTables, TABLES_PER_PORT};
-        if self.fabric.roles.gse.is_some() || self.fabric.roles.dr.is_some() {
+        if self.roles.gse.is_some() || self.roles.dr.is_some() {
             return Err(err(
                 file,
                 &format!("workload[{}]", specs[0].entry),

@@ -17,7 +17,7 @@ use crate::model::fabric::NodeKind;
 use crate::model::topology::{NodeRole, TopoGraph};
 use crate::scenario::config::{LbAlgorithm, Scenario};
 use crate::scenario::ScenarioError;
-use crate::sim::{default_headroom, err, Fabric, RunParams};
+use crate::sim::{default_headroom, err, RunParams};
 
 /// The switches, and what their roles need later.
 pub(super) struct Switches {
@@ -152,7 +152,7 @@ pub(super) fn build_roles(
         let host_ports: Vec<PortId> = (w.host_nodes.iter())
             .map(|&hn| w.nodes[hn as usize].ports.first)
             .collect();
-        Some(Box::new(Fabric::build_gse(
+        Some(Box::new(crate::model::gse::Gse::build(
             &sc.fabric.gse,
             &w.nodes,
             &w.ports,

@@ -110,7 +110,6 @@ impl Simulation {
             },
             flow_drops: vec![0; n_flows],
             flow_src: flows.iter().map(|f| f.spec.src).collect(),
-            roles,
             ecn_bias,
             faults: fault_state,
             route_ahead: false,
@@ -139,6 +138,7 @@ impl Simulation {
         let mut sim = Simulation {
             ctx,
             fabric,
+            roles,
             nics,
             ideal: Vec::new(),
             ideal_rtt: Vec::new(),

@@ -170,7 +170,7 @@ impl Simulation {
         }
         // Packets GSE holds: in the source GSP's VOQs, the destination GSP's reorder
         // buffers (stream = GSP x hosts + host).
-        if let Some(g) = fabric.roles.gse.as_mut() {
+        if let Some(g) = self.roles.gse.as_mut() {
             let switches = &fabric.switches;
             let shard_of_gsp = |gsp: u32| {
                 let s = g.switch_of_gsp[gsp as usize] as usize;

@@ -111,7 +111,7 @@ impl Simulation {
         if let Some(m) = self.fabric.multicast.as_mut() {
             m.set_shards(1);
         }
-        if let Some(g) = self.fabric.roles.gse.as_mut() {
+        if let Some(g) = self.roles.gse.as_mut() {
             g.stats.truncate(1);
         }
         for (l, p) in self.fabric.links.iter_mut().zip(&mut self.fabric.ports) {
@@ -161,7 +161,7 @@ impl Simulation {
         let mut want = shards.min(u16::MAX as usize - 1) as u32;
         let mut refused: Option<(usize, String)> = None;
         let (p, host_shard, least_lag, least_heard) = loop {
-            let p = partition(&self.fabric, want);
+            let p = partition(&self.fabric, &self.roles, want);
             if p.shards <= 1 {
                 notes.extend(p.notes.iter().cloned());
                 return None;
@@ -228,7 +228,7 @@ impl Simulation {
         l.host_shard = host_shard;
         let int = self.fabric.telemetry.int[0].clone();
         self.fabric.telemetry.int.resize(s, int);
-        if let Some(g) = self.fabric.roles.gse.as_mut() {
+        if let Some(g) = self.roles.gse.as_mut() {
             g.stats.resize(s, Default::default());
         }
         if let Some(c) = self.fabric.capture.as_mut() {
@@ -488,7 +488,7 @@ impl Simulation {
     /// DCI path never passes through a third campus), so those DRs must all be in one
     /// shard.
     fn dr_campus_split(&self, p: &Partition) -> Option<String> {
-        let dr = self.fabric.roles.dr.as_ref()?;
+        let dr = self.roles.dr.as_ref()?;
         let mut shard_of_campus: Vec<Option<u32>> = Vec::new();
         for &(port, campus) in &dr.dci_ports {
             let s = p.shard_of_node[self.fabric.ports[port].node.idx()];

@@ -96,13 +96,14 @@ use crate::base::units::Time;
 use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, PacketArena};
 use crate::model::fabric::flow_control::credit::CreditSignal;
+use crate::model::fabric::roles::RoleStates;
 use crate::model::fabric::telemetry::int::IntStack;
 use crate::sim::partition::{cell_end, crossing_grid, partition, Partition};
 
 use crate::sim::*;
 
 /// Runs every shard's events before a time and delivers what they handed over.
-type RunWindow<'a> = dyn FnMut(&mut [Ctx], &mut Fabric, &mut Nics, Time) + 'a;
+type RunWindow<'a> = dyn FnMut(&mut [Ctx], &mut Fabric, &mut RoleStates, &mut Nics, Time) + 'a;
 
 /// Cells a run of several-cell windows waits before it works out again a bound on its
 /// completion that gave nothing the last time ([`Simulation::completion_bound`]).
@@ -277,12 +278,18 @@ impl Simulation {
     ) -> WindowsEnd {
         let prefetch = self.prefetch;
         if sh.threads <= 1 {
-            return self.window_loop(sh, until, halt, progress, &mut |ctxs, fabric, nics, end| {
-                for c in ctxs.iter_mut() {
-                    run_window(c, fabric, nics, end, prefetch);
-                }
-                deliver(ctxs, fabric, nics);
-            });
+            return self.window_loop(
+                sh,
+                until,
+                halt,
+                progress,
+                &mut |ctxs, fabric, roles, nics, end| {
+                    for c in ctxs.iter_mut() {
+                        run_window(c, fabric, roles, nics, end, prefetch);
+                    }
+                    deliver(ctxs, fabric, nics);
+                },
+            );
         }
         let threads = sh.threads;
         let pool = Pool {
@@ -292,6 +299,7 @@ impl Simulation {
         };
         let model = SharedModel {
             fabric: &mut self.fabric as *mut Fabric,
+            roles: &mut self.roles as *mut RoleStates,
             nics: &mut self.nics as *mut Nics,
             ctxs: sh.ctxs.as_mut_ptr(),
             shards: sh.ctxs.len(),
@@ -308,7 +316,7 @@ impl Simulation {
                     model.window(j, threads, end, prefetch, pool);
                 });
             }
-            let end = self.window_loop(sh, until, halt, progress, &mut |_, _, _, end| {
+            let end = self.window_loop(sh, until, halt, progress, &mut |_, _, _, _, end| {
                 pool.end.store(end, std::sync::atomic::Ordering::Release);
                 pool.barrier.wait();
                 model.window(0, threads, end, prefetch, &pool);
@@ -328,7 +336,7 @@ impl Simulation {
     }
 
     /// The run's decisions between windows, the serial loop's made on the summed tallies
-    /// at cell ends; `window(ctxs, fabric, nics, end)` runs every shard's events before
+    /// at cell ends; `window(ctxs, fabric, roles, nics, end)` runs every shard's events before
     /// `end` and delivers what they handed over.
     fn window_loop(
         &mut self,
@@ -484,7 +492,13 @@ impl Simulation {
             sh.critical += c.queue.popped() - *at;
             *at = c.queue.popped();
         }
-        window(&mut sh.ctxs, &mut self.fabric, &mut self.nics, end);
+        window(
+            &mut sh.ctxs,
+            &mut self.fabric,
+            &mut self.roles,
+            &mut self.nics,
+            end,
+        );
         let mut most = 0;
         for (c, at) in sh.ctxs.iter().zip(&mut sh.popped_at) {
             most = most.max(c.queue.popped() - *at);
@@ -590,14 +604,21 @@ impl Simulation {
 /// Runs shard `ctx`'s events before `end`. Past its event budget (a livelock: events
 /// that outpace anything the fabric could cause) it keeps the next events for the
 /// diagnosis, up to the serial guard's sample, and stops.
-fn run_window(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, end: Time, prefetch: bool) {
+fn run_window(
+    ctx: &mut Ctx,
+    fabric: &mut Fabric,
+    roles: &mut RoleStates,
+    nics: &mut Nics,
+    end: Time,
+    prefetch: bool,
+) {
     let limit = ctx.queue.popped().saturating_add(ctx.event_budget);
     while let Some((t, ev)) = ctx.queue.pop_before(end) {
         ctx.now = t;
         if prefetch {
             super::lookahead::prefetch_ahead(ctx, fabric);
         }
-        super::event_loop::dispatch(ctx, fabric, nics, None, t, ev);
+        super::event_loop::dispatch(ctx, fabric, roles, nics, None, t, ev);
         if ctx.queue.popped() > limit && past_budget(ctx, ev) {
             return;
         }

@@ -87,6 +87,7 @@ impl Pool {
 #[derive(Clone, Copy)]
 pub(super) struct SharedModel {
     pub(super) fabric: *mut Fabric,
+    pub(super) roles: *mut RoleStates,
     pub(super) nics: *mut Nics,
     pub(super) ctxs: *mut Ctx,
     pub(super) shards: usize,
@@ -108,9 +109,15 @@ impl SharedModel {
         // makes those parts disjoint, and `unsupported` admits only handlers that keep
         // to them); the barriers order each phase's writes before the next phase.
         for i in (j..self.shards).step_by(threads) {
-            let (ctx, fabric, nics) =
-                unsafe { (&mut *self.ctxs.add(i), &mut *self.fabric, &mut *self.nics) };
-            pool.guard(|| run_window(ctx, fabric, nics, end, prefetch));
+            let (ctx, fabric, roles, nics) = unsafe {
+                (
+                    &mut *self.ctxs.add(i),
+                    &mut *self.fabric,
+                    &mut *self.roles,
+                    &mut *self.nics,
+                )
+            };
+            pool.guard(|| run_window(ctx, fabric, roles, nics, end, prefetch));
         }
         pool.barrier.wait();
         for to in (j..self.shards).step_by(threads) {

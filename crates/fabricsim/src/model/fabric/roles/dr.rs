@@ -41,11 +41,10 @@ use crate::base::param::{Described, Param, ParamError};
 use crate::base::units::serde_units as su;
 use crate::base::units::{fmt_bytes, Time, US};
 use crate::kernel::ctx::Ctx;
-use crate::kernel::packet::{Desc, Header, Packet, PacketKind, Payload, LOCAL_PORT};
+use crate::kernel::packet::{Desc, PacketKind};
 use crate::model::fabric::ecn::RedMarker;
 use crate::model::fabric::roles::RoleHandlers;
 use crate::model::fabric::Fabric;
-use crate::model::routing::ecmp;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -449,92 +448,64 @@ pub struct LongHaulStats {
 }
 
 impl RoleHandlers for DrRole {
+    type State = DrState;
+
     #[inline]
-    fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: PortId, pkt: Desc) -> bool {
-        fabric.dr_receive(ctx, s, self, in_port, pkt);
+    fn take(
+        self,
+        state: &mut DrState,
+        net: &mut Fabric,
+        ctx: &mut Ctx,
+        s: u32,
+        in_port: PortId,
+        pkt: Desc,
+    ) -> bool {
+        state.receive(net, ctx, s, self, in_port, pkt);
         true
     }
 }
 
-impl Fabric {
+impl DrState {
     /// A packet arrived at DR switch `s`: route it, notify its sender if it joins a long
     /// DCI queue, and forward it.
-    pub(crate) fn dr_receive(
+    fn receive(
         &mut self,
+        net: &mut Fabric,
         ctx: &mut Ctx,
         s: u32,
         dr: DrRole,
         in_port: PortId,
         pkt: Desc,
     ) {
-        let Some(egress) = self.route(s, &pkt) else {
-            self.drop_packet(ctx, pkt, in_port, s);
+        let Some(egress) = net.route(s, &pkt) else {
+            net.drop_packet(ctx, pkt, in_port, s);
             return;
         };
-        let st = self.roles.dr.as_ref().expect("DR switches have DR state");
-        if pkt.kind() == PacketKind::Data && st.cfg.cnp.dr() && st.dci_port[egress.idx()] {
-            let q = self.ports[egress].queues[pkt.prio() as usize].bytes;
-            if st.trigger.armed(q) {
-                self.dr_notify(ctx, s, dr, &pkt, q);
+        if pkt.kind() == PacketKind::Data && self.cfg.cnp.dr() && self.dci_port[egress.idx()] {
+            let q = net.ports[egress].queues[pkt.prio() as usize].bytes;
+            if self.trigger.armed(q) {
+                self.notify(net, ctx, s, dr, &pkt, q);
             }
         }
-        self.forward(ctx, s, in_port, pkt, egress);
+        net.forward(ctx, s, in_port, pkt, egress);
     }
 
     /// Sends a CNP for the flow of data packet `pkt`, which joins a DCI queue of `q`
     /// bytes, from DR `s` back to the flow's sender, unless that flow had one less than
     /// `cnp_interval` ago or RED's draw says no.
-    fn dr_notify(&mut self, ctx: &mut Ctx, s: u32, dr: DrRole, pkt: &Desc, q: u64) {
+    fn notify(&mut self, net: &mut Fabric, ctx: &mut Ctx, s: u32, dr: DrRole, pkt: &Desc, q: u64) {
         let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() else {
             return;
         };
-        let st = self.roles.dr.as_mut().expect("DR state");
         let now = ctx.now;
         // Pacing first, so that RED draws only for flows it may notify: a flow's
         // probability is per packet it could be told about, not per packet it sends.
-        if now < st.next_cnp[flow.idx()] || !st.fires(dr, q) {
+        if now < self.next_cnp[flow.idx()] || !self.fires(dr, q) {
             return;
         }
-        st.next_cnp[flow.idx()] = now + st.cfg.cnp_interval;
-        st.cnps[dr.0 as usize] += 1;
-        self.cnp_to_sender(ctx, s, pkt, flow);
-    }
-
-    /// Switch `s` sends a CNP for `flow`, whose data packet `pkt` it is forwarding,
-    /// straight back to the flow's sender (`flow_src`): a control-priority frame the
-    /// switch generates (routed by ECMP on a hash of the packet's, counted in
-    /// `generated`), which the sender's controller takes as any CNP. The DR's
-    /// notification and DCQCN's forward notification (`cc.dcqcn.cnp_from = "switch"`,
-    /// [`crate::model::fabric::roles::switch_cnp`]) both send theirs here.
-    pub(crate) fn cnp_to_sender(
-        &mut self,
-        ctx: &mut Ctx,
-        s: u32,
-        pkt: &Desc,
-        flow: crate::base::ids::FlowId,
-    ) {
-        let now = ctx.now;
-        let p = Packet::new(Payload::Cnp { flow, by_dr: true }, now);
-        let hdr = Header {
-            dst: self.flow_src[flow.idx()],
-            hash: ecmp::mix32(pkt.hash ^ 0x5bd1_e995),
-            wire: ctx.params.ack_size,
-            prio: ctx.params.ctrl_prio,
-            ..Header::default()
-        };
-        let cands = self.routing.lookup(s, hdr.dst);
-        if cands.len == 0 {
-            return;
-        }
-        let k = ecmp::pick(hdr.hash, self.switches[s as usize].salt, cands.len as usize);
-        let egress = self.routing.port_of(cands, k);
-        let mut d = ctx.arena.alloc_desc(p, hdr);
-        d.in_port = LOCAL_PORT;
-        self.switches[s as usize].generated += 1;
-        ctx.counters.cnps += 1;
-        let (port_ref, pool) = self.port_and_pool(egress.idx());
-        port_ref.enqueue(pool, hdr.prio as usize, d, now);
-        self.try_transmit(ctx, egress);
+        self.next_cnp[flow.idx()] = now + self.cfg.cnp_interval;
+        self.cnps[dr.0 as usize] += 1;
+        net.cnp_to_sender(ctx, s, pkt, flow);
     }
 }
 

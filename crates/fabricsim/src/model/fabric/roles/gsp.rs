@@ -31,14 +31,24 @@ use crate::model::fabric::Fabric;
 pub struct GspRole(pub u32);
 
 impl RoleHandlers for GspRole {
+    type State = Gse;
+
     #[inline]
-    fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: PortId, pkt: Desc) -> bool {
-        fabric.gsp_receive(ctx, s, self.0, in_port, pkt)
+    fn take(
+        self,
+        state: &mut Gse,
+        net: &mut Fabric,
+        ctx: &mut Ctx,
+        s: u32,
+        in_port: PortId,
+        pkt: Desc,
+    ) -> bool {
+        state.gsp_receive(net, ctx, s, self.0, in_port, pkt)
     }
 }
 
-impl Fabric {
-    pub(crate) fn build_gse(
+impl Gse {
+    pub(crate) fn build(
         cfg: &GseCfg,
         nodes: &[Node],
         ports: &[Port],
@@ -109,66 +119,68 @@ impl Fabric {
     /// packet (the caller then does nothing more).
     pub(crate) fn gsp_receive(
         &mut self,
+        net: &mut Fabric,
         ctx: &mut Ctx,
         s: u32,
         gsp: u32,
         in_port: PortId,
         mut pkt: Desc,
     ) -> bool {
-        let g = self.roles.gse.as_ref().expect("GSPs exist in GSE mode");
         match pkt.kind() {
             PacketKind::Request | PacketKind::Grant => {
-                if g.gsp_of_host[pkt.dst() as usize] != Some(gsp) {
+                if self.gsp_of_host[pkt.dst() as usize] != Some(gsp) {
                     return false;
                 }
                 let p = ctx.arena.get(pkt.id, pkt.kind());
                 ctx.arena.release(pkt.id);
-                self.switches[s as usize].consumed += 1;
+                net.switches[s as usize].consumed += 1;
                 match p.payload {
                     Payload::Request { from, host, bytes } => {
                         self.on_request(ctx, from.0, host.0, bytes)
                     }
                     Payload::Grant { host, bytes, via } => {
-                        self.on_grant(ctx, s, gsp, host.0, bytes, via)
+                        self.on_grant(net, ctx, gsp, host.0, bytes, via)
                     }
                     _ => unreachable!("a request or grant descriptor"),
                 }
                 true
             }
             PacketKind::Data if pkt.prio() == ctx.params.data_prio => {
-                let from_host = self.edge_port[in_port.idx()];
-                let dst_gsp = g.gsp_of_host[pkt.dst() as usize];
-                let header = g.cfg.header as u32;
+                let from_host = net.edge_port[in_port.idx()];
+                let dst_gsp = self.gsp_of_host[pkt.dst() as usize];
+                let header = self.cfg.header as u32;
                 let local = dst_gsp == Some(gsp);
-                if from_host && (!local || g.dgsq) {
+                if from_host && (!local || self.dgsq) {
                     // Source GSP: add the GSE header (not for a port of its own), then
                     // containers, or DGSQ (which schedules local ports too).
                     if !local {
                         pkt.set_wire(pkt.wire() + header);
                     }
                     let (prio, wire) = (pkt.prio() as usize, pkt.wire() as u64);
-                    let sw = &mut self.switches[s as usize];
+                    let sw = &mut net.switches[s as usize];
                     let local_in = sw.ports.local(in_port);
                     if sw.buffer.admit(local_in, prio, wire) == Admission::Dropped {
-                        self.drop_packet(ctx, pkt, in_port, s);
+                        net.drop_packet(ctx, pkt, in_port, s);
                         return true;
                     }
                     pkt.in_port = local_in as u16;
                     let payload = self.payload_of(ctx, &pkt, !local);
-                    let stream = g.stream(gsp, pkt.dst());
-                    if g.dgsq {
-                        let container = g.cfg.container;
-                        let sw = &mut self.switches[s as usize];
+                    let stream = self.stream(gsp, pkt.dst());
+                    if self.dgsq {
+                        let container = self.cfg.container;
+                        let sw = &mut net.switches[s as usize];
                         sw.held += 1;
                         sw.voq_wire += wire;
                         let dst = pkt.dst();
-                        let g = self.roles.gse.as_mut().expect("GSE mode");
-                        let v = &mut g.voq[stream];
+                        let v = &mut self.voq[stream];
                         let req = v.push(pkt, payload, container);
-                        g.stats[ctx.shard as usize].voq_max_bytes =
-                            g.stats[ctx.shard as usize].voq_max_bytes.max(v.max_bytes);
+                        self.stats[ctx.shard as usize].voq_max_bytes = self.stats
+                            [ctx.shard as usize]
+                            .voq_max_bytes
+                            .max(v.max_bytes);
                         if req > 0 {
                             self.send_gse_ctrl(
+                                net,
                                 ctx,
                                 s,
                                 PacketKind::Request,
@@ -180,22 +192,21 @@ impl Fabric {
                             );
                         }
                     } else {
-                        self.gsp_emit(ctx, s, gsp, stream, pkt, payload, false, None);
+                        self.gsp_emit(net, ctx, s, gsp, stream, pkt, payload, false, None);
                     }
-                    self.after_admit(ctx, s, in_port, pkt.in_port as usize, prio);
+                    net.after_admit(ctx, s, in_port, pkt.in_port as usize, prio);
                     return true;
                 }
                 if !from_host && dst_gsp == Some(gsp) {
                     // Destination GSP: strip the header, restore container order.
                     pkt.set_wire(pkt.wire() - header);
-                    if g.dgsq {
+                    if self.dgsq {
                         let payload = self.payload_of(ctx, &pkt, false);
-                        let g = self.roles.gse.as_mut().expect("GSE mode");
-                        let v = &mut g.via_out[in_port.idx()];
+                        let v = &mut self.via_out[in_port.idx()];
                         *v = v.saturating_sub(payload);
                     }
-                    pkt.in_port = self.switches[s as usize].ports.local(in_port) as u16;
-                    self.gsp_reorder(ctx, s, gsp, pkt);
+                    pkt.in_port = net.switches[s as usize].ports.local(in_port) as u16;
+                    self.gsp_reorder(net, ctx, s, gsp, pkt);
                     return true;
                 }
                 false
@@ -207,10 +218,7 @@ impl Fabric {
     /// Payload bytes of a data packet as it sits in a GSP (wire less RoCE headers, and
     /// the GSE header if it carries one).
     pub(crate) fn payload_of(&self, ctx: &Ctx, d: &Desc, gse_header: bool) -> u64 {
-        let h = match (&self.roles.gse, gse_header) {
-            (Some(g), true) => g.cfg.header,
-            _ => 0,
-        };
+        let h = if gse_header { self.cfg.header } else { 0 };
         (d.wire() as u64).saturating_sub(ctx.params.header + h)
     }
 
@@ -220,6 +228,7 @@ impl Fabric {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn gsp_emit(
         &mut self,
+        net: &mut Fabric,
         ctx: &mut Ctx,
         s: u32,
         gsp: u32,
@@ -229,26 +238,25 @@ impl Fabric {
         force: bool,
         via: Option<PortId>,
     ) {
-        let g = self.roles.gse.as_mut().expect("GSE mode");
-        if g.gsp_of_host[pkt.dst() as usize] == Some(gsp) {
+        if self.gsp_of_host[pkt.dst() as usize] == Some(gsp) {
             // A port of this GSP (DGSQ-scheduled): no container, no header, one path.
-            let cands = self.routing.lookup(s, pkt.dst());
-            let port = self.routing.port_of(cands, 0);
-            if !self.ports[port].is_up() {
-                return self.drop_admitted(ctx, s, port, pkt);
+            let cands = net.routing.lookup(s, pkt.dst());
+            let port = net.routing.port_of(cands, 0);
+            if !net.ports[port].is_up() {
+                return net.drop_admitted(ctx, s, port, pkt);
             }
-            let (port_ref, pool) = self.port_and_pool(port.idx());
+            let (port_ref, pool) = net.port_and_pool(port.idx());
             port_ref.enqueue(pool, pkt.prio() as usize, pkt, ctx.now);
-            self.try_transmit(ctx, port);
+            net.try_transmit(ctx, port);
             return;
         }
-        let (tag, open) = g.tx[stream].assign(payload, g.cfg.container, force);
+        let (tag, open) = self.tx[stream].assign(payload, self.cfg.container, force);
         if open {
-            g.stats[ctx.shard as usize].containers += 1;
-            let cands = self.routing.lookup(s, pkt.dst());
+            self.stats[ctx.shard as usize].containers += 1;
+            let cands = net.routing.lookup(s, pkt.dst());
             let n = cands.len as usize;
-            let ports = &self.ports;
-            let routing = &self.routing;
+            let ports = &net.ports;
+            let routing = &net.routing;
             // The spine the grant named, if this GSP has uplinks to it: those uplinks
             // only; otherwise all of them.
             let spine = via.map(|v| ports[ports[v].peer].node);
@@ -257,41 +265,47 @@ impl Fabric {
                 Some(ports[ports[p].peer.idx()].node) == spine
             };
             let restrict = spine.is_some() && (0..n).any(to_spine);
-            let k = crate::model::routing::pktc::best_uplink(n, &mut g.rr[gsp as usize], |k| {
+            let k = crate::model::routing::pktc::best_uplink(n, &mut self.rr[gsp as usize], |k| {
                 if restrict && !to_spine(k) {
                     u64::MAX
                 } else {
                     ports[routing.port_of(cands, k)].total_bytes
                 }
             });
-            g.tx[stream].uplink = Some(self.routing.port_of(cands, k));
+            self.tx[stream].uplink = Some(net.routing.port_of(cands, k));
         }
-        let uplink = g.tx[stream]
+        let uplink = self.tx[stream]
             .uplink
             .expect("the first packet opens a container");
         ctx.arena.set_tag(pkt.id, tag, gsp);
         // Later switches hash the container, so it keeps to one path.
         pkt.hash = ecmp::mix32((stream as u32).wrapping_mul(0x9e37_79b9) ^ tag.cont);
-        if !self.ports[uplink].is_up() {
+        if !net.ports[uplink].is_up() {
             // The container's uplink went down: routing has not re-converged yet.
-            return self.drop_admitted(ctx, s, uplink, pkt);
+            return net.drop_admitted(ctx, s, uplink, pkt);
         }
-        let (port_ref, pool) = self.port_and_pool(uplink.idx());
+        let (port_ref, pool) = net.port_and_pool(uplink.idx());
         port_ref.enqueue(pool, pkt.prio() as usize, pkt, ctx.now);
-        self.try_transmit(ctx, uplink);
+        net.try_transmit(ctx, uplink);
     }
 
     /// Destination GSP: deliver in container order or hold.
-    pub(crate) fn gsp_reorder(&mut self, ctx: &mut Ctx, s: u32, gsp: u32, pkt: Desc) {
+    pub(crate) fn gsp_reorder(
+        &mut self,
+        net: &mut Fabric,
+        ctx: &mut Ctx,
+        s: u32,
+        gsp: u32,
+        pkt: Desc,
+    ) {
         let now = ctx.now;
         // The source GSP (that of the packet's sender) tagged it.
         let (tag, src_gsp) = ctx.arena.gse_tag(pkt.id);
         assert!(src_gsp != u32::MAX, "GSE sources sit behind GSPs");
-        let g = self.roles.gse.as_mut().expect("GSE mode");
-        let stream = g.stream(src_gsp, pkt.dst());
-        let rx = &mut g.rx[stream];
+        let stream = self.stream(src_gsp, pkt.dst());
+        let rx = &mut self.rx[stream];
         if tag.cont == rx.exp_cont && tag.idx > rx.exp_idx {
-            g.stats[ctx.shard as usize].intra_container_gaps += 1;
+            self.stats[ctx.shard as usize].intra_container_gaps += 1;
         }
         if rx.is_next(tag) {
             rx.advance(tag);
@@ -301,80 +315,88 @@ impl Fabric {
                 desc: pkt,
                 since: now,
             });
-            g.held_bytes[gsp as usize] += pkt.wire() as u64;
-            g.stats[ctx.shard as usize].reorder_max_bytes = g.stats[ctx.shard as usize]
+            self.held_bytes[gsp as usize] += pkt.wire() as u64;
+            self.stats[ctx.shard as usize].reorder_max_bytes = self.stats[ctx.shard as usize]
                 .reorder_max_bytes
-                .max(g.held_bytes[gsp as usize]);
-            self.switches[s as usize].held += 1;
+                .max(self.held_bytes[gsp as usize]);
+            net.switches[s as usize].held += 1;
             if !rx.timer {
                 rx.timer = true;
-                let t = now + g.cfg.reorder_timeout;
+                let t = now + self.cfg.reorder_timeout;
                 ctx.queue.push(t, Event::Reorder(stream as u32));
             }
             return;
         }
-        self.gsp_deliver(ctx, s, pkt);
-        self.gsp_drain(ctx, s, gsp, stream);
+        self.gsp_deliver(net, ctx, s, pkt);
+        self.gsp_drain(net, ctx, s, gsp, stream);
     }
 
     /// Delivers every held packet of `stream` that is now in order.
-    pub(crate) fn gsp_drain(&mut self, ctx: &mut Ctx, s: u32, gsp: u32, stream: usize) {
+    pub(crate) fn gsp_drain(
+        &mut self,
+        net: &mut Fabric,
+        ctx: &mut Ctx,
+        s: u32,
+        gsp: u32,
+        stream: usize,
+    ) {
         let now = ctx.now;
-        loop {
-            let g = self.roles.gse.as_mut().expect("GSE mode");
-            let Some(h) = g.rx[stream].take_next() else {
-                break;
-            };
-            self.note_released(ctx.shard, s, gsp, &h, now);
-            self.gsp_deliver(ctx, s, h.desc);
+        while let Some(h) = self.rx[stream].take_next() {
+            self.note_released(net, ctx.shard, s, gsp, &h, now);
+            self.gsp_deliver(net, ctx, s, h.desc);
         }
     }
 
-    pub(crate) fn note_released(&mut self, shard: u32, s: u32, gsp: u32, h: &Held, now: Time) {
-        let g = self.roles.gse.as_mut().expect("GSE mode");
-        g.held_bytes[gsp as usize] -= h.desc.wire() as u64;
+    pub(crate) fn note_released(
+        &mut self,
+        net: &mut Fabric,
+        shard: u32,
+        s: u32,
+        gsp: u32,
+        h: &Held,
+        now: Time,
+    ) {
+        self.held_bytes[gsp as usize] -= h.desc.wire() as u64;
         let w = now - h.since;
-        g.stats[shard as usize].reordered_packets += 1;
-        g.stats[shard as usize].reorder_wait_ps += w;
-        g.stats[shard as usize].reorder_wait_max_ps =
-            g.stats[shard as usize].reorder_wait_max_ps.max(w);
-        self.switches[s as usize].held -= 1;
+        self.stats[shard as usize].reordered_packets += 1;
+        self.stats[shard as usize].reorder_wait_ps += w;
+        self.stats[shard as usize].reorder_wait_max_ps =
+            self.stats[shard as usize].reorder_wait_max_ps.max(w);
+        net.switches[s as usize].held -= 1;
     }
 
     /// Forwards an in-order packet from the destination GSP to its NIC.
-    pub(crate) fn gsp_deliver(&mut self, ctx: &mut Ctx, s: u32, pkt: Desc) {
-        let cands = self.routing.lookup(s, pkt.dst());
-        let in_port = self.switches[s as usize].ports.port(pkt.in_port as usize);
+    pub(crate) fn gsp_deliver(&mut self, net: &mut Fabric, ctx: &mut Ctx, s: u32, pkt: Desc) {
+        let cands = net.routing.lookup(s, pkt.dst());
+        let in_port = net.switches[s as usize].ports.port(pkt.in_port as usize);
         if cands.len == 0 {
-            self.drop_unroutable(ctx, pkt, in_port, s);
+            net.drop_unroutable(ctx, pkt, in_port, s);
             return;
         }
-        let egress = self.routing.port_of(cands, 0);
-        self.forward(ctx, s, in_port, pkt, egress);
+        let egress = net.routing.port_of(cands, 0);
+        net.forward(ctx, s, in_port, pkt, egress);
     }
 
-    pub(crate) fn on_reorder_timer(&mut self, ctx: &mut Ctx, stream: u32) {
+    pub(crate) fn on_reorder_timer(&mut self, net: &mut Fabric, ctx: &mut Ctx, stream: u32) {
         let now = ctx.now;
-        let g = self.roles.gse.as_mut().expect("GSE mode");
         let stream = stream as usize;
-        let dst = (stream % g.n_hosts) as u32;
-        let gsp = g.gsp_of_host[dst as usize].expect("reorder streams end at GSPs");
-        let s = g.switch_of_gsp[gsp as usize];
-        let timeout = g.cfg.reorder_timeout;
-        let rx = &mut g.rx[stream];
+        let dst = (stream % self.n_hosts) as u32;
+        let gsp = self.gsp_of_host[dst as usize].expect("reorder streams end at GSPs");
+        let s = self.switch_of_gsp[gsp as usize];
+        let timeout = self.cfg.reorder_timeout;
+        let rx = &mut self.rx[stream];
         rx.timer = false;
         if rx.held.is_empty() {
             return;
         }
         if now >= rx.blocked_since + timeout {
             let h = rx.skip().expect("held is not empty");
-            g.stats[ctx.shard as usize].reorder_skips += 1;
-            self.note_released(ctx.shard, s, gsp, &h, now);
-            self.gsp_deliver(ctx, s, h.desc);
-            self.gsp_drain(ctx, s, gsp, stream);
+            self.stats[ctx.shard as usize].reorder_skips += 1;
+            self.note_released(net, ctx.shard, s, gsp, &h, now);
+            self.gsp_deliver(net, ctx, s, h.desc);
+            self.gsp_drain(net, ctx, s, gsp, stream);
         }
-        let g = self.roles.gse.as_mut().expect("GSE mode");
-        let rx = &mut g.rx[stream];
+        let rx = &mut self.rx[stream];
         if !rx.held.is_empty() && !rx.timer {
             rx.timer = true;
             let t = (rx.blocked_since + timeout).max(now + 1);
@@ -386,6 +408,7 @@ impl Fabric {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn send_gse_ctrl(
         &mut self,
+        net: &mut Fabric,
         ctx: &mut Ctx,
         s: u32,
         kind: PacketKind,
@@ -395,28 +418,27 @@ impl Fabric {
         bytes: u64,
         via: Option<PortId>,
     ) {
-        let g = self.roles.gse.as_mut().expect("GSE mode");
-        if g.gsp_of_host[to as usize] == g.gsp_of_switch[s as usize] {
+        if self.gsp_of_host[to as usize] == self.gsp_of_switch[s as usize] {
             // Addressed to this GSP itself (a port of its own): no packet on the wire.
             match kind {
                 PacketKind::Request => self.on_request(ctx, gsp, port_host, bytes),
                 _ => {
-                    let me = g.gsp_of_switch[s as usize].expect("GSE control leaves GSPs");
-                    self.on_grant(ctx, s, me, port_host, bytes, via);
+                    let me = self.gsp_of_switch[s as usize].expect("GSE control leaves GSPs");
+                    self.on_grant(net, ctx, me, port_host, bytes, via);
                 }
             }
             return;
         }
         let host = HostId(port_host);
         let payload = if kind == PacketKind::Request {
-            g.stats[ctx.shard as usize].requests += 1;
+            self.stats[ctx.shard as usize].requests += 1;
             Payload::Request {
                 from: GspId(gsp),
                 host,
                 bytes,
             }
         } else {
-            g.stats[ctx.shard as usize].grants += 1;
+            self.stats[ctx.shard as usize].grants += 1;
             Payload::Grant { host, bytes, via }
         };
         // A GSP's control packet comes from no host.
@@ -424,31 +446,30 @@ impl Fabric {
         let hdr = Header {
             dst: to,
             hash: ecmp::mix32(gsp.wrapping_mul(0x85eb_ca6b) ^ port_host),
-            wire: g.cfg.control_bytes as u32,
+            wire: self.cfg.control_bytes as u32,
             prio: ctx.params.ctrl_prio,
             ..Header::default()
         };
         let mut d = ctx.arena.alloc_desc(p, hdr);
         d.in_port = LOCAL_PORT;
-        self.switches[s as usize].generated += 1;
-        let cands = self.routing.lookup(s, to);
+        net.switches[s as usize].generated += 1;
+        let cands = net.routing.lookup(s, to);
         let n = cands.len as usize;
         let k = if n > 1 {
-            ecmp::pick(hdr.hash, self.switches[s as usize].salt, n)
+            ecmp::pick(hdr.hash, net.switches[s as usize].salt, n)
         } else {
             0
         };
-        let egress = self.routing.port_of(cands, k);
-        let (port_ref, pool) = self.port_and_pool(egress.idx());
+        let egress = net.routing.port_of(cands, k);
+        let (port_ref, pool) = net.port_and_pool(egress.idx());
         port_ref.enqueue(pool, hdr.prio as usize, d, ctx.now);
-        self.try_transmit(ctx, egress);
+        net.try_transmit(ctx, egress);
     }
 
     /// A REQUEST for `bytes` toward host `dst` from GSP `src_gsp` reached `dst`'s GSP.
     pub(crate) fn on_request(&mut self, ctx: &mut Ctx, src_gsp: u32, dst: u32, bytes: u64) {
         let now = ctx.now;
-        let g = self.roles.gse.as_mut().expect("GSE mode");
-        let sc = &mut g.sched[dst as usize];
+        let sc = &mut self.sched[dst as usize];
         if sc.request(src_gsp as usize, bytes) {
             let t = sc.next_grant.max(now);
             ctx.queue.push(t, Event::Grant(HostId(dst)));
@@ -456,45 +477,44 @@ impl Fabric {
     }
 
     /// The scheduler of destination host `dst` issues its next grant.
-    pub(crate) fn on_grant_timer(&mut self, ctx: &mut Ctx, dst: HostId) {
+    pub(crate) fn on_grant_timer(&mut self, net: &mut Fabric, ctx: &mut Ctx, dst: HostId) {
         let dst = dst.0;
         let now = ctx.now;
         let (mtu, header) = (ctx.params.mtu, ctx.params.header);
-        let rate =
-            self.ports[self.roles.gse.as_ref().expect("GSE mode").nic_port[dst as usize]].rate;
-        let g = self.roles.gse.as_mut().expect("GSE mode");
-        let container = g.cfg.container;
+        let rate = net.ports[self.nic_port[dst as usize]].rate;
+        let container = self.cfg.container;
         let gt = |b: u64| {
-            let wire = b as f64 * (mtu + header + g.cfg.header) as f64 / mtu as f64;
-            (wire * 8.0 / (rate.0 as f64 * (1.0 - g.cfg.eps)) * 1e12).ceil() as Time
+            let wire = b as f64 * (mtu + header + self.cfg.header) as f64 / mtu as f64;
+            (wire * 8.0 / (rate.0 as f64 * (1.0 - self.cfg.eps)) * 1e12).ceil() as Time
         };
-        let (grant, more) = g.sched[dst as usize].grant(now, container, gt);
-        let next = g.sched[dst as usize].next_grant;
-        let dst_gsp = g.gsp_of_host[dst as usize].expect("grants come from GSPs");
-        let s = g.switch_of_gsp[dst_gsp as usize];
+        let (grant, more) = self.sched[dst as usize].grant(now, container, gt);
+        let next = self.sched[dst as usize].next_grant;
+        let dst_gsp = self.gsp_of_host[dst as usize].expect("grants come from GSPs");
+        let s = self.switch_of_gsp[dst_gsp as usize];
         if let Some((src_gsp, bytes)) = grant {
             // Addressed to a host of the source GSP, which takes the grant itself.
-            let to = g.host_of_gsp[src_gsp];
+            let to = self.host_of_gsp[src_gsp];
             // Spine-link capacity: the container is to come in over the fabric link into
             // this GSP with the fewest granted bytes still to arrive.
             let via = if src_gsp as u32 == dst_gsp {
                 None
             } else {
-                let node = &self.nodes[self.switches[s as usize].node];
+                let node = &net.nodes[net.switches[s as usize].node];
                 let mut best: Option<PortId> = None;
                 for p in node.ports.iter() {
-                    if !self.edge_port[p.idx()]
-                        && best.is_none_or(|b| g.via_out[p.idx()] < g.via_out[b.idx()])
+                    if !net.edge_port[p.idx()]
+                        && best.is_none_or(|b| self.via_out[p.idx()] < self.via_out[b.idx()])
                     {
                         best = Some(p);
                     }
                 }
                 if let Some(b) = best {
-                    g.via_out[b.idx()] += bytes;
+                    self.via_out[b.idx()] += bytes;
                 }
                 best
             };
             self.send_gse_ctrl(
+                net,
                 ctx,
                 s,
                 PacketKind::Grant,
@@ -510,44 +530,39 @@ impl Fabric {
         }
     }
 
-    /// A GRANT of `bytes` toward host `dst` reached its source GSP `gsp` (switch `s`).
+    /// A GRANT of `bytes` toward host `dst` reached its source GSP `gsp`.
     pub(crate) fn on_grant(
         &mut self,
+        net: &mut Fabric,
         ctx: &mut Ctx,
-        s: u32,
         gsp: u32,
         dst: u32,
         bytes: u64,
         via: Option<PortId>,
     ) {
-        let g = self.roles.gse.as_mut().expect("GSE mode");
-        let stream = g.stream(gsp, dst);
-        g.voq[stream].grant(bytes);
+        let s = self.switch_of_gsp[gsp as usize];
+        let stream = self.stream(gsp, dst);
+        self.voq[stream].grant(bytes);
         let mut first = true;
-        let remote = g.gsp_of_host[dst as usize] != Some(gsp);
+        let remote = self.gsp_of_host[dst as usize] != Some(gsp);
         loop {
-            let gh = if remote {
-                self.roles.gse.as_ref().expect("GSE").cfg.header
-            } else {
-                0
-            };
+            let gh = if remote { self.cfg.header } else { 0 };
             let hdr = ctx.params.header + gh;
-            let g = self.roles.gse.as_mut().expect("GSE mode");
-            let Some(d) = g.voq[stream].release(|d| (d.wire() as u64).saturating_sub(hdr)) else {
+            let Some(d) = self.voq[stream].release(|d| (d.wire() as u64).saturating_sub(hdr))
+            else {
                 break;
             };
-            let sw = &mut self.switches[s as usize];
+            let sw = &mut net.switches[s as usize];
             sw.held -= 1;
             sw.voq_wire -= d.wire() as u64;
             let payload = (d.wire() as u64).saturating_sub(hdr);
-            self.gsp_emit(ctx, s, gsp, stream, d, payload, first, via);
+            self.gsp_emit(net, ctx, s, gsp, stream, d, payload, first, via);
             first = false;
         }
-        let g = self.roles.gse.as_mut().expect("GSE mode");
-        let container = g.cfg.container;
-        let req = g.voq[stream].request_due(container);
+        let container = self.cfg.container;
+        let req = self.voq[stream].request_due(container);
         if req > 0 {
-            self.send_gse_ctrl(ctx, s, PacketKind::Request, gsp, dst, dst, req, None);
+            self.send_gse_ctrl(net, ctx, s, PacketKind::Request, gsp, dst, dst, req, None);
         }
     }
 }

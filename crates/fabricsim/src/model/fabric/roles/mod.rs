@@ -2,9 +2,11 @@
 //! configuration, state and handlers, and one line in [`switch_roles!`]'s list below,
 //! which makes the [`SwitchRole`] variant and its dispatch. The role is read once per
 //! arriving packet (`switch_receive`), before routing; a role that takes the packet
-//! handles it with its own state and the fabric's ports and queues. Its state is a field
-//! of [`RoleStates`] (`Fabric::roles`), made by its registry line and built with the
-//! other roles' in `sim/assemble/fabric.rs` (`build_roles`).
+//! handles it with its own state, the network ([`Fabric`]: nodes, ports, queues, links,
+//! switches and routing, which holds no role's state) and the [`Ctx`]. Its state is a
+//! field of [`RoleStates`], which the simulation keeps beside the fabric
+//! (`Simulation::roles`), made by its registry line and built with the other roles' in
+//! `sim/assemble/fabric.rs` (`build_roles`).
 //! - [`gsp`]: GSE's edge processing node (PKTC spraying, DGSQ request/grant, reordering);
 //! - [`dr`]: long haul's deep-buffer DR switch, which answers congestion with CNPs;
 //! - [`switch_cnp`]: forward notification: any switch sends CNPs for the CE marks it makes.
@@ -21,9 +23,19 @@ pub mod switch_cnp;
 /// The behaviour a switch role adds to forwarding. [`SwitchRole::take`] dispatches to the
 /// implementations statically (it runs once per packet and hop).
 pub(crate) trait RoleHandlers {
+    /// The state of every switch in the role (its field of [`RoleStates`]).
+    type State;
     /// Packet `pkt` arrived at switch `s` on `in_port`: true if the role took it (the
     /// switch then does nothing more with it), false to route it as a plain switch does.
-    fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: PortId, pkt: Desc) -> bool;
+    fn take(
+        self,
+        state: &mut Self::State,
+        net: &mut Fabric,
+        ctx: &mut Ctx,
+        s: u32,
+        in_port: PortId,
+        pkt: Desc,
+    ) -> bool;
 }
 
 /// The role registry: `Variant(role type) => state_field: State,` per role, whose role
@@ -45,7 +57,8 @@ macro_rules! switch_roles {
             #[inline(always)]
             pub(crate) fn take(
                 self,
-                fabric: &mut Fabric,
+                roles: &mut RoleStates,
+                net: &mut Fabric,
                 ctx: &mut Ctx,
                 s: u32,
                 in_port: PortId,
@@ -53,7 +66,12 @@ macro_rules! switch_roles {
             ) -> bool {
                 match self {
                     SwitchRole::Plain => false,
-                    $( SwitchRole::$Variant(r) => r.take(fabric, ctx, s, in_port, pkt), )*
+                    $( SwitchRole::$Variant(r) => {
+                        let state = roles.$field.as_deref_mut().expect(concat!(
+                            "a switch in the `", stringify!($Variant), "` role has its state"
+                        ));
+                        r.take(state, net, ctx, s, in_port, pkt)
+                    } )*
                 }
             }
         }

@@ -11,13 +11,12 @@
 //! marking probability (the port's own ECN marker, [`RedMarker::probability`], times
 //! the ingress port's `fabric.ecn.ingress_bias`), it draws with that probability and, if
 //! the draw says so and the flow had no CNP from this switch within DCQCN's
-//! `cnp_interval`, sends the CNP back to the sender itself, with the long-haul DR's code
-//! ([`Fabric::cnp_to_sender`]). Each switch paces on its own, as a switch knows only what
+//! `cnp_interval`, sends the CNP back to the sender itself ([`Fabric::cnp_to_sender`], as
+//! the long-haul DR does). Each switch paces on its own, as a switch knows only what
 //! it sent: a table of [`MAX_PACED`] flows at most (fewer when the run has fewer), a flow
 //! at its id modulo the size, so exact for runs of up to that many flows; beyond, two
 //! flows sharing an entry forget each other's last CNP, as in a hashed table of a real
-//! switch. (Before, one table paced a flow across all switches: a switch then knew what
-//! another had sent.) The trigger is the marking curve so that forward and
+//! switch. The trigger is the marking curve so that forward and
 //! backward notification differ only in where the CNP comes from; the marking at
 //! dequeue still happens, and with `cnp_from = "switch"` receivers ignore it.
 //!
@@ -105,64 +104,68 @@ impl SwitchCnpState {
 }
 
 impl RoleHandlers for SwitchCnpRole {
+    type State = SwitchCnpState;
+
     #[inline]
-    fn take(self, fabric: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: PortId, pkt: Desc) -> bool {
-        fabric.switch_cnp_receive(ctx, s, in_port, pkt);
+    fn take(
+        self,
+        state: &mut SwitchCnpState,
+        net: &mut Fabric,
+        ctx: &mut Ctx,
+        s: u32,
+        in_port: PortId,
+        pkt: Desc,
+    ) -> bool {
+        state.receive(net, ctx, s, in_port, pkt);
         true
     }
 }
 
-impl Fabric {
+impl SwitchCnpState {
     /// A packet arrived at forward-notifying switch `s`: route it as a plain switch,
     /// notify its sender if its egress queue would mark it, forward it.
-    fn switch_cnp_receive(&mut self, ctx: &mut Ctx, s: u32, in_port: PortId, mut pkt: Desc) {
-        let egress = if self.table_routing {
-            self.route_table(ctx, s, in_port, &mut pkt)
+    fn receive(&mut self, net: &mut Fabric, ctx: &mut Ctx, s: u32, in_port: PortId, mut pkt: Desc) {
+        let egress = if net.table_routing {
+            net.route_table(ctx, s, in_port, &mut pkt)
         } else {
-            self.route(s, &pkt)
+            net.route(s, &pkt)
         };
         let Some(egress) = egress else {
-            self.drop_unroutable(ctx, pkt, in_port, s);
+            net.drop_unroutable(ctx, pkt, in_port, s);
             return;
         };
         if pkt.kind() == PacketKind::Data && pkt.ecn() == ECN_ECT {
-            let sw = &self.switches[s as usize];
+            let sw = &net.switches[s as usize];
             let marker: RedMarker = sw.ecn[sw.ports.local(egress)];
-            let q = self.ports[egress].queues[pkt.prio() as usize].bytes;
+            let q = net.ports[egress].queues[pkt.prio() as usize].bytes;
             let mut p = marker.probability(q);
             if p > 0.0 {
-                if !self.ecn_bias.is_empty() {
-                    p *= self.ecn_bias[in_port.idx()];
+                if !net.ecn_bias.is_empty() {
+                    p *= net.ecn_bias[in_port.idx()];
                 }
-                self.switch_notify(ctx, s, &pkt, p);
+                self.notify(net, ctx, s, &pkt, p);
             }
         }
-        self.forward(ctx, s, in_port, pkt, egress);
+        net.forward(ctx, s, in_port, pkt, egress);
     }
 
     /// Sends a CNP for the flow of data packet `pkt` from switch `s` to its sender, with
     /// probability `p`, unless the flow had one less than the interval ago.
-    fn switch_notify(&mut self, ctx: &mut Ctx, s: u32, pkt: &Desc, p: f64) {
+    fn notify(&mut self, net: &mut Fabric, ctx: &mut Ctx, s: u32, pkt: &Desc, p: f64) {
         let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() else {
             return;
         };
-        let st = self
-            .roles
-            .switch_cnp
-            .as_mut()
-            .expect("forward-notifying state");
         let now = ctx.now;
-        let interval = st.interval;
         // Pacing first, so that the draw is per packet the flow could be told about.
-        let e = *st.entry(s, flow.0);
-        if (e.flow == flow.0 && now < e.next) || !st.fires(s, p) {
+        let e = *self.entry(s, flow.0);
+        if (e.flow == flow.0 && now < e.next) || !self.fires(s, p) {
             return;
         }
-        *st.entry(s, flow.0) = Paced {
+        *self.entry(s, flow.0) = Paced {
             flow: flow.0,
-            next: now + interval,
+            next: now + self.interval,
         };
-        self.cnp_to_sender(ctx, s, pkt, flow);
+        net.cnp_to_sender(ctx, s, pkt, flow);
     }
 }
 
