@@ -162,8 +162,7 @@ impl SharedBuffer {
         let free = self
             .size
             .saturating_sub(self.headroom_total + self.reserve_total + self.shared_used);
-        // free < 2^40 and alpha < 256 keep the product below 2^64.
-        (free * self.alpha_q16[port]) >> 16
+        scaled(free, self.alpha_q16[port])
     }
 
     /// Counters of (port, priority).
@@ -203,14 +202,19 @@ impl SharedBuffer {
             Self::admitting(&mut self.ing, ports, port, prio).bytes += size;
             return Admission::Admitted;
         }
-        let th = self.threshold(port);
+        // The dynamic threshold is computed only past the reserve (where packets of a
+        // lightly loaded port never go); it reads the shared usage, not this counter.
         let ports = self.headroom.len();
         let c = Self::admitting(&mut self.ing, ports, port, prio);
         let in_reserve = c.bytes - c.shared - c.headroom;
         if in_reserve + size <= self.reserve {
             // guaranteed
         } else if match self.mode {
-            PfcThreshold::Dynamic => c.shared + size <= th,
+            PfcThreshold::Dynamic => {
+                let free = (self.size)
+                    .saturating_sub(self.headroom_total + self.reserve_total + self.shared_used);
+                c.shared + size <= scaled(free, self.alpha_q16[port])
+            }
             PfcThreshold::Static => c.bytes + size <= self.xoff,
         } && self.shared_used + size + self.headroom_total + self.reserve_total
             <= self.size
@@ -266,16 +270,16 @@ impl SharedBuffer {
         if !self.lossless {
             return false;
         }
-        let th = self.threshold(port);
-        let c = &mut self.ing[prio][port];
+        let c = &self.ing[prio][port];
         if c.paused_upstream {
             return false;
         }
         let over = c.headroom > 0
             || match self.mode {
-                PfcThreshold::Dynamic => c.shared > 0 && c.shared >= th,
+                PfcThreshold::Dynamic => c.shared > 0 && c.shared >= self.threshold(port),
                 PfcThreshold::Static => c.bytes >= self.xoff,
             };
+        let c = &mut self.ing[prio][port];
         if over {
             c.paused_upstream = true;
         }
@@ -285,15 +289,16 @@ impl SharedBuffer {
     /// Should (port, prio) send XON now? True once per pause.
     #[inline]
     pub fn should_resume(&mut self, port: usize, prio: usize) -> bool {
-        let th = self.threshold(port);
-        let c = &mut self.ing[prio][port];
+        // Nearly every release is of a counter that pauses nothing: that test first.
+        let c = &self.ing[prio][port];
         if !c.paused_upstream || c.headroom > 0 {
             return false;
         }
         let under = match self.mode {
-            PfcThreshold::Dynamic => c.shared + self.xon_delta <= th,
+            PfcThreshold::Dynamic => c.shared + self.xon_delta <= self.threshold(port),
             PfcThreshold::Static => c.bytes + self.xon_delta <= self.xoff,
         };
+        let c = &mut self.ing[prio][port];
         if under {
             c.paused_upstream = false;
         }
@@ -311,6 +316,13 @@ impl SharedBuffer {
 #[inline(never)]
 fn open(v: &mut Vec<IngressCounter>, ports: usize) {
     *v = vec![EMPTY; ports];
+}
+
+/// `free` bytes times a Q16 fraction: the dynamic threshold.
+#[inline(always)]
+fn scaled(free: u64, alpha_q16: u64) -> u64 {
+    // free < 2^40 and alpha < 256 keep the product below 2^64.
+    (free * alpha_q16) >> 16
 }
 
 fn q16(alpha: f64) -> u64 {
