@@ -26,35 +26,37 @@ use crate::base::units::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// The component an event wakes.
+/// The component an event wakes. Each variant's discriminant is its kind's [`code`], so
+/// that decoding an event from the queue is its code and index, not a branch per kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
 pub enum Event {
-    /// The head packet of the link reaches the far end.
-    LinkArrive(LinkId),
-    /// The port may be able to start a transmission.
-    PortWake(PortId),
-    /// Time to start the flows whose start time has come.
-    FlowArrivals,
-    /// Retransmission timer of the flow.
-    Rto(FlowId),
-    /// Receiver-side CNP pacing timer of the flow.
-    CnpTimer(FlowId),
-    /// PFC: refresh the pause sent on the ingress port before it expires.
-    PfcRefresh(PortId),
-    /// Record time-series samples.
-    Sample,
-    /// GSE: reorder-timeout check of stream `n`.
-    Reorder(u32),
-    /// GSE: the grant scheduler of the destination host may grant.
-    Grant(HostId),
-    /// Credit flow control: credit returns reach the egress port.
-    CreditReturn(PortId),
     /// Faults: step `i` of the fault timeline (a fault acts, or routing re-converges).
-    Fault(u32),
+    Fault(u32) = code::FAULT,
+    /// The head packet of the link reaches the far end.
+    LinkArrive(LinkId) = code::LINK_ARRIVE,
+    /// Credit flow control: credit returns reach the egress port.
+    CreditReturn(PortId) = code::CREDIT,
     /// Faults: the sender of the link hears the receiver's link-level replay request.
-    Replay(LinkId),
+    Replay(LinkId) = code::REPLAY,
+    /// PFC: refresh the pause sent on the ingress port before it expires.
+    PfcRefresh(PortId) = code::PFC_REFRESH,
+    /// Time to start the flows whose start time has come.
+    FlowArrivals = code::FLOW_ARRIVALS,
     /// Hardware collectives: timer `i` of the collective engine.
-    Collective(u32),
+    Collective(u32) = code::COLLECTIVE,
+    /// GSE: the grant scheduler of the destination host may grant.
+    Grant(HostId) = code::GRANT,
+    /// GSE: reorder-timeout check of stream `n`.
+    Reorder(u32) = code::REORDER,
+    /// Retransmission timer of the flow.
+    Rto(FlowId) = code::RTO,
+    /// Receiver-side CNP pacing timer of the flow.
+    CnpTimer(FlowId) = code::CNP_TIMER,
+    /// The port may be able to start a transmission.
+    PortWake(PortId) = code::PORT_WAKE,
+    /// Record time-series samples.
+    Sample = code::SAMPLE,
 }
 
 use crate::base::ids::IDX_BITS;
@@ -136,7 +138,9 @@ impl Event {
             code::FAULT => Event::Fault(i),
             code::REPLAY => Event::Replay(LinkId(i)),
             code::GRANT => Event::Grant(HostId(i)),
-            _ => Event::Collective(i),
+            code::COLLECTIVE => Event::Collective(i),
+            // Codes above the last kind are never encoded.
+            _ => Event::Sample,
         }
     }
 }
