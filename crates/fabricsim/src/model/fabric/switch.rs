@@ -336,6 +336,10 @@ impl Fabric {
         }
     }
 
+    /// Packet `pkt` leaves switch port `port` for the wire: its buffer space is released
+    /// (flow control may resume upstream), ECN marks, INT and TCD stamp. Always inlined
+    /// into its two callers (the egress and the cut-through pass), once per packet and hop.
+    #[inline(always)]
     pub(crate) fn on_switch_dequeue(&mut self, ctx: &mut Ctx, port: PortId, pkt: &mut Desc) {
         let NodeKind::Switch(s) = self.ports[port].owner() else {
             return;
