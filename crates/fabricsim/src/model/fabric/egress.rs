@@ -116,8 +116,9 @@ impl Fabric {
     /// packet goes on the link with its arrival time.
     ///
     /// `nic_has_flows`: the port is a NIC's with flows still to send (it then wakes at the
-    /// end of this frame to pull more).
-    #[inline]
+    /// end of this frame to pull more). Always inlined into its three callers (a switch's
+    /// egress, the cut-through pass, a NIC's port): once per packet and hop.
+    #[inline(always)]
     pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
         if self.ports[port.idx()].slow_transmit() {
             self.transmit_slow(ctx, port, pkt, nic_has_flows);
