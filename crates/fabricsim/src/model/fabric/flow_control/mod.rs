@@ -96,8 +96,8 @@ impl AnyFlowControl {
 
 impl Fabric {
     /// Switch `s` admitted `pkt` (priority `prio`) on `in_port` (`local_in`): flow
-    /// control may signal upstream.
-    #[inline]
+    /// control may signal upstream. Always inlined: once per packet and hop.
+    #[inline(always)]
     pub(crate) fn after_admit(
         &mut self,
         ctx: &mut Ctx,
@@ -116,8 +116,8 @@ impl Fabric {
     }
 
     /// Packet `pkt` (`wire` bytes), which entered switch `s` by `local_in` at `prio`,
-    /// left its buffer.
-    #[inline]
+    /// left its buffer. Always inlined: once per packet and hop.
+    #[inline(always)]
     pub(crate) fn after_release(
         &mut self,
         ctx: &mut Ctx,
