@@ -109,7 +109,7 @@ pub struct TopoSize {
     /// Full-duplex links (each is two ports).
     pub links: u64,
     /// The fastest NIC, in bit/s: its host link's rate times its ports (rails); 0 when
-    /// the settings do not tell (an ns-3 topology file). Bounds how many flows a
+    /// no host has a link. Bounds how many flows a
     /// Poisson workload of a given load and duration makes.
     pub host_rate_bps: u64,
 }
