@@ -90,7 +90,7 @@ pub fn size(path: &str, base_dir: &Path) -> Result<TopoSize, ParamError> {
     crate::base::param::check_file_name(path, "file")?;
     let p = base_dir.join(path);
     let text = crate::base::input_file::read_text(&p, crate::base::input_file::MAX_DATA_FILE_BYTES)
-        .map_err(|e| ParamError::new("file", format!("{}: {e}", p.display())))?;
+        .map_err(|e| ParamError::new("file", e.in_file(&p)))?;
     let at_line = |e: Ns3Error| {
         ParamError::new(
             "file",
@@ -203,7 +203,7 @@ pub fn build(path: &str, base_dir: &Path) -> Result<TopoGraph, ParamError> {
     crate::base::param::check_file_name(path, "file")?;
     let p = base_dir.join(path);
     let text = crate::base::input_file::read_text(&p, crate::base::input_file::MAX_DATA_FILE_BYTES)
-        .map_err(|e| ParamError::new("file", format!("{}: {e}", p.display())))?;
+        .map_err(|e| ParamError::new("file", e.in_file(&p)))?;
     parse(&text, check_size).map_err(|e| match e {
         Ns3OrSize::Size(e) => e,
         Ns3OrSize::Line(e) => ParamError::new(

@@ -10,7 +10,7 @@ use std::path::Path;
 
 fn read(path: &Path) -> Result<String, ParamError> {
     crate::base::input_file::read_text(path, crate::base::input_file::MAX_DATA_FILE_BYTES)
-        .map_err(|e| ParamError::new("file", format!("{}: {e}", path.display())))
+        .map_err(|e| ParamError::new("file", e.in_file(path)))
 }
 
 /// A problem on a line of a flow file: reported at the field that names the file, with
