@@ -140,6 +140,77 @@ fn every_shipped_scenario_has_exact_topology_counts_and_workload_bounds() {
     );
 }
 
+/// The knobs a budget refusal may name are fields of their kind (a `window.chunk` of its
+/// `window`), and a knob at its least value never makes a count larger.
+#[test]
+fn every_knob_is_a_field_of_its_kind_and_only_shrinks() {
+    let listed = |kinds: &[fabricsim::base::param::KindEntry], kind: &str| -> Vec<&'static str> {
+        let k = kinds
+            .iter()
+            .find(|k| k.name == kind)
+            .expect("a registered kind");
+        (k.params)().iter().map(|p| p.name).collect()
+    };
+    let mut knobs_seen = 0;
+    for path in std::fs::read_dir(scenarios_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+    {
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let loaded = load_file(&path, &[]).unwrap();
+        let base = loaded.base_dir.clone();
+        for run in loaded.expand_runs().unwrap() {
+            let sc = &run.scenario;
+            let what = format!("{} / {}", path.display(), run.name);
+            let size = topology::size(&sc.topology, &base).unwrap().unwrap();
+            let fields = listed(topology::KINDS, sc.topology.kind());
+            for k in topology::size_knobs(&sc.topology, &base) {
+                assert!(
+                    fields.contains(&k.field),
+                    "{what}: topology knob {}",
+                    k.field
+                );
+                if let Some(l) = k.least {
+                    assert!(
+                        l.hosts <= size.hosts && l.links <= size.links,
+                        "{what}: topology.{} at its least grows the graph",
+                        k.field
+                    );
+                }
+                knobs_seen += 1;
+            }
+            let ctx = workload::SizeCtx {
+                hosts: size.hosts,
+                host_rate_bps: size.host_rate_bps,
+                base_dir: &base,
+            };
+            for (i, w) in sc.workload.iter().enumerate() {
+                let fields = listed(workload::KINDS, w.kind());
+                let now = w.model().size(&ctx).unwrap().unwrap();
+                for k in workload::size_knobs(w, &ctx) {
+                    let top = k.field.split('.').next().unwrap();
+                    assert!(
+                        fields.contains(&top),
+                        "{what}: workload[{i}] knob {}",
+                        k.field
+                    );
+                    if let Some(l) = k.least {
+                        assert!(
+                            l.flows <= now.flows && l.hw_ops <= now.hw_ops,
+                            "{what}: workload[{i}].{} at its least grows the entry",
+                            k.field
+                        );
+                    }
+                    knobs_seen += 1;
+                }
+            }
+        }
+    }
+    assert!(knobs_seen > 100, "{knobs_seen}");
+}
+
 /// Parses one `[[workload]]` entry.
 fn entry(src: &str) -> WorkloadCfg {
     toml::from_str(src).unwrap_or_else(|e| panic!("{src}: {e}"))

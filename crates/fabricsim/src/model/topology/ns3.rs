@@ -35,7 +35,7 @@
 
 use super::{check_size, GraphGenerator, TopoGraph, TopoSize, MAX_LINK_DELAY};
 use crate::base::ids::MAX_INDEX;
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{Described, Param, ParamError, SizeKnob};
 use crate::base::units::{fmt_time, parse_time, Rate, Time, MAX_RATE_BPS, SEC};
 use serde::Deserialize;
 use std::path::Path;
@@ -79,6 +79,14 @@ impl GraphGenerator for Ns3FileCfg {
 
     fn size_drivers(&self) -> &'static str {
         "the node and link counts on the file's first line"
+    }
+
+    /// The file: every count is its.
+    fn size_knobs(&self, _base_dir: &Path) -> Vec<SizeKnob<TopoSize>> {
+        vec![SizeKnob {
+            field: "file",
+            least: Some(TopoSize::default()),
+        }]
     }
 }
 

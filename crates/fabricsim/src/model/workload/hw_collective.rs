@@ -4,7 +4,7 @@
 //! collective job whose iterations each rank enters after an optional compute step.
 
 use super::{all_hosts, resolve_host, resolve_set, Builder, Generator, HostRef, HostSet};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Time, NS, US};
 use crate::model::hw_collective::reduce::{DType, Op};
@@ -148,6 +148,17 @@ impl Generator for HwCollectiveCfg {
 
     fn size_drivers(&self) -> &'static str {
         "hosts x ranks_per_host (ranks)"
+    }
+
+    fn size_knobs(&self, ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        size_knobs(
+            self,
+            &[
+                ("ranks_per_host", |c| c.ranks_per_host = 1),
+                ("repeat", |c| c.repeat = 1),
+            ],
+            |c| c.size(ctx).ok().flatten(),
+        )
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

@@ -27,7 +27,7 @@ pub use poisson::PoissonCfg;
 pub use registry::{WorkloadCfg, KINDS};
 pub use sw_collective::{SwCollective, SwCollectiveCfg};
 
-use crate::base::param::{Param, ParamError};
+use crate::base::param::{Param, ParamError, SizeKnob};
 use crate::base::units::Time;
 use crate::model::topology::TopoGraph;
 use serde::Deserialize;
@@ -381,6 +381,12 @@ pub trait Generator {
     /// the budget's refusal names them.
     fn size_drivers(&self) -> &'static str;
 
+    /// The fields that multiply what the entry makes, each with the size it would have
+    /// were that field at its least value: of these the budget names the one that drives
+    /// a count (`workload[0].chunks`). Every kind implements it (no default); a kind whose
+    /// count only the topology's hosts drive has none.
+    fn size_knobs(&self, ctx: &SizeCtx<'_>) -> Vec<SizeKnob<WorkSize>>;
+
     /// The files this entry reads, as (its field, relative to the entry; the path as
     /// written): the resolved scenario makes each absolute, so that it reruns from any
     /// folder (`output::resolved`). Every kind implements it (no default), so a kind that
@@ -481,6 +487,11 @@ pub fn size_in(
             ))
         })
         .collect()
+}
+
+/// The knobs of one `[[workload]]` entry ([`Generator::size_knobs`]).
+pub fn size_knobs(cfg: &WorkloadCfg, ctx: &SizeCtx<'_>) -> Vec<SizeKnob<WorkSize>> {
+    cfg.model().size_knobs(ctx)
 }
 
 /// How many hosts a set names, for [`Generator::size`], from the host count alone:
