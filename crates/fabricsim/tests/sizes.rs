@@ -36,8 +36,8 @@ fn graph_size(g: &TopoGraph) -> TopoSize {
 }
 
 /// What a generated workload holds, counted the way `WorkSize` counts: a training job
-/// is a job, a hardware collective's ranks are its operations and its `repeat` its
-/// iterations.
+/// is a job, a hardware collective's ranks are its operations, its `repeat` its
+/// iterations and each rank's elements what its partial reductions hold.
 fn work_size(w: &Workload) -> WorkSize {
     WorkSize {
         flows: w.flows.len() as u64,
@@ -46,6 +46,11 @@ fn work_size(w: &Workload) -> WorkSize {
         jobs: (w.jobs.len() + w.trainings.len()) as u64,
         hw_ops: w.hw.iter().map(|h| h.ranks.len() as u64).sum(),
         hw_iters: w.hw.iter().map(|h| h.repeat as u64).sum(),
+        hw_elems: w
+            .hw
+            .iter()
+            .map(|h| h.ranks.len() as u64 * h.count as u64)
+            .sum(),
         bytes: Some(w.flows.iter().map(|f| f.size).sum()),
     }
 }
@@ -59,6 +64,7 @@ fn assert_bounds(bound: WorkSize, actual: WorkSize, what: &str) {
         ("jobs", bound.jobs, actual.jobs),
         ("hw_ops", bound.hw_ops, actual.hw_ops),
         ("hw_iters", bound.hw_iters, actual.hw_iters),
+        ("hw_elems", bound.hw_elems, actual.hw_elems),
     ] {
         assert!(b >= a, "{what}: {name} bound {b} < {a} generated");
     }

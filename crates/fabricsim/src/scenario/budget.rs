@@ -78,6 +78,18 @@ pub const HW_ITER_BYTES: u64 =
 pub const PACKET_BYTES: u64 = 96;
 /// Per recorded sample (queue or rate): the sample and its CSV row.
 pub const SAMPLE_BYTES: u64 = 64;
+/// Per element of a hardware collective's message, per rank: the rank's partial
+/// reduction (a `u64` an element, reserved to the message's length when the engine is
+/// built and filled when the rank enters), and a quarter more for the allocator's
+/// rounding and an iteration's temporaries (its inputs, the root's check). Measured: 8192
+/// ranks of a 64 KiB fp32 allreduce peaked at 1040 MiB, 1024 of them these elements.
+pub const HW_ELEM_BYTES: u64 = 10;
+/// Per message-engine slot (`transport.message.engines` per NIC): when it is next free.
+pub const ENGINE_SLOT_BYTES: u64 = 8;
+/// Per multicast table entry or output port: an entry's key and output range in the
+/// switches' map with the map's slack (a hash map of 16-byte entries grown by doubling),
+/// or a 4-byte output port, and the build's per-switch scratch of each collective's tree.
+pub const MULTICAST_TABLE_BYTES: u64 = 48;
 /// Flows per host assumed for a workload kind that cannot bound its size.
 const UNKNOWN_FLOWS_PER_HOST: u64 = 4;
 
@@ -360,7 +372,28 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         f,
         "repeat per hardware collective",
     );
+    // Every rank holds a partial reduction of the whole message.
+    let f = wf.field(|s| s.hw_elems);
+    fp.add(
+        "hardware-collective elements in partial reductions",
+        work.hw_elems,
+        HW_ELEM_BYTES,
+        f,
+        "hosts x ranks_per_host x size / type's bytes per hardware collective",
+    );
     let switch_ports = ports.saturating_sub(topo.hosts);
+    multicast_tables(&mut fp, sc, &topo);
+    // A slot per message engine of every NIC.
+    if sc.transport.kind == crate::model::transport::rdma::TransportKind::Message {
+        fp.add(
+            "message-engine slots",
+            topo.hosts
+                .saturating_mul(u64::from(sc.transport.message.engines)),
+            ENGINE_SLOT_BYTES,
+            ("transport", "transport.message.engines"),
+            "hosts x transport.message.engines",
+        );
+    }
     // Packets alive: no more than the switch buffers and long links hold (in frames of
     // the MTU: smaller frames are fewer bytes), and no more than the workload sends (a
     // packet per MTU of payload, one more per flow, as many ACKs again).
@@ -468,6 +501,34 @@ impl WorkFields<'_> {
         };
         ("workload", field)
     }
+}
+
+/// The switches' multicast tables ([`crate::model::fabric::multicast`]): a hardware
+/// collective that multicasts sets one table on each switch of its tree (keyed by the
+/// port the tree enters it by), so at most one a switch, and its output ports are the
+/// tree's links, one into each switch and one to each member host: per collective, at
+/// most switches + its hosts entries and ports.
+fn multicast_tables(fp: &mut Footprint, sc: &Scenario, topo: &TopoSize) {
+    let mut groups = 0u64;
+    let mut items = 0u64;
+    let mut last = 0;
+    for (i, w) in sc.workload.iter().enumerate() {
+        if let crate::model::workload::WorkloadCfg::HwCollective(h) = w {
+            if h.multicast {
+                let members = crate::model::workload::set_size(&h.hosts, topo.hosts, false);
+                items = items.saturating_add(topo.switches.saturating_add(members));
+                groups += 1;
+                last = i;
+            }
+        }
+    }
+    fp.add(
+        "multicast table entries and output ports at most",
+        items,
+        MULTICAST_TABLE_BYTES,
+        ("workload", format!("workload[{last}].multicast")),
+        format!("switches + hosts, per hardware collective that multicasts ({groups})"),
+    );
 }
 
 /// Bytes on the wire at once beyond what buffers hold: only long-haul fibre matters (a
@@ -754,6 +815,61 @@ mod tests {
         );
         // A refusal names the largest part's field.
         assert_eq!(fp.largest().unwrap().field, "workload[0].ranks_per_host");
+    }
+
+    /// What the NICs' collective engine, the message engines and the switches' multicast
+    /// tables hold, priced from the settings that drive them.
+    #[test]
+    fn engines_and_tables_are_priced_by_what_drives_them() {
+        let hw = |extra: &str| {
+            footprint(&format!(
+                "{SUNWAY}[transport]\nkind = \"message\"\nmtu = \"64KiB\"\n\
+                 [transport.message]\nengines = 1024\n\
+                 [[workload]]\nkind = \"hw_collective\"\ncollective = \"allreduce\"\n\
+                 type = \"fp32\"\n{extra}"
+            ))
+            .unwrap()
+        };
+        let part = |fp: &Footprint, what: &str| {
+            fp.parts
+                .iter()
+                .find(|p| p.what == what)
+                .cloned()
+                .unwrap_or_else(|| panic!("no part `{what}`: {}", fp.describe()))
+        };
+        // 8 hosts x 2 ranks, each a partial reduction of 16384 fp32 elements.
+        let fp = hw("size = \"64KiB\"\nranks_per_host = 2\n");
+        let p = part(&fp, "hardware-collective elements in partial reductions");
+        assert_eq!((p.items, p.bytes), (16 * 16384, 16 * 16384 * HW_ELEM_BYTES));
+        assert_eq!(p.field, "workload[0].size");
+        // A size past the largest message (refused when generated) is priced at it.
+        let fp = hw("size = \"1GiB\"\n");
+        assert_eq!(
+            part(&fp, "hardware-collective elements in partial reductions").items,
+            8 * 16384
+        );
+        // A slot per engine and NIC.
+        let p = part(&fp, "message-engine slots");
+        assert_eq!(
+            (p.items, p.field.as_str()),
+            (8 * 1024, "transport.message.engines")
+        );
+        // Per multicasting collective, a table a switch and an output port a switch and
+        // a host at most.
+        let barriers = "[[workload]]\nkind = \"hw_collective\"\ncollective = \"barrier\"\n";
+        let fp = footprint(&format!("{SUNWAY}{}", barriers.repeat(3))).unwrap();
+        let p = part(&fp, "multicast table entries and output ports at most");
+        let switches = part(&fp, "switches").items;
+        assert_eq!(
+            (p.items, p.field.as_str()),
+            (3 * (switches + 8), "workload[2].multicast")
+        );
+        let fp = footprint(&format!("{SUNWAY}{barriers}multicast = false\n")).unwrap();
+        assert!(
+            fp.parts.iter().all(|p| !p.what.contains("multicast")),
+            "{}",
+            fp.describe()
+        );
     }
 
     #[test]

@@ -420,6 +420,9 @@ pub struct WorkSize {
     pub hw_ops: u64,
     /// Hardware-collective iterations (`repeat`), each with its record.
     pub hw_iters: u64,
+    /// Hardware-collective elements held at once: per rank, a partial reduction of the
+    /// message's elements (ranks x size / element size).
+    pub hw_elems: u64,
     /// Payload bytes all the flows carry together, at most; `None` when the settings do
     /// not bound it cheaply (the budget then prices packets at every buffer full).
     pub bytes: Option<u64>,
@@ -435,6 +438,7 @@ impl Default for WorkSize {
             jobs: 0,
             hw_ops: 0,
             hw_iters: 0,
+            hw_elems: 0,
             bytes: None,
         }
     }
@@ -450,6 +454,7 @@ impl WorkSize {
             jobs: self.jobs.saturating_add(o.jobs),
             hw_ops: self.hw_ops.saturating_add(o.hw_ops),
             hw_iters: self.hw_iters.saturating_add(o.hw_iters),
+            hw_elems: self.hw_elems.saturating_add(o.hw_elems),
             bytes: self.bytes.zip(o.bytes).map(|(a, b)| a.saturating_add(b)),
         }
     }
