@@ -89,12 +89,15 @@ pub struct SizeKnob<S> {
     pub least: Option<S>,
 }
 
+/// A field and what sets it to its least value in a copy of the settings.
+pub type Knob<C> = (&'static str, fn(&mut C));
+
 /// The knobs of `cfg`: each `(field, set it to its least value)` applied to a copy of the
 /// settings, sized by `count`. A setter that leaves the copy as it is (a field not
 /// given) makes a knob that shrinks nothing.
 pub fn size_knobs<C: Clone, S>(
     cfg: &C,
-    knobs: &[(&'static str, fn(&mut C))],
+    knobs: &[Knob<C>],
     count: impl Fn(&C) -> Option<S>,
 ) -> Vec<SizeKnob<S>> {
     knobs

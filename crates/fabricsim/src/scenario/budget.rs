@@ -12,10 +12,18 @@
 //! drive them when the total exceeds the process's limit ([`limit`]). A sweep prices its
 //! runs alive at once the same way ([`crate::run::runner`]).
 //!
+//! # The field a refusal names
+//! Each part names the setting that drives it, not its section: each kind lists the
+//! fields that multiply what it makes with its size were each at its least value
+//! ([`crate::base::param::SizeKnob`]), and the part names the one that shrinks it most
+//! (`topology.planes` for a thousand planes, `topology.campuses`, `workload[0].chunks`),
+//! or the section or entry when none does (the hosts of an all-to-all are the
+//! topology's). A refusal names the largest part's.
+//!
 //! # The prices
-//! Bytes per item were measured (peak RSS of `fabricsim run --out` on fat trees k = 8..40,
-//! leaf-spines of 1k-16k hosts, incasts of 7k-700k flows, collectives of 48k-480k
-//! pieces; the measurement is `crates/fabricsim/tests/budget.rs`) and rounded up: the
+//! Bytes per item were measured (peak RSS of `fabricsim run --out`, `summary.json`'s
+//! `peak_rss_bytes`, on fat trees k = 8..40, leaf-spines of 1k-16k hosts, incasts of
+//! 7k-700k flows, collectives of 48k-480k pieces) and rounded up: the
 //! runtime structures (a port was 832 bytes when measured, 640 later; a flow
 //! 496), the temporaries of assembly, the output rows and the slack of growing vectors. The estimate is meant to be an upper
 //! bound of the run's peak resident memory; the property test
@@ -276,8 +284,8 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
             .map_or("topology".to_string(), |f| format!("topology.{f}"));
         ("topology", field)
     };
-    let (hosts_of, ports_of): (fn(&TopoSize) -> u64, fn(&TopoSize) -> u64) =
-        (|t| t.hosts, |t| t.links.saturating_mul(2));
+    let hosts_of: fn(&TopoSize) -> u64 = |t| t.hosts;
+    let ports_of: fn(&TopoSize) -> u64 = |t| t.links.saturating_mul(2);
     // The simulator's hard limit on ports comes first, naming the field that drives the
     // count over it.
     crate::model::topology::check_size(topo.hosts, topo.links).map_err(|e| {
