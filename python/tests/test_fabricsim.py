@@ -118,7 +118,7 @@ def test_set_uses_the_command_lines_override(quickstart):
     assert 'algorithm = "none"' in sc2.to_toml()
 
 
-def test_errors_name_the_file_and_field(quickstart):
+def test_errors_name_the_file_and_field(quickstart, tmp_path):
     with pytest.raises(ScenarioError) as e:
         Scenario.from_toml("name = 'x'\n[topology]\nkind = 'leaf_spine'\nleavez = 2\n",
                            file="mine.toml")
@@ -129,6 +129,12 @@ def test_errors_name_the_file_and_field(quickstart):
     with pytest.raises(ScenarioError) as e:
         Scenario.from_toml("name = \n", file="bad.toml")
     assert e.value.line == 1 and e.value.field is None
+    # A NUL byte: binary content, at its line and column.
+    nul = tmp_path / "nul.toml"
+    nul.write_bytes(b"name = 'x'\nseed = \0\n")
+    with pytest.raises(ScenarioError) as e:
+        Scenario.load(nul)
+    assert (e.value.line, e.value.column) == (2, 8) and "NUL" in str(e.value)
     sc = Scenario.load(quickstart)
     # Unknown field through set.
     with pytest.raises(ScenarioError) as e:

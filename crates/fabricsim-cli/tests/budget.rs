@@ -55,7 +55,11 @@ fn an_endless_or_binary_input_is_refused_at_once() {
     std::fs::write(&nul, "name = \"a\"\nseed = \0\n").unwrap();
     let o = fabricsim(&["check", nul.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("binary") && stderr(&o).contains("line 2, column 8"));
+    let e = stderr(&o);
+    assert!(
+        e.contains("nul.toml:2:8: binary content (a NUL byte)"),
+        "{e}"
+    );
     let big = d.path().join("big.toml");
     // 17 MiB of comments: text, but over the scenario size limit.
     let line = format!("# {}\n", "x".repeat(1022));
@@ -113,6 +117,124 @@ fn a_run_over_the_limit_is_refused_naming_what_drives_it() {
         assert!(e.contains(s), "`{s}` missing: {e}");
     }
     assert!(!out.exists(), "nothing is written for a refused run");
+}
+
+/// A count that would not fit is refused by `check` and by `run` (exit 2, nothing written)
+/// naming the field whose value drives it, whichever part of the run it is: the campuses
+/// of a long-haul fabric, the message of a hardware collective that every rank reduces,
+/// the message engines of every NIC.
+#[test]
+fn a_refusal_names_the_field_whose_value_drives_the_count() {
+    let campuses = r#"
+name = "campuses"
+max_time = "1ms"
+[topology]
+kind = "multi_campus"
+campuses = 200
+leaves = 1
+spines = 1
+servers_per_leaf = 2
+dr_switches = 1
+dr_ports = 100000
+campus_to_dr_capacity = "800Gbps"
+dci_capacity = "800Gbps"
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 2, size = "64KB" }]
+"#;
+    // 8 NICs of 64 ranks each, every rank a partial reduction of 16384 fp32 elements.
+    let hw_size = r#"
+name = "hw"
+max_time = "1ms"
+[topology]
+kind = "sunway"
+leaves = 4
+spines = 2
+nodes_per_leaf = 2
+nodes = 8
+sibling_links = 0
+[fabric.pfc]
+enabled = false
+[fabric.credit]
+enabled = true
+private = "128KiB"
+[transport]
+mtu = "64KiB"
+header = 48
+kind = "message"
+[[workload]]
+kind = "hw_collective"
+collective = "allreduce"
+size = "64KiB"
+type = "fp32"
+ranks_per_host = 64
+"#;
+    // 1024 NICs of 1024 message engines each.
+    let engines = r#"
+name = "engines"
+max_time = "1ms"
+[topology]
+kind = "leaf_spine"
+leaves = 32
+spines = 1
+servers_per_leaf = 32
+host_rate = "100Gbps"
+[transport]
+kind = "message"
+[transport.message]
+engines = 1024
+[cc]
+algorithm = "none"
+[[workload]]
+kind = "permutation"
+size = "4KB"
+"#;
+    let d = tempfile::tempdir().unwrap();
+    for (name, text, limit, field, part) in [
+        ("campuses", campuses, "50MiB", "topology.campuses", "ports"),
+        (
+            "hw_size",
+            hw_size,
+            "64MiB",
+            "workload[0].size",
+            "hardware-collective elements in partial reductions",
+        ),
+        (
+            "engines",
+            engines,
+            "20MiB",
+            "transport.message.engines",
+            "message-engine slots",
+        ),
+    ] {
+        let f = d.path().join(format!("{name}.toml"));
+        std::fs::write(&f, text).unwrap();
+        let f = f.to_str().unwrap();
+        let out = d.path().join(name);
+        let o = fabricsim(&["check", f, "--max-memory", limit]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {e}");
+        let field = format!("field `{field}`");
+        assert!(e.contains(&field) && e.contains(part), "{name}: {e}");
+        let o = fabricsim(&[
+            "run",
+            f,
+            "--out",
+            out.to_str().unwrap(),
+            "--max-memory",
+            limit,
+        ]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {e}");
+        assert!(e.contains(&field), "{name}: {e}");
+        assert!(
+            !out.exists(),
+            "{name}: nothing is written for a refused run"
+        );
+        // And within the machine's memory the same scenario checks.
+        let o = fabricsim(&["check", f]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+    }
 }
 
 #[test]

@@ -36,8 +36,8 @@ fn graph_size(g: &TopoGraph) -> TopoSize {
 }
 
 /// What a generated workload holds, counted the way `WorkSize` counts: a training job
-/// is a job, a hardware collective's ranks are its operations and its `repeat` its
-/// iterations.
+/// is a job, a hardware collective's ranks are its operations, its `repeat` its
+/// iterations and each rank's elements what its partial reductions hold.
 fn work_size(w: &Workload) -> WorkSize {
     WorkSize {
         flows: w.flows.len() as u64,
@@ -46,6 +46,11 @@ fn work_size(w: &Workload) -> WorkSize {
         jobs: (w.jobs.len() + w.trainings.len()) as u64,
         hw_ops: w.hw.iter().map(|h| h.ranks.len() as u64).sum(),
         hw_iters: w.hw.iter().map(|h| h.repeat as u64).sum(),
+        hw_elems: w
+            .hw
+            .iter()
+            .map(|h| h.ranks.len() as u64 * h.count as u64)
+            .sum(),
         bytes: Some(w.flows.iter().map(|f| f.size).sum()),
     }
 }
@@ -59,6 +64,7 @@ fn assert_bounds(bound: WorkSize, actual: WorkSize, what: &str) {
         ("jobs", bound.jobs, actual.jobs),
         ("hw_ops", bound.hw_ops, actual.hw_ops),
         ("hw_iters", bound.hw_iters, actual.hw_iters),
+        ("hw_elems", bound.hw_elems, actual.hw_elems),
     ] {
         assert!(b >= a, "{what}: {name} bound {b} < {a} generated");
     }
@@ -138,6 +144,77 @@ fn every_shipped_scenario_has_exact_topology_counts_and_workload_bounds() {
         topologies >= 20 && entries_checked >= 30,
         "{topologies} {entries_checked}"
     );
+}
+
+/// The knobs a budget refusal may name are fields of their kind (a `window.chunk` of its
+/// `window`), and a knob at its least value never makes a count larger.
+#[test]
+fn every_knob_is_a_field_of_its_kind_and_only_shrinks() {
+    let listed = |kinds: &[fabricsim::base::param::KindEntry], kind: &str| -> Vec<&'static str> {
+        let k = kinds
+            .iter()
+            .find(|k| k.name == kind)
+            .expect("a registered kind");
+        (k.params)().iter().map(|p| p.name).collect()
+    };
+    let mut knobs_seen = 0;
+    for path in std::fs::read_dir(scenarios_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+    {
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let loaded = load_file(&path, &[]).unwrap();
+        let base = loaded.base_dir.clone();
+        for run in loaded.expand_runs().unwrap() {
+            let sc = &run.scenario;
+            let what = format!("{} / {}", path.display(), run.name);
+            let size = topology::size(&sc.topology, &base).unwrap().unwrap();
+            let fields = listed(topology::KINDS, sc.topology.kind());
+            for k in topology::size_knobs(&sc.topology, &base) {
+                assert!(
+                    fields.contains(&k.field),
+                    "{what}: topology knob {}",
+                    k.field
+                );
+                if let Some(l) = k.least {
+                    assert!(
+                        l.hosts <= size.hosts && l.links <= size.links,
+                        "{what}: topology.{} at its least grows the graph",
+                        k.field
+                    );
+                }
+                knobs_seen += 1;
+            }
+            let ctx = workload::SizeCtx {
+                hosts: size.hosts,
+                host_rate_bps: size.host_rate_bps,
+                base_dir: &base,
+            };
+            for (i, w) in sc.workload.iter().enumerate() {
+                let fields = listed(workload::KINDS, w.kind());
+                let now = w.model().size(&ctx).unwrap().unwrap();
+                for k in workload::size_knobs(w, &ctx) {
+                    let top = k.field.split('.').next().unwrap();
+                    assert!(
+                        fields.contains(&top),
+                        "{what}: workload[{i}] knob {}",
+                        k.field
+                    );
+                    if let Some(l) = k.least {
+                        assert!(
+                            l.flows <= now.flows && l.hw_ops <= now.hw_ops,
+                            "{what}: workload[{i}].{} at its least grows the entry",
+                            k.field
+                        );
+                    }
+                    knobs_seen += 1;
+                }
+            }
+        }
+    }
+    assert!(knobs_seen > 100, "{knobs_seen}");
 }
 
 /// Parses one `[[workload]]` entry.

@@ -366,7 +366,7 @@ fn bad_values_name_their_field() {
             "topology.link_delay",
             "not both",
         ),
-        ("pods = 2", "pods = 5000000", "topology", "too large"),
+        ("pods = 2", "pods = 5000000", "topology.pods", "too large"),
     ] {
         let src = with_flows(&base.replace(from, to), flows);
         let l = load(&src, Path::new("."));

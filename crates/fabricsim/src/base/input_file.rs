@@ -18,30 +18,80 @@ pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 /// lets a run hold.
 pub const MAX_DATA_FILE_BYTES: u64 = 512 << 20;
 
-/// Reads `path` as text of at most `limit` bytes. The error is a sentence without the
-/// path (the caller names the file and field).
-pub fn read_text(path: &Path, limit: u64) -> Result<String, String> {
+/// Why a file was not read: a sentence without the path (the caller names the file and
+/// field), and for binary content the line and column of the first offending byte.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadError {
+    /// Line and column (1-based, columns in characters as the TOML parser counts them)
+    /// of a NUL byte or of the first byte that is not UTF-8.
+    pub at: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ReadError {
+    fn new(message: impl Into<String>) -> ReadError {
+        ReadError {
+            at: None,
+            message: message.into(),
+        }
+    }
+
+    /// The error as `<path>:<line>:<column>: <message>` (`<path>: <message>` when it has
+    /// no position), the form of every line error of a file a scenario names.
+    pub fn in_file(&self, path: &Path) -> String {
+        match self.at {
+            Some((l, c)) => format!("{}:{l}:{c}: {}", path.display(), self.message),
+            None => format!("{}: {}", path.display(), self.message),
+        }
+    }
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some((l, c)) = self.at {
+            write!(f, "line {l}, column {c}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// Line and column of byte `at` of `bytes` (see [`ReadError::at`]).
+fn line_col(bytes: &[u8], at: usize) -> (usize, usize) {
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    (
+        line,
+        String::from_utf8_lossy(&bytes[start..at]).chars().count() + 1,
+    )
+}
+
+/// Reads `path` as text of at most `limit` bytes.
+pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
     // Looked at before it is opened: opening a FIFO blocks until a writer comes, and a
     // device reads without end.
-    let m = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    let m = std::fs::metadata(path).map_err(|e| ReadError::new(format!("cannot read: {e}")))?;
     if m.is_dir() {
-        return Err("cannot read: it is a directory".into());
+        return Err(ReadError::new("cannot read: it is a directory"));
     }
     if !m.is_file() {
-        return Err(not_regular(&m).into());
+        return Err(ReadError::new(not_regular(&m)));
     }
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let f = std::fs::File::open(path).map_err(|e| ReadError::new(format!("cannot read: {e}")))?;
     if let Ok(m) = f.metadata() {
         // What was opened is what was looked at (not swapped for a FIFO in between).
         if !m.is_file() {
-            return Err(not_regular(&m).into());
+            return Err(ReadError::new(not_regular(&m)));
         }
         if m.len() > limit {
-            return Err(format!(
+            return Err(ReadError::new(format!(
                 "{} bytes: files of at most {} are read",
                 m.len(),
                 crate::base::units::fmt_bytes(limit)
-            ));
+            )));
         }
     }
     let mut bytes = Vec::new();
@@ -49,30 +99,25 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, String> {
     // metadata said (pipes and devices have none).
     f.take(limit + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(|e| ReadError::new(format!("cannot read: {e}")))?;
     if let Some(at) = bytes.iter().position(|&b| b == 0) {
-        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        let start = bytes[..at]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1);
-        // Columns in characters, as the TOML parser counts them.
-        let column = String::from_utf8_lossy(&bytes[start..at]).chars().count() + 1;
-        return Err(format!(
-            "binary content (a NUL byte at line {line}, column {column}): a text file is expected"
-        ));
+        return Err(ReadError {
+            at: Some(line_col(&bytes, at)),
+            message: "binary content (a NUL byte): a text file is expected".into(),
+        });
     }
     if bytes.len() as u64 > limit {
-        return Err(format!(
+        return Err(ReadError::new(format!(
             "more than {}: files of at most that are read",
             crate::base::units::fmt_bytes(limit)
-        ));
+        )));
     }
     String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "binary content (not UTF-8 at byte {}): a text file is expected",
-            e.utf8_error().valid_up_to()
-        )
+        let at = e.utf8_error().valid_up_to();
+        ReadError {
+            at: Some(line_col(e.as_bytes(), at)),
+            message: format!("binary content (not UTF-8 at byte {at}): a text file is expected"),
+        }
     })
 }
 
@@ -103,15 +148,15 @@ mod tests {
     #[test]
     fn refuses_devices_and_fifos_without_reading_them() {
         let e = read_text(Path::new("/dev/zero"), 1 << 10).unwrap_err();
-        assert!(e.contains("device"), "{e}");
+        assert!(e.message.contains("device"), "{e}");
         let e = read_text(Path::new("/dev/urandom"), 1 << 10).unwrap_err();
-        assert!(e.contains("device"), "{e}");
+        assert!(e.message.contains("device"), "{e}");
         // A FIFO with no writer: opening it would block for ever.
         let d = tempfile::tempdir().unwrap();
         let fifo = d.path().join("p");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         if made.is_ok_and(|s| s.success()) {
-            let e = read_text(&fifo, 1 << 10).unwrap_err();
+            let e = read_text(&fifo, 1 << 10).unwrap_err().to_string();
             assert!(e.contains("FIFO"), "{e}");
         }
     }
@@ -122,12 +167,21 @@ mod tests {
         let p = d.path().join("a.toml");
         std::fs::write(&p, "x = 1\n").unwrap();
         assert_eq!(read_text(&p, 6).unwrap(), "x = 1\n");
-        assert!(read_text(&p, 5).unwrap_err().contains("at most"));
-        std::fs::write(&p, [b'a', 0xff, 0xfe]).unwrap();
-        assert!(read_text(&p, 100).unwrap_err().contains("not UTF-8"));
-        assert!(read_text(d.path(), 100).unwrap_err().contains("directory"));
-        std::fs::write(&p, "a = 1\nb = \"x\0\"\n").unwrap();
+        assert!(read_text(&p, 5).unwrap_err().message.contains("at most"));
+        std::fs::write(&p, b"a = 1\nb = \"\xc3\xa9\xff\"\n").unwrap();
         let e = read_text(&p, 100).unwrap_err();
-        assert!(e.contains("NUL byte at line 2, column 7"), "{e}");
+        assert!(e.message.contains("not UTF-8"), "{e}");
+        // Columns count characters: the 2-byte `é` is one.
+        assert_eq!(e.at, Some((2, 7)), "{e}");
+        let e = read_text(d.path(), 100).unwrap_err();
+        assert!(e.message.contains("directory") && e.at.is_none(), "{e}");
+        std::fs::write(&p, "a = 1\nb = \"é\0\"\n").unwrap();
+        let e = read_text(&p, 100).unwrap_err();
+        assert!(e.message.contains("NUL byte"), "{e}");
+        assert_eq!(e.at, Some((2, 7)), "{e}");
+        assert_eq!(
+            e.in_file(Path::new("a.toml")),
+            "a.toml:2:7: binary content (a NUL byte): a text file is expected"
+        );
     }
 }

@@ -76,6 +76,61 @@ pub fn check_file_name(name: &str, field: &str) -> Checked {
     Ok(())
 }
 
+/// A setting that multiplies the size of what its section makes (`planes`, `campuses`,
+/// `chunks`, `ranks_per_host`), with that size were the setting at its least value
+/// (`None`: the settings do not count with it there). The memory budget names, as the
+/// field that drives a count, the knob whose least value shrinks it most: a refusal then
+/// says `topology.planes`, not `topology`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SizeKnob<S> {
+    /// The field, relative to the section.
+    pub field: &'static str,
+    /// The size with the field at its least value.
+    pub least: Option<S>,
+}
+
+/// A field and what sets it to its least value in a copy of the settings.
+pub type Knob<C> = (&'static str, fn(&mut C));
+
+/// The knobs of `cfg`: each `(field, set it to its least value)` applied to a copy of the
+/// settings, sized by `count`. A setter that leaves the copy as it is (a field not
+/// given) makes a knob that shrinks nothing.
+pub fn size_knobs<C: Clone, S>(
+    cfg: &C,
+    knobs: &[Knob<C>],
+    count: impl Fn(&C) -> Option<S>,
+) -> Vec<SizeKnob<S>> {
+    knobs
+        .iter()
+        .map(|&(field, least)| {
+            let mut c = cfg.clone();
+            least(&mut c);
+            SizeKnob {
+                field,
+                least: count(&c),
+            }
+        })
+        .collect()
+}
+
+/// The knob of `knobs` that drives `count` most: the one whose least value makes the
+/// count smallest, if it makes it smaller than `now` at all (the first of equals).
+pub fn driving_knob<S>(
+    knobs: &[SizeKnob<S>],
+    now: u64,
+    count: impl Fn(&S) -> u64,
+) -> Option<&'static str> {
+    let mut best: Option<(&'static str, u64)> = None;
+    for k in knobs {
+        if let Some(n) = k.least.as_ref().map(&count) {
+            if n < now && best.is_none_or(|(_, b)| n < b) {
+                best = Some((k.field, n));
+            }
+        }
+    }
+    best.map(|(f, _)| f)
+}
+
 /// One parameter as `fabricsim list` shows it: its name in the scenario section, the value
 /// the code resolves it to (written as it would be in a scenario file), and a note: where
 /// the value comes from (\[paper\], \[code\], \[recon\]) or what it means.

@@ -12,10 +12,18 @@
 //! drive them when the total exceeds the process's limit ([`limit`]). A sweep prices its
 //! runs alive at once the same way ([`crate::run::runner`]).
 //!
+//! # The field a refusal names
+//! Each part names the setting that drives it, not its section: each kind lists the
+//! fields that multiply what it makes with its size were each at its least value
+//! ([`crate::base::param::SizeKnob`]), and the part names the one that shrinks it most
+//! (`topology.planes` for a thousand planes, `topology.campuses`, `workload[0].chunks`),
+//! or the section or entry when none does (the hosts of an all-to-all are the
+//! topology's). A refusal names the largest part's.
+//!
 //! # The prices
-//! Bytes per item were measured (peak RSS of `fabricsim run --out` on fat trees k = 8..40,
-//! leaf-spines of 1k-16k hosts, incasts of 7k-700k flows, collectives of 48k-480k
-//! pieces; the measurement is `crates/fabricsim/tests/budget.rs`) and rounded up: the
+//! Bytes per item were measured (peak RSS of `fabricsim run --out`, `summary.json`'s
+//! `peak_rss_bytes`, on fat trees k = 8..40, leaf-spines of 1k-16k hosts, incasts of
+//! 7k-700k flows, collectives of 48k-480k pieces) and rounded up: the
 //! runtime structures (a port was 832 bytes when measured, 640 later; a flow
 //! 496), the temporaries of assembly, the output rows and the slack of growing vectors. The estimate is meant to be an upper
 //! bound of the run's peak resident memory; the property test
@@ -33,7 +41,7 @@
 //! threads and allocator arenas reserve without using. `fabricsim run --max-memory`
 //! replaces it ([`set_limit`]).
 
-use crate::base::param::ParamError;
+use crate::base::param::{driving_knob, ParamError, SizeKnob};
 use crate::model::topology::{TopoSize, TopologyCfg};
 use crate::model::workload::WorkSize;
 use crate::scenario::config::Scenario;
@@ -78,6 +86,18 @@ pub const HW_ITER_BYTES: u64 =
 pub const PACKET_BYTES: u64 = 96;
 /// Per recorded sample (queue or rate): the sample and its CSV row.
 pub const SAMPLE_BYTES: u64 = 64;
+/// Per element of a hardware collective's message, per rank: the rank's partial
+/// reduction (a `u64` an element, reserved to the message's length when the engine is
+/// built and filled when the rank enters), and a quarter more for the allocator's
+/// rounding and an iteration's temporaries (its inputs, the root's check). Measured: 8192
+/// ranks of a 64 KiB fp32 allreduce peaked at 1040 MiB, 1024 of them these elements.
+pub const HW_ELEM_BYTES: u64 = 10;
+/// Per message-engine slot (`transport.message.engines` per NIC): when it is next free.
+pub const ENGINE_SLOT_BYTES: u64 = 8;
+/// Per multicast table entry or output port: an entry's key and output range in the
+/// switches' map with the map's slack (a hash map of 16-byte entries grown by doubling),
+/// or a 4-byte output port, and the build's per-switch scratch of each collective's tree.
+pub const MULTICAST_TABLE_BYTES: u64 = 48;
 /// Flows per host assumed for a workload kind that cannot bound its size.
 const UNKNOWN_FLOWS_PER_HOST: u64 = 4;
 
@@ -90,9 +110,15 @@ pub struct Part {
     pub items: u64,
     /// Bytes.
     pub bytes: u64,
-    /// The scenario field (or section) whose settings drive it: `topology`,
-    /// `workload[0]`, `fabric.buffer`, `record.queue_interval`.
+    /// The scenario field whose value drives it, as a refusal names it:
+    /// `topology.planes`, `workload[0].chunks`, `fabric.buffer`,
+    /// `record.queue_interval`; the section or entry (`topology`, `workload[0]`) when no
+    /// one field does (the hosts of an all-to-all).
     pub field: String,
+    /// What builds it: `topology` (the graph and its tables, checked before the graph is
+    /// built: [`Footprint::of_section`]), `workload`, `fabric` (packets in its buffers),
+    /// `transport`, `record`.
+    pub section: &'static str,
     /// How the settings drive it, as the user wrote them.
     pub driven_by: String,
 }
@@ -117,7 +143,7 @@ impl Footprint {
         what: &'static str,
         items: u64,
         each: u64,
-        field: &str,
+        (section, field): (&'static str, impl Into<String>),
         driven_by: impl Into<String>,
     ) {
         if items > 0 {
@@ -125,20 +151,21 @@ impl Footprint {
                 what,
                 items,
                 bytes: items.saturating_mul(each),
-                field: field.to_string(),
+                field: field.into(),
+                section,
                 driven_by: driven_by.into(),
             });
         }
     }
 
-    /// The parts driven by `field` alone (`"topology"`: what building the graph and its
-    /// tables will take).
-    pub fn of_field(&self, field: &str) -> Footprint {
+    /// The parts of one section (`"topology"`: what building the graph and its tables
+    /// will take), whichever of its fields drives each.
+    pub fn of_section(&self, section: &str) -> Footprint {
         Footprint {
             parts: self
                 .parts
                 .iter()
-                .filter(|p| p.field == field)
+                .filter(|p| p.section == section)
                 .cloned()
                 .collect(),
         }
@@ -240,7 +267,9 @@ fn buffer_bytes(sc: &Scenario, topo: &TopoSize) -> (u64, (&'static str, &'static
 /// Estimates what one run of `sc` will hold, from its settings alone. Files the topology
 /// and workload name are read (within the input size limit), nothing else is built.
 /// Errors are the settings' own (a field the size count cannot make sense of), named
-/// relative to the scenario.
+/// relative to the scenario. Each part names the field that drives it: of the fields
+/// that multiply a count ([`crate::base::param::SizeKnob`]), the one whose least value
+/// shrinks it most.
 pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError> {
     let mut fp = Footprint::default();
     let topo =
@@ -249,17 +278,39 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         return Ok(fp);
     };
     let drivers = sc.topology.model().size_drivers();
-    // The simulator's hard limit on ports comes first: it names its own field.
-    crate::model::topology::check_size(topo.hosts, topo.links).map_err(|e| e.within("topology"))?;
-    let ports = topo.links.saturating_mul(2);
-    fp.add("hosts", topo.hosts, HOST_BYTES, "topology", drivers);
-    fp.add("ports", ports, PORT_BYTES, "topology", drivers);
-    fp.add("switches", topo.switches, SWITCH_BYTES, "topology", "");
+    let knobs = crate::model::topology::size_knobs(&sc.topology, base_dir);
+    let tf = |count: fn(&TopoSize) -> u64| -> (&'static str, String) {
+        let field = driving_knob(&knobs, count(&topo), count)
+            .map_or("topology".to_string(), |f| format!("topology.{f}"));
+        ("topology", field)
+    };
+    let hosts_of: fn(&TopoSize) -> u64 = |t| t.hosts;
+    let ports_of: fn(&TopoSize) -> u64 = |t| t.links.saturating_mul(2);
+    // The simulator's hard limit on ports comes first, naming the field that drives the
+    // count over it.
+    crate::model::topology::check_size(topo.hosts, topo.links).map_err(|e| {
+        let over = if topo.hosts > crate::base::ids::MAX_INDEX as u64 {
+            hosts_of
+        } else {
+            ports_of
+        };
+        e.within(&tf(over).1)
+    })?;
+    let ports = ports_of(&topo);
+    fp.add("hosts", topo.hosts, HOST_BYTES, tf(hosts_of), drivers);
+    fp.add("ports", ports, PORT_BYTES, tf(ports_of), drivers);
+    fp.add(
+        "switches",
+        topo.switches,
+        SWITCH_BYTES,
+        tf(|t| t.switches),
+        "",
+    );
     fp.add(
         "routing entries",
         topo.switches.saturating_mul(topo.edge_switches),
         ROUTE_ENTRY_BYTES,
-        "topology",
+        tf(|t| t.switches.saturating_mul(t.edge_switches)),
         "switches x edge switches",
     );
     // Nothing yet, and a known byte count of zero (an entry that cannot bound its bytes
@@ -269,13 +320,6 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         ..WorkSize::default()
     };
     let mut drivers: Vec<String> = Vec::new();
-    // The entry with most flows: the field a refusal names.
-    let mut big: Option<(usize, u64)> = None;
-    // The entry with most hardware-collective iterations: its `repeat` drives them.
-    let mut most_iters: Option<(usize, u64)> = None;
-    // And the one with most hardware-collective ranks: its `ranks_per_host` multiplies
-    // them.
-    let mut most_ops: Option<(usize, u64)> = None;
     let ctx = crate::model::workload::SizeCtx {
         hosts: topo.hosts,
         host_rate_bps: topo.host_rate_bps,
@@ -283,28 +327,26 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
     };
     let sizes =
         crate::model::workload::size_in(&sc.workload, &ctx).map_err(|e| e.within("workload"))?;
+    let mut entries = Vec::with_capacity(sizes.len());
     for (i, (s, d)) in sizes.into_iter().enumerate() {
+        let known = s.is_some();
         let s = s.unwrap_or(WorkSize {
             flows: topo.hosts.saturating_mul(UNKNOWN_FLOWS_PER_HOST),
             ..Default::default()
         });
         if s.flows > 0 && !d.is_empty() {
             drivers.push(format!("workload[{i}] ({}): {d}", sc.workload[i].kind()));
-            big = match big {
-                Some((j, f)) if f >= s.flows => Some((j, f)),
-                _ => Some((i, s.flows)),
-            };
-        }
-        if s.hw_ops > most_ops.map_or(0, |(_, n)| n) {
-            most_ops = Some((i, s.hw_ops));
-        }
-        if s.hw_iters > most_iters.map_or(0, |(_, n)| n) {
-            most_iters = Some((i, s.hw_iters));
         }
         work = work.plus(s);
+        entries.push((s, known));
     }
+    let mut wf = WorkFields {
+        sc,
+        ctx: &ctx,
+        entries,
+        knobs: Vec::new(),
+    };
     let by = drivers.join(", ");
-    let wf = big.map_or("workload".to_string(), |(i, _)| format!("workload[{i}]"));
     // One entry: the field names it, the drivers say how; several: each with its own.
     let by = match drivers.as_slice() {
         [one] => one
@@ -312,28 +354,52 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
             .map_or(String::new(), |(_, d)| d.to_string()),
         _ => by,
     };
-    fp.add("flows", work.flows, FLOW_BYTES, &wf, by.clone());
-    fp.add("dependency edges", work.deps, DEP_BYTES, &wf, by.clone());
-    fp.add("compute phases", work.phases, PHASE_BYTES, &wf, by.clone());
-    fp.add("jobs", work.jobs, JOB_BYTES, &wf, by.clone());
-    if let Some((i, _)) = most_ops {
-        fp.add(
-            "hardware-collective operations",
-            work.hw_ops,
-            HW_OP_BYTES,
-            &format!("workload[{i}].ranks_per_host"),
-            "hosts x ranks_per_host per hardware collective",
-        );
-    }
+    let flows_field = wf.field(|s| s.flows);
+    fp.add("flows", work.flows, FLOW_BYTES, flows_field, by.clone());
+    let f = wf.field(|s| s.deps);
+    fp.add("dependency edges", work.deps, DEP_BYTES, f, by.clone());
+    let f = wf.field(|s| s.phases);
+    fp.add("compute phases", work.phases, PHASE_BYTES, f, by.clone());
+    let f = wf.field(|s| s.jobs);
+    fp.add("jobs", work.jobs, JOB_BYTES, f, by.clone());
+    let f = wf.field(|s| s.hw_ops);
+    fp.add(
+        "hardware-collective operations",
+        work.hw_ops,
+        HW_OP_BYTES,
+        f,
+        "hosts x ranks_per_host per hardware collective",
+    );
     // Every iteration's record is allocated when the engine is built (and copied into
     // each shard's lane of a cut run).
-    if let Some((i, _)) = most_iters {
+    let f = wf.field(|s| s.hw_iters);
+    fp.add(
+        "hardware-collective iteration records",
+        work.hw_iters,
+        HW_ITER_BYTES,
+        f,
+        "repeat per hardware collective",
+    );
+    // Every rank holds a partial reduction of the whole message.
+    let f = wf.field(|s| s.hw_elems);
+    fp.add(
+        "hardware-collective elements in partial reductions",
+        work.hw_elems,
+        HW_ELEM_BYTES,
+        f,
+        "hosts x ranks_per_host x size / type's bytes per hardware collective",
+    );
+    let switch_ports = ports.saturating_sub(topo.hosts);
+    multicast_tables(&mut fp, sc, &topo);
+    // A slot per message engine of every NIC.
+    if sc.transport.kind == crate::model::transport::rdma::TransportKind::Message {
         fp.add(
-            "hardware-collective iteration records",
-            work.hw_iters,
-            HW_ITER_BYTES,
-            &format!("workload[{i}].repeat"),
-            "repeat per hardware collective",
+            "message-engine slots",
+            topo.hosts
+                .saturating_mul(u64::from(sc.transport.message.engines)),
+            ENGINE_SLOT_BYTES,
+            ("transport", "transport.message.engines"),
+            "hosts x transport.message.engines",
         );
     }
     // Packets alive: no more than the switch buffers and long links hold (in frames of
@@ -342,36 +408,38 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
     let frame = sc.transport.max_packet().max(64);
     let (buf, buf_by) = buffer_bytes(sc, &topo);
     let held = buf.saturating_add(link_bdp_bytes(sc, &topo)) / frame;
-    let sent = work.bytes.map(|b| {
-        (b / sc.transport.mtu.max(1))
-            .saturating_add(work.flows)
-            .saturating_mul(2)
-    });
-    match sent {
-        Some(s) if s < held => fp.add(
-            "packets alive at most (all the workload's)",
-            s,
-            PACKET_BYTES,
-            &wf,
-            by.clone(),
-        ),
+    let mtu = sc.transport.mtu.max(1);
+    let sent_of = move |w: &WorkSize| {
+        w.bytes
+            .map(|b| (b / mtu).saturating_add(w.flows).saturating_mul(2))
+    };
+    match sent_of(&work) {
+        Some(s) if s < held => {
+            let f = wf.field(move |w| sent_of(w).unwrap_or(u64::MAX));
+            fp.add(
+                "packets alive at most (all the workload's)",
+                s,
+                PACKET_BYTES,
+                f,
+                by.clone(),
+            )
+        }
         _ => fp.add(
             "packets alive at most (every switch buffer full)",
             held,
             PACKET_BYTES,
-            buf_by.0,
+            ("fabric", buf_by.0),
             buf_by.1,
         ),
     }
     // Recorded samples: a sample per switch port per queue interval, a sample per flow
     // per rate interval, up to `max_time` (fewer when the run ends earlier).
     let grid = |iv: Option<u64>| iv.map_or(0, |iv| sc.max_time / iv.max(1));
-    let switch_ports = ports.saturating_sub(topo.hosts);
     fp.add(
         "queue samples at most",
         grid(sc.record.queue_interval).saturating_mul(switch_ports),
         SAMPLE_BYTES,
-        "record.queue_interval",
+        ("record", "record.queue_interval"),
         "max_time / record.queue_interval x switch ports",
     );
     let rate_iv = sc.record.rate_interval.or(sc
@@ -383,7 +451,7 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         "rate samples at most",
         grid(rate_iv).saturating_mul(work.flows),
         SAMPLE_BYTES,
-        "record.rate_interval",
+        ("record", "record.rate_interval"),
         "max_time / record.rate_interval x flows",
     );
     // A capture reserves its records up to the limit at build (a cut run, one log a
@@ -395,11 +463,80 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
             "captured frames at most",
             p.limit.min(crate::model::capture::MAX_LIMIT),
             crate::model::capture::RECORD_BYTES + 8,
-            "record.pcap.limit",
+            ("record", "record.pcap.limit"),
             "record.pcap.limit",
         );
     }
     Ok(fp)
+}
+
+/// The workload entries' sizes, and the field a part of the workload names: the entry
+/// with the largest count (the first of equals), and its field that drives it.
+struct WorkFields<'a> {
+    sc: &'a Scenario,
+    ctx: &'a crate::model::workload::SizeCtx<'a>,
+    /// Per entry: its size, and whether the kind could count it.
+    entries: Vec<(WorkSize, bool)>,
+    /// Per entry, its knobs once asked for (they size the entry once a knob, so only the
+    /// entries a part names are asked).
+    knobs: Vec<Option<Vec<SizeKnob<WorkSize>>>>,
+}
+
+impl WorkFields<'_> {
+    fn field(&mut self, count: impl Fn(&WorkSize) -> u64) -> (&'static str, String) {
+        let Some((i, n)) = self
+            .entries
+            .iter()
+            .map(|(s, _)| count(s))
+            .enumerate()
+            .filter(|&(_, n)| n > 0)
+            .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)))
+        else {
+            return ("workload", "workload".to_string());
+        };
+        self.knobs.resize(self.entries.len(), None);
+        let (sc, ctx, known) = (self.sc, self.ctx, self.entries[i].1);
+        let knobs = self.knobs[i].get_or_insert_with(|| {
+            if known {
+                crate::model::workload::size_knobs(&sc.workload[i], ctx)
+            } else {
+                Vec::new()
+            }
+        });
+        let field = match driving_knob(knobs, n, count) {
+            Some(f) => format!("workload[{i}].{f}"),
+            None => format!("workload[{i}]"),
+        };
+        ("workload", field)
+    }
+}
+
+/// The switches' multicast tables ([`crate::model::fabric::multicast`]): a hardware
+/// collective that multicasts sets one table on each switch of its tree (keyed by the
+/// port the tree enters it by), so at most one a switch, and its output ports are the
+/// tree's links, one into each switch and one to each member host: per collective, at
+/// most switches + its hosts entries and ports.
+fn multicast_tables(fp: &mut Footprint, sc: &Scenario, topo: &TopoSize) {
+    let mut groups = 0u64;
+    let mut items = 0u64;
+    let mut last = 0;
+    for (i, w) in sc.workload.iter().enumerate() {
+        if let crate::model::workload::WorkloadCfg::HwCollective(h) = w {
+            if h.multicast {
+                let members = crate::model::workload::set_size(&h.hosts, topo.hosts, false);
+                items = items.saturating_add(topo.switches.saturating_add(members));
+                groups += 1;
+                last = i;
+            }
+        }
+    }
+    fp.add(
+        "multicast table entries and output ports at most",
+        items,
+        MULTICAST_TABLE_BYTES,
+        ("workload", format!("workload[{last}].multicast")),
+        format!("switches + hosts, per hardware collective that multicasts ({groups})"),
+    );
 }
 
 /// Bytes on the wire at once beyond what buffers hold: only long-haul fibre matters (a
@@ -612,6 +749,173 @@ mod tests {
         if let Some(avail) = meminfo_available() {
             assert!(b <= avail, "{b} > {avail}: {why}");
         }
+    }
+
+    fn footprint(src: &str) -> Result<Footprint, ParamError> {
+        let l = crate::scenario::load_str(src, "t.toml", Path::new("."), &[]).unwrap();
+        estimate(&l.scenario, Path::new("."))
+    }
+
+    /// The field the part `what` names.
+    fn field(fp: &Footprint, what: &str) -> String {
+        let p = fp.parts.iter().find(|p| p.what == what);
+        p.unwrap_or_else(|| panic!("no part `{what}`: {}", fp.describe()))
+            .field
+            .clone()
+    }
+
+    const SUNWAY: &str = "[topology]\nkind = \"sunway\"\nleaves = 4\nspines = 2\n\
+                          nodes_per_leaf = 2\nnodes = 8\nsibling_links = 0\n";
+    const LEAF_SPINE: &str = "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 1\n\
+                              servers_per_leaf = 4\nhost_rate = \"100Gbps\"\n";
+
+    #[test]
+    fn parts_name_the_field_that_drives_them() {
+        // Planes multiply the switches, ports and tables; the hosts are the nodes.
+        let fp = footprint(&format!(
+            "{SUNWAY}planes = 1000\n[[workload]]\nkind = \"permutation\"\nsize = 4096\n"
+        ))
+        .unwrap();
+        for what in ["ports", "switches", "routing entries"] {
+            assert_eq!(field(&fp, what), "topology.planes", "{what}");
+        }
+        assert_eq!(field(&fp, "hosts"), "topology.nodes");
+        // Campuses multiply every campus and the DCI between them.
+        let fp = footprint(
+            "[topology]\nkind = \"multi_campus\"\ncampuses = 500\nleaves = 2\nspines = 1\n\
+             servers_per_leaf = 2\ndr_switches = 1\ndr_ports = 100000\n\
+             campus_to_dr_capacity = \"800Gbps\"\ndci_capacity = \"800Gbps\"\n\
+             [[workload]]\nkind = \"permutation\"\nsize = 4096\n",
+        )
+        .unwrap();
+        for what in ["hosts", "ports", "routing entries"] {
+            assert_eq!(field(&fp, what), "topology.campuses", "{what}");
+        }
+        // A collective: the setting that multiplies its pieces, each part its own.
+        let coll = |extra: &str| {
+            footprint(&format!(
+                "{LEAF_SPINE}[[workload]]\nkind = \"permutation\"\nsize = 4096\n\
+                 [[workload]]\nkind = \"collective\"\ncollective = \"ring_allreduce\"\n\
+                 size = \"1MiB\"\n{extra}"
+            ))
+            .unwrap()
+        };
+        let fp = coll("chunks = 100000\nrepeat = 1000\n");
+        assert_eq!(field(&fp, "flows"), "workload[1].chunks");
+        assert_eq!(field(&fp, "jobs"), "workload[1].repeat");
+        let fp = coll("window = { buffer = \"8B\", chunk = \"1B\" }\n");
+        assert_eq!(field(&fp, "flows"), "workload[1].window.chunk");
+        // Nothing but the topology's hosts drives an all-to-all: the entry is named.
+        let fp = footprint(&format!(
+            "{LEAF_SPINE}[[workload]]\nkind = \"all_to_all\"\nsize = 4096\n"
+        ))
+        .unwrap();
+        assert_eq!(field(&fp, "flows"), "workload[0]");
+        // Ranks of a hardware collective.
+        let fp = footprint(&format!(
+            "{SUNWAY}[[workload]]\nkind = \"hw_collective\"\ncollective = \"barrier\"\n\
+             ranks_per_host = 100000\n"
+        ))
+        .unwrap();
+        assert_eq!(
+            field(&fp, "hardware-collective operations"),
+            "workload[0].ranks_per_host"
+        );
+        // A refusal names the largest part's field.
+        assert_eq!(fp.largest().unwrap().field, "workload[0].ranks_per_host");
+    }
+
+    /// What the NICs' collective engine, the message engines and the switches' multicast
+    /// tables hold, priced from the settings that drive them.
+    #[test]
+    fn engines_and_tables_are_priced_by_what_drives_them() {
+        let hw = |extra: &str| {
+            footprint(&format!(
+                "{SUNWAY}[transport]\nkind = \"message\"\nmtu = \"64KiB\"\n\
+                 [transport.message]\nengines = 1024\n\
+                 [[workload]]\nkind = \"hw_collective\"\ncollective = \"allreduce\"\n\
+                 type = \"fp32\"\n{extra}"
+            ))
+            .unwrap()
+        };
+        let part = |fp: &Footprint, what: &str| {
+            fp.parts
+                .iter()
+                .find(|p| p.what == what)
+                .cloned()
+                .unwrap_or_else(|| panic!("no part `{what}`: {}", fp.describe()))
+        };
+        // 8 hosts x 2 ranks, each a partial reduction of 16384 fp32 elements.
+        let fp = hw("size = \"64KiB\"\nranks_per_host = 2\n");
+        let p = part(&fp, "hardware-collective elements in partial reductions");
+        assert_eq!((p.items, p.bytes), (16 * 16384, 16 * 16384 * HW_ELEM_BYTES));
+        assert_eq!(p.field, "workload[0].size");
+        // A size past the largest message (refused when generated) is priced at it.
+        let fp = hw("size = \"1GiB\"\n");
+        assert_eq!(
+            part(&fp, "hardware-collective elements in partial reductions").items,
+            8 * 16384
+        );
+        // A slot per engine and NIC.
+        let p = part(&fp, "message-engine slots");
+        assert_eq!(
+            (p.items, p.field.as_str()),
+            (8 * 1024, "transport.message.engines")
+        );
+        // Per multicasting collective, a table a switch and an output port a switch and
+        // a host at most.
+        let barriers = "[[workload]]\nkind = \"hw_collective\"\ncollective = \"barrier\"\n";
+        let fp = footprint(&format!("{SUNWAY}{}", barriers.repeat(3))).unwrap();
+        let p = part(&fp, "multicast table entries and output ports at most");
+        let switches = part(&fp, "switches").items;
+        assert_eq!(
+            (p.items, p.field.as_str()),
+            (3 * (switches + 8), "workload[2].multicast")
+        );
+        let fp = footprint(&format!("{SUNWAY}{barriers}multicast = false\n")).unwrap();
+        assert!(
+            fp.parts.iter().all(|p| !p.what.contains("multicast")),
+            "{}",
+            fp.describe()
+        );
+    }
+
+    #[test]
+    fn the_port_limit_names_the_field_that_passes_it() {
+        let e = footprint(&format!("{SUNWAY}planes = 1000000000\n")).unwrap_err();
+        assert_eq!(e.field, "topology.planes", "{e}");
+        assert!(e.message.contains("too large"), "{e}");
+        let e = footprint(
+            "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 1\n\
+             servers_per_leaf = 2\nnics_per_server = 4294967295\nhost_rate = \"100Gbps\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "topology.nics_per_server", "{e}");
+    }
+
+    /// What building the graph takes is checked before the graph is built, whichever
+    /// field of the topology drives each part; packets priced at the DR switches' buffers
+    /// wait for the check of the whole.
+    #[test]
+    fn the_graph_parts_are_the_topology_section() {
+        let fp = footprint(
+            "[topology]\nkind = \"multi_campus\"\nleaves = 2\nspines = 1\n\
+             servers_per_leaf = 2\ndr_switches = 1\ndr_buffer = \"64GiB\"\n\
+             campus_to_dr_capacity = \"800Gbps\"\ndci_capacity = \"800Gbps\"\n\
+             [[workload]]\nkind = \"all_to_all\"\nsize = \"16GiB\"\n",
+        )
+        .unwrap();
+        let graph: Vec<&str> = fp
+            .of_section("topology")
+            .parts
+            .iter()
+            .map(|p| p.what)
+            .collect();
+        assert_eq!(graph, ["hosts", "ports", "switches", "routing entries"]);
+        assert_eq!(
+            field(&fp, "packets alive at most (every switch buffer full)"),
+            "topology.dr_buffer"
+        );
     }
 
     #[test]

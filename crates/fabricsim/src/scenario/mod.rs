@@ -338,11 +338,11 @@ pub fn load_str(
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<LoadedScenario, ScenarioError> {
     let file = path.display().to_string();
     let src = crate::base::input_file::read_text(path, crate::base::input_file::MAX_SCENARIO_BYTES)
-        .map_err(|message| ScenarioError {
+        .map_err(|e| ScenarioError {
             file: file.clone(),
-            pos: None,
+            pos: e.at,
             field: None,
-            message,
+            message: e.message,
         })?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_str(&src, &file, &base, overrides)

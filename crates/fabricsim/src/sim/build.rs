@@ -33,7 +33,7 @@ impl Simulation {
         // settings it prices (intervals, buffers) passed their own checks.
         let footprint = crate::scenario::budget::estimate(sc, base_dir)
             .map_err(|e| ScenarioError::param(file, e))?;
-        crate::scenario::budget::check(&footprint.of_field("topology"), 1)
+        crate::scenario::budget::check(&footprint.of_section("topology"), 1)
             .map_err(|e| ScenarioError::param(file, e))?;
         let g = topology::build(&sc.topology, base_dir).map_err(at("topology"))?;
         let credit = validate_fabric(sc, &g, file)?;

@@ -3,7 +3,7 @@
 //! deadlock, which shortest-path routing never creates on its own).
 
 use super::{link_delay, GraphGenerator, StaticRoute, TopoGraph, TopoSize};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Rate, Time};
 use crate::model::topology::SecurityMode;
@@ -92,6 +92,44 @@ impl GraphGenerator for CustomTopoCfg {
 
     fn size_drivers(&self) -> &'static str {
         "the hosts, switches and links listed"
+    }
+
+    /// The lists: without one, what it adds is gone (links to names no longer listed
+    /// aside, which the build refuses anyway).
+    fn size_knobs(&self, _base_dir: &std::path::Path) -> Vec<SizeKnob<TopoSize>> {
+        let s = counts(self);
+        let knob = |field, least| SizeKnob {
+            field,
+            least: Some(least),
+        };
+        vec![
+            knob(
+                "links",
+                TopoSize {
+                    links: 0,
+                    edge_switches: 0,
+                    host_rate_bps: 0,
+                    ..s
+                },
+            ),
+            knob(
+                "hosts",
+                TopoSize {
+                    hosts: 0,
+                    edge_switches: 0,
+                    host_rate_bps: 0,
+                    ..s
+                },
+            ),
+            knob(
+                "switches",
+                TopoSize {
+                    switches: 0,
+                    edge_switches: 0,
+                    ..s
+                },
+            ),
+        ]
     }
 }
 

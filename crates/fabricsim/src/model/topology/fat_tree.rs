@@ -5,7 +5,7 @@
 //! Host ids run pod by pod, edge by edge.
 
 use super::{delay_params, link_delay, GraphGenerator, TopoGraph, TopoSize};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Rate, Time};
 use serde::Deserialize;
@@ -67,6 +67,17 @@ impl GraphGenerator for FatTreeCfg {
 
     fn size_drivers(&self) -> &'static str {
         "k^3 / 4 x oversubscription (hosts), k^3 / 2 (switch links)"
+    }
+
+    fn size_knobs(&self, _base_dir: &std::path::Path) -> Vec<SizeKnob<TopoSize>> {
+        size_knobs(
+            self,
+            &[
+                ("k", |c| c.k = 2),
+                ("oversubscription", |c| c.oversubscription = 1),
+            ],
+            |c| counts(c).ok(),
+        )
     }
 }
 

@@ -8,7 +8,7 @@
 
 use super::{delay_params, link_delay, GraphGenerator, TopoGraph, TopoSize};
 use crate::base::ids::MAX_INDEX;
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Rate, Time};
 use serde::Deserialize;
@@ -94,6 +94,26 @@ impl GraphGenerator for LeafSpineCfg {
     fn size_drivers(&self) -> &'static str {
         "leaves x servers_per_leaf x nics_per_server (hosts), \
          leaves x spines x uplinks_per_pair (links)"
+    }
+
+    fn size_knobs(&self, _base_dir: &std::path::Path) -> Vec<SizeKnob<TopoSize>> {
+        size_knobs(
+            self,
+            &[
+                ("leaves", |c| c.leaves = 1),
+                ("servers_per_leaf", |c| c.servers_per_leaf = 1),
+                ("nics_per_server", |c| c.nics_per_server = 1),
+                ("spines", |c| c.spines = c.spines.map(|s| s.min(1))),
+                ("uplinks_per_pair", |c| c.uplinks_per_pair = 1),
+                // Spines derived from the speedup: as few as one.
+                ("speedup", |c| {
+                    if c.speedup.take().is_some() {
+                        c.spines = Some(1);
+                    }
+                }),
+            ],
+            |c| counts(c).ok().map(|(s, _)| s),
+        )
     }
 }
 

@@ -16,7 +16,7 @@ pub mod sunway;
 pub mod three_tier;
 
 use crate::base::ids::MAX_INDEX;
-use crate::base::param::{Param, ParamError};
+use crate::base::param::{Param, ParamError, SizeKnob};
 use crate::base::units::{Rate, Time, PS_PER_METRE, US};
 use std::path::Path;
 
@@ -46,6 +46,12 @@ pub trait GraphGenerator {
     /// The settings that drive the size, as a user reads them (`"leaves x
     /// servers_per_leaf x nics_per_server"`): the budget's refusal names them.
     fn size_drivers(&self) -> &'static str;
+
+    /// The fields that multiply the graph, each with the size it would have were that
+    /// field at its least value: of these the budget names the one that drives a count
+    /// (`topology.planes`, `topology.campuses`). Every kind implements it (no default),
+    /// from the counting function of [`GraphGenerator::size`].
+    fn size_knobs(&self, base_dir: &Path) -> Vec<SizeKnob<TopoSize>>;
 }
 
 /// Link security modes.
@@ -109,7 +115,7 @@ pub struct TopoSize {
     /// Full-duplex links (each is two ports).
     pub links: u64,
     /// The fastest NIC, in bit/s: its host link's rate times its ports (rails); 0 when
-    /// the settings do not tell (an ns-3 topology file). Bounds how many flows a
+    /// no host has a link. Bounds how many flows a
     /// Poisson workload of a given load and duration makes.
     pub host_rate_bps: u64,
 }
@@ -117,6 +123,11 @@ pub struct TopoSize {
 /// The size of the topology a section describes, without building it.
 pub fn size(cfg: &TopologyCfg, base_dir: &Path) -> Result<Option<TopoSize>, ParamError> {
     cfg.model().size(base_dir)
+}
+
+/// The knobs of the topology a section describes ([`GraphGenerator::size_knobs`]).
+pub fn size_knobs(cfg: &TopologyCfg, base_dir: &Path) -> Vec<SizeKnob<TopoSize>> {
+    cfg.model().size_knobs(base_dir)
 }
 
 fn one() -> u32 {

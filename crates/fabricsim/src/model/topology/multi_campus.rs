@@ -51,7 +51,7 @@
 //! ([`crate::model::fabric::roles::dr`]).
 
 use super::{delay_params, link_delay, DrSpec, GraphGenerator, NodeRole, TopoGraph, TopoSize};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Rate, Time, MAX_RATE_BPS, US};
 use serde::Deserialize;
@@ -326,6 +326,49 @@ impl GraphGenerator for MultiCampusCfg {
         "campuses x the campus fabric's hosts and links (leaves x servers_per_leaf x \
          nics_per_server, or pods x tors_per_pod x servers_per_tor), \
          campuses^2 x dci_capacity / dci_link_rate (DCI links)"
+    }
+
+    fn size_knobs(&self, _base_dir: &std::path::Path) -> Vec<SizeKnob<TopoSize>> {
+        // Campus fields not given stay as they are (setting one would make it foreign to
+        // the campus kind): their knobs shrink nothing.
+        size_knobs(
+            self,
+            &[
+                ("campuses", |c| c.campuses = 2),
+                ("leaves", |c| c.leaves = c.leaves.map(|_| 1)),
+                ("servers_per_leaf", |c| {
+                    c.servers_per_leaf = c.servers_per_leaf.map(|_| 1)
+                }),
+                ("nics_per_server", |c| {
+                    c.nics_per_server = c.nics_per_server.map(|_| 1)
+                }),
+                ("spines", |c| c.spines = c.spines.map(|_| 1)),
+                ("uplinks_per_pair", |c| {
+                    c.uplinks_per_pair = c.uplinks_per_pair.map(|_| 1)
+                }),
+                ("pods", |c| c.pods = c.pods.map(|_| 1)),
+                ("tors_per_pod", |c| {
+                    c.tors_per_pod = c.tors_per_pod.map(|_| 1)
+                }),
+                ("servers_per_tor", |c| {
+                    c.servers_per_tor = c.servers_per_tor.map(|_| 1)
+                }),
+                ("aggs_per_pod", |c| {
+                    if let Some(a) = c.aggs_per_pod {
+                        c.cores = c.cores.map(|k| k / a.max(1));
+                        c.aggs_per_pod = Some(1);
+                    }
+                }),
+                // Cores are a multiple of aggs_per_pod.
+                ("cores", |c| c.cores = c.cores.and(c.aggs_per_pod)),
+                ("dr_switches", |c| c.dr_switches = 1),
+                // One DCI link per DR switch and campus pair.
+                ("dci_capacity", |c| {
+                    c.dci_capacity = Rate(c.dci_link_rate.0.saturating_mul(c.dr_switches as u64))
+                }),
+            ],
+            |c| counts(c).ok().map(|(s, _)| s),
+        )
     }
 }
 

@@ -35,7 +35,7 @@
 
 use super::{check_size, GraphGenerator, TopoGraph, TopoSize, MAX_LINK_DELAY};
 use crate::base::ids::MAX_INDEX;
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{Described, Param, ParamError, SizeKnob};
 use crate::base::units::{fmt_time, parse_time, Rate, Time, MAX_RATE_BPS, SEC};
 use serde::Deserialize;
 use std::path::Path;
@@ -80,23 +80,32 @@ impl GraphGenerator for Ns3FileCfg {
     fn size_drivers(&self) -> &'static str {
         "the node and link counts on the file's first line"
     }
+
+    /// The file: every count is its.
+    fn size_knobs(&self, _base_dir: &Path) -> Vec<SizeKnob<TopoSize>> {
+        vec![SizeKnob {
+            field: "file",
+            least: Some(TopoSize::default()),
+        }]
+    }
 }
 
-/// The counts the first line of the topology file `path` announces (what [`parse`]
-/// checks against the size limit before it allocates); errors as [`build`]'s. Which
-/// switches have hosts is only known from the links, so edge switches are bounded by
-/// switches, hosts and links alike (each host has one link, to one switch).
+/// The counts of the topology file `path` (what [`parse`] checks against the size limit
+/// before it allocates), exact, from a read of every line that builds nothing; errors as
+/// [`build`]'s, so a malformed file gets its line error, never a memory refusal priced
+/// from what its first line announces.
 pub fn size(path: &str, base_dir: &Path) -> Result<TopoSize, ParamError> {
     crate::base::param::check_file_name(path, "file")?;
     let p = base_dir.join(path);
     let text = crate::base::input_file::read_text(&p, crate::base::input_file::MAX_DATA_FILE_BYTES)
-        .map_err(|e| ParamError::new("file", format!("{}: {e}", p.display())))?;
-    let h = header(&text).map_err(|e| {
+        .map_err(|e| ParamError::new("file", e.in_file(&p)))?;
+    let at_line = |e: Ns3Error| {
         ParamError::new(
             "file",
             format!("{}:{}:1: {}", p.display(), e.line, e.message),
         )
-    })?;
+    };
+    let h = header(&text).map_err(at_line)?;
     // A file too short for what its first line announces (a link a line, the switch ids
     // on at least one) is a line error, found here before the counts are priced: else
     // a first line announcing a huge network would get a memory refusal instead.
@@ -124,13 +133,14 @@ pub fn size(path: &str, base_dir: &Path) -> Result<TopoSize, ParamError> {
             ),
         ));
     }
-    let hosts = h.nodes - h.switches;
+    // Every other line error, at its line, as the build reports it.
+    let s = scan(&text, &h, |_, _, _, _| {}).map_err(at_line)?;
     Ok(TopoSize {
-        hosts,
+        hosts: h.nodes - h.switches,
         switches: h.switches,
-        edge_switches: h.switches.min(hosts).min(h.links),
+        edge_switches: s.edge_switches,
         links: h.links,
-        host_rate_bps: 0,
+        host_rate_bps: s.host_rate_bps,
     })
 }
 
@@ -201,7 +211,7 @@ pub fn build(path: &str, base_dir: &Path) -> Result<TopoGraph, ParamError> {
     crate::base::param::check_file_name(path, "file")?;
     let p = base_dir.join(path);
     let text = crate::base::input_file::read_text(&p, crate::base::input_file::MAX_DATA_FILE_BYTES)
-        .map_err(|e| ParamError::new("file", format!("{}: {e}", p.display())))?;
+        .map_err(|e| ParamError::new("file", e.in_file(&p)))?;
     parse(&text, check_size).map_err(|e| match e {
         Ns3OrSize::Size(e) => e,
         Ns3OrSize::Line(e) => ParamError::new(
@@ -232,6 +242,53 @@ pub fn parse(
     text: &str,
     size_ok: impl Fn(u64, u64) -> Result<(), ParamError>,
 ) -> Result<TopoGraph, Ns3OrSize> {
+    let h = header(text)?;
+    size_ok(h.nodes - h.switches, h.links).map_err(Ns3OrSize::Size)?;
+    let mut links = Vec::new();
+    let s = scan(text, &h, |a, b, rate, delay| {
+        links.push((a, b, rate, delay))
+    })?;
+    // Graph nodes: hosts first in node-id order (so host id = graph node index), then the
+    // switches in node-id order.
+    let mut g = TopoGraph::default();
+    let mut node = vec![0usize; s.is_switch.len()];
+    for (id, &sw) in s.is_switch.iter().enumerate() {
+        if !sw {
+            let host = g.hosts.len();
+            node[id] = g.add_host(format!("host{host}"), host as u32);
+        }
+    }
+    for (id, &sw) in s.is_switch.iter().enumerate() {
+        if sw {
+            node[id] = g.add_node(format!("switch{id}"), true);
+        }
+    }
+    for (a, b, rate, delay) in links {
+        g.link(node[a], node[b], rate, delay);
+    }
+    Ok(g)
+}
+
+/// What reading every line of a topology file found.
+struct Scan {
+    /// Per node id, whether it is a switch.
+    is_switch: Vec<bool>,
+    /// Switches with a host linked to them.
+    edge_switches: u64,
+    /// The fastest host link, bit/s.
+    host_rate_bps: u64,
+}
+
+/// Reads every line below the header `h` and checks it, calling `link(a, b, rate,
+/// delay)` for each link in file order: every line error [`parse`] reports, in the same
+/// order, found without building the graph (it holds a few bytes per node, and the
+/// header's node count is bounded by [`MAX_INDEX`]), so that [`size`] reports a
+/// malformed file at its line before the budget prices what its first line announces.
+fn scan(
+    text: &str,
+    h: &Header,
+    mut link: impl FnMut(usize, usize, Rate, Time),
+) -> Result<Scan, Ns3Error> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -239,22 +296,14 @@ pub fn parse(
         .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
     let last_line = text.lines().count().max(1);
     let err = |line: usize, m: String| Ns3Error { line, message: m };
-
-    let Header {
-        line: hl,
-        nodes: n_nodes,
-        switches: n_switches,
-        links: n_links,
-    } = header(text)?;
+    let (n_nodes, n_switches, n_links) = (h.nodes as usize, h.switches, h.links);
     // The header is the first line that counts.
     lines.next();
-    size_ok(n_nodes - n_switches, n_links).map_err(Ns3OrSize::Size)?;
-    let n_nodes = n_nodes as usize;
 
     // Switch ids: the next `n_switches` numbers, on one line or several.
     let mut is_switch = vec![false; n_nodes];
     let mut n_seen = 0u64;
-    let mut switch_line = hl;
+    let mut switch_line = h.line;
     while n_seen < n_switches {
         let (l, text) = lines.next().ok_or_else(|| {
             err(
@@ -268,8 +317,7 @@ pub fn parse(
                 return Err(err(
                     l,
                     format!("more switch ids than the {n_switches} the first line announces"),
-                )
-                .into());
+                ));
             }
             let id: usize = tok
                 .parse()
@@ -281,34 +329,19 @@ pub fn parse(
                         "switch id {id} does not exist: nodes are numbered 0..{}",
                         n_nodes - 1
                     ),
-                )
-                .into());
+                ));
             }
             if std::mem::replace(&mut is_switch[id], true) {
-                return Err(err(l, format!("switch id {id} is listed twice")).into());
+                return Err(err(l, format!("switch id {id} is listed twice")));
             }
             n_seen += 1;
         }
     }
 
-    // Graph nodes: hosts first in node-id order (so host id = graph node index), then the
-    // switches in node-id order.
-    let mut g = TopoGraph::default();
-    let mut node = vec![0usize; n_nodes];
-    for id in 0..n_nodes {
-        if !is_switch[id] {
-            let host = g.hosts.len();
-            node[id] = g.add_host(format!("host{host}"), host as u32);
-        }
-    }
-    for id in 0..n_nodes {
-        if is_switch[id] {
-            node[id] = g.add_node(format!("switch{id}"), true);
-        }
-    }
-
-    // Links.
-    let mut host_link_line = vec![0usize; n_nodes];
+    // Links. A host's link line (0: none yet), for the message of a second one; a
+    // switch's entry says whether a host hangs off it (an edge switch).
+    let mut host_link_line = vec![0u32; n_nodes];
+    let (mut edge_switches, mut host_rate_bps) = (0u64, 0u64);
     let mut n_read = 0u64;
     for (l, text) in lines {
         let f: Vec<&str> = text.split_whitespace().collect();
@@ -319,15 +352,13 @@ pub fn parse(
                     "expected a link `<a> <b> <rate> <delay> <error rate>`, found {} field(s)",
                     f.len()
                 ),
-            )
-            .into());
+            ));
         }
         if n_read == n_links {
             return Err(err(
                 l,
                 format!("more links than the {n_links} the first line announces"),
-            )
-            .into());
+            ));
         }
         let end = |k: usize| -> Result<usize, Ns3Error> {
             let id: usize = f[k]
@@ -346,15 +377,15 @@ pub fn parse(
         };
         let (a, b) = (end(0)?, end(1)?);
         if a == b {
-            return Err(err(l, format!("link from node {a} to itself")).into());
+            return Err(err(l, format!("link from node {a} to itself")));
         }
         if !is_switch[a] && !is_switch[b] {
             return Err(err(
                 l,
                 format!("link {a} - {b} joins two hosts (neither is in the switch list); hosts attach to switches"),
-            )
-            .into());
+            ));
         }
+        let mut to_host = false;
         for h in [a, b] {
             if !is_switch[h] {
                 if host_link_line[h] != 0 {
@@ -364,10 +395,11 @@ pub fn parse(
                             "host node {h} already has a link (line {}); each host (NIC) has exactly one: list multi-homed nodes as switches",
                             host_link_line[h]
                         ),
-                    )
-                    .into());
+                    ));
                 }
-                host_link_line[h] = l;
+                // A file of at most `MAX_DATA_FILE_BYTES` has fewer lines than u32 counts.
+                host_link_line[h] = l as u32;
+                to_host = true;
             }
         }
         let rate = parse_ns3_rate(f[2]).map_err(|m| err(l, format!("rate: {m}")))?;
@@ -376,8 +408,7 @@ pub fn parse(
             return Err(err(
                 l,
                 format!("delay {}: at most 1 s is allowed", fmt_time(delay)),
-            )
-            .into());
+            ));
         }
         let er: f64 = f[4]
             .parse()
@@ -389,18 +420,26 @@ pub fn parse(
                     "error rate {}: fabricsim does not model random link errors, the error rate must be 0",
                     f[4]
                 ),
-            )
-            .into());
+            ));
         }
-        g.link(node[a], node[b], rate, delay);
+        if to_host {
+            // A switch's entry is otherwise unused: non-zero marks an edge switch, counted
+            // once.
+            let sw = if is_switch[a] { a } else { b };
+            if host_link_line[sw] == 0 {
+                host_link_line[sw] = 1;
+                edge_switches += 1;
+            }
+            host_rate_bps = host_rate_bps.max(rate.0);
+        }
+        link(a, b, rate, delay);
         n_read += 1;
     }
     if n_read != n_links {
         return Err(err(
-            hl,
+            h.line,
             format!("the first line announces {n_links} links, the file has {n_read}"),
-        )
-        .into());
+        ));
     }
     if let Some(h) = (0..n_nodes).find(|&h| !is_switch[h] && host_link_line[h] == 0) {
         return Err(err(
@@ -408,10 +447,13 @@ pub fn parse(
             format!(
                 "node {h} is a host (not in the switch list) but has no link; each host has exactly one"
             ),
-        )
-        .into());
+        ));
     }
-    Ok(g)
+    Ok(Scan {
+        is_switch,
+        edge_switches,
+        host_rate_bps,
+    })
 }
 
 /// Parses an ns-3 data rate: a number with a unit of fabricsim's one rate grammar
@@ -575,5 +617,41 @@ mod tests {
                 other => panic!("{text:?}: {other:?}"),
             }
         }
+    }
+
+    /// `size` reads the file as the build does: the same line error, even when the first
+    /// line announces a network the budget would refuse; and counts equal to the graph's.
+    #[test]
+    fn size_reports_the_line_error_the_build_reports_and_counts_exactly() {
+        let d = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            std::fs::write(d.path().join(name), text).unwrap();
+            name.to_string()
+        };
+        // 16 million nodes announced, three links, the second one malformed.
+        let bad = write(
+            "bad.txt",
+            "16000000 1 3\n0\n0 1 100Gbps 1us 0\n0 2 100Gbps 1us\n0 3 100Gbps 1us 0\n",
+        );
+        let e = size(&bad, d.path()).unwrap_err();
+        assert_eq!(e.field, "file", "{e}");
+        assert!(e.message.contains("bad.txt:4:1: expected a link"), "{e}");
+        // Well formed but for the hosts left without a link: the build's error too.
+        let lonely = write(
+            "lonely.txt",
+            "16000000 1 3\n0\n0 1 100Gbps 1us 0\n0 2 100Gbps 1us 0\n0 3 100Gbps 1us 0\n",
+        );
+        let e = size(&lonely, d.path()).unwrap_err();
+        assert!(
+            e.message.contains("lonely.txt:2:1: node 4 is a host"),
+            "{e}"
+        );
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/topo");
+        let s = size("ns3-fat-320.txt", &data).unwrap();
+        let g = build("ns3-fat-320.txt", &data).unwrap();
+        assert_eq!((s.hosts, s.switches, s.links), (320, 56, 480));
+        assert_eq!(s.links as usize, g.links.len());
+        // The 20 ToRs have hosts; every host link is 100 Gbit/s.
+        assert_eq!((s.edge_switches, s.host_rate_bps), (20, 100_000_000_000));
     }
 }

@@ -1,8 +1,9 @@
 //! Every kind of `[topology]`, each named once.
 //!
 //! Adding a kind: a file in `topology/` whose settings type implements
-//! [`super::GraphGenerator`] (`generate`, and `size` / `size_drivers` counting the graph
-//! from the settings alone for the memory budget) and [`crate::base::param::Described`], its
+//! [`super::GraphGenerator`] (`generate`, and `size` / `size_drivers` / `size_knobs`
+//! counting the graph from the settings alone for the memory budget, and naming the
+//! fields that multiply it) and [`crate::base::param::Described`], its
 //! `mod` line in `topology/mod.rs`, and one line here. The checks every graph must pass are shared
 //! ([`super::TopoGraph::validate`]).
 

@@ -21,7 +21,7 @@
 //! its ratios by setting `leaves`, `spines` and `nodes_per_leaf`.
 
 use super::{link_delay, GraphGenerator, TopoGraph, TopoSize};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Rate, Time};
 use serde::Deserialize;
@@ -167,6 +167,29 @@ impl GraphGenerator for SunwayCfg {
     fn size_drivers(&self) -> &'static str {
         "nodes (hosts), planes x (nodes + leaves x spines x uplinks_per_pair \
          + leaves / 2 x sibling_links) (links)"
+    }
+
+    fn size_knobs(&self, _base_dir: &std::path::Path) -> Vec<SizeKnob<TopoSize>> {
+        size_knobs(
+            self,
+            &[
+                ("planes", |c| c.planes = 1),
+                ("nodes", |c| c.nodes = 1),
+                // As few leaves as hold the nodes (an even count when siblings pair them).
+                ("leaves", |c| {
+                    let need = c.nodes.div_ceil(c.nodes_per_leaf.max(1)).max(1);
+                    c.leaves = if c.sibling_links > 0 {
+                        need.next_multiple_of(2)
+                    } else {
+                        need
+                    };
+                }),
+                ("spines", |c| c.spines = 1),
+                ("uplinks_per_pair", |c| c.uplinks_per_pair = 1),
+                ("sibling_links", |c| c.sibling_links = 0),
+            ],
+            |c| counts(c).ok(),
+        )
     }
 }
 

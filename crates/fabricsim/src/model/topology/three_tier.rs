@@ -15,7 +15,7 @@
 //! `switch<node id>` there). Routes are the shared shortest-path ECMP tables.
 
 use super::{delay_params, link_delay, GraphGenerator, TopoGraph, TopoSize};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Rate, Time};
 use serde::Deserialize;
@@ -93,6 +93,24 @@ impl GraphGenerator for ThreeTierCfg {
     fn size_drivers(&self) -> &'static str {
         "pods x tors_per_pod x servers_per_tor (hosts), \
          pods x tors_per_pod x aggs_per_pod + pods x cores (switch links)"
+    }
+
+    fn size_knobs(&self, _base_dir: &std::path::Path) -> Vec<SizeKnob<TopoSize>> {
+        size_knobs(
+            self,
+            &[
+                ("pods", |c| c.pods = 1),
+                ("tors_per_pod", |c| c.tors_per_pod = 1),
+                ("servers_per_tor", |c| c.servers_per_tor = 1),
+                ("aggs_per_pod", |c| {
+                    c.cores = c.cores.max(1) / c.aggs_per_pod.max(1);
+                    c.aggs_per_pod = 1;
+                }),
+                // Cores are a multiple of aggs_per_pod.
+                ("cores", |c| c.cores = c.aggs_per_pod),
+            ],
+            |c| counts(c).ok(),
+        )
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::{all_hosts, host_group, Builder, Generator, HostSet, DEFAULT_START};
 use crate::base::ids::MAX_INDEX;
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::Time;
 use crate::model::workload::FlowSpec;
@@ -52,6 +52,11 @@ impl Generator for AllToAllCfg {
 
     fn size_drivers(&self) -> &'static str {
         "hosts x (hosts - 1)"
+    }
+
+    /// None: the hosts the topology has drive the count.
+    fn size_knobs(&self, _ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        Vec::new()
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

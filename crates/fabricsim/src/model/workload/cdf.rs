@@ -234,16 +234,18 @@ pub fn resolve(spec: &str, base_dir: &Path, field: &str) -> Result<Cdf, ParamErr
         .collect::<Vec<_>>()
         .join(", ");
     let path = base_dir.join(spec);
-    let text = crate::base::input_file::read_text(&path, crate::base::input_file::MAX_DATA_FILE_BYTES)
-        .map_err(|e| {
-        ParamError::new(field,
-            format!(
-                "unknown cdf `{spec}`: neither a built-in CDF ({names}) nor a readable file ({}: {e}){}",
-                path.display(),
+    let text =
+        crate::base::input_file::read_text(&path, crate::base::input_file::MAX_DATA_FILE_BYTES)
+            .map_err(|e| {
+                ParamError::new(
+                    field,
+                    format!(
+                "unknown cdf `{spec}`: neither a built-in CDF ({names}) nor a readable file ({}){}",
+                e.in_file(&path),
                 crate::base::suggest::did_you_mean(spec, BUILTIN.iter().map(|(n, _, _)| *n))
             ),
-        )
-    })?;
+                )
+            })?;
     Cdf::parse(&text).map_err(|e| {
         ParamError::new(
             field,

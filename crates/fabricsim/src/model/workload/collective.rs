@@ -33,7 +33,7 @@ use super::{
     TimedDep, DEFAULT_START,
 };
 use crate::base::ids::MAX_INDEX;
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::Time;
 use crate::model::workload::FlowSpec;
@@ -566,6 +566,25 @@ impl Generator for CollectiveCfg {
                 "hosts x chunks x channels x repeat (and window pieces: size / window.chunk)"
             }
         }
+    }
+
+    fn size_knobs(&self, ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        size_knobs(
+            self,
+            &[
+                ("chunks", |c| c.chunks = 1),
+                ("channels", |c| c.channels = 1),
+                ("repeat", |c| c.repeat = 1),
+                // A window cuts a transfer into size / chunk pieces: one at the least.
+                ("window.chunk", |c| {
+                    if let Some(w) = &mut c.window {
+                        w.chunk = w.chunk.max(c.size);
+                    }
+                }),
+                ("size", |c| c.size = 1),
+            ],
+            |c| c.size(ctx).ok().flatten(),
+        )
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

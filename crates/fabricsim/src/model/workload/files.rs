@@ -2,7 +2,7 @@
 //! format (first line the count, then `src dst pg dport size start_seconds`).
 
 use super::{Builder, Generator};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{Described, Param, ParamError, SizeKnob};
 use crate::base::units::{parse_bytes, parse_time, NS, SEC};
 use crate::model::workload::FlowSpec;
 use serde::Deserialize;
@@ -10,7 +10,7 @@ use std::path::Path;
 
 fn read(path: &Path) -> Result<String, ParamError> {
     crate::base::input_file::read_text(path, crate::base::input_file::MAX_DATA_FILE_BYTES)
-        .map_err(|e| ParamError::new("file", format!("{}: {e}", path.display())))
+        .map_err(|e| ParamError::new("file", e.in_file(path)))
 }
 
 /// A problem on a line of a flow file: reported at the field that names the file, with
@@ -249,6 +249,14 @@ impl Generator for CsvCfg {
         "the lines of the file"
     }
 
+    /// The file: every count is its.
+    fn size_knobs(&self, _ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        vec![SizeKnob {
+            field: "file",
+            least: Some(super::WorkSize::default()),
+        }]
+    }
+
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
         crate::base::param::check_file_name(&self.file, "file")?;
         let flows = read_csv(&b.base_dir.join(&self.file), b.graph.hosts.len() as u32)?;
@@ -294,6 +302,14 @@ impl Generator for HpccFlowFileCfg {
 
     fn size_drivers(&self) -> &'static str {
         "the lines of the file"
+    }
+
+    /// The file: every count is its.
+    fn size_knobs(&self, _ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        vec![SizeKnob {
+            field: "file",
+            least: Some(super::WorkSize::default()),
+        }]
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

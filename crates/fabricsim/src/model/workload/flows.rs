@@ -15,7 +15,7 @@
 //! trip is (the pong's finish - the ping's start) / 2.
 
 use super::{check_size, resolve_host, Builder, DepPoint, Generator, HostRef, Node, TimedDep};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::Time;
 use crate::model::workload::FlowSpec;
@@ -102,6 +102,14 @@ impl Generator for FlowsCfg {
 
     fn size_drivers(&self) -> &'static str {
         "the flows listed (reads and notified writes count twice)"
+    }
+
+    /// The list: every count is its.
+    fn size_knobs(&self, _ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        vec![SizeKnob {
+            field: "flows",
+            least: Some(super::WorkSize::default()),
+        }]
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

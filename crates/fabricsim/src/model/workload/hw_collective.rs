@@ -4,7 +4,7 @@
 //! collective job whose iterations each rank enters after an optional compute step.
 
 use super::{all_hosts, resolve_host, resolve_set, Builder, Generator, HostRef, HostSet};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Time, NS, US};
 use crate::model::hw_collective::reduce::{DType, Op};
@@ -136,18 +136,41 @@ impl Described for HwCollectiveCfg {
 
 impl Generator for HwCollectiveCfg {
     /// Exact: no flows, one collective whose ranks (hosts x ranks_per_host) each hold a
-    /// tree node and engine state; `hw_ops` counts those ranks.
+    /// tree node and engine state, and a partial reduction of the message's elements;
+    /// `hw_ops` counts those ranks, `hw_elems` those elements (a size above
+    /// [`MAX_MESSAGE`], which generating refuses, counted at that).
     fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
         let hosts = super::set_size(&self.hosts, ctx.hosts, false);
+        let ranks = hosts.saturating_mul(self.ranks_per_host as u64);
+        let elems = match self.collective {
+            HwKind::Barrier => 0,
+            HwKind::Allreduce | HwKind::Bcast => {
+                self.size.unwrap_or(8).min(MAX_MESSAGE) / self.dtype.bytes().max(1)
+            }
+        };
         Ok(Some(super::WorkSize {
-            hw_ops: hosts.saturating_mul(self.ranks_per_host as u64),
+            hw_ops: ranks,
             hw_iters: self.repeat as u64,
+            hw_elems: ranks.saturating_mul(elems),
             ..Default::default()
         }))
     }
 
     fn size_drivers(&self) -> &'static str {
         "hosts x ranks_per_host (ranks)"
+    }
+
+    fn size_knobs(&self, ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        size_knobs(
+            self,
+            &[
+                ("ranks_per_host", |c| c.ranks_per_host = 1),
+                ("repeat", |c| c.repeat = 1),
+                // At most the default size, 8 B.
+                ("size", |c| c.size = c.size.map(|s| s.min(8))),
+            ],
+            |c| c.size(ctx).ok().flatten(),
+        )
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

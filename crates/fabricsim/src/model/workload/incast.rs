@@ -3,7 +3,7 @@
 
 use super::DEFAULT_START;
 use super::{check_size, resolve_host, resolve_set, Builder, Generator, HostRef, HostSet};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::Time;
 use crate::model::workload::FlowSpec;
@@ -66,6 +66,17 @@ impl Generator for IncastCfg {
 
     fn size_drivers(&self) -> &'static str {
         "senders x repeat"
+    }
+
+    fn size_knobs(&self, ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        size_knobs(
+            self,
+            &[
+                ("senders", |c| c.senders = HostSet::Count(1)),
+                ("repeat", |c| c.repeat = c.repeat.map(|_| 1)),
+            ],
+            |c| c.size(ctx).ok().flatten(),
+        )
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

@@ -27,7 +27,7 @@ pub use poisson::PoissonCfg;
 pub use registry::{WorkloadCfg, KINDS};
 pub use sw_collective::{SwCollective, SwCollectiveCfg};
 
-use crate::base::param::{Param, ParamError};
+use crate::base::param::{Param, ParamError, SizeKnob};
 use crate::base::units::Time;
 use crate::model::topology::TopoGraph;
 use serde::Deserialize;
@@ -381,6 +381,12 @@ pub trait Generator {
     /// the budget's refusal names them.
     fn size_drivers(&self) -> &'static str;
 
+    /// The fields that multiply what the entry makes, each with the size it would have
+    /// were that field at its least value: of these the budget names the one that drives
+    /// a count (`workload[0].chunks`). Every kind implements it (no default); a kind whose
+    /// count only the topology's hosts drive has none.
+    fn size_knobs(&self, ctx: &SizeCtx<'_>) -> Vec<SizeKnob<WorkSize>>;
+
     /// The files this entry reads, as (its field, relative to the entry; the path as
     /// written): the resolved scenario makes each absolute, so that it reruns from any
     /// folder (`output::resolved`). Every kind implements it (no default), so a kind that
@@ -414,6 +420,9 @@ pub struct WorkSize {
     pub hw_ops: u64,
     /// Hardware-collective iterations (`repeat`), each with its record.
     pub hw_iters: u64,
+    /// Hardware-collective elements held at once: per rank, a partial reduction of the
+    /// message's elements (ranks x size / element size).
+    pub hw_elems: u64,
     /// Payload bytes all the flows carry together, at most; `None` when the settings do
     /// not bound it cheaply (the budget then prices packets at every buffer full).
     pub bytes: Option<u64>,
@@ -429,6 +438,7 @@ impl Default for WorkSize {
             jobs: 0,
             hw_ops: 0,
             hw_iters: 0,
+            hw_elems: 0,
             bytes: None,
         }
     }
@@ -444,6 +454,7 @@ impl WorkSize {
             jobs: self.jobs.saturating_add(o.jobs),
             hw_ops: self.hw_ops.saturating_add(o.hw_ops),
             hw_iters: self.hw_iters.saturating_add(o.hw_iters),
+            hw_elems: self.hw_elems.saturating_add(o.hw_elems),
             bytes: self.bytes.zip(o.bytes).map(|(a, b)| a.saturating_add(b)),
         }
     }
@@ -481,6 +492,11 @@ pub fn size_in(
             ))
         })
         .collect()
+}
+
+/// The knobs of one `[[workload]]` entry ([`Generator::size_knobs`]).
+pub fn size_knobs(cfg: &WorkloadCfg, ctx: &SizeCtx<'_>) -> Vec<SizeKnob<WorkSize>> {
+    cfg.model().size_knobs(ctx)
 }
 
 /// How many hosts a set names, for [`Generator::size`], from the host count alone:

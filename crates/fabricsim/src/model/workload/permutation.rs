@@ -2,7 +2,7 @@
 //! each host receiving exactly one, in a random cycle drawn from the seed.
 
 use super::{all_hosts, host_group, Builder, Generator, HostSet, DEFAULT_START};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{Described, Param, ParamError, SizeKnob};
 use crate::base::seed::component_rng;
 use crate::base::units::serde_units as su;
 use crate::base::units::Time;
@@ -49,6 +49,11 @@ impl Generator for PermutationCfg {
 
     fn size_drivers(&self) -> &'static str {
         "hosts"
+    }
+
+    /// None: the hosts the topology has drive the count.
+    fn size_knobs(&self, _ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        Vec::new()
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

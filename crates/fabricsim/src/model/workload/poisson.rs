@@ -17,7 +17,7 @@
 
 use super::{all_hosts, cdf, Builder, Generator, HostSet, DEFAULT_START};
 use crate::base::ids::MAX_INDEX;
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::seed::component_rng;
 use crate::base::units::serde_units as su;
 use crate::base::units::{Time, SEC};
@@ -152,6 +152,18 @@ impl Generator for PoissonCfg {
 
     fn size_drivers(&self) -> &'static str {
         "flows, or hosts x load x host rate x duration / mean flow size"
+    }
+
+    fn size_knobs(&self, ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        size_knobs(
+            self,
+            &[
+                ("flows", |c| c.flows = c.flows.map(|_| 1)),
+                // A picosecond: the least that is a duration.
+                ("duration", |c| c.duration = c.duration.map(|_| 1)),
+            ],
+            |c| c.size(ctx).ok().flatten(),
+        )
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

@@ -1,8 +1,9 @@
 //! Every kind of `[[workload]]`, each named once.
 //!
 //! Adding a kind: a file in `workload/` whose settings type implements [`super::Generator`]
-//! (`generate`; `size` / `size_drivers` bounding what it generates from the settings and
-//! the host count alone, for the memory budget; `files`, the files it reads) and
+//! (`generate`; `size` / `size_drivers` / `size_knobs` bounding what it generates from the
+//! settings and the host count alone, for the memory budget, and naming the fields that
+//! multiply it; `files`, the files it reads) and
 //! [`crate::base::param::Described`], its `mod` line in `workload/mod.rs`, and one line
 //! here. The `kind` names accepted in scenario files, the names listed in error messages
 //! and `fabricsim list` all come from this list.

@@ -53,7 +53,7 @@ use super::{
     all_hosts, check_size, resolve_host, resolve_set, Builder, DepPoint, Generator, HostRef,
     HostSet, JobKind, JobSpec, Node, Phase, TimedDep, DEFAULT_START,
 };
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::{Time, US};
 use crate::model::workload::FlowSpec;
@@ -458,6 +458,17 @@ impl Generator for SwCollectiveCfg {
 
     fn size_drivers(&self) -> &'static str {
         "hosts x ranks_per_host x log2(ranks) x repeat"
+    }
+
+    fn size_knobs(&self, ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        size_knobs(
+            self,
+            &[
+                ("ranks_per_host", |c| c.ranks_per_host = 1),
+                ("repeat", |c| c.repeat = 1),
+            ],
+            |c| c.size(ctx).ok().flatten(),
+        )
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {

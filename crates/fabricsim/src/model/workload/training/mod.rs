@@ -30,7 +30,7 @@ pub use pipeline::{pp_free, pp_with};
 
 use super::channel_window::WindowCfg;
 use super::{resolve_set, Builder, Generator, HostSet, DEFAULT_START};
-use crate::base::param::{Described, Param, ParamError};
+use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::Time;
 use graph::{Emitted, JobGraph, JobNode};
@@ -396,6 +396,27 @@ impl Generator for TrainingCfg {
                 "hosts^2 x iterations x channels (and window chunks)"
             }
         }
+    }
+
+    fn size_knobs(&self, ctx: &super::SizeCtx<'_>) -> Vec<SizeKnob<super::WorkSize>> {
+        size_knobs(
+            self,
+            &[
+                ("iterations", |c| c.iterations = 1),
+                ("microbatches", |c| c.microbatches = 1),
+                ("channels", |c| c.channels = 1),
+                // A window cuts a message into size / chunk pieces: one at the least.
+                ("window.chunk", |c| {
+                    if let Some(w) = &mut c.window {
+                        w.chunk = u64::MAX;
+                    }
+                }),
+                ("activation", |c| c.activation = c.activation.map(|_| 1)),
+                ("gradient", |c| c.gradient = c.gradient.map(|_| 1)),
+                ("parameters", |c| c.parameters = c.parameters.map(|_| 1)),
+            ],
+            |c| c.size(ctx).ok().flatten(),
+        )
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
