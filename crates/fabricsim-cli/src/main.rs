@@ -134,6 +134,15 @@ enum Cmd {
 fn main() -> ExitCode {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     huge_pages::read_environment();
+    // A reader that closed the pipe (`fabricsim check ... | head`) ends the process as it
+    // ends other Unix tools, quietly, rather than making the next print panic (Rust
+    // ignores SIGPIPE by default). Files go through temporary names and a rename, so
+    // what was written stays whole.
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default action, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Run {

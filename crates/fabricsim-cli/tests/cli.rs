@@ -322,3 +322,40 @@ fn bench_rejects_bad_arguments_before_running() {
         );
     }
 }
+
+/// A reader that stops early (`fabricsim check ... | head -1`) ends fabricsim quietly, as
+/// it ends other Unix tools: no panic message, and not the panic's exit status.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    // 600 runs: a listing longer than the pipe holds, so its writes must meet EPIPE.
+    let mut child = exe()
+        .args([
+            "check",
+            scenario("gse-vs-roce-readings.toml").to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 1];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The read end is closed here: later writes get EPIPE.
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(o.status.code(), Some(101), "{stderr}");
+    assert!(
+        o.status.success() || o.status.signal() == Some(libc_sigpipe()),
+        "{:?}: {stderr}",
+        o.status
+    );
+}
+
+/// SIGPIPE's number on Linux and the BSDs.
+#[cfg(unix)]
+fn libc_sigpipe() -> i32 {
+    13
+}
