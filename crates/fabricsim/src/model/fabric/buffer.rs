@@ -266,7 +266,7 @@ impl SharedBuffer {
     }
 
     /// Should (port, prio) send XOFF now? True once, until [`Self::should_resume`].
-    #[inline]
+    #[inline(always)]
     pub fn should_pause(&mut self, port: usize, prio: usize) -> bool {
         if !self.lossless {
             return false;
@@ -288,7 +288,7 @@ impl SharedBuffer {
     }
 
     /// Should (port, prio) send XON now? True once per pause.
-    #[inline]
+    #[inline(always)]
     pub fn should_resume(&mut self, port: usize, prio: usize) -> bool {
         // Nearly every release is of a counter that pauses nothing: that test first.
         let c = &self.ing[prio][port];

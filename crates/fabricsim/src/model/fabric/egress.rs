@@ -28,7 +28,9 @@ pub(crate) enum NextFrame {
 }
 
 impl Fabric {
-    #[inline]
+    /// Port `port` is to try sending at `t`: one pending wakeup per port, kept if it
+    /// is due no later. Always inlined: the queue's push is most of it.
+    #[inline(always)]
     pub(crate) fn schedule_wake(&mut self, ctx: &mut Ctx, port: PortId, t: Time) {
         let p = &mut self.ports[port];
         if p.wake_at <= t && p.wake_at >= ctx.now {
