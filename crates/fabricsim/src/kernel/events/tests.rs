@@ -24,12 +24,13 @@ fn peek_codes_show_the_next_events() {
     let mut q = EventQueue::with_capacity(0);
     q.set_horizon(1 << 20);
     q.set_lookahead(true);
+    // Past the first slot (the one current before any pop), whatever its width.
     for i in 0..3 {
-        q.push(1000, Event::PortWake(PortId(i)));
+        q.push(5000, Event::PortWake(PortId(i)));
     }
     q.push(1_000_000, Event::LinkArrive(LinkId(9)));
     q.push(1_000_001, Event::Rto(FlowId(4)));
-    assert_eq!(q.pop(), Some((1000, Event::PortWake(PortId(0)))));
+    assert_eq!(q.pop(), Some((5000, Event::PortWake(PortId(0)))));
     let codes = q.peek_codes().map(peek_code);
     // Two more in this slot, then the next slot's first entries (Rto is not a
     // packet event).
