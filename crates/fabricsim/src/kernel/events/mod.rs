@@ -147,11 +147,12 @@ impl Event {
 
 /// Slots in the wheel (a power of two).
 pub const SLOTS: usize = 1 << SLOT_BITS;
-/// The window spans this many horizons ([`EventQueue::set_horizon`]): with one, a slot
-/// held one or two events on average, and moving to the next slot (a bitmap scan, a
-/// copy, a sort) cost about 50 instructions an event at k = 8; with four, a slot holds
-/// a few and that cost is shared (-3 % instructions at k = 8, cachegrind).
-const HORIZONS_PER_WINDOW: u64 = 4;
+/// The window spans this many horizons ([`EventQueue::set_horizon`]). With one, a slot
+/// held one or two events on average and moving to the next slot (a bitmap scan, a
+/// copy, a sort) cost about 50 instructions an event at k = 8. Two share that cost
+/// (cachegrind: -1.7 % at k = 8, k = 16 unchanged); four saved more at k = 8 (-3.3 %)
+/// but cost 1.3 % at k = 16, whose busier slots then sort more.
+const HORIZONS_PER_WINDOW: u64 = 2;
 const SLOT_BITS: u32 = 12;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
 /// Entries a slot holds inline (four cache lines); more go to the slot's spill list.
