@@ -246,7 +246,7 @@ impl SharedBuffer {
 
     /// Frees `size` bytes charged to (`port`, `prio`): headroom first, then shared, then
     /// reserve (so a paused port drains its headroom before anything else).
-    #[inline]
+    #[inline(always)]
     pub fn release(&mut self, port: usize, prio: usize, size: u64) {
         let c = &mut self.ing[prio][port];
         debug_assert!(c.bytes >= size);

@@ -77,7 +77,7 @@ impl Link {
 
     /// Puts `pkt` on the link to arrive at `arrival`; true if the link was empty (the
     /// caller then schedules the arrival: a link keeps one pending event, its head's).
-    #[inline]
+    #[inline(always)]
     pub fn put(&mut self, arrival: Time, pkt: Desc) -> bool {
         let was_empty = self.ring.is_empty();
         if self.ring.len() == self.ring.capacity() {

@@ -442,7 +442,7 @@ impl Port {
     /// True when a packet of priority `prio` offered now would be the next to leave at
     /// once: the transmitter is idle, nothing is queued or waiting (no MAC control frame),
     /// `prio` is not paused and the port needs no credits.
-    #[inline]
+    #[inline(always)]
     pub fn can_pass_through(&self, prio: usize, now: Time) -> bool {
         self.busy_until <= now
             && self.nonempty == 0
