@@ -208,9 +208,9 @@ pub struct EventQueue {
     head: usize,
     end: usize,
     /// Entries per slot (inline, then spilled).
-    counts: Box<[u32]>,
+    counts: Box<[u32; SLOTS]>,
     /// `INLINE` entries per slot.
-    inline: Box<[u64]>,
+    inline: Box<[[u64; INLINE]; SLOTS]>,
     /// Entries beyond `INLINE`, per slot, in blocks of `spill_blocks`: a block goes back
     /// as soon as its slot is drained, so spills hold the most entries spilled at once
     /// (a vector per slot kept, each, the longest burst any slot had seen: 1.5 KB a host
@@ -218,7 +218,7 @@ pub struct EventQueue {
     spill: Box<[BlockFifo]>,
     spill_blocks: BlockPool<u64, SPILL_BLOCK>,
     /// Bit i set when slot i holds entries.
-    occupied: Box<[u64]>,
+    occupied: Box<[u64; SLOTS / 64]>,
     /// Entries in the slots (not counting `drain` and `far`).
     in_wheel: usize,
     /// Index of the first occupied slot after the current one when it was entered
@@ -232,6 +232,16 @@ pub struct EventQueue {
     /// Slot of the earliest far event (`u64::MAX` when none).
     far_slot: u64,
     popped: u64,
+}
+
+/// A boxed array of `N` copies of `x` (built on the heap: the wheel's arrays are too
+/// large for the stack). Fixed lengths let the compiler drop the bounds checks of
+/// indices masked to the wheel's size.
+fn boxed_array<T: Copy, const N: usize>(x: T) -> Box<[T; N]> {
+    vec![x; N]
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("a vector of N items"))
 }
 
 impl Default for EventQueue {
@@ -251,11 +261,11 @@ impl EventQueue {
             drain: Vec::with_capacity(256),
             head: 0,
             end: 0,
-            counts: vec![0; SLOTS].into_boxed_slice(),
-            inline: vec![0; SLOTS * INLINE].into_boxed_slice(),
+            counts: boxed_array(0),
+            inline: boxed_array([0; INLINE]),
             spill: vec![BlockFifo::new(); SLOTS].into_boxed_slice(),
             spill_blocks: BlockPool::new(0),
-            occupied: vec![0; SLOTS / 64].into_boxed_slice(),
+            occupied: boxed_array(0),
             in_wheel: 0,
             ahead: NO_SLOT,
             lookahead: false,
@@ -313,7 +323,7 @@ impl EventQueue {
         let n = self.counts[i];
         let key = (time << self.lsh) | ev;
         if (n as usize) < INLINE {
-            self.inline[i * INLINE + n as usize] = key;
+            self.inline[i][n as usize] = key;
             if n == 0 {
                 self.occupied[i >> 6] |= 1 << (i & 63);
             }
@@ -458,7 +468,7 @@ impl EventQueue {
     fn preview(&mut self) {
         let next = match self.ahead {
             NO_SLOT => &[][..],
-            i => &self.inline[i * INLINE..i * INLINE + (self.counts[i] as usize).min(4)],
+            i => &self.inline[i][..(self.counts[i] as usize).min(4)],
         };
         self.drain.extend_from_slice(next);
         for _ in next.len()..4 {
@@ -519,8 +529,7 @@ impl EventQueue {
         if n > INLINE {
             return self.enter_spilled(i, n);
         }
-        self.drain
-            .extend_from_slice(&self.inline[i * INLINE..i * INLINE + n]);
+        self.drain.extend_from_slice(&self.inline[i][..n]);
         // Insertion sort: entries mostly arrive in time order already.
         let d = &mut self.drain[..];
         for j in 1..d.len() {
@@ -538,8 +547,7 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn enter_spilled(&mut self, i: usize, n: usize) {
-        self.drain
-            .extend_from_slice(&self.inline[i * INLINE..(i + 1) * INLINE]);
+        self.drain.extend_from_slice(&self.inline[i]);
         debug_assert_eq!(self.spill[i].len() + INLINE, n);
         self.spill[i].drain_into(&mut self.spill_blocks, &mut self.drain);
         // Large slots are mostly bursts of events at one time, already in order.
@@ -592,7 +600,7 @@ impl EventQueue {
         let near = self.next_occupied().map(|s| {
             let i = (s & SLOT_MASK) as usize;
             let n = self.counts[i] as usize;
-            let inline = &self.inline[i * INLINE..i * INLINE + n.min(INLINE)];
+            let inline = &self.inline[i][..n.min(INLINE)];
             let spilled = self.spill[i].iter(&self.spill_blocks);
             let first = inline.iter().chain(spilled).min().copied();
             (s << self.shift) + (first.expect("occupied slot") >> self.lsh)
