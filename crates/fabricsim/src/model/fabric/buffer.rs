@@ -245,15 +245,18 @@ impl SharedBuffer {
     }
 
     /// Frees `size` bytes charged to (`port`, `prio`): headroom first, then shared, then
-    /// reserve (so a paused port drains its headroom before anything else).
+    /// reserve (so a paused port drains its headroom before anything else). Returns
+    /// whether (`port`, `prio`) still holds its upstream paused: only then can this
+    /// release resume it ([`Self::should_resume`]), so the caller skips that test
+    /// otherwise (nearly always) without reading the counter again.
     #[inline(always)]
-    pub fn release(&mut self, port: usize, prio: usize, size: u64) {
+    pub fn release(&mut self, port: usize, prio: usize, size: u64) -> bool {
         let c = &mut self.ing[prio][port];
         debug_assert!(c.bytes >= size);
         c.bytes -= size;
         self.used -= size;
         if !self.lossless {
-            return;
+            return false;
         }
         let mut left = size;
         let h = left.min(c.headroom);
@@ -263,6 +266,7 @@ impl SharedBuffer {
         let s = left.min(c.shared);
         c.shared -= s;
         self.shared_used -= s;
+        c.paused_upstream
     }
 
     /// Should (port, prio) send XOFF now? True once, until [`Self::should_resume`].

@@ -74,7 +74,8 @@ impl Fabric {
             let (port_ref, pool) = self.port_and_pool(pi);
             let mut d = port_ref.dequeue_head(pool, prio, now);
             if SWITCH {
-                self.on_switch_dequeue(ctx, port, &mut d);
+                let s = port_ref.owner_index();
+                self.on_switch_dequeue(ctx, s, port, &mut d);
             }
             NextFrame::Frame(d)
         } else {

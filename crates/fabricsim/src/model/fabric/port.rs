@@ -300,6 +300,12 @@ impl Port {
         self.busy_until != DOWN
     }
 
+    /// The owner's index (host or switch, see [`Self::owner`]).
+    #[inline(always)]
+    pub fn owner_index(&self) -> u32 {
+        self.owner_code & INDEX_MASK
+    }
+
     /// The node that owns this port.
     #[inline(always)]
     pub fn owner(&self) -> NodeKind {

@@ -295,7 +295,7 @@ impl Fabric {
             // enqueue and dequeue cancel out) and leave straight from here.
             e.pass_through(wire);
             self.after_admit(ctx, s, in_port, local_in, prio_in);
-            self.on_switch_dequeue(ctx, egress, &mut pkt);
+            self.on_switch_dequeue(ctx, s, egress, &mut pkt);
             self.transmit(ctx, egress, pkt, false);
             return;
         }
@@ -342,10 +342,13 @@ impl Fabric {
     /// (flow control may resume upstream), ECN marks, INT and TCD stamp. Always inlined
     /// into its two callers (the egress and the cut-through pass), once per packet and hop.
     #[inline(always)]
-    pub(crate) fn on_switch_dequeue(&mut self, ctx: &mut Ctx, port: PortId, pkt: &mut Desc) {
-        let NodeKind::Switch(s) = self.ports[port].owner() else {
-            return;
-        };
+    pub(crate) fn on_switch_dequeue(
+        &mut self,
+        ctx: &mut Ctx,
+        s: u32,
+        port: PortId,
+        pkt: &mut Desc,
+    ) {
         let (local_in, prio, wire, ecn, kind) = (
             pkt.in_port as usize,
             pkt.prio() as usize,
@@ -359,7 +362,7 @@ impl Fabric {
         let sw = &mut self.switches[s as usize];
         // The buffer holds it under the VC it came in on (a detour raised it since).
         let prio_in = crate::model::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags);
-        sw.buffer.release(local_in, prio_in as usize, wire);
+        let holding = sw.buffer.release(local_in, prio_in as usize, wire);
         if kind == PacketKind::Data && ecn == ECN_ECT {
             let local_out = sw.ports.local(port);
             let q = self.ports[port].queues[prio].bytes;
@@ -387,7 +390,11 @@ impl Fabric {
                 pkt,
             );
         }
-        self.after_release(ctx, s, local_in, pkt, wire);
+        // Under PFC only a counter that holds its upstream paused may resume it; credits
+        // go back on every release.
+        if holding || self.flow_control.is_credit() {
+            self.after_release(ctx, s, local_in, pkt, wire);
+        }
     }
 
     /// Switch `s` sends a CNP for `flow`, whose data packet `pkt` it is forwarding,

@@ -67,6 +67,12 @@ pub enum AnyFlowControl {
 }
 
 impl AnyFlowControl {
+    /// True under credit flow control (every release returns credits upstream).
+    #[inline(always)]
+    pub fn is_credit(&self) -> bool {
+        matches!(self, AnyFlowControl::Credit(_))
+    }
+
     /// Heap bytes of the flow control's state: PFC's per-port tables; for credits the
     /// boxed state itself (its per-port tables are not itemized).
     pub fn heap_bytes(&self) -> u64 {
