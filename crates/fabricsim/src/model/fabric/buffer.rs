@@ -457,6 +457,41 @@ mod tests {
         assert!(b.shared_used <= b.used);
     }
 
+    /// The shortcut the switch takes after a release: it asks flow control whether to
+    /// resume only when `release` says the counter holds its upstream paused. Over a
+    /// long mixed sequence under both thresholds, the full test never answers yes when
+    /// the shortcut skipped it.
+    #[test]
+    fn a_skipped_resume_test_would_have_said_no() {
+        for mode in [PfcThreshold::Dynamic, PfcThreshold::Static] {
+            let mut b = SharedBuffer::new(60_000, &cfg(mode), vec![3000; 4]);
+            let (mut pauses, mut resumes, mut held) = (0, 0, Vec::new());
+            let mut x = 12_345u64;
+            for _ in 0..20_000 {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let (p, q) = ((x >> 33) as usize % 4, (x >> 40) as usize % 3);
+                let size = 300 + (x >> 50) % 1200;
+                if (x >> 20) % 5 < 3 {
+                    if b.admit(p, q, size) == Admission::Admitted {
+                        held.push((p, q, size));
+                        pauses += b.should_pause(p, q) as u32;
+                    }
+                } else if !held.is_empty() {
+                    let (p, q, size) = held.swap_remove((x >> 8) as usize % held.len());
+                    let holding = b.release(p, q, size);
+                    let resume = b.should_resume(p, q);
+                    assert!(holding || !resume, "{mode:?}");
+                    resumes += resume as u32;
+                }
+            }
+            // The sequence does pause and resume, so the shortcut was put to the test.
+            assert!(
+                pauses > 10 && resumes > 10,
+                "{mode:?}: {pauses} pauses, {resumes} resumes"
+            );
+        }
+    }
+
     #[test]
     fn alpha_per_rate_sets_each_ports_threshold() {
         let mut c = cfg(PfcThreshold::Dynamic);
