@@ -44,8 +44,9 @@ pub struct Doc {
 
 /// How a results document is made.
 pub enum Made {
-    /// By `reproduce`: these jobs, then this generator. `fast`: its jobs take under
-    /// about a minute on 2 cores together, so CI checks it on every change.
+    /// By `reproduce`: these jobs, then this generator. `fast`: CI checks it on every
+    /// change (`reproduce --fast --check`); the fast documents' jobs together must stay
+    /// under about two minutes on 2 cores.
     Reproduce {
         fast: bool,
         jobs: &'static [Job],

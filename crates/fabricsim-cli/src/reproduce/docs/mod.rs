@@ -19,6 +19,8 @@ registry!(
     roce_analysis,
     acc,
     gse_vs_roce,
+    asymmetry,
+    ecmp,
 );
 
 /// Results documents that `reproduce` does not regenerate, and how they are made.
@@ -30,8 +32,6 @@ pub const OTHER: &[Doc] = &[
         "002",
         Made::Hand,
     ),
-    Doc::other("ecmp", "docs/results/ecmp.md", "000", Made::Hand),
-    Doc::other("asymmetry", "docs/results/asymmetry.md", "000", Made::Hand),
     Doc::other("ber", "docs/results/ber.md", "000", Made::Hand),
     Doc::other("physec", "docs/results/physec.md", "000", Made::Hand),
 ];
