@@ -1,4 +1,4 @@
-//! The `fabricsim` command line: run, check, list, bench.
+//! The `fabricsim` command line: run, check, list, bench, reproduce.
 //!
 //! Exit status: 0 on success, 1 when a run stalled or did not finish its flows, 2 on bad
 //! input (the message names the file, the field and what is allowed) and on an `--out`
@@ -28,6 +28,7 @@ use std::time::Instant;
 mod huge_pages;
 mod list;
 mod progress;
+mod reproduce;
 
 /// Large buffers on transparent huge pages where the kernel gives them on request: the
 /// model of a large fabric is touched nearly at random (`huge_pages`).
@@ -107,6 +108,37 @@ enum Cmd {
     },
     /// List every model with its parameters and defaults.
     List,
+    /// Rerun the scenarios behind results documents (docs/results/) and regenerate
+    /// their tables, claims and the claims page (docs/results/README.md).
+    Reproduce {
+        /// Documents to regenerate (`longhaul`, `docs/results/longhaul.md`), or `all`.
+        docs: Vec<String>,
+        /// Folder of the runs, one per document and job (default: target/reproduce in
+        /// the repository). Jobs already there from this commit and the same scenario
+        /// are not rerun.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Repository root (default: the nearest folder at or above the current one with
+        /// docs/results/ and scenarios/).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Regenerate in memory and compare with the documents: exit 1, naming each
+        /// table that differs, when one does. Writes no document.
+        #[arg(long)]
+        check: bool,
+        /// The documents CI checks: those whose runs take about a minute on 2 cores.
+        #[arg(long)]
+        fast: bool,
+        /// Rerun every job, even those already in --out.
+        #[arg(long)]
+        fresh: bool,
+        /// List the results documents, how each is made and whether CI checks it.
+        #[arg(long)]
+        list: bool,
+        /// Worker threads (default: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
     /// Run the fixed benchmarks and print packet-hops/s, events/s, wall time, peak RSS.
     Bench {
         /// Only this fat-tree radix (even, 2..=74); default 8 and 16.
@@ -182,6 +214,28 @@ fn main() -> ExitCode {
             .and_then(|()| set_max_memory(max_memory, force))
         {
             Ok(()) => cmd_check(file, set, threads_per_run),
+            Err(e) => e,
+        },
+        Cmd::Reproduce {
+            docs,
+            out,
+            root,
+            check,
+            fast,
+            fresh,
+            list,
+            threads,
+        } => match check_threads("--threads", threads, 0) {
+            Ok(()) => reproduce::main(reproduce::Args {
+                docs,
+                out,
+                root,
+                check,
+                fast,
+                fresh,
+                list,
+                threads,
+            }),
             Err(e) => e,
         },
         Cmd::List => {

@@ -1,0 +1,37 @@
+//! The registry of results documents: one module per document that `reproduce`
+//! regenerates (its jobs and its generator), one line each in `registry!` below.
+//! Documents made another way are listed in [`OTHER`].
+
+use super::{Doc, Made};
+
+macro_rules! registry {
+    ($($m:ident),* $(,)?) => {
+        $(mod $m;)*
+        /// Every document `reproduce` regenerates, in the order they are run and listed.
+        pub const GENERATED: &[Doc] = &[$($m::DOC),*];
+    };
+}
+
+registry!(
+    sunway_collectives,
+    sunway,
+    longhaul,
+    roce_analysis,
+    acc,
+    gse_vs_roce,
+    asymmetry,
+    ecmp,
+);
+
+/// Results documents that `reproduce` does not regenerate, and how they are made.
+pub const OTHER: &[Doc] = &[
+    Doc::other("bench", "docs/results/bench.md", "-", Made::Bench),
+    Doc::other(
+        "roce-baseline",
+        "docs/results/roce-baseline.md",
+        "002",
+        Made::Hand,
+    ),
+    Doc::other("ber", "docs/results/ber.md", "000", Made::Hand),
+    Doc::other("physec", "docs/results/physec.md", "000", Made::Hand),
+];
