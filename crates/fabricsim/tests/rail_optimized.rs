@@ -1,0 +1,198 @@
+//! The rail-optimized GPU cluster (`kind = "rail_optimized"`) through the whole
+//! simulator: traffic between GPUs of the same index stays on its rail (two links, one
+//! leaf), traffic between rails climbs leaf-spine-leaf, a permutation over every GPU
+//! completes without a drop under PFC, planes are independent copies of the fabric, and
+//! runs are deterministic.
+
+use fabricsim::base::units::Time;
+use fabricsim::model::fabric::NodeKind;
+use fabricsim::output::fct;
+use fabricsim::{analysis::invariants, load_str, Outcome, Simulation};
+use std::path::Path;
+
+/// 4 servers of 4 GPUs, 100G NICs, 1 us links, 100 ns switches, 4 KiB packets, no
+/// congestion control; `topo` adds to `[topology]`, `workload` is the workload's table.
+fn scenario(topo: &str, workload: &str) -> String {
+    format!(
+        r#"name = "rails"
+seed = 3
+max_time = "50ms"
+
+[topology]
+kind = "rail_optimized"
+servers = 4
+gpus_per_server = 4
+nic_rate = "100Gbps"
+link_delay = "1us"
+{topo}
+
+[fabric]
+switch_latency = "100ns"
+
+[cc]
+algorithm = "none"
+
+[[workload]]
+{workload}
+"#
+    )
+}
+
+fn one_flow(src: u32, dst: u32, size: &str) -> String {
+    format!("kind = \"flows\"\nflows = [{{ src = {src}, dst = {dst}, size = \"{size}\" }}]")
+}
+
+fn build(src: &str) -> Simulation {
+    let l = load_str(src, "t.toml", Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    Simulation::build(&l.scenario, &l.file, &l.base_dir).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(src: &str) -> Simulation {
+    let mut s = build(src);
+    assert_eq!(s.run(&mut |_| {}), Outcome::Completed);
+    let bad = invariants::check(&s);
+    assert!(bad.is_empty(), "invariants violated: {bad:#?}");
+    for i in 0..s.nics.flows.len() {
+        let f = &s.nics.flows[i];
+        assert_eq!(f.rcv_nxt, f.spec.size, "flow {i} delivered every byte once");
+        assert!(fct(&s, i).unwrap() >= s.ideal[i], "flow {i} beat its ideal");
+    }
+    s
+}
+
+fn node_name(s: &Simulation, port: usize) -> String {
+    s.fabric.nodes[s.fabric.ports[port].node.idx()].name.clone()
+}
+
+/// The nodes that sent at least `bytes` (the forward path of a lone flow of that size:
+/// its ACKs carry far less), in port order: one per link the data crossed.
+fn data_path(s: &Simulation, bytes: u64) -> Vec<String> {
+    (0..s.fabric.ports.len())
+        .filter(|&p| s.fabric.ports[p].tx_bytes >= bytes)
+        .map(|p| node_name(s, p))
+        .collect()
+}
+
+fn tx_of(s: &Simulation, prefix: &str) -> u64 {
+    (0..s.fabric.ports.len())
+        .filter(|&p| node_name(s, p).starts_with(prefix))
+        .map(|p| s.fabric.ports[p].tx_bytes)
+        .sum()
+}
+
+const SIZE: u64 = 1 << 20;
+
+#[test]
+fn same_rail_traffic_crosses_two_links_through_one_leaf() {
+    // GPU 2 of server 0 (host 2) to GPU 2 of server 3 (host 14).
+    let s = run(&scenario("", &one_flow(2, 14, "1MiB")));
+    let mut path = data_path(&s, SIZE);
+    path.sort();
+    assert_eq!(path, vec!["rail2-leaf0", "s0-gpu2"]);
+    assert_eq!(tx_of(&s, "spine"), 0, "no spine sees same-rail traffic");
+    // Two links and one switch: the store-and-forward pipeline of 256 packets of 4 KiB
+    // (+ 58 B headers) at 100 Gbit/s, the last packet's second serialization, two link
+    // delays and one switch latency. The NIC sends back to back, so the FCT is its ideal.
+    let wire = 4096 + 58;
+    let ser = |b: u64| b * 8 * 10; // ps at 100 Gbit/s
+    let expect: Time = 256 * ser(wire) + ser(wire) + 2 * 1_000_000 + 100_000;
+    assert_eq!(s.ideal[0], expect);
+    assert_eq!(fct(&s, 0).unwrap(), expect);
+}
+
+#[test]
+fn cross_rail_traffic_goes_leaf_spine_leaf() {
+    // GPU 1 of server 0 (host 1) to GPU 3 of server 2 (host 11).
+    let s = run(&scenario("", &one_flow(1, 11, "1MiB")));
+    let path = data_path(&s, SIZE);
+    assert_eq!(path.len(), 4, "{path:?}");
+    assert_eq!(path.iter().filter(|n| *n == "s0-gpu1").count(), 1);
+    assert_eq!(path.iter().filter(|n| *n == "rail1-leaf0").count(), 1);
+    assert_eq!(path.iter().filter(|n| *n == "rail3-leaf0").count(), 1);
+    assert_eq!(path.iter().filter(|n| n.starts_with("spine")).count(), 1);
+    // No other rail's leaf carried anything.
+    for r in [0, 2] {
+        assert_eq!(tx_of(&s, &format!("rail{r}-")), 0);
+    }
+    // Four links and three switches.
+    let wire = 4096 + 58;
+    let ser = |b: u64| b * 8 * 10;
+    let expect: Time = 256 * ser(wire) + 3 * ser(wire) + 4 * 1_000_000 + 3 * 100_000;
+    assert_eq!(fct(&s, 0).unwrap(), expect);
+}
+
+#[test]
+fn ports_and_links_are_as_counted() {
+    // 16 GPUs; 4 rails x 2 leaves; 2 servers of 100G below a leaf, 2:1 oversubscribed:
+    // one spine of 100G. Per plane 16 NIC links + 8 x 1 uplinks; two planes of 50G.
+    let s = build(&scenario(
+        "leaves_per_rail = 2\noversubscription = 2.0\nplanes = 2",
+        &one_flow(0, 1, "4KiB"),
+    ));
+    let links = 2 * (16 + 8);
+    assert_eq!(s.fabric.ports.len(), 2 * links);
+    let switches = s
+        .fabric
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NodeKind::Switch(_)))
+        .count();
+    assert_eq!(switches, 2 * (8 + 1));
+    for h in 0..16 {
+        let n = &s.fabric.nodes[s
+            .fabric
+            .nodes
+            .iter()
+            .position(|n| n.kind == NodeKind::Host(h))
+            .unwrap()];
+        assert_eq!(n.ports.len, 2, "one port per plane");
+        for (p, port) in n.ports.iter().enumerate() {
+            assert_eq!(s.fabric.ports[port.idx()].rate.0, 50_000_000_000);
+            let leaf = node_name(&s, s.fabric.ports[port.idx()].peer.idx());
+            let (srv, gpu) = (h / 4, h % 4);
+            assert_eq!(leaf, format!("p{p}-rail{gpu}-leaf{}", srv / 2));
+        }
+    }
+}
+
+#[test]
+fn a_permutation_completes_without_a_drop_under_pfc_and_repeats_exactly() {
+    let perm = "kind = \"permutation\"\nsize = \"256KiB\"";
+    for topo in [
+        "",
+        "oversubscription = 2.0",
+        "planes = 2",
+        "leaves_per_rail = 2",
+    ] {
+        let src = scenario(topo, perm);
+        let a = run(&src);
+        assert_eq!(a.nics.flows.len(), 16, "{topo}");
+        assert_eq!(a.ctx.counters.drops, 0, "{topo}: PFC is on");
+        let b = run(&src);
+        let fcts = |s: &Simulation| (0..16).map(|i| fct(s, i)).collect::<Vec<_>>();
+        let tx = |s: &Simulation| {
+            s.fabric
+                .ports
+                .iter()
+                .map(|p| p.tx_bytes)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(fcts(&a), fcts(&b), "{topo}");
+        assert_eq!(tx(&a), tx(&b), "{topo}");
+    }
+}
+
+#[test]
+fn planes_are_independent_and_share_a_flow() {
+    // Two planes, the NIC spreads each flow's packets over both ports (adaptive rails).
+    let s = run(&scenario("planes = 2", &one_flow(2, 14, "1MiB")));
+    let (p0, p1) = (tx_of(&s, "p0-"), tx_of(&s, "p1-"));
+    assert!(p0 > 0 && p1 > 0, "both planes carry the flow: {p0} {p1}");
+    assert!(p0.abs_diff(p1) < p0 / 10, "about evenly: {p0} {p1}");
+    // Pinned to port 1, plane 0 stays idle.
+    let pinned = scenario("planes = 2", &one_flow(2, 14, "1MiB"))
+        .replace("[cc]", "[transport]\nrail = 1\n\n[cc]");
+    let s = run(&pinned);
+    assert_eq!(tx_of(&s, "p0-"), 0);
+    assert!(tx_of(&s, "p1-") >= SIZE);
+}
