@@ -196,3 +196,142 @@ fn planes_are_independent_and_share_a_flow() {
     assert_eq!(tx_of(&s, "p0-"), 0);
     assert!(tx_of(&s, "p1-") >= SIZE);
 }
+
+// The scale-up domain: NVLink through an NVSwitch (or PCIe), a crossbar per GPU.
+
+use fabricsim::base::units::Rate;
+
+/// The same cluster with H100 NVLink (18 x 200 Gbit/s = 3.6 Tbit/s per direction per
+/// GPU) and 400G NICs.
+fn nvlink(extra: &str, workload: &str) -> String {
+    scenario(&format!("nvlink = \"h100\"\n{extra}"), workload).replace("100Gbps", "400Gbps")
+}
+
+#[test]
+fn an_intra_server_transfer_takes_size_over_nvlink_bandwidth_plus_latency() {
+    for (preset, per_link) in [("h100", 200_000_000_000u64), ("b200", 400_000_000_000)] {
+        let src =
+            nvlink("", &one_flow(0, 3, "16MiB")).replace("\"h100\"", &format!("\"{preset}\""));
+        let s = run(&src);
+        let b = Rate(18 * per_link);
+        // 4096 packets of 4 KiB + 58 B through GPU, crossbar, NVSwitch, crossbar, GPU:
+        // all four links at the NVLink rate, the last packet serialized three more times,
+        // and the 500 ns NVLink latency; the crossbars and the NVSwitch add no forwarding
+        // latency, the GPU-crossbar links no delay.
+        let (n, wire, latency) = (4096u64, 4096 + 58, 500_000);
+        let expect = n * b.tx_time(wire) + 3 * b.tx_time(wire) + latency;
+        let got = fct(&s, 0).unwrap();
+        assert_eq!(got, expect, "{preset}");
+        // To the packet: size / bandwidth (headers included) + latency, within the three
+        // extra serializations of one packet.
+        let closed = b.tx_time(n * wire) + latency;
+        assert!(
+            got.abs_diff(closed) <= 4 * b.tx_time(wire),
+            "{preset}: {got} vs {closed}"
+        );
+        assert_eq!(tx_of(&s, "rail"), 0, "{preset}: no rail carried it");
+    }
+}
+
+#[test]
+fn intra_server_traffic_never_touches_a_rail() {
+    // Every ordered pair of GPUs within servers 0 and 2, all at once.
+    let mut flows = Vec::new();
+    for server in [0u32, 2] {
+        for a in 0..4 {
+            for b in 0..4 {
+                if a != b {
+                    let (src, dst) = (server * 4 + a, server * 4 + b);
+                    flows.push(format!("{{ src = {src}, dst = {dst}, size = \"256KiB\" }}"));
+                }
+            }
+        }
+    }
+    let wl = format!("kind = \"flows\"\nflows = [{}]", flows.join(", "));
+    let s = run(&nvlink("", &wl));
+    assert_eq!(s.ctx.counters.drops, 0);
+    assert_eq!(tx_of(&s, "rail"), 0);
+    assert_eq!(tx_of(&s, "spine"), 0);
+    // Nor did any crossbar send toward a leaf: its ports are GPU, NVSwitch, then NIC.
+    for p in 0..s.fabric.ports.len() {
+        let peer = node_name(&s, s.fabric.ports[p].peer.idx());
+        if peer.starts_with("rail") {
+            assert_eq!(
+                s.fabric.ports[p].tx_bytes,
+                0,
+                "{} -> {peer}",
+                node_name(&s, p)
+            );
+        }
+    }
+    // The NVSwitches of servers 0 and 2 carried it all, the others nothing.
+    assert!(tx_of(&s, "s0-nvswitch") >= 12 * 256 * 1024);
+    assert!(tx_of(&s, "s2-nvswitch") >= 12 * 256 * 1024);
+    assert_eq!(tx_of(&s, "s1-nvswitch") + tx_of(&s, "s3-nvswitch"), 0);
+}
+
+#[test]
+fn inter_server_traffic_takes_the_rails() {
+    // Same GPU index: rail 2, through one leaf, no NVSwitch.
+    let s = run(&nvlink("", &one_flow(2, 14, "1MiB")));
+    let mut path = data_path(&s, SIZE);
+    path.sort();
+    assert_eq!(
+        path,
+        vec!["rail2-leaf0", "s0-gpu2", "s0-gpu2-xbar", "s3-gpu2-xbar"]
+    );
+    assert_eq!(tx_of(&s, "spine"), 0);
+    assert_eq!(tx_of(&s, "s0-nvswitch") + tx_of(&s, "s3-nvswitch"), 0);
+    // Another GPU index: six links, by a spine or by NVLink at one end and one rail.
+    let s = run(&nvlink("", &one_flow(1, 11, "1MiB")));
+    let path = data_path(&s, SIZE);
+    assert_eq!(path.len(), 6, "{path:?}");
+    let spine = path.iter().any(|n| n.starts_with("spine"));
+    let nvl = path.iter().filter(|n| n.ends_with("nvswitch")).count();
+    assert!(
+        spine as usize + nvl == 1,
+        "one spine or one NVSwitch: {path:?}"
+    );
+}
+
+#[test]
+fn a_rail_only_network_joins_its_rails_by_nvlink() {
+    // No spines: GPU 1 of server 0 reaches GPU 3 of server 2 only through an NVSwitch.
+    let s = run(&nvlink("spines = 0", &one_flow(1, 11, "1MiB")));
+    let path = data_path(&s, SIZE);
+    assert_eq!(path.len(), 6, "{path:?}");
+    assert_eq!(path.iter().filter(|n| n.ends_with("nvswitch")).count(), 1);
+    // Without a scale-up domain the rails would not be joined at all.
+    let l = load_str(
+        &scenario("spines = 0", &one_flow(1, 11, "1MiB")),
+        "t.toml",
+        Path::new("."),
+        &[],
+    );
+    let e = match l {
+        Ok(l) => Simulation::build(&l.scenario, &l.file, &l.base_dir)
+            .err()
+            .expect("refused")
+            .to_string(),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("topology.spines"), "{e}");
+}
+
+#[test]
+fn a_permutation_with_nvlink_is_lossless_and_repeats_exactly() {
+    let perm = "kind = \"permutation\"\nsize = \"256KiB\"";
+    for extra in ["", "planes = 2", "scale_up = \"pcie\""] {
+        let src = nvlink(extra, perm);
+        let src = if extra.contains("pcie") {
+            src.replace("nvlink = \"h100\"\n", "")
+        } else {
+            src
+        };
+        let a = run(&src);
+        assert_eq!(a.ctx.counters.drops, 0, "{extra}");
+        let b = run(&src);
+        let fcts = |s: &Simulation| (0..16).map(|i| fct(s, i)).collect::<Vec<_>>();
+        assert_eq!(fcts(&a), fcts(&b), "{extra}");
+    }
+}

@@ -172,6 +172,10 @@ pub struct NodeSpec {
     /// up/down tables with lateral fallbacks. 0 (every kind but `sunway`): plain
     /// shortest paths.
     pub tier: u8,
+    /// A switch's own forwarding latency, for switches that are not datacenter switches
+    /// (a GPU's crossbar, an NVSwitch of `rail_optimized`'s scale-up domain); `None`: the
+    /// fabric's `switch_latency`.
+    pub forwarding: Option<Time>,
 }
 
 /// A node's part in the network beyond being a host or a switch. The graph only carries
@@ -249,6 +253,7 @@ impl TopoGraph {
             role: NodeRole::Fabric,
             campus: None,
             tier: 0,
+            forwarding: None,
         });
         self.nodes.len() - 1
     }

@@ -27,6 +27,22 @@
 //! is its link in plane `p`. Names: `s<server>-gpu<g>`, `rail<r>-leaf<i>`, `spine<j>`,
 //! prefixed `p<plane>-` when there are several planes. Rates, delays, buffers, flow
 //! control and load balancing are the fabric's, as for every kind.
+//!
+//! **The scale-up domain** (`scale_up = "nvlink"` or `"pcie"`). The GPUs of a server are
+//! joined by NVLink through an NVSwitch (or by PCIe through a PCIe switch), modelled as
+//! links and a switch node in the same engine. A GPU then reaches the network through
+//! its own crossbar (`s<server>-gpu<g>-xbar`, a switch with no forwarding latency): one
+//! link from the host (the GPU's memory, at the fastest of its ports so that it never
+//! bottlenecks, no delay), one to the server's `s<server>-nvswitch` (`s<server>-pcie`)
+//! at the GPU's scale-up bandwidth with half the scale-up latency (the switch itself
+//! adds none), and its NIC ports to the rail leaves. The routes are shortest paths, so:
+//! GPUs of one server talk over NVLink (4 links: GPU, crossbar, NVSwitch, crossbar, GPU;
+//! the rails are 6 or more) and never touch a rail; GPU `g` of one server reaches GPU
+//! `g` of another over rail `g` (4 links: a crossbar, the leaf, a crossbar); GPU `a` to
+//! GPU `b != a` of another server has three paths of 6 links, among which ECMP picks per
+//! flow: rail `a` and a spine, NVLink then rail `b` (what NCCL's PXN does: the data move
+//! to the GPU on the destination's rail, whose NIC sends them), or rail `a` then NVLink
+//! at the far end. With `spines = 0` (a rail-only network) only the last two remain.
 
 use super::{delay_params, link_delay, GraphGenerator, TopoGraph, TopoSize};
 use crate::base::ids::MAX_INDEX;
@@ -44,6 +60,61 @@ pub const MAX_GPUS_PER_SERVER: u32 = 64;
 fn d_oversubscription() -> f64 {
     1.0
 }
+
+/// How the GPUs of a server are joined.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ScaleUp {
+    /// Not at all: GPUs of a server talk over their NICs and the rails.
+    #[default]
+    None,
+    /// NVLink through an NVSwitch.
+    Nvlink,
+    /// PCIe through a PCIe switch.
+    Pcie,
+}
+
+/// An NVLink generation: links per GPU and the rate of one link.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NvlinkPreset {
+    /// H100 SXM, fourth-generation NVLink: 18 links, 900 GB/s per GPU both directions
+    /// together (NVIDIA H100 Tensor Core GPU datasheet; NVIDIA H100 Tensor Core GPU
+    /// Architecture whitepaper, "18 NVLink links ... 900 GB/sec total bandwidth"), so
+    /// 25 GB/s per link and direction, 450 GB/s per direction per GPU.
+    #[default]
+    H100,
+    /// B200, fifth-generation NVLink: 18 links, 1.8 TB/s per GPU both directions together
+    /// (NVIDIA DGX B200 datasheet; NVIDIA Blackwell architecture technical brief), so
+    /// 50 GB/s per link and direction, 900 GB/s per direction per GPU.
+    B200,
+}
+
+impl NvlinkPreset {
+    /// (links per GPU, rate of a link per direction).
+    pub fn links(self) -> (u32, Rate) {
+        match self {
+            // 25 GB/s = 200 Gbit/s per link and direction.
+            NvlinkPreset::H100 => (18, Rate(200_000_000_000)),
+            // 50 GB/s = 400 Gbit/s per link and direction.
+            NvlinkPreset::B200 => (18, Rate(400_000_000_000)),
+        }
+    }
+}
+
+/// A GPU's PCIe link when `pcie_rate` is not given: Gen5 x16, 32 GT/s per lane with
+/// 128b/130b coding (PCI Express Base Specification 5.0): 16 x 32e9 x 128 / 130 =
+/// 504.1 Gbit/s (63 GB/s) per direction.
+pub const DEFAULT_PCIE_RATE: Rate = Rate(16 * 32_000_000_000 / 130 * 128);
+
+/// One-way GPU-to-GPU latency through the NVSwitch when `scale_up_latency` is not given
+/// \[recon\]: NVIDIA's datasheets give bandwidths, not latencies; 500 ns is an assumption
+/// of the order of one switch hop and two SerDes links. Set it from a measurement.
+pub const DEFAULT_NVLINK_LATENCY: Time = 500 * crate::base::units::NS;
+
+/// One-way GPU-to-GPU latency through a PCIe switch when `scale_up_latency` is not given
+/// \[recon\]: an assumption (a PCIe switch hop and two links, about 1 us), as for NVLink.
+pub const DEFAULT_PCIE_LATENCY: Time = crate::base::units::US;
 
 /// A rail-optimized GPU cluster.
 #[derive(Clone, Debug, Deserialize)]
@@ -87,6 +158,112 @@ pub struct RailOptimizedCfg {
     /// Cable length of every link, at 5 ns per metre.
     #[serde(default, deserialize_with = "su::opt_length")]
     pub link_length: Option<f64>,
+    /// How the GPUs of a server are joined: `"none"`, `"nvlink"`, `"pcie"` (unset:
+    /// `"nvlink"` when an `nvlink*` field is given, else `"none"`).
+    #[serde(default)]
+    pub scale_up: Option<ScaleUp>,
+    /// NVLink generation (`"h100"`, `"b200"`): links per GPU and their rate.
+    #[serde(default)]
+    pub nvlink: Option<NvlinkPreset>,
+    /// NVLink links per GPU (unset: the preset's).
+    #[serde(default)]
+    pub nvlink_links: Option<u32>,
+    /// Rate of one NVLink link per direction (unset: the preset's).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub nvlink_link_rate: Option<Rate>,
+    /// A GPU's PCIe link per direction, with `scale_up = "pcie"` (unset: Gen5 x16).
+    #[serde(default, deserialize_with = "su::opt_rate")]
+    pub pcie_rate: Option<Rate>,
+    /// One-way GPU-to-GPU latency through the scale-up switch.
+    #[serde(default, deserialize_with = "su::opt_time")]
+    pub scale_up_latency: Option<Time>,
+}
+
+/// A server's scale-up domain as built: the bandwidth of a GPU's port into it and the
+/// one-way latency between two GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScaleUpLink {
+    /// NVLink or PCIe.
+    pub kind: ScaleUp,
+    /// A GPU's bandwidth into the scale-up switch, per direction (all its links).
+    pub rate: Rate,
+    /// GPU to GPU, one way, through the switch.
+    pub latency: Time,
+}
+
+impl RailOptimizedCfg {
+    /// The scale-up domain the settings describe (`None`: none); errors name the field.
+    pub fn scale_up_link(&self) -> Result<Option<ScaleUpLink>, ParamError> {
+        let fe = |field: &str, m: String| Err(ParamError::new(field, m));
+        let nvlink_set =
+            self.nvlink.is_some() || self.nvlink_links.is_some() || self.nvlink_link_rate.is_some();
+        let kind = self.scale_up.unwrap_or(if nvlink_set {
+            ScaleUp::Nvlink
+        } else {
+            ScaleUp::None
+        });
+        if kind != ScaleUp::Nvlink && nvlink_set {
+            return fe(
+                "scale_up",
+                format!(
+                    "{kind:?} with NVLink settings (nvlink, nvlink_links, nvlink_link_rate): \
+                     they need scale_up = \"nvlink\""
+                )
+                .to_lowercase(),
+            );
+        }
+        if kind != ScaleUp::Pcie && self.pcie_rate.is_some() {
+            return fe("pcie_rate", "is only read with scale_up = \"pcie\"".into());
+        }
+        if kind == ScaleUp::None && self.scale_up_latency.is_some() {
+            return fe(
+                "scale_up_latency",
+                "is only read with scale_up = \"nvlink\" or \"pcie\"".into(),
+            );
+        }
+        let (rate, latency) = match kind {
+            ScaleUp::None => return Ok(None),
+            ScaleUp::Nvlink => {
+                let (links, per) = self.nvlink.unwrap_or_default().links();
+                let links = self.nvlink_links.unwrap_or(links);
+                let per = self.nvlink_link_rate.unwrap_or(per);
+                if links == 0 || links > 64 {
+                    return fe(
+                        "nvlink_links",
+                        format!("{links}: a GPU has 1 to 64 NVLink links"),
+                    );
+                }
+                if per.0 == 0 {
+                    return fe("nvlink_link_rate", "must be positive".into());
+                }
+                let Some(rate) = per.0.checked_mul(links as u64) else {
+                    return fe(
+                        "nvlink_link_rate",
+                        format!("{per} x {links} links is too fast"),
+                    );
+                };
+                (
+                    Rate(rate),
+                    self.scale_up_latency.unwrap_or(DEFAULT_NVLINK_LATENCY),
+                )
+            }
+            ScaleUp::Pcie => {
+                let r = self.pcie_rate.unwrap_or(DEFAULT_PCIE_RATE);
+                if r.0 == 0 {
+                    return fe("pcie_rate", "must be positive".into());
+                }
+                (r, self.scale_up_latency.unwrap_or(DEFAULT_PCIE_LATENCY))
+            }
+        };
+        if latency > super::MAX_LINK_DELAY {
+            return fe("scale_up_latency", "at most 1 s is allowed".into());
+        }
+        Ok(Some(ScaleUpLink {
+            kind,
+            rate,
+            latency,
+        }))
+    }
 }
 
 impl Described for RailOptimizedCfg {
@@ -136,6 +313,29 @@ impl Described for RailOptimizedCfg {
                 "leaf downlink:uplink capacity when spines is not given (1: non-blocking)",
             ),
             Param::unset("switch_radix", "ports of a switch; every switch must fit"),
+            Param::unset(
+                "scale_up",
+                "none, nvlink (NVSwitch) or pcie (PCIe switch); unset: nvlink if an nvlink field is given",
+            ),
+            Param::plain(
+                "nvlink",
+                "h100",
+                "NVLink preset: h100 (18 x 25 GB/s per direction), b200 (18 x 50 GB/s)",
+            ),
+            Param::unset("nvlink_links", "NVLink links per GPU (unset: the preset's)"),
+            Param::unset(
+                "nvlink_link_rate",
+                "rate of one NVLink link per direction (unset: the preset's)",
+            ),
+            Param::rate(
+                "pcie_rate",
+                DEFAULT_PCIE_RATE.0 as f64,
+                "a GPU's PCIe link per direction (Gen5 x16)",
+            ),
+            Param::unset(
+                "scale_up_latency",
+                "one-way GPU-to-GPU latency through the scale-up switch (nvlink 500 ns, pcie 1 us) [recon]",
+            ),
         ];
         v.extend(delay_params());
         v
@@ -186,6 +386,8 @@ pub struct RailCounts {
     pub servers_per_leaf: u32,
     /// Rate of one NIC port (one plane's share of the NIC).
     pub port_rate: Rate,
+    /// The scale-up domain, if any.
+    pub scale_up: Option<ScaleUpLink>,
 }
 
 /// The graph's counts and shape from the settings alone: what [`build`] checks against
@@ -240,6 +442,7 @@ pub fn counts(c: &RailOptimizedCfg) -> Result<RailCounts, ParamError> {
         );
     }
     let port_rate = Rate(c.nic_rate.0 / c.planes as u64);
+    let scale_up = c.scale_up_link()?;
     if !c.servers.is_multiple_of(c.leaves_per_rail) {
         return fe(
             "leaves_per_rail",
@@ -295,10 +498,19 @@ pub fn counts(c: &RailOptimizedCfg) -> Result<RailCounts, ParamError> {
             n.round() as u32
         }
     };
-    if spines == 0 && leaves > 1 {
+    // A scale-up domain joins the rails of a server (a rail-only network); without one
+    // only spines join the leaves.
+    let joined = scale_up.is_some() && c.leaves_per_rail == 1;
+    if spines == 0 && leaves > 1 && !joined {
         return fe(
             "spines",
-            "more than one leaf per plane needs at least one spine".into(),
+            if scale_up.is_some() {
+                "more than one leaf per rail needs at least one spine to join them".into()
+            } else {
+                "more than one leaf per plane needs at least one spine (or a scale_up \
+                 domain to join the rails)"
+                    .into()
+            },
         );
     }
     if let Some(radix) = c.switch_radix {
@@ -329,18 +541,34 @@ pub fn counts(c: &RailOptimizedCfg) -> Result<RailCounts, ParamError> {
     let uplinks = leaves
         .saturating_mul(spines as u64)
         .saturating_mul(c.uplinks_per_pair as u64);
-    let size = TopoSize {
-        hosts,
-        switches: planes.saturating_mul(leaves.saturating_add(spines as u64)),
-        edge_switches: planes.saturating_mul(leaves),
-        links: planes.saturating_mul(hosts.saturating_add(uplinks)),
-        host_rate_bps: c.nic_rate.0,
+    let fabric_switches = planes.saturating_mul(leaves.saturating_add(spines as u64));
+    let nic_links = planes.saturating_mul(hosts.saturating_add(uplinks));
+    let size = match scale_up {
+        None => TopoSize {
+            hosts,
+            switches: fabric_switches,
+            edge_switches: planes.saturating_mul(leaves),
+            links: nic_links,
+            host_rate_bps: c.nic_rate.0,
+        },
+        // A crossbar per GPU (the hosts' edge switches) and a switch per server; per GPU
+        // a link from its memory and one to the scale-up switch.
+        Some(su) => TopoSize {
+            hosts,
+            switches: fabric_switches
+                .saturating_add(hosts)
+                .saturating_add(c.servers as u64),
+            edge_switches: hosts,
+            links: nic_links.saturating_add(hosts.saturating_mul(2)),
+            host_rate_bps: su.rate.0.max(c.nic_rate.0),
+        },
     };
     Ok(RailCounts {
         size,
         spines,
         servers_per_leaf,
         port_rate,
+        scale_up,
     })
 }
 
@@ -352,12 +580,40 @@ pub fn build(c: &RailOptimizedCfg) -> Result<TopoGraph, ParamError> {
     let up = c.uplink_rate.unwrap_or(k.port_rate);
     let gpus = c.gpus_per_server;
     let mut g = TopoGraph {
-        rails: c.planes,
+        // With a scale-up domain the NIC ports belong to the GPU's crossbar: the host
+        // has one port, to it.
+        rails: if k.scale_up.is_some() { 1 } else { c.planes },
         ..Default::default()
     };
     for s in 0..c.servers {
         for r in 0..gpus {
             g.add_host(format!("s{s}-gpu{r}"), s);
+        }
+    }
+    // What the NIC ports hang off: the GPU itself, or its crossbar.
+    let mut nic_node: Vec<usize> = g.hosts.clone();
+    if let Some(su) = k.scale_up {
+        let switch = match su.kind {
+            ScaleUp::Pcie => "pcie",
+            _ => "nvswitch",
+        };
+        let to_gpu = su.latency / 2;
+        // The GPU's memory feeds its crossbar at the fastest of its ports: never the
+        // bottleneck.
+        let inner = Rate(su.rate.0.max(k.port_rate.0));
+        for s in 0..c.servers {
+            let sw = g.add_node(format!("s{s}-{switch}"), true);
+            g.nodes[sw].forwarding = Some(0);
+            for r in 0..gpus {
+                let h = (s * gpus + r) as usize;
+                let x = g.add_node(format!("s{s}-gpu{r}-xbar"), true);
+                g.nodes[x].forwarding = Some(0);
+                g.link(g.hosts[h], x, inner, 0);
+                // Half the GPU-to-GPU latency on each side of the switch, which adds
+                // none of its own.
+                g.link(x, sw, su.rate, to_gpu);
+                nic_node[h] = x;
+            }
         }
     }
     let prefix = |p: u32| {
@@ -380,7 +636,7 @@ pub fn build(c: &RailOptimizedCfg) -> Result<TopoGraph, ParamError> {
             .collect();
         for s in 0..c.servers {
             for r in 0..gpus {
-                let h = g.hosts[(s * gpus + r) as usize];
+                let h = nic_node[(s * gpus + r) as usize];
                 let leaf = leaves[(r * c.leaves_per_rail + s / k.servers_per_leaf) as usize];
                 g.link(h, leaf, k.port_rate, delay);
             }
@@ -525,6 +781,61 @@ mod tests {
         assert!(with(&|c| c.switch_radix = Some(8)).is_ok());
         assert_eq!(bad(&|c| c.nic_rate = Rate(0)).field, "nic_rate");
         assert_eq!(bad(&|c| c.servers = 0).field, "servers");
+    }
+
+    #[test]
+    fn the_scale_up_domain_is_a_crossbar_per_gpu_and_a_switch_per_server() {
+        let c = cfg(&format!("{BASE}nvlink = \"b200\""));
+        let k = counts(&c).unwrap();
+        let su = k.scale_up.unwrap();
+        // 18 links of 50 GB/s per direction: 900 GB/s = 7.2 Tbit/s.
+        assert_eq!(su.rate, Rate(7_200_000_000_000));
+        assert_eq!(su.kind, ScaleUp::Nvlink);
+        let g = build(&c).unwrap();
+        g.validate().unwrap();
+        assert_eq!(g.hosts.len() as u64, k.size.hosts);
+        let sw = g.nodes.iter().filter(|n| n.is_switch).count() as u64;
+        assert_eq!(sw, k.size.switches);
+        // 8 rails + 4 spines, 32 crossbars, 4 NVSwitches.
+        assert_eq!(sw, 8 + 4 + 32 + 4);
+        assert_eq!(g.links.len() as u64, k.size.links);
+        let h = g.hosts[13];
+        assert_eq!(neighbours(&g, h), vec!["s1-gpu5-xbar"]);
+        let x = g
+            .nodes
+            .iter()
+            .position(|n| n.name == "s1-gpu5-xbar")
+            .unwrap();
+        assert_eq!(
+            neighbours(&g, x),
+            vec!["s1-gpu5", "s1-nvswitch", "rail5-leaf0"]
+        );
+        assert_eq!(g.nodes[x].forwarding, Some(0));
+        // H100 by default; PCIe Gen5 x16.
+        let h100 = counts(&cfg(&format!("{BASE}scale_up = \"nvlink\""))).unwrap();
+        assert_eq!(h100.scale_up.unwrap().rate, Rate(3_600_000_000_000));
+        let pcie = counts(&cfg(&format!("{BASE}scale_up = \"pcie\""))).unwrap();
+        // 16 lanes x 32 GT/s x 128/130: 504.12 Gbit/s.
+        let want = 16.0 * 32e9 * 128.0 / 130.0;
+        assert!((pcie.scale_up.unwrap().rate.0 as f64 - want).abs() < 1e3);
+        assert_eq!(counts(&cfg(BASE)).unwrap().scale_up, None);
+    }
+
+    #[test]
+    fn scale_up_settings_that_do_not_fit_name_the_field() {
+        let bad = |extra: &str| build(&cfg(&format!("{BASE}{extra}"))).unwrap_err().field;
+        assert_eq!(bad("scale_up = \"none\"\nnvlink_links = 4"), "scale_up");
+        assert_eq!(bad("scale_up = \"pcie\"\nnvlink = \"h100\""), "scale_up");
+        assert_eq!(bad("nvlink_links = 0"), "nvlink_links");
+        assert_eq!(bad("nvlink_link_rate = \"0bps\""), "nvlink_link_rate");
+        assert_eq!(bad("pcie_rate = \"64Gbps\""), "pcie_rate");
+        assert_eq!(bad("scale_up_latency = \"1us\""), "scale_up_latency");
+        // Two leaves per rail are joined by spines only, scale-up or not.
+        assert_eq!(
+            bad("nvlink = \"h100\"\nleaves_per_rail = 2\nspines = 0"),
+            "spines"
+        );
+        assert!(build(&cfg(&format!("{BASE}nvlink = \"h100\"\nspines = 0"))).is_ok());
     }
 
     #[test]
