@@ -335,3 +335,88 @@ fn a_permutation_with_nvlink_is_lossless_and_repeats_exactly() {
         assert_eq!(fcts(&a), fcts(&b), "{extra}");
     }
 }
+
+// Collectives over the rails.
+
+fn jct(s: &Simulation, j: usize) -> Time {
+    let job = &s.nics.jobs[j];
+    job.finish.unwrap() - job.started.unwrap()
+}
+
+#[test]
+fn a_ring_allreduce_along_each_rail_takes_its_closed_form() {
+    // One job per rail (jobs = "nic_index"): GPU r of the 4 servers in a ring on rail r's
+    // leaf, the 4 rings on disjoint leaves. S = 256 KiB: steps of S/4 = 16 packets.
+    let wl = "kind = \"collective\"\ncollective = \"ring_allreduce\"\njobs = \"nic_index\"\nsize = \"256KiB\"";
+    // One ACK per transfer (at its last packet): the receiver's ACK leaves just before
+    // the first packet of its next step, one 64 B frame later.
+    let s = run(&scenario("", wl).replace("[cc]", "[transport]\nack_every = 64\n\n[cc]"));
+    assert_eq!(s.nics.jobs.len(), 4);
+    let (m, n_pk, wire) = (4u64, 16u64, 4096 + 58u64);
+    let b = Rate(100_000_000_000);
+    let (d, sw) = (1_000_000, 100_000);
+    // 2(n-1)/n x S/B (headers included) plus, per step, the last packet's second
+    // serialization, two link delays and the leaf.
+    let s_wire = 4 * n_pk * wire;
+    let expect = b.tx_time(2 * (m - 1) * s_wire / m)
+        + 2 * (m - 1) * (b.tx_time(wire) + 2 * d + sw)
+        + (2 * (m - 1) - 1) * b.tx_time(64);
+    for j in 0..4 {
+        assert_eq!(jct(&s, j), expect, "rail {j}");
+    }
+    assert_eq!(
+        tx_of(&s, "spine"),
+        0,
+        "rings along rails stay on their leaves"
+    );
+}
+
+#[test]
+fn a_hierarchical_allreduce_is_nvlink_rings_inside_and_rail_rings_across() {
+    // 4 servers of 4 GPUs, H100 NVLink, 400G NICs; S = 1 MiB: reduce-scatter and
+    // all-gather steps of S/4 = 64 packets over NVLink, rail steps of S/16 = 16 packets.
+    let wl = "kind = \"collective\"\ncollective = \"hierarchical_allreduce\"\nsize = \"1MiB\"";
+    let s = run(&nvlink("", wl).replace("[cc]", "[transport]\nack_every = 64\n\n[cc]"));
+    let (g, m, wire) = (4u64, 4u64, 4096 + 58u64);
+    let (nvl, nic) = (Rate(3_600_000_000_000), Rate(400_000_000_000));
+    // NVLink step: 4 links at NVLink rate, 500 ns (see the intra-server test).
+    let t1 = 64 * nvl.tx_time(wire) + 3 * nvl.tx_time(wire) + 500_000;
+    // Rail step: GPU, crossbar (NVLink rate), leaf, crossbar, GPU: the NIC links bound
+    // it; two 1 us cables and the leaf (100 ns).
+    let t2 = 17 * nic.tx_time(wire) + 2 * nvl.tx_time(wire) + 2 * 1_000_000 + 100_000;
+    // Each of the 11 steps after the first may start up to one ACK frame late (the
+    // receiver's ACK of the step before leaves first; at most 64 B at the NIC's rate).
+    let closed = 2 * (g - 1) * t1 + 2 * (m - 1) * t2;
+    let got = jct(&s, 0);
+    assert!(
+        got >= closed && got <= closed + 11 * nic.tx_time(64),
+        "{got} against {closed}"
+    );
+    // Each rank sent 2(n-1)/n S, the flat ring's bytes; the job's lower bound held.
+    assert!(jct(&s, 0) >= s.job_lower_bound(0));
+    assert_eq!(tx_of(&s, "spine"), 0);
+    // nccl-tests' bus bandwidth of the run: algbw x 2(n-1)/n.
+    let (algbw, busbw) = fabricsim::model::workload::collective::nccl_bandwidths(
+        fabricsim::model::workload::collective::CollectiveKind::HierarchicalAllreduce,
+        16,
+        1 << 20,
+        jct(&s, 0),
+    );
+    assert_eq!(busbw, algbw * 30.0 / 16.0);
+    // Servers of unequal size are refused, naming the field.
+    let l = load_str(
+        &nvlink("", &format!("{wl}\nhosts = [0, 1, 4]")),
+        "t.toml",
+        Path::new("."),
+        &[],
+    )
+    .unwrap();
+    let e = Simulation::build(&l.scenario, &l.file, &l.base_dir)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("workload[0].hosts") && e.contains("as many ranks"),
+        "{e}"
+    );
+}
