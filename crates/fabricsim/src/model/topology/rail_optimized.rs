@@ -317,10 +317,9 @@ impl Described for RailOptimizedCfg {
                 "scale_up",
                 "none, nvlink (NVSwitch) or pcie (PCIe switch); unset: nvlink if an nvlink field is given",
             ),
-            Param::plain(
+            Param::unset(
                 "nvlink",
-                "h100",
-                "NVLink preset: h100 (18 x 25 GB/s per direction), b200 (18 x 50 GB/s)",
+                "NVLink preset, implies scale_up = \"nvlink\": \"h100\" (18 x 25 GB/s per direction; the default) or \"b200\" (18 x 50 GB/s)",
             ),
             Param::unset("nvlink_links", "NVLink links per GPU (unset: the preset's)"),
             Param::unset(
