@@ -397,6 +397,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
     ),
     ("ecn-unfairness", "ecn-unfairness.toml", &["max_time=\"8ms\""]),
     ("forward-cnp", "forward-cnp.toml", &[]),
+    (
+        "rail-optimized",
+        "rail-optimized.toml",
+        &["workload[0].size=\"64KiB\""],
+    ),
 ];
 
 #[test]

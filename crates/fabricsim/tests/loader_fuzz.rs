@@ -542,6 +542,8 @@ fn small_enough(sc: &Scenario) -> bool {
         // Both rails of a NIC.
         TopologyCfg::Sunway(c) => c.link_rate().0 as f64 * c.planes as f64,
         TopologyCfg::Custom(c) => c.links.iter().map(|l| l.rate.0 as f64).fold(0.0, f64::max),
+        // Every port of a GPU's NIC.
+        TopologyCfg::RailOptimized(c) => c.nic_rate.0 as f64,
         // Not read here: assume the fastest rate there is.
         TopologyCfg::Ns3File(_) => fabricsim::base::units::MAX_RATE_BPS as f64,
     };
@@ -608,6 +610,14 @@ fn small_enough(sc: &Scenario) -> bool {
             c.nodes as f64
         }
         TopologyCfg::Custom(c) => c.hosts.len() as f64,
+        TopologyCfg::RailOptimized(c) => {
+            match fabricsim::model::topology::rail_optimized::counts(c) {
+                Ok(k) if k.size.links.saturating_sub(k.size.hosts) > 5_000 => return false,
+                Ok(k) => k.size.hosts as f64,
+                // Refused at build, before anything large.
+                Err(_) => 0.0,
+            }
+        }
         TopologyCfg::Ns3File(c) => {
             // The header `nodes switches links`, when the file is there.
             let header = std::fs::read_to_string(Path::new(".").join(&c.file))

@@ -436,6 +436,7 @@ fn u32_max_settings_give_huge_bounds_quickly_without_panicking() {
         format!("kind = \"leaf_spine\"\nleaves = {m}\nspines = {m}\nservers_per_leaf = {m}\nnics_per_server = {m}\nuplinks_per_pair = {m}\nhost_rate = \"1Gbps\""),
         format!("kind = \"three_tier\"\npods = {m}\ntors_per_pod = {m}\nservers_per_tor = {m}\naggs_per_pod = {m}\ncores = {m}\nhost_rate = \"1Gbps\""),
         format!("kind = \"sunway\"\nplanes = {m}\nleaves = 2\nspines = 1\nnodes_per_leaf = 2\nnodes = 4\nuplinks_per_pair = 1"),
+        format!("kind = \"rail_optimized\"\nservers = {m}\ngpus_per_server = 64\nspines = {m}\nuplinks_per_pair = {m}\nnic_rate = \"1Gbps\""),
     ] {
         let t: topology::TopologyCfg = toml::from_str(&src).unwrap();
         let s = topology::size(&t, dir).unwrap().unwrap();

@@ -131,4 +131,5 @@ pub const CASES: &[(&str, &str, &[&str])] = &[
     ),
     ("ecn-unfairness", "ecn-unfairness.toml", &["max_time=\"8ms\""]),
     ("forward-cnp", "forward-cnp.toml", &[]),
+    ("rail-optimized", "rail-optimized.toml", &[]),
 ];

@@ -2,7 +2,8 @@
 //! for, before it is turned into ports and links of the runtime model.
 //!
 //! Each generator (leaf-spine, fat-tree, three-tier Clos, custom, an ns-3 HPCC topology
-//! file, GPU campuses joined by long-haul fibre) produces a [`TopoGraph`]; validation common to all of them (connectivity,
+//! file, GPU campuses joined by long-haul fibre, the Sunway planes, rail-optimized GPU
+//! clusters) produces a [`TopoGraph`]; validation common to all of them (connectivity,
 //! positive rates, one link per host) lives here so every generator gets the same clear
 //! errors.
 
@@ -11,6 +12,7 @@ pub mod fat_tree;
 pub mod leaf_spine;
 pub mod multi_campus;
 pub mod ns3;
+pub mod rail_optimized;
 pub mod registry;
 pub mod sunway;
 pub mod three_tier;
@@ -25,6 +27,7 @@ pub use fat_tree::FatTreeCfg;
 pub use leaf_spine::LeafSpineCfg;
 pub use multi_campus::MultiCampusCfg;
 pub use ns3::Ns3FileCfg;
+pub use rail_optimized::RailOptimizedCfg;
 pub use registry::{TopologyCfg, KINDS};
 pub use sunway::SunwayCfg;
 pub use three_tier::ThreeTierCfg;
@@ -169,6 +172,10 @@ pub struct NodeSpec {
     /// up/down tables with lateral fallbacks. 0 (every kind but `sunway`): plain
     /// shortest paths.
     pub tier: u8,
+    /// A switch's own forwarding latency, for switches that are not datacenter switches
+    /// (a GPU's crossbar, an NVSwitch of `rail_optimized`'s scale-up domain); `None`: the
+    /// fabric's `switch_latency`.
+    pub forwarding: Option<Time>,
 }
 
 /// A node's part in the network beyond being a host or a switch. The graph only carries
@@ -246,6 +253,7 @@ impl TopoGraph {
             role: NodeRole::Fabric,
             campus: None,
             tier: 0,
+            forwarding: None,
         });
         self.nodes.len() - 1
     }

@@ -7,7 +7,10 @@
 //! `mod` line in `topology/mod.rs`, and one line here. The checks every graph must pass are shared
 //! ([`super::TopoGraph::validate`]).
 
-use super::{custom, fat_tree, leaf_spine, multi_campus, ns3, sunway, three_tier, GraphGenerator};
+use super::{
+    custom, fat_tree, leaf_spine, multi_campus, ns3, rail_optimized, sunway, three_tier,
+    GraphGenerator,
+};
 use crate::base::param::kind_registry;
 
 kind_registry! {
@@ -30,6 +33,9 @@ kind_registry! {
     /// Dual-rail NICs on planes of generalized fat trees with sibling links (document
     /// 003); see [`crate::model::topology::sunway`].
     "sunway" => Sunway(sunway::SunwayCfg),
+    /// GPU servers whose NIC r is cabled to the leaf of rail r, leaves joined by spines,
+    /// optional planes; see [`crate::model::topology::rail_optimized`].
+    "rail_optimized" => RailOptimized(rail_optimized::RailOptimizedCfg),
 }
 
 #[cfg(test)]

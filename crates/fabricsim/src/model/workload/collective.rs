@@ -19,6 +19,13 @@
 //!
 //! - Point to point (`p2p`): rank `2i` sends `S` to rank `2i+1` (a send/recv pair per two
 //!   ranks, as pipeline-parallel stages exchange activations). Lower bound `S / B`.
+//! - Hierarchical AllReduce (`hierarchical_allreduce`), for `m` servers of `g` GPUs
+//!   joined inside by a scale-up domain: a ring reduce-scatter inside each server (`g-1`
+//!   steps of `S/g`, over NVLink), then for each local index `i` a ring AllReduce of the
+//!   `S/g` shard among the GPUs `i` of all servers (`2(m-1)` steps of `S/(gm)`, on rail
+//!   `i`), then a ring all-gather inside each server (`g-1` steps of `S/g`); a rank's
+//!   first step of a phase waits for its last receive of the one before. Each rank sends
+//!   `2(n-1)/n S` in all, as in a flat ring: the lower bound is the ring's.
 //!
 //! `channels` splits the message over independent copies of the pattern (separate queue
 //! pairs, so separate ECMP hashes), and `chunks` pipelines each step in pieces (piece `p`
@@ -51,15 +58,19 @@ pub enum CollectiveKind {
     HalvingDoubling,
     /// Point to point: rank 2i sends S to rank 2i+1; an even number of ranks.
     P2p,
+    /// Ring reduce-scatter inside each server, ring AllReduce across servers per local
+    /// index (rail), ring all-gather inside each server.
+    HierarchicalAllreduce,
 }
 
 impl CollectiveKind {
     /// Every collective, in declaration order.
-    pub const ALL: [CollectiveKind; 4] = [
+    pub const ALL: [CollectiveKind; 5] = [
         CollectiveKind::RingAllreduce,
         CollectiveKind::Alltoall,
         CollectiveKind::HalvingDoubling,
         CollectiveKind::P2p,
+        CollectiveKind::HierarchicalAllreduce,
     ];
 
     /// The name used in scenarios and `jobs.csv`.
@@ -69,6 +80,7 @@ impl CollectiveKind {
             CollectiveKind::Alltoall => "alltoall",
             CollectiveKind::HalvingDoubling => "halving_doubling",
             CollectiveKind::P2p => "p2p",
+            CollectiveKind::HierarchicalAllreduce => "hierarchical_allreduce",
         }
     }
 }
@@ -89,7 +101,8 @@ pub enum JobGrouping {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectiveCfg {
-    /// `ring_allreduce`, `alltoall`, `halving_doubling` or `p2p`.
+    /// `ring_allreduce`, `alltoall`, `halving_doubling`, `p2p` or
+    /// `hierarchical_allreduce`.
     pub collective: CollectiveKind,
     /// Message bytes per rank (S).
     #[serde(deserialize_with = "su::bytes")]
@@ -180,6 +193,11 @@ pub fn build(
             CollectiveKind::Alltoall => alltoall(&mut dag, ranks, sc, c, chunks, rounds),
             CollectiveKind::HalvingDoubling => halving_doubling(&mut dag, ranks, sc, c, chunks),
             CollectiveKind::P2p => p2p(&mut dag, ranks, sc, c, chunks),
+            // Without servers to group them, every rank is its own: a flat ring.
+            CollectiveKind::HierarchicalAllreduce => {
+                let one_each: Vec<Vec<usize>> = (0..n).map(|r| vec![r]).collect();
+                hierarchical(&mut dag, ranks, &one_each, sc, c, chunks)
+            }
         }
     }
     debug_assert!(n >= 2);
@@ -216,6 +234,92 @@ fn ring(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) {
             }
         }
         prev = cur;
+    }
+}
+
+/// The transfer graph of a hierarchical AllReduce whose ranks are grouped by server:
+/// `servers[k]` lists the indices into `ranks` of server `k`'s ranks, in local order (all
+/// the same length; the caller checks).
+pub fn build_hierarchical(
+    ranks: &[u32],
+    servers: &[Vec<usize>],
+    size: u64,
+    channels: u32,
+    chunks: u32,
+) -> Dag {
+    let mut dag = Dag::default();
+    for (c, &sc) in split(size, channels as u64).iter().enumerate() {
+        hierarchical(&mut dag, ranks, servers, sc, c as u32, chunks);
+    }
+    dag
+}
+
+/// `steps` ring steps among `ring` (indices into `ranks`) of `bytes` per transfer, cut
+/// into `chunks` pieces; `into[p][r]` is the last transfer of piece `p` into rank `r`,
+/// which rank `r`'s next send of that piece waits for, and is updated.
+#[allow(clippy::too_many_arguments)]
+fn ring_steps(
+    dag: &mut Dag,
+    ranks: &[u32],
+    ring: &[usize],
+    steps: usize,
+    bytes: u64,
+    ch: u32,
+    chunks: u32,
+    into: &mut [Vec<Option<u32>>],
+) {
+    let k = ring.len();
+    if k < 2 {
+        return;
+    }
+    for _ in 0..steps {
+        for (p, &ps) in split(bytes, chunks as u64).iter().enumerate() {
+            let before: Vec<Option<u32>> = ring.iter().map(|&r| into[p][r]).collect();
+            for (i, &r) in ring.iter().enumerate() {
+                let to = ring[(i + 1) % k];
+                let t = push(dag, ranks[r], ranks[to], ps, ch);
+                if let Some(b) = before[i] {
+                    dag.edges.push((b, t));
+                }
+                into[p][to] = Some(t);
+            }
+        }
+    }
+}
+
+fn hierarchical(
+    dag: &mut Dag,
+    ranks: &[u32],
+    servers: &[Vec<usize>],
+    s: u64,
+    ch: u32,
+    chunks: u32,
+) {
+    let (m, g) = (servers.len(), servers[0].len());
+    let shard = split(s, g as u64)[0];
+    let per_step = split(shard, m as u64)[0];
+    let mut into: Vec<Vec<Option<u32>>> = vec![vec![None; ranks.len()]; chunks as usize];
+    // Reduce-scatter inside each server.
+    for srv in servers {
+        ring_steps(dag, ranks, srv, g - 1, shard, ch, chunks, &mut into);
+    }
+    // AllReduce of each shard across servers, among the ranks of one local index.
+    for i in 0..g {
+        let rail: Vec<usize> = servers.iter().map(|srv| srv[i]).collect();
+        ring_steps(
+            dag,
+            ranks,
+            &rail,
+            2 * (m - 1),
+            per_step,
+            ch,
+            chunks,
+            &mut into,
+        );
+    }
+    // All-gather inside each server.
+    for srv in servers {
+        ring_steps(dag, ranks, srv, g - 1, shard, ch, chunks, &mut into);
     }
 }
 
@@ -338,7 +442,10 @@ fn dag_count(
     // What each rank sends per step: split(s, n)[0].
     let per_rank = sc.div_ceil(size_ranks.max(1)).max(1);
     match kind {
-        CollectiveKind::RingAllreduce => {
+        // A hierarchical AllReduce makes n(2(g-1) + 2(m-1)) <= 2n(n-1) transfers per
+        // piece (g + m - 2 <= gm - 1), of sizes the ring's bound at least when no window
+        // cuts them (refused with this collective): the ring's counts bound it.
+        CollectiveKind::RingAllreduce | CollectiveKind::HierarchicalAllreduce => {
             // 2(n-1) steps of n transfers; every step after the first waits, piece by
             // piece, for the previous one.
             let (step, _) = step_pieces(per_rank, chunks, w);
@@ -391,12 +498,25 @@ fn dag_count(
     }
 }
 
+/// nccl-tests' bandwidths of a collective on `n` ranks of `size` bytes that took `time`
+/// picoseconds, in bytes per second: (algbw, busbw). algbw = size / time; busbw scales it
+/// by the bytes each rank moves over its slowest link, so that it compares with the
+/// hardware's bandwidth whatever the rank count: 2(n-1)/n for AllReduce, (n-1)/n for
+/// AlltoAll, 1 for a send/receive (nccl-tests, `doc/PERFORMANCE.md`).
+pub fn nccl_bandwidths(kind: CollectiveKind, n: usize, size: u64, time: Time) -> (f64, f64) {
+    let algbw = size as f64 / (time as f64 * 1e-12);
+    let (num, den) = lower_bound_factor(kind, n);
+    (algbw, algbw * num as f64 / den as f64)
+}
+
 /// Bytes each rank must put on its link, as a multiple of `S`: the numerator and
 /// denominator of the lower bound `factor * S / B`.
 pub fn lower_bound_factor(kind: CollectiveKind, n: usize) -> (u64, u64) {
     let n = n as u64;
     match kind {
-        CollectiveKind::RingAllreduce | CollectiveKind::HalvingDoubling => (2 * (n - 1), n),
+        CollectiveKind::RingAllreduce
+        | CollectiveKind::HalvingDoubling
+        | CollectiveKind::HierarchicalAllreduce => (2 * (n - 1), n),
         CollectiveKind::Alltoall => (n - 1, n),
         CollectiveKind::P2p => (1, 1),
     }
@@ -495,6 +615,36 @@ fn groups(c: &CollectiveCfg, b: &Builder<'_>) -> Result<Vec<Vec<u32>>, ParamErro
     Ok(groups)
 }
 
+/// The ranks of a hierarchical AllReduce grouped by server, in order of first
+/// appearance, each in host order: the same count in every server.
+fn servers_of(ranks: &[u32], b: &Builder<'_>) -> Result<Vec<Vec<usize>>, ParamError> {
+    let mut order: Vec<u32> = Vec::new();
+    let mut by: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+    for (i, &h) in ranks.iter().enumerate() {
+        let server = b.graph.server_of_host.get(h as usize).copied().unwrap_or(h);
+        by.entry(server)
+            .or_insert_with(|| {
+                order.push(server);
+                Vec::new()
+            })
+            .push(i);
+    }
+    let servers: Vec<Vec<usize>> = order.iter().map(|k| by[k].clone()).collect();
+    let g = servers[0].len();
+    if let Some(bad) = servers.iter().position(|s| s.len() != g) {
+        return Err(ParamError::new(
+            "hosts",
+            format!(
+                "hierarchical_allreduce needs as many ranks in every server: server {} has {}, server {} has {g}",
+                order[bad],
+                servers[bad].len(),
+                order[0]
+            ),
+        ));
+    }
+    Ok(servers)
+}
+
 impl Generator for CollectiveCfg {
     /// Exact for `jobs = "one"`: the pattern's transfers and edges are counted as
     /// [`build`] makes them (per channel: ring `2n(n-1)` steps, AlltoAll `n(n-1)` pairs,
@@ -556,7 +706,9 @@ impl Generator for CollectiveCfg {
 
     fn size_drivers(&self) -> &'static str {
         match self.collective {
-            CollectiveKind::Alltoall | CollectiveKind::RingAllreduce => {
+            CollectiveKind::Alltoall
+            | CollectiveKind::RingAllreduce
+            | CollectiveKind::HierarchicalAllreduce => {
                 "hosts^2 x chunks x channels x repeat (and window pieces: size / window.chunk)"
             }
             CollectiveKind::HalvingDoubling => {
@@ -599,6 +751,20 @@ impl Generator for CollectiveCfg {
                 return Err(ParamError::new(name, "must be at least 1"));
             }
         }
+        if c.collective == CollectiveKind::HierarchicalAllreduce {
+            if c.window.is_some() {
+                return Err(ParamError::new(
+                    "window",
+                    "hierarchical_allreduce takes no window yet: use chunks",
+                ));
+            }
+            if c.jobs != JobGrouping::One {
+                return Err(ParamError::new(
+                    "jobs",
+                    "hierarchical_allreduce groups its ranks by server itself: use jobs = \"one\"",
+                ));
+            }
+        }
         if let Some(w) = &c.window {
             w.validate().map_err(|e| e.within("window"))?;
             if c.chunks != 1 {
@@ -610,7 +776,12 @@ impl Generator for CollectiveCfg {
         }
         let start = c.start.unwrap_or(DEFAULT_START);
         for ranks in groups(c, b)? {
-            let mut dag = build(c.collective, &ranks, c.size, c.channels, c.chunks, c.rounds);
+            let mut dag = if c.collective == CollectiveKind::HierarchicalAllreduce {
+                let servers = servers_of(&ranks, b)?;
+                build_hierarchical(&ranks, &servers, c.size, c.channels, c.chunks)
+            } else {
+                build(c.collective, &ranks, c.size, c.channels, c.chunks, c.rounds)
+            };
             if let Some(w) = &c.window {
                 dag = super::channel_window::apply(&dag, w).0;
             }
@@ -718,6 +889,74 @@ mod tests {
             }
         }
         seen == n
+    }
+
+    #[test]
+    fn hierarchical_allreduce_reduces_inside_servers_and_rings_along_rails() {
+        // 3 servers of 4 GPUs: hosts 10s + i.
+        let ranks: Vec<u32> = (0..3)
+            .flat_map(|s| (0..4).map(move |i| 10 * s + i))
+            .collect();
+        let servers: Vec<Vec<usize>> = (0..3).map(|s| (4 * s..4 * s + 4).collect()).collect();
+        let (n, g, m, size) = (12u64, 4u64, 3u64, 12 * 4096u64);
+        let d = build_hierarchical(&ranks, &servers, size, 1, 1);
+        assert!(acyclic(&d));
+        // n(2(g-1) + 2(m-1)) transfers.
+        assert_eq!(d.transfers.len() as u64, n * (2 * (g - 1) + 2 * (m - 1)));
+        let (intra, inter): (Vec<&Transfer>, Vec<&Transfer>) =
+            d.transfers.iter().partition(|t| t.src / 10 == t.dst / 10);
+        assert_eq!(intra.len() as u64, n * 2 * (g - 1));
+        assert!(intra.iter().all(|t| t.size == size / g));
+        // Across servers only between GPUs of one local index, S/(gm) each.
+        assert!(inter
+            .iter()
+            .all(|t| t.src % 10 == t.dst % 10 && t.size == size / (g * m)));
+        // Every rank sends 2(n-1)/n S, as in a flat ring.
+        for &r in &ranks {
+            assert_eq!(bytes_from(&d, r), 2 * (n - 1) * size / n);
+        }
+        // A transfer waits for the last one into its sender: all but those of the very
+        // first step (a phase's first step waits for the phase before).
+        assert_eq!(d.edges.len(), d.transfers.len() - n as usize);
+        for &(b, a) in &d.edges {
+            assert_eq!(d.transfers[b as usize].dst, d.transfers[a as usize].src);
+        }
+        // The memory budget counts it as a ring of n ranks, an upper bound.
+        let (flows, edges) = dag_count(
+            CollectiveKind::HierarchicalAllreduce,
+            n,
+            n,
+            size,
+            1,
+            false,
+            None,
+        );
+        assert!(flows >= d.transfers.len() as u64 && edges >= d.edges.len() as u64);
+        // One GPU per server is a flat ring.
+        let flat = build(
+            CollectiveKind::HierarchicalAllreduce,
+            &ranks,
+            size,
+            1,
+            1,
+            false,
+        );
+        assert_eq!(
+            flat,
+            build(CollectiveKind::RingAllreduce, &ranks, size, 1, 1, false)
+        );
+    }
+
+    #[test]
+    fn nccl_bus_bandwidth_follows_nccl_tests() {
+        // 1 GB in 10 ms over 8 ranks: algbw 100 GB/s; AllReduce busbw x 2(8-1)/8 = 175,
+        // AlltoAll x 7/8 = 87.5, p2p x 1.
+        let t = 10 * crate::base::units::MS;
+        let bw = |k| nccl_bandwidths(k, 8, 1_000_000_000, t);
+        assert_eq!(bw(CollectiveKind::RingAllreduce), (1e11, 1.75e11));
+        assert_eq!(bw(CollectiveKind::HierarchicalAllreduce), (1e11, 1.75e11));
+        assert_eq!(bw(CollectiveKind::Alltoall), (1e11, 8.75e10));
+        assert_eq!(bw(CollectiveKind::P2p), (1e11, 1e11));
     }
 
     #[test]

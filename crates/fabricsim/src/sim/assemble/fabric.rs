@@ -239,10 +239,7 @@ pub(super) fn build_flow_control(
         // A credit return crosses the cable back: its propagation, without the
         // forwarding latency folded into the delay of links toward a switch.
         let prop: Vec<Time> = (0..w.ports.len())
-            .map(|p| {
-                let to_switch = w.node_is_switch[w.ports[w.ports[p].peer.idx()].node.idx()];
-                w.links[p].delay - if to_switch { w.sw_lat } else { 0 }
-            })
+            .map(|p| w.links[p].delay - w.fwd[w.ports[w.ports[p].peer.idx()].node.idx()])
             .collect();
         let c = Credit::new(&sc.fabric.credit, &w.ports, &prop, w.sw_lat);
         for (i, p) in w.ports.iter_mut().enumerate() {

@@ -109,7 +109,7 @@ pub(super) fn build_faults(
         inputs,
         n_flows,
         n_switches,
-        w.sw_lat,
+        &w.fwd,
         sc.seed,
     );
     // Frames on links that may replay wait in the sender's replay ring (`faults::llr`).

@@ -24,8 +24,11 @@ pub(super) struct Wiring {
     /// Node of each host, in host order.
     pub host_nodes: Vec<u32>,
     pub node_is_switch: Vec<bool>,
-    /// Forwarding latency of a switch, folded into the delay of every link toward one.
+    /// Forwarding latency of a switch (`fabric.switch_latency`).
     pub sw_lat: Time,
+    /// Forwarding latency of each node, folded into the delay of every link toward it:
+    /// 0 for hosts, `sw_lat` for switches unless the topology gives a switch its own.
+    pub fwd: Vec<Time>,
 }
 
 /// Numbers nodes and ports and builds the ports and links; errors name the field.
@@ -99,11 +102,27 @@ pub(super) fn wire(
     }
     let node_is_switch: Vec<bool> = g.nodes.iter().map(|x| x.is_switch).collect();
     let sw_lat = sc.fabric.switch_latency;
+    let fwd: Vec<Time> = (g.nodes.iter())
+        .map(|x| match (x.is_switch, x.forwarding) {
+            (false, _) => 0,
+            (true, own) => own.unwrap_or(sw_lat),
+        })
+        .collect();
+    if sc.fabric.credit.enabled && g.nodes.iter().any(|x| x.forwarding.is_some()) {
+        // Credits time cut-through by one router latency for every switch.
+        return Err(err(
+            file,
+            "fabric.credit.enabled",
+            "credit flow control assumes one router latency for every switch, and this \
+             topology gives some switches their own (a GPU's crossbar, an NVSwitch): use PFC"
+                .to_string(),
+        ));
+    }
     let by_id: Vec<PortInit> = by_id
         .into_iter()
         .map(|e| e.expect("every port belongs to a link"))
         .collect();
-    let (ports, links) = ports_and_links(sc, faults, &nodes, &by_id, &node_is_switch, sw_lat);
+    let (ports, links) = ports_and_links(sc, faults, &nodes, &by_id, &fwd);
     Ok(Wiring {
         nodes,
         ports,
@@ -113,6 +132,7 @@ pub(super) fn wire(
         host_nodes: g.hosts.iter().map(|&h| h as u32).collect(),
         node_is_switch,
         sw_lat,
+        fwd,
     })
 }
 
@@ -123,8 +143,7 @@ fn ports_and_links(
     faults: &FaultPlan,
     nodes: &[Node],
     by_id: &[PortInit],
-    node_is_switch: &[bool],
-    sw_lat: Time,
+    fwd: &[Time],
 ) -> (Vec<Port>, Vec<Link>) {
     let mut ports: Vec<Port> = Vec::with_capacity(by_id.len());
     let mut links: Vec<Link> = Vec::with_capacity(by_id.len());
@@ -161,9 +180,7 @@ fn ports_and_links(
     // reach the egress queue that much after their last bit arrives).
     for p in 0..ports.len() {
         let peer_node = ports[ports[p].peer.idx()].node.idx();
-        if node_is_switch[peer_node] {
-            links[p].delay += sw_lat;
-        }
+        links[p].delay += fwd[peer_node];
     }
     (ports, links)
 }

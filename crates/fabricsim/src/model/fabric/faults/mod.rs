@@ -59,7 +59,7 @@ use crate::kernel::ctx::Ctx;
 use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, PacketKind};
 use crate::model::fabric::Fabric;
-use crate::model::fabric::{Link, Node, NodeKind, Port};
+use crate::model::fabric::{Link, Node, Port};
 use config::{FaultAction, FaultPlan, FecMode, PlannedFault};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -297,7 +297,7 @@ impl FaultState {
         routing_inputs: RoutingInputs,
         flows: usize,
         switches: usize,
-        switch_latency: Time,
+        forwarding: &[Time],
         seed: u64,
     ) -> Option<Box<FaultState>> {
         if !plan.active() {
@@ -323,10 +323,8 @@ impl FaultState {
             cables.of_node[na].push(c);
             cables.of_node[nb].push(c);
         }
-        let fwd = |to: NodeKind| match to {
-            NodeKind::Switch(_) => switch_latency,
-            NodeKind::Host(_) => 0,
-        };
+        // The forwarding latency folded into the delay of the link port `p` sends on.
+        let fwd = |p: usize| forwarding[ports[ports[p].peer.idx()].node.idx()];
         let link_faults = (0..ports.len())
             .map(|p| {
                 let back = &links[ports[p].peer.idx()];
@@ -345,8 +343,8 @@ impl FaultState {
                     awaiting_replay: false,
                     replay_at: 0,
                     last_out: 0,
-                    rx_latency: fwd(links[p].to),
-                    request_delay: back.delay.saturating_sub(fwd(back.to)),
+                    rx_latency: fwd(p),
+                    request_delay: back.delay.saturating_sub(fwd(ports[p].peer.idx())),
                     base_rate: port.rate,
                     base_ser_rate: port.ser_rate,
                     lanes: 4,
