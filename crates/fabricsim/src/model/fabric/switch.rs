@@ -392,7 +392,7 @@ impl Fabric {
         }
         // Under PFC only a counter that holds its upstream paused may resume it; credits
         // go back on every release.
-        if holding || self.flow_control.is_credit() {
+        if holding || self.flow_control.acts_on_every_release() {
             self.after_release(ctx, s, local_in, pkt, wire);
         }
     }

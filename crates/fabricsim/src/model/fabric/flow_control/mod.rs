@@ -67,10 +67,16 @@ pub enum AnyFlowControl {
 }
 
 impl AnyFlowControl {
-    /// True under credit flow control (every release returns credits upstream).
+    /// True when the mechanism acts on every release from the buffer (credits go back
+    /// upstream for each packet). PFC acts only when the released counter pauses its
+    /// upstream ([`super::buffer::SharedBuffer::release`] says so), and lossy Ethernet
+    /// never: the switch skips `after_release` then.
     #[inline(always)]
-    pub fn is_credit(&self) -> bool {
-        matches!(self, AnyFlowControl::Credit(_))
+    pub fn acts_on_every_release(&self) -> bool {
+        match self {
+            AnyFlowControl::Lossy | AnyFlowControl::Pfc(_) => false,
+            AnyFlowControl::Credit(_) => true,
+        }
     }
 
     /// Heap bytes of the flow control's state: PFC's per-port tables; for credits the
