@@ -48,6 +48,18 @@ fn in_band(x: f64, lo: f64, hi: f64) -> bool {
     x.is_finite() && lo <= x && x <= hi
 }
 
+/// The verdict of `x` against an inner band (reproduced) inside an outer one (within
+/// tolerance), each `(lo, hi)`.
+fn banded(x: f64, inner: (f64, f64), outer: (f64, f64)) -> Verdict {
+    if in_band(x, inner.0, inner.1) {
+        Verdict::Reproduced
+    } else if in_band(x, outer.0, outer.1) {
+        Verdict::WithinTolerance
+    } else {
+        Verdict::NotReproduced
+    }
+}
+
 impl Claim {
     /// A figure: reproduced within `close` of the document's `doc` (relative), within
     /// tolerance within `tol`.
@@ -59,14 +71,8 @@ impl Claim {
         close: f64,
         tol: f64,
     ) -> Claim {
-        let err = |r: f64| in_band(ours, doc * (1.0 - r), doc * (1.0 + r));
-        let verdict = if err(close) {
-            Verdict::Reproduced
-        } else if err(tol) {
-            Verdict::WithinTolerance
-        } else {
-            Verdict::NotReproduced
-        };
+        let band = |r: f64| (doc * (1.0 - r), doc * (1.0 + r));
+        let verdict = banded(ours, band(close), band(tol));
         Claim {
             claim: claim.into(),
             document: document.into(),
@@ -86,13 +92,7 @@ impl Claim {
         (ours, ours_text): (f64, String),
         (slack, slack_text): (f64, &str),
     ) -> Claim {
-        let verdict = if in_band(ours, lo, hi) {
-            Verdict::Reproduced
-        } else if in_band(ours, lo - slack, hi + slack) {
-            Verdict::WithinTolerance
-        } else {
-            Verdict::NotReproduced
-        };
+        let verdict = banded(ours, (lo, hi), (lo - slack, hi + slack));
         Claim {
             claim: claim.into(),
             document: document.into(),
