@@ -18,6 +18,7 @@ pub mod adaptive;
 pub mod ecmp;
 pub mod pktc;
 pub mod registry;
+mod shortest;
 pub mod source;
 pub mod spray;
 pub mod updown;
@@ -101,7 +102,7 @@ pub struct Candidates {
 }
 
 /// Next-hop candidates for every (switch, destination host).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RoutingTable {
     n_edges: usize,
     /// Hosts.
@@ -173,6 +174,29 @@ impl RoutingTable {
         statics: &[(u32, u32, Vec<u32>)],
         usable: impl Fn(PortId) -> bool,
     ) -> Result<RoutingTable, RoutingError> {
+        Self::build_on(
+            nodes,
+            ports,
+            switch_nodes,
+            host_nodes,
+            statics,
+            usable,
+            None,
+        )
+    }
+
+    /// [`Self::build_over`] with the shortest-path walks on `threads` threads (`None`:
+    /// as many as the table's size is worth, [`shortest::threads_for`]). The table is
+    /// the same on any number.
+    pub(crate) fn build_on(
+        nodes: &[Node],
+        ports: &[PortEnds],
+        switch_nodes: &[u32],
+        host_nodes: &[u32],
+        statics: &[(u32, u32, Vec<u32>)],
+        usable: impl Fn(PortId) -> bool,
+        threads: Option<usize>,
+    ) -> Result<RoutingTable, RoutingError> {
         let n_sw = switch_nodes.len();
         let mut t = RoutingTable::default();
         let mut edge_index: HashMap<u32, u32> = HashMap::new();
@@ -235,64 +259,31 @@ impl RoutingTable {
         if t.n_planes > 1 {
             t.plane_of = planes(nodes, ports, switch_nodes, &plane_seed)?;
         }
-        // Each switch's usable links to switches, (port, peer switch) in port order, laid
-        // out flat: the walks below visit every link once per edge switch (~k^5 visits on
-        // a fat tree of radix k), so they read this compact array instead of chasing
-        // port -> peer port -> node.
-        let mut adj_start = Vec::with_capacity(n_sw + 1);
-        let mut adj: Vec<(u32, u32)> = Vec::new();
+        // Each switch's usable links to switches, (port, peer switch) in port order.
+        let mut graph = shortest::SwitchGraph {
+            adj_start: Vec::with_capacity(n_sw + 1),
+            adj: Vec::new(),
+        };
         for &sn in switch_nodes {
-            adj_start.push(adj.len() as u32);
+            graph.adj_start.push(graph.adj.len() as u32);
             for p in nodes[sn as usize].ports.iter().filter(|&p| usable(p)) {
                 let peer_node = ports[ports[p.idx()].peer.idx()].node;
                 if let Some(t2) = sw_of_node(peer_node.0) {
-                    adj.push((p.0, t2));
+                    graph.adj.push((p.0, t2));
                 }
             }
         }
-        adj_start.push(adj.len() as u32);
-        let links_of = |s: usize| &adj[adj_start[s] as usize..adj_start[s + 1] as usize];
-        let mut dist = vec![UNREACHED; n_sw];
-        let mut queue = VecDeque::new();
+        graph.adj_start.push(graph.adj.len() as u32);
         t.ranges = vec![PACKED; n_sw * t.n_edges];
-        for e in 0..t.n_edges {
-            dist.iter_mut().for_each(|d| *d = UNREACHED);
-            let root = t.edge_switch[e];
-            dist[root as usize] = 0;
-            queue.push_back(root);
-            // Breadth first from the edge switch: when switch s (distance d) is taken from
-            // the queue, every switch at distance d - 1 already has its distance (they
-            // were all queued before s), so one pass over s's links both finds the next
-            // layer and lists s's candidates, the links one step closer, in port order.
-            while let Some(s) = queue.pop_front() {
-                let d = dist[s as usize];
-                let start = t.flat.len() as u32;
-                for &(p, t2) in links_of(s as usize) {
-                    let dt = dist[t2 as usize];
-                    if dt == UNREACHED {
-                        dist[t2 as usize] = d + 1;
-                        queue.push_back(t2);
-                    } else if dt + 1 == d {
-                        t.flat.push(p);
-                    }
-                }
-                if s == root {
-                    continue;
-                }
-                let len = t.flat.len() as u32 - start;
-                // Fat-trees and leaf-spines list their up ports consecutively: store such
-                // a run as (first port | CONTIGUOUS, len) and skip the indirection.
-                let run = &t.flat[start as usize..];
-                let s = s as usize;
-                if len > 0 && run.windows(2).all(|w| w[1] == w[0] + 1) && run[0] < CONTIGUOUS {
-                    let first = run[0];
-                    t.flat.truncate(start as usize);
-                    t.set_range(s * t.n_edges + e, (first | CONTIGUOUS, len));
-                } else {
-                    t.set_range(s * t.n_edges + e, (start, len));
-                }
-            }
-        }
+        let threads = threads.unwrap_or_else(|| shortest::threads_for(t.ranges.len()));
+        shortest::walk_all(
+            &graph,
+            &t.edge_switch,
+            threads,
+            &mut t.ranges,
+            &mut t.spans,
+            &mut t.flat,
+        );
         for (sw, host, ps) in statics {
             let start = t.flat.len() as u32;
             t.flat.extend_from_slice(ps);
@@ -391,16 +382,8 @@ impl RoutingTable {
 
     /// Sets (switch, edge) entry `i` to candidates (start, count): packed when they are
     /// a short run of consecutive ports (or none), else kept in `spans`.
-    fn set_range(&mut self, i: usize, (start, len): (u32, u32)) {
-        let port = start & !CONTIGUOUS;
-        self.ranges[i] = if len == 0 {
-            PACKED
-        } else if start & CONTIGUOUS != 0 && port <= PACKED_PORT_MASK && len <= PACKED_MAX_LEN {
-            PACKED | (len << PACKED_PORT_BITS) | port
-        } else {
-            self.spans.push((start, len));
-            (self.spans.len() - 1) as u32
-        };
+    fn set_range(&mut self, i: usize, candidates: (u32, u32)) {
+        self.ranges[i] = shortest::pack(&mut self.spans, candidates);
     }
 
     /// Ports of switch `sw` that lead toward host `dst` (empty if unreachable); with
