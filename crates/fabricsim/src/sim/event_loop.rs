@@ -92,7 +92,7 @@ impl Simulation {
                 // their senders (the sender-side FCT, as ns-3 measures it), but no longer
                 // than the stall timeout: an ACK path cut by a fault must not hold it.
                 // The run ends with the cell of the crossing grid it completes in
-                // (`partition::crossing_grid`, the least delay of any cable): every event
+                // (`partition::crossing_grid`, the least delay of any cable that has one): every event
                 // of that cell still runs, so what the counters hold at the end depends
                 // neither on the order of same-time events nor on where a run cut into
                 // shards has its barriers (at cell ends).

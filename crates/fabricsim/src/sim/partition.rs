@@ -545,14 +545,18 @@ fn crossing_time(fabric: &Fabric, p: usize) -> Time {
         .map_or(d, |c| d.min(c.return_delay(p)))
 }
 
-/// The least time anything takes to cross any cable (a frame's link delay, a credit
-/// return's delay): no partition can have a smaller lookahead, and it depends on the
-/// fabric alone, not on how it is cut. A run ends at the end of the `grid`-long cell of simulated time
-/// in which it completes (`sim/event_loop.rs`), which a run cut into shards can see at
-/// its barriers: so where it ends does not depend on the thread count.
+/// The least time anything takes to cross any cable that has a delay (a frame's link
+/// delay, a credit return's delay): no partition can have a smaller lookahead, and it
+/// depends on the fabric alone, not on how it is cut. A cable with no delay (a GPU to
+/// its crossbar in a scale-up domain) never lies between two shards ([`partition`]
+/// refuses such a cut), so it does not bound the grid. A run ends at the end of the
+/// `grid`-long cell of simulated time in which it completes (`sim/event_loop.rs`), which
+/// a run cut into shards can see at its barriers: so where it ends does not depend on
+/// the thread count. 0 when no cable has a delay.
 pub fn crossing_grid(fabric: &Fabric) -> Time {
     let grid = (0..fabric.ports.len())
         .map(|p| crossing_time(fabric, p))
+        .filter(|&t| t > 0)
         .min()
         .unwrap_or(Time::MAX);
     if grid == Time::MAX {

@@ -13,7 +13,7 @@
 //!
 //! **Synchronisation.** Conservative, in windows with a barrier: every shard runs the
 //! events of one cell `[kG, (k+1)G)` of the crossing grid (`G` = the least delay of any
-//! cable, [`super::partition::crossing_grid`], never more than the cut's lookahead),
+//! cable that has one, [`super::partition::crossing_grid`], never more than the cut's lookahead),
 //! then all stop; frames handed over are delivered; the run's checks (completion, stall,
 //! `max_time`, the caller's pause time) are made on the summed tallies; the next window
 //! is the cell of the earliest pending event. Where the cut crosses slower cables than
