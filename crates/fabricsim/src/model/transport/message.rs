@@ -39,9 +39,11 @@ use serde::Deserialize;
 /// into the NIC by programmed I/O, saves "2 accesses across PCIe" (the descriptor fetch
 /// and the data read), so a DMA message's engine time is the fast path's plus two PCIe
 /// read round trips: `short_setup + 2 x pcie_round_trip`, which then replaces `setup`.
-/// A PCIe Gen3 DMA read of a few bytes takes about 0.5 us from request to completion on
-/// commodity servers (Neugebauer et al., "Understanding PCIe performance for end host
-/// networking", SIGCOMM 2018, pcie-bench); the document gives no figure of its own.
+/// pcie-bench measured a 64-byte PCIe Gen3 DMA read (a descriptor's size) at a median of
+/// 533 to 666 ns on Xeon E5 servers, 546 ns on the newest, a Broadwell E5-2630 v4, from
+/// the NIC's own socket (Neugebauer et al., "Understanding PCIe performance for end host
+/// networking", SIGCOMM 2018; data at github.com/pcie-bench/data, `lat_dma_sizes`); the
+/// document gives no figure of its own.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct MessageCfg {
