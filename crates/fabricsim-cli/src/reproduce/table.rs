@@ -96,7 +96,8 @@ pub fn signed_pct(x: f64) -> String {
     if !x.is_finite() {
         return "-".into();
     }
-    let p = (x * 100.0).round();
+    // `+ 0.0` turns a rounded -0 into 0, which reads "+0 %".
+    let p = (x * 100.0).round() + 0.0;
     if p >= 0.0 {
         format!("+{p:.0} %")
     } else {
@@ -132,6 +133,7 @@ mod tests {
         assert_eq!(pct(0.0764, 1), "7.6 %");
         assert_eq!(signed_pct(-0.124), "-12 %");
         assert_eq!(signed_pct(0.004), "+0 %");
+        assert_eq!(signed_pct(-0.004), "+0 %");
         let mut t = Table::new(&["a", ">b"]);
         t.row(vec!["x|y".into(), "1".into()]);
         assert_eq!(t.render(), "| a | b |\n|---|---:|\n| x\\|y | 1 |\n");
