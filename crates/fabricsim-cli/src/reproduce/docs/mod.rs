@@ -17,6 +17,7 @@ registry!(
     sunway,
     longhaul,
     roce_analysis,
+    roce_baseline,
     acc,
     gse_vs_roce,
     asymmetry,
@@ -26,12 +27,6 @@ registry!(
 /// Results documents that `reproduce` does not regenerate, and how they are made.
 pub const OTHER: &[Doc] = &[
     Doc::other("bench", "docs/results/bench.md", "-", Made::Bench),
-    Doc::other(
-        "roce-baseline",
-        "docs/results/roce-baseline.md",
-        "002",
-        Made::Hand,
-    ),
     Doc::other("ber", "docs/results/ber.md", "000", Made::Hand),
     Doc::other("physec", "docs/results/physec.md", "000", Made::Hand),
 ];
