@@ -11,12 +11,13 @@ See docs/python.md.
 
 from ._errors import ScenarioError
 from ._native import __version__, set_max_memory
-from ._scenario import Result, Scenario
+from ._scenario import Result, Run, Scenario
 from ._sweep import SweepRun, sweep, sweep_iter
 from ._tables import to_arrow
 
 __all__ = [
     "Result",
+    "Run",
     "Scenario",
     "ScenarioError",
     "SweepRun",

@@ -4,12 +4,35 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence, Union
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _native
+from ._errors import ScenarioError
 from ._tables import to_pandas
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run a scenario stands for, as the command line expands it (``fabricsim run``
+    runs every one): a variant of the file's ``[[variants]]``, a point of its
+    ``[[sweep]]`` axes, a replicate of its ``seeds``.
+
+    ``name``: the run's name in the command line's tables and messages (the variant,
+    then ``label=value`` per axis); ``folder``: its results folder under ``--out``
+    (``None`` for a scenario of one run, which writes into ``--out`` itself);
+    ``variant``: its variant's name (``None`` without ``[[variants]]``); ``coords``:
+    each axis label with the value's text as in the name, then ``replicate`` (1, 2, ...)
+    when ``seeds`` > 1; ``seed``: the seed it runs with.
+    """
+
+    name: str
+    folder: Optional[str]
+    variant: Optional[str]
+    coords: Dict[str, str]
+    seed: int
 
 
 class Scenario:
@@ -76,6 +99,76 @@ class Scenario:
         """The scenario's own seed (``run(seed=...)`` overrides it)."""
         return self._native.seed
 
+    @property
+    def runs(self) -> List[Run]:
+        """Every run the scenario stands for (its ``[[variants]]`` x ``[[sweep]]``
+        points x ``seeds`` replicates; one run for a plain scenario), in the command
+        line's order, expanded by the simulator's own code (the same names, folders
+        and seeds as ``fabricsim run``)."""
+        return [
+            Run(d["name"], d["folder"], d["variant"], dict(d["coords"]), d["seed"])
+            for d in self._native.runs()
+        ]
+
+    def _error(self, field: str, message: str) -> ScenarioError:
+        return ScenarioError(f"{self.file}: field `{field}`: {message}", self.file, field, message)
+
+    def select(self, variant: Optional[str] = None, point: Optional[Mapping[str, Any]] = None) -> Run:
+        """The run that ``variant`` (a name of the file's ``[[variants]]``) and
+        ``point`` (sweep axis label -> value, and ``replicate`` when ``seeds`` > 1)
+        pick out of :attr:`runs`. Values match as after ``--set path=`` (``4``,
+        ``"4"`` and ``"1MiB"`` all match as the run name writes them). Raises
+        :class:`ScenarioError` naming what is allowed when nothing matches, or when
+        several runs do (naming the axes left to give)."""
+        runs = self.runs
+        cands = runs
+        if variant is not None:
+            names = list(dict.fromkeys(r.variant for r in runs if r.variant is not None))
+            if not names:
+                raise self._error(
+                    "variant", f"`{variant}`: the scenario has no [[variants]]"
+                )
+            if variant not in names:
+                raise self._error(
+                    "variant",
+                    f"no variant `{variant}`: allowed: " + ", ".join(f"`{n}`" for n in names),
+                )
+            cands = [r for r in cands if r.variant == variant]
+        axes = list(runs[0].coords) if runs else []
+        for label, value in dict(point or {}).items():
+            if label not in axes:
+                raise self._error(
+                    f"point.{label}",
+                    f"no sweep axis `{label}`: "
+                    + (
+                        "the axes are " + ", ".join(f"`{a}`" for a in axes)
+                        if axes
+                        else "the scenario has no [[sweep]] axes nor seeds > 1"
+                    ),
+                )
+            texts = {_native.coordinate_text(value)}
+            if isinstance(value, str):
+                texts.add(value)
+            allowed = list(dict.fromkeys(r.coords[label] for r in runs))
+            if not texts.intersection(allowed):
+                raise self._error(
+                    f"point.{label}",
+                    f"{value!r} is not a value of the axis: allowed: "
+                    + ", ".join(f"`{v}`" for v in allowed),
+                )
+            cands = [r for r in cands if r.coords[label] in texts]
+        if len(cands) == 1:
+            return cands[0]
+        left = [a for a in axes if a not in (point or {})]
+        if variant is None and any(r.variant is not None for r in runs):
+            left.insert(0, "variant")
+        raise self._error(
+            "point" if variant is not None or point else "variant",
+            f"{len(cands)} of the scenario's {len(runs)} runs match: give "
+            + ", ".join(f"`{a}`" for a in left)
+            + " to pick one (Scenario.runs lists them; fabricsim.sweep runs them all)",
+        )
+
     def check(self, threads_per_run: Optional[int] = None) -> List[Dict[str, Any]]:
         """What ``fabricsim check`` does: plans every run and builds each (semantic
         checks and the memory budget), raising :class:`ScenarioError` on the first
@@ -93,16 +186,21 @@ class Scenario:
         seed: Optional[int] = None,
         out: Optional[PathLike] = None,
         *,
+        variant: Optional[str] = None,
+        point: Optional[Mapping[str, Any]] = None,
         tables: Optional[Sequence[str]] = None,
         report: bool = True,
         threads_per_run: int = 1,
     ) -> "Result":
-        """Runs the scenario (one run: a scenario with variants, sweeps or ``seeds``
-        > 1 goes through :func:`fabricsim.sweep` or the command line) and returns its
-        :class:`Result`.
+        """Runs one run of the scenario and returns its :class:`Result`: the
+        scenario itself, or for a scenario of several runs (``[[variants]]``,
+        ``[[sweep]]``, ``seeds`` > 1) the one ``variant`` and ``point`` pick
+        (:meth:`select`; :func:`fabricsim.sweep` runs them all).
 
-        ``seed`` overrides the scenario's seed. With ``out``, the results folder is
-        written exactly as ``fabricsim run --out`` writes it. ``tables`` limits the
+        ``seed`` overrides the scenario's seed, as ``--seed`` (a replicate's seed
+        derives from it). With ``out``, the results folder is written exactly as
+        ``fabricsim run --out`` writes it (for a run of several, as the command line
+        writes that run's folder). ``tables`` limits the
         tables kept in memory (file names such as ``"flows.csv"``; default: all),
         ``report=False`` skips rendering ``report.html``. ``threads_per_run`` cuts the
         run into that many shards of the parallel engine, run on at most the machine's
@@ -111,14 +209,21 @@ class Scenario:
         released while the simulation runs; Ctrl-C stops it (``KeyboardInterrupt``)."""
         if threads_per_run < 1:
             raise ValueError(f"threads_per_run={threads_per_run}: allowed: 1 or more")
+        name = None
+        if variant is not None or point or len(self._native.runs()) > 1:
+            name = self.select(variant, point).name
+        return self._run_named(name, seed, out, tables, report, threads_per_run)
+
+    def _run_named(self, name, seed, out, tables, report, threads_per_run) -> "Result":
         native = self._native.run(
             seed,
             None if out is None else os.fspath(out),
             None if tables is None else [_table_file(t) for t in tables],
             report,
             threads_per_run,
+            name,
         )
-        return Result(native, seed if seed is not None else self.seed)
+        return Result(native, native.seed)
 
     def __reduce__(self):
         # Picklable (Ray ships scenarios to workers): the TOML text with the overrides

@@ -25,7 +25,7 @@ use arrow_schema::{ArrowError, DataType, Field, Schema};
 use fabricsim::output::{self, Column, ColumnData};
 use fabricsim::run::runner::{self, RunError};
 use fabricsim::scenario::{self, LoadedScenario, ScenarioError};
-use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError};
+use pyo3::exceptions::{PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyCapsule, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::ffi::CString;
@@ -50,6 +50,141 @@ fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
         Ok(PyErr::from_value(inst))
     };
     make().unwrap_or_else(|err| err)
+}
+
+/// `errno` of a missing file (the same on Linux and macOS).
+const ENOENT: i32 = 2;
+
+/// `e` with the line and column of its field in `src` (the scenario's text) when it
+/// has a field and no position yet: [`locate_field`].
+fn located(mut e: ScenarioError, src: Option<&str>) -> ScenarioError {
+    if e.pos.is_none() {
+        if let (Some(src), Some(field)) = (src, &e.field) {
+            // "unknown field `x`" is reported on the table that holds it: point at `x`.
+            let unknown = (e.message.strip_prefix("unknown field `"))
+                .and_then(|m| m.split_once('`'))
+                .map(|(k, _)| format!("{field}.{k}"));
+            e.pos = unknown
+                .and_then(|f| locate_field(src, &f))
+                .or_else(|| locate_field(src, field));
+        }
+    }
+    e
+}
+
+/// A step of a field path: a key, or an index into an array.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// `topology.leaves`, `workload[0].size`, `variants[1].set."cc.algorithm"` as steps;
+/// `None` when it is not such a path.
+fn path_steps(path: &str) -> Option<Vec<Step>> {
+    let mut steps = Vec::new();
+    let mut chars = path.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        match c {
+            '.' => {
+                chars.next();
+            }
+            '[' => {
+                chars.next();
+                let digits: String = chars.by_ref().take_while(|&c| c != ']').collect();
+                steps.push(Step::Index(digits.parse().ok()?));
+            }
+            '"' => {
+                chars.next();
+                let key: String = chars.by_ref().take_while(|&c| c != '"').collect();
+                steps.push(Step::Key(key));
+            }
+            _ => {
+                let mut key = String::new();
+                while let Some(&c) = chars.peek() {
+                    if c == '.' || c == '[' {
+                        break;
+                    }
+                    key.push(c);
+                    chars.next();
+                }
+                steps.push(Step::Key(key));
+            }
+        }
+    }
+    Some(steps)
+}
+
+/// Where the field at `path` is written in the TOML text `src`, as (line, column), both
+/// 1-based: its key, or where the text has only part of the path (a missing field, a
+/// value set by an override), the key or element of the deepest part it has. The
+/// positions are toml's own spans (toml_edit, the parser under `toml`).
+fn locate_field(src: &str, path: &str) -> Option<(usize, usize)> {
+    use toml_edit::{Item, TableLike, Value};
+    enum Node<'a> {
+        Table(&'a dyn TableLike),
+        Item(&'a Item),
+        Value(&'a Value),
+    }
+    let doc = toml_edit::ImDocument::parse(src).ok()?;
+    let mut node = Node::Table(doc.as_table());
+    let mut at: Option<usize> = None;
+    for step in path_steps(path)? {
+        node = match (step, node) {
+            (Step::Key(k), n) => {
+                let table: Option<&dyn TableLike> = match n {
+                    Node::Table(t) => Some(t),
+                    Node::Item(i) => i.as_table_like(),
+                    Node::Value(v) => v.as_inline_table().map(|t| t as &dyn TableLike),
+                };
+                let Some((key, item)) = table.and_then(|t| t.get_key_value(&k)) else {
+                    break;
+                };
+                at = key.span().or_else(|| item.span()).map(|s| s.start).or(at);
+                Node::Item(item)
+            }
+            (Step::Index(i), Node::Item(item)) => {
+                if let Some(t) = item.as_array_of_tables().and_then(|a| a.get(i)) {
+                    at = t.span().map(|s| s.start).or(at);
+                    Node::Table(t)
+                } else if let Some(v) = item.as_array().and_then(|a| a.get(i)) {
+                    at = v.span().map(|s| s.start).or(at);
+                    Node::Value(v)
+                } else {
+                    break;
+                }
+            }
+            (Step::Index(i), Node::Value(v)) => {
+                let Some(v) = v.as_array().and_then(|a| a.get(i)) else {
+                    break;
+                };
+                at = v.span().map(|s| s.start).or(at);
+                Node::Value(v)
+            }
+            (Step::Index(_), Node::Table(_)) => break,
+        };
+    }
+    at.map(|offset| line_col(src, offset))
+}
+
+/// Line and column (1-based, the column in characters) of byte `offset` in `src`, as
+/// the library reports TOML syntax errors.
+fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let before = &src[..offset.min(src.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |s| s.chars().count()) + 1;
+    (line, col)
+}
+
+/// The text of a sweep coordinate's value, for matching `Scenario.run(point=...)`: a
+/// value as `Scenario.set` reads it, written as run names write it (a string as it is,
+/// anything else as TOML).
+#[pyfunction]
+fn coordinate_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let v = toml_value(value).map_err(pyo3::exceptions::PyTypeError::new_err)?;
+    Ok(match v {
+        toml::Value::String(s) => s,
+        other => other.to_string(),
+    })
 }
 
 fn run_error(py: Python<'_>, e: RunError) -> PyErr {
@@ -121,21 +256,65 @@ struct NativeScenario {
 
 #[pymethods]
 impl NativeScenario {
-    /// Loads a scenario file (relative data files resolve against its folder).
+    /// Loads a scenario file (relative data files resolve against its folder). A file
+    /// that is not there raises `FileNotFoundError`; an error in the file carries the
+    /// line and column of the field it is about.
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        if let Err(e) = std::fs::metadata(&path) {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Err(PyFileNotFoundError::new_err((
+                    ENOENT,
+                    "No such file or directory",
+                    path.display().to_string(),
+                )));
+            }
+        }
         fabricsim::load_file(&path, &[])
             .map(|loaded| NativeScenario { loaded })
-            .map_err(|e| scenario_error(py, &e))
+            .map_err(|e| {
+                let src = fabricsim::base::input_file::read_text(
+                    &path,
+                    fabricsim::base::input_file::MAX_SCENARIO_BYTES,
+                );
+                scenario_error(py, &located(e, src.ok().as_deref()))
+            })
     }
 
     /// A scenario from TOML text; `file` names it in messages, `base_dir` is where
-    /// relative data files resolve.
+    /// relative data files resolve. An error carries the line and column of the field
+    /// it is about.
     #[staticmethod]
     fn from_toml(py: Python<'_>, text: &str, file: &str, base_dir: PathBuf) -> PyResult<Self> {
         fabricsim::load_str(text, file, &base_dir, &[])
             .map(|loaded| NativeScenario { loaded })
-            .map_err(|e| scenario_error(py, &e))
+            .map_err(|e| scenario_error(py, &located(e, Some(text))))
+    }
+
+    /// Every run the scenario stands for, as the command line expands it (variants x
+    /// sweep points x `seeds` replicates; one run for a plain scenario): one dict per
+    /// run, in the command line's order, with `name` (the run's name in tables and
+    /// messages), `folder` (its results folder under `--out` when there are several),
+    /// `variant`, `coords` (a list of (label, value text) pairs, the sweep axes then
+    /// `replicate`) and `seed` (the seed it runs with).
+    fn runs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let plan = runner::plan(&self.loaded, None).map_err(|e| scenario_error(py, &e))?;
+        let multi = plan.len() > 1;
+        plan.into_iter()
+            .map(|p| {
+                let m = p.meta;
+                let d = PyDict::new(py);
+                d.set_item("name", &m.name)?;
+                d.set_item("folder", multi.then_some(&m.folder))?;
+                d.set_item(
+                    "variant",
+                    (!self.loaded.scenario.variants.is_empty()).then_some(&m.variant),
+                )?;
+                d.set_item("coords", m.coords)?;
+                d.set_item("seed", m.seed)?;
+                Ok(d)
+            })
+            .collect()
     }
 
     /// Sets a field (`cc.algorithm`, `workload[0].size`) as `--set path=value` does;
@@ -243,7 +422,10 @@ impl NativeScenario {
     /// Runs the scenario (one run) with the GIL released. `tables`: the per-run tables
     /// to keep as data (file names; `None`: all); `report`: render `report.html`;
     /// `threads_per_run`: shards of the parallel engine (the same results whatever it is).
-    #[pyo3(signature = (seed=None, out=None, tables=None, report=true, threads_per_run=1))]
+    /// `run`: the name of one of the scenario's runs ([`Self::runs`]); `None` for a
+    /// scenario of one run.
+    #[pyo3(signature = (seed=None, out=None, tables=None, report=true, threads_per_run=1, run=None))]
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         py: Python<'_>,
@@ -252,6 +434,7 @@ impl NativeScenario {
         tables: Option<Vec<String>>,
         report: bool,
         threads_per_run: usize,
+        run: Option<String>,
     ) -> PyResult<NativeResult> {
         let loaded = self.loaded.clone();
         let stop = AtomicBool::new(false);
@@ -265,8 +448,9 @@ impl NativeScenario {
             }
         };
         let res = py.detach(|| -> Result<Option<NativeResult>, RunError> {
-            let Some((sim, r)) = runner::run_single(
+            let Some((sim, r)) = runner::run_named(
                 &loaded,
+                run.as_deref(),
                 seed,
                 out.as_deref(),
                 threads_per_run,
@@ -291,6 +475,7 @@ impl NativeScenario {
                     .map_err(|e| RunError::Io(e.to_string()))?,
                 report_html: report.then(|| output::run_report_html(&sim, &r.summary)),
                 outcome: r.outcome.name().to_string(),
+                seed: r.summary.seed,
                 invariant_violations: r.summary.invariant_violations.clone(),
                 notes: r.notes.clone(),
             }))
@@ -386,6 +571,7 @@ struct NativeResult {
     summary_json: String,
     report_html: Option<String>,
     outcome: String,
+    seed: u64,
     invariant_violations: Vec<String>,
     notes: Vec<String>,
 }
@@ -428,6 +614,12 @@ impl NativeResult {
     #[getter]
     fn outcome(&self) -> &str {
         &self.outcome
+    }
+
+    /// The seed the run ran with (a replicate's own, derived from the scenario's).
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
     }
 
     /// Broken simulator invariants (a bug when not empty).
@@ -487,6 +679,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(set_max_memory, m)?)?;
     m.add_function(wrap_pyfunction!(memory_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(coordinate_text, m)?)?;
     m.add("__version__", VERSION)?;
     Ok(())
 }

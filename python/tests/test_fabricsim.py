@@ -165,9 +165,9 @@ def test_errors_name_the_file_and_field(quickstart, tmp_path):
     # A refused set leaves the scenario as it was.
     assert 'algorithm = "dcqcn"' in sc.to_toml()
     # A missing file.
-    with pytest.raises(ScenarioError) as e:
+    with pytest.raises(FileNotFoundError) as e:
         Scenario.load("/nonexistent/x.toml")
-    assert e.value.file == "/nonexistent/x.toml"
+    assert e.value.filename == "/nonexistent/x.toml"
 
 
 def test_budget_refusal_raises(quickstart):

@@ -547,7 +547,7 @@ pub fn run_sweep(
 /// the same files written into `out`), keeping the finished Simulation for callers
 /// that read its tables as data ([`crate::output::run_tables_columns`]). `None` when
 /// `stop` cut it short. A scenario of several runs (variants, sweeps, seeds) is an
-/// input error: those go through [`run_sweep`].
+/// input error: those go through [`run_sweep`], or one at a time through [`run_named`].
 pub fn run_single(
     loaded: &LoadedScenario,
     seed: Option<u64>,
@@ -556,21 +556,61 @@ pub fn run_single(
     stop: Option<&AtomicBool>,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Option<(Simulation, RunResult)>, RunError> {
+    run_named(loaded, None, seed, out, threads_per_run, stop, progress)
+}
+
+/// [`run_single`] for one run of a scenario of several: the run [`plan`] names `name`
+/// (the variant, then `label=value` per sweep axis), checked, run and written into
+/// `out` as [`run_sweep`] writes it into that run's folder. `name: None` takes the
+/// scenario's only run. A name the scenario does not have is an input error that names
+/// the runs it has.
+pub fn run_named(
+    loaded: &LoadedScenario,
+    name: Option<&str>,
+    seed: Option<u64>,
+    out: Option<&Path>,
+    threads_per_run: usize,
+    stop: Option<&AtomicBool>,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Option<(Simulation, RunResult)>, RunError> {
     let mut plan = plan(loaded, seed).map_err(RunError::Input)?;
-    if plan.len() != 1 {
-        return Err(RunError::Input(ScenarioError {
+    let multi = plan.len() > 1;
+    let refuse = |message: String| {
+        RunError::Input(ScenarioError {
             file: loaded.file.clone(),
             pos: None,
             field: None,
-            message: format!(
+            message,
+        })
+    };
+    let i = match name {
+        None if !multi => 0,
+        None => {
+            return Err(refuse(format!(
                 "the scenario has {} runs (variants, sweeps or seeds); run one at a time or \
                  run them all as a sweep",
                 plan.len()
-            ),
-        }));
-    }
-    validate(loaded, &plan)?;
-    let p = &mut plan[0];
+            )))
+        }
+        Some(n) => plan.iter().position(|p| p.meta.name == n).ok_or_else(|| {
+            const SHOWN: usize = 12;
+            let names: Vec<String> = (plan.iter().take(SHOWN))
+                .map(|p| format!("`{}`", p.meta.name))
+                .collect();
+            let more = plan.len().saturating_sub(SHOWN);
+            refuse(format!(
+                "no run named `{n}`: the runs are {}{}",
+                names.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ))
+        })?,
+    };
+    let mut p = plan.swap_remove(i);
+    validate(loaded, std::slice::from_ref(&p))?;
     if let Some(out) = out {
         resolved::set_seed(&mut p.meta.table, p.meta.seed).map_err(RunError::Input)?;
         output::prepare_out(out, &[]).map_err(RunError::Out)?;
@@ -580,8 +620,8 @@ pub fn run_single(
     let n = threads_per_run.max(1);
     run_one_kept(
         loaded,
-        p,
-        false,
+        &p,
+        multi,
         out.map(Path::to_path_buf),
         (n, n.min(crate::sim::machine_threads())),
         stop,
