@@ -32,6 +32,10 @@ pub(super) fn sizes(c: &CollectiveCfg) -> Result<Vec<u64>, ParamError> {
     match &c.sizes {
         Some(_) if c.size > 0 => Err(ParamError::new("sizes", "give `size` or `sizes`, not both")),
         Some(sw) => sw.sizes().map_err(|e| e.within("sizes")),
+        None if c.size == 0 => Err(ParamError::new(
+            "size",
+            "required: the message bytes per rank, at least 1 (or `sizes`, a sweep)",
+        )),
         None => {
             check_size(c.size, "size")?;
             Ok(vec![c.size])

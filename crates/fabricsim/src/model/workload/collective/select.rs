@@ -102,7 +102,7 @@ pub fn algorithm(
                 Some(a) => Err(ParamError::new(
                     "algorithm",
                     format!(
-                        "collective = \"{}\" names its algorithm; \"algorithm = \\\"{}\\\"\" goes with an operation: \"allreduce\", \"allgather\", \"reduce_scatter\" or \"broadcast\"",
+                        "collective = \"{}\" names its algorithm already; to choose \"{}\", name the operation: collective = \"allreduce\" | \"allgather\" | \"reduce_scatter\" | \"broadcast\"",
                         named.name(),
                         a.name()
                     ),
