@@ -190,3 +190,76 @@ fn lower_bound_factors() {
     assert_eq!(lower_bound_factor(CollectiveKind::RingAllreduce, 4), (6, 4));
     assert_eq!(lower_bound_factor(CollectiveKind::Alltoall, 4), (3, 4));
 }
+
+#[test]
+fn nccl_tests_bus_factors_per_collective() {
+    // nccl-tests' doc/PERFORMANCE.md: 2(n-1)/n for AllReduce (whatever the algorithm),
+    // (n-1)/n for AllGather, ReduceScatter and AlltoAll, 1 for Broadcast.
+    use CollectiveKind as K;
+    for k in [
+        K::RingAllreduce,
+        K::TreeAllreduce,
+        K::NvlsAllreduce,
+        K::Allreduce,
+    ] {
+        assert_eq!(bus_factor(k, 8), (14, 8), "{}", k.name());
+    }
+    for k in [
+        K::RingAllgather,
+        K::RingReduceScatter,
+        K::Alltoall,
+        K::Allgather,
+    ] {
+        assert_eq!(bus_factor(k, 8), (7, 8), "{}", k.name());
+    }
+    assert_eq!(bus_factor(K::RingBroadcast, 8), (1, 1));
+    let t = 10 * crate::base::units::MS;
+    assert_eq!(
+        nccl_bandwidths(K::RingAllgather, 8, 1_000_000_000, t),
+        (1e11, 8.75e10)
+    );
+    assert_eq!(
+        nccl_bandwidths(K::RingBroadcast, 8, 1_000_000_000, t),
+        (1e11, 1e11)
+    );
+}
+
+#[test]
+fn tree_nvls_and_ring_collectives_move_their_volumes() {
+    let ranks: Vec<u32> = (0..8).collect();
+    let s = 8 * 4096u64;
+    let total = |d: &Dag| d.transfers.iter().map(|t| t.size).sum::<u64>();
+    // Two trees of 7 edges, S/2 up and down each: 2(n-1) S, as a ring; chunks keep it.
+    let tree = build(CollectiveKind::TreeAllreduce, &ranks, s, 1, 4, false);
+    assert!(acyclic(&tree));
+    assert_eq!(total(&tree), 2 * 7 * s);
+    assert!(ranks.iter().all(|&r| bytes_from(&tree, r) <= 2 * s));
+    // NVLS in one server of 8: each GPU sends S + S/8 and receives as much.
+    let nvls = build(CollectiveKind::NvlsAllreduce, &ranks, s, 1, 2, false);
+    assert!(acyclic(&nvls));
+    for &r in &ranks {
+        assert_eq!(bytes_from(&nvls, r), s + s / 8);
+        let got: u64 = nvls
+            .transfers
+            .iter()
+            .filter(|t| t.dst == r)
+            .map(|t| t.size)
+            .sum();
+        assert_eq!(got, s + s / 8);
+    }
+    // AllGather and ReduceScatter: (n-1)/n S per rank; Broadcast: S from each but the
+    // last.
+    for k in [
+        CollectiveKind::RingAllgather,
+        CollectiveKind::RingReduceScatter,
+    ] {
+        let d = build(k, &ranks, s, 1, 2, false);
+        assert!(acyclic(&d));
+        assert!(ranks.iter().all(|&r| bytes_from(&d, r) == 7 * s / 8));
+    }
+    let b = build(CollectiveKind::RingBroadcast, &ranks, s, 1, 4, false);
+    assert!(acyclic(&b));
+    assert_eq!(bytes_from(&b, 0), s);
+    assert_eq!(bytes_from(&b, 7), 0);
+    assert_eq!(total(&b), 7 * s);
+}
