@@ -300,3 +300,25 @@ fn reduce_scatter_and_broadcast_send_what_nccl_tests_counts() {
     // Every rank but the last forwards S.
     assert_eq!(delivered(&s), (n - 1) * size);
 }
+
+#[test]
+fn pat_gathers_in_log_steps_with_one_gpu_per_server() {
+    // GPU 0 of each of the 4 servers (one rail): `auto` picks PAT for 64 KiB, two steps
+    // where a ring takes three; each rank sends (n-1)/n S either way.
+    let (n, size) = (4u64, 64u64 << 10);
+    let one = |algo: &str| {
+        let wl = format!(
+            "collective = \"allgather\"\nalgorithm = \"{algo}\"\nprotocol = \"simple\"\nhosts = [0, 4, 8, 12]\nsize = \"64KiB\""
+        );
+        run(&scenario(false, &wl))
+    };
+    let pat = one("auto");
+    assert_eq!(pat.nics.jobs[0].spec.collective.name(), "pat_allgather");
+    assert_eq!(pat.nics.flows.len(), 4 * 2);
+    assert_eq!(delivered(&pat), (n - 1) * size);
+    let ring = one("ring");
+    assert_eq!(ring.nics.flows.len(), 4 * 3);
+    assert_eq!(delivered(&ring), (n - 1) * size);
+    // Latency-bound at this size: fewer steps finish first.
+    assert!(jct(&pat, 0) < jct(&ring, 0));
+}

@@ -295,7 +295,7 @@ proptest! {
     fn nccl_collective_bounds_hold(
         servers in 2u32..5,
         nics in 1u32..3,
-        kind in 0usize..8,
+        kind in 0usize..9,
         protocol in 0usize..5,
         nic_index in any::<bool>(),
         min in 1u64..5_000,
@@ -314,6 +314,7 @@ proptest! {
         let kind = [
             "allreduce", "tree_allreduce", "nvls_allreduce", "allgather",
             "ring_reduce_scatter", "broadcast", "ring_allreduce", "hierarchical_allreduce",
+            "pat_reduce_scatter",
         ][kind];
         let protocol = ["auto", "simple", "ll", "ll128", "none"][protocol];
         let jobs = if nic_index { "nic_index" } else { "one" };

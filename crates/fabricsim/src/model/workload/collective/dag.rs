@@ -13,7 +13,8 @@
 //!   receive. Needs a power-of-two rank count. Lower bound `2(n-1)/n * S / B`.
 //!
 //! - Double binary tree AllReduce ([`super::tree`]), NVLS AllReduce ([`super::nvls`]),
-//!   ring AllGather, ReduceScatter and Broadcast ([`super::ring_ops`]): in their files.
+//!   ring AllGather, ReduceScatter and Broadcast, PAT AllGather and ReduceScatter
+//!   ([`super::ring_ops`]): in their files.
 //!
 //! - Point to point (`p2p`): rank `2i` sends `S` to rank `2i+1` (a send/recv pair per two
 //!   ranks, as pipeline-parallel stages exchange activations). Lower bound `S / B`.
@@ -102,6 +103,12 @@ pub fn build(
             }
             CollectiveKind::RingBroadcast | CollectiveKind::Broadcast => {
                 super::ring_ops::broadcast(&mut dag, ranks, sc, c, chunks)
+            }
+            CollectiveKind::PatAllgather => {
+                super::ring_ops::pat(&mut dag, ranks, sc, c, chunks, false)
+            }
+            CollectiveKind::PatReduceScatter => {
+                super::ring_ops::pat(&mut dag, ranks, sc, c, chunks, true)
             }
             // An operation is resolved to its algorithm before it is built; its ring else.
             CollectiveKind::Allreduce => ring(&mut dag, ranks, sc, c, chunks),
@@ -450,6 +457,12 @@ pub(super) fn dag_count(
             let f = chunks.max(1).saturating_mul(n - 1);
             (f, f)
         }
+        // ceil(log2 n) steps of n transfers per piece, each waiting for one; at most
+        // n - 1 steps, which bounds any split of the ranks (superadditive).
+        CollectiveKind::PatAllgather | CollectiveKind::PatReduceScatter => {
+            let f = chunks.max(1).saturating_mul(n).saturating_mul(n - 1);
+            (f, f)
+        }
         // Any of its algorithms: the largest count of each.
         CollectiveKind::Allreduce => {
             let all = [
@@ -505,7 +518,9 @@ pub fn lower_bound_factor(kind: CollectiveKind, n: usize) -> (u64, u64) {
         | CollectiveKind::RingAllgather
         | CollectiveKind::RingReduceScatter
         | CollectiveKind::Allgather
-        | CollectiveKind::ReduceScatter => (n - 1, n),
+        | CollectiveKind::ReduceScatter
+        | CollectiveKind::PatAllgather
+        | CollectiveKind::PatReduceScatter => (n - 1, n),
         // The root sends S.
         CollectiveKind::P2p | CollectiveKind::RingBroadcast | CollectiveKind::Broadcast => (1, 1),
     }

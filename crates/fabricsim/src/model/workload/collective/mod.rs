@@ -67,6 +67,10 @@ pub enum CollectiveKind {
     RingReduceScatter,
     /// Ring Broadcast from the first rank.
     RingBroadcast,
+    /// PAT AllGather (one rank per server).
+    PatAllgather,
+    /// PAT ReduceScatter (one rank per server).
+    PatReduceScatter,
     /// AllReduce with the algorithm `algorithm` names or the table picks.
     Allreduce,
     /// AllGather, likewise.
@@ -79,7 +83,7 @@ pub enum CollectiveKind {
 
 impl CollectiveKind {
     /// Every collective, in declaration order.
-    pub const ALL: [CollectiveKind; 14] = [
+    pub const ALL: [CollectiveKind; 16] = [
         CollectiveKind::RingAllreduce,
         CollectiveKind::Alltoall,
         CollectiveKind::HalvingDoubling,
@@ -90,6 +94,8 @@ impl CollectiveKind {
         CollectiveKind::RingAllgather,
         CollectiveKind::RingReduceScatter,
         CollectiveKind::RingBroadcast,
+        CollectiveKind::PatAllgather,
+        CollectiveKind::PatReduceScatter,
         CollectiveKind::Allreduce,
         CollectiveKind::Allgather,
         CollectiveKind::ReduceScatter,
@@ -109,6 +115,8 @@ impl CollectiveKind {
             CollectiveKind::RingAllgather => "ring_allgather",
             CollectiveKind::RingReduceScatter => "ring_reduce_scatter",
             CollectiveKind::RingBroadcast => "ring_broadcast",
+            CollectiveKind::PatAllgather => "pat_allgather",
+            CollectiveKind::PatReduceScatter => "pat_reduce_scatter",
             CollectiveKind::Allreduce => "allreduce",
             CollectiveKind::Allgather => "allgather",
             CollectiveKind::ReduceScatter => "reduce_scatter",
@@ -139,8 +147,8 @@ impl CollectiveKind {
             | K::Allreduce => "all_reduce",
             K::Alltoall => "alltoall",
             K::P2p => "sendrecv",
-            K::RingAllgather | K::Allgather => "all_gather",
-            K::RingReduceScatter | K::ReduceScatter => "reduce_scatter",
+            K::RingAllgather | K::PatAllgather | K::Allgather => "all_gather",
+            K::RingReduceScatter | K::PatReduceScatter | K::ReduceScatter => "reduce_scatter",
             K::RingBroadcast | K::Broadcast => "broadcast",
         }
     }
@@ -216,7 +224,8 @@ pub enum JobGrouping {
 pub struct CollectiveCfg {
     /// An algorithm (`ring_allreduce`, `alltoall`, `halving_doubling`, `p2p`,
     /// `hierarchical_allreduce`, `tree_allreduce`, `nvls_allreduce`, `ring_allgather`,
-    /// `ring_reduce_scatter`, `ring_broadcast`) or an operation (`allreduce`,
+    /// `ring_reduce_scatter`, `ring_broadcast`, `pat_allgather`, `pat_reduce_scatter`)
+    /// or an operation (`allreduce`,
     /// `allgather`, `reduce_scatter`, `broadcast`).
     pub collective: CollectiveKind,
     /// Message bytes per rank (S); 0 when `sizes` gives them.
@@ -278,7 +287,7 @@ impl Described for CollectiveCfg {
             ),
             Param::unset(
                 "algorithm",
-                "an operation's algorithm: \"auto\" (default) | \"ring\" | \"tree\" | \"nvls\"",
+                "an operation's algorithm: \"auto\" (default) | \"ring\" | \"tree\" | \"nvls\" | \"pat\"",
             ),
             Param::unset(
                 "protocol",
@@ -488,6 +497,9 @@ impl Generator for CollectiveCfg {
             | CollectiveKind::Allgather
             | CollectiveKind::RingReduceScatter
             | CollectiveKind::ReduceScatter => "hosts^2 x chunks x channels x repeat x sizes",
+            CollectiveKind::PatAllgather | CollectiveKind::PatReduceScatter => {
+                "hosts x log2(hosts) x chunks x channels x repeat x sizes"
+            }
             CollectiveKind::Alltoall
             | CollectiveKind::RingAllreduce
             | CollectiveKind::HierarchicalAllreduce => {

@@ -36,3 +36,40 @@ pub(super) fn broadcast(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u
         }
     }
 }
+
+/// Appends PAT AllGather (`reduce = false`) or ReduceScatter (`reduce = true`): NCCL
+/// 2.23's Parallel Aggregated Trees, a variant of the Bruck algorithm for one GPU per
+/// node (NVIDIA technical blog, "New Scaling Algorithm and Initialization with NVIDIA
+/// Collective Communications Library 2.23", 2025): `ceil(log2 n)` steps instead of a
+/// ring's `n-1`. AllGather: in step `k`, at distance `d = 2^k`, rank `r` sends the
+/// `min(d, n-d)` blocks of `S/n` it holds to rank `r-d`; ReduceScatter runs the same
+/// steps in reverse (largest distance first), each rank sending the partial sums it
+/// aggregated. A step waits for the step before's receive. Each rank sends `(n-1)/n S`,
+/// as on a ring.
+pub(super) fn pat(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32, reduce: bool) {
+    let n = ranks.len();
+    let block = split(s, n as u64)[0];
+    let mut dists: Vec<usize> = std::iter::successors(Some(1usize), |d| Some(d * 2))
+        .take_while(|&d| d < n)
+        .collect();
+    if reduce {
+        dists.reverse();
+    }
+    for ps in split(block, u64::from(chunks)) {
+        // into[r]: the transfer of the step before into rank r.
+        let mut into: Vec<Option<u32>> = vec![None; n];
+        for &d in &dists {
+            let blocks = d.min(n - d) as u64;
+            let mut next = vec![None; n];
+            for r in 0..n {
+                let to = (r + n - d) % n;
+                let x = push(dag, ranks[r], ranks[to], ps * blocks, ch);
+                if let Some(b) = into[r] {
+                    dag.edges.push((b, x));
+                }
+                next[to] = Some(x);
+            }
+            into = next;
+        }
+    }
+}

@@ -14,7 +14,9 @@
 //! | AllReduce  | every rank's server has an NVSwitch, >= 2 GPUs each, S >= [`NVLS_MIN`] | `nvls` |
 //! | AllReduce  | otherwise, m >= 2 and S < n x [`TREE_PER_RANK`]             | `tree` |
 //! | AllReduce  | otherwise                                                  | `ring` |
-//! | AllGather, ReduceScatter, Broadcast | always                            | `ring` |
+//! | AllGather, ReduceScatter | one rank per server, n >= 4, S < n x [`TREE_PER_RANK`] | `pat` |
+//! | AllGather, ReduceScatter | otherwise                                  | `ring` |
+//! | Broadcast  | always                                                     | `ring` |
 //!
 //! | algorithm | S <= [`LL_MAX`] | S <= [`LL128_MAX`] | larger |
 //! |-----------|-----------------|--------------------|--------|
@@ -49,15 +51,18 @@ pub enum AlgorithmCfg {
     Tree,
     /// Reduction in the NVSwitch.
     Nvls,
+    /// NCCL's PAT (Bruck-like, one rank per server).
+    Pat,
 }
 
 impl AlgorithmCfg {
     /// Every value, in declaration order.
-    pub const ALL: [AlgorithmCfg; 4] = [
+    pub const ALL: [AlgorithmCfg; 5] = [
         AlgorithmCfg::Auto,
         AlgorithmCfg::Ring,
         AlgorithmCfg::Tree,
         AlgorithmCfg::Nvls,
+        AlgorithmCfg::Pat,
     ];
 
     /// The name in scenarios.
@@ -67,6 +72,7 @@ impl AlgorithmCfg {
             AlgorithmCfg::Ring => "ring",
             AlgorithmCfg::Tree => "tree",
             AlgorithmCfg::Nvls => "nvls",
+            AlgorithmCfg::Pat => "pat",
         }
     }
 }
@@ -95,7 +101,8 @@ pub fn algorithm(
     use CollectiveKind as K;
     let supported: &[AlgorithmCfg] = match op {
         K::Allreduce => &[AlgorithmCfg::Ring, AlgorithmCfg::Tree, AlgorithmCfg::Nvls],
-        K::Allgather | K::ReduceScatter | K::Broadcast => &[AlgorithmCfg::Ring],
+        K::Allgather | K::ReduceScatter => &[AlgorithmCfg::Ring, AlgorithmCfg::Pat],
+        K::Broadcast => &[AlgorithmCfg::Ring],
         named => {
             return match algo {
                 None => Ok(named),
@@ -135,10 +142,21 @@ pub fn algorithm(
             "nvls reduces in an NVSwitch: every rank's server needs one (topology kind \"rail_optimized\" with scale_up = \"nvlink\") and at least two ranks in it",
         ));
     }
+    if pick == AlgorithmCfg::Pat && shape.servers != shape.ranks {
+        return Err(ParamError::new(
+            "algorithm",
+            format!(
+                "pat runs with one rank per server, as NCCL's: {} ranks in {} servers",
+                shape.ranks, shape.servers
+            ),
+        ));
+    }
     Ok(match (op, pick) {
         (K::Allreduce, AlgorithmCfg::Tree) => K::TreeAllreduce,
         (K::Allreduce, AlgorithmCfg::Nvls) => K::NvlsAllreduce,
         (K::Allreduce, _) => K::RingAllreduce,
+        (K::Allgather, AlgorithmCfg::Pat) => K::PatAllgather,
+        (K::ReduceScatter, AlgorithmCfg::Pat) => K::PatReduceScatter,
         (K::Allgather, _) => K::RingAllgather,
         (K::ReduceScatter, _) => K::RingReduceScatter,
         _ => K::RingBroadcast,
@@ -146,7 +164,14 @@ pub fn algorithm(
 }
 
 fn auto_algorithm(op: CollectiveKind, shape: JobShape, size: u64) -> AlgorithmCfg {
-    if op != CollectiveKind::Allreduce {
+    let small = size < shape.ranks.saturating_mul(TREE_PER_RANK);
+    let gather = matches!(
+        op,
+        CollectiveKind::Allgather | CollectiveKind::ReduceScatter
+    );
+    if gather && shape.servers == shape.ranks && shape.ranks >= 4 && small {
+        AlgorithmCfg::Pat
+    } else if op != CollectiveKind::Allreduce {
         AlgorithmCfg::Ring
     } else if shape.nvswitch && size >= NVLS_MIN {
         AlgorithmCfg::Nvls
@@ -250,6 +275,20 @@ mod tests {
         assert_eq!(a(K::Allgather, CLUSTER, 8), K::RingAllgather);
         assert_eq!(a(K::ReduceScatter, CLUSTER, 8), K::RingReduceScatter);
         assert_eq!(a(K::Broadcast, ONE_SERVER_NVS, 8 << 30), K::RingBroadcast);
+        let one_each = JobShape {
+            ranks: 16,
+            servers: 16,
+            nvswitch: false,
+        };
+        assert_eq!(
+            a(K::Allgather, one_each, 16 * TREE_PER_RANK - 1),
+            K::PatAllgather
+        );
+        assert_eq!(a(K::ReduceScatter, one_each, 8), K::PatReduceScatter);
+        assert_eq!(
+            a(K::Allgather, one_each, 16 * TREE_PER_RANK),
+            K::RingAllgather
+        );
         let p = |k, s| protocol(true, None, k, s).unwrap();
         assert_eq!(p(K::RingAllreduce, LL_MAX), Protocol::Ll);
         assert_eq!(p(K::RingAllreduce, LL_MAX + 1), Protocol::Ll128);
@@ -279,6 +318,8 @@ mod tests {
         assert!(e.message.contains("NVSwitch"), "{}", e.message);
         let e = algorithm(K::RingAllreduce, Some(AlgorithmCfg::Ring), CLUSTER, 8).unwrap_err();
         assert_eq!(e.field, "algorithm");
+        let e = algorithm(K::Allgather, Some(AlgorithmCfg::Pat), CLUSTER, 8).unwrap_err();
+        assert!(e.message.contains("one rank per server"), "{}", e.message);
         let e = protocol(true, Some(ProtocolCfg::Ll), K::NvlsAllreduce, 8).unwrap_err();
         assert_eq!(e.field, "protocol");
     }

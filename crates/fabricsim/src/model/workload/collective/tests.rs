@@ -263,3 +263,23 @@ fn tree_nvls_and_ring_collectives_move_their_volumes() {
     assert_eq!(bytes_from(&b, 7), 0);
     assert_eq!(total(&b), 7 * s);
 }
+
+#[test]
+fn pat_takes_log_steps_and_sends_n_minus_1_over_n() {
+    for n in [2u32, 3, 5, 8, 12] {
+        let ranks: Vec<u32> = (0..n).collect();
+        let s = u64::from(n) * 4096;
+        let steps = (u32::BITS - (n - 1).leading_zeros()) as usize;
+        for k in [
+            CollectiveKind::PatAllgather,
+            CollectiveKind::PatReduceScatter,
+        ] {
+            let d = build(k, &ranks, s, 1, 1, false);
+            assert!(acyclic(&d));
+            assert_eq!(d.transfers.len(), n as usize * steps, "n = {n}");
+            for &r in &ranks {
+                assert_eq!(bytes_from(&d, r), u64::from(n - 1) * 4096, "n = {n}");
+            }
+        }
+    }
+}
