@@ -37,29 +37,37 @@ pub(super) fn broadcast(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u
     }
 }
 
-/// Appends PAT AllGather (`reduce = false`) or ReduceScatter (`reduce = true`): NCCL
-/// 2.23's Parallel Aggregated Trees, a variant of the Bruck algorithm for one GPU per
-/// node (NVIDIA technical blog, "New Scaling Algorithm and Initialization with NVIDIA
-/// Collective Communications Library 2.23", 2025): `ceil(log2 n)` steps instead of a
-/// ring's `n-1`. AllGather: in step `k`, at distance `d = 2^k`, rank `r` sends the
-/// `min(d, n-d)` blocks of `S/n` it holds to rank `r-d`; ReduceScatter runs the same
-/// steps in reverse (largest distance first), each rank sending the partial sums it
-/// aggregated. A step waits for the step before's receive. Each rank sends `(n-1)/n S`,
-/// as on a ring.
+/// Appends PAT AllGather (`reduce = false`) or ReduceScatter (`reduce = true`): NCCL's
+/// Parallel Aggregated Trees (S. Jeaugey, "PAT: a new algorithm for all-gather and
+/// reduce-scatter operations at scale", arXiv 2506.20252), a Bruck algorithm with its
+/// dimensions reversed, for one GPU per node: `ceil(log2 n)` steps instead of a ring's
+/// `n-1`, and the far ranks reached first with little data, so that no large transfer
+/// crosses the fabric's longest distance. Bruck's all-gather sends, at distance `2^k`,
+/// the `min(2^k, n - 2^k)` blocks of `S/n` a rank holds to rank `r - 2^k`; PAT's
+/// AllGather keeps those block counts in that order and takes the distances from the
+/// largest down; its ReduceScatter runs the same steps backwards (the most data to the
+/// nearest rank first), each rank sending the partial sums it aggregated. A step waits
+/// for the step before's receive. Each rank sends `(n-1)/n S`, as on a ring. The
+/// bounded intermediate buffers that make PAT split large steps are not modelled.
 pub(super) fn pat(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32, reduce: bool) {
     let n = ranks.len();
     let block = split(s, n as u64)[0];
-    let mut dists: Vec<usize> = std::iter::successors(Some(1usize), |d| Some(d * 2))
+    let dists: Vec<usize> = std::iter::successors(Some(1usize), |d| Some(d * 2))
         .take_while(|&d| d < n)
         .collect();
+    let mut plan: Vec<(usize, u64)> = dists
+        .iter()
+        .rev()
+        .zip(dists.iter().map(|&d| d.min(n - d) as u64))
+        .map(|(&d, b)| (d, b))
+        .collect();
     if reduce {
-        dists.reverse();
+        plan.reverse();
     }
     for ps in split(block, u64::from(chunks)) {
         // into[r]: the transfer of the step before into rank r.
         let mut into: Vec<Option<u32>> = vec![None; n];
-        for &d in &dists {
-            let blocks = d.min(n - d) as u64;
+        for &(d, blocks) in &plan {
             let mut next = vec![None; n];
             for r in 0..n {
                 let to = (r + n - d) % n;

@@ -51,7 +51,7 @@ pub enum AlgorithmCfg {
     Tree,
     /// Reduction in the NVSwitch.
     Nvls,
-    /// NCCL's PAT (Bruck-like, one rank per server).
+    /// NCCL's PAT (a dimension-reversed Bruck, one rank per server).
     Pat,
 }
 

@@ -280,6 +280,12 @@ fn pat_takes_log_steps_and_sends_n_minus_1_over_n() {
             for &r in &ranks {
                 assert_eq!(bytes_from(&d, r), u64::from(n - 1) * 4096, "n = {n}");
             }
+            // AllGather reaches the farthest rank first, with one block.
+            if n == 8 && k == CollectiveKind::PatAllgather {
+                assert_eq!((d.transfers[0].dst, d.transfers[0].size), (4, 4096));
+                let last = d.transfers.last().unwrap();
+                assert_eq!((last.src - last.dst, last.size), (1, 4 * 4096));
+            }
         }
     }
 }
