@@ -1,7 +1,7 @@
 //! Golden outputs: every scenario in `scenarios/` (long ones cut with `--set`) must give
 //! byte-identical `flows.csv`, `ports.csv`, `links.csv` (runs with faults or bit errors),
-//! `jobs.csv`, `training.csv`, `collectives.csv` and `buffers.csv` (runs with `[record]
-//! buffers`) to the reviewed files under `tests/golden/`. A refactor
+//! `jobs.csv`, `nccl_tests.csv`, `training.csv`, `collectives.csv` and `buffers.csv` (runs
+//! with `[record] buffers`) to the reviewed files under `tests/golden/`. A refactor
 //! keeps them; a change that moves results regenerates them in a commit of its own that
 //! says why, with
 //!
@@ -23,6 +23,7 @@ const TABLES: &[&str] = &[
     "ports.csv",
     "links.csv",
     "jobs.csv",
+    "nccl_tests.csv",
     "training.csv",
     "collectives.csv",
     "buffers.csv",

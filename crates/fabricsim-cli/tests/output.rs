@@ -402,6 +402,11 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "rail-optimized.toml",
         &["workload[0].size=\"64KiB\""],
     ),
+    (
+        "nccl-tests",
+        "nccl-tests.toml",
+        &["workload[0].sizes={ min = \"8B\", max = \"64KiB\", factor = 64 }"],
+    ),
 ];
 
 #[test]

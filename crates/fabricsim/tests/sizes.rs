@@ -292,6 +292,45 @@ proptest! {
     }
 
     #[test]
+    fn nccl_collective_bounds_hold(
+        servers in 2u32..5,
+        nics in 1u32..3,
+        kind in 0usize..9,
+        protocol in 0usize..5,
+        nic_index in any::<bool>(),
+        min in 1u64..5_000,
+        steps in 0u32..4,
+        chunks in 1u32..5,
+        channels in 1u32..4,
+        repeat in 1u32..3,
+    ) {
+        // A rail-optimized cluster with NVLink, so that NVLS is among the choices.
+        let topo: topology::TopologyCfg = toml::from_str(&format!(
+            "kind = \"rail_optimized\"\nservers = {servers}\ngpus_per_server = {}\n\
+             nic_rate = \"100Gbps\"\nnvlink = \"h100\"",
+            2 * nics
+        ))
+        .unwrap();
+        let kind = [
+            "allreduce", "tree_allreduce", "nvls_allreduce", "allgather",
+            "ring_reduce_scatter", "broadcast", "ring_allreduce", "hierarchical_allreduce",
+            "pat_reduce_scatter",
+        ][kind];
+        let protocol = ["auto", "simple", "ll", "ll128", "none"][protocol];
+        let jobs = if nic_index { "nic_index" } else { "one" };
+        let src = format!(
+            "kind = \"collective\"\ncollective = \"{kind}\"\nprotocol = \"{protocol}\"\n\
+             sizes = {{ min = {min}, max = {}, factor = 4 }}\njobs = \"{jobs}\"\n\
+             repeat = {repeat}\nchannels = {channels}\nchunks = {chunks}\n",
+            min << (2 * steps)
+        );
+        let cfg = entry(&src);
+        if let Some((bound, actual)) = bound_and_actual(&topo, &cfg) {
+            assert_bounds(bound, actual, &src);
+        }
+    }
+
+    #[test]
     fn incast_permutation_all_to_all_bounds_are_exact(
         leaves in 1u32..4,
         servers in 2u32..5,

@@ -132,4 +132,12 @@ pub const CASES: &[(&str, &str, &[&str])] = &[
     ("ecn-unfairness", "ecn-unfairness.toml", &["max_time=\"8ms\""]),
     ("forward-cnp", "forward-cnp.toml", &[]),
     ("rail-optimized", "rail-optimized.toml", &[]),
+    (
+        "nccl-tests",
+        "nccl-tests.toml",
+        &[
+            "workload[0].sizes={ min = \"64B\", max = \"4MiB\", factor = 16 }",
+            "workload[0].chunks=1",
+        ],
+    ),
 ];

@@ -53,6 +53,7 @@ mod flows;
 pub(crate) mod jct;
 mod jobs;
 mod links;
+mod nccl_tests;
 pub mod pcap;
 mod ports;
 mod queues;
@@ -140,6 +141,7 @@ pub const TABLES: &[Table] = &[
     collectives::TABLE,
     links::TABLE,
     jobs::TABLE,
+    nccl_tests::TABLE,
     training::TABLE,
     queues::TABLE,
     rates::TABLE,

@@ -252,6 +252,9 @@ pub struct JobSpec {
     pub after: Option<u32>,
     /// Iteration number (0-based).
     pub iteration: u32,
+    /// The protocol of a collective job that reports in `nccl_tests.csv`; `None` for the
+    /// others.
+    pub protocol: Option<collective::protocol::Protocol>,
 }
 
 /// Everything a scenario's workloads generate.

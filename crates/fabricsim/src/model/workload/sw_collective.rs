@@ -619,6 +619,7 @@ impl Generator for SwCollectiveCfg {
                 n_phases,
                 after: prev_job,
                 iteration: it,
+                protocol: None,
             });
             prev_job = Some((w.jobs.len() - 1) as u32);
         }

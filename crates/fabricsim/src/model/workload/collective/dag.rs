@@ -12,6 +12,10 @@
 //!   recursive-doubling all-gather in reverse; each step waits for the previous step's
 //!   receive. Needs a power-of-two rank count. Lower bound `2(n-1)/n * S / B`.
 //!
+//! - Double binary tree AllReduce ([`super::tree`]), NVLS AllReduce ([`super::nvls`]),
+//!   ring AllGather, ReduceScatter and Broadcast, PAT AllGather and ReduceScatter
+//!   ([`super::ring_ops`]): in their files.
+//!
 //! - Point to point (`p2p`): rank `2i` sends `S` to rank `2i+1` (a send/recv pair per two
 //!   ranks, as pipeline-parallel stages exchange activations). Lower bound `S / B`.
 //! - Hierarchical AllReduce (`hierarchical_allreduce`), for `m` servers of `g` GPUs
@@ -53,7 +57,7 @@ pub struct Dag {
 }
 
 /// Splits `total` into `parts` sizes that differ by at most one byte, none below 1.
-fn split(total: u64, parts: u64) -> Vec<u64> {
+pub(super) fn split(total: u64, parts: u64) -> Vec<u64> {
     let parts = parts.max(1);
     (0..parts)
         .map(|i| (total / parts + u64::from(i < total % parts)).max(1))
@@ -86,13 +90,35 @@ pub fn build(
                 let one_each: Vec<Vec<usize>> = (0..n).map(|r| vec![r]).collect();
                 hierarchical(&mut dag, ranks, &one_each, sc, c, chunks)
             }
+            CollectiveKind::TreeAllreduce => super::tree::tree(&mut dag, ranks, sc, c, chunks),
+            // Without servers to group them, all the ranks share one NVSwitch.
+            CollectiveKind::NvlsAllreduce => {
+                super::nvls::nvls(&mut dag, ranks, &[(0..n).collect()], sc, c, chunks)
+            }
+            CollectiveKind::RingAllgather
+            | CollectiveKind::RingReduceScatter
+            | CollectiveKind::Allgather
+            | CollectiveKind::ReduceScatter => {
+                super::ring_ops::ring_half(&mut dag, ranks, sc, c, chunks)
+            }
+            CollectiveKind::RingBroadcast | CollectiveKind::Broadcast => {
+                super::ring_ops::broadcast(&mut dag, ranks, sc, c, chunks)
+            }
+            CollectiveKind::PatAllgather => {
+                super::ring_ops::pat(&mut dag, ranks, sc, c, chunks, false)
+            }
+            CollectiveKind::PatReduceScatter => {
+                super::ring_ops::pat(&mut dag, ranks, sc, c, chunks, true)
+            }
+            // An operation is resolved to its algorithm before it is built; its ring else.
+            CollectiveKind::Allreduce => ring(&mut dag, ranks, sc, c, chunks),
         }
     }
     debug_assert!(n >= 2);
     dag
 }
 
-fn push(dag: &mut Dag, src: u32, dst: u32, size: u64, channel: u32) -> u32 {
+pub(super) fn push(dag: &mut Dag, src: u32, dst: u32, size: u64, channel: u32) -> u32 {
     dag.transfers.push(Transfer {
         src,
         dst,
@@ -125,6 +151,22 @@ fn ring(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) {
     }
 }
 
+/// The transfer graph of an NVLS AllReduce whose ranks are grouped by server (as for
+/// [`build_hierarchical`]).
+pub fn build_nvls(
+    ranks: &[u32],
+    servers: &[Vec<usize>],
+    size: u64,
+    channels: u32,
+    chunks: u32,
+) -> Dag {
+    let mut dag = Dag::default();
+    for (c, &sc) in split(size, channels as u64).iter().enumerate() {
+        super::nvls::nvls(&mut dag, ranks, servers, sc, c as u32, chunks);
+    }
+    dag
+}
+
 /// The transfer graph of a hierarchical AllReduce whose ranks are grouped by server:
 /// `servers[k]` lists the indices into `ranks` of server `k`'s ranks, in local order (all
 /// the same length; the caller checks).
@@ -146,7 +188,7 @@ pub fn build_hierarchical(
 /// into `chunks` pieces; `into[p][r]` is the last transfer of piece `p` into rank `r`,
 /// which rank `r`'s next send of that piece waits for, and is updated.
 #[allow(clippy::too_many_arguments)]
-fn ring_steps(
+pub(super) fn ring_steps(
     dag: &mut Dag,
     ranks: &[u32],
     ring: &[usize],
@@ -383,6 +425,57 @@ pub(super) fn dag_count(
             let (pair, _) = step_pieces(sc, chunks, w);
             ((n / 2).saturating_mul(pair), 0)
         }
+        // No window with these (refused): `chunks` pieces of at least a byte each.
+        // Two trees of n-1 edges, each crossed up and down by every piece; a transfer
+        // waits for at most 2 (up) or 1 (down) others, the root's 4 at most: 3n per
+        // tree and piece bounds them, linearly (so any split of the ranks too).
+        CollectiveKind::TreeAllreduce => {
+            let c = chunks.max(1).saturating_mul(2);
+            (
+                c.saturating_mul(2).saturating_mul(n - 1),
+                c.saturating_mul(3).saturating_mul(n),
+            )
+        }
+        // Per piece 2n NVLink transfers and a rail ring of 2(m-1) steps of n transfers
+        // (m - 1 <= n - 1): at most 2n^2, each waiting for one.
+        CollectiveKind::NvlsAllreduce => {
+            let f = chunks
+                .max(1)
+                .saturating_mul(2)
+                .saturating_mul(n.saturating_mul(n));
+            (f, f)
+        }
+        // n-1 steps of n transfers per piece, each waiting for one.
+        CollectiveKind::RingAllgather
+        | CollectiveKind::RingReduceScatter
+        | CollectiveKind::Allgather
+        | CollectiveKind::ReduceScatter => {
+            let f = chunks.max(1).saturating_mul(n).saturating_mul(n - 1);
+            (f, f)
+        }
+        CollectiveKind::RingBroadcast | CollectiveKind::Broadcast => {
+            let f = chunks.max(1).saturating_mul(n - 1);
+            (f, f)
+        }
+        // ceil(log2 n) steps of n transfers per piece, each waiting for one; at most
+        // n - 1 steps, which bounds any split of the ranks (superadditive).
+        CollectiveKind::PatAllgather | CollectiveKind::PatReduceScatter => {
+            let f = chunks.max(1).saturating_mul(n).saturating_mul(n - 1);
+            (f, f)
+        }
+        // Any of its algorithms: the largest count of each.
+        CollectiveKind::Allreduce => {
+            let all = [
+                CollectiveKind::RingAllreduce,
+                CollectiveKind::TreeAllreduce,
+                CollectiveKind::NvlsAllreduce,
+            ]
+            .map(|k| dag_count(k, n, size_ranks, sc, chunks, rounds, w));
+            (
+                all.iter().map(|c| c.0).max().unwrap_or(0),
+                all.iter().map(|c| c.1).max().unwrap_or(0),
+            )
+        }
     }
 }
 
@@ -390,11 +483,23 @@ pub(super) fn dag_count(
 /// picoseconds, in bytes per second: (algbw, busbw). algbw = size / time; busbw scales it
 /// by the bytes each rank moves over its slowest link, so that it compares with the
 /// hardware's bandwidth whatever the rank count: 2(n-1)/n for AllReduce, (n-1)/n for
-/// AlltoAll, 1 for a send/receive (nccl-tests, `doc/PERFORMANCE.md`).
+/// AlltoAll, AllGather and ReduceScatter, 1 for Broadcast and a send/receive
+/// (nccl-tests, `doc/PERFORMANCE.md`), whatever the algorithm (an NVLS AllReduce too).
 pub fn nccl_bandwidths(kind: CollectiveKind, n: usize, size: u64, time: Time) -> (f64, f64) {
     let algbw = size as f64 / (time as f64 * 1e-12);
-    let (num, den) = lower_bound_factor(kind, n);
+    let (num, den) = bus_factor(kind, n);
     (algbw, algbw * num as f64 / den as f64)
+}
+
+/// nccl-tests' bus bandwidth factor of a collective, as (numerator, denominator).
+pub fn bus_factor(kind: CollectiveKind, n: usize) -> (u64, u64) {
+    match kind {
+        CollectiveKind::NvlsAllreduce | CollectiveKind::Allreduce => {
+            lower_bound_factor(CollectiveKind::RingAllreduce, n)
+        }
+        CollectiveKind::RingBroadcast | CollectiveKind::Broadcast => (1, 1),
+        k => lower_bound_factor(k, n),
+    }
 }
 
 /// Bytes each rank must put on its link, as a multiple of `S`: the numerator and
@@ -402,10 +507,21 @@ pub fn nccl_bandwidths(kind: CollectiveKind, n: usize, size: u64, time: Time) ->
 pub fn lower_bound_factor(kind: CollectiveKind, n: usize) -> (u64, u64) {
     let n = n as u64;
     match kind {
+        // A tree moves 2(n-1) S in all, as a ring: some rank sends at least the mean.
         CollectiveKind::RingAllreduce
         | CollectiveKind::HalvingDoubling
-        | CollectiveKind::HierarchicalAllreduce => (2 * (n - 1), n),
-        CollectiveKind::Alltoall => (n - 1, n),
-        CollectiveKind::P2p => (1, 1),
+        | CollectiveKind::HierarchicalAllreduce
+        | CollectiveKind::TreeAllreduce => (2 * (n - 1), n),
+        // The switch reduces: a GPU sends its S (and a little more) once.
+        CollectiveKind::NvlsAllreduce | CollectiveKind::Allreduce => (1, 1),
+        CollectiveKind::Alltoall
+        | CollectiveKind::RingAllgather
+        | CollectiveKind::RingReduceScatter
+        | CollectiveKind::Allgather
+        | CollectiveKind::ReduceScatter
+        | CollectiveKind::PatAllgather
+        | CollectiveKind::PatReduceScatter => (n - 1, n),
+        // The root sends S.
+        CollectiveKind::P2p | CollectiveKind::RingBroadcast | CollectiveKind::Broadcast => (1, 1),
     }
 }

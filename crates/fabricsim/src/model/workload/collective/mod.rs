@@ -6,7 +6,12 @@
 //! how collective libraries behave on RDMA: a step of a ring forwards what the previous
 //! step delivered, so it cannot start before that delivery.
 //!
-//! The transfer graph of each algorithm is in [`dag`].
+//! The transfer graph of each algorithm is in [`dag`] (the tree, NVLS and the ring
+//! collectives besides AllReduce in files of their own). `collective` names an algorithm
+//! (`ring_allreduce`, ...) or an operation (`allreduce`, `allgather`, `reduce_scatter`,
+//! `broadcast`) whose algorithm `algorithm` names or [`select`] chooses; `protocol`
+//! ([`protocol`]) adds NCCL's per-step latency and wire bytes to every transfer; `sizes`
+//! runs the collective over a doubling sweep of message sizes, as nccl-tests does.
 //!
 //! `channels` splits the message over independent copies of the pattern (separate queue
 //! pairs, so separate ECMP hashes), and `chunks` pipelines each step in pieces (piece `p`
@@ -16,20 +21,26 @@
 //! same ECMP path. `window` (see [`super::window`]) bounds each queue pair to an NCCL-like
 //! buffer of chunk-sized slots, with slot credits travelling back to the sender.
 
-use super::{
-    all_hosts, resolve_set, Builder, DepPoint, Generator, HostSet, JobKind, JobSpec, Node,
-    TimedDep, DEFAULT_START,
-};
-use crate::base::ids::MAX_INDEX;
+use super::{all_hosts, resolve_set, Builder, Generator, HostSet, DEFAULT_START};
 use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
 use crate::base::units::Time;
-use crate::model::workload::FlowSpec;
 use serde::Deserialize;
 
 pub mod dag;
+mod generate;
+mod nvls;
+pub mod protocol;
+mod ring_ops;
+pub mod select;
+mod tree;
 use dag::dag_count;
-pub use dag::{build, build_hierarchical, lower_bound_factor, nccl_bandwidths, Dag, Transfer};
+pub use dag::{
+    build, build_hierarchical, build_nvls, bus_factor, lower_bound_factor, nccl_bandwidths, Dag,
+    Transfer,
+};
+use protocol::ProtocolCfg;
+use select::AlgorithmCfg;
 
 /// Collective algorithms.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -46,16 +57,49 @@ pub enum CollectiveKind {
     /// Ring reduce-scatter inside each server, ring AllReduce across servers per local
     /// index (rail), ring all-gather inside each server.
     HierarchicalAllreduce,
+    /// Double binary tree AllReduce.
+    TreeAllreduce,
+    /// AllReduce reduced in the NVSwitch (NVLS), rings along the rails across servers.
+    NvlsAllreduce,
+    /// Ring AllGather (`size`: the gathered buffer).
+    RingAllgather,
+    /// Ring ReduceScatter (`size`: each rank's input).
+    RingReduceScatter,
+    /// Ring Broadcast from the first rank.
+    RingBroadcast,
+    /// PAT AllGather (one rank per server).
+    PatAllgather,
+    /// PAT ReduceScatter (one rank per server).
+    PatReduceScatter,
+    /// AllReduce with the algorithm `algorithm` names or the table picks.
+    Allreduce,
+    /// AllGather, likewise.
+    Allgather,
+    /// ReduceScatter, likewise.
+    ReduceScatter,
+    /// Broadcast, likewise.
+    Broadcast,
 }
 
 impl CollectiveKind {
     /// Every collective, in declaration order.
-    pub const ALL: [CollectiveKind; 5] = [
+    pub const ALL: [CollectiveKind; 16] = [
         CollectiveKind::RingAllreduce,
         CollectiveKind::Alltoall,
         CollectiveKind::HalvingDoubling,
         CollectiveKind::P2p,
         CollectiveKind::HierarchicalAllreduce,
+        CollectiveKind::TreeAllreduce,
+        CollectiveKind::NvlsAllreduce,
+        CollectiveKind::RingAllgather,
+        CollectiveKind::RingReduceScatter,
+        CollectiveKind::RingBroadcast,
+        CollectiveKind::PatAllgather,
+        CollectiveKind::PatReduceScatter,
+        CollectiveKind::Allreduce,
+        CollectiveKind::Allgather,
+        CollectiveKind::ReduceScatter,
+        CollectiveKind::Broadcast,
     ];
 
     /// The name used in scenarios and `jobs.csv`.
@@ -66,7 +110,99 @@ impl CollectiveKind {
             CollectiveKind::HalvingDoubling => "halving_doubling",
             CollectiveKind::P2p => "p2p",
             CollectiveKind::HierarchicalAllreduce => "hierarchical_allreduce",
+            CollectiveKind::TreeAllreduce => "tree_allreduce",
+            CollectiveKind::NvlsAllreduce => "nvls_allreduce",
+            CollectiveKind::RingAllgather => "ring_allgather",
+            CollectiveKind::RingReduceScatter => "ring_reduce_scatter",
+            CollectiveKind::RingBroadcast => "ring_broadcast",
+            CollectiveKind::PatAllgather => "pat_allgather",
+            CollectiveKind::PatReduceScatter => "pat_reduce_scatter",
+            CollectiveKind::Allreduce => "allreduce",
+            CollectiveKind::Allgather => "allgather",
+            CollectiveKind::ReduceScatter => "reduce_scatter",
+            CollectiveKind::Broadcast => "broadcast",
         }
+    }
+
+    /// Whether this names an operation whose algorithm is chosen (`allreduce`, ...).
+    pub fn is_operation(self) -> bool {
+        matches!(
+            self,
+            CollectiveKind::Allreduce
+                | CollectiveKind::Allgather
+                | CollectiveKind::ReduceScatter
+                | CollectiveKind::Broadcast
+        )
+    }
+
+    /// The operation nccl-tests names it by (`type` of its test: `all_reduce`, ...).
+    pub fn operation(self) -> &'static str {
+        use CollectiveKind as K;
+        match self {
+            K::RingAllreduce
+            | K::HalvingDoubling
+            | K::HierarchicalAllreduce
+            | K::TreeAllreduce
+            | K::NvlsAllreduce
+            | K::Allreduce => "all_reduce",
+            K::Alltoall => "alltoall",
+            K::P2p => "sendrecv",
+            K::RingAllgather | K::PatAllgather | K::Allgather => "all_gather",
+            K::RingReduceScatter | K::PatReduceScatter | K::ReduceScatter => "reduce_scatter",
+            K::RingBroadcast | K::Broadcast => "broadcast",
+        }
+    }
+}
+
+/// A doubling sweep of message sizes, as nccl-tests' `-b`, `-e` and `-f`: `min`, `min x
+/// factor`, ... up to `max`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizeSweep {
+    /// First size.
+    #[serde(deserialize_with = "su::bytes")]
+    pub min: u64,
+    /// Last size (included when the factor reaches it).
+    #[serde(deserialize_with = "su::bytes")]
+    pub max: u64,
+    /// Ratio between consecutive sizes.
+    #[serde(default = "d_factor")]
+    pub factor: u64,
+}
+
+fn d_factor() -> u64 {
+    2
+}
+
+/// Most sizes a sweep may have.
+pub const MAX_SWEEP_SIZES: usize = 64;
+
+impl SizeSweep {
+    /// The sizes, checked (errors name fields within the sweep).
+    pub fn sizes(&self) -> Result<Vec<u64>, ParamError> {
+        if self.min == 0 {
+            return Err(ParamError::new("min", "a message of at least 1 byte"));
+        }
+        if self.max < self.min {
+            return Err(ParamError::new("max", "at least `min`"));
+        }
+        if self.factor < 2 {
+            return Err(ParamError::new("factor", "at least 2"));
+        }
+        let mut out = vec![self.min];
+        while let Some(next) = out.last().and_then(|s| s.checked_mul(self.factor)) {
+            if next > self.max {
+                break;
+            }
+            out.push(next);
+            if out.len() > MAX_SWEEP_SIZES {
+                return Err(ParamError::new(
+                    "max",
+                    format!("at most {MAX_SWEEP_SIZES} sizes"),
+                ));
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -86,12 +222,24 @@ pub enum JobGrouping {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectiveCfg {
-    /// `ring_allreduce`, `alltoall`, `halving_doubling`, `p2p` or
-    /// `hierarchical_allreduce`.
+    /// An algorithm (`ring_allreduce`, `alltoall`, `halving_doubling`, `p2p`,
+    /// `hierarchical_allreduce`, `tree_allreduce`, `nvls_allreduce`, `ring_allgather`,
+    /// `ring_reduce_scatter`, `ring_broadcast`, `pat_allgather`, `pat_reduce_scatter`)
+    /// or an operation (`allreduce`,
+    /// `allgather`, `reduce_scatter`, `broadcast`).
     pub collective: CollectiveKind,
-    /// Message bytes per rank (S).
-    #[serde(deserialize_with = "su::bytes")]
+    /// Message bytes per rank (S); 0 when `sizes` gives them.
+    #[serde(default, deserialize_with = "su::bytes")]
     pub size: u64,
+    /// A sweep of sizes instead of `size`.
+    #[serde(default)]
+    pub sizes: Option<SizeSweep>,
+    /// An operation's algorithm (default `auto`).
+    #[serde(default)]
+    pub algorithm: Option<AlgorithmCfg>,
+    /// The protocol (default `auto` for an operation, none for an algorithm).
+    #[serde(default)]
+    pub protocol: Option<ProtocolCfg>,
     /// Hosts taking part.
     #[serde(default = "all_hosts")]
     pub hosts: HostSet,
@@ -132,7 +280,19 @@ impl Described for CollectiveCfg {
             .collect();
         vec![
             Param::required("collective", kinds.join(" | ")),
-            Param::required("size", "message bytes per rank (S)"),
+            Param::required("size", "message bytes per rank (S), unless `sizes` is given"),
+            Param::unset(
+                "sizes",
+                "a sweep { min = \"8B\", max = \"1GiB\", factor = 2 }, as nccl-tests' -b -e -f; writes nccl_tests.csv",
+            ),
+            Param::unset(
+                "algorithm",
+                "an operation's algorithm: \"auto\" (default) | \"ring\" | \"tree\" | \"nvls\" | \"pat\"",
+            ),
+            Param::unset(
+                "protocol",
+                "\"auto\" | \"simple\" | \"ll\" | \"ll128\" | \"none\"; unset: auto for an operation, none (bare transfers) for an algorithm",
+            ),
             super::hosts_param(),
             Param::choice(
                 "jobs",
@@ -267,55 +427,83 @@ impl Generator for CollectiveCfg {
             JobGrouping::NicIndex => (n / 2, if w.is_some() { 2 } else { n }),
         };
         let channels = u64::from(self.channels.max(1));
-        let sc = self.size.div_ceil(channels).max(1);
-        let (pieces, edges) = dag_count(
-            self.collective,
-            n,
-            size_ranks,
-            sc,
-            u64::from(self.chunks),
-            self.rounds,
-            w,
-        );
-        let (flows, deps) = super::with_window(
-            pieces.saturating_mul(channels),
-            edges.saturating_mul(channels),
-            w.is_some(),
-        );
-        let repeat = u64::from(self.repeat);
-        Ok(Some(super::WorkSize {
-            flows: flows.saturating_mul(repeat),
-            deps: deps.saturating_mul(repeat),
-            jobs: groups.saturating_mul(repeat),
+        let sizes = generate::sizes(self)?;
+        // The algorithms and protocols of old move at most 2 S per rank, as bare
+        // transfers; a tree or NVLS rank up to 2.5 S, and LL doubles the wire bytes.
+        let (per_rank, steps) = match self.protocol {
+            None if generate::BARE.contains(&self.collective) => (2, 0),
+            _ => (6, 1),
+        };
+        let mut total = super::WorkSize::default();
+        let (mut flows, mut deps, mut bytes) = (0u64, 0u64, 0u64);
+        for &size in &sizes {
+            let sc = size.div_ceil(channels).max(1);
+            let (pieces, edges) = dag_count(
+                self.collective,
+                n,
+                size_ranks,
+                sc,
+                u64::from(self.chunks),
+                self.rounds,
+                w,
+            );
+            let (f, d) = super::with_window(
+                pieces.saturating_mul(channels),
+                edges.saturating_mul(channels),
+                w.is_some(),
+            );
+            flows = flows.saturating_add(f);
+            // With a protocol's latency, the first step also waits for a join point.
+            deps = deps
+                .saturating_add(d)
+                .saturating_add(f.saturating_mul(steps));
             // Per iteration each rank sends at most 2 S (an AllReduce's two phases of
             // (n-1)/n S; AlltoAll and p2p less), and every host is a rank of one job;
             // plus up to 8 B per flow: a piece is never less than one byte (a 1 B ring
             // AllReduce over 12 ranks sends 264 B, not 24) and a window's slot credit
             // carries `CREDIT_BYTES`.
-            bytes: Some(
-                n.saturating_mul(self.size)
-                    .saturating_mul(2)
-                    .saturating_add(
-                        flows.saturating_mul(super::channel_window::CREDIT_BYTES.max(1)),
-                    )
-                    .saturating_mul(repeat),
-            ),
-            ..Default::default()
-        }))
+            bytes = bytes.saturating_add(
+                n.saturating_mul(size)
+                    .saturating_mul(per_rank)
+                    .saturating_add(f.saturating_mul(super::channel_window::CREDIT_BYTES.max(1))),
+            );
+        }
+        let repeat = u64::from(self.repeat);
+        let jobs = groups
+            .saturating_mul(repeat)
+            .saturating_mul(sizes.len() as u64);
+        total.flows = flows.saturating_mul(repeat);
+        total.deps = deps.saturating_mul(repeat);
+        total.jobs = jobs;
+        total.phases = jobs.saturating_mul(steps);
+        total.bytes = Some(bytes.saturating_mul(repeat));
+        Ok(Some(total))
     }
 
     fn size_drivers(&self) -> &'static str {
         match self.collective {
-            CollectiveKind::Alltoall
-            | CollectiveKind::RingAllreduce
-            | CollectiveKind::HierarchicalAllreduce => {
-                "hosts^2 x chunks x channels x repeat (and window pieces: size / window.chunk)"
-            }
             CollectiveKind::HalvingDoubling => {
                 "hosts x log2(hosts) x chunks x channels x repeat (and window pieces: size / window.chunk)"
             }
             CollectiveKind::P2p => {
                 "hosts x chunks x channels x repeat (and window pieces: size / window.chunk)"
+            }
+            CollectiveKind::TreeAllreduce | CollectiveKind::RingBroadcast | CollectiveKind::Broadcast => {
+                "hosts x chunks x channels x repeat x sizes"
+            }
+            CollectiveKind::NvlsAllreduce
+            | CollectiveKind::Allreduce
+            | CollectiveKind::RingAllgather
+            | CollectiveKind::Allgather
+            | CollectiveKind::RingReduceScatter
+            | CollectiveKind::ReduceScatter => "hosts^2 x chunks x channels x repeat x sizes",
+            CollectiveKind::PatAllgather | CollectiveKind::PatReduceScatter => {
+                "hosts x log2(hosts) x chunks x channels x repeat x sizes"
+            }
+            CollectiveKind::Alltoall
+            | CollectiveKind::RingAllreduce
+            | CollectiveKind::HierarchicalAllreduce => {
+                "hosts^2 x chunks x channels x repeat (and window pieces: size / window.chunk)"
             }
         }
     }
@@ -333,110 +521,19 @@ impl Generator for CollectiveCfg {
                         w.chunk = w.chunk.max(c.size);
                     }
                 }),
-                ("size", |c| c.size = 1),
+                ("size", |c| c.size = c.size.min(1)),
+                ("sizes.max", |c| {
+                    if let Some(s) = &mut c.sizes {
+                        s.max = s.min;
+                    }
+                }),
             ],
             |c| c.size(ctx).ok().flatten(),
         )
     }
 
     fn generate(&self, b: &mut Builder<'_>) -> Result<(), ParamError> {
-        let c = self;
-        super::check_size(c.size, "size")?;
-        for (name, v) in [
-            ("repeat", c.repeat),
-            ("chunks", c.chunks),
-            ("channels", c.channels),
-        ] {
-            if v == 0 {
-                return Err(ParamError::new(name, "must be at least 1"));
-            }
-        }
-        if c.collective == CollectiveKind::HierarchicalAllreduce {
-            if c.window.is_some() {
-                return Err(ParamError::new(
-                    "window",
-                    "hierarchical_allreduce takes no window yet: use chunks",
-                ));
-            }
-            if c.jobs != JobGrouping::One {
-                return Err(ParamError::new(
-                    "jobs",
-                    "hierarchical_allreduce groups its ranks by server itself: use jobs = \"one\"",
-                ));
-            }
-        }
-        if let Some(w) = &c.window {
-            w.validate().map_err(|e| e.within("window"))?;
-            if c.chunks != 1 {
-                return Err(ParamError::new(
-                    "chunks",
-                    "a window cuts transfers into its own chunks: set window.chunk, not chunks",
-                ));
-            }
-        }
-        let start = c.start.unwrap_or(DEFAULT_START);
-        for ranks in groups(c, b)? {
-            let mut dag = if c.collective == CollectiveKind::HierarchicalAllreduce {
-                let servers = servers_of(&ranks, b)?;
-                build_hierarchical(&ranks, &servers, c.size, c.channels, c.chunks)
-            } else {
-                build(c.collective, &ranks, c.size, c.channels, c.chunks, c.rounds)
-            };
-            if let Some(w) = &c.window {
-                dag = super::channel_window::apply(&dag, w).0;
-            }
-            let group = b.job_groups;
-            b.job_groups += 1;
-            let mut prev_job: Option<u32> = None;
-            for it in 0..c.repeat {
-                let w = &mut b.work;
-                let first = w.flows.len() as u64;
-                if first + dag.transfers.len() as u64 > MAX_INDEX as u64 {
-                    return Err(ParamError::new(
-                        "repeat",
-                        format!("the collectives make more than {MAX_INDEX} flows"),
-                    ));
-                }
-                let first = first as u32;
-                for t in &dag.transfers {
-                    w.flows.push(FlowSpec {
-                        src: t.src,
-                        dst: t.dst,
-                        size: t.size,
-                        start,
-                    });
-                    let key = crate::base::seed::component_seed(
-                        b.seed,
-                        &format!("job{group}/ch{}/{}-{}", t.channel, t.src, t.dst),
-                    );
-                    w.conn.push(Some(key));
-                }
-                for &(before, after) in &dag.edges {
-                    w.deps.push((first + before, first + after));
-                }
-                w.timed
-                    .extend(dag.sent.iter().map(|&(before, after)| TimedDep {
-                        before: Node::Flow(first + before),
-                        after: Node::Flow(first + after),
-                        lag: 0,
-                        from: DepPoint::Sent,
-                    }));
-                w.jobs.push(JobSpec {
-                    collective: JobKind::Collective(c.collective),
-                    ranks: ranks.clone(),
-                    size: c.size,
-                    start,
-                    first_flow: first,
-                    n_flows: dag.transfers.len() as u32,
-                    first_phase: 0,
-                    n_phases: 0,
-                    after: prev_job,
-                    iteration: it,
-                });
-                prev_job = Some((w.jobs.len() - 1) as u32);
-            }
-        }
-        Ok(())
+        generate::generate(self, b)
     }
 
     fn files(&self) -> Vec<(&'static str, String)> {
@@ -445,197 +542,4 @@ impl Generator for CollectiveCfg {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn all_names_every_collective() {
-        let names: Vec<String> = CollectiveKind::ALL
-            .iter()
-            .map(|k| k.name().into())
-            .collect();
-        assert_eq!(
-            names,
-            crate::base::param::serde_variants::<CollectiveKind>()
-        );
-    }
-
-    fn bytes_from(d: &Dag, src: u32) -> u64 {
-        d.transfers
-            .iter()
-            .filter(|t| t.src == src)
-            .map(|t| t.size)
-            .sum()
-    }
-
-    /// Topological check: every edge goes forward and the graph is acyclic.
-    fn acyclic(d: &Dag) -> bool {
-        let n = d.transfers.len();
-        let mut indeg = vec![0usize; n];
-        for &(_, a) in &d.edges {
-            indeg[a as usize] += 1;
-        }
-        let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
-        let mut seen = 0;
-        while let Some(i) = ready.pop() {
-            seen += 1;
-            for &(b, a) in &d.edges {
-                if b as usize == i {
-                    indeg[a as usize] -= 1;
-                    if indeg[a as usize] == 0 {
-                        ready.push(a as usize);
-                    }
-                }
-            }
-        }
-        seen == n
-    }
-
-    #[test]
-    fn hierarchical_allreduce_reduces_inside_servers_and_rings_along_rails() {
-        // 3 servers of 4 GPUs: hosts 10s + i.
-        let ranks: Vec<u32> = (0..3)
-            .flat_map(|s| (0..4).map(move |i| 10 * s + i))
-            .collect();
-        let servers: Vec<Vec<usize>> = (0..3).map(|s| (4 * s..4 * s + 4).collect()).collect();
-        let (n, g, m, size) = (12u64, 4u64, 3u64, 12 * 4096u64);
-        let d = build_hierarchical(&ranks, &servers, size, 1, 1);
-        assert!(acyclic(&d));
-        // n(2(g-1) + 2(m-1)) transfers.
-        assert_eq!(d.transfers.len() as u64, n * (2 * (g - 1) + 2 * (m - 1)));
-        let (intra, inter): (Vec<&Transfer>, Vec<&Transfer>) =
-            d.transfers.iter().partition(|t| t.src / 10 == t.dst / 10);
-        assert_eq!(intra.len() as u64, n * 2 * (g - 1));
-        assert!(intra.iter().all(|t| t.size == size / g));
-        // Across servers only between GPUs of one local index, S/(gm) each.
-        assert!(inter
-            .iter()
-            .all(|t| t.src % 10 == t.dst % 10 && t.size == size / (g * m)));
-        // Every rank sends 2(n-1)/n S, as in a flat ring.
-        for &r in &ranks {
-            assert_eq!(bytes_from(&d, r), 2 * (n - 1) * size / n);
-        }
-        // A transfer waits for the last one into its sender: all but those of the very
-        // first step (a phase's first step waits for the phase before).
-        assert_eq!(d.edges.len(), d.transfers.len() - n as usize);
-        for &(b, a) in &d.edges {
-            assert_eq!(d.transfers[b as usize].dst, d.transfers[a as usize].src);
-        }
-        // The memory budget counts it as a ring of n ranks, an upper bound.
-        let (flows, edges) = dag_count(
-            CollectiveKind::HierarchicalAllreduce,
-            n,
-            n,
-            size,
-            1,
-            false,
-            None,
-        );
-        assert!(flows >= d.transfers.len() as u64 && edges >= d.edges.len() as u64);
-        // One GPU per server is a flat ring.
-        let flat = build(
-            CollectiveKind::HierarchicalAllreduce,
-            &ranks,
-            size,
-            1,
-            1,
-            false,
-        );
-        assert_eq!(
-            flat,
-            build(CollectiveKind::RingAllreduce, &ranks, size, 1, 1, false)
-        );
-    }
-
-    #[test]
-    fn nccl_bus_bandwidth_follows_nccl_tests() {
-        // 1 GB in 10 ms over 8 ranks: algbw 100 GB/s; AllReduce busbw x 2(8-1)/8 = 175,
-        // AlltoAll x 7/8 = 87.5, p2p x 1.
-        let t = 10 * crate::base::units::MS;
-        let bw = |k| nccl_bandwidths(k, 8, 1_000_000_000, t);
-        assert_eq!(bw(CollectiveKind::RingAllreduce), (1e11, 1.75e11));
-        assert_eq!(bw(CollectiveKind::HierarchicalAllreduce), (1e11, 1.75e11));
-        assert_eq!(bw(CollectiveKind::Alltoall), (1e11, 8.75e10));
-        assert_eq!(bw(CollectiveKind::P2p), (1e11, 1e11));
-    }
-
-    #[test]
-    fn ring_has_2n_minus_2_steps_of_s_over_n() {
-        let ranks = [10, 11, 12, 13];
-        let d = build(CollectiveKind::RingAllreduce, &ranks, 4000, 1, 1, false);
-        assert_eq!(d.transfers.len(), 4 * 6);
-        for &r in &ranks {
-            assert_eq!(bytes_from(&d, r), 6 * 1000);
-        }
-        // Every transfer goes to the ring neighbour.
-        assert!(d
-            .transfers
-            .iter()
-            .all(|t| t.dst - 10 == (t.src - 10 + 1) % 4));
-        // Each non-first step waits for exactly one receive into its sender.
-        assert_eq!(d.edges.len(), 4 * 5);
-        for &(b, a) in &d.edges {
-            assert_eq!(d.transfers[b as usize].dst, d.transfers[a as usize].src);
-        }
-        assert!(acyclic(&d));
-    }
-
-    #[test]
-    fn ring_chunks_and_channels_keep_totals() {
-        let ranks = [0, 1, 2];
-        let d = build(CollectiveKind::RingAllreduce, &ranks, 6000, 2, 4, false);
-        for &r in &ranks {
-            assert_eq!(bytes_from(&d, r), 4 * 2000);
-        }
-        assert_eq!(
-            d.transfers.iter().filter(|t| t.channel == 1).count(),
-            3 * 4 * 4
-        );
-        assert!(acyclic(&d));
-    }
-
-    #[test]
-    fn alltoall_sends_s_over_n_to_every_peer() {
-        let ranks = [0, 1, 2, 3];
-        for rounds in [false, true] {
-            let d = build(CollectiveKind::Alltoall, &ranks, 4096, 1, 1, rounds);
-            assert_eq!(d.transfers.len(), 12);
-            for &r in &ranks {
-                assert_eq!(bytes_from(&d, r), 3 * 1024);
-                let mut peers: Vec<u32> = d
-                    .transfers
-                    .iter()
-                    .filter(|t| t.src == r)
-                    .map(|t| t.dst)
-                    .collect();
-                peers.sort();
-                peers.dedup();
-                assert_eq!(peers.len(), 3);
-            }
-            assert_eq!(d.edges.is_empty(), !rounds);
-            assert!(acyclic(&d));
-        }
-    }
-
-    #[test]
-    fn halving_doubling_exchanges_with_xor_partners() {
-        let ranks = [0, 1, 2, 3, 4, 5, 6, 7];
-        let d = build(CollectiveKind::HalvingDoubling, &ranks, 8000, 1, 1, false);
-        assert_eq!(d.transfers.len(), 8 * 6);
-        for &r in &ranks {
-            // 2 * (S/2 + S/4 + S/8) = 2 * 7/8 S = 2(n-1)/n S
-            assert_eq!(bytes_from(&d, r), 14_000);
-        }
-        assert!(d
-            .transfers
-            .iter()
-            .all(|t| (t.src ^ t.dst).is_power_of_two()));
-        assert!(acyclic(&d));
-    }
-
-    #[test]
-    fn lower_bound_factors() {
-        assert_eq!(lower_bound_factor(CollectiveKind::RingAllreduce, 4), (6, 4));
-        assert_eq!(lower_bound_factor(CollectiveKind::Alltoall, 4), (3, 4));
-    }
-}
+mod tests;
