@@ -439,7 +439,7 @@ impl Generator for CollectiveCfg {
         for &size in &sizes {
             let sc = size.div_ceil(channels).max(1);
             let (pieces, edges) = dag_count(
-                self.collective,
+                select::counted_as(self.collective, self.algorithm),
                 n,
                 size_ranks,
                 sc,
@@ -481,7 +481,7 @@ impl Generator for CollectiveCfg {
     }
 
     fn size_drivers(&self) -> &'static str {
-        match self.collective {
+        match select::counted_as(self.collective, self.algorithm) {
             CollectiveKind::HalvingDoubling => {
                 "hosts x log2(hosts) x chunks x channels x repeat (and window pieces: size / window.chunk)"
             }

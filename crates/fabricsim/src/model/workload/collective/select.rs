@@ -151,7 +151,13 @@ pub fn algorithm(
             ),
         ));
     }
-    Ok(match (op, pick) {
+    Ok(runs(op, pick))
+}
+
+/// The collective that operation `op` runs with algorithm `pick` (not `auto`).
+fn runs(op: CollectiveKind, pick: AlgorithmCfg) -> CollectiveKind {
+    use CollectiveKind as K;
+    match (op, pick) {
         (K::Allreduce, AlgorithmCfg::Tree) => K::TreeAllreduce,
         (K::Allreduce, AlgorithmCfg::Nvls) => K::NvlsAllreduce,
         (K::Allreduce, _) => K::RingAllreduce,
@@ -160,7 +166,23 @@ pub fn algorithm(
         (K::Allgather, _) => K::RingAllgather,
         (K::ReduceScatter, _) => K::RingReduceScatter,
         _ => K::RingBroadcast,
-    })
+    }
+}
+
+/// What a job's size is counted as before the topology is known: with a named
+/// algorithm, the collective it runs; otherwise (`auto`, or a collective named by its
+/// algorithm) the collective as written, whose counts bound every algorithm `auto` may
+/// pick.
+pub fn counted_as(op: CollectiveKind, algorithm: Option<AlgorithmCfg>) -> CollectiveKind {
+    use CollectiveKind as K;
+    match (op, algorithm) {
+        (K::Allreduce | K::Allgather | K::ReduceScatter | K::Broadcast, Some(a))
+            if a != AlgorithmCfg::Auto =>
+        {
+            runs(op, a)
+        }
+        _ => op,
+    }
 }
 
 fn auto_algorithm(op: CollectiveKind, shape: JobShape, size: u64) -> AlgorithmCfg {
