@@ -1,5 +1,6 @@
 //! `nccl_tests.csv`: what nccl-tests prints, one row per job and message size of the
-//! collective workloads that name a protocol, an operation or a size sweep.
+//! collective workloads, but those running one of the collectives of old (`ring_allreduce`,
+//! ...) with neither a protocol nor a size sweep, whose outputs stay as they were.
 //!
 //! As nccl-tests' `doc/PERFORMANCE.md` defines them: `size` is the message `S` in bytes
 //! (for AllGather the gathered buffer), `count` its elements of `type` (`float`, 4 B),
@@ -16,8 +17,8 @@ use serde::Serialize;
 /// The table's entry in [`super::TABLES`].
 pub const TABLE: Table = Table {
     file: "nccl_tests.csv",
-    about: "nccl-tests' columns per job and size (collective workloads with a protocol, an \
-            operation or sizes): size, count, type, algorithm, protocol, time_us, algbw, busbw",
+    about: "nccl-tests' columns per job and size (collective jobs but the bare ones of old): \
+            size, count, type, algorithm, protocol, time_us, algbw, busbw",
     scope: Scope::Run {
         present: |r| r.sim.nics.jobs.iter().any(|j| j.spec.protocol.is_some()),
         write,

@@ -415,7 +415,10 @@ impl Generator for CollectiveCfg {
     /// f(b) <= f(a + b)`), so one group of all the hosts bounds any split, loosely (about
     /// NICs per server times for the quadratic patterns); a window's pieces are then
     /// counted at the largest transfer any group could have (2 ranks), and jobs at one
-    /// per 2 hosts.
+    /// per 2 hosts. An operation whose algorithm `auto` picks is counted at the largest
+    /// of its algorithms' counts (a ring's): the choice depends on the servers and
+    /// NVSwitches, which the host count does not tell, so the bound is loose (about
+    /// GPUs per server times) when NVLS or a tree runs.
     fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
         let n = super::set_size(&self.hosts, ctx.hosts, false);
         if n < 2 {
