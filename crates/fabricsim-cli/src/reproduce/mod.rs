@@ -96,6 +96,24 @@ pub struct Job {
 }
 
 impl Job {
+    /// The scenario `scenario` as it is (its own seed, no overrides), as job `name`.
+    pub const fn plain(name: &'static str, scenario: &'static str) -> Job {
+        Job {
+            name,
+            scenario,
+            set: &[],
+            seed: None,
+        }
+    }
+
+    /// [`Job::plain`] with the seed `seed`.
+    pub const fn seeded(name: &'static str, scenario: &'static str, seed: u64) -> Job {
+        Job {
+            seed: Some(seed),
+            ..Job::plain(name, scenario)
+        }
+    }
+
     fn command(&self) -> String {
         let mut s = format!("fabricsim run {}", self.scenario);
         for o in self.set {

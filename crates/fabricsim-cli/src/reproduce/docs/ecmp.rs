@@ -7,15 +7,6 @@ use crate::reproduce::data::Run;
 use crate::reproduce::table::{f, int, ms, Table};
 use crate::reproduce::{Doc, Generated, Job, Made, Runs};
 
-const fn job(name: &'static str, scenario: &'static str, seed: u64) -> Job {
-    Job {
-        name,
-        scenario,
-        set: &[],
-        seed: Some(seed),
-    }
-}
-
 const POLAR: &str = "scenarios/ecmp-polarization.toml";
 const LAG: &str = "scenarios/ecmp-lag.toml";
 
@@ -26,12 +17,12 @@ pub const DOC: Doc = Doc {
     made: Made::Reproduce {
         fast: true,
         jobs: &[
-            job("polarization-1", POLAR, 1),
-            job("polarization-2", POLAR, 2),
-            job("polarization-3", POLAR, 3),
-            job("lag-1", LAG, 1),
-            job("lag-2", LAG, 2),
-            job("lag-3", LAG, 3),
+            Job::seeded("polarization-1", POLAR, 1),
+            Job::seeded("polarization-2", POLAR, 2),
+            Job::seeded("polarization-3", POLAR, 3),
+            Job::seeded("lag-1", LAG, 1),
+            Job::seeded("lag-2", LAG, 2),
+            Job::seeded("lag-3", LAG, 3),
         ],
         generate,
     },

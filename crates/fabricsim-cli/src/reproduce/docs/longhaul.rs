@@ -7,15 +7,6 @@ use crate::reproduce::data::Run;
 use crate::reproduce::table::{f, int, mb, ms, pct, Table};
 use crate::reproduce::{Doc, Generated, Job, Made, Runs};
 
-const fn job(name: &'static str, scenario: &'static str) -> Job {
-    Job {
-        name,
-        scenario,
-        set: &[],
-        seed: None,
-    }
-}
-
 pub const DOC: Doc = Doc {
     name: "longhaul",
     file: "docs/results/longhaul.md",
@@ -23,10 +14,10 @@ pub const DOC: Doc = Doc {
     made: Made::Reproduce {
         fast: true,
         jobs: &[
-            job("nccl", "scenarios/longhaul-nccl.toml"),
-            job("cnp", "scenarios/longhaul-cnp.toml"),
-            job("training", "scenarios/longhaul-training.toml"),
-            job("pp-tuning", "scenarios/longhaul-pp-tuning.toml"),
+            Job::plain("nccl", "scenarios/longhaul-nccl.toml"),
+            Job::plain("cnp", "scenarios/longhaul-cnp.toml"),
+            Job::plain("training", "scenarios/longhaul-training.toml"),
+            Job::plain("pp-tuning", "scenarios/longhaul-pp-tuning.toml"),
             Job {
                 name: "pp-tuning-megatron",
                 scenario: "scenarios/longhaul-pp-tuning.toml",
@@ -45,7 +36,7 @@ pub const DOC: Doc = Doc {
                 set: &PP_5TBPS_FULL,
                 seed: None,
             },
-            job("dp-scale", "scenarios/longhaul-dp-scale.toml"),
+            Job::plain("dp-scale", "scenarios/longhaul-dp-scale.toml"),
         ],
         generate,
     },

@@ -8,15 +8,6 @@ use crate::reproduce::data::Run;
 use crate::reproduce::table::{f, int, mb, ms, pct, Table};
 use crate::reproduce::{Doc, Generated, Job, Made, Runs};
 
-const fn job(name: &'static str, scenario: &'static str) -> Job {
-    Job {
-        name,
-        scenario,
-        set: &[],
-        seed: None,
-    }
-}
-
 pub const DOC: Doc = Doc {
     name: "roce-baseline",
     file: "docs/results/roce-baseline.md",
@@ -24,9 +15,9 @@ pub const DOC: Doc = Doc {
     made: Made::Reproduce {
         fast: true,
         jobs: &[
-            job("incast", "scenarios/incast-pfc.toml"),
-            job("dcqcn", "scenarios/dcqcn-fairness.toml"),
-            job("quickstart", "scenarios/quickstart.toml"),
+            Job::plain("incast", "scenarios/incast-pfc.toml"),
+            Job::plain("dcqcn", "scenarios/dcqcn-fairness.toml"),
+            Job::plain("quickstart", "scenarios/quickstart.toml"),
         ],
         generate,
     },
