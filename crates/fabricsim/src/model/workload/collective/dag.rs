@@ -160,11 +160,7 @@ pub fn build_nvls(
     channels: u32,
     chunks: u32,
 ) -> Dag {
-    let mut dag = Dag::default();
-    for (c, &sc) in split(size, channels as u64).iter().enumerate() {
-        super::nvls::nvls(&mut dag, ranks, servers, sc, c as u32, chunks);
-    }
-    dag
+    per_server_channel(ranks, servers, size, channels, chunks, super::nvls::nvls)
 }
 
 /// The transfer graph of a hierarchical AllReduce whose ranks are grouped by server:
@@ -177,9 +173,26 @@ pub fn build_hierarchical(
     channels: u32,
     chunks: u32,
 ) -> Dag {
+    per_server_channel(ranks, servers, size, channels, chunks, hierarchical)
+}
+
+/// Adds one channel's transfers of a collective of ranks grouped by server: (graph,
+/// ranks, servers, the channel's bytes, channel, chunks).
+type ServerPattern = fn(&mut Dag, &[u32], &[Vec<usize>], u64, u32, u32);
+
+/// A collective of ranks grouped by server, one copy of `pattern` per channel on that
+/// channel's share of `size`.
+fn per_server_channel(
+    ranks: &[u32],
+    servers: &[Vec<usize>],
+    size: u64,
+    channels: u32,
+    chunks: u32,
+    pattern: ServerPattern,
+) -> Dag {
     let mut dag = Dag::default();
     for (c, &sc) in split(size, channels as u64).iter().enumerate() {
-        hierarchical(&mut dag, ranks, servers, sc, c as u32, chunks);
+        pattern(&mut dag, ranks, servers, sc, c as u32, chunks);
     }
     dag
 }
