@@ -230,9 +230,9 @@ fn a_four_stage_pipeline_follows_its_graph() {
     assert!(its[0] > free + 4 * cross && its[0] < free + 7 * cross + 6 * 4 * intra);
 }
 
-/// NCCL-like windows on a training job: with NCCL's defaults each 16 MB activation over
-/// 120 km waits for slot credits (16 MB in 8 slots of 512 KiB per channel: 3 more round
-/// trips on one channel), so the pipeline is slower than without a window; a window
+/// NCCL-like windows on a training job: with NCCL's send/receive defaults each 16 MiB
+/// activation over 120 km waits for slot credits (8 slots of 128 KiB, 1 MiB, per channel:
+/// 15 more round trips on one channel), so the pipeline is slower than without a window; a window
 /// large enough for the message is as fast as none.
 #[test]
 fn windows_on_pipeline_messages_cost_round_trips() {
@@ -247,12 +247,12 @@ fn windows_on_pipeline_messages_cost_round_trips() {
         1,
         &job("window = { buffer = \"64MiB\", chunk = \"4MiB\" }"),
     )))[0];
-    // 32 chunks of 512 KiB per message, 8 in flight: each message waits 3 credit round
+    // 128 chunks of 128 KiB per message, 8 in flight: each message waits 15 credit round
     // trips (~1.2 ms) more than without a window. 1F1B exposes about one crossing per
     // microbatch (4) and at most all of them (8).
     let extra = defaults - none;
     assert!(
-        extra > 4 * 3 * 1000 * US && extra < 8 * 3 * 1300 * US,
+        extra > 4 * 15 * 1000 * US && extra < 8 * 15 * 1300 * US,
         "defaults {defaults} none {none}"
     );
     // The tuned window holds a whole message: chunks follow one another on the queue
@@ -261,9 +261,9 @@ fn windows_on_pipeline_messages_cost_round_trips() {
         tuned >= none && tuned < none + 8 * 200 * US,
         "tuned {tuned} none {none}"
     );
-    // Data pieces and credits: 32 pieces per message; the slots of a queue pair are
-    // shared by its messages, so each of the two pairs has 4 x 32 - 8 credits.
+    // Data pieces and credits: 128 pieces per message; the slots of a queue pair are
+    // shared by its messages, so each of the two pairs has 4 x 128 - 8 credits.
     let t = &nccl.trainings[0];
-    assert_eq!(t.cross_flows.len(), 8 * 32);
-    assert_eq!(nccl.nics.flows.len(), 8 * 32 + 2 * (4 * 32 - 8));
+    assert_eq!(t.cross_flows.len(), 8 * 128);
+    assert_eq!(nccl.nics.flows.len(), 8 * 128 + 2 * (4 * 128 - 8));
 }

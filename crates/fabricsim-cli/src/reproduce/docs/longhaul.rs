@@ -297,7 +297,7 @@ fn generate(runs: &Runs) -> Result<Generated, String> {
     let mut pl = std::collections::BTreeMap::new();
     for (v, label) in [
         ("rdma", "no window (one RDMA write per message)"),
-        ("nccl", "defaults (2 channels, 4 MiB in 8 x 512 KiB)"),
+        ("nccl", "defaults (2 channels, 8 x 128 KiB)"),
         ("tuned", "tuned (4 channels, 64 MiB in 16 x 4 MiB)"),
     ] {
         let it = iteration(pp.run(v)?)?;

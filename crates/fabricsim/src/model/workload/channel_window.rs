@@ -5,10 +5,12 @@
 //! wire only into a free slot; the receiver frees the slot once the chunk has arrived and
 //! tells the sender (NCCL: an RDMA write of the new head pointer), which learns it one
 //! one-way delay later. So at most `slots` chunks of a (channel, sender, receiver) are in
-//! flight, and the channel's throughput is at most `slots * chunk / RTT`: over 120 km
-//! (RTT about 1.2 ms) NCCL's defaults (4 MiB, 8 slots of 512 KiB) allow about 28 Gbit/s
-//! per channel, which is why document 001 finds every message above a few MB paying
-//! extra round trips.
+//! flight, and the channel's throughput is at most `slots * chunk / RTT`. NCCL sizes the
+//! slots by what the pair carries ([`WindowTraffic`]): a collective's buffer is 4 MiB in
+//! 8 slots of 512 KiB, about 28 Gbit/s per channel over 120 km (RTT about 1.2 ms); a
+//! point-to-point connection (a send/receive, a pipeline's activations) holds 8 chunks of
+//! 128 KiB, 1 MiB, about 7 Gbit/s: which is why document 001 finds every message above
+//! 1 MB paying at least one extra round trip.
 //!
 //! Here that mechanism is built from the transfers themselves, after the collective's
 //! pattern is known ([`apply`]):
@@ -38,70 +40,113 @@ use std::collections::HashMap;
 /// Bytes of a slot credit (NCCL writes an 8-byte head pointer).
 pub const CREDIT_BYTES: u64 = 8;
 
-/// `window = { ... }` of a collective workload: the NCCL-like channel buffer.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+/// Slots per buffer, NCCL_STEPS (8: Hu et al., "Demystifying NCCL", arXiv 2507.04786).
+pub const NCCL_STEPS: u64 = 8;
+
+/// A collective's staging buffer per channel and peer, NCCL_BUFFSIZE (4 MiB, NCCL's
+/// environment variable documentation), in [`NCCL_STEPS`] slots of 512 KiB.
+pub const NCCL_BUFFSIZE: u64 = 4 << 20;
+
+/// The piece a point-to-point operation (ncclSend/ncclRecv) puts on the network,
+/// NCCL_P2P_NET_CHUNKSIZE (128 KiB, NCCL's environment variable documentation,
+/// docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html); its connection holds
+/// [`NCCL_STEPS`] of them in flight, 1 MiB.
+pub const NCCL_P2P_NET_CHUNKSIZE: u64 = 128 << 10;
+
+/// What a window's queue pairs carry: NCCL sizes the slots of a collective's buffer and
+/// of a point-to-point connection differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowTraffic {
+    /// A collective's steps: `buffer` NCCL_BUFFSIZE in slots of buffer / NCCL_STEPS.
+    Collective,
+    /// Send/receive (p2p, a pipeline's activations): NCCL_STEPS slots of
+    /// NCCL_P2P_NET_CHUNKSIZE.
+    PointToPoint,
+}
+
+/// `window = { ... }` of a collective or training workload: the NCCL-like channel
+/// buffer. A field left out takes NCCL's default for the traffic it carries
+/// ([`WindowCfg::resolve`]).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct WindowCfg {
     /// Staging buffer per channel and peer (NCCL's `NCCL_BUFFSIZE`).
-    #[serde(default = "d_buffer", deserialize_with = "su::bytes")]
-    pub buffer: u64,
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub buffer: Option<u64>,
     /// Bytes per slot: the size of the pieces a transfer is cut into.
-    #[serde(default = "d_chunk", deserialize_with = "su::bytes")]
-    pub chunk: u64,
+    #[serde(default, deserialize_with = "su::opt_bytes")]
+    pub chunk: Option<u64>,
     /// Slots per buffer (NCCL_STEPS); at most `buffer / chunk`. Default `buffer / chunk`.
     #[serde(default)]
     pub slots: Option<u64>,
 }
 
-fn d_buffer() -> u64 {
-    4 << 20
-}
-
-fn d_chunk() -> u64 {
-    512 << 10
-}
-
-impl Default for WindowCfg {
-    fn default() -> Self {
-        WindowCfg {
-            buffer: d_buffer(),
-            chunk: d_chunk(),
-            slots: None,
-        }
-    }
+/// A window with every field known: what [`apply`] cuts transfers by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Staging buffer per channel and peer, bytes.
+    pub buffer: u64,
+    /// Bytes per slot (the piece size).
+    pub chunk: u64,
+    /// Chunks in flight per queue pair.
+    pub slots: u64,
 }
 
 impl WindowCfg {
-    /// Chunks in flight per queue pair.
-    pub fn slots(&self) -> u64 {
-        self.slots.unwrap_or(self.buffer / self.chunk.max(1))
+    /// NCCL's window for `traffic`, the fields given kept: a collective's buffer
+    /// NCCL_BUFFSIZE in 512 KiB slots; a point-to-point connection NCCL_STEPS slots of
+    /// NCCL_P2P_NET_CHUNKSIZE (with a `chunk` given, NCCL_STEPS of it), which is why
+    /// document 001 finds every send over 1 MB per channel paying a round trip.
+    /// Not checked: see [`Self::validate`].
+    pub fn resolve(&self, traffic: WindowTraffic) -> Window {
+        let (buffer, chunk) = match traffic {
+            WindowTraffic::Collective => (
+                self.buffer.unwrap_or(NCCL_BUFFSIZE),
+                self.chunk.unwrap_or(NCCL_BUFFSIZE / NCCL_STEPS),
+            ),
+            WindowTraffic::PointToPoint => {
+                let chunk = self.chunk.unwrap_or(NCCL_P2P_NET_CHUNKSIZE);
+                (
+                    self.buffer
+                        .unwrap_or_else(|| chunk.saturating_mul(NCCL_STEPS)),
+                    chunk,
+                )
+            }
+        };
+        Window {
+            buffer,
+            chunk,
+            slots: self.slots.unwrap_or(buffer / chunk.max(1)),
+        }
     }
 
-    /// Checks the fields (names relative to the `window` table).
-    pub fn validate(&self) -> Result<(), ParamError> {
-        if self.chunk == 0 {
+    /// Checks the fields as resolved for `traffic` (names relative to the `window`
+    /// table).
+    pub fn validate(&self, traffic: WindowTraffic) -> Result<Window, ParamError> {
+        let w = self.resolve(traffic);
+        if w.chunk == 0 {
             return Err(ParamError::new("chunk", "must be at least 1 byte"));
         }
-        if self.buffer < self.chunk {
+        if w.buffer < w.chunk {
             return Err(ParamError::new(
                 "buffer",
                 format!(
                     "{} bytes cannot hold one chunk of {} bytes: buffer must be at least chunk",
-                    self.buffer, self.chunk
+                    w.buffer, w.chunk
                 ),
             ));
         }
-        let max = self.buffer / self.chunk;
+        let max = w.buffer / w.chunk;
         match self.slots {
             Some(0) => Err(ParamError::new("slots", "must be at least 1")),
             Some(s) if s > max => Err(ParamError::new(
                 "slots",
                 format!(
                     "{s} slots of {} bytes do not fit in a buffer of {} bytes: at most buffer / chunk = {max}",
-                    self.chunk, self.buffer
+                    w.chunk, w.buffer
                 ),
             )),
-            _ => Ok(()),
+            _ => Ok(w),
         }
     }
 }
@@ -111,8 +156,14 @@ impl Described for WindowCfg {
         "NCCL-like channel window: at most `slots` chunks in flight per queue pair";
     fn params() -> Vec<Param> {
         vec![
-            Param::bytes("buffer", d_buffer(), "staging buffer per channel and peer"),
-            Param::bytes("chunk", d_chunk(), "bytes per slot (the piece size)"),
+            Param::unset(
+                "buffer",
+                "staging buffer per channel and peer; default 4 MiB (NCCL_BUFFSIZE) for collectives, 8 chunks for send/receive",
+            ),
+            Param::unset(
+                "chunk",
+                "bytes per slot (the piece size); default 512 KiB for collectives, 128 KiB (NCCL_P2P_NET_CHUNKSIZE) for send/receive",
+            ),
             Param::unset(
                 "slots",
                 "slots per buffer (at most buffer / chunk); default buffer / chunk",
@@ -131,8 +182,8 @@ fn pair(t: &Transfer) -> (u32, u32, u32) {
 /// Also returns the pieces of each of `dag`'s transfers, in order. The caller must issue
 /// the transfers of a queue pair in an order their dependencies allow (a transfer never
 /// waits for a later one of its pair), or the in-order `Sent` edges close a cycle.
-pub fn apply(dag: &Dag, w: &WindowCfg) -> (Dag, Vec<Vec<u32>>) {
-    let slots = w.slots() as usize;
+pub fn apply(dag: &Dag, w: &Window) -> (Dag, Vec<Vec<u32>>) {
+    let slots = w.slots as usize;
     let mut out = Dag::default();
     // Pieces of each original transfer, in order.
     let mut pieces: Vec<Vec<u32>> = Vec::with_capacity(dag.transfers.len());
@@ -202,10 +253,29 @@ mod tests {
     }
 
     #[test]
-    fn nccl_defaults_are_4mib_in_8_slots() {
+    fn nccl_defaults_are_4mib_in_8_slots_for_collectives_and_8_chunks_of_128kib_for_send_receive() {
         let w = WindowCfg::default();
-        assert_eq!((w.buffer, w.chunk, w.slots()), (4 << 20, 512 << 10, 8));
-        w.validate().unwrap();
+        let c = w.validate(WindowTraffic::Collective).unwrap();
+        assert_eq!((c.buffer, c.chunk, c.slots), (4 << 20, 512 << 10, 8));
+        let p = w.validate(WindowTraffic::PointToPoint).unwrap();
+        assert_eq!((p.buffer, p.chunk, p.slots), (1 << 20, 128 << 10, 8));
+        // A chunk given: NCCL_STEPS of it in flight (the p2p buffer follows the chunk).
+        let tuned = WindowCfg {
+            chunk: Some(512 << 10),
+            ..WindowCfg::default()
+        };
+        let p = tuned.validate(WindowTraffic::PointToPoint).unwrap();
+        assert_eq!((p.buffer, p.chunk, p.slots), (4 << 20, 512 << 10, 8));
+        // Fields given are kept for either traffic.
+        let given = WindowCfg {
+            buffer: Some(64 << 20),
+            chunk: Some(4 << 20),
+            slots: Some(16),
+        };
+        for t in [WindowTraffic::Collective, WindowTraffic::PointToPoint] {
+            let w = given.validate(t).unwrap();
+            assert_eq!((w.buffer, w.chunk, w.slots), (64 << 20, 4 << 20, 16));
+        }
     }
 
     #[test]
@@ -214,10 +284,10 @@ mod tests {
             transfers: vec![t(0, 1, 10_500)],
             ..Default::default()
         };
-        let w = WindowCfg {
+        let w = Window {
             buffer: 3000,
             chunk: 1000,
-            slots: Some(2),
+            slots: 2,
         };
         let (out, pieces) = apply(&dag, &w);
         assert_eq!(pieces, vec![(0..11).collect::<Vec<u32>>()]);
@@ -246,10 +316,10 @@ mod tests {
             edges: vec![(0, 1)],
             ..Default::default()
         };
-        let w = WindowCfg {
+        let w = Window {
             buffer: 4000,
             chunk: 1000,
-            slots: Some(4),
+            slots: 4,
         };
         let (out, pieces) = apply(&dag, &w);
         assert_eq!(pieces, vec![vec![0, 1], vec![2, 3, 4]]);
@@ -267,10 +337,14 @@ mod tests {
 
     #[test]
     fn bad_windows_name_the_field() {
-        let bad = |w: WindowCfg| w.validate().unwrap_err().to_string();
+        let bad = |w: WindowCfg| {
+            w.validate(WindowTraffic::Collective)
+                .unwrap_err()
+                .to_string()
+        };
         let w = |buffer, chunk, slots| WindowCfg {
-            buffer,
-            chunk,
+            buffer: Some(buffer),
+            chunk: Some(chunk),
             slots,
         };
         assert!(bad(w(4096, 0, None)).contains("chunk"));

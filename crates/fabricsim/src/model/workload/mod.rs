@@ -521,7 +521,7 @@ pub fn set_size(s: &HostSet, hosts: u64, excluded: bool) -> u64 {
 
 /// Flows a transfer of `bytes` becomes: one, or with a `window` one per chunk
 /// ([`channel_window::apply`] cuts every transfer into `chunk`-byte pieces, at least one).
-pub fn window_pieces(bytes: u64, window: Option<&channel_window::WindowCfg>) -> u64 {
+pub fn window_pieces(bytes: u64, window: Option<&channel_window::Window>) -> u64 {
     match window {
         Some(w) => bytes.div_ceil(w.chunk.max(1)).max(1),
         None => 1,

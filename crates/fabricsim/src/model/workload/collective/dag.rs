@@ -355,7 +355,7 @@ fn halving_doubling(dag: &mut Dag, ranks: &[u32], s: u64, ch: u32, chunks: u32) 
 fn step_pieces(
     bytes: u64,
     chunks: u64,
-    w: Option<&super::super::channel_window::WindowCfg>,
+    w: Option<&super::super::channel_window::Window>,
 ) -> (u64, u64) {
     let chunks = chunks.max(1);
     let (q, r) = (bytes / chunks, bytes % chunks);
@@ -380,7 +380,7 @@ pub(super) fn dag_count(
     sc: u64,
     chunks: u64,
     rounds: bool,
-    w: Option<&super::super::channel_window::WindowCfg>,
+    w: Option<&super::super::channel_window::Window>,
 ) -> (u64, u64) {
     // What each rank sends per step: split(s, n)[0].
     let per_rank = sc.div_ceil(size_ranks.max(1)).max(1);

@@ -81,7 +81,8 @@ fn check(c: &CollectiveCfg) -> Result<(), ParamError> {
                 ),
             ));
         }
-        w.validate().map_err(|e| e.within("window"))?;
+        w.validate(c.window_traffic())
+            .map_err(|e| e.within("window"))?;
         if c.chunks != 1 {
             return Err(ParamError::new(
                 "chunks",
@@ -143,8 +144,8 @@ pub(super) fn generate(c: &CollectiveCfg, b: &mut Builder<'_>) -> Result<(), Par
                 }
                 k => build(k, &ranks, size, c.channels, c.chunks, c.rounds),
             };
-            if let Some(w) = &c.window {
-                dag = super::super::channel_window::apply(&dag, w).0;
+            if let Some(w) = c.resolved_window() {
+                dag = super::super::channel_window::apply(&dag, &w).0;
             }
             let lat = proto.step_latency();
             // Transfers that wait for nothing: the first step, after the opening latency.

@@ -318,7 +318,7 @@ impl Described for CollectiveCfg {
             ),
             Param::unset(
                 "window",
-                "NCCL-like channel window { buffer = \"4MiB\", chunk = \"512KiB\", slots = 8 }; `{}` for these defaults",
+                "NCCL-like channel window { buffer, chunk, slots }; `{}` for NCCL's defaults (4 MiB in 8 x 512 KiB; p2p: 8 x 128 KiB)",
             ),
         ]
     }
@@ -405,6 +405,24 @@ fn servers_of(ranks: &[u32], b: &Builder<'_>) -> Result<Vec<Vec<usize>>, ParamEr
     Ok(servers)
 }
 
+impl CollectiveCfg {
+    /// What the window's queue pairs carry: a p2p job's pairs are NCCL send/receive
+    /// connections, every other collective's are a collective's channel buffers.
+    pub fn window_traffic(&self) -> super::channel_window::WindowTraffic {
+        use super::channel_window::WindowTraffic;
+        match self.collective {
+            CollectiveKind::P2p => WindowTraffic::PointToPoint,
+            _ => WindowTraffic::Collective,
+        }
+    }
+
+    /// The window with NCCL's defaults for this traffic filled in (checked at generation).
+    pub fn resolved_window(&self) -> Option<super::channel_window::Window> {
+        let t = self.window_traffic();
+        self.window.as_ref().map(|w| w.resolve(t))
+    }
+}
+
 impl Generator for CollectiveCfg {
     /// Exact for `jobs = "one"`: the pattern's transfers and edges are counted as
     /// [`build`] makes them (per channel: ring `2n(n-1)` steps, AlltoAll `n(n-1)` pairs,
@@ -424,7 +442,8 @@ impl Generator for CollectiveCfg {
         if n < 2 {
             return Ok(Some(super::WorkSize::default()));
         }
-        let w = self.window.as_ref();
+        let window = self.resolved_window();
+        let w = window.as_ref();
         let (groups, size_ranks) = match self.jobs {
             JobGrouping::One => (1, n),
             JobGrouping::NicIndex => (n / 2, if w.is_some() { 2 } else { n }),
@@ -520,8 +539,9 @@ impl Generator for CollectiveCfg {
                 ("repeat", |c| c.repeat = 1),
                 // A window cuts a transfer into size / chunk pieces: one at the least.
                 ("window.chunk", |c| {
+                    let t = c.window_traffic();
                     if let Some(w) = &mut c.window {
-                        w.chunk = w.chunk.max(c.size);
+                        w.chunk = Some(w.resolve(t).chunk.max(c.size));
                     }
                 }),
                 ("size", |c| c.size = c.size.min(1)),

@@ -11,7 +11,7 @@
 
 use crate::base::param::ParamError;
 use crate::base::units::Time;
-use crate::model::workload::channel_window::{self, WindowCfg};
+use crate::model::workload::channel_window::{self, Window};
 use crate::model::workload::collective::{Dag, Transfer};
 use crate::model::workload::FlowSpec;
 use crate::model::workload::{Builder, DepPoint, Node, Phase, TimedDep};
@@ -165,7 +165,7 @@ impl JobGraph {
         start: Time,
         group: u64,
         channels: u32,
-        window: Option<&WindowCfg>,
+        window: Option<&Window>,
     ) -> Result<Emitted, ParamError> {
         // Channel parts of each message, as one collective graph.
         let mut dag = Dag::default();

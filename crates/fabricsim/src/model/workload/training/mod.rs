@@ -28,7 +28,7 @@ pub mod pipeline;
 
 pub use pipeline::{pp_free, pp_with};
 
-use super::channel_window::WindowCfg;
+use super::channel_window::{Window, WindowCfg, WindowTraffic};
 use super::{resolve_set, Builder, Generator, HostSet, DEFAULT_START};
 use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
@@ -168,7 +168,7 @@ impl Described for TrainingCfg {
             ),
             Param::unset(
                 "window",
-                "NCCL-like channel window on every message { buffer, chunk, slots }; `{}` for NCCL's defaults",
+                "NCCL-like channel window on every message { buffer, chunk, slots }; `{}` for NCCL's defaults (pp: 8 x 128 KiB; dp: 4 MiB in 8 x 512 KiB)",
             ),
         ]
     }
@@ -304,6 +304,24 @@ fn sides(c: &TrainingCfg, b: &Builder<'_>) -> Result<(Vec<u32>, Vec<u32>), Param
     Ok((a, bside))
 }
 
+impl TrainingCfg {
+    /// What the window's queue pairs carry: a pipeline's activations and gradients go by
+    /// NCCL send/receive (Megatron-LM's p2p communication); data parallelism's by
+    /// collectives (AllReduce, ZeRO-3's AllGather).
+    pub fn window_traffic(&self) -> WindowTraffic {
+        match self.parallelism {
+            Parallelism::Pp => WindowTraffic::PointToPoint,
+            Parallelism::Dp | Parallelism::DpZero3 => WindowTraffic::Collective,
+        }
+    }
+
+    /// The window with NCCL's defaults for this traffic filled in (checked at generation).
+    pub fn resolved_window(&self) -> Option<Window> {
+        let t = self.window_traffic();
+        self.window.as_ref().map(|w| w.resolve(t))
+    }
+}
+
 impl Generator for TrainingCfg {
     /// Counted from the schedules' shapes (n pairs = hosts / 2, I iterations), each
     /// message split over `channels` and, with a window, cut into chunks (at most one
@@ -320,7 +338,8 @@ impl Generator for TrainingCfg {
     /// Exact without a window, the DP compute edges aside. One job.
     fn size(&self, ctx: &super::SizeCtx<'_>) -> Result<Option<super::WorkSize>, ParamError> {
         let n = super::set_size(&self.hosts, ctx.hosts, false) / 2;
-        let w = self.window.as_ref();
+        let window = self.resolved_window();
+        let w = window.as_ref();
         let channels = u64::from(self.channels.max(1));
         // Flows of one message of `bytes`: its channel parts, each cut by the window.
         let flows_of = |bytes: u64| {
@@ -408,7 +427,7 @@ impl Generator for TrainingCfg {
                 // A window cuts a message into size / chunk pieces: one at the least.
                 ("window.chunk", |c| {
                     if let Some(w) = &mut c.window {
-                        w.chunk = u64::MAX;
+                        w.chunk = Some(u64::MAX);
                     }
                 }),
                 ("activation", |c| c.activation = c.activation.map(|_| 1)),
@@ -428,7 +447,8 @@ impl Generator for TrainingCfg {
             return Err(ParamError::new("channels", "must be at least 1"));
         }
         if let Some(w) = &c.window {
-            w.validate().map_err(|e| e.within("window"))?;
+            w.validate(c.window_traffic())
+                .map_err(|e| e.within("window"))?;
         }
         let (a, bs) = sides(c, b)?;
         let n = a.len();
@@ -527,7 +547,7 @@ impl Generator for TrainingCfg {
         let Emitted {
             first_phase,
             flows_of,
-        } = g.emit(b, start, group, c.channels, c.window.as_ref())?;
+        } = g.emit(b, start, group, c.channels, c.resolved_window().as_ref())?;
         spec.first_phase = first_phase;
         spec.iteration_ends = ends
             .iter()
