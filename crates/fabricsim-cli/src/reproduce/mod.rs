@@ -54,8 +54,6 @@ pub enum Made {
     },
     /// By `fabricsim bench` (its own tables and plots).
     Bench,
-    /// By hand: its tables are not generated yet.
-    Hand,
 }
 
 impl Doc {
@@ -233,14 +231,6 @@ fn select(args: &Args) -> Result<Vec<&'static Doc>, String> {
                     d.file
                 ))
             }
-            Some(d) => {
-                return Err(format!(
-                    "{}: its tables are hand-written (no generator yet); documents reproduce \
-                     regenerates: {}",
-                    d.file,
-                    names()
-                ))
-            }
             None => {
                 let all: Vec<&str> = all_docs().map(|d| d.name).collect();
                 let hint = fabricsim::base::suggest::did_you_mean(n, all.iter().copied());
@@ -262,7 +252,6 @@ fn list() -> ExitCode {
         let made = match d.made {
             Made::Reproduce { .. } => "fabricsim reproduce",
             Made::Bench => "fabricsim bench",
-            Made::Hand => "hand (not generated yet)",
         };
         t.row(vec![
             d.file.into(),
@@ -449,7 +438,6 @@ fn claims_page(texts: &[(&Doc, String)]) -> Result<Vec<(String, String)>, String
         let made = match d.made {
             Made::Reproduce { .. } => format!("`fabricsim reproduce {}`", d.name),
             Made::Bench => "`fabricsim bench` (by hand from its output)".into(),
-            Made::Hand => "by hand (no generator yet)".into(),
         };
         let name = d.file.rsplit('/').next().unwrap_or(d.file);
         index.row(vec![
