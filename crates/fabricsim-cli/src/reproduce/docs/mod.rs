@@ -22,6 +22,7 @@ registry!(
     gse_vs_roce,
     asymmetry,
     ecmp,
+    nccl_fidelity,
 );
 
 /// Results documents that `reproduce` does not regenerate, and how they are made.
