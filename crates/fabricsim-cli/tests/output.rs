@@ -412,6 +412,14 @@ const CASES: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "nvlink-granularity",
+        "nvlink-granularity.toml",
+        &[
+            "sweep[0].values=[\"1MiB\"]",
+            "sweep[1].values=[4096, 65536]",
+        ],
+    ),
+    (
         "nccl-tests",
         "nccl-tests.toml",
         &["workload[0].sizes={ min = \"8B\", max = \"64KiB\", factor = 64 }"],

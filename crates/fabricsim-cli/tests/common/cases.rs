@@ -142,6 +142,14 @@ pub const CASES: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "nvlink-granularity",
+        "nvlink-granularity.toml",
+        &[
+            "sweep[0].values=[\"1MiB\"]",
+            "sweep[1].values=[4096, 65536]",
+        ],
+    ),
+    (
         "nccl-tests",
         "nccl-tests.toml",
         &[

@@ -3,7 +3,9 @@
 //! systems.
 //!
 //! The published figures are constants here, each with where it was published; ours are
-//! read from the runs' `nccl_tests.csv`. Bands: the issue's targets, 10 % for large
+//! read from the runs' `nccl_tests.csv`. A second table measures the granularity of
+//! NVLink traffic (`scenarios/nvlink-granularity.toml`): completion against the closed
+//! form, and events, by packet size. Bands: the issue's targets, 10 % for large
 //! messages and 25 % for latency-bound sizes, as "reproduced"; 25 % and 50 % as "within
 //! tolerance".
 
@@ -17,7 +19,10 @@ pub const DOC: Doc = Doc {
     source: "pub",
     made: Made::Reproduce {
         fast: true,
-        jobs: &[Job::plain("fidelity", "scenarios/nccl-fidelity.toml")],
+        jobs: &[
+            Job::plain("fidelity", "scenarios/nccl-fidelity.toml"),
+            Job::plain("granularity", "scenarios/nvlink-granularity.toml"),
+        ],
         generate,
     },
 };
@@ -173,7 +178,77 @@ fn generate(runs: &Runs) -> Result<Generated, String> {
         });
     }
     Ok(Generated {
-        blocks: vec![("comparison".into(), t.render())],
+        blocks: vec![
+            ("comparison".into(), t.render()),
+            ("granularity".into(), granularity(runs)?),
+        ],
         claims,
     })
+}
+
+/// `scenarios/nvlink-granularity.toml`'s settings, for the closed forms: GPUs per server,
+/// servers of the mixed variant, a GPU's NVLink bandwidth (18 x 25 GB/s per direction)
+/// and GPU-to-GPU latency, a NIC's bandwidth, and a rail hop's one-way delay (GPU to
+/// crossbar 0, two 1 us links, a 300 ns leaf). Sizes per rank as the sweep names them.
+const G_GPUS: f64 = 8.0;
+const G_SERVERS: f64 = 2.0;
+const G_NVLINK: f64 = 450e9;
+const G_NVLINK_NS: f64 = 500.0;
+const G_NIC: f64 = 50e9;
+const G_RAIL_NS: f64 = 2_300.0;
+const G_SIZES: [(&str, &str, f64); 2] = [
+    ("1MiB", "1 MiB", 1048576.0),
+    ("64MiB", "64 MiB", 67108864.0),
+];
+
+/// Completion and events of the intra-server ring and the mixed hierarchical AllReduce
+/// by packet size, against their closed forms: data over bandwidth (no headers) plus the
+/// per-step latencies.
+fn granularity(runs: &Runs) -> Result<String, String> {
+    let job = runs.job("granularity")?;
+    let (g, m) = (G_GPUS, G_SERVERS);
+    // Ring over the server's g GPUs: 2(g-1) steps of S/g over NVLink.
+    let ring_nv = |s: f64| 2.0 * (g - 1.0) / g * s / G_NVLINK * 1e9 + 2.0 * (g - 1.0) * G_NVLINK_NS;
+    // Reduce-scatter and all-gather over NVLink, g-1 steps each, around a ring of each
+    // GPU's shard S/g over m servers on its rail.
+    let mixed = |s: f64| {
+        ring_nv(s) + 2.0 * (m - 1.0) / m * (s / g) / G_NIC * 1e9 + 2.0 * (m - 1.0) * G_RAIL_NS
+    };
+    let mut t = Table::new(&[
+        "variant",
+        ">size per rank",
+        ">packet payload",
+        ">completion (us)",
+        ">closed form (us)",
+        ">error",
+        ">events",
+        ">events / 4 KiB's",
+    ]);
+    for variant in ["intra", "mixed"] {
+        for (size, label, bytes) in G_SIZES {
+            let closed = if variant == "intra" {
+                ring_nv(bytes)
+            } else {
+                mixed(bytes)
+            };
+            let name = |mtu: u32| format!("{variant}-size={size}-mtu={mtu}");
+            let base = job.run(&name(4096))?.num("speed.events")?;
+            for mtu in [1024u32, 4096, 16384, 65536] {
+                let r = job.run(&name(mtu))?;
+                let jct = r.num("jobs.jct_max_ns")?;
+                let events = r.num("speed.events")?;
+                t.row(vec![
+                    variant.into(),
+                    label.into(),
+                    format!("{} KiB", mtu / 1024),
+                    f(jct / 1e3, 1),
+                    f(closed / 1e3, 1),
+                    format!("{:+.1} %", (jct / closed - 1.0) * 100.0),
+                    crate::reproduce::table::int(events),
+                    f(events / base, 2),
+                ]);
+            }
+        }
+    }
+    Ok(t.render())
 }
