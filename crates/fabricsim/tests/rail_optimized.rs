@@ -294,6 +294,70 @@ fn inter_server_traffic_takes_the_rails() {
     );
 }
 
+/// Flows from every GPU of server 0 to the next GPU index on server 1 and back: every
+/// one between two servers and two rails.
+fn cross_rail_flows() -> String {
+    let mut flows = Vec::new();
+    for a in 0..4u32 {
+        let b = 4 + (a + 1) % 4;
+        flows.push(format!("{{ src = {a}, dst = {b}, size = \"256KiB\" }}"));
+        flows.push(format!("{{ src = {b}, dst = {a}, size = \"256KiB\" }}"));
+    }
+    format!("kind = \"flows\"\nflows = [{}]", flows.join(", "))
+}
+
+/// Bytes the crossbars sent into their NVSwitch.
+fn into_nvswitch(s: &Simulation) -> u64 {
+    (0..s.fabric.ports.len())
+        .filter(|&p| node_name(s, s.fabric.ports[p].peer.idx()).ends_with("nvswitch"))
+        .map(|p| s.fabric.ports[p].tx_bytes)
+        .sum()
+}
+
+#[test]
+fn pxn_decides_whether_traffic_for_another_rail_crosses_nvlink() {
+    let total = 8 * 256 * 1024;
+    // PXN off: every packet leaves by its own GPU's NIC and crosses a spine; no NVLink
+    // carries anything, at either end (the leaves do not hand it to a relaying server).
+    let off = run(&nvlink("pxn = false", &cross_rail_flows()));
+    assert_eq!(into_nvswitch(&off), 0);
+    assert_eq!(tx_of(&off, "s0-nvswitch") + tx_of(&off, "s1-nvswitch"), 0);
+    assert!(tx_of(&off, "spine") >= total, "every byte crossed a spine");
+    // PXN on: every packet crosses its own server's NVLink to the GPU on the
+    // destination's rail, whose NIC sends it through one leaf; no spine.
+    let on = run(&nvlink("pxn = true", &cross_rail_flows()));
+    assert_eq!(tx_of(&on, "spine"), 0);
+    for s in ["s0-nvswitch", "s1-nvswitch"] {
+        assert!(tx_of(&on, s) >= total / 2, "{s} relayed its server's half");
+    }
+    // The NIC that sent each flow is the destination rail's: the data left server 0 by
+    // the crossbar of GPU (a + 1) % 4 for a flow from GPU a.
+    for a in 0..4 {
+        let relay = format!("s0-gpu{}-xbar", (a + 1) % 4);
+        let to_leaf: u64 = (0..on.fabric.ports.len())
+            .filter(|&p| node_name(&on, p) == relay)
+            .filter(|&p| node_name(&on, on.fabric.ports[p].peer.idx()).starts_with("rail"))
+            .map(|p| on.fabric.ports[p].tx_bytes)
+            .sum();
+        assert!(to_leaf >= 256 * 1024, "{relay} sent GPU {a}'s flow");
+    }
+}
+
+#[test]
+fn pxn_needs_nvlink() {
+    for topo in ["pxn = true", "pxn = false\nscale_up = \"pcie\""] {
+        let src = scenario(topo, &one_flow(1, 11, "1MiB"));
+        let e = match load_str(&src, "t.toml", Path::new("."), &[]) {
+            Ok(l) => Simulation::build(&l.scenario, &l.file, &l.base_dir)
+                .err()
+                .expect("refused")
+                .to_string(),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("topology.pxn") && e.contains("nvlink"), "{e}");
+    }
+}
+
 #[test]
 fn a_rail_only_network_joins_its_rails_by_nvlink() {
     // No spines: GPU 1 of server 0 reaches GPU 3 of server 2 only through an NVSwitch.

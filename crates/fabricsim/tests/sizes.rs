@@ -84,11 +84,14 @@ fn loose(cfg: &WorkloadCfg) -> bool {
         WorkloadCfg::Poisson(p) => p.flows.is_none(),
         // An operation's algorithm (`allreduce` with `algorithm = "auto"`) is chosen from
         // the servers and the NVSwitches, which the budget does not see: its bound is
-        // the largest of its algorithms' (a ring's, quadratic in the ranks).
+        // the largest of its algorithms' (a ring's, quadratic in the ranks). NVLS's rail
+        // ring spans the servers, which the budget does not see either: its bound takes
+        // as many as there are ranks (so one server is counted as a ring of all ranks).
         WorkloadCfg::Collective(c) => {
             c.jobs == workload::JobGrouping::NicIndex
                 || (c.collective.is_operation()
-                    && c.algorithm.is_none_or(|a| a == AlgorithmCfg::Auto))
+                    && c.algorithm
+                        .is_none_or(|a| a == AlgorithmCfg::Auto || a == AlgorithmCfg::Nvls))
         }
         _ => false,
     }

@@ -37,7 +37,8 @@ pub struct Doc {
     pub name: &'static str,
     /// Its path from the repository root.
     pub file: &'static str,
-    /// The source document whose claims it tests ("000".."004"; "-" for none).
+    /// The source whose claims it tests: a document ("000".."004"), "pub" for published
+    /// measurements beyond the documents (nccl-tests tables), "-" for none.
     pub source: &'static str,
     pub made: Made,
 }
@@ -129,6 +130,10 @@ pub struct Generated {
     pub blocks: Vec<(String, String)>,
     pub claims: Vec<claims::Claim>,
 }
+
+/// The sources whose claims the claims page gathers, one table each: the five documents
+/// (`docs/sources.md`), then published measurements beyond them.
+const SOURCES: [&str; 6] = ["000", "001", "002", "003", "004", "pub"];
 
 /// The page that gathers every document's claims.
 const CLAIMS_PAGE: &str = "docs/results/README.md";
@@ -455,7 +460,7 @@ fn claims_page(texts: &[(&Doc, String)]) -> Result<Vec<(String, String)>, String
         ">not reproduced",
         ">qualitative",
     ]);
-    for source in ["000", "001", "002", "003", "004"] {
+    for source in SOURCES {
         let mut t = table::Table::new(&[
             "claim",
             "document",

@@ -133,6 +133,23 @@ pub const CASES: &[(&str, &str, &[&str])] = &[
     ("forward-cnp", "forward-cnp.toml", &[]),
     ("rail-optimized", "rail-optimized.toml", &[]),
     (
+        "nccl-fidelity",
+        "nccl-fidelity.toml",
+        &[
+            "workload[0].sizes={ min = \"1MiB\", max = \"1MiB\" }",
+            "variants[2].set={ \"topology.servers\" = 2, \"workload[0].sizes\" = { min = \"1MiB\", max = \"1MiB\" } }",
+            "variants[3].set={ \"topology.gpus_per_server\" = 2, \"workload[0].algorithm\" = \"nvls\", \"workload[0].sizes\" = { min = \"128B\", max = \"8KiB\", factor = 64 } }",
+        ],
+    ),
+    (
+        "nvlink-granularity",
+        "nvlink-granularity.toml",
+        &[
+            "sweep[0].values=[\"1MiB\"]",
+            "sweep[1].values=[4096, 65536]",
+        ],
+    ),
+    (
         "nccl-tests",
         "nccl-tests.toml",
         &[

@@ -24,6 +24,7 @@ registry!(
     ecmp,
     ber,
     physec,
+    nccl_fidelity,
 );
 
 /// Results documents that `reproduce` does not regenerate, and how they are made.

@@ -148,6 +148,38 @@ pub struct RoutingTable {
 #[derive(Debug)]
 pub struct RoutingError(pub String);
 
+/// Steering: at chosen switches, toward the hosts of the other groups, only some of the
+/// shortest-path candidates are kept. `rail_optimized` uses it for PXN: a GPU's crossbar
+/// sends what leaves the server either over NVLink (the GPU on the destination's rail
+/// sends it) or through its own NIC ([`crate::model::topology::rail_optimized`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Steering {
+    /// Group (server) of each host.
+    pub group_of_host: Vec<u32>,
+    /// The rules, one per steered switch.
+    pub rules: Vec<Steer>,
+}
+
+/// One switch's steering rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Steer {
+    /// The switch.
+    pub sw: u32,
+    /// Its group: toward hosts of this group its entries stay as they are (`None`: the
+    /// switch belongs to no group, every host is another group's).
+    pub group: Option<u32>,
+    /// Ports kept among the candidates toward every other group's hosts, where at least
+    /// one of them is a candidate (otherwise the entry stays as it is).
+    pub ports: Vec<u32>,
+}
+
+impl Steering {
+    /// No rule at all: plain shortest paths.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
 impl RoutingTable {
     /// Builds tables for `nodes`/`ports`; `switch_nodes[i]` is the node of switch i and
     /// `host_nodes[h]` the node of host h. `statics` are (switch index, host, ports).
@@ -180,6 +212,30 @@ impl RoutingTable {
             switch_nodes,
             host_nodes,
             statics,
+            &Steering::default(),
+            usable,
+            None,
+        )
+    }
+
+    /// [`Self::build_over`] with `steering` applied to the shortest-path entries.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build_steered(
+        nodes: &[Node],
+        ports: &[PortEnds],
+        switch_nodes: &[u32],
+        host_nodes: &[u32],
+        statics: &[(u32, u32, Vec<u32>)],
+        steering: &Steering,
+        usable: impl Fn(PortId) -> bool,
+    ) -> Result<RoutingTable, RoutingError> {
+        Self::build_on(
+            nodes,
+            ports,
+            switch_nodes,
+            host_nodes,
+            statics,
+            steering,
             usable,
             None,
         )
@@ -188,12 +244,14 @@ impl RoutingTable {
     /// [`Self::build_over`] with the shortest-path walks on `threads` threads (`None`:
     /// as many as the table's size is worth, [`shortest::threads_for`]). The table is
     /// the same on any number.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn build_on(
         nodes: &[Node],
         ports: &[PortEnds],
         switch_nodes: &[u32],
         host_nodes: &[u32],
         statics: &[(u32, u32, Vec<u32>)],
+        steering: &Steering,
         usable: impl Fn(PortId) -> bool,
         threads: Option<usize>,
     ) -> Result<RoutingTable, RoutingError> {
@@ -284,6 +342,9 @@ impl RoutingTable {
             &mut t.spans,
             &mut t.flat,
         );
+        if !steering.is_empty() {
+            t.steer(steering);
+        }
         for (sw, host, ps) in statics {
             let start = t.flat.len() as u32;
             t.flat.extend_from_slice(ps);
@@ -291,6 +352,57 @@ impl RoutingTable {
         }
         t.compact();
         Ok(t)
+    }
+
+    /// Applies `steering` to the dense entries (before [`Self::compact`]). An edge switch
+    /// whose hosts are of several groups is left alone.
+    fn steer(&mut self, steering: &Steering) {
+        const MIXED: u32 = u32::MAX;
+        let mut edge_group: Vec<Option<u32>> = vec![None; self.n_edges];
+        for (h, &g) in steering.group_of_host.iter().enumerate() {
+            for r in 0..self.n_planes {
+                let e = self.edge_of_host[r * self.n_hosts + h] as usize;
+                edge_group[e] = match edge_group[e] {
+                    None => Some(g),
+                    Some(x) if x == g => Some(g),
+                    Some(_) => Some(MIXED),
+                };
+            }
+        }
+        for rule in &steering.rules {
+            for (e, g) in edge_group.iter().enumerate() {
+                if g.is_none_or(|g| g == MIXED || Some(g) == rule.group) {
+                    continue;
+                }
+                let i = rule.sw as usize * self.n_edges + e;
+                let v = self.ranges[i];
+                let (start, len) = if v & PACKED != 0 {
+                    (
+                        (v & PACKED_PORT_MASK) | CONTIGUOUS,
+                        (v & !PACKED) >> PACKED_PORT_BITS,
+                    )
+                } else {
+                    self.spans[v as usize]
+                };
+                let c = Candidates { start, len };
+                let kept: Vec<u32> = (0..len as usize)
+                    .map(|k| self.port_of(c, k).0)
+                    .filter(|p| rule.ports.contains(p))
+                    .collect();
+                if kept.is_empty() || kept.len() == len as usize {
+                    continue;
+                }
+                let contiguous = kept.windows(2).all(|w| w[1] == w[0] + 1);
+                let range = if contiguous {
+                    (kept[0] | CONTIGUOUS, kept.len() as u32)
+                } else {
+                    let at = self.flat.len() as u32;
+                    self.flat.extend_from_slice(&kept);
+                    (at, kept.len() as u32)
+                };
+                self.set_range(i, range);
+            }
+        }
     }
 
     /// Keeps of each switch's entries only its default and the window of those that

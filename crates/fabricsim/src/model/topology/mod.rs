@@ -226,6 +226,19 @@ pub struct StaticRoute {
     pub via: Vec<usize>,
 }
 
+/// A steering rule of the generated graph: at switch node `at`, toward hosts of servers
+/// other than `server` (every server when `None`), forward only to the neighbours `via`
+/// where a shortest path leads through one of them (`rail_optimized`'s `pxn`).
+#[derive(Clone, Debug)]
+pub struct SteerSpec {
+    /// Switch node.
+    pub at: usize,
+    /// Its server (`None`: a switch of no server).
+    pub server: Option<u32>,
+    /// Neighbour nodes kept.
+    pub via: Vec<usize>,
+}
+
 /// The generated network.
 #[derive(Clone, Debug, Default)]
 pub struct TopoGraph {
@@ -239,6 +252,8 @@ pub struct TopoGraph {
     pub server_of_host: Vec<u32>,
     /// Static routes (custom topologies only).
     pub routes: Vec<StaticRoute>,
+    /// Steering rules (`rail_optimized` with `pxn` set only).
+    pub steer: Vec<SteerSpec>,
     /// Ports per host (NIC), one per plane, its links in plane order; 0 means 1. Only
     /// `sunway` has more: dual-rail NICs on two independent planes.
     pub rails: u32,

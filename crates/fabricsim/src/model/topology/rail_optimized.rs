@@ -43,8 +43,20 @@
 //! flow: rail `a` and a spine, NVLink then rail `b` (what NCCL's PXN does: the data move
 //! to the GPU on the destination's rail, whose NIC sends them), or rail `a` then NVLink
 //! at the far end. With `spines = 0` (a rail-only network) only the last two remain.
+//!
+//! **PXN** (`pxn`, with NVLink). NCCL's PXN ("PCI x NVLink", NCCL 2.12: NVIDIA's
+//! technical blog "Doubling all2all Performance with NVIDIA Collective Communication
+//! Library 2.12", 2022; `NCCL_PXN_DISABLE` in NCCL's documentation of environment
+//! variables) moves data bound for another server over NVLink to the GPU that shares
+//! the destination's rail, whose NIC sends it, so that it crosses one leaf and no spine.
+//! `pxn = true` makes that the only path a GPU's crossbar offers toward a GPU of another
+//! server and rail; `pxn = false` the GPU's own NIC, and the leaves then send such
+//! traffic to a spine rather than down to a server whose NVLink would relay it (with
+//! `spines = 0` that relay is the only way and stays). Unset, the switches choose by
+//! ECMP among all three paths. The rule is steering of the routing tables
+//! ([`crate::model::routing::Steering`]): nothing on the per-packet path knows of it.
 
-use super::{delay_params, link_delay, GraphGenerator, TopoGraph, TopoSize};
+use super::{delay_params, link_delay, GraphGenerator, SteerSpec, TopoGraph, TopoSize};
 use crate::base::ids::MAX_INDEX;
 use crate::base::param::{size_knobs, Described, Param, ParamError, SizeKnob};
 use crate::base::units::serde_units as su;
@@ -177,6 +189,11 @@ pub struct RailOptimizedCfg {
     /// One-way GPU-to-GPU latency through the scale-up switch.
     #[serde(default, deserialize_with = "su::opt_time")]
     pub scale_up_latency: Option<Time>,
+    /// PXN: `true`, a GPU sends to a GPU of another server and rail over NVLink to the
+    /// GPU on the destination's rail, whose NIC sends it; `false`, through its own NIC
+    /// and a spine; unset, ECMP among every shortest path. Needs `scale_up = "nvlink"`.
+    #[serde(default)]
+    pub pxn: Option<bool>,
 }
 
 /// A server's scale-up domain as built: the bandwidth of a GPU's port into it and the
@@ -332,6 +349,10 @@ impl Described for RailOptimizedCfg {
                 "a GPU's PCIe link per direction (Gen5 x16)",
             ),
             Param::unset(
+                "pxn",
+                "true: traffic to another server and rail crosses NVLink to the GPU on the destination's rail and leaves by its NIC (NCCL's PXN); false: by the GPU's own NIC and a spine; unset: ECMP among all shortest paths. Needs scale_up = \"nvlink\"",
+            ),
+            Param::unset(
                 "scale_up_latency",
                 "one-way GPU-to-GPU latency through the scale-up switch (nvlink 500 ns, pcie 1 us) [recon]",
             ),
@@ -410,6 +431,12 @@ pub fn counts(c: &RailOptimizedCfg) -> Result<RailCounts, ParamError> {
                 "{}: a server has 1 to {MAX_GPUS_PER_SERVER} GPUs",
                 c.gpus_per_server
             ),
+        );
+    }
+    if c.pxn.is_some() && c.scale_up_link()?.map(|s| s.kind) != Some(ScaleUp::Nvlink) {
+        return fe(
+            "pxn",
+            "PXN sends over NVLink to another GPU's NIC: it needs scale_up = \"nvlink\" (or an nvlink preset); remove pxn or add NVLink".into(),
         );
     }
     if let Some(r) = c.rails {
@@ -591,6 +618,9 @@ pub fn build(c: &RailOptimizedCfg) -> Result<TopoGraph, ParamError> {
     }
     // What the NIC ports hang off: the GPU itself, or its crossbar.
     let mut nic_node: Vec<usize> = g.hosts.clone();
+    let mut nvswitch_of: Vec<usize> = vec![0; g.hosts.len()];
+    // Each GPU's links to its rail leaves, for PXN's steering.
+    let mut rail_links: Vec<Vec<usize>> = vec![Vec::new(); g.hosts.len()];
     if let Some(su) = k.scale_up {
         let switch = match su.kind {
             ScaleUp::Pcie => "pcie",
@@ -612,6 +642,7 @@ pub fn build(c: &RailOptimizedCfg) -> Result<TopoGraph, ParamError> {
                 // none of its own.
                 g.link(x, sw, su.rate, to_gpu);
                 nic_node[h] = x;
+                nvswitch_of[h] = sw;
             }
         }
     }
@@ -638,6 +669,7 @@ pub fn build(c: &RailOptimizedCfg) -> Result<TopoGraph, ParamError> {
                 let h = nic_node[(s * gpus + r) as usize];
                 let leaf = leaves[(r * c.leaves_per_rail + s / k.servers_per_leaf) as usize];
                 g.link(h, leaf, k.port_rate, delay);
+                rail_links[(s * gpus + r) as usize].push(leaf);
             }
         }
         for &l in &leaves {
@@ -646,6 +678,30 @@ pub fn build(c: &RailOptimizedCfg) -> Result<TopoGraph, ParamError> {
                     g.link(l, sp, up, delay);
                 }
             }
+            // Without PXN a leaf sends traffic for another rail up to a spine, not down
+            // to a server whose GPU would relay it over NVLink.
+            if c.pxn == Some(false) && !spines.is_empty() {
+                g.steer.push(SteerSpec {
+                    at: l,
+                    server: None,
+                    via: spines.clone(),
+                });
+            }
+        }
+    }
+    // PXN is a choice at the GPU's crossbar, for traffic leaving the server: NVLink (to
+    // the GPU on the destination's rail) or the GPU's own NIC.
+    if let (Some(pxn), Some(_)) = (c.pxn, k.scale_up) {
+        for (h, &x) in nic_node.iter().enumerate() {
+            g.steer.push(SteerSpec {
+                at: x,
+                server: Some(g.server_of_host[h]),
+                via: if pxn {
+                    vec![nvswitch_of[h]]
+                } else {
+                    rail_links[h].clone()
+                },
+            });
         }
     }
     Ok(g)

@@ -9,7 +9,7 @@ use crate::model::fabric::faults::{FaultState, RoutingInputs};
 use crate::model::fabric::switch::Switch;
 use crate::model::fabric::NodeKind;
 use crate::model::routing::ecmp;
-use crate::model::routing::RoutingTable;
+use crate::model::routing::{RoutingTable, Steer, Steering};
 use crate::model::topology::TopoGraph;
 use crate::scenario::config::{LbAlgorithm, Scenario};
 use crate::scenario::ScenarioError;
@@ -65,9 +65,41 @@ pub(super) fn build_routing(
     } else {
         Vec::new()
     };
+    let steering = Steering {
+        group_of_host: if g.steer.is_empty() {
+            Vec::new()
+        } else {
+            g.server_of_host.clone()
+        },
+        rules: (g.steer.iter())
+            .filter_map(|r| {
+                let NodeKind::Switch(sw) = nodes[r.at].kind else {
+                    return None;
+                };
+                let node = &nodes[r.at];
+                let ports = (node.ports.iter())
+                    .filter(|&p| r.via.contains(&ports[ports[p].peer].node.idx()))
+                    .map(|p| p.0)
+                    .collect();
+                Some(Steer {
+                    sw,
+                    group: r.server,
+                    ports,
+                })
+            })
+            .collect(),
+    };
     let ends = crate::model::fabric::port::ends(ports);
     let table = if tiers.is_empty() {
-        RoutingTable::build(nodes, &ends, &w.switch_nodes, &w.host_nodes, &statics)
+        RoutingTable::build_steered(
+            nodes,
+            &ends,
+            &w.switch_nodes,
+            &w.host_nodes,
+            &statics,
+            &steering,
+            |_| true,
+        )
     } else {
         RoutingTable::build_tiered(nodes, &ends, &w.switch_nodes, &w.host_nodes, &tiers)
     }
@@ -85,6 +117,7 @@ pub(super) fn build_routing(
             switch_nodes: w.switch_nodes.clone(),
             host_nodes: w.host_nodes.clone(),
             statics,
+            steering,
             tiers,
         },
     })

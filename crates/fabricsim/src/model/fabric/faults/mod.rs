@@ -214,6 +214,8 @@ pub(crate) struct RoutingInputs {
     pub(crate) switch_nodes: Vec<u32>,
     pub(crate) host_nodes: Vec<u32>,
     pub(crate) statics: Vec<(u32, u32, Vec<u32>)>,
+    /// Steering rules (PXN), re-applied to every rebuilt table.
+    pub(crate) steering: crate::model::routing::Steering,
     /// Switch tiers of a generalized fat tree (empty otherwise): its tables are up/down.
     pub(crate) tiers: Vec<u8>,
 }

@@ -8,7 +8,7 @@
 //! where they are dropped ([`super::link_state`]), and does not use a link that came
 //! back. A destination that no path reaches any more has no candidates: its packets are
 //! dropped where they find no route and counted as the faults' drops. Static routes of a
-//! custom topology stay as written.
+//! custom topology stay as written, and steering (PXN) is applied again.
 
 use crate::base::ids::PortId;
 use crate::model::fabric::Fabric;
@@ -30,12 +30,13 @@ impl Fabric {
         let inputs = &fs.routing_inputs;
         let ends = self.port_ends();
         self.routing = if inputs.tiers.is_empty() {
-            RoutingTable::build_over(
+            RoutingTable::build_steered(
                 &self.nodes,
                 &ends,
                 &inputs.switch_nodes,
                 &inputs.host_nodes,
                 &inputs.statics,
+                &inputs.steering,
                 |p: PortId| up[p.idx()],
             )
         } else {
