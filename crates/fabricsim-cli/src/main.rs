@@ -498,6 +498,16 @@ fn cmd_run(
             broken = true;
             eprintln!("{}: invariant violated: {v}", r.variant);
         }
+        if let Some(c) = r.summary.capture.filter(|c| c.frames_not_kept > 0) {
+            eprintln!(
+                "{}: warning: {} holds the first {} frames; {} more the captured ports sent \
+                 were not kept (raise record.pcap.limit, or narrow record.pcap.from/to)",
+                r.variant,
+                fabricsim::model::capture::FILE,
+                c.frames,
+                c.frames_not_kept
+            );
+        }
         let s = &r.summary;
         eprintln!(
             "{}: {} events, {} packet-hops in {:.2} s wall ({:.2} M packet-hops/s)",

@@ -183,6 +183,9 @@ pub struct Summary {
     pub queue_series: Vec<(String, Vec<(f64, f64)>)>,
     /// What faults and bit errors did (runs with `[[fault]]` entries or bit errors).
     pub faults: Option<crate::model::fabric::faults::FaultSummary>,
+    /// What `[record.pcap]` kept in `capture.pcapng` and what its limit left out (runs
+    /// with a capture).
+    pub capture: Option<crate::model::capture::CaptureStats>,
     /// Mean FCT (ns) at the sender (start to the last ACK) of flows whose last ACK came.
     pub sender_fct_mean_ns: f64,
     /// Median sender FCT (ns).
@@ -328,6 +331,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         long_haul: crate::model::fabric::roles::dr::LongHaulStats::of(sim),
         collectives: crate::model::hw_collective::HwSummary::of(sim),
         faults: sim.fabric.faults.as_ref().map(|f| f.summary(sim.ctx.now)),
+        capture: sim.fabric.capture.as_deref().map(|c| c.stats()),
         jct_lower_bound_ns: if sim.nics.jobs.is_empty() {
             f64::NAN
         } else {
