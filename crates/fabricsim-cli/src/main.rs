@@ -107,7 +107,11 @@ enum Cmd {
         threads_per_run: Option<usize>,
     },
     /// List every model with its parameters and defaults.
-    List,
+    List {
+        /// Only this section and what is under it: `fabric` (every [fabric.*]),
+        /// `fabric.pfc`, `cc`, `cc.dcqcn`, `workload`, `workload.poisson`, `record.pcap`...
+        section: Option<String>,
+    },
     /// Rerun the scenarios behind results documents (docs/results/) and regenerate
     /// their tables, claims and the claims page (docs/results/README.md).
     Reproduce {
@@ -238,10 +242,19 @@ fn main() -> ExitCode {
             }),
             Err(e) => e,
         },
-        Cmd::List => {
+        Cmd::List { section: None } => {
             print!("{}", list::text());
             ExitCode::SUCCESS
         }
+        Cmd::List {
+            section: Some(section),
+        } => match list::listing().filtered(&section) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => input_error(e),
+        },
         Cmd::Bench {
             k,
             repeat,
