@@ -467,6 +467,7 @@ fn cmd_run(
     }
     let (mut bad, mut broken) = (false, false);
     // Reused runs (`--resume`) count as they did when they ran.
+    let started = Instant::now();
     let reused: std::collections::HashSet<&String> = sweep.reused.iter().collect();
     for s in sweep.rows.iter().filter(|s| reused.contains(&s.variant)) {
         eprintln!("{}: reused ({})", s.variant, s.outcome);
@@ -521,15 +522,34 @@ fn cmd_run(
                 c.frames_not_kept
             );
         }
-        let s = &r.summary;
-        eprintln!(
-            "{}: {} events, {} packet-hops in {:.2} s wall ({:.2} M packet-hops/s)",
-            r.variant,
-            s.events,
-            s.packet_hops,
-            s.wall_seconds,
-            s.packet_hops_per_sec / 1e6
-        );
+    }
+    // One speed line: the run's, or the sweep's (its events together over its wall
+    // time, the runs side by side).
+    let (events, hops) = sweep.runs.iter().fold((0u64, 0u64), |(e, h), r| {
+        (e + r.summary.events, h + r.summary.packet_hops)
+    });
+    match sweep.runs.as_slice() {
+        [] => {}
+        [r] => {
+            let s = &r.summary;
+            eprintln!(
+                "{}: {} events, {} packet-hops in {:.2} s wall ({:.2} M packet-hops/s)",
+                r.variant,
+                s.events,
+                s.packet_hops,
+                s.wall_seconds,
+                s.packet_hops_per_sec / 1e6
+            );
+        }
+        runs => {
+            let wall = started.elapsed().as_secs_f64();
+            eprintln!(
+                "{} runs: {events} events, {hops} packet-hops in {wall:.2} s wall \
+                 ({:.2} M packet-hops/s)",
+                runs.len(),
+                hops as f64 / wall.max(1e-9) / 1e6
+            );
+        }
     }
     if let Some(o) = &opts.out {
         eprintln!("results in {}", o.display());

@@ -407,6 +407,9 @@ fn a_headers_only_capture_decodes_without_malformed_frames() {
         );
         assert_eq!(code, 0);
         assert!(!err.contains("warning"), "{err}");
+        // A sweep's one speed line, for its three runs together.
+        assert_eq!(err.matches("packet-hops/s").count(), 1, "{err}");
+        assert!(err.contains("3 runs: "), "{err}");
         let tshark = tshark();
         for v in VARIANTS {
             let dir = out.join(v);
