@@ -330,6 +330,18 @@ fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) ->
                     sim.nics.flows.len(),
                     fabricsim::scenario::budget::approx_bytes(sim.memory_estimate)
                 );
+                let e = fabricsim::run::estimate::estimate(&sim);
+                println!(
+                    "{}: variant {}: estimate: {} events ({} packet-hops over {:.1} hops a \
+                     path), about {} on one thread at {:.1} M events/s",
+                    file.display(),
+                    p.meta.name,
+                    e.events,
+                    e.packet_hops,
+                    e.hops,
+                    fmt_wall(e.wall_seconds),
+                    fabricsim::run::estimate::EVENTS_PER_SEC / 1e6
+                );
                 if let Some(n) = threads_per_run {
                     let notes = sim.set_threads_per_run(n);
                     let (cables, heaviest) = sim.cut_balance().unwrap_or((0, 1.0));
@@ -354,6 +366,22 @@ fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) ->
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Wall seconds as `check` prints them: `under 0.1 s`, `0.4 s`, `12 s`, `3.5 min`,
+/// `2.1 h`.
+fn fmt_wall(s: f64) -> String {
+    if s < 0.05 {
+        "under 0.1 s".to_string()
+    } else if s < 10.0 {
+        format!("{s:.1} s")
+    } else if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
 }
 
 fn cmd_run(
@@ -439,6 +467,7 @@ fn cmd_run(
         stop: Some(&signals.stop),
         stopped_by: Some(&stopped_by),
     };
+    let started = Instant::now();
     let sweep = match runner::run_sweep(&loaded, &opts, ctl, &report) {
         Ok(r) => r,
         Err(RunError::Input(e)) => return input_error(e),
@@ -467,7 +496,6 @@ fn cmd_run(
     }
     let (mut bad, mut broken) = (false, false);
     // Reused runs (`--resume`) count as they did when they ran.
-    let started = Instant::now();
     let reused: std::collections::HashSet<&String> = sweep.reused.iter().collect();
     for s in sweep.rows.iter().filter(|s| reused.contains(&s.variant)) {
         eprintln!("{}: reused ({})", s.variant, s.outcome);
