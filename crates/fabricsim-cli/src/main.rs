@@ -333,7 +333,7 @@ fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) ->
                 let e = fabricsim::run::estimate::estimate(&sim);
                 println!(
                     "{}: variant {}: estimate: {} events ({} packet-hops over {:.1} hops a \
-                     path), about {} on one thread at {:.1} M events/s",
+                     path), {} on one thread at {:.1} M events/s",
                     file.display(),
                     p.meta.name,
                     e.events,
@@ -368,19 +368,19 @@ fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) ->
     ExitCode::SUCCESS
 }
 
-/// Wall seconds as `check` prints them: `under 0.1 s`, `0.4 s`, `12 s`, `3.5 min`,
-/// `2.1 h`.
+/// Wall seconds as `check` prints them: `under 0.1 s`, `about 0.4 s`, `about 12 s`,
+/// `about 3.5 min`, `about 2.1 h`.
 fn fmt_wall(s: f64) -> String {
     if s < 0.05 {
         "under 0.1 s".to_string()
     } else if s < 10.0 {
-        format!("{s:.1} s")
+        format!("about {s:.1} s")
     } else if s < 120.0 {
-        format!("{s:.0} s")
+        format!("about {s:.0} s")
     } else if s < 7200.0 {
-        format!("{:.1} min", s / 60.0)
+        format!("about {:.1} min", s / 60.0)
     } else {
-        format!("{:.1} h", s / 3600.0)
+        format!("about {:.1} h", s / 3600.0)
     }
 }
 
