@@ -1,4 +1,7 @@
-//! `fabricsim list`: every section of a scenario file with its parameters and defaults.
+//! `fabricsim list`: every section of a scenario file with its parameters and defaults;
+//! `fabricsim list SECTION` only the sections at or under `SECTION` (`fabric`: every
+//! `[fabric.*]`; `fabric.pfc`; `workload.poisson`: one kind of `[[workload]]`;
+//! `cc.dcqcn`: one congestion control).
 //!
 //! Nothing here is a default value or a model's name: each section describes itself
 //! ([`Described`]), and the registries name the topology kinds, load balancers,
@@ -30,6 +33,108 @@ pub struct Listing {
     /// (heading, row) for every parameter row.
     pub rows: Vec<(String, Param)>,
     heading: String,
+    /// The sections: (key, start, end) of each in `text`, in order; a kind or an
+    /// algorithm within a section is its own entry (`workload.poisson`), inside its
+    /// section's span.
+    blocks: Vec<Block>,
+}
+
+/// A section of the listing: its key (`fabric.pfc`, `workload`, `workload.poisson`) and
+/// its span in the text; `parent` is the index of the section a kind belongs to.
+struct Block {
+    key: String,
+    start: usize,
+    end: usize,
+    parent: Option<usize>,
+}
+
+impl Listing {
+    /// Starts a section keyed `key`, ending the one before.
+    fn section(&mut self, key: &str) {
+        self.end_blocks();
+        self.blocks.push(Block {
+            key: key.to_string(),
+            start: self.text.len(),
+            end: usize::MAX,
+            parent: None,
+        });
+    }
+
+    /// Starts a kind `name` within the current section (ending the kind before).
+    fn kind(&mut self, name: &str) {
+        let parent = self.blocks.iter().rposition(|b| b.parent.is_none());
+        if let Some(last) = self.blocks.last_mut().filter(|b| b.parent.is_some()) {
+            last.end = self.text.len();
+        }
+        let key = parent.map_or(name.to_string(), |p| {
+            format!("{}.{name}", self.blocks[p].key)
+        });
+        self.blocks.push(Block {
+            key,
+            start: self.text.len(),
+            end: usize::MAX,
+            parent,
+        });
+    }
+
+    fn end_blocks(&mut self) {
+        let n = self.text.len();
+        for b in self.blocks.iter_mut().filter(|b| b.end == usize::MAX) {
+            b.end = n;
+        }
+    }
+
+    /// The section keys `fabricsim list SECTION` takes at the top level, in order, each
+    /// once.
+    pub fn sections(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for b in self.blocks.iter().filter(|b| b.parent.is_none()) {
+            let top = b.key.split('.').next().unwrap_or(&b.key);
+            if !out.contains(&top) {
+                out.push(top);
+            }
+        }
+        out
+    }
+
+    /// The text of the sections at or under `filter` (`fabric` takes `fabric.pfc`; the
+    /// brackets of a heading are ignored: `[fabric.pfc]`, `[[workload]]`); a kind of a
+    /// section comes with its section's first line. An error names the sections there
+    /// are when none matches.
+    pub fn filtered(&self, filter: &str) -> Result<String, String> {
+        let f = filter.trim_matches(|c| c == '[' || c == ']').trim();
+        let under = |key: &str| key == f || key.starts_with(&format!("{f}."));
+        let mut out = String::new();
+        let mut taken = vec![false; self.blocks.len()];
+        for (i, b) in self.blocks.iter().enumerate() {
+            if b.parent.is_some_and(|p| taken[p]) {
+                taken[i] = true;
+                continue;
+            }
+            if !under(&b.key) {
+                continue;
+            }
+            taken[i] = true;
+            if let Some(p) = b.parent {
+                let head = &self.text[self.blocks[p].start..self.blocks[p].end];
+                let first = head.trim_start_matches('\n').lines().next().unwrap_or("");
+                out.push('\n');
+                out.push_str(first);
+                out.push('\n');
+            }
+            out.push_str(&self.text[b.start..b.end]);
+        }
+        if out.is_empty() {
+            let keys: Vec<&str> = self.blocks.iter().map(|b| b.key.as_str()).collect();
+            return Err(format!(
+                "fabricsim list: no section `{filter}`{}; sections: {} (or one of their \
+                 kinds, such as `workload.poisson`, `cc.dcqcn`, `topology.fat_tree`)",
+                fabricsim::base::suggest::did_you_mean(f, keys),
+                self.sections().join(", ")
+            ));
+        }
+        Ok(out.trim_start_matches('\n').to_string())
+    }
 }
 
 impl Write for Listing {
@@ -51,7 +156,8 @@ pub fn listing() -> Listing {
         w,
         "Every section of a scenario file, its parameters and their defaults.\n\
          Values are written as in a scenario file; `required` has no default, `unset` is\n\
-         optional (the note says what leaving it out means)."
+         optional (the note says what leaving it out means).\n\
+         `fabricsim list SECTION` shows one section (fabric, fabric.pfc, cc, workload, ...)."
     );
     described::<Scenario>(w, "Scenario top level");
     profiles(w);
@@ -62,6 +168,7 @@ pub fn listing() -> Listing {
     described::<EcnCfg>(w, "[fabric.ecn]");
     described::<LoadBalanceCfg>(w, "[fabric.load_balance]");
     described::<fabricsim::model::routing::ecmp::EcmpHashCfg>(w, "[fabric.load_balance.hash]");
+    w.kind("algorithms");
     let names: Vec<&str> = BALANCERS.iter().map(|e| e.name).collect();
     let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
     for e in BALANCERS {
@@ -93,13 +200,26 @@ pub fn listing() -> Listing {
     described::<VariantCfg>(w, "[[variants]]");
     described::<SweepAxisCfg>(w, "[[sweep]]");
     described::<fabricsim::model::fabric::faults::config::FaultCfg>(w, "[[fault]]");
+    s.end_blocks();
     s
+}
+
+/// A heading's section key: `[fabric.pfc]` -> `fabric.pfc`, `[[workload]]` ->
+/// `workload`, a heading without brackets (`Scenario top level`) -> `top`, one with text
+/// after the brackets -> the brackets' content (`window = { ... } of a collective
+/// [[workload]]` is given its key by the caller).
+fn key_of(heading: &str) -> String {
+    match (heading.find('['), heading.find(']')) {
+        (Some(a), Some(b)) if a < b => heading[a..b].trim_matches('[').to_string(),
+        _ => "top".to_string(),
+    }
 }
 
 /// The fabric profiles and the fields each sets.
 fn profiles(w: &mut Listing) {
     use fabricsim::scenario::profile::PROFILES;
     let names: Vec<String> = PROFILES.iter().map(|p| format!("\"{}\"", p.name)).collect();
+    w.section("profile");
     let _ = writeln!(w, "\nprofile = {}", names.join(" | "));
     for p in PROFILES {
         let _ = writeln!(w, "  profile = \"{}\": {}", p.name, p.about);
@@ -111,6 +231,12 @@ fn profiles(w: &mut Listing) {
 
 /// A section that describes itself.
 fn described<T: Described>(w: &mut Listing, heading: &str) {
+    let key = if heading.starts_with("window = ") {
+        "workload.window".to_string()
+    } else {
+        key_of(heading)
+    };
+    w.section(&key);
     let _ = writeln!(w, "\n{heading}  {}", T::ABOUT);
     w.heading = heading.to_string();
     rows(w, "  ", &T::params());
@@ -119,8 +245,10 @@ fn described<T: Described>(w: &mut Listing, heading: &str) {
 /// A section tagged by `kind`: each kind with its parameters.
 fn kinds(w: &mut Listing, heading: &str, kinds: &[KindEntry]) {
     let names: Vec<String> = kinds.iter().map(|k| format!("\"{}\"", k.name)).collect();
+    w.section(&key_of(heading));
     let _ = writeln!(w, "\n{heading}  kind = {}", names.join(" | "));
     for k in kinds {
+        w.kind(k.name);
         let _ = writeln!(w, "  kind = \"{}\": {}", k.name, k.about);
         w.heading = format!("{heading} kind = \"{}\"", k.name);
         rows(w, "    ", &(k.params)());
@@ -130,6 +258,7 @@ fn kinds(w: &mut Listing, heading: &str, kinds: &[KindEntry]) {
 /// Every congestion control with the parameters it resolves to for an example flow.
 fn congestion_controls(w: &mut Listing) {
     let ctx = FlowContext::LISTING;
+    w.section("cc");
     let _ = writeln!(
         w,
         "\n[cc] algorithms, with the values they resolve to for a {} NIC and a {} base RTT",
@@ -155,6 +284,7 @@ fn congestion_controls(w: &mut Listing) {
             BaseRtt::PerFlow => needs.push("the flow's base RTT".to_string()),
             BaseRtt::Longest => needs.push("the longest base RTT of its flows".to_string()),
         }
+        w.kind(e.name);
         let _ = writeln!(w, "  algorithm = \"{}\": {}", e.name, e.about);
         if !needs.is_empty() {
             let _ = writeln!(w, "    reads {}", needs.join("; "));
@@ -220,6 +350,48 @@ mod tests {
         }
         // The listing has dozens of durations, sizes and rates; none was skipped.
         assert!(quantities >= 40, "only {quantities} quantities listed");
+    }
+
+    /// A section filter keeps its sections and only them: each parameter row of the
+    /// whole listing under a heading of the section appears in the filtered text, and a
+    /// row of another section does not (its heading's key is not under the filter).
+    #[test]
+    fn a_section_filter_keeps_its_sections_whole_and_nothing_else() {
+        let l = listing();
+        let all = l.text.lines().count();
+        for f in [
+            "fabric",
+            "fabric.pfc",
+            "[fabric.pfc]",
+            "cc",
+            "workload",
+            "record",
+        ] {
+            let t = l.filtered(f).unwrap();
+            let n = t.lines().count();
+            assert!(n > 2 && n < all / 2, "{f}: {n} of {all} lines");
+            let key = f.trim_matches(|c| c == '[' || c == ']');
+            for (heading, p) in &l.rows {
+                let hk = key_of(heading);
+                let under = hk == key || hk.starts_with(&format!("{key}."));
+                if under {
+                    assert!(t.contains(&p.note), "{f}: {heading} {} missing", p.name);
+                }
+            }
+        }
+        // One kind of a section: its own rows under the section's first line.
+        let t = l.filtered("workload.poisson").unwrap();
+        assert!(t.starts_with("[[workload]]  kind = "), "{t}");
+        assert!(t.contains("kind = \"poisson\"") && !t.contains("kind = \"collective\":"));
+        let t = l.filtered("cc.dcqcn").unwrap();
+        assert!(t.contains("algorithm = \"dcqcn\"") && !t.contains("algorithm = \"hpcc\""));
+        // PFC's section is not under `fabric.p` (a prefix of a key is no section).
+        let e = l.filtered("fabric.pf").unwrap_err();
+        assert!(
+            e.contains("`fabric.pfc`") && e.contains("sections: top"),
+            "{e}"
+        );
+        assert!(l.filtered("nothing").is_err());
     }
 
     /// The units are the ones scenario files use: no raw picoseconds, no run of zeros.

@@ -107,7 +107,11 @@ enum Cmd {
         threads_per_run: Option<usize>,
     },
     /// List every model with its parameters and defaults.
-    List,
+    List {
+        /// Only this section and what is under it: `fabric` (every [fabric.*]),
+        /// `fabric.pfc`, `cc`, `cc.dcqcn`, `workload`, `workload.poisson`, `record.pcap`...
+        section: Option<String>,
+    },
     /// Rerun the scenarios behind results documents (docs/results/) and regenerate
     /// their tables, claims and the claims page (docs/results/README.md).
     Reproduce {
@@ -238,10 +242,19 @@ fn main() -> ExitCode {
             }),
             Err(e) => e,
         },
-        Cmd::List => {
+        Cmd::List { section: None } => {
             print!("{}", list::text());
             ExitCode::SUCCESS
         }
+        Cmd::List {
+            section: Some(section),
+        } => match list::listing().filtered(&section) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => input_error(e),
+        },
         Cmd::Bench {
             k,
             repeat,
@@ -317,6 +330,18 @@ fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) ->
                     sim.nics.flows.len(),
                     fabricsim::scenario::budget::approx_bytes(sim.memory_estimate)
                 );
+                let e = fabricsim::run::estimate::estimate(&sim);
+                println!(
+                    "{}: variant {}: estimate: {} events ({} packet-hops over {:.1} hops a \
+                     path), {} on one thread at {:.1} M events/s",
+                    file.display(),
+                    p.meta.name,
+                    e.events,
+                    e.packet_hops,
+                    e.hops,
+                    fmt_wall(e.wall_seconds),
+                    fabricsim::run::estimate::EVENTS_PER_SEC / 1e6
+                );
                 if let Some(n) = threads_per_run {
                     let notes = sim.set_threads_per_run(n);
                     let (cables, heaviest) = sim.cut_balance().unwrap_or((0, 1.0));
@@ -341,6 +366,22 @@ fn cmd_check(file: PathBuf, set: Vec<String>, threads_per_run: Option<usize>) ->
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Wall seconds as `check` prints them: `under 0.1 s`, `about 0.4 s`, `about 12 s`,
+/// `about 3.5 min`, `about 2.1 h`.
+fn fmt_wall(s: f64) -> String {
+    if s < 0.05 {
+        "under 0.1 s".to_string()
+    } else if s < 10.0 {
+        format!("about {s:.1} s")
+    } else if s < 120.0 {
+        format!("about {s:.0} s")
+    } else if s < 7200.0 {
+        format!("about {:.1} min", s / 60.0)
+    } else {
+        format!("about {:.1} h", s / 3600.0)
+    }
 }
 
 fn cmd_run(
@@ -426,6 +467,7 @@ fn cmd_run(
         stop: Some(&signals.stop),
         stopped_by: Some(&stopped_by),
     };
+    let started = Instant::now();
     let sweep = match runner::run_sweep(&loaded, &opts, ctl, &report) {
         Ok(r) => r,
         Err(RunError::Input(e)) => return input_error(e),
@@ -498,15 +540,44 @@ fn cmd_run(
             broken = true;
             eprintln!("{}: invariant violated: {v}", r.variant);
         }
-        let s = &r.summary;
-        eprintln!(
-            "{}: {} events, {} packet-hops in {:.2} s wall ({:.2} M packet-hops/s)",
-            r.variant,
-            s.events,
-            s.packet_hops,
-            s.wall_seconds,
-            s.packet_hops_per_sec / 1e6
-        );
+        if let Some(c) = r.summary.capture.filter(|c| c.frames_not_kept > 0) {
+            eprintln!(
+                "{}: warning: {} holds the first {} frames; {} more the captured ports sent \
+                 were not kept (raise record.pcap.limit, or narrow record.pcap.from/to)",
+                r.variant,
+                fabricsim::model::capture::FILE,
+                c.frames,
+                c.frames_not_kept
+            );
+        }
+    }
+    // One speed line: the run's, or the sweep's (its events together over its wall
+    // time, the runs side by side).
+    let (events, hops) = sweep.runs.iter().fold((0u64, 0u64), |(e, h), r| {
+        (e + r.summary.events, h + r.summary.packet_hops)
+    });
+    match sweep.runs.as_slice() {
+        [] => {}
+        [r] => {
+            let s = &r.summary;
+            eprintln!(
+                "{}: {} events, {} packet-hops in {:.2} s wall ({:.2} M packet-hops/s)",
+                r.variant,
+                s.events,
+                s.packet_hops,
+                s.wall_seconds,
+                s.packet_hops_per_sec / 1e6
+            );
+        }
+        runs => {
+            let wall = started.elapsed().as_secs_f64();
+            eprintln!(
+                "{} runs: {events} events, {hops} packet-hops in {wall:.2} s wall \
+                 ({:.2} M packet-hops/s)",
+                runs.len(),
+                hops as f64 / wall.max(1e-9) / 1e6
+            );
+        }
     }
     if let Some(o) = &opts.out {
         eprintln!("results in {}", o.display());

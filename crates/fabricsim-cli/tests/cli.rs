@@ -39,10 +39,17 @@ fn quickstart_runs_and_writes_every_table() {
         String::from_utf8_lossy(&o.stderr)
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
+    // The table: the run, every flow done (no outcome column when all completed).
     assert!(
-        stdout.contains("completed") && stdout.contains("FCT p99"),
+        stdout.contains("FCT p50/p99")
+            && stdout.lines().nth(1).is_some_and(|l| {
+                l.starts_with("quickstart ") && l.contains(" 27/27 ") && !l.contains("completed")
+            }),
         "{stdout}"
     );
+    // One speed line.
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(stderr.matches("packet-hops/s").count(), 1, "{stderr}");
     let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
     assert!(flows.starts_with(
         "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,\

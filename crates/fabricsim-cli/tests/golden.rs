@@ -8,6 +8,11 @@
 //! ```sh
 //! FABRICSIM_BLESS=1 cargo test --release -p fabricsim-cli --test golden
 //! ```
+//!
+//! The same runs check `fabricsim check`'s estimate of events
+//! (`fabricsim::run::estimate`): within 2x of the events each run's `summary.json`
+//! counts, for every run that does not stall (a stalled run, pfc-deadlock's point, ends
+//! before its bytes are delivered).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -82,14 +87,75 @@ fn run_case(scenario: &str, sets: &[&str], out: &Path) {
     );
 }
 
+/// `fabricsim check`'s estimate of events per run of `scenario` with `sets`.
+fn estimated_events(scenario: &str, sets: &[&str]) -> BTreeMap<String, u64> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fabricsim"));
+    cmd.arg("check")
+        .arg(root().join("scenarios").join(scenario));
+    for s in sets {
+        cmd.args(["--set", s]);
+    }
+    let o = cmd.output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{scenario}: check");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let Some((head, tail)) = line.split_once(": estimate: ") else {
+            continue;
+        };
+        let name = head.rsplit_once(": variant ").unwrap().1;
+        let events = tail.split_whitespace().next().unwrap().parse().unwrap();
+        out.insert(name.to_string(), events);
+    }
+    assert!(!out.is_empty(), "{scenario}: no estimate in\n{text}");
+    out
+}
+
+/// (run name, outcome, events) of every run under `out`, from its `summary.json`.
+fn counted_events(out: &Path) -> Vec<(String, String, u64)> {
+    let mut runs = Vec::new();
+    let mut stack = vec![out.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().unwrap() == "summary.json" {
+                let v: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+                runs.push((
+                    v["run"]["name"].as_str().unwrap().to_string(),
+                    v["run"]["outcome"].as_str().unwrap().to_string(),
+                    v["speed"]["events"].as_u64().unwrap(),
+                ));
+            }
+        }
+    }
+    runs
+}
+
 #[test]
 fn every_scenario_matches_its_golden_tables() {
     let bless = std::env::var_os("FABRICSIM_BLESS").is_some();
     let tmp = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
+    let mut off = Vec::new();
     for (case, scenario, sets) in CASES {
         let out = tmp.path().join(case);
         run_case(scenario, sets, &out);
+        let estimates = estimated_events(scenario, sets);
+        let runs = counted_events(&out);
+        assert_eq!(runs.len(), estimates.len(), "{case}: runs and estimates");
+        for (name, outcome, events) in runs {
+            let est = estimates[&name];
+            let ratio = est.max(1) as f64 / events.max(1) as f64;
+            eprintln!("{case}/{name}: {outcome}, {events} events, estimate {est} ({ratio:.2}x)");
+            if outcome != "stalled" && !(0.5..=2.0).contains(&ratio) {
+                off.push(format!(
+                    "{case}/{name}: estimated {est} events, counted {events} ({ratio:.2}x)"
+                ));
+            }
+        }
         let got = tables(&out);
         assert!(!got.is_empty(), "{case}: no tables written");
         let gdir = golden_dir().join(case);
@@ -139,5 +205,10 @@ fn every_scenario_matches_its_golden_tables() {
         failures.is_empty(),
         "golden outputs changed (regenerate only for a reviewed change of results):\n{}",
         failures.join("\n")
+    );
+    assert!(
+        off.is_empty(),
+        "check's estimate of events is off by more than 2x:\n{}",
+        off.join("\n")
     );
 }

@@ -708,6 +708,7 @@ fn a_run_writes_the_registered_tables_the_resolved_scenario_and_a_sectioned_summ
     assert_eq!(
         sorted,
         [
+            "capture",
             "collectives",
             "convergence",
             "fabric",

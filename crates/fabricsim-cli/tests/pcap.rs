@@ -25,9 +25,14 @@ fn root() -> PathBuf {
 
 /// Runs incast-pfc with `sets` into `out` and returns the exit code.
 fn run(out: &Path, sets: &[&str]) -> i32 {
+    run_file(&root().join("scenarios/incast-pfc.toml"), out, sets).0
+}
+
+/// Runs `file` with `sets` into `out` and returns the exit code and stderr.
+fn run_file(file: &Path, out: &Path, sets: &[&str]) -> (i32, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fabricsim"));
     cmd.arg("run")
-        .arg(root().join("scenarios/incast-pfc.toml"))
+        .arg(file)
         .arg("--out")
         .arg(out)
         .args(["--quiet", "--threads", "2"]);
@@ -40,7 +45,40 @@ fn run(out: &Path, sets: &[&str]) -> i32 {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    o.status.code().unwrap()
+    (
+        o.status.code().unwrap(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// `summary.json`'s `capture` section of the run in `dir`: (frames, frames_not_kept,
+/// limit).
+fn capture_stats(dir: &Path) -> (u64, u64, u64) {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let c = &v["capture"];
+    let n = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("capture.{k}: {c}"));
+    (n("frames"), n("frames_not_kept"), n("limit"))
+}
+
+/// tshark's expert items of severity error (malformed frames among them) in `file`,
+/// one line each, read with `extra` arguments first.
+fn expert_errors(tshark: &str, file: &Path, extra: &[&str]) -> Vec<String> {
+    let o = Command::new(tshark)
+        .args(extra)
+        .arg("-r")
+        .arg(file)
+        .args(["-q", "-z", "expert,error"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    // The report lists each group under a heading "Errors (N)"; nothing when none.
+    text.lines()
+        .skip_while(|l| !l.starts_with("Errors"))
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('='))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Smaller messages (a run of a second or two) that still fill the buffers: PFC and CNPs
@@ -280,7 +318,8 @@ fn a_capture_is_byte_identical_across_runs() {
 fn the_limit_and_the_window_are_honoured() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("lim");
-    run(
+    let (_, err) = run_file(
+        &root().join("scenarios/incast-pfc.toml"),
         &out,
         &[
             SMALL,
@@ -293,6 +332,12 @@ fn the_limit_and_the_window_are_honoured() {
     );
     let tshark = tshark();
     for v in VARIANTS {
+        assert!(
+            err.contains(&format!(
+                "{v}: warning: capture.pcapng holds the first 50 frames"
+            )),
+            "{v}: no warning on stderr:\n{err}"
+        );
         let dir = out.join(v);
         let ports = ports_csv(&dir);
         let sent = ports[&("host16".to_string(), 0)].0 + ports[&("leaf1".to_string(), 0)].0;
@@ -303,6 +348,11 @@ fn the_limit_and_the_window_are_honoured() {
         let file = dir.join("capture.pcapng");
         let cap = pcapng::read(&std::fs::read(&file).unwrap()).unwrap();
         assert_eq!(cap.frames.len(), 50, "{v}");
+        // summary.json says the limit dropped frames: as many as the ports sent in the
+        // window beyond the 50 kept (at least one, since they sent more in all).
+        let (frames, not_kept, limit) = capture_stats(&dir);
+        assert_eq!((frames, limit), (50, 50), "{v}");
+        assert!(not_kept > 0 && frames + not_kept <= sent, "{v}: {not_kept}");
         // Headers only: data frames are cut after their transport headers.
         let data: Vec<_> = cap.frames.iter().filter(|f| f.orig_len > 1000).collect();
         assert!(!data.is_empty(), "{v}");
@@ -331,4 +381,213 @@ fn the_limit_and_the_window_are_honoured() {
     let cap = pcapng::read(&std::fs::read(late.join("lossy/capture.pcapng")).unwrap()).unwrap();
     assert_eq!(cap.interfaces.len(), 2);
     assert!(cap.frames.is_empty());
+    assert_eq!(capture_stats(&late.join("lossy")), (0, 0, 20_000));
+}
+
+/// Headers only (the default): every data frame is cut short of its payload, yet tshark
+/// finds no malformed frame and no expert error, and the IPv4 and UDP lengths it reads
+/// are those of the bytes captured while the frame's length is the wire's; the same
+/// with RDMA WRITE frames (a RETH on the first). Without a limit reached, summary.json
+/// says no frame was left out.
+#[test]
+fn a_headers_only_capture_decodes_without_malformed_frames() {
+    let d = tempfile::tempdir().unwrap();
+    for verb in ["send", "write"] {
+        let out = d.path().join(verb);
+        let verb_set = format!("record.pcap.verb=\"{verb}\"");
+        let (code, err) = run_file(
+            &root().join("scenarios/incast-pfc.toml"),
+            &out,
+            &[
+                SMALL,
+                "record.pcap.ports=[\"host16\", \"leaf1:0\", \"leaf0:0\"]",
+                "record.pcap.payload=false",
+                &verb_set,
+            ],
+        );
+        assert_eq!(code, 0);
+        assert!(!err.contains("warning"), "{err}");
+        // A sweep's one speed line, for its three runs together.
+        assert_eq!(err.matches("packet-hops/s").count(), 1, "{err}");
+        assert!(err.contains("3 runs: "), "{err}");
+        let tshark = tshark();
+        for v in VARIANTS {
+            let dir = out.join(v);
+            let file = dir.join("capture.pcapng");
+            let cap = pcapng::read(&std::fs::read(&file).unwrap()).unwrap();
+            assert_eq!(capture_stats(&dir), (cap.frames.len() as u64, 0, 20_000));
+            let data: Vec<_> = cap.frames.iter().filter(|f| f.orig_len > 1000).collect();
+            assert!(!data.is_empty(), "{verb} {v}");
+            for f in &data {
+                // What the headers say is what the file holds: IPv4's total length
+                // ends where the captured bytes end (no Ethernet padding: 74 bytes or
+                // more), UDP's inside it.
+                let ip = Ipv4Repr::parse(&f.data[EthernetRepr::LEN..]).unwrap();
+                let ip_len = Ipv4Repr::LEN + ip.payload_len as usize;
+                assert_eq!(EthernetRepr::LEN + ip_len, f.data.len(), "{verb} {v}");
+                let udp = UdpRepr::parse(&f.data[EthernetRepr::LEN + Ipv4Repr::LEN..]).unwrap();
+                assert_eq!(
+                    UdpRepr::LEN + udp.payload_len as usize,
+                    ip.payload_len as usize
+                );
+                assert!(f.data.len() < 100 && (f.orig_len as usize) > f.data.len() + 900);
+            }
+            let Some(t) = tshark else { continue };
+            let errors = expert_errors(t, &file, &[]);
+            assert!(errors.is_empty(), "{verb} {v}: {errors:#?}");
+            assert_eq!(tshark_count(t, &file, "_ws.malformed"), 0, "{verb} {v}");
+            assert_eq!(
+                tshark_count(t, &file, "infiniband.bth.opcode <= 10"),
+                data.len()
+            );
+            // tshark's own lengths: the frame's is the wire's, the capture's the bytes.
+            let o = Command::new(t)
+                .arg("-r")
+                .arg(&file)
+                .args(["-Y", "infiniband.bth.opcode <= 10", "-T", "fields"])
+                .args(["-e", "frame.len", "-e", "frame.cap_len", "-e", "ip.len"])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&o.stdout);
+            let rows: Vec<Vec<usize>> = text
+                .lines()
+                .map(|l| l.split('\t').map(|x| x.parse().unwrap()).collect())
+                .collect();
+            assert_eq!(rows.len(), data.len());
+            for (r, f) in rows.iter().zip(&data) {
+                assert_eq!(r[0], f.orig_len as usize);
+                assert_eq!(r[1], f.data.len());
+                assert_eq!(r[2] + EthernetRepr::LEN, r[1]);
+            }
+        }
+    }
+}
+
+/// A GSE run (PKTC containers between GSPs, DGSQ REQUESTs and GRANTs): tshark decodes
+/// its capture through the repository's Lua dissector, `scripts/wireshark/gse.lua`,
+/// with every GSE field, the same count of each message type and the same container
+/// numbers as the file parsed with `fabricsim::base::wire::gse`, and hands what follows
+/// a PKTC tag to the IPv4 and InfiniBand dissectors, with no expert error.
+#[test]
+fn a_gse_capture_decodes_through_the_lua_dissector() {
+    use fabricsim::base::wire::gse::GseRepr;
+    let d = tempfile::tempdir().unwrap();
+    let scenario = d.path().join("gse.toml");
+    std::fs::write(
+        &scenario,
+        r#"
+name = "gse-capture"
+max_time = "10ms"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+servers_per_leaf = 2
+host_rate = "100Gbps"
+uplink_rate = "100Gbps"
+[fabric.load_balance]
+algorithm = "pktc"
+[fabric.gse]
+scheduling = "dgsq"
+[fabric.pfc]
+scope = "edge"
+[cc]
+algorithm = "none"
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 2, size = "256KB" }, { src = 1, dst = 3, size = "256KB" }]
+[record.pcap]
+ports = ["leaf0:2", "leaf0:3", "leaf1:2", "leaf1:3", "host0"]
+"#,
+    )
+    .unwrap();
+    let out = d.path().join("out");
+    assert_eq!(run_file(&scenario, &out, &[]).0, 0);
+    let file = out.join("capture.pcapng");
+    let cap = pcapng::read(&std::fs::read(&file).unwrap()).unwrap();
+    // The file's GSE messages, parsed here: type -> count, and the containers.
+    let mut types = BTreeMap::new();
+    let mut containers = std::collections::BTreeSet::new();
+    let mut roce = 0;
+    for f in &cap.frames {
+        let eth = EthernetRepr::parse(&f.data).unwrap();
+        match eth.ethertype {
+            ethernet::ETHERTYPE_GSE => {
+                let g = GseRepr::parse(&f.data[EthernetRepr::LEN..]).unwrap();
+                let t = match g {
+                    GseRepr::Request { .. } => 1,
+                    GseRepr::Grant { .. } => 2,
+                    GseRepr::Pktc { container, .. } => {
+                        containers.insert(container);
+                        roce += 1;
+                        3
+                    }
+                    GseRepr::Collective { .. } => 4,
+                };
+                *types.entry(t).or_insert(0usize) += 1;
+            }
+            ethernet::ETHERTYPE_IPV4 => roce += 1,
+            _ => {}
+        }
+    }
+    assert!(types.get(&1).is_some_and(|&n| n > 0), "{types:?}");
+    assert!(types.get(&2).is_some_and(|&n| n > 0), "{types:?}");
+    assert!(types.get(&3).is_some_and(|&n| n > 0), "{types:?}");
+    let Some(t) = tshark() else { return };
+    let lua = root().join("scripts/wireshark/gse.lua");
+    let lua_arg = format!("lua_script:{}", lua.display());
+    let x = ["-X", lua_arg.as_str()];
+    let fields = |filter: &str, field: &str| -> Vec<String> {
+        let o = Command::new(t)
+            .args(x)
+            .arg("-r")
+            .arg(&file)
+            .args(["-Y", filter, "-T", "fields", "-e", field])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    for (ty, n) in &types {
+        let got = fields(&format!("gse.type == {ty}"), "gse.type");
+        assert_eq!(got.len(), *n, "GSE type {ty}");
+    }
+    let seen: std::collections::BTreeSet<u32> = fields("gse.type == 3", "gse.container")
+        .iter()
+        .map(|c| c.parse().unwrap())
+        .collect();
+    assert_eq!(seen, containers);
+    assert!(fields("gse.type == 1", "gse.bytes")
+        .iter()
+        .all(|b| b.parse::<u64>().unwrap() > 0));
+    // What a tag carries decodes as RoCEv2.
+    assert_eq!(fields("infiniband", "frame.number").len(), roce);
+    assert_eq!(
+        fields("gse.type == 3 && infiniband", "frame.number").len(),
+        types[&3]
+    );
+    // The verbose tree names the fields.
+    let o = Command::new(t)
+        .args(x)
+        .arg("-r")
+        .arg(&file)
+        .arg("-V")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    for word in [
+        "fabricsim GSE",
+        "DGSQ REQUEST",
+        "DGSQ GRANT",
+        "PKTC container tag",
+        "Container: ",
+        "Next EtherType: 0x0800",
+    ] {
+        assert!(text.contains(word), "tshark -V lacks {word}");
+    }
+    let errors = expert_errors(t, &file, &x);
+    assert!(errors.is_empty(), "{errors:#?}");
 }

@@ -65,7 +65,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("output", &["output"]),
-    ("run", &["run::runner", "run::bench"]),
+    ("run", &["run::runner", "run::bench", "run::estimate"]),
 ];
 
 /// Folders at the crate root that group modules (a layer's modules live inside).

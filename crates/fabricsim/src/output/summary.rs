@@ -183,6 +183,9 @@ pub struct Summary {
     pub queue_series: Vec<(String, Vec<(f64, f64)>)>,
     /// What faults and bit errors did (runs with `[[fault]]` entries or bit errors).
     pub faults: Option<crate::model::fabric::faults::FaultSummary>,
+    /// What `[record.pcap]` kept in `capture.pcapng` and what its limit left out (runs
+    /// with a capture).
+    pub capture: Option<crate::model::capture::CaptureStats>,
     /// Mean FCT (ns) at the sender (start to the last ACK) of flows whose last ACK came.
     pub sender_fct_mean_ns: f64,
     /// Median sender FCT (ns).
@@ -328,6 +331,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         long_haul: crate::model::fabric::roles::dr::LongHaulStats::of(sim),
         collectives: crate::model::hw_collective::HwSummary::of(sim),
         faults: sim.fabric.faults.as_ref().map(|f| f.summary(sim.ctx.now)),
+        capture: sim.fabric.capture.as_deref().map(|c| c.stats()),
         jct_lower_bound_ns: if sim.nics.jobs.is_empty() {
             f64::NAN
         } else {
@@ -480,28 +484,25 @@ mod tests {
     }
 
     #[test]
-    fn columns_fit_their_content_and_name_their_units() {
-        let long = "a-rather-long-run-name-with-sweep=coordinates-k=16";
-        let t = table(&[row(long, 12_345.0, 0), row("x", f64::NAN, 0)]);
+    fn columns_fit_their_content_and_one_unit_serves_the_table() {
+        let long = "a-rather-long-run-name-without-coordinates";
+        let t = table(&[row(long, 12_346.0, 0), row("x", f64::NAN, 0)]);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 3, "{t}");
-        // No name is cut, and the first column is as wide as the longest one.
-        assert!(lines[1].starts_with(&format!("{long}  completed")), "{t}");
-        assert!(lines[0].starts_with(&format!("{:<w$}  outcome", "run", w = long.len())));
-        // Headers carry the unit the column's figures are in.
-        for h in [
-            "FCT p50 (us)",
-            "FCT p99 (us)",
-            "sim time (ms)",
-            "drops (pkts)",
-        ] {
+        // No name is cut, and the first column is as wide as the longest one; all
+        // completed: no outcome column.
+        assert!(lines[1].starts_with(&format!("{long}  16/16")), "{t}");
+        assert!(lines[0].starts_with(&format!("{:<w$}  flows", "run", w = long.len())));
+        assert!(!t.contains("completed"), "{t}");
+        // One time unit for the whole table, the one in which the smallest figure
+        // (12.346 us) is at least 1: us, although the sim time (5.21 ms) would read
+        // in ms alone.
+        for h in ["FCT p50/p99 (us)", "sim (us)", "drops", "pauses"] {
             assert!(lines[0].contains(h), "{h}: {t}");
         }
-        assert!(
-            lines[1].contains("12.345") && lines[1].contains("37.035"),
-            "{t}"
-        );
-        assert!(lines[1].ends_with("5.210"), "{t}");
+        assert!(!t.contains("(ms)"), "{t}");
+        assert!(lines[1].contains(" 12.35/37.04 "), "{t}");
+        assert!(lines[1].ends_with(" 5210"), "{t}");
         // Every column right-aligned after the names: every line ends at one place.
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{t}");
         // Undefined figures are a dash, not NaN.
@@ -511,29 +512,53 @@ mod tests {
     }
 
     #[test]
-    fn short_names_leave_no_wide_gap() {
-        let t = table(&[row("a", 1_000.0, 0)]);
-        let first = t.lines().nth(1).unwrap();
-        // The run column is as wide as its header `run`, then two spaces.
-        assert!(first.starts_with("a    completed"), "{t}");
+    fn a_sweep_is_named_by_its_variant_and_axes_not_by_long_names() {
+        let mut rows = Vec::new();
+        for (v, size, seed) in [("gse", "1MiB", "1"), ("roce", "16MiB", "2")] {
+            let mut r = row(&format!("{v}-size={size}-replicate={seed}"), 2e6, 0);
+            r.variant_name = v.into();
+            r.params = [("size", size), ("replicate", seed)]
+                .into_iter()
+                .map(|(k, x)| (k.to_string(), x.to_string()))
+                .collect();
+            rows.push(r);
+        }
+        rows[1].outcome = "max_time".into();
+        let t = table(&rows);
+        let lines: Vec<&str> = t.lines().collect();
+        // The axes in the order the names give them, not alphabetical.
+        let words: Vec<&str> = lines[0].split_whitespace().collect();
+        assert_eq!(
+            &words[..4],
+            ["variant", "size", "replicate", "outcome"],
+            "{t}"
+        );
+        assert!(
+            !t.contains("size=") && lines[2].starts_with("roce     16MiB"),
+            "{t}"
+        );
+        // All times in ms (the smallest, 2 ms, is at least 1 ms).
+        assert!(lines[0].contains("FCT p50/p99 (ms)") && lines[0].contains("sim (ms)"));
+        assert!(
+            lines[1].contains(" 2.000/6.000 ") && lines[1].ends_with(" 5.210"),
+            "{t}"
+        );
+        assert!(lines[2].contains("max_time"), "{t}");
     }
 
     #[test]
     fn collective_runs_get_jct_columns() {
         let t = table(&[row("ring", 5_000.0, 4), row("flows", 5_000.0, 0)]);
         let lines: Vec<&str> = t.lines().collect();
-        for h in ["jobs done", "JCT mean (ms)", "JCT max (ms)", "JCT/LB"] {
+        for h in ["jobs", "JCT mean/max (us)", "JCT/LB"] {
             assert!(lines[0].contains(h), "{h}: {t}");
         }
         // 2 ms mean over a 1.6 ms bound: 1.25.
         assert!(
-            lines[1].contains("4/4") && lines[1].contains("2.000"),
+            lines[1].contains("4/4") && lines[1].contains("2000/2500"),
             "{t}"
         );
-        assert!(
-            lines[1].contains("2.500") && lines[1].contains("1.25"),
-            "{t}"
-        );
+        assert!(lines[1].contains("1.25"), "{t}");
         assert!(lines[2].contains("0/0"), "{t}");
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{t}");
     }

@@ -20,6 +20,8 @@ struct SummaryJson<'a> {
     faults: Option<&'a crate::model::fabric::faults::FaultSummary>,
     convergence: Option<&'a crate::analysis::convergence::Convergence>,
     window: Option<&'a crate::analysis::window::Window>,
+    /// `null` unless the run has `[record.pcap]`.
+    capture: Option<&'a crate::model::capture::CaptureStats>,
 }
 
 /// What ran, and how it ended.
@@ -212,6 +214,7 @@ impl<'a> From<&'a Summary> for SummaryJson<'a> {
             faults: s.faults.as_ref(),
             convergence: s.convergence.as_ref(),
             window: s.window.as_ref(),
+            capture: s.capture.as_ref(),
         }
     }
 }
@@ -230,8 +233,8 @@ impl Serialize for Summary {
 /// bit (`float_roundtrip`), and a `null` figure (an undefined value, `NaN`, which JSON
 /// cannot hold) reads as `NaN`. Left empty: the series kept out of the file
 /// (`rate_series`, `queue_series`, `slowdown_cdf`) and the sections no table across runs
-/// reads (`stall`, `livelock`, `long_haul`, `collectives`, `faults`). The error names the
-/// field.
+/// reads (`stall`, `livelock`, `long_haul`, `collectives`, `faults`, `capture`). The error
+/// names the field.
 pub fn from_json(text: &str) -> Result<Summary, String> {
     use serde_json::Value;
     let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
@@ -342,6 +345,7 @@ pub fn from_json(text: &str) -> Result<Summary, String> {
         rate_series: Vec::new(),
         queue_series: Vec::new(),
         faults: None,
+        capture: None,
         sender_fct_mean_ns: f("/flows/sender_fct_mean_ns")?,
         sender_fct_p50_ns: f("/flows/sender_fct_p50_ns")?,
         sender_fct_p99_ns: f("/flows/sender_fct_p99_ns")?,

@@ -264,7 +264,29 @@ impl CaptureLog {
     }
 }
 
+/// What a capture kept and what its `limit` left out, for `summary.json` and the
+/// command line's warning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CaptureStats {
+    /// Frames in `capture.pcapng`.
+    pub frames: u64,
+    /// Frames the captured ports sent within the window beyond `limit`, not in the file
+    /// (0: the file holds every frame of the window).
+    pub frames_not_kept: u64,
+    /// The `limit` the run had.
+    pub limit: u64,
+}
+
 impl Capture {
+    /// What the capture kept and left out.
+    pub fn stats(&self) -> CaptureStats {
+        CaptureStats {
+            frames: self.records().len() as u64,
+            frames_not_kept: self.missed(),
+            limit: self.logs[0].limit as u64,
+        }
+    }
+
     /// Frames on captured ports within the window beyond the limit (not kept).
     pub fn missed(&self) -> u64 {
         let seen: u64 = (self.logs.iter())

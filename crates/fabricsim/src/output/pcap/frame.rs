@@ -3,7 +3,7 @@
 //!
 //! | kind | frame |
 //! |---|---|
-//! | data | Ethernet, IPv4, UDP 4791, BTH (RC SEND or WRITE by position in the flow's message; RETH on a WRITE's first packet), payload not captured |
+//! | data | Ethernet, IPv4, UDP 4791, BTH (RC SEND or WRITE by position in the flow's message; RETH on a WRITE's first packet), payload not captured (headers only: its first 16 bytes, then the ICRC) |
 //! | ACK / NACK | Ethernet, IPv4, UDP 4791, BTH (RC Acknowledge 0x11), AETH (ACK, or NAK "PSN sequence error"), ICRC |
 //! | CNP | Ethernet, IPv4, UDP 4791, BTH (0x81, BECN), 16 reserved bytes, ICRC |
 //! | PFC | MAC control (0x8808) PFC, one priority enabled, padded to 60 bytes |
@@ -20,7 +20,12 @@
 //! it acknowledges, a NAK's: the one expected) mod 2^24; ICRC zero (not computed).
 //! The original length is the simulator's wire bytes (or the frame's own length when
 //! that is larger: RETH bytes, which the simulator does not count). With `payload =
-//! true` data frames are captured whole, their payload and ICRC as zeros.
+//! true` data frames are captured whole, their payload and ICRC as zeros. Headers only
+//! (the default), a data frame is captured as if its payload were cut to its first
+//! [`PAYLOAD_SLICE`] bytes: headers, those bytes, then the ICRC, with the IPv4 total
+//! length and UDP length counting what is captured, so Wireshark decodes it whole (no
+//! "Invalid Packet Length", no malformed frame) while the frame's length (`frame.len`,
+//! the record's original length) is the wire's.
 
 use crate::base::wire::addr;
 use crate::base::wire::bth::{self, opcode, AethRepr, BthRepr, RethRepr, Syndrome};
@@ -33,8 +38,12 @@ use crate::kernel::packet::Payload;
 use crate::model::capture::{Capture, CaptureRecord, Verb};
 use crate::sim::Simulation;
 
-/// Room for the longest captured frame (GSE tag + IPv4 + UDP + BTH + RETH is 86 bytes).
+/// Room for the longest captured frame (GSE tag + IPv4 + UDP + BTH + RETH is 86 bytes,
+/// then a headers-only frame's payload slice and ICRC).
 pub const MAX_FRAME: usize = 128;
+/// Payload bytes a headers-only data frame keeps (zeros): the fewest Wireshark's
+/// RPC-over-RDMA heuristic reads from a SEND payload (its header) without an exception.
+pub const PAYLOAD_SLICE: usize = 16;
 /// The shortest Ethernet frame without FCS: short frames are padded to it.
 pub const MIN_FRAME: usize = 60;
 /// TTL of every IPv4 header (the capture does not model routers decrementing it).
@@ -236,7 +245,22 @@ impl<'a> FrameCtx<'a> {
         let (payload, icrc_captured) = transport(&mut c);
         let transport_len = c.at - l4;
         let after_headers = c.at;
-        let udp_payload = transport_len + payload + bth::ICRC_LEN;
+        // Headers only: the packet is written as if its payload had been cut to its
+        // first [`PAYLOAD_SLICE`] bytes (IPv4 and UDP lengths count what is captured:
+        // headers, that slice, the ICRC), so a reader finds every length it is told of;
+        // the record's original length keeps the frame's wire length. A dissector that
+        // reads lengths off the headers (Wireshark's InfiniBand one takes the payload's
+        // from UDP's) would otherwise look for payload bytes that are not in the file
+        // and call the frame malformed. The slice is not empty because Wireshark's
+        // RPC-over-RDMA heuristic reads a 16-byte header from a SEND's payload (a SEND
+        // Last's own when it cannot reassemble the message) before checking its length.
+        let sliced = payload > 0 && !self.cap.payload;
+        let carried = if sliced {
+            payload.min(PAYLOAD_SLICE)
+        } else {
+            payload
+        };
+        let udp_payload = transport_len + carried + bth::ICRC_LEN;
         EthernetRepr {
             dst: addr::host_mac(dst),
             src: addr::host_mac(src),
@@ -279,6 +303,12 @@ impl<'a> FrameCtx<'a> {
         // follows the payload, both zeros that only `payload = true` writes.
         if icrc_captured {
             Lens::from(after_headers + bth::ICRC_LEN)
+        } else if sliced {
+            Lens {
+                captured: after_headers + carried + bth::ICRC_LEN,
+                zeros: 0,
+                full: after_headers + payload + bth::ICRC_LEN,
+            }
         } else {
             Lens {
                 captured: after_headers,
