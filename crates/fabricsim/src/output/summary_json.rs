@@ -229,7 +229,7 @@ impl Serialize for Summary {
 /// were written as their shortest round-trip text and serde_json reads them back bit for
 /// bit (`float_roundtrip`), and a `null` figure (an undefined value, `NaN`, which JSON
 /// cannot hold) reads as `NaN`. Left empty: the series kept out of the file
-/// (`rate_series`, `queue_series`, `slowdown_cdf`) and the sections no table across runs
+/// (`rate_series`, `queue_series`, `slowdown_cdf`), the host line rate and the sections no table across runs
 /// reads (`stall`, `livelock`, `long_haul`, `collectives`, `faults`). The error names the
 /// field.
 pub fn from_json(text: &str) -> Result<Summary, String> {
@@ -341,6 +341,7 @@ pub fn from_json(text: &str) -> Result<Summary, String> {
         tcd_ue_marks: u("/fabric/tcd_ue_marks")?,
         rate_series: Vec::new(),
         queue_series: Vec::new(),
+        host_rate_gbps: f64::NAN,
         faults: None,
         sender_fct_mean_ns: f("/flows/sender_fct_mean_ns")?,
         sender_fct_p50_ns: f("/flows/sender_fct_p50_ns")?,

@@ -1,12 +1,13 @@
 //! Grouped bar charts on plotters' mesh: the categories are a nested coordinate (each
 //! category a slot, the bars of its group placed inside it), the value axis is linear
 //! from zero, bars are `Rectangle`s, the bound is a black `PathElement` across each bar,
-//! and the legend is plotters' series labels.
+//! reference lines are dashed across the plot, and the legend is plotters' series labels.
 
 use plotters::coord::combinators::{BuildNestedCoord, NestedValue};
 use plotters::prelude::*;
 
 use super::plan::{bar_plan, usable, Panel, Plan};
+use super::refs::draw_refs;
 use super::style::{font, series_color, AXIS_COLOR, BOUND_COLOR, DESC_PX, GRID_COLOR, TICK_PX};
 use super::svg::{draw_legend, draw_no_data, fit, render_svg, Area, DrawResult, Frame, Swatch};
 use super::{ticks, BarChart};
@@ -44,9 +45,10 @@ fn draw_panel(
     ];
     // A legend when bars of several series share the panel, or a bound is drawn.
     let mut legend: Vec<String> = Vec::new();
-    if p.series.len() > 1 || c.bound.is_some() {
+    if p.series.len() > 1 || c.bound.is_some() || !c.refs.is_empty() {
         legend.extend(p.series.iter().map(|&s| c.series[s].0.clone()));
         legend.extend(c.bound.iter().map(|b| b.name.clone()));
+        legend.extend(c.refs.iter().map(|r| r.name.clone()));
     }
     let frame = Frame::new(
         root, size, &p.title, &c.x_label, &c.y_label, &y_ticks, &legend,
@@ -141,6 +143,8 @@ fn draw_panel(
         chart.draw_series(marks)?;
         entries.push(Swatch::Line(BOUND_COLOR));
     }
+    let ends = (at(0, 0.0), at(slots - 1, 1.0));
+    entries.extend(draw_refs(&mut chart, ends, &c.refs, false)?);
     if let Some(area) = legend_area {
         let named: Vec<(String, Swatch)> = frame.legend.iter().cloned().zip(entries).collect();
         draw_legend(&area, &named)?;
