@@ -323,18 +323,35 @@ pub fn report_sections(
                 // No sweep: one bar per variant, not one category "run".
                 let first =
                     |f| -> Vec<Option<f64>> { per_point(f).into_iter().map(|v| v[0]).collect() };
+                // Names too long to share the axis are numbered, the note says which is
+                // which.
+                let long = vars.iter().map(|v| v.chars().count()).sum::<usize>() > 80;
+                let (x_label, categories, key) = if long {
+                    let key: Vec<String> = vars
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| format!("{} = {v}", i + 1))
+                        .collect();
+                    (
+                        "variant (numbered in the note)".to_string(),
+                        (1..=vars.len()).map(|i| i.to_string()).collect(),
+                        format!(" Variants: {}.", key.join(", ")),
+                    )
+                } else {
+                    ("variant".to_string(), vars.clone(), String::new())
+                };
                 charts.push(Section::Bar(BarChart {
                     title: m.label.to_string(),
-                    x_label: "variant".into(),
+                    x_label,
                     y_label: m.label.to_string(),
-                    categories: vars.clone(),
+                    categories,
                     series: vec![(m.label.to_string(), first(m.value))],
                     bound: m.bound.map(|b| Bound {
                         name: JCT_BOUND.into(),
                         values: vec![first(b)],
                     }),
                     refs: m.refs.clone(),
-                    note: m.note.clone(),
+                    note: format!("{}{key}", m.note),
                 }));
                 continue;
             }
@@ -598,16 +615,23 @@ pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
         }));
     }
     // Each run's series, named "<run>: <series>", in one chart; with more series than a
-    // panel holds, one panel per run.
+    // panel holds, one panel per run, named by the run (the series by their own name).
     let overlay = |title: &str, y_label: &str, pick: fn(&Summary) -> &[Series], note: &str| {
+        let total: usize = rows.iter().map(|r| pick(r).len()).sum();
+        let per_run = total > crate::base::charts::MAX_SERIES_PER_PANEL;
         let mut c = LineChart::over_time(
             title,
             y_label,
             rows.iter()
                 .flat_map(|r| {
-                    pick(r)
-                        .iter()
-                        .map(move |(name, pts)| (format!("{}: {name}", run_label(r)), pts.clone()))
+                    pick(r).iter().map(move |(name, pts)| {
+                        let name = if per_run {
+                            name.clone()
+                        } else {
+                            format!("{}: {name}", run_label(r))
+                        };
+                        (name, pts.clone())
+                    })
                 })
                 .collect(),
         );
@@ -652,8 +676,8 @@ pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
     out
 }
 
-/// The line rate of a host port as a reference for goodput, when no run's goodput
-/// exceeds it (the runs' traffic meets at one host link, as in an incast); else none,
+/// The line rate of a host port as a reference for goodput, when some run has a goodput
+/// and none exceeds it (the runs' traffic meets at one host link, as in an incast); else none,
 /// as a fabric-wide goodput is not bounded by one link.
 fn one_link_goodput(rows: &[Summary]) -> Vec<RefLine> {
     let line = rows
@@ -662,7 +686,8 @@ fn one_link_goodput(rows: &[Summary]) -> Vec<RefLine> {
         .filter(|g| g.is_finite())
         .fold(f64::NAN, f64::max);
     let under = rows.iter().all(|r| !(r.goodput_gbps > line));
-    if line.is_finite() && under {
+    let any = rows.iter().any(|r| r.goodput_gbps.is_finite());
+    if line.is_finite() && under && any {
         vec![RefLine {
             name: format!("a host's line rate ({line} Gbps)"),
             y: line,

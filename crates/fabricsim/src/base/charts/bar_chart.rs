@@ -16,14 +16,16 @@ use super::{ticks, BarChart};
 /// has at most [`super::MAX_SERIES_PER_PANEL`] series, else one per series.
 pub fn bar_chart_panels(c: &BarChart) -> Vec<String> {
     let plan = bar_plan(c);
-    let size = super::panel_size(plan.panels.len());
-    plan.panels
-        .iter()
-        .map(|p| {
-            let label = super::panel_label(&c.title, &p.title);
-            render_svg(size, &label, |root| draw_panel(root, size, c, &plan, p))
-        })
-        .collect()
+    let draw = |size: (u32, u32)| -> Vec<String> {
+        plan.panels
+            .iter()
+            .map(|p| {
+                let label = super::panel_label(&c.title, &p.title);
+                render_svg(size, &label, |root| draw_panel(root, size, c, &plan, p))
+            })
+            .collect()
+    };
+    super::uncut(plan.panels.len(), false, draw)
 }
 
 fn draw_panel(
@@ -69,12 +71,25 @@ fn draw_panel(
         (plot_w / min_label).max(1) as usize
     };
     let label_w = (plot_w / labels as u32).saturating_sub(6);
+    let width = |t: &str| {
+        root.estimate_text_size(t, &font(TICK_PX))
+            .map_or(0, |(w, _)| w)
+    };
+    let widest = c.categories.iter().map(|n| width(n)).max().unwrap_or(0);
+    // Names wider than their slot are written smaller (down to 7 px) rather than cut;
+    // only what does not fit at 7 px is shortened.
+    let tick_px = if widest > label_w && labels == slots && widest > 0 {
+        (TICK_PX * label_w as f64 / widest as f64).clamp(7.0, TICK_PX)
+    } else {
+        TICK_PX
+    };
     let names: Vec<String> = (0..slots)
         .map(|i| {
             let name = c.categories.get(i).map_or("", String::as_str);
-            fit(root, name, &font(TICK_PX), label_w)
+            fit(root, name, &font(tick_px), label_w)
         })
         .collect();
+    let tick_style = font(tick_px);
 
     let x = (0..slots as i32 - 1).nested_coord(|_| 0.0..1.0);
     let (plot, legend_area) = frame.split(root)?;
@@ -94,6 +109,7 @@ fn draw_panel(
         .x_label_formatter(&xfmt)
         .y_label_formatter(&yfmt)
         .label_style(font(TICK_PX))
+        .x_label_style(tick_style)
         .axis_desc_style(font(DESC_PX))
         .x_desc(frame.x_desc.clone())
         .y_desc(frame.y_desc.clone())

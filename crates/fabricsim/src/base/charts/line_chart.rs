@@ -21,29 +21,28 @@ use super::{ticks, LineChart, CHART_SIZE};
 /// [`LineChart::groups`] sharing their axis ranges.
 pub fn line_chart_panels(c: &LineChart) -> Vec<String> {
     let plan = line_plan(c);
-    let size = match plan.panels.len() {
-        n if n > 1 && c.full_width => super::WIDE_PANEL_SIZE,
-        n => super::panel_size(n),
-    };
-    plan.panels
-        .iter()
-        .map(|p| {
-            let label = super::panel_label(&c.title, &p.title);
-            render_svg(size, &label, |root| {
-                let x = plan.x.clone();
-                let lin = |r: Range<f64>| RangedCoordf64::from(r);
-                let log = |r: Range<f64>| LogCoord::from(r.log_scale());
-                let ticks: Vec<f64> = c.x_ticks.iter().map(|t| t.0).collect();
-                match (c.log_x, ticks.is_empty()) {
-                    (false, _) => draw_with(root, size, c, &plan, p, lin(x)),
-                    (true, true) => draw_with(root, size, c, &plan, p, log(x)),
-                    (true, false) => {
-                        draw_with(root, size, c, &plan, p, log(x).with_key_points(ticks))
+    let draw = |size: (u32, u32)| -> Vec<String> {
+        plan.panels
+            .iter()
+            .map(|p| {
+                let label = super::panel_label(&c.title, &p.title);
+                render_svg(size, &label, |root| {
+                    let x = plan.x.clone();
+                    let lin = |r: Range<f64>| RangedCoordf64::from(r);
+                    let log = |r: Range<f64>| LogCoord::from(r.log_scale());
+                    let ticks: Vec<f64> = c.x_ticks.iter().map(|t| t.0).collect();
+                    match (c.log_x, ticks.is_empty()) {
+                        (false, _) => draw_with(root, size, c, &plan, p, lin(x)),
+                        (true, true) => draw_with(root, size, c, &plan, p, log(x)),
+                        (true, false) => {
+                            draw_with(root, size, c, &plan, p, log(x).with_key_points(ticks))
+                        }
                     }
-                }
+                })
             })
-        })
-        .collect()
+            .collect()
+    };
+    super::uncut(plan.panels.len(), c.full_width, draw)
 }
 
 /// Draws a panel on x coordinate `x`, with y linear or logarithmic.

@@ -226,6 +226,21 @@ fn panel_size(panels: usize) -> (u32, u32) {
     }
 }
 
+/// Draws a chart's `panels` with `draw(size)`: small multiples two to a row, unless
+/// `full_width` or a label would be shortened in them (a legend name, an axis
+/// description, a category), in which case at the page's full width, one under the
+/// other, where labels have twice the room.
+fn uncut(panels: usize, full_width: bool, draw: impl Fn((u32, u32)) -> Vec<String>) -> Vec<String> {
+    if panels > 1 && full_width {
+        return draw(WIDE_PANEL_SIZE);
+    }
+    let out = draw(panel_size(panels));
+    if panels > 1 && out.iter().any(|svg| svg.contains('…')) {
+        return draw(WIDE_PANEL_SIZE);
+    }
+    out
+}
+
 /// A panel's label: the chart's title, then the panel's own when it has one.
 fn panel_label(chart: &str, panel: &str) -> String {
     if panel.is_empty() {
