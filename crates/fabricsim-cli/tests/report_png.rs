@@ -271,7 +271,6 @@ fn results_open_the_reports() {
     let html = std::fs::read_to_string(ws.join("report.html")).unwrap();
     check_structure(&ws.join("report.html"));
     let head = first_figure(&html);
-    let html = html.replace('\n', "");
     assert!(head.contains("Headline: Slowdown p99 per flow size, every variant"));
     let panels: Vec<&str> = head.split("<svg").skip(1).collect();
     assert_eq!(panels.len(), 2, "a panel per load");

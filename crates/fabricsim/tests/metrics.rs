@@ -350,14 +350,20 @@ fn the_cdf_overlay_is_skipped_above_twelve_runs() {
             .collect()
     };
     let bars = |secs: &[Section]| secs.iter().filter(|s| matches!(s, Section::Bar(_))).count();
-    let twelve = fabricsim::output::sweep_report::slowdown_sections(&runs(12), true);
-    assert_eq!(lines(&twelve), [12]);
-    assert_eq!(bars(&twelve), 2);
-    let thirteen = fabricsim::output::sweep_report::slowdown_sections(&runs(13), true);
-    assert!(lines(&thirteen).is_empty());
-    assert_eq!(bars(&thirteen), 2);
+    use fabricsim::output::sweep_report::slowdown_sections;
+    // More runs than a panel holds: no per-run bars; the p50 per size as a line per
+    // variant (one here, the runs its replicates), then the CDF overlay up to twelve.
+    let twelve = slowdown_sections(&runs(12), &[], true);
+    assert_eq!(lines(&twelve), [1, 12]);
+    assert_eq!(bars(&twelve), 0);
+    let thirteen = slowdown_sections(&runs(13), &[], true);
+    assert_eq!(lines(&thirteen), [1]);
+    assert_eq!(bars(&thirteen), 0);
+    // Runs that fit a panel: the p50 and p99 bars and the CDF overlay.
+    let three = slowdown_sections(&runs(3), &[], true);
+    assert_eq!((lines(&three), bars(&three)), (vec![3], 2));
     // Without charts (collective jobs): the table only.
-    let table_only = fabricsim::output::sweep_report::slowdown_sections(&runs(3), false);
+    let table_only = slowdown_sections(&runs(3), &[], false);
     assert!(table_only
         .iter()
         .all(|s| !matches!(s, Section::Bar(_) | Section::Line(_))));

@@ -459,6 +459,16 @@ impl LongHaulStats {
     }
 }
 
+/// The fastest line rate of a port on a host (Gbps; NaN without hosts).
+pub fn host_rate_gbps(sim: &Simulation) -> f64 {
+    sim.fabric
+        .ports
+        .iter()
+        .filter(|p| !sim.is_switch(p.node))
+        .map(|p| p.rate.0 as f64 / 1e9)
+        .fold(f64::NAN, f64::max)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,14 +551,4 @@ mod tests {
         assert!(lines[2].contains("0/0"), "{t}");
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{t}");
     }
-}
-
-/// The fastest line rate of a port on a host (Gbps; NaN without hosts).
-pub fn host_rate_gbps(sim: &Simulation) -> f64 {
-    sim.fabric
-        .ports
-        .iter()
-        .filter(|p| !sim.is_switch(p.node))
-        .map(|p| p.rate.0 as f64 / 1e9)
-        .fold(f64::NAN, f64::max)
 }

@@ -685,7 +685,10 @@ fn one_link_goodput(rows: &[Summary]) -> Vec<RefLine> {
         .map(|r| r.host_rate_gbps)
         .filter(|g| g.is_finite())
         .fold(f64::NAN, f64::max);
-    let under = rows.iter().all(|r| !(r.goodput_gbps > line));
+    // A NaN goodput (no finished flow) does not exceed the line.
+    let under = rows
+        .iter()
+        .all(|r| r.goodput_gbps.is_nan() || r.goodput_gbps <= line);
     let any = rows.iter().any(|r| r.goodput_gbps.is_finite());
     if line.is_finite() && under && any {
         vec![RefLine {
