@@ -68,7 +68,7 @@ pub fn x_axis(name: &str, values: &[String]) -> XAxis {
             label: if log {
                 format!("{name} (log scale)")
             } else {
-                name.to_string()
+                format!("{name} (swept values)")
             },
             positions: p,
             log,
@@ -76,7 +76,7 @@ pub fn x_axis(name: &str, values: &[String]) -> XAxis {
         };
     }
     XAxis {
-        label: name.to_string(),
+        label: format!("{name} (swept values)"),
         positions: (0..values.len()).map(|i| i as f64).collect(),
         log: false,
         categories: values.to_vec(),
