@@ -206,9 +206,9 @@ fn the_run_report_is_well_formed_with_one_figure_per_chart() {
     assert!(html.starts_with("<!DOCTYPE html>"));
     check_well_formed(&html).expect("well-formed HTML");
     assert!(!html.contains("<script"));
-    // CDF, slowdown per bucket, rate vs time, queue vs time (each a figure; more than
-    // six flows or ports are drawn as panels, one <svg> each).
-    assert_eq!(html.matches("<figure").count(), 4);
+    // Slowdown per bucket, CDF, rate vs time, queue vs time, PFC pause timeline (each a
+    // figure; more than six flows or ports are drawn as panels, one <svg> each).
+    assert_eq!(html.matches("<figure").count(), 5);
     assert!(html.matches("<svg").count() >= 4);
     assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
     for t in [
@@ -287,13 +287,14 @@ fn variants_get_per_run_reports_and_slowdown_comparison() {
         assert_eq!(rows.len(), 5);
         let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
         check_well_formed(&html).unwrap();
-        assert_eq!(html.matches("<figure").count(), 4, "{v}");
+        assert_eq!(html.matches("<figure").count(), 5, "{v}");
     }
     let html = std::fs::read_to_string(d.path().join("report.html")).unwrap();
     check_well_formed(&html).expect("well-formed HTML");
-    // FCT p99 and goodput (existing), slowdown p50 and p99 per bucket, CDF overlay, and
-    // the overlays of the runs' rates and longest queues (quickstart samples both).
-    assert_eq!(html.matches("<figure").count(), 7);
+    // The headline (slowdown p99 per size, the variants overlaid), FCT p99 and goodput,
+    // slowdown p50 and p99 per bucket, CDF overlay, and the overlays of the runs' rates
+    // and longest queues (quickstart samples both).
+    assert_eq!(html.matches("<figure").count(), 8);
     assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
     for t in [
         "Slowdown p50 per flow size",
@@ -350,14 +351,20 @@ fn the_cdf_overlay_is_skipped_above_twelve_runs() {
             .collect()
     };
     let bars = |secs: &[Section]| secs.iter().filter(|s| matches!(s, Section::Bar(_))).count();
-    let twelve = fabricsim::output::sweep_report::slowdown_sections(&runs(12), true);
-    assert_eq!(lines(&twelve), [12]);
-    assert_eq!(bars(&twelve), 2);
-    let thirteen = fabricsim::output::sweep_report::slowdown_sections(&runs(13), true);
-    assert!(lines(&thirteen).is_empty());
-    assert_eq!(bars(&thirteen), 2);
+    use fabricsim::output::sweep_report::slowdown_sections;
+    // More runs than a panel holds: no per-run bars; the p50 per size as a line per
+    // variant (one here, the runs its replicates), then the CDF overlay up to twelve.
+    let twelve = slowdown_sections(&runs(12), &[], true);
+    assert_eq!(lines(&twelve), [1, 12]);
+    assert_eq!(bars(&twelve), 0);
+    let thirteen = slowdown_sections(&runs(13), &[], true);
+    assert_eq!(lines(&thirteen), [1]);
+    assert_eq!(bars(&thirteen), 0);
+    // Runs that fit a panel: the p50 and p99 bars and the CDF overlay.
+    let three = slowdown_sections(&runs(3), &[], true);
+    assert_eq!((lines(&three), bars(&three)), (vec![3], 2));
     // Without charts (collective jobs): the table only.
-    let table_only = fabricsim::output::sweep_report::slowdown_sections(&runs(3), false);
+    let table_only = slowdown_sections(&runs(3), &[], false);
     assert!(table_only
         .iter()
         .all(|s| !matches!(s, Section::Bar(_) | Section::Line(_))));
@@ -441,12 +448,12 @@ fn every_chart_and_table_of_the_reports_has_units_and_notes() {
             &fabricsim::output::run_report::run_report_sections(&sim, summary),
             &[]
         ),
-        4
+        5
     );
     let rows: Vec<_> = res.iter().map(|r| r.summary.clone()).collect();
     let secs =
         fabricsim::output::sweep_report::report_sections("quickstart", &rows, &[], false, None);
-    assert_eq!(check_report(&secs, &[]), 7);
+    assert_eq!(check_report(&secs, &[]), 8);
 }
 
 #[test]
@@ -475,8 +482,16 @@ fn jct_charts_draw_each_runs_lower_bound_under_its_bars() {
         None,
     );
     assert!(check_report(&secs, &axes) > 0);
-    let jct: Vec<_> = secs
+    // The per-point charts of several points are folded under one line.
+    let unfolded: Vec<&Section> = secs
         .iter()
+        .flat_map(|s| match s {
+            Section::Details(_, inner) => inner.iter().collect(),
+            s => vec![s],
+        })
+        .collect();
+    let jct: Vec<_> = unfolded
+        .into_iter()
         .filter_map(|s| match s {
             Section::Bar(c) if c.y_label.contains("JCT") => Some(c),
             _ => None,

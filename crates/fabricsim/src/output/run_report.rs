@@ -1,5 +1,6 @@
-//! The sections of a run's `report.html`: an overview, the slowdown table and charts, the
-//! busiest switch ports, and the sending rate and queue over time.
+//! The sections of a run's `report.html`: an overview, the result (JCT per job, or the
+//! slowdown per flow size), the slowdown table and CDF, the busiest switch ports, the
+//! sending rate and queue over time, and the PFC pause timeline.
 
 use crate::analysis::metrics::{
     bucket_stats, buckets_chart, buckets_table, cdf_chart, cdf_points, finished_flows,
@@ -11,8 +12,8 @@ use crate::sim::Simulation;
 
 /// Most flows in the rate-vs-time chart.
 pub const MAX_RATE_FLOWS: usize = 16;
-/// Most ports in the queue-vs-time chart.
-pub const MAX_QUEUE_PORTS: usize = 8;
+/// Most ports in the queue-vs-time chart (one panel).
+pub const MAX_QUEUE_PORTS: usize = crate::base::charts::MAX_SERIES_PER_PANEL;
 
 /// Top switch ports by largest queue (then paused time): queue, PFC and drop counters.
 fn ports_table(sim: &Simulation, max_rows: usize) -> Option<Table> {
@@ -104,6 +105,7 @@ fn jct_chart(sim: &Simulation) -> Option<BarChart> {
                 .map(|j| Some(ms(sim.job_lower_bound(j))))
                 .collect()],
         }),
+        refs: Vec::new(),
         note: "Bars: each job's completion time (a job that did not finish has no bar). \
                Black marks: its analytic lower bound (the collective with every message at \
                its ideal FCT on an idle fabric), as lower_bound_ns in jobs.csv."
@@ -120,10 +122,12 @@ pub fn run_report_title(summary: &Summary) -> String {
     }
 }
 
-/// Sections of a run's `report.html`: an overview, the bucket table, a slowdown CDF and
-/// a slowdown-per-bucket chart (when flows finished), the busiest ports, then rate vs
-/// time per flow (when rates were recorded) and queue vs time per port (when queues
-/// were recorded and non-empty).
+/// Sections of a run's `report.html`: an overview, the JCT per job (when the run has
+/// jobs), the slowdown per size bucket (the headline of a run of flows), the bucket
+/// table and a slowdown CDF (when flows finished), the busiest ports, then rate vs
+/// time per flow with the line rate (when rates were recorded), queue vs time per port
+/// (when queues were recorded and non-empty) and the PFC pause timeline (when a port was
+/// found paused at a queue sampling instant).
 pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> {
     let flows = finished_flows(sim);
     let stats = bucket_stats(&SizeBuckets::default(), &flows);
@@ -138,21 +142,28 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
         summary.flows,
         crate::base::units::fmt_time(sim.ctx.now),
     ))];
-    out.push(Section::Table(buckets_table(&stats)));
+    // The result first: the jobs' completion times, else the flows' slowdown by size.
+    let jct = jct_chart(sim);
+    let has_jct = jct.is_some();
+    if let Some(c) = jct {
+        out.push(Section::Bar(c));
+    }
     if flows.is_empty() {
         out.push(Section::Text(
             "No flow finished: no slowdown charts.".into(),
         ));
     } else {
+        let mut by_size = buckets_chart(&stats);
+        if !has_jct {
+            by_size.title = format!("Headline: {}", by_size.title);
+        }
+        out.push(Section::Bar(by_size));
+        out.push(Section::Table(buckets_table(&stats)));
         let cdf = cdf_points(&sorted_slowdowns(&flows), MAX_SERIES_POINTS);
         out.push(Section::Line(cdf_chart(
             "CDF of slowdown",
             vec![("all flows".into(), cdf)],
         )));
-        out.push(Section::Bar(buckets_chart(&stats)));
-    }
-    if let Some(c) = jct_chart(sim) {
-        out.push(Section::Bar(c));
     }
     if let Some(t) = ports_table(sim, 16) {
         out.push(Section::Table(t));
@@ -175,19 +186,32 @@ pub fn run_report_sections(sim: &Simulation, summary: &Summary) -> Vec<Section> 
             series,
         );
         c.note = crate::output::sweep_report::RATE_NOTE.into();
+        let line = crate::output::summary::host_rate_gbps(sim);
+        if line.is_finite() {
+            c.refs.push(crate::output::sweep_report::line_rate(line));
+        }
         out.push(Section::Line(c));
     }
     if !sim.record.queue_samples.is_empty() {
-        let series = queue_series(sim, MAX_QUEUE_PORTS);
+        let series: Vec<_> = queue_series(sim, MAX_QUEUE_PORTS)
+            .into_iter()
+            .map(|(port, pts)| (port, pts.into_iter().map(|(t, b)| (t, b / 1e3)).collect()))
+            .collect();
         let mut c = LineChart::over_time(
             format!(
-                "Switch egress queue ({} ports with the largest queues)",
+                "Switch egress queue per port ({} ports with the largest queues)",
                 series.len()
             ),
-            "queue (bytes)",
+            "queue (KB)",
             series,
         );
-        c.note = crate::output::sweep_report::QUEUE_NOTE.into();
+        c.note = format!(
+            "{} Each line is one port, named node:port. 1 KB = 1000 bytes.",
+            crate::output::sweep_report::QUEUE_NOTE
+        );
+        out.push(Section::Line(c));
+    }
+    if let Some(c) = crate::output::pause_timeline::pause_timeline(sim) {
         out.push(Section::Line(c));
     }
     out

@@ -181,6 +181,9 @@ pub struct Summary {
     /// Queue vs time (us, bytes) of the run's longest sampled switch queue, for the
     /// multi-run report; not written to `summary.json`.
     pub queue_series: Vec<(String, Vec<(f64, f64)>)>,
+    /// The fastest host port's line rate (Gbps), the reference line of rate charts; not
+    /// written to `summary.json` (NaN when read back from it).
+    pub host_rate_gbps: f64,
     /// What faults and bit errors did (runs with `[[fault]]` entries or bit errors).
     pub faults: Option<crate::model::fabric::faults::FaultSummary>,
     /// What `[record.pcap]` kept in `capture.pcapng` and what its limit left out (runs
@@ -366,6 +369,7 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
             .fold(0.0, f64::max),
         rate_series: crate::analysis::metrics::rate_series(sim, SUMMARY_RATE_FLOWS),
         queue_series: crate::analysis::metrics::queue_series(sim, 1),
+        host_rate_gbps: host_rate_gbps(sim),
         tcd_ce_marks: ports.iter().map(|p| p.stats.tcd_ce).sum(),
         tcd_ue_marks: ports.iter().map(|p| p.stats.tcd_ue).sum(),
         sender_fct_mean_ns: crate::analysis::metrics::mean(&s_fcts) / 1000.0,
@@ -457,6 +461,16 @@ impl LongHaulStats {
             directions,
         })
     }
+}
+
+/// The fastest line rate of a port on a host (Gbps; NaN without hosts).
+pub fn host_rate_gbps(sim: &Simulation) -> f64 {
+    sim.fabric
+        .ports
+        .iter()
+        .filter(|p| !sim.is_switch(p.node))
+        .map(|p| p.rate.0 as f64 / 1e9)
+        .fold(f64::NAN, f64::max)
 }
 
 #[cfg(test)]

@@ -232,9 +232,9 @@ impl Serialize for Summary {
 /// were written as their shortest round-trip text and serde_json reads them back bit for
 /// bit (`float_roundtrip`), and a `null` figure (an undefined value, `NaN`, which JSON
 /// cannot hold) reads as `NaN`. Left empty: the series kept out of the file
-/// (`rate_series`, `queue_series`, `slowdown_cdf`) and the sections no table across runs
-/// reads (`stall`, `livelock`, `long_haul`, `collectives`, `faults`, `capture`). The error
-/// names the field.
+/// (`rate_series`, `queue_series`, `slowdown_cdf`), the host line rate and the sections
+/// no table across runs reads (`stall`, `livelock`, `long_haul`, `collectives`, `faults`,
+/// `capture`). The error names the field.
 pub fn from_json(text: &str) -> Result<Summary, String> {
     use serde_json::Value;
     let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
@@ -344,6 +344,7 @@ pub fn from_json(text: &str) -> Result<Summary, String> {
         tcd_ue_marks: u("/fabric/tcd_ue_marks")?,
         rate_series: Vec::new(),
         queue_series: Vec::new(),
+        host_rate_gbps: f64::NAN,
         faults: None,
         capture: None,
         sender_fct_mean_ns: f("/flows/sender_fct_mean_ns")?,

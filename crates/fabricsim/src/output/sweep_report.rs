@@ -2,22 +2,28 @@
 //! the source documents' figures). The tables across runs (`comparison.csv`, `jct.csv`)
 //! are written by [`crate::output`].
 //!
-//! Runs are grouped by their sweep coordinates. The last sweep axis becomes the x axis
+//! The page opens with the headline figure ([`crate::output::headline`]), then the table
+//! of runs (folded when long). Runs are grouped by their sweep coordinates. The last sweep axis becomes the x axis
 //! of the charts (e.g. message size), the variants are the bars side by side, and every
-//! combination of the other axes (e.g. collective and speedup) gets a chart of its own.
+//! combination of the other axes (e.g. collective and speedup) gets a chart of its own;
+//! with more than one such combination the charts are folded under one line. Without a
+//! sweep the variants are the bars.
 //!
 //! Then flow slowdown (FCT / ideal FCT) per size bucket: a table with p50 and p99 of
 //! every run, and, for flow workloads (runs without collective jobs, whose charts are
-//! about JCT), two bar charts (p50, p99; buckets on x, one bar per run) and an overlay of
-//! the runs' slowdown CDFs (at most [`MAX_CDF_RUNS`] runs).
+//! about JCT), two bar charts (p50, p99; buckets with a finished flow on x, one bar per
+//! run) when the runs fit one panel, else the p50 per bucket with the variants overlaid
+//! per sweep point, and an overlay of the runs' slowdown CDFs (at most [`MAX_CDF_RUNS`]
+//! runs).
 //!
 //! Last, the dynamics: PFC and queue figures per run (pauses, paused time, max and mean
 //! queue, TCD marks), the convergence (`[record.convergence]`) and window
 //! (`[record.window]`) tables when the runs have them, and for a handful of runs
-//! overlays of their rate-vs-time and bottleneck-queue-vs-time series.
+//! overlays of their rate-vs-time series (with the line rate) and of their longest
+//! queue, a panel per port.
 
 use crate::analysis::metrics::interval::{mean_interval, MeanInterval};
-use crate::base::charts::{BarChart, Bound, LineChart, Section, Table, PERCENTILE_NOTE};
+use crate::base::charts::{BarChart, Bound, LineChart, RefLine, Section, Table, PERCENTILE_NOTE};
 use crate::output::Summary;
 use crate::scenario::REPLICATE_AXIS;
 
@@ -50,6 +56,7 @@ struct Metric {
     value: fn(&Summary) -> f64,
     note: String,
     bound: Option<fn(&Summary) -> f64>,
+    refs: Vec<RefLine>,
 }
 
 /// Name of the bound marks in JCT charts' legends.
@@ -141,6 +148,9 @@ pub fn report_sections(
             axes.join(" x ")
         }
     ))];
+    if let Some(h) = crate::output::headline::headline(rows, &axes, replicated, baseline) {
+        out.push(h);
+    }
     // Table.
     let mut header: Vec<String> = run_axes.clone();
     header.push("variant".into());
@@ -229,6 +239,7 @@ pub fn report_sections(
                      {JCT_BOUND_NOTE}"
                 ),
                 bound: Some(|r| r.jct_lower_bound_ns / 1e6),
+                refs: Vec::new(),
             },
             Metric {
                 label: "max JCT (ms)",
@@ -238,6 +249,7 @@ pub fn report_sections(
                      {JCT_BOUND_NOTE} The slowest job's own bound can be higher."
                 ),
                 bound: Some(|r| r.jct_lower_bound_ns / 1e6),
+                refs: Vec::new(),
             },
         ]
     } else {
@@ -250,6 +262,7 @@ pub fn report_sections(
                      finished flows.{over_seeds} {PERCENTILE_NOTE}"
                 ),
                 bound: None,
+                refs: Vec::new(),
             },
             Metric {
                 label: "goodput (Gbps)",
@@ -259,20 +272,20 @@ pub fn report_sections(
                      start).{over_seeds}"
                 ),
                 bound: None,
+                refs: one_link_goodput(rows),
             },
         ]
     };
+    let mut charts = Vec::new();
     for g in &groups {
         let label: Vec<String> = group_axes
             .iter()
             .zip(g)
             .map(|(a, v)| format!("{a} = {v}"))
             .collect();
-        out.push(Section::Heading(if label.is_empty() {
-            title.to_string()
-        } else {
-            label.join(", ")
-        }));
+        if !label.is_empty() {
+            charts.push(Section::Heading(label.join(", ")));
+        }
         // The mean over a point's replicates (one run without) of `f`, per variant and x.
         let per_point = |f: fn(&Summary) -> f64| -> Vec<Vec<Option<f64>>> {
             vars.iter()
@@ -306,6 +319,42 @@ pub fn report_sections(
                 .collect()
         };
         for m in &metrics {
+            if x_axis.is_none() {
+                // No sweep: one bar per variant, not one category "run".
+                let first =
+                    |f| -> Vec<Option<f64>> { per_point(f).into_iter().map(|v| v[0]).collect() };
+                // Names too long to share the axis are numbered, the note says which is
+                // which.
+                let long = vars.iter().map(|v| v.chars().count()).sum::<usize>() > 80;
+                let (x_label, categories, key) = if long {
+                    let key: Vec<String> = vars
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| format!("{} = {v}", i + 1))
+                        .collect();
+                    (
+                        "variant (numbered in the note)".to_string(),
+                        (1..=vars.len()).map(|i| i.to_string()).collect(),
+                        format!(" Variants: {}.", key.join(", ")),
+                    )
+                } else {
+                    ("variant".to_string(), vars.clone(), String::new())
+                };
+                charts.push(Section::Bar(BarChart {
+                    title: m.label.to_string(),
+                    x_label,
+                    y_label: m.label.to_string(),
+                    categories,
+                    series: vec![(m.label.to_string(), first(m.value))],
+                    bound: m.bound.map(|b| Bound {
+                        name: JCT_BOUND.into(),
+                        values: vec![first(b)],
+                    }),
+                    refs: m.refs.clone(),
+                    note: format!("{}{key}", m.note),
+                }));
+                continue;
+            }
             let series = vars
                 .iter()
                 .map(|v| {
@@ -317,7 +366,7 @@ pub fn report_sections(
                 })
                 .zip(per_point(m.value))
                 .collect();
-            out.push(Section::Bar(BarChart {
+            charts.push(Section::Bar(BarChart {
                 title: format!(
                     "{}{}",
                     m.label,
@@ -335,11 +384,33 @@ pub fn report_sections(
                     name: JCT_BOUND.into(),
                     values: per_point(b),
                 }),
+                refs: m.refs.clone(),
                 note: m.note.clone(),
             }));
         }
     }
-    out.extend(slowdown_sections(rows, !jobs));
+    // Many points: their charts fold under one line, the headline says the result.
+    if groups.len() > 1 {
+        out.push(Section::Details(
+            format!(
+                "{} per sweep point ({} charts)",
+                metrics
+                    .iter()
+                    .map(|m| m.label)
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                charts
+                    .iter()
+                    .filter(|c| !matches!(c, Section::Heading(_)))
+                    .count()
+            ),
+            charts,
+        ));
+    } else {
+        out.push(Section::Heading("Per variant".into()));
+        out.extend(charts);
+    }
+    out.extend(slowdown_sections(rows, &axes, !jobs));
     out.extend(dynamics_sections(rows));
     out
 }
@@ -544,16 +615,23 @@ pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
         }));
     }
     // Each run's series, named "<run>: <series>", in one chart; with more series than a
-    // panel holds, one panel per run.
+    // panel holds, one panel per run, named by the run (the series by their own name).
     let overlay = |title: &str, y_label: &str, pick: fn(&Summary) -> &[Series], note: &str| {
+        let total: usize = rows.iter().map(|r| pick(r).len()).sum();
+        let per_run = total > crate::base::charts::MAX_SERIES_PER_PANEL;
         let mut c = LineChart::over_time(
             title,
             y_label,
             rows.iter()
                 .flat_map(|r| {
-                    pick(r)
-                        .iter()
-                        .map(move |(name, pts)| (format!("{}: {name}", run_label(r)), pts.clone()))
+                    pick(r).iter().map(move |(name, pts)| {
+                        let name = if per_run {
+                            name.clone()
+                        } else {
+                            format!("{}: {name}", run_label(r))
+                        };
+                        (name, pts.clone())
+                    })
                 })
                 .collect(),
         );
@@ -568,20 +646,24 @@ pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
     let with_queues = rows.iter().filter(|r| !r.queue_series.is_empty()).count();
     if rows.len() <= MAX_SERIES_RUNS {
         if with_rates > 0 {
-            out.push(Section::Line(overlay(
+            let mut c = overlay(
                 "Sending rate per flow, every run",
                 "rate (Gbps)",
                 |r| r.rate_series.as_slice(),
                 RATE_NOTE,
-            )));
+            );
+            let line = rows
+                .iter()
+                .map(|r| r.host_rate_gbps)
+                .filter(|g| g.is_finite())
+                .fold(f64::NAN, f64::max);
+            if line.is_finite() {
+                c.refs.push(line_rate(line));
+            }
+            out.push(Section::Line(c));
         }
         if with_queues > 0 {
-            out.push(Section::Line(overlay(
-                "Longest switch queue of each run",
-                "queue (bytes)",
-                |r| r.queue_series.as_slice(),
-                QUEUE_NOTE,
-            )));
+            out.push(Section::Line(queues_per_port(rows)));
         }
     }
     if (with_rates > 0 || with_queues > 0) && rows.len() > MAX_SERIES_RUNS {
@@ -594,6 +676,68 @@ pub fn dynamics_sections(rows: &[Summary]) -> Vec<Section> {
     out
 }
 
+/// The line rate of a host port as a reference for goodput, when some run has a goodput
+/// and none exceeds it (the runs' traffic meets at one host link, as in an incast); else none,
+/// as a fabric-wide goodput is not bounded by one link.
+fn one_link_goodput(rows: &[Summary]) -> Vec<RefLine> {
+    let line = rows
+        .iter()
+        .map(|r| r.host_rate_gbps)
+        .filter(|g| g.is_finite())
+        .fold(f64::NAN, f64::max);
+    // A NaN goodput (no finished flow) does not exceed the line.
+    let under = rows
+        .iter()
+        .all(|r| r.goodput_gbps.is_nan() || r.goodput_gbps <= line);
+    let any = rows.iter().any(|r| r.goodput_gbps.is_finite());
+    if line.is_finite() && under && any {
+        vec![RefLine {
+            name: format!("a host's line rate ({line} Gbps)"),
+            y: line,
+        }]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The reference line of rate charts: a host port's line rate.
+pub fn line_rate(gbps: f64) -> RefLine {
+    RefLine {
+        name: format!("line rate {gbps} Gbps"),
+        y: gbps,
+    }
+}
+
+/// Each run's longest switch queue, in KB, one panel per port (named `node:port`), the
+/// runs whose longest queue is at that port overlaid in it.
+fn queues_per_port(rows: &[Summary]) -> LineChart {
+    let mut c = LineChart::over_time(
+        "Longest switch queue of each run, per port",
+        "queue (KB)",
+        Vec::new(),
+    );
+    for r in rows {
+        for (port, pts) in &r.queue_series {
+            c.series.push((
+                run_label(r),
+                pts.iter().map(|&(t, b)| (t, b / 1e3)).collect(),
+            ));
+            c.groups.push(format!("port {port}"));
+        }
+    }
+    // Panels in port order, whatever the runs' order.
+    let mut idx: Vec<usize> = (0..c.series.len()).collect();
+    idx.sort_by(|&a, &b| c.groups[a].cmp(&c.groups[b]).then(a.cmp(&b)));
+    c.series = idx.iter().map(|&i| c.series[i].clone()).collect();
+    c.groups = idx.iter().map(|&i| c.groups[i].clone()).collect();
+    c.split_groups = true;
+    c.note = format!(
+        "{QUEUE_NOTE} Each run's port with the largest sampled queue; one panel per \
+         port, so that only queues of one port share an axis. 1 KB = 1000 bytes."
+    );
+    c
+}
+
 fn cell(v: f64) -> String {
     if v.is_finite() {
         format!("{v:.2}")
@@ -602,7 +746,8 @@ fn cell(v: f64) -> String {
     }
 }
 
-/// Bucket labels of the runs (all runs use the default buckets), then `all`.
+/// Bucket labels of the runs (all runs use the default buckets) that hold a finished flow
+/// in some run, then `all`.
 fn bucket_labels(rows: &[Summary]) -> Vec<String> {
     let mut v: Vec<String> = rows
         .iter()
@@ -616,6 +761,17 @@ fn bucket_labels(rows: &[Summary]) -> Vec<String> {
         .unwrap_or_default();
     if v.is_empty() {
         v = crate::analysis::metrics::SizeBuckets::default().labels();
+    }
+    // A bucket no run has a finished flow in would be an empty slot on every chart.
+    let held = |l: &String| {
+        rows.iter().any(|r| {
+            r.slowdown_buckets
+                .iter()
+                .any(|b| &b.bucket == l && b.flows > 0)
+        })
+    };
+    if v.iter().any(held) {
+        v.retain(held);
     }
     v.push(crate::analysis::metrics::ALL.to_string());
     v
@@ -641,10 +797,12 @@ fn run_label(r: &Summary) -> String {
     }
 }
 
-/// Slowdown per size bucket across runs: a table (p50 and p99 per bucket and overall),
-/// and with `charts` two grouped bar charts (p50, p99: buckets on x, one bar per run)
-/// and an overlay of the runs' slowdown CDFs.
-pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
+/// Slowdown per size bucket across runs (`axes`: the sweep axes without the replicate
+/// coordinate): a table (p50 and p99 per bucket and overall), and with `charts` two
+/// grouped bar charts (p50, p99: buckets on x, one bar per run) when the runs fit one
+/// panel, else the p50 per bucket with the variants overlaid per sweep point; then an
+/// overlay of the runs' slowdown CDFs.
+pub fn slowdown_sections(rows: &[Summary], axes: &[String], charts: bool) -> Vec<Section> {
     let mut out = Vec::new();
     if rows.is_empty() {
         return out;
@@ -679,7 +837,17 @@ pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
     if !charts {
         return out;
     }
-    if rows.len() <= MAX_BUCKET_CHART_RUNS {
+    if rows.len() > crate::base::charts::MAX_SERIES_PER_PANEL {
+        // Too many runs for one panel of bars: the medians as lines, variants overlaid
+        // per sweep point, as the headline shows the p99.
+        if let Some(c) = crate::output::headline::slowdown_chart(
+            rows,
+            axes,
+            crate::output::headline::Quantile::P50,
+        ) {
+            out.push(Section::Line(c));
+        }
+    } else if rows.len() <= MAX_BUCKET_CHART_RUNS {
         for (name, second) in [("p50", false), ("p99", true)] {
             let pick = |q: (f64, f64)| if second { q.1 } else { q.0 };
             let series: Vec<(String, Vec<Option<f64>>)> = rows
@@ -699,6 +867,7 @@ pub fn slowdown_sections(rows: &[Summary], charts: bool) -> Vec<Section> {
                 categories: labels.clone(),
                 series,
                 bound: None,
+                refs: vec![crate::analysis::metrics::ideal_slowdown()],
                 note: format!(
                     "Bars: the {name} of the slowdown of the run's finished flows in each \
                      size bucket. {PERCENTILE_NOTE}"

@@ -435,8 +435,8 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
             buf_by.1,
         ),
     }
-    // Recorded samples: a sample per switch port per queue interval, a sample per flow
-    // per rate interval, up to `max_time` (fewer when the run ends earlier).
+    // Recorded samples: a sample per switch port per queue interval, one per paused port
+    // (switch or NIC) per queue interval, a sample per flow per rate interval, up to `max_time` (fewer when the run ends earlier).
     let grid = |iv: Option<u64>| iv.map_or(0, |iv| sc.max_time / iv.max(1));
     fp.add(
         "queue samples at most",
@@ -444,6 +444,13 @@ pub fn estimate(sc: &Scenario, base_dir: &Path) -> Result<Footprint, ParamError>
         SAMPLE_BYTES,
         ("record", "record.queue_interval"),
         "max_time / record.queue_interval x switch ports",
+    );
+    fp.add(
+        "PFC pause samples at most",
+        grid(sc.record.queue_interval).saturating_mul(ports),
+        SAMPLE_BYTES,
+        ("record", "record.queue_interval"),
+        "max_time / record.queue_interval x ports",
     );
     let rate_iv = sc.record.rate_interval.or(sc
         .record

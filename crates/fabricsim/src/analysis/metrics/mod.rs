@@ -31,7 +31,9 @@ pub use slowdown::{
     bucket_stats, finished_flows, mean, sorted_slowdowns, BucketSlowdown, BucketStats, FlowOutcome,
     BUCKETS_CSV_HEADER,
 };
-pub use slowdown_charts::{buckets_chart, buckets_table, cdf_chart, CDF_NOTE, FLOW_SIZE_AXIS};
+pub use slowdown_charts::{
+    buckets_chart, buckets_table, cdf_chart, ideal_slowdown, CDF_NOTE, FLOW_SIZE_AXIS,
+};
 
 /// Value at quantile q (0..=1) of sorted data, by nearest rank.
 pub fn quantile(sorted: &[f64], q: f64) -> f64 {

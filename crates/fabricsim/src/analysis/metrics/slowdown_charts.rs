@@ -2,7 +2,7 @@
 //! bucket, and a CDF chart (also used by the multi-run comparison).
 
 use super::slowdown::BucketStats;
-use crate::base::charts::{BarChart, LineChart, Table, PERCENTILE_NOTE};
+use crate::base::charts::{BarChart, LineChart, RefLine, Table, PERCENTILE_NOTE};
 
 /// The x axis of per-bucket charts: flow payload size buckets (decimal units).
 pub const FLOW_SIZE_AXIS: &str = "flow size bucket (payload bytes, decimal units)";
@@ -66,9 +66,11 @@ pub fn buckets_table(stats: &[BucketStats]) -> Table {
     }
 }
 
-/// Slowdown p50/p95/p99 per bucket (categories: the buckets, then `all`), on a linear
-/// axis from zero like every bar chart.
+/// Slowdown p50/p95/p99 per bucket (categories: the buckets that hold finished flows,
+/// then `all`), on a linear axis from zero like every bar chart, with the ideal
+/// (slowdown 1) as a reference line.
 pub fn buckets_chart(stats: &[BucketStats]) -> BarChart {
+    let stats: Vec<&BucketStats> = stats.iter().filter(|b| b.flows > 0).collect();
     let vals = |f: fn(&BucketStats) -> f64| -> Vec<Option<f64>> {
         stats
             .iter()
@@ -86,9 +88,10 @@ pub fn buckets_chart(stats: &[BucketStats]) -> BarChart {
             ("p99".into(), vals(|b| b.slowdown_p99)),
         ],
         bound: None,
+        refs: vec![ideal_slowdown()],
         note: format!(
-            "Bars: percentiles of the slowdown of the finished flows in each size bucket. \
-             {PERCENTILE_NOTE}"
+            "Bars: percentiles of the slowdown of the finished flows in each size bucket \
+             (buckets without a finished flow are left out). {PERCENTILE_NOTE}"
         ),
     }
 }
@@ -110,5 +113,14 @@ pub fn cdf_chart(title: &str, series: Vec<(String, Vec<(f64, f64)>)>) -> LineCha
         log_y: false,
         step: true,
         note: CDF_NOTE.into(),
+        ..LineChart::default()
+    }
+}
+
+/// The reference line of slowdown charts: a flow as fast as on an idle fabric.
+pub fn ideal_slowdown() -> RefLine {
+    RefLine {
+        name: "ideal (FCT = ideal FCT)".into(),
+        y: 1.0,
     }
 }

@@ -1,12 +1,13 @@
 //! Grouped bar charts on plotters' mesh: the categories are a nested coordinate (each
 //! category a slot, the bars of its group placed inside it), the value axis is linear
 //! from zero, bars are `Rectangle`s, the bound is a black `PathElement` across each bar,
-//! and the legend is plotters' series labels.
+//! reference lines are dashed across the plot, and the legend is plotters' series labels.
 
 use plotters::coord::combinators::{BuildNestedCoord, NestedValue};
 use plotters::prelude::*;
 
 use super::plan::{bar_plan, usable, Panel, Plan};
+use super::refs::draw_refs;
 use super::style::{font, series_color, AXIS_COLOR, BOUND_COLOR, DESC_PX, GRID_COLOR, TICK_PX};
 use super::svg::{draw_legend, draw_no_data, fit, render_svg, Area, DrawResult, Frame, Swatch};
 use super::{ticks, BarChart};
@@ -15,14 +16,16 @@ use super::{ticks, BarChart};
 /// has at most [`super::MAX_SERIES_PER_PANEL`] series, else one per series.
 pub fn bar_chart_panels(c: &BarChart) -> Vec<String> {
     let plan = bar_plan(c);
-    let size = super::panel_size(plan.panels.len());
-    plan.panels
-        .iter()
-        .map(|p| {
-            let label = super::panel_label(&c.title, &p.title);
-            render_svg(size, &label, |root| draw_panel(root, size, c, &plan, p))
-        })
-        .collect()
+    let draw = |size: (u32, u32)| -> Vec<String> {
+        plan.panels
+            .iter()
+            .map(|p| {
+                let label = super::panel_label(&c.title, &p.title);
+                render_svg(size, &label, |root| draw_panel(root, size, c, &plan, p))
+            })
+            .collect()
+    };
+    super::uncut(plan.panels.len(), false, draw)
 }
 
 fn draw_panel(
@@ -44,9 +47,10 @@ fn draw_panel(
     ];
     // A legend when bars of several series share the panel, or a bound is drawn.
     let mut legend: Vec<String> = Vec::new();
-    if p.series.len() > 1 || c.bound.is_some() {
+    if p.series.len() > 1 || c.bound.is_some() || !c.refs.is_empty() {
         legend.extend(p.series.iter().map(|&s| c.series[s].0.clone()));
         legend.extend(c.bound.iter().map(|b| b.name.clone()));
+        legend.extend(c.refs.iter().map(|r| r.name.clone()));
     }
     let frame = Frame::new(
         root, size, &p.title, &c.x_label, &c.y_label, &y_ticks, &legend,
@@ -67,12 +71,25 @@ fn draw_panel(
         (plot_w / min_label).max(1) as usize
     };
     let label_w = (plot_w / labels as u32).saturating_sub(6);
+    let width = |t: &str| {
+        root.estimate_text_size(t, &font(TICK_PX))
+            .map_or(0, |(w, _)| w)
+    };
+    let widest = c.categories.iter().map(|n| width(n)).max().unwrap_or(0);
+    // Names wider than their slot are written smaller (down to 7 px) rather than cut;
+    // only what does not fit at 7 px is shortened.
+    let tick_px = if widest > label_w && labels == slots && widest > 0 {
+        (TICK_PX * label_w as f64 / widest as f64).clamp(7.0, TICK_PX)
+    } else {
+        TICK_PX
+    };
     let names: Vec<String> = (0..slots)
         .map(|i| {
             let name = c.categories.get(i).map_or("", String::as_str);
-            fit(root, name, &font(TICK_PX), label_w)
+            fit(root, name, &font(tick_px), label_w)
         })
         .collect();
+    let tick_style = font(tick_px);
 
     let x = (0..slots as i32 - 1).nested_coord(|_| 0.0..1.0);
     let (plot, legend_area) = frame.split(root)?;
@@ -92,6 +109,7 @@ fn draw_panel(
         .x_label_formatter(&xfmt)
         .y_label_formatter(&yfmt)
         .label_style(font(TICK_PX))
+        .x_label_style(tick_style)
         .axis_desc_style(font(DESC_PX))
         .x_desc(frame.x_desc.clone())
         .y_desc(frame.y_desc.clone())
@@ -141,6 +159,8 @@ fn draw_panel(
         chart.draw_series(marks)?;
         entries.push(Swatch::Line(BOUND_COLOR));
     }
+    let ends = (at(0, 0.0), at(slots - 1, 1.0));
+    entries.extend(draw_refs(&mut chart, ends, &c.refs, false)?);
     if let Some(area) = legend_area {
         let named: Vec<(String, Swatch)> = frame.legend.iter().cloned().zip(entries).collect();
         draw_legend(&area, &named)?;

@@ -21,23 +21,36 @@
 //!   colour; a chart with more is drawn as small multiples (one panel per run, or per
 //!   chunk of series) that share their axis ranges;
 //! - a note under the chart says what is plotted and how its percentiles are computed
-//!   (see [`PERCENTILE_NOTE`]).
+//!   (see [`PERCENTILE_NOTE`]);
+//! - a [`RefLine`] (a ratio of 1, the ideal slowdown, the line rate) is a dashed black
+//!   line across the plot, named in the legend;
+//! - line charts may put named categories on x (size buckets) or y (the ports of a
+//!   timeline), draw intervals as error bars, label a log x axis with the swept values,
+//!   and put their panels one under the other at full width;
+//! - no label is shortened and none is drawn outside its panel ([`labels_fit`]).
+//!
+//! A [`Section::Details`] folds sections under a one-line summary, and a table of more
+//! than [`FOLD_ROWS`] rows is folded under its caption (`<details>`, no script).
 //!
 //! Values that cannot be drawn (NaN, infinities, and zero or negative values on a log
 //! axis) are skipped, never a panic.
 //!
 //! The code: `plan.rs` decides ranges and panels (pure, what tests assert on),
-//! `bar_chart.rs` and `line_chart.rs` draw a panel with plotters, `svg.rs` renders a
+//! `bar_chart.rs` and `line_chart.rs` draw a panel with plotters, `refs.rs` draws
+//! reference lines on either, `svg.rs` renders a
 //! panel to an SVG string, `ticks.rs` formats tick labels, `style.rs` holds colours and
 //! sizes, `page.rs` fills the template, `escape.rs` escapes the few strings written
-//! outside the template and `well_formed.rs` is a checker tests run on pages.
+//! outside the template, and `well_formed.rs` and `labels.rs` are checkers tests run on
+//! pages (well-formed markup; every label whole and inside its panel).
 
 mod bar_chart;
 mod escape;
 mod font;
+mod labels;
 mod line_chart;
 mod page;
 mod plan;
+mod refs;
 mod style;
 mod svg;
 mod ticks;
@@ -45,6 +58,7 @@ mod well_formed;
 
 pub use bar_chart::bar_chart_panels;
 pub use escape::escape_html;
+pub use labels::labels_fit;
 pub use line_chart::line_chart_panels;
 pub use page::render_html;
 pub use plan::{bar_plan, line_plan, Panel, Plan};
@@ -58,6 +72,16 @@ pub const PERCENTILE_NOTE: &str = "Percentiles are nearest-rank: of n sorted val
 
 /// Most series drawn in one panel; a chart with more is split into small multiples.
 pub const MAX_SERIES_PER_PANEL: usize = 6;
+
+/// A horizontal reference line across a chart (the ideal slowdown of 1, a ratio of 1,
+/// the line rate), drawn dashed in black and named in the legend.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RefLine {
+    /// Its name in the legend, with its value ("line rate 100 Gbps").
+    pub name: String,
+    /// Its value on the y axis.
+    pub y: f64,
+}
 
 /// A reference value drawn on every bar of a bar chart (e.g. the JCT lower bound).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -84,6 +108,8 @@ pub struct BarChart {
     pub series: Vec<(String, Vec<Option<f64>>)>,
     /// A reference drawn as a mark on every bar.
     pub bound: Option<Bound>,
+    /// Horizontal reference lines across the chart.
+    pub refs: Vec<RefLine>,
     /// Shown under the chart: what is plotted, and how percentiles are computed.
     pub note: String,
 }
@@ -108,6 +134,28 @@ pub struct LineChart {
     pub log_y: bool,
     /// Draw as a step function (for CDFs)
     pub step: bool,
+    /// Categories on x: when not empty, the points' x are the indices 0, 1, ... of these
+    /// names, which label the ticks (flow-size buckets).
+    pub x_categories: Vec<String>,
+    /// Ticks on a log x axis at these positions with these labels (the values of a
+    /// sweep axis) instead of plotters' own; empty, or a linear axis: plotters' ticks.
+    pub x_ticks: Vec<(f64, String)>,
+    /// Categories on y: when not empty, the points' y are the indices 0, 1, ... of these
+    /// names, which label the ticks (the ports of a pause timeline); lines are drawn
+    /// thick, as bars, and the names need no legend.
+    pub y_categories: Vec<String>,
+    /// Horizontal reference lines across every panel.
+    pub refs: Vec<RefLine>,
+    /// Half-widths of an interval around each point, shaped like the series' points
+    /// (drawn as error bars); empty: no intervals. A missing or non-finite half-width
+    /// draws none.
+    pub errors: Vec<Vec<f64>>,
+    /// One panel per group of [`LineChart::groups`] even when the series would fit in
+    /// one (per load, per port).
+    pub split_groups: bool,
+    /// Panels the page's full width ([`WIDE_PANEL_SIZE`]), one under the other, instead
+    /// of small multiples two to a row (for a headline, whose legend names are long).
+    pub full_width: bool,
     /// Shown under the chart: what is plotted, and how percentiles are computed.
     pub note: String,
 }
@@ -153,12 +201,20 @@ pub enum Section {
     Bar(BarChart),
     /// A line chart.
     Line(LineChart),
+    /// Sections folded under a one-line summary (`<details>`), closed until opened.
+    Details(String, Vec<Section>),
 }
+
+/// Tables with more rows than this are folded under their caption (`<details>`).
+pub const FOLD_ROWS: usize = 12;
 
 /// Size of a chart drawn as one panel, in pixels (the page is at most 980 px wide).
 pub const CHART_SIZE: (u32, u32) = (900, 400);
 /// Size of each panel of small multiples (two to a row).
 pub const PANEL_SIZE: (u32, u32) = (440, 290);
+
+/// Size of each panel of a chart drawn [`LineChart::full_width`] in several panels.
+pub const WIDE_PANEL_SIZE: (u32, u32) = (900, 340);
 
 /// The size of each of a chart's `panels`: the full chart alone, small multiples beside
 /// each other.
@@ -168,6 +224,21 @@ fn panel_size(panels: usize) -> (u32, u32) {
     } else {
         CHART_SIZE
     }
+}
+
+/// Draws a chart's `panels` with `draw(size)`: small multiples two to a row, unless
+/// `full_width` or a label would be shortened in them (a legend name, an axis
+/// description, a category), in which case at the page's full width, one under the
+/// other, where labels have twice the room.
+fn uncut(panels: usize, full_width: bool, draw: impl Fn((u32, u32)) -> Vec<String>) -> Vec<String> {
+    if panels > 1 && full_width {
+        return draw(WIDE_PANEL_SIZE);
+    }
+    let out = draw(panel_size(panels));
+    if panels > 1 && out.iter().any(|svg| svg.contains('…')) {
+        return draw(WIDE_PANEL_SIZE);
+    }
+    out
 }
 
 /// A panel's label: the chart's title, then the panel's own when it has one.

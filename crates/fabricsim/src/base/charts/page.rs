@@ -22,6 +22,8 @@ h2{font-size:1.25em;margin:1.8em 0 0.5em;padding-bottom:3px;border-bottom:1px so
 overflow-wrap:anywhere}
 p{margin:0.5em 0;overflow-wrap:anywhere}
 figure.chart{margin:18px 0}
+details{margin:12px 0}
+summary{cursor:pointer;font-weight:600}
 figcaption.title{font-weight:600;margin:0 0 4px;overflow-wrap:anywhere}
 figcaption.note{font-size:0.88em;color:#555;margin:4px 0 0;overflow-wrap:anywhere}
 .panels{display:flex;flex-wrap:wrap;gap:8px 12px}
@@ -54,6 +56,10 @@ struct Block {
     rows: Vec<Vec<Cell>>,
     /// `one` (a single chart) or `panels` (small multiples, wrapped in rows).
     layout: &'static str,
+    /// A long table, folded under its caption.
+    fold: bool,
+    /// Rows of a table (said in a folded table's summary).
+    nrows: usize,
     /// SVG documents, marked safe (plotters escaped their text).
     panels: Vec<Value>,
     note: String,
@@ -96,7 +102,7 @@ pub fn render_html(title: &str, sections: &[Section]) -> String {
     let page = Page {
         title: clean(title),
         css: Value::from_safe_string(CSS.to_string()),
-        sections: sections.iter().map(block).collect(),
+        sections: blocks(sections),
     };
     match environment()
         .get_template("report.html")
@@ -113,8 +119,31 @@ pub fn render_html(title: &str, sections: &[Section]) -> String {
     }
 }
 
+/// The template's blocks: a [`Section::Details`] opens, its sections follow, it closes.
+fn blocks(sections: &[Section]) -> Vec<Block> {
+    let mut out = Vec::with_capacity(sections.len());
+    for s in sections {
+        if let Section::Details(summary, inner) = s {
+            out.push(Block {
+                kind: "details_open",
+                text: clean(summary),
+                ..Block::default()
+            });
+            out.extend(blocks(inner));
+            out.push(Block {
+                kind: "details_close",
+                ..Block::default()
+            });
+        } else {
+            out.push(block(s));
+        }
+    }
+    out
+}
+
 fn block(s: &Section) -> Block {
     match s {
+        Section::Details(..) => unreachable!("opened and closed by blocks()"),
         Section::Heading(h) => Block {
             kind: "heading",
             text: clean(h),
@@ -175,6 +204,8 @@ fn table(t: &Table) -> Block {
     let cell = |row: &[String], i: usize| row.get(i).map_or(String::new(), |s| clean(s));
     Block {
         kind: "table",
+        fold: t.rows.len() > super::FOLD_ROWS,
+        nrows: t.rows.len(),
         title: clean(t.title.trim()),
         header: (0..ncols).map(|i| cell(&t.header, i)).collect(),
         rows: t

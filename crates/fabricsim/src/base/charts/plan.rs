@@ -40,9 +40,12 @@ pub struct Plan {
 
 /// Splits series into panels: all in one when they fit; else one panel per group of
 /// `groups` (first-seen order; series without a group name form one group), each group
-/// cut into chunks of [`MAX_SERIES_PER_PANEL`].
-fn panels(n: usize, groups: &[String]) -> Vec<Panel> {
-    if n <= MAX_SERIES_PER_PANEL {
+/// cut into chunks of [`MAX_SERIES_PER_PANEL`]. With `split` (and several groups), one
+/// panel per group whatever the count.
+fn panels(n: usize, groups: &[String], split: bool) -> Vec<Panel> {
+    let distinct = |g: &[String]| g.iter().any(|x| x != &g[0]);
+    let split = split && groups.len() == n && n > 0 && distinct(groups);
+    if n <= MAX_SERIES_PER_PANEL && !split {
         return vec![Panel {
             title: String::new(),
             series: (0..n).collect(),
@@ -96,6 +99,7 @@ pub fn bar_plan(c: &BarChart) -> Plan {
         .map(|(_, v)| v)
         .chain(bound)
         .flat_map(|v| v.iter().take(ncat).flatten().copied())
+        .chain(c.refs.iter().map(|r| r.y))
         .filter(|&v| usable(v, false));
     let (mut lo, mut hi) = (0.0f64, 0.0f64);
     for v in values {
@@ -111,7 +115,7 @@ pub fn bar_plan(c: &BarChart) -> Plan {
     Plan {
         x: 0.0..ncat.max(1) as f64,
         y,
-        panels: panels(c.series.len(), &names),
+        panels: panels(c.series.len(), &names, false),
     }
 }
 
@@ -156,10 +160,32 @@ fn range_of(values: impl Iterator<Item = f64>, log: bool, zero_if_near: bool) ->
 pub fn line_plan(c: &LineChart) -> Plan {
     let ok = |&&(px, py): &&(f64, f64)| usable(px, c.log_x) && usable(py, c.log_y);
     let pts = || c.series.iter().flat_map(|(_, p)| p.iter().filter(ok));
+    // Interval ends and reference lines are inside the y range too.
+    let ends = c.errors.iter().zip(&c.series).flat_map(|(e, (_, p))| {
+        p.iter()
+            .zip(e)
+            .filter(|(q, _)| ok(q))
+            .flat_map(|(&(_, y), &h)| {
+                let h = if h.is_finite() { h.abs() } else { 0.0 };
+                [y - h, y + h]
+            })
+    });
+    let refs = c.refs.iter().map(|r| r.y);
+    let x = if c.x_categories.is_empty() {
+        range_of(pts().map(|p| p.0), c.log_x, false)
+    } else {
+        // Every category has its place, with half a slot either side.
+        -0.5..c.x_categories.len().max(1) as f64 - 0.5
+    };
+    let y = if c.y_categories.is_empty() {
+        range_of(pts().map(|p| p.1).chain(ends).chain(refs), c.log_y, true)
+    } else {
+        -0.5..c.y_categories.len().max(1) as f64 - 0.5
+    };
     Plan {
-        x: range_of(pts().map(|p| p.0), c.log_x, false),
-        y: range_of(pts().map(|p| p.1), c.log_y, true),
-        panels: panels(c.series.len(), &c.groups),
+        x,
+        y,
+        panels: panels(c.series.len(), &c.groups, c.split_groups),
     }
 }
 
@@ -169,7 +195,7 @@ mod tests {
 
     #[test]
     fn few_series_share_one_panel() {
-        let p = panels(6, &[]);
+        let p = panels(6, &[], false);
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].series, (0..6).collect::<Vec<_>>());
         assert!(p[0].title.is_empty());
@@ -180,7 +206,7 @@ mod tests {
         let groups: Vec<String> = ["a", "b", "a", "b", "c", "a", "a", "a", "a", "a", "a"]
             .map(String::from)
             .to_vec();
-        let p = panels(groups.len(), &groups);
+        let p = panels(groups.len(), &groups, false);
         let titles: Vec<&str> = p.iter().map(|x| x.title.as_str()).collect();
         assert_eq!(
             titles,
@@ -195,7 +221,7 @@ mod tests {
         assert_eq!(all, (0..groups.len()).collect::<Vec<_>>());
         assert!(p.iter().all(|x| x.series.len() <= MAX_SERIES_PER_PANEL));
         // No groups: consecutive chunks.
-        let p = panels(13, &[]);
+        let p = panels(13, &[], false);
         assert_eq!(p.len(), 3);
         assert_eq!(p[2].title, "series 13–13 of 13");
     }

@@ -211,6 +211,8 @@ pub(super) enum Swatch {
     Bar(RGBColor),
     /// A line (series of a line chart, bound marks).
     Line(RGBColor),
+    /// A dashed line (reference lines).
+    Dashed(RGBColor),
 }
 
 /// Draws plotters' legend (series labels) in `area`, right of the plot: a chart context
@@ -230,6 +232,13 @@ pub(super) fn draw_legend(area: &Area<'_>, entries: &[(String, Swatch)]) -> Draw
                 Swatch::Line(c) => {
                     PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)).into_dyn()
                 }
+                Swatch::Dashed(c) => plotters::element::DashedPathElement::new(
+                    vec![(x, y), (x + 18, y)],
+                    5,
+                    3,
+                    c.stroke_width(2),
+                )
+                .into_dyn(),
             });
     }
     legend

@@ -48,6 +48,7 @@ fn jct_chart() -> BarChart {
             name: "JCT lower bound".into(),
             values: bound,
         }),
+        refs: Vec::new(),
         note: "Black marks: the lower bound.".into(),
     }
 }
@@ -68,6 +69,7 @@ fn throughput_chart() -> BarChart {
             ("GSE".into(), vec![Some(8.9), Some(6.1), Some(3.9)]),
         ],
         bound: None,
+        refs: Vec::new(),
         note: PERCENTILE_NOTE.into(),
     }
 }

@@ -42,6 +42,15 @@ pub struct RateSample {
     pub goodput_bps: f64,
 }
 
+/// A port found paused by its peer (PFC) at a queue sampling instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PauseSample {
+    /// Time.
+    pub t: Time,
+    /// Port id (a switch's or a NIC's).
+    pub port: u32,
+}
+
 /// The samples of a run.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
@@ -49,6 +58,8 @@ pub struct Recorder {
     pub queue_samples: Vec<QueueSample>,
     /// Rate samples.
     pub rate_samples: Vec<RateSample>,
+    /// Ports paused at each queue sampling instant (the PFC pause timeline).
+    pub pause_samples: Vec<PauseSample>,
     /// Write `buffers.csv` (`[record] buffers`).
     pub buffers: bool,
 }
@@ -67,6 +78,12 @@ impl Recorder {
         if let Some(iv) = queue_interval {
             if now.is_multiple_of(iv) {
                 for (i, p) in ports.iter().enumerate() {
+                    if p.last_pause_end() > now {
+                        self.pause_samples.push(PauseSample {
+                            t: now,
+                            port: i as u32,
+                        });
+                    }
                     if node_is_switch[p.node.idx()] {
                         let b = p.queued_bytes();
                         if b > 0 {
