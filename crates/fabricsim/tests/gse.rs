@@ -384,9 +384,15 @@ fn the_report_is_well_formed_html_with_one_svg_per_chart() {
     let html = std::fs::read_to_string(d.path().join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
     fabricsim::base::charts::check_well_formed(&html).expect("well-formed HTML");
-    // One chart group per collective, two charts (mean, max JCT) per group.
-    assert_eq!(html.matches("<svg").count(), 2 * 2);
-    assert_eq!(html.matches("</svg>").count(), 4);
+    // The headline (each variant's JCT over the baseline's against size), then one
+    // chart group per collective, two charts (mean, max JCT) per group.
+    assert_eq!(html.matches("<svg").count(), 1 + 2 * 2);
+    assert_eq!(html.matches("</svg>").count(), 1 + 2 * 2);
+    let first_svg = html.find("<svg").unwrap();
+    assert!(
+        html[..first_svg].contains("relative to"),
+        "the page opens with the headline ratio"
+    );
     assert!(!html.contains("<script"), "self-contained: no scripts");
     assert!(html.contains("roce") && html.contains("gse"));
     assert!(html.contains("256KiB") && html.contains("1MiB"));
