@@ -206,15 +206,15 @@ impl RoutingTable {
         statics: &[(u32, u32, Vec<u32>)],
         usable: impl Fn(PortId) -> bool,
     ) -> Result<RoutingTable, RoutingError> {
-        Self::build_on(
+        let none = Steering::default();
+        Self::build_steered(
             nodes,
             ports,
             switch_nodes,
             host_nodes,
             statics,
-            &Steering::default(),
+            &none,
             usable,
-            None,
         )
     }
 
