@@ -256,8 +256,14 @@ fn a_capture_of_incast_pfc_decodes_as_roce_and_pfc_with_the_counts_the_simulator
             total.xoff += k.xoff;
             total.data_cut += k.data_cut;
         }
-        // The scenario writes data frames whole (`payload = true`).
+        // The scenario writes data frames whole (`payload = true`), and the file's own
+        // comment says so.
         assert_eq!(total.data_cut, 0, "{v}");
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(
+            String::from_utf8_lossy(&bytes).contains("; data frames whole, payloads as zeros"),
+            "{v}: the section comment"
+        );
         // The simulation behaved as the scenario says: pauses only with PFC, CNPs only
         // with DCQCN, data and ACKs always.
         assert!(total.data > 0 && total.ack > 0, "{v}: {total:?}");
@@ -346,8 +352,14 @@ fn the_limit_and_the_window_are_honoured() {
             "{v}: the ports sent more than the limit ({sent})"
         );
         let file = dir.join("capture.pcapng");
-        let cap = pcapng::read(&std::fs::read(&file).unwrap()).unwrap();
+        let bytes = std::fs::read(&file).unwrap();
+        let cap = pcapng::read(&bytes).unwrap();
         assert_eq!(cap.frames.len(), 50, "{v}");
+        // The file's own comment says what it holds.
+        assert!(
+            String::from_utf8_lossy(&bytes).contains("; headers only (docs/pcap.md)"),
+            "{v}: the section comment"
+        );
         // summary.json says the limit dropped frames: as many as the ports sent in the
         // window beyond the 50 kept (at least one, since they sent more in all).
         let (frames, not_kept, limit) = capture_stats(&dir);

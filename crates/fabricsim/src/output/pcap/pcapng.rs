@@ -88,11 +88,16 @@ pub fn write(sim: &Simulation, cap: &Capture, w: &mut dyn Write) -> io::Result<(
         SHB_COMMENT,
         format!(
             "fabricsim run `{}` seed {}: {} frames captured, {} more on the captured ports \
-             beyond the limit not kept; headers only (docs/pcap.md)",
+             beyond the limit not kept; {} (docs/pcap.md)",
             sim.name,
             sim.seed,
             cap.records().len(),
-            cap.missed()
+            cap.missed(),
+            if cap.payload {
+                "data frames whole, payloads as zeros"
+            } else {
+                "headers only"
+            }
         )
         .as_bytes(),
     );
