@@ -6,18 +6,34 @@
 /// Hints that the cache line holding `*r` will be read soon.
 #[inline(always)]
 pub fn prefetch<T>(r: &T) {
+    prefetch_at(r as *const T);
+}
+
+/// Hints that the cache line at `p` will be read soon. `p` need not point into an
+/// allocation: an address computed without a bounds check costs no check and, past the
+/// end, loads a line for nothing.
+#[inline(always)]
+fn prefetch_at<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: PREFETCHT0 is a hint: it does not access memory architecturally, cannot
-        // fault and has no effect on program state; SSE is part of the x86_64 baseline.
+        // fault (whatever the address) and has no effect on program state; SSE is part
+        // of the x86_64 baseline.
         #[allow(unsafe_code)]
         unsafe {
-            _mm_prefetch::<_MM_HINT_T0>((r as *const T).cast());
+            _mm_prefetch::<_MM_HINT_T0>(p.cast());
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = r;
+        let _ = p;
     }
+}
+
+/// Hints that item `i` of `items` will be read soon, without a bounds check (an index
+/// past the end prefetches a line for nothing).
+#[inline(always)]
+pub fn prefetch_item<T>(items: &[T], i: usize) {
+    prefetch_at(items.as_ptr().wrapping_add(i));
 }

@@ -17,8 +17,9 @@
 //! operations, no comparisons); when the loop reaches a slot, its events are put in
 //! (time, key) order, often already the case, and popped in turn. Events beyond
 //! the window (timers) wait in a binary heap until the wheel comes near them. The slot
-//! width is tuned to the model ([`EventQueue::set_horizon`]) so that the window covers a
-//! few times a packet's serialization plus a link delay.
+//! width is tuned to the model ([`EventQueue::set_slots`]): a few events a slot at the
+//! model's full-load event rate, and a window that covers at least a packet's
+//! serialization plus a link delay.
 
 use crate::base::block_pool::{BlockFifo, BlockPool};
 use crate::base::ids::{FlowId, HostId, LinkId, PortId};
@@ -147,12 +148,18 @@ impl Event {
 
 /// Slots in the wheel (a power of two).
 pub const SLOTS: usize = 1 << SLOT_BITS;
-/// The window spans this many horizons ([`EventQueue::set_horizon`]). With one, a slot
+/// The window spans this many horizons under [`EventQueue::set_horizon`] (the width from
+/// the horizon alone, where the event rate is not known). With one, a slot
 /// held one or two events on average and moving to the next slot (a bitmap scan, a
 /// copy, a sort) cost about 50 instructions an event at k = 8. Two share that cost
 /// (cachegrind: -1.7 % at k = 8, k = 16 unchanged); four saved more at k = 8 (-3.3 %)
 /// but cost 1.3 % at k = 16, whose busier slots then sort more.
 const HORIZONS_PER_WINDOW: u64 = 2;
+/// Events a slot holds on average when sized by [`EventQueue::set_slots`]: fewer, and
+/// moving to the next slot costs more than its events; more, and sorting them does
+/// (cachegrind, `bench --child --k 8`: 3 per slot 584.7 M instructions, 6 per slot
+/// 586.1 M, 1.5 per slot, the width the horizon alone gave, 593.4 M).
+const EVENTS_PER_SLOT: u64 = 3;
 const SLOT_BITS: u32 = 12;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
 /// Entries a slot holds inline (four cache lines); more go to the slot's spill list.
@@ -280,7 +287,27 @@ impl EventQueue {
     /// link delay), within limits. Pending events are kept, in order.
     pub fn set_horizon(&mut self, horizon: Time) {
         let per_slot = horizon.div_ceil(SLOTS as u64 / HORIZONS_PER_WINDOW).max(1);
-        let shift = (64 - (per_slot - 1).leading_zeros()).clamp(MIN_SHIFT, MAX_SHIFT);
+        self.set_shift(64 - (per_slot - 1).leading_zeros());
+    }
+
+    /// Sizes the slots for a model whose events come about `gap` ps apart: a slot about
+    /// [`EVENTS_PER_SLOT`] events wide, and the window at least `horizon` ps (the
+    /// longest a packet event is scheduled ahead), within limits. The width follows the
+    /// model's event rate, not only its horizon: with the same links, a model of 8 times
+    /// the ports (k = 16 against k = 8) put 8 times the events in each slot, which then
+    /// spilled and sorted more. Pending events are kept, in order.
+    pub fn set_slots(&mut self, horizon: Time, gap: Time) {
+        let least = 64 - (horizon.div_ceil(SLOTS as u64).max(1) - 1).leading_zeros();
+        let width = gap.saturating_mul(EVENTS_PER_SLOT).max(1);
+        // The power of two nearest to `width` (in log scale).
+        let floor = 63 - width.leading_zeros();
+        let near = floor + u32::from(width > (1 << floor) + (1 << floor) / 2);
+        self.set_shift(near.max(least));
+    }
+
+    /// Slots of 2^`shift` ps (clamped to the limits); pending events are kept, in order.
+    fn set_shift(&mut self, shift: u32) {
+        let shift = shift.clamp(MIN_SHIFT, MAX_SHIFT);
         if shift == self.shift {
             return;
         }

@@ -222,7 +222,7 @@ impl Simulation {
         let mut sh = self.shards.take().expect("a sharded run");
         if !self.started {
             self.started = true;
-            let horizon = self.calendar_horizon();
+            let (horizon, gap) = (self.calendar_horizon(), self.calendar_gap());
             self.fabric.route_ahead = self.routes_ahead();
             self.end_grid = crossing_grid(&self.fabric);
             self.livelock = crate::sim::livelock::Guard::new(self);
@@ -230,7 +230,14 @@ impl Simulation {
             sh.ctxs = (0..s)
                 .map(|i| {
                     let tags = self.ctx.arena.keeps_tags();
-                    Ctx::for_shard(i as u32, s, &self.ctx.params, horizon, self.prefetch, tags)
+                    Ctx::for_shard(
+                        i as u32,
+                        s,
+                        &self.ctx.params,
+                        (horizon, gap),
+                        self.prefetch,
+                        tags,
+                    )
                 })
                 .collect();
             if self.ctx.params.queue_interval.is_some() || self.ctx.params.rate_interval.is_some() {

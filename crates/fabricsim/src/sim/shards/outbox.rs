@@ -63,7 +63,7 @@ impl Ctx {
         shard: u32,
         shards: usize,
         params: &RunParams,
-        horizon: Time,
+        (horizon, gap): (Time, Time),
         lookahead: bool,
         tags: bool,
     ) -> Ctx {
@@ -72,14 +72,11 @@ impl Ctx {
             arena.keep_tags();
         }
         let mut queue = EventQueue::with_capacity(1024);
-        // Slots as many times wider as there are shards: a shard holds about that share
-        // of the run's events, so its slots hold about as many as the serial run's.
-        // With the serial width, most slots held one event, and moving to the next slot
-        // cost more than the event (cachegrind, `bench --child --threads-per-run 8`:
-        // k = 8 824.2 M -> 779.7 M instructions, k = 16 7,561 M -> 7,189 M against
-        // 6,854 M serial; 2 shards at k = 16 7,147 M -> 7,060 M). The order of events
-        // does not depend on the width.
-        queue.set_horizon(horizon.saturating_mul(shards as u64));
+        // A shard holds about its share of the run's events, so they come as many times
+        // further apart. With the serial width, most slots held one event, and moving to
+        // the next slot cost more than the event. The order of events does not depend on
+        // the width.
+        queue.set_slots(horizon, gap.saturating_mul(shards as u64));
         queue.set_lookahead(lookahead);
         let mut ctx = Ctx::new(params.clone(), queue, arena);
         ctx.shard = shard;
