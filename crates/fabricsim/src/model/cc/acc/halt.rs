@@ -60,29 +60,34 @@ impl Acc {
             }
             return;
         }
+        // (A float beyond the range of Time converts to Time::MAX.)
         let want = (excess * 8.0 * sec / r_ack).round() as Time;
+        let cap = self.p.max_halt.unwrap_or(Time::MAX);
         if let Some(h) = self.halting.as_mut() {
-            // A newer estimate of the same backlog refines the running halt; the cap
+            // A newer estimate of the same backlog refines the running halt; a cap
             // counts from its start.
             h.pipe = pipe as u64;
-            let end = (now + want).min(h.start + self.p.max_halt).max(now);
+            let end = now
+                .saturating_add(want)
+                .min(h.start.saturating_add(cap))
+                .max(now);
             let old = self.halted_until.unwrap_or(now);
             if end >= old {
-                self.halt_time += end - old;
+                self.halt_time = self.halt_time.saturating_add(end - old);
             } else {
                 self.halt_time -= old - end;
             }
             self.halted_until = Some(end);
             return;
         }
-        let halt = want.min(self.p.max_halt);
+        let halt = want.min(cap);
         self.halts += 1;
         self.halting = Some(Halt {
             start: now,
             pipe: pipe as u64,
             acked: 0,
         });
-        self.halted_until = Some(now + halt);
-        self.halt_time += halt;
+        self.halted_until = Some(now.saturating_add(halt));
+        self.halt_time = self.halt_time.saturating_add(halt);
     }
 }

@@ -16,14 +16,19 @@
 //!   excess / R_ack, long enough for the bottleneck to drain the excess but not to idle,
 //!   then sends at R_ack (the paper's "source halt" and "rate matching").
 //!
-//! The halt is bounded three ways, because an R_ack measured in a bad period (a burst of
-//! PFC pauses) can be tiny and make excess / R_ack huge, and a flow halted with nothing in
-//! flight gets no ACK to tell it otherwise:
+//! How long the halt lasts is the ACK series' answer (the paper: the halt drains the
+//! queued excess without idling the link, and a long halt of the congested flows is the
+//! first means against head-of-line blocking, because it empties the branch buffers that
+//! PFC would otherwise pause). An R_ack measured in a bad period (a burst of PFC pauses)
+//! can be tiny and make excess / R_ack huge, so the planned end is not the only one:
 //! - the ACK stream ends it: the network conserves packets, so once the bytes in flight
 //!   fit the pipe (the cumulative ACK passed the halt point minus the pipe) the excess has
-//!   drained and staying silent would idle the bottleneck; the NIC resumes the flow at once;
-//! - it never lasts more than [`AccParams::max_halt`] (4 base RTTs \[recon\]);
-//! - a later congested period refines it (new pipe, new end; the cap counts from its start).
+//!   drained and staying silent would idle the bottleneck; the NIC resumes the flow at once.
+//!   A halt with excess has bytes in flight, so its ACKs keep coming as they drain;
+//! - a later congested period refines it (new pipe, new end);
+//! - [`AccParams::max_halt`] can cap it (unset by default: a cap ends the halt while the
+//!   flow's excess is still queued, and where that excess sits behind a deep congestion
+//!   tree it keeps the shared branch paused).
 //!
 //! The digest says "record the ACK arrival rate; after the halt send at that rate". Which
 //! ACKs is not said: after a halt of at least a period the flow sends at the rate its ACKs

@@ -14,7 +14,7 @@ use serde::Deserialize;
 /// threshold, the classification by CE > UE > NO, the halt of excess / R_ack and the
 /// halving of victims are the paper's (SEEDS.md 004, \[seed\]); Pthresh 3 and S 5 are
 /// ALGORITHMS.md's defaults; R_AI = C/100, s = 4, the rate weight w = 1, the floor
-/// C/1000 and the halt cap of 4 base RTTs are reconstructed \[recon\].
+/// C/1000 are reconstructed \[recon\]; the halt has no cap unless one is set.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AccParams {
     /// Decision period T. Default the base RTT \[seed\].
@@ -39,11 +39,11 @@ pub struct AccParams {
     pub min_rate: f64,
     /// Source halt on congestion (false: "ACC without halt").
     pub halt: bool,
-    /// Longest source halt. Default 4 base RTTs \[recon\]: the paper halts "until the
-    /// queued excess drains" and ends the halt from the ACK stream; the cap bounds a halt
-    /// whose R_ack was measured low (a burst of PFC pauses) so that a congested flow is
-    /// never idle for more than a few RTTs.
-    pub max_halt: Time,
+    /// Longest source halt, if any. Default none \[seed\]: the paper halts until the queued
+    /// excess drains (the ACK stream or the planned end excess / R_ack ends it, see the
+    /// module docs) and calls a long halt of the congested flows the first means against
+    /// head-of-line blocking; a cap would end it with the excess still queued.
+    pub max_halt: Option<Time>,
     /// Restart the period at the first CE-marked ACK after a period without CE, so that
     /// the first decision on a new congestion comes one full period after its onset.
     /// Default true \[recon\]: with a fixed grid the onset falls inside a period whose
@@ -67,7 +67,7 @@ impl AccParams {
             rate_weight: 1.0,
             min_rate: c / 1000.0,
             halt: true,
-            max_halt: 4 * base_rtt,
+            max_halt: None,
             onset_restart: true,
         }
     }
@@ -93,7 +93,7 @@ impl AccParams {
                 .unwrap_or(b.min_rate)
                 .min(line.0 as f64),
             halt: cfg.halt.unwrap_or(b.halt),
-            max_halt: cfg.max_halt.unwrap_or(b.max_halt),
+            max_halt: cfg.max_halt.or(b.max_halt),
             onset_restart: cfg.onset_restart.unwrap_or(b.onset_restart),
         }
     }
@@ -135,7 +135,7 @@ pub struct AccCfg {
     /// Source halt (false: ACC without halt).
     #[serde(default)]
     pub halt: Option<bool>,
-    /// Longest source halt (default: 4 base RTTs).
+    /// Longest source halt (default: none).
     #[serde(default, deserialize_with = "su::opt_time")]
     pub max_halt: Option<Time>,
     /// Restart the period at the onset of congestion (the first CE after a CE-free
@@ -223,11 +223,13 @@ fn params(p: &AccParams) -> Vec<Param> {
         ),
         Param::rate("min_rate", p.min_rate, "lowest rate, C/1000 [recon]"),
         Param::plain("halt", p.halt, "source halt (acc_no_halt: false)"),
-        Param::time(
-            "max_halt",
-            p.max_halt,
-            "longest source halt, 4 base RTTs [recon]",
-        ),
+        match p.max_halt {
+            Some(t) => Param::time("max_halt", t, "longest source halt"),
+            None => Param::unset(
+                "max_halt",
+                "longest source halt; unset: none, it ends when the excess drains [seed]",
+            ),
+        },
         Param::plain(
             "onset_restart",
             p.onset_restart,

@@ -13,14 +13,6 @@ fn params() -> AccParams {
     AccParams::new(Rate(C), T)
 }
 
-/// Parameters whose halt cap never binds, to check the halt's own length.
-fn uncapped() -> AccParams {
-    AccParams {
-        max_halt: 1000 * US,
-        ..params()
-    }
-}
-
 /// Feeds one period [start, start + T) of `n` evenly spaced ACKs of `bytes` each with
 /// `mark`; `inflight` reported on each.
 fn period(a: &mut Acc, start: Time, n: u64, bytes: u64, mark: TcdMark, inflight: u64) {
@@ -37,18 +29,20 @@ fn defaults() {
         (T, T, 3, 5)
     );
     assert!(close(p.r_ai, 1.0 * G) && close(p.ce_threshold, 0.9) && p.halt);
-    assert_eq!(p.max_halt, 4 * T);
+    assert_eq!(p.max_halt, None, "the halt lasts until the excess drains");
     assert_eq!(AccParams::resolve(&AccCfg::default(), Rate(C), T), p);
-    let cfg: AccCfg = toml::from_str("halt = false\nperiod = \"50us\"").unwrap();
+    let cfg: AccCfg =
+        toml::from_str("halt = false\nperiod = \"50us\"\nmax_halt = \"40us\"").unwrap();
     let r = AccParams::resolve(&cfg, Rate(C), T);
     assert!(!r.halt);
+    assert_eq!(r.max_halt, Some(40 * US));
     assert_eq!((r.period, r.base_rtt), (50 * US, T));
     assert!(toml::from_str::<AccCfg>("hlt = false").is_err());
 }
 
 #[test]
 fn congested_flow_halts_for_excess_then_sends_at_ack_rate() {
-    let mut a = Acc::new(uncapped(), Rate(C));
+    let mut a = Acc::new(params(), Rate(C));
     // The flow sent at 100G into a bottleneck that gives it 25G: ACKs of 1250 B every
     // 400 ns (25 per 10 us period), all CE, 200 KB in flight.
     period(&mut a, 0, 25, 1250, TcdMark::Ce, 200_000);
@@ -100,6 +94,30 @@ fn without_halt_it_never_halts() {
 }
 
 #[test]
+fn a_deep_backlog_halts_until_it_drains_however_many_rtts_that_takes() {
+    let mut a = Acc::new(params(), Rate(C));
+    // 25 Gbit/s of ACKs with 1 MB in flight: the flow's bytes queued behind a deep
+    // congestion tree. Excess = 1_000_000 - 31_250 B, 310 us at 25G: 31 base RTTs.
+    period(&mut a, 0, 25, 1250, TcdMark::Ce, 1_000_000);
+    a.on_ack_marked(T, 1250, TcdMark::Ce, 1_000_000);
+    assert_eq!(a.halted_until(), Some(T + 310 * US));
+    // Its bytes drain at 25G; every period refines the halt to the same end, and the
+    // ACK that finds the bytes in flight down to the pipe comes at that end.
+    let mut inflight = 1_000_000;
+    for i in 1..=800u64 {
+        inflight -= 1250;
+        a.on_ack_marked(T + i * 400 * NS, 1250, TcdMark::Ce, inflight);
+        if i < 775 {
+            assert!(a.is_halted(T + i * 400 * NS), "ACK {i}");
+        }
+    }
+    assert_eq!(a.halted_until(), Some(T + 310 * US));
+    assert_eq!((a.halts, a.halt_time), (1, 310 * US));
+    // It resumes at the rate its ACKs came in during the halt (774 ACKs before its end).
+    assert!((a.rate / G - 25.0).abs() < 0.05, "{}", a.rate);
+}
+
+#[test]
 fn no_halt_when_inflight_fits_the_pipe() {
     let mut a = Acc::new(params(), Rate(C));
     period(&mut a, 0, 25, 1250, TcdMark::Ce, 20_000);
@@ -111,7 +129,7 @@ fn no_halt_when_inflight_fits_the_pipe() {
 
 #[test]
 fn halt_ends_early_when_the_excess_is_gone() {
-    let mut a = Acc::new(uncapped(), Rate(C));
+    let mut a = Acc::new(params(), Rate(C));
     period(&mut a, 0, 25, 1250, TcdMark::Ce, 200_000);
     a.on_ack_marked(T, 1250, TcdMark::Ce, 200_000);
     assert_eq!(a.halted_until(), Some(T + 54 * US));
@@ -135,7 +153,7 @@ fn halt_ends_early_when_the_excess_is_gone() {
 
 #[test]
 fn the_ack_stream_ends_a_refined_halt_and_sets_the_rate() {
-    let mut a = Acc::new(uncapped(), Rate(C));
+    let mut a = Acc::new(params(), Rate(C));
     period(&mut a, 0, 25, 1250, TcdMark::Ce, 200_000);
     a.on_ack_marked(T, 1250, TcdMark::Ce, 200_000);
     // Halted until 64 us (see above). The bottleneck then drains the flow's backlog
@@ -164,7 +182,11 @@ fn the_ack_stream_ends_a_refined_halt_and_sets_the_rate() {
 
 #[test]
 fn a_halt_is_capped_and_one_without_acks_keeps_its_rate() {
-    let mut a = Acc::new(params(), Rate(C));
+    let p = AccParams {
+        max_halt: Some(4 * T),
+        ..params()
+    };
+    let mut a = Acc::new(p, Rate(C));
     period(&mut a, 0, 25, 1250, TcdMark::Ce, 200_000);
     a.on_ack_marked(T, 1250, TcdMark::Ce, 200_000);
     // The excess would take 54 us; the cap is 4 base RTTs.
