@@ -66,6 +66,37 @@ fn small_mean(r: &Run) -> Result<f64, String> {
     b.num(b.find("bucket", "<10KB")?, "fct_mean_ns")
 }
 
+/// The ToR-to-host ports of a three-tier run (a ToR's ports below `servers_per_tor` face
+/// its hosts): the mean over them of their time-averaged queue, the mean of their
+/// largest queues and the largest, bytes.
+fn downlink_queues(r: &Run) -> Result<(f64, f64, f64), String> {
+    let per_tor: f64 = r
+        .setting("topology.servers_per_tor")?
+        .parse()
+        .map_err(|e| format!("topology.servers_per_tor: {e}"))?;
+    let p = r.csv("ports.csv")?;
+    let node = p
+        .header
+        .iter()
+        .position(|h| h == "node")
+        .ok_or("ports.csv: no column `node`")?;
+    let (mut n, mut sum, mut sum_max, mut max) = (0.0, 0.0, 0.0, 0.0f64);
+    for i in 0..p.rows.len() {
+        if !p.rows[i][node].starts_with("tor") || p.num(i, "port")? >= per_tor {
+            continue;
+        }
+        let m = p.num(i, "max_queue_bytes")?;
+        n += 1.0;
+        sum += p.num(i, "mean_queue_bytes")?;
+        sum_max += m;
+        max = max.max(m);
+    }
+    if n == 0.0 {
+        return Err("ports.csv: no ToR-to-host port".into());
+    }
+    Ok((sum / n, sum_max / n, max))
+}
+
 fn generate(runs: &Runs) -> Result<Generated, String> {
     let mut claims = Vec::new();
     let mut blocks = Vec::new();
@@ -208,6 +239,39 @@ fn generate(runs: &Runs) -> Result<Generated, String> {
         }
     }
     blocks.push(("websearch".into(), t.render()));
+
+    // Where small flows wait: the queues of the receivers' downlinks, HPCC against ACC.
+    let mut t = Table::new(&[
+        "algorithm",
+        ">load",
+        ">ToR-to-host ports: mean queue (KB)",
+        ">mean of their largest (KB)",
+        ">largest (KB)",
+        ">TCD CE marks",
+        "><10KB mean slowdown",
+        "><10KB p95",
+        "><10KB p99",
+    ]);
+    for load in ["0.3", "0.5"] {
+        for (a, label) in [("hpcc", "HPCC"), ("acc", "ACC")] {
+            let r = ws.run(&format!("{a}-load={load}"))?;
+            let (mean, mean_max, max) = downlink_queues(r)?;
+            let b = r.csv("buckets.csv")?;
+            let small = b.find("bucket", "<10KB")?;
+            t.row(vec![
+                label.into(),
+                load.into(),
+                f(mean / 1e3, 1),
+                f(mean_max / 1e3, 0),
+                f(max / 1e3, 0),
+                int(r.num("fabric.tcd_ce_marks")?),
+                f(b.num(small, "slowdown_mean")?, 2),
+                f(b.num(small, "slowdown_p95")?, 2),
+                f(b.num(small, "slowdown_p99")?, 2),
+            ]);
+        }
+    }
+    blocks.push(("downlinks".into(), t.render()));
     let beats = ["0.3", "0.5"].iter().all(|l| {
         let acc = m[&("acc", *l)];
         ["dcqcn", "timely"].iter().all(|o| acc.0 < m[&(*o, *l)].0 && acc.1 < m[&(*o, *l)].1)
