@@ -74,7 +74,12 @@ fn generate(runs: &Runs) -> Result<Generated, String> {
                 f(step / payload, 0),
                 f(time, 1),
                 f(csv.num(0, "busbw")?, 1),
-                format!("{:+.2} %", (time / base_time - 1.0) * 100.0),
+                // Rounded first, and `+ 0.0`, so that a difference that rounds to
+                // nothing reads "+0.00 %", not "-0.00 %".
+                format!(
+                    "{:+.2} %",
+                    ((time / base_time - 1.0) * 1e4).round() / 100.0 + 0.0
+                ),
                 int(events),
                 f(events / base_events, 2),
             ]);
