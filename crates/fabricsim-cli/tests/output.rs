@@ -423,6 +423,16 @@ const CASES: &[(&str, &str, &[&str])] = &[
         "nccl-tests",
         "nccl-tests.toml",
         &["workload[0].sizes={ min = \"8B\", max = \"64KiB\", factor = 64 }"],
+    ),    (
+        "nccl-segments",
+        "nccl-segments.toml",
+        &[
+            "topology.servers=2",
+            "sweep[0].names=[\"1MiB\"]",
+            "sweep[0].values=[{ min = \"1MiB\", max = \"1MiB\" }]",
+            "sweep[1].names=[\"4KiB\", \"64KiB\"]",
+            "sweep[1].values=[4096, 65536]",
+        ],
     ),
 ];
 

@@ -156,5 +156,15 @@ pub const CASES: &[(&str, &str, &[&str])] = &[
             "workload[0].sizes={ min = \"64B\", max = \"4MiB\", factor = 16 }",
             "workload[0].chunks=1",
         ],
+    ),    (
+        "nccl-segments",
+        "nccl-segments.toml",
+        &[
+            "topology.servers=2",
+            "sweep[0].names=[\"1MiB\"]",
+            "sweep[0].values=[{ min = \"1MiB\", max = \"1MiB\" }]",
+            "sweep[1].names=[\"4KiB\", \"64KiB\"]",
+            "sweep[1].values=[4096, 65536]",
+        ],
     ),
 ];

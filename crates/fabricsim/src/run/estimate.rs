@@ -6,13 +6,15 @@
 //! and a port that is busy when a packet reaches it wakes once more to send it. So:
 //!
 //! ```text
-//! packets(flow)  = ceil(bytes(flow) / mtu)
-//! packet-hops    = sum over flows of packets x hops + ceil(packets / ack_every) x hops
+//! packets(flow)  = ceil(bytes(flow) / frame(flow))
+//! packet-hops    = sum over flows of packets x hops + ceil(packets / acked) x hops
 //! events         = EVENTS_PER_PACKET_HOP x packet-hops x resend + EVENTS_PER_FLOW x flows
 //!                  + hardware collectives' messages x (hops + 1)
 //! wall time      = events / EVENTS_PER_SEC (one thread)
 //! ```
 //!
+//! `frame(flow)` is `mtu`, or the flow's segment (a collective's `segment`), and `acked`
+//! the frames one ACK answers: `ack_every` packets' worth, at least one frame.
 //! `hops` is the mean path length (links from the sending NIC to the receiving one, as
 //! the routing tables send the flow) over up to [`PATH_SAMPLE`] flows spread over the
 //! list. `bytes(flow)` is the flow's size, cut where `max_time` ends the run first:
@@ -75,9 +77,12 @@ pub fn estimate(sim: &Simulation) -> Estimate {
     let hops = mean_hops(sim);
     let bytes = bytes_by_max_time(sim);
     let mut packet_hops = 0.0;
-    for b in &bytes {
-        let packets = (b / mtu as f64).ceil();
-        let acks = (packets / p.ack_every.max(1) as f64).ceil();
+    for (b, f) in bytes.iter().zip(flows) {
+        // A segment is one frame, and one ACK stands for `ack_every` packets' worth.
+        let frame = f.frame_payload(mtu);
+        let packets = (b / frame as f64).ceil();
+        let per_ack = (u64::from(p.ack_every.max(1)) * mtu / frame).max(1);
+        let acks = (packets / per_ack as f64).ceil();
         packet_hops += (packets + acks) * hops;
     }
     if resends(sim) {

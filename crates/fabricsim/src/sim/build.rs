@@ -80,14 +80,22 @@ fn validate_fabric(
         |section: &'static str| move |e: ParamError| ScenarioError::param(file, e.within(section));
     let t = &sc.transport;
     t.validate().map_err(at("transport"))?;
+    for (i, w) in sc.workload.iter().enumerate() {
+        if let crate::model::workload::WorkloadCfg::Collective(c) = w {
+            if let Some(sg) = c.segment {
+                sg.validate(t.mtu)
+                    .map_err(|m| err(file, &format!("workload[{i}].segment"), m))?;
+            }
+        }
+    }
     let f = &sc.fabric;
-    let pkt_max = t.max_packet();
+    let pkt_max = super::largest_frame(sc);
     if f.buffer < 4 * pkt_max {
         return Err(err(
             file,
             "fabric.buffer",
             format!(
-                "{} bytes cannot hold even 4 packets of {} bytes (mtu + header)",
+                "{} bytes cannot hold even 4 frames of {} bytes (mtu + header, or a collective's largest segment)",
                 f.buffer, pkt_max
             ),
         ));

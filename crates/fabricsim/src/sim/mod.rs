@@ -25,6 +25,7 @@ use crate::model::fabric::NodeKind;
 use crate::model::routing::ecmp;
 use crate::model::transport::rdma::{ideal_fct, Hop};
 use crate::model::workload::JobKind;
+use crate::scenario::config::Scenario;
 use crate::scenario::config::{LbAlgorithm, SecurityMode};
 use crate::scenario::ScenarioError;
 use crate::sim::stall::StallReport;
@@ -165,15 +166,35 @@ pub(crate) type PortInit = (u32, u32, u32, Rate, Time, SecurityMode);
 /// With link-level retransmission (`llr`) a pause does not stop a replay: the frames sent
 /// during the replay request's round trip (2 C delay and the corrupted frame) arrive
 /// again after XOFF, so they are added.
-pub(crate) fn default_headroom(rate: Rate, delay: Time, params: &RunParams, llr: bool) -> u64 {
+///
+/// `frame` is the run's largest data frame ([`largest_frame`]).
+pub(crate) fn default_headroom(rate: Rate, delay: Time, frame: u64, llr: bool) -> u64 {
     let bdp = (3.0 * rate.0 as f64 * delay as f64 / 8e12) as u64;
-    let frame = params.mtu + params.header;
     let replay = if llr {
         (2.0 * rate.0 as f64 * delay as f64 / 8e12) as u64 + frame
     } else {
         0
     };
     bdp + 3 * frame + PFC_FRAME_BYTES as u64 + replay
+}
+
+/// The run's largest data frame: a packet (`mtu + header`), or the largest segment a
+/// collective workload may send with the headers of the packets it stands for
+/// (`model::workload::collective::segment`). Buffers, PFC headroom and pauses are
+/// sized for it.
+pub(crate) fn largest_frame(sc: &Scenario) -> u64 {
+    use crate::model::workload::WorkloadCfg;
+    let (mtu, header) = (sc.transport.mtu.max(1), sc.transport.header);
+    let payload = (sc.workload.iter())
+        .filter_map(|w| match w {
+            WorkloadCfg::Collective(c) => c.segment.map(|sg| {
+                let largest = c.sizes.map_or(c.size, |s| s.max.max(s.min));
+                sg.max_payload(largest, mtu)
+            }),
+            _ => None,
+        })
+        .fold(mtu, u64::max);
+    payload + payload.div_ceil(mtu) * header
 }
 
 pub(crate) fn err(file: &str, field: &str, m: impl Into<String>) -> ScenarioError {

@@ -25,6 +25,7 @@ registry!(
     ber,
     physec,
     nccl_fidelity,
+    nccl_segments,
 );
 
 /// Results documents that `reproduce` does not regenerate, and how they are made.

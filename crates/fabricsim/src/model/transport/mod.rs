@@ -186,7 +186,10 @@ mod tests {
 
     #[test]
     fn the_receiver_acks_every_nth_in_order_packet_and_the_last() {
-        let t = RdmaRc { ack_every: 2 };
+        let t = RdmaRc {
+            ack_every: 2,
+            mtu: 4096,
+        };
         let mut f = flow(5000);
         assert_eq!(
             t.on_data(&mut f, 0, 1000),
@@ -214,7 +217,10 @@ mod tests {
 
     #[test]
     fn a_gap_gets_one_nack_and_a_duplicate_gets_an_ack() {
-        let t = RdmaRc { ack_every: 1 };
+        let t = RdmaRc {
+            ack_every: 1,
+            mtu: 4096,
+        };
         let mut f = flow(10_000);
         assert_eq!(
             t.on_data(&mut f, 0, 1000),
@@ -247,7 +253,10 @@ mod tests {
 
     #[test]
     fn the_sender_goes_back_on_a_nack_and_on_a_timeout() {
-        let t = RdmaRc { ack_every: 1 };
+        let t = RdmaRc {
+            ack_every: 1,
+            mtu: 4096,
+        };
         let mut f = flow(10_000);
         f.snd_nxt = 6000;
         assert_eq!(t.on_cumulative_ack(&mut f, 2000), 2000);

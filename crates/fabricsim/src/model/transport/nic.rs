@@ -22,6 +22,17 @@ use crate::model::fabric::Fabric;
 use crate::model::transport::RxReply;
 use crate::model::transport::*;
 
+/// Header bytes of a frame of `payload` bytes: one packet's, or those of the
+/// `ceil(payload / mtu)` packets a segment stands for.
+#[inline]
+fn frame_headers(payload: u64, mtu: u64, header: u64) -> u64 {
+    if payload <= mtu {
+        header
+    } else {
+        payload.div_ceil(mtu) * header
+    }
+}
+
 impl Nics {
     /// The retransmission timer of flow `fid` fired (it may have been pushed back since).
     pub(crate) fn on_rto(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: FlowId) {
@@ -106,7 +117,8 @@ impl Nics {
                 // The packet leaves only with credits for all of it; their return wakes
                 // the port.
                 let f = &self.flows[fid as usize];
-                let wire = ctx.params.mtu.min(f.spec.size - f.snd_nxt) + ctx.params.header;
+                let payload = f.frame_payload(ctx.params.mtu).min(f.spec.size - f.snd_nxt);
+                let wire = payload + frame_headers(payload, ctx.params.mtu, ctx.params.header);
                 if !fabric.take_credit_turn(port, dp, wire, now) {
                     return None;
                 }
@@ -140,9 +152,11 @@ impl Nics {
         // The pacer runs at the NIC's data rate: its ports' together on several rails.
         let line = Rate(fabric.ports[port].rate.0 * self.data_rails.1 as u64);
         let f = &mut self.flows[fid as usize];
-        let payload = rp.mtu.min(f.spec.size - f.snd_nxt);
+        let payload = f.frame_payload(rp.mtu).min(f.spec.size - f.snd_nxt);
         let int = f.cc.wants_int();
-        let wire = payload + rp.header + if int { rp.int_nic_bytes as u64 } else { 0 };
+        let wire = payload
+            + frame_headers(payload, rp.mtu, rp.header)
+            + if int { rp.int_nic_bytes as u64 } else { 0 };
         let pkt = Packet::new(
             Payload::Data {
                 flow: FlowId(fid),
@@ -192,7 +206,8 @@ impl Nics {
     }
 
     /// Sends `payload` (ACK, NACK or CNP) back to the sender of data packet `data`, which
-    /// arrived with header `hdr`.
+    /// arrived with header `hdr`; an ACK of a segment stands for `acks` ACKs.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn send_feedback(
         &mut self,
         ctx: &mut Ctx,
@@ -201,6 +216,7 @@ impl Nics {
         payload: Payload,
         data: &Packet,
         hdr: Header,
+        acks: u32,
     ) {
         let kind = payload.kind();
         // The flow's own hash, not the arriving header's: a GSP rewrites that to spray
@@ -213,7 +229,9 @@ impl Nics {
             // Back to the flow's sender (`data` is the flow's data packet).
             dst: self.flows[flow].spec.src,
             hash: ecmp::mix32(hash ^ 0x5bd1_e995),
-            wire: ctx.params.ack_size,
+            // An ACK of a segment carries the bytes of the ACKs its packets would have
+            // drawn (`acks`), so that the reverse path's load is that of packets.
+            wire: ctx.params.ack_size * acks,
             prio: ctx.params.feedback_prio,
             ecn: 0,
             mark: hdr.mark,
@@ -344,6 +362,7 @@ impl Nics {
                     Payload::Cnp { flow, by_dr: false },
                     p,
                     hdr,
+                    1,
                 );
             } else if !f.cnp_pending {
                 f.cnp_pending = true;
@@ -352,7 +371,16 @@ impl Nics {
             }
         }
         let f = &mut self.flows[fid as usize];
+        let unacked = f.unacked_pkts;
         let rx = self.transport.on_data(f, seq, bytes);
+        // The ACKs the packets of an in-order segment would have drawn (one ACK per
+        // `ack_every` packets, the last packet's at least).
+        let acks = if f.segment == 0 || !rx.in_order {
+            1
+        } else {
+            let pkts = u64::from(bytes).div_ceil(ctx.params.mtu) as u32;
+            ((unacked + pkts) / ctx.params.ack_every.max(1)).max(1)
+        };
         if rx.in_order {
             ctx.tally.last_progress = now;
         }
@@ -365,10 +393,10 @@ impl Nics {
         match rx.reply {
             RxReply::Nothing => {}
             RxReply::Ack(seq) => {
-                self.send_feedback(ctx, fabric, port, Payload::Ack { flow, seq }, p, hdr)
+                self.send_feedback(ctx, fabric, port, Payload::Ack { flow, seq }, p, hdr, acks)
             }
             RxReply::Nack(seq) => {
-                self.send_feedback(ctx, fabric, port, Payload::Nack { flow, seq }, p, hdr)
+                self.send_feedback(ctx, fabric, port, Payload::Nack { flow, seq }, p, hdr, 1)
             }
         }
         if rx.completed {
@@ -418,6 +446,7 @@ impl Nics {
             Payload::Cnp { flow, by_dr: false },
             &tmpl,
             hdr,
+            1,
         );
     }
 

@@ -84,6 +84,9 @@ pub struct Flow {
     pub rx_early: Option<Box<Vec<(u64, u64)>>>,
     /// Its entry in its NIC's round robin while active.
     pub rr_slot: super::round_robin::Slot,
+    /// Payload bytes per frame when larger than the run's `transport.mtu` (a collective's
+    /// segments, `model::workload::collective::segment`); 0: packets of `mtu`.
+    pub segment: u64,
 }
 
 crate::base::ids::indexed_by!(crate::base::ids::FlowId => Flow);
@@ -126,6 +129,17 @@ impl Flow {
             dr_cnps_received: 0,
             dr_cnp_delay_max: 0,
             first_cnp_at: Time::MAX,
+            segment: 0,
+        }
+    }
+
+    /// Payload bytes per frame: `mtu`, or the flow's segment.
+    #[inline]
+    pub fn frame_payload(&self, mtu: u64) -> u64 {
+        if self.segment == 0 {
+            mtu
+        } else {
+            self.segment
         }
     }
 
@@ -303,6 +317,9 @@ pub fn ideal_fct_by_packets(size: u64, mtu: u64, header: u64, hops: &[Hop]) -> T
 pub struct RdmaRc {
     /// In-order packets per ACK.
     pub ack_every: u32,
+    /// Payload per packet (`transport.mtu`): a segment counts as the packets it stands
+    /// for.
+    pub mtu: u64,
 }
 
 impl super::NicTransport for RdmaRc {
@@ -312,7 +329,11 @@ impl super::NicTransport for RdmaRc {
         if seq == f.rcv_nxt {
             f.rcv_nxt += bytes as u64;
             f.nack_sent = false;
-            f.unacked_pkts += 1;
+            f.unacked_pkts += if f.segment == 0 {
+                1
+            } else {
+                u64::from(bytes).div_ceil(self.mtu) as u32
+            };
             let done = f.rcv_nxt >= f.spec.size;
             let reply = if f.unacked_pkts >= self.ack_every || done {
                 f.unacked_pkts = 0;

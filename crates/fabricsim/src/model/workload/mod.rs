@@ -276,6 +276,9 @@ pub struct Workload {
     /// Connection key of each flow: flows with the same key share a queue pair and hence
     /// a UDP source port and an ECMP path. `None`: a queue pair of its own.
     pub conn: Vec<Option<u64>>,
+    /// How each flow is cut into frames (packets unless a collective asks for segments;
+    /// shorter than `flows` when the last flows are all packets).
+    pub frames: Vec<collective::segment::FrameSize>,
     /// Index of the `[[workload]]` entry each flow came from.
     pub origin: Vec<u32>,
     /// Hardware collective jobs (they make no flows).

@@ -17,7 +17,7 @@ use crate::model::fabric::NodeKind;
 use crate::model::topology::{NodeRole, TopoGraph};
 use crate::scenario::config::{LbAlgorithm, Scenario};
 use crate::scenario::ScenarioError;
-use crate::sim::{default_headroom, err, RunParams};
+use crate::sim::{default_headroom, err, largest_frame, RunParams};
 
 /// The switches, and what their roles need later.
 pub(super) struct Switches {
@@ -34,7 +34,6 @@ pub(super) fn build_switches(
     sc: &Scenario,
     g: &TopoGraph,
     w: &Wiring,
-    params: &RunParams,
     file: &str,
 ) -> Result<Switches, ScenarioError> {
     let (nodes, ports, links) = (&w.nodes, &w.ports, &w.links);
@@ -42,6 +41,7 @@ pub(super) fn build_switches(
     let mut switches = Vec::with_capacity(w.switch_nodes.len());
     let mut lossy_dr_port = vec![false; ports.len()];
     let mut dr_names: Vec<String> = Vec::new();
+    let frame = largest_frame(sc);
     for &sn in &w.switch_nodes {
         let node = &nodes[sn as usize];
         let dr = match g.nodes[sn as usize].role {
@@ -55,7 +55,7 @@ pub(super) fn build_switches(
             // Bytes arrive on this port over the peer's link.
             let delay = links[port.peer.idx()].delay;
             let h = sc.fabric.pfc.headroom.unwrap_or_else(|| {
-                default_headroom(port.rate, delay, params, sc.fabric.reliability.llr)
+                default_headroom(port.rate, delay, frame, sc.fabric.reliability.llr)
             });
             headroom.push(h);
             ecn.push(RedMarker::from_cfg(&sc.fabric.ecn, port.rate));

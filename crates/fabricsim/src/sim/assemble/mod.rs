@@ -55,7 +55,7 @@ impl Simulation {
             ));
         }
         let mut w = wiring::wire(sc, g, faults, file)?;
-        let mut sw = fabric::build_switches(sc, g, &w, &params, file)?;
+        let mut sw = fabric::build_switches(sc, g, &w, file)?;
         let ecn_bias = switch_features::ecn_bias(&sc.fabric.ecn, &w.nodes, &w.ports, file)?;
         // The workload is generated only now, once every check of the fabric (switch
         // buffers against their PFC headroom above all) has passed: generating a large
@@ -72,7 +72,7 @@ impl Simulation {
             sw.switches.len(),
         );
         let hosts = nics::hosts(&w);
-        let flows = nics::flows(sc, &w, &hosts, wl.flows, &wl.conn, data_rails);
+        let flows = nics::flows(sc, &w, &hosts, wl.flows, &wl.conn, &wl.frames, data_rails);
         let schedule = nics::Schedule {
             deps: wl.deps,
             phases: wl.phases,
@@ -222,6 +222,7 @@ impl Simulation {
         if !tcd_on {
             return;
         }
+        let frame = crate::sim::largest_frame(sc);
         self.fabric.telemetry.tcd = (0..self.fabric.ports.len())
             .flat_map(|i| {
                 let p = &self.fabric.ports[i];
@@ -229,7 +230,7 @@ impl Simulation {
                     default_headroom(
                         p.rate,
                         self.fabric.links[i].delay,
-                        &self.ctx.params,
+                        frame,
                         sc.fabric.reliability.llr,
                     )
                 });

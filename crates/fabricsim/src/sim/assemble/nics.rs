@@ -10,6 +10,7 @@ use crate::model::routing::ecmp::{self, SourcePort};
 use crate::model::transport::message::MessageTransport;
 use crate::model::transport::rdma::{RdmaRc, TransportKind};
 use crate::model::transport::{AnyTransport, Flow, Host};
+use crate::model::workload::collective::segment::FrameSize;
 use crate::model::workload::{FlowSpec, JobSpec, Phase, TimedDep};
 use crate::scenario::config::Scenario;
 use crate::sim::{Deps, FlowLauncher, JobState, RunParams};
@@ -35,8 +36,10 @@ pub(super) fn flows(
     hosts: &[Host],
     specs: Vec<FlowSpec>,
     conn: &[Option<u64>],
+    frames: &[FrameSize],
     data_rails: (u32, u32),
 ) -> Vec<Flow> {
+    let mtu = sc.transport.mtu;
     let lb_hash = &sc.fabric.load_balance.hash;
     let mut flows = Vec::with_capacity(specs.len());
     // Under sequential source ports: each NIC's next queue pair index, and the port
@@ -68,7 +71,12 @@ pub(super) fn flows(
             }
         };
         let hash = lb_hash.function.flow_hash(s.src, s.dst, sport);
-        flows.push(Flow::new(s, hash, sport, cc));
+        let seg = frames.get(i).map_or(mtu, |fr| fr.payload(s.size, mtu));
+        let mut f = Flow::new(s, hash, sport, cc);
+        if seg != mtu {
+            f.segment = seg;
+        }
+        flows.push(f);
     }
     flows
 }
@@ -145,6 +153,7 @@ pub(super) fn transport(sc: &Scenario, params: &RunParams) -> AnyTransport {
     match sc.transport.kind {
         TransportKind::RdmaRc => AnyTransport::RdmaRc(RdmaRc {
             ack_every: params.ack_every,
+            mtu: params.mtu,
         }),
         TransportKind::Message => AnyTransport::Message(MessageTransport {
             ack_every: params.ack_every,

@@ -147,6 +147,9 @@ pub(super) fn generate(c: &CollectiveCfg, b: &mut Builder<'_>) -> Result<(), Par
             if let Some(w) = c.resolved_window() {
                 dag = super::super::channel_window::apply(&dag, &w).0;
             }
+            let frames = c
+                .segment
+                .map_or(super::segment::FrameSize::Mtu, |sg| sg.frames(size));
             let lat = proto.step_latency();
             // Transfers that wait for nothing: the first step, after the opening latency.
             let mut waits = vec![false; dag.transfers.len()];
@@ -163,6 +166,11 @@ pub(super) fn generate(c: &CollectiveCfg, b: &mut Builder<'_>) -> Result<(), Par
                     ));
                 }
                 let first = first as u32;
+                if frames != super::segment::FrameSize::Mtu {
+                    w.frames.resize(first as usize, Default::default());
+                    w.frames
+                        .resize(first as usize + dag.transfers.len(), frames);
+                }
                 for t in &dag.transfers {
                     w.flows.push(FlowSpec {
                         src: t.src,

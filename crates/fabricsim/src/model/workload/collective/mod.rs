@@ -32,6 +32,7 @@ mod generate;
 mod nvls;
 pub mod protocol;
 mod ring_ops;
+pub mod segment;
 pub mod select;
 mod tree;
 use dag::dag_count;
@@ -264,6 +265,9 @@ pub struct CollectiveCfg {
     /// NCCL-like channel window (`window = {}` for NCCL's defaults); none: unbounded.
     #[serde(default)]
     pub window: Option<super::channel_window::WindowCfg>,
+    /// Frames larger than `transport.mtu` (see [`segment`]); none: packets.
+    #[serde(default)]
+    pub segment: Option<segment::SegmentCfg>,
 }
 
 fn d_one() -> u32 {
@@ -319,6 +323,10 @@ impl Described for CollectiveCfg {
             Param::unset(
                 "window",
                 "NCCL-like channel window { buffer, chunk, slots }; `{}` for NCCL's defaults (4 MiB in 8 x 512 KiB; p2p: 8 x 128 KiB)",
+            ),
+            Param::unset(
+                "segment",
+                "frames larger than transport.mtu, each with the headers of the packets it stands for: \"auto\" (messages >= 512 MiB: at least 16 segments per transfer, at most 64 KiB each) or a size (a multiple of mtu, at most 64 KiB); unset: packets",
             ),
         ]
     }
