@@ -31,6 +31,13 @@ fn prefetch_at<T>(p: *const T) {
     }
 }
 
+/// Hints that the item after `*r` in memory will be read soon (past the end of its
+/// allocation, a line for nothing).
+#[inline(always)]
+pub fn prefetch_next<T>(r: &T) {
+    prefetch_at((r as *const T).wrapping_add(1));
+}
+
 /// Hints that item `i` of `items` will be read soon, without a bounds check (an index
 /// past the end prefetches a line for nothing).
 #[inline(always)]

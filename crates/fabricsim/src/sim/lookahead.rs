@@ -7,26 +7,47 @@ use crate::model::fabric::NodeKind;
 
 use crate::sim::*;
 
-/// Starts loading what the next events' handlers will read, in dependent steps, so that
-/// each step reads mostly lines an earlier step started loading:
+/// Starts loading what the next four events' handlers will read, one dependent step
+/// per event of look-ahead, so that each step reads only lines the previous step
+/// (one event earlier) started loading:
 /// - 3 ahead: the link, or the port;
+/// - 2 ahead: the link's first packets, or the port's queue and its link;
 /// - 1 ahead: for an arrival at a switch, the egress port, its queue and the ingress
 ///   counter (the egress was chosen upstream, see `route_ahead`), at a host the packet's
-///   slot; for a port, its head packet, its link's tail and its switch's buffer.
+///   slot; for a port, its head packet, its link's tail and its switch's buffer;
+/// - next: for a port, the head packet's ingress counter and the port's ECN marker.
 ///
-/// Two more steps, 2 ahead (the link's first packets, the port's queue) and for the next
-/// event (a port's ingress counter and ECN marker), cost 25 and 11 instructions an event
-/// at k = 16 and bought no time measurably (`docs/results/bench.md`): the step 1 ahead
-/// reads those lines itself, one event before the handler does.
+/// Every step earns its instructions: without the steps 2 ahead and for the next event
+/// (36 instructions an event at k = 16) the count fell 8 % and the wall time at k = 32
+/// rose 14 % (median of five interleaved pairs, `docs/results/bench.md`).
 #[inline(always)]
 pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
-    use crate::base::prefetch::{prefetch, prefetch_item};
+    use crate::base::prefetch::{prefetch, prefetch_item, prefetch_next};
     use crate::kernel::events::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
     use crate::kernel::events::peek_code;
     let ahead = ctx.queue.peek_codes();
     match peek_code(ahead[3]) {
         (LINK, l) => prefetch_item(&fabric.links, l as usize),
         (PORT, p) => prefetch_item(&fabric.ports, p as usize),
+        _ => {}
+    }
+    match peek_code(ahead[2]) {
+        (LINK, l) => {
+            // The head and the entry after it (next in memory unless the ring wraps
+            // there: then a line for nothing, cheaper than the ring's index arithmetic).
+            if let Some(head) = fabric.links[l as usize].ring.front() {
+                prefetch(head);
+                prefetch_next(head);
+            }
+        }
+        (PORT, p) => {
+            let port = &fabric.ports[p as usize];
+            if port.nonempty != 0 {
+                let prio = 7 - port.nonempty.leading_zeros() as usize;
+                prefetch(&port.queues[prio]);
+            }
+            prefetch_item(&fabric.links, p as usize);
+        }
         _ => {}
     }
     match peek_code(ahead[1]) {
@@ -73,5 +94,19 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
             }
         }
         _ => {}
+    }
+    if let (PORT, p) = peek_code(ahead[0]) {
+        let port = &fabric.ports[p as usize];
+        if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
+            let prio = 7 - port.nonempty.leading_zeros() as usize;
+            if let Some(d) = port.queues[prio].front(fabric.queue_pool(p as usize)) {
+                let sw = &fabric.switches[s as usize];
+                sw.buffer
+                    .prefetch_counter(d.in_port as usize, d.prio() as usize);
+                if let Some(m) = sw.ecn.get(p.wrapping_sub(sw.ports.first.0) as usize) {
+                    prefetch(m);
+                }
+            }
+        }
     }
 }
