@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19's scaling figures on a many-core machine: the k = 74 fat tree (101,306 hosts)
+# Scaling figures on a many-core machine: the k = 74 fat tree (101,306 hosts)
 # on 16 threads against the 60 s target, and the speedup against threads at k = 32 and
 # k = 48, each child run its own process (its peak RSS its own), all on the same machine.
 #
@@ -11,14 +11,11 @@
 #               timeout_s = 590)
 # Every child's JSON line goes to $OUT as soon as it finishes (a timeout keeps what ran),
 # most important first (RUNS, k:threads): k = 74 on 16 threads, k = 48 on 16 and on one
-# thread, k = 74 on one thread (about 6 minutes on a 2-core VM; the issue's 343 s was a
-# quiet 16-core Xeon), the side-by-side baselines, then the curves at k = 32 and k = 48.
-# Session 18 measured k = 32 and 48 on 1-16 threads and k = 74 on 16 (docs/results/
-# bench.md, "On 16 cores"); session 22 measured k = 74 on 16 threads and on one side by
-# side (RUNS="74:16 74:1" in one call: 546 s of the 600) and the curves again ("On 16
-# cores again"). Huge pages came after (the CLI asks for them unless
-# FABRICSIM_HUGE_PAGES=0): to measure them there, RUNS="48:1" with and without that
-# variable in one call, then k = 74 likewise in a call each.
+# thread, k = 74 on one thread (about 6 minutes on a 2-core VM), the side-by-side
+# baselines, then the curves at k = 32 and k = 48. `RUNS="74:16 74:1"` in one call takes
+# about 546 s of the 600 (docs/results/bench.md, "Several threads on 16 cores"). To
+# measure huge pages (the CLI asks for them unless FABRICSIM_HUGE_PAGES=0): RUNS="48:1"
+# with and without that variable in one call, then k = 74 likewise in a call each.
 # The device returns at most 8 files: wrap the call so that $OUT gets one archive, e.g.
 #   O=$OUT; OUT=/tmp/dev timeout -s KILL 560 bash scripts/device-scaling.sh;
 #   tar czf $O/device.tgz -C /tmp/dev .
