@@ -1,5 +1,7 @@
 //! Behaviour of the RoCEv2 fabric checked against analytic results and invariants.
 
+mod common;
+
 use fabricsim::analysis::invariants;
 use fabricsim::base::units::{ser_time, MS, NS, US};
 use fabricsim::output::fct;
@@ -20,24 +22,7 @@ fn run(src: &str) -> (Simulation, Outcome) {
 }
 
 fn two_leaf(flows: &str, extra: &str) -> String {
-    format!(
-        r#"
-max_time = "200ms"
-[topology]
-kind = "leaf_spine"
-leaves = 2
-spines = 2
-servers_per_leaf = 2
-host_rate = "100Gbps"
-link_delay = "1us"
-[fabric]
-switch_latency = "300ns"
-{extra}
-[[workload]]
-kind = "flows"
-flows = [{flows}]
-"#
-    )
+    common::two_leaf(extra, &format!("kind = \"flows\"\nflows = [{flows}]"))
 }
 
 /// One flow through leaf, spine, leaf: FCT is exactly the store-and-forward pipeline.

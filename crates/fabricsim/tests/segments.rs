@@ -3,6 +3,8 @@
 //! segment is exact, a segment carries the headers of the packets it stands for, and
 //! a lossless fabric stays lossless with frames of 64 KiB.
 
+mod common;
+
 use fabricsim::analysis::invariants;
 use fabricsim::base::units::{ser_time, NS, US};
 use fabricsim::output::fct;
@@ -18,28 +20,11 @@ fn run(src: &str) -> Simulation {
     sim
 }
 
-/// Two leaves of two hosts at 100G, 1 us links, 300 ns switches; `workload` is a
-/// collective's settings.
+/// `common::two_leaf` without congestion control; `workload` is a collective's settings.
 fn two_leaf(workload: &str, extra: &str) -> String {
-    format!(
-        r#"
-max_time = "200ms"
-[topology]
-kind = "leaf_spine"
-leaves = 2
-spines = 2
-servers_per_leaf = 2
-host_rate = "100Gbps"
-link_delay = "1us"
-[fabric]
-switch_latency = "300ns"
-{extra}
-[cc]
-algorithm = "none"
-[[workload]]
-kind = "collective"
-{workload}
-"#
+    common::two_leaf(
+        &format!("{extra}\n[cc]\nalgorithm = \"none\""),
+        &format!("kind = \"collective\"\n{workload}"),
     )
 }
 
