@@ -316,3 +316,37 @@ fn security_modes_cost_what_the_model_says() {
         1.0 - f
     );
 }
+
+/// A queue pair keeps the NIC for `qp_burst` bytes: two equal flows of one NIC to two
+/// hosts of the other leaf. Served a packet each, the first finishes one packet before
+/// the second; with a turn as long as a flow, the first leaves alone and finishes as a
+/// lone flow would. Either way the NIC never idles, so the second (last) flow finishes
+/// at the same time: when `2n` packets have left the NIC plus the pipeline behind it.
+#[test]
+fn a_queue_pair_keeps_the_nic_for_its_burst() {
+    let n = 256u64;
+    let size = n * 4096;
+    let h = 4u64;
+    let full = ser_time(4096 + 58, 100_000_000_000);
+    let tail = h * US + (h - 1) * 300 * NS;
+    let fcts = |burst: &str| {
+        let (sim, o) = run(&two_leaf(
+            &format!("{{src = 0, dst = 2, size = {size}}}, {{src = 0, dst = 3, size = {size}}}"),
+            &format!("[transport]\nqp_burst = {burst}\n[cc]\nalgorithm = \"none\""),
+        ));
+        assert_eq!(o, Outcome::Completed);
+        (fct(&sim, 0).unwrap(), fct(&sim, 1).unwrap())
+    };
+    let last = (2 * n + h - 1) * full + tail;
+    let (a, b) = fcts("0");
+    assert_eq!((a, b), (last - full, last), "one packet per turn");
+    let (a, b) = fcts(&format!("{size}"));
+    assert_eq!(
+        (a, b),
+        ((n + h - 1) * full + tail, last),
+        "one turn per flow"
+    );
+    // 64 KiB turns: the first flow's last turn ends one turn before the second's.
+    let (a, b) = fcts("\"64KiB\"");
+    assert_eq!((a, b), (last - 16 * full, last), "16 packets per turn");
+}

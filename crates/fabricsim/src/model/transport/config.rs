@@ -67,7 +67,15 @@ pub struct TransportCfg {
     /// every dependency fires at once, as a single global view of the run would.
     #[serde(default, deserialize_with = "su::time")]
     pub notify_latency: Time,
+    /// Payload bytes a queue pair sends in one turn of the NIC's send scheduler before
+    /// the next active queue pair is served (`qp_turn.rs`); 0 (the default): one packet
+    /// each, round robin.
+    #[serde(default, deserialize_with = "su::bytes")]
+    pub qp_burst: u64,
 }
+
+/// The largest `qp_burst`: a turn longer than any message is one turn per message.
+const MAX_QP_BURST: u64 = 1 << 30;
 
 /// `[transport] feedback_queue`.
 #[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
@@ -203,6 +211,7 @@ impl Default for TransportCfg {
             kind: TransportKind::default(),
             message: Default::default(),
             notify_latency: 0,
+            qp_burst: 0,
         }
     }
 }
@@ -260,6 +269,11 @@ impl Described for TransportCfg {
                 d.notify_latency,
                 "a dependency between two hosts (or a rank and its job's barrier) fires this much later",
             ),
+            Param::bytes(
+                "qp_burst",
+                d.qp_burst,
+                "payload bytes a queue pair sends per turn of the NIC's scheduler (0: one packet, round robin)",
+            ),
         ]
     }
 }
@@ -275,6 +289,16 @@ impl TransportCfg {
             return e(
                 "mtu",
                 format!("{} bytes: at most 64 KiB is allowed", self.mtu),
+            );
+        }
+        if self.qp_burst != 0 && !(self.mtu..=MAX_QP_BURST).contains(&self.qp_burst) {
+            return e(
+                "qp_burst",
+                format!(
+                    "{} B: 0 (one packet per turn) or from one packet's payload (mtu, {} B) \
+                     to 1 GiB",
+                    self.qp_burst, self.mtu
+                ),
             );
         }
         if self.ack_every == 0 {

@@ -21,9 +21,11 @@ pub mod message;
 pub mod multipath;
 mod nic;
 pub(crate) mod notify;
+mod qp_turn;
 pub mod rdma;
 pub mod round_robin;
 
+pub(crate) use qp_turn::turns as qp_turn_table;
 pub use rdma::{Flow, FlowSpec, Host};
 
 use crate::base::units::Time;
@@ -155,6 +157,11 @@ pub struct Nics {
     /// The ports of a NIC that carry data, as (first, count) relative to its first port:
     /// (0, 1) for a single-port NIC; on dual-rail NICs all rails (adaptive) or one.
     pub(crate) data_rails: (u32, u32),
+    /// Payload bytes a queue pair sends in one turn of the NIC's scheduler
+    /// (`[transport] qp_burst`; 0: one packet).
+    pub(crate) qp_burst: u64,
+    /// Per NIC, the queue pair holding the turn (empty when `qp_burst` is 0).
+    pub(crate) qp_turns: Vec<qp_turn::QpTurn>,
     /// Hardware collectives (document 003), when a workload runs any.
     pub hw: Option<Box<crate::model::transport::collective_engine::HwCollectives>>,
 }

@@ -128,6 +128,9 @@ impl Nics {
             let f = &self.flows[fid as usize];
             let sendable = f.snd_nxt < f.spec.size;
             self.hosts[h as usize].active.set_sendable(i, sendable);
+            if self.qp_burst != 0 {
+                self.continue_turn(h, i, fid, sendable, ctx.params.mtu);
+            }
             if !sendable {
                 // After the round robin's own update: a flow started here may compact it.
                 self.on_all_sent(ctx, fabric, fid);

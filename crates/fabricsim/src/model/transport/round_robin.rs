@@ -171,6 +171,12 @@ impl RoundRobin {
         self.cursor = rank(&self.bits, slot as usize) as u32 + 1;
     }
 
+    /// The flow at `slot` is served next again (its queue pair keeps the NIC's turn,
+    /// `qp_turn.rs`).
+    pub fn serve_again(&mut self, slot: Slot) {
+        self.cursor = rank(&self.bits, slot as usize) as u32;
+    }
+
     /// The flow at `slot`.
     pub fn fid(&self, slot: Slot) -> u32 {
         self.fids[slot as usize]

@@ -118,6 +118,8 @@ impl Simulation {
             queue_pools: vec![crate::model::fabric::port::queue_pool()],
         };
         let nics = Nics {
+            qp_burst: sc.transport.qp_burst,
+            qp_turns: crate::model::transport::qp_turn_table(hosts.len(), sc.transport.qp_burst),
             engines: (sc.transport.kind == crate::model::transport::rdma::TransportKind::Message)
                 .then(|| {
                     Box::new(crate::model::transport::message::Engines::new(
