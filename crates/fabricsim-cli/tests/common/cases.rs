@@ -139,6 +139,7 @@ pub const CASES: &[(&str, &str, &[&str])] = &[
             "workload[0].sizes={ min = \"1MiB\", max = \"1MiB\" }",
             "variants[2].set={ \"topology.servers\" = 2, \"workload[0].sizes\" = { min = \"1MiB\", max = \"1MiB\" } }",
             "variants[3].set={ \"topology.gpus_per_server\" = 2, \"workload[0].algorithm\" = \"nvls\", \"workload[0].sizes\" = { min = \"128B\", max = \"8KiB\", factor = 64 } }",
+            "variants[4].set={ \"topology.servers\" = 2, \"workload[0].algorithm\" = \"auto\", \"workload[0].sizes\" = { min = \"8B\", max = \"8MiB\", factor = 16 }, \"workload[0].segment\" = \"auto\" }",
         ],
     ),
     (
