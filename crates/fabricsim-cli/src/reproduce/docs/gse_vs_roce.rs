@@ -212,7 +212,7 @@ fn generate(runs: &Runs) -> Result<Generated, String> {
 
 /// `gse-vs-roce-nic.toml`: AlltoAll at 512 MiB over 4 x 100G members, RoCE/GSE mean and
 /// max JCT ratios per NIC scheduler quantum and DCQCN defaults, and the best mean ratio.
-fn nic_table(j: &Csv) -> Result<((String, String), (String, (f64, String))), String> {
+fn nic_table(j: &Csv) -> Result<((String, String), BestOf), String> {
     let pm = |m: f64, ci: f64| format!("{} ± {}", f(m, 2), f(ci, 2));
     let mut t = Table::new(&[
         "qp_burst",
@@ -271,7 +271,9 @@ const COLLECTIVES: [(&str, &str); 4] = [
 
 /// The readings' tables from their `jct.csv` (means and 95 % half-widths over the seeds),
 /// and per collective the best 512 MiB mean ratio with where it was reached.
-type Best = Vec<(String, (f64, String))>;
+type Best = Vec<BestOf>;
+/// A collective and its best 512 MiB mean ratio with where it was reached.
+type BestOf = (String, (f64, String));
 
 fn readings_tables(j: &Csv) -> Result<(Vec<(String, String)>, Best), String> {
     let pm = |m: f64, ci: f64, d: usize| format!("{} ± {}", f(m, d), f(ci, d));
