@@ -291,6 +291,16 @@ const CASES: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "gse-vs-roce-nic",
+        "gse-vs-roce-nic.toml",
+        &[
+            "seeds=2",
+            "workload[0].size=\"1MiB\"",
+            "sweep[0].values=[0, \"64KiB\"]",
+            "max_time=\"500us\"",
+        ],
+    ),
+    (
         "gse-vs-roce",
         "gse-vs-roce.toml",
         &[

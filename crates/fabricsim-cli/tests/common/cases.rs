@@ -42,6 +42,15 @@ pub const CASES: &[(&str, &str, &[&str])] = &[
         "gse-vs-roce.toml",
         &["sweep[1].values=[1.5]", "sweep[3].values=[\"2MiB\"]"],
     ),
+    (
+        "gse-vs-roce-nic",
+        "gse-vs-roce-nic.toml",
+        &[
+            "seeds=2",
+            "workload[0].size=\"1MiB\"",
+            "sweep[0].values=[0, \"64KiB\"]",
+        ],
+    ),
     ("longhaul-cnp", "longhaul-cnp.toml", &["max_time=\"3ms\""]),
     (
         "longhaul-nccl",
