@@ -123,10 +123,12 @@ impl Event {
         debug_assert!(i <= MAX_INDEX);
         ((k as u64) << IDX_BITS) | i as u64
     }
+    /// The event of an entry's low 32 bits (see [`EventQueue::peek_codes`]: nothing
+    /// else is there, so no mask).
     #[inline(always)]
-    fn decode(v: u64) -> Event {
-        let i = (v & MAX_INDEX as u64) as u32;
-        match ((v >> IDX_BITS) & ((1 << KIND_BITS) - 1)) as u32 {
+    fn decode(v: u32) -> Event {
+        let i = v & MAX_INDEX;
+        match v >> IDX_BITS {
             code::LINK_ARRIVE => Event::LinkArrive(LinkId(i)),
             code::PORT_WAKE => Event::PortWake(PortId(i)),
             code::FLOW_ARRIVALS => Event::FlowArrivals,
@@ -411,7 +413,7 @@ impl EventQueue {
             let k = self.drain[self.head];
             self.head += 1;
             self.popped += 1;
-            return Some((self.base + (k >> self.lsh), Event::decode(k & EV_MASK)));
+            return Some((self.base + (k >> self.lsh), Event::decode(k as u32)));
         }
         self.advance()
     }
@@ -430,7 +432,7 @@ impl EventQueue {
             }
             self.head += 1;
             self.popped += 1;
-            return Some((t, Event::decode(k & EV_MASK)));
+            return Some((t, Event::decode(k as u32)));
         }
         // Enter the next slot only if it starts before `end`: a later push (at `end` or
         // after) then still lands at or after the current slot's start.
@@ -623,7 +625,7 @@ impl EventQueue {
         let k = self.drain[0];
         self.head = 1;
         self.popped += 1;
-        Some((self.base + (k >> self.lsh), Event::decode(k & EV_MASK)))
+        Some((self.base + (k >> self.lsh), Event::decode(k as u32)))
     }
 
     /// Puts back the event `pop` just returned (it pops next again). Only valid right
@@ -644,13 +646,10 @@ impl EventQueue {
         let Some(d) = self.drain.get(h..h + 4) else {
             return [NO_EVENT; 4];
         };
-        let m = EV_MASK as u32;
-        [
-            d[0] as u32 & m,
-            d[1] as u32 & m,
-            d[2] as u32 & m,
-            d[3] as u32 & m,
-        ]
+        // An entry's low 32 bits are its event alone (its time is in bits 52 and up), and
+        // a filler's are `NO_EVENT`: no mask to apply, nor for the caller to test a kind.
+        const _: () = assert!(64 - MAX_SHIFT >= 32 && EV_BITS <= 32);
+        [d[0] as u32, d[1] as u32, d[2] as u32, d[3] as u32]
     }
 
     /// Time of the earliest event.
