@@ -176,7 +176,9 @@ impl Fabric {
         let now = ctx.now;
         let pi = port.idx();
         let wire = pkt.wire() as u64;
-        let port_ref = &mut self.ports[pi];
+        // The port and its link, each indexed once (the tables the ECMP choice below
+        // reads are other fields).
+        let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
         let extra = if pkt.kind() == PacketKind::Pause {
             0
         } else {
@@ -195,16 +197,23 @@ impl Fabric {
             };
             // The next switch sees a raised packet arrive on its raised VC.
             pkt.flags &= !(FLAG_VC_RAISED | VC_IN_MASK);
-            c.on_transmit(pi, &self.ports[pi], pkt.prio(), pkt.wire(), now, d)
+            c.on_transmit(pi, port_ref, pkt.prio(), pkt.wire(), now, d)
         } else {
             d
         };
         if self.route_ahead && pkt.kind() != PacketKind::Pause {
-            let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
+            let (to, to_port) = (link.to, link.to_port.0);
             if let NodeKind::Switch(s) = to {
                 // The receiving switch's ECMP choice, made now: the same port it would
                 // pick on arrival, but off the arrival's chain of dependent loads.
-                if let Some(egress) = self.ecmp_egress(s, pkt.dst(), pkt.hash) {
+                let e = super::switch::ecmp_egress(
+                    &self.routing,
+                    &self.switches,
+                    s,
+                    pkt.dst(),
+                    pkt.hash,
+                );
+                if let Some(egress) = e {
                     let off = egress.0.wrapping_sub(to_port) as i32;
                     if off as i16 as i32 == off {
                         pkt.in_port = off as u16;
@@ -213,8 +222,6 @@ impl Fabric {
                 }
             }
         }
-        // The port and its link, each indexed once.
-        let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
         let arrival = now + ahead + link.delay;
         if CUT && port_ref.replays() {
             // Through the sender's replay ring, which draws its fate on the wire.

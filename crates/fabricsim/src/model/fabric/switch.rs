@@ -73,24 +73,39 @@ impl Fabric {
     /// has no route there.
     #[inline(always)]
     pub(crate) fn ecmp_egress(&self, s: u32, dst: u32, hash: u32) -> Option<PortId> {
-        let c = self.routing.lookup(s, dst);
-        let sw = &self.switches[s as usize];
-        let k = match c.len {
-            0 => return None,
-            1 => 0,
-            n if sw.lag > 1 && n.is_multiple_of(sw.lag) => ecmp::pick_lag(
-                false,
-                hash,
-                sw.salt,
-                sw.lag_salt,
-                n as usize,
-                sw.lag as usize,
-            ),
-            n => ecmp::pick(hash, sw.salt, n as usize),
-        };
-        Some(self.routing.port_of(c, k))
+        ecmp_egress(&self.routing, &self.switches, s, dst, hash)
     }
+}
 
+/// [`Fabric::ecmp_egress`] from the two tables it reads, for a caller that holds other
+/// parts of the fabric (a port and its link, to transmit).
+#[inline(always)]
+pub(crate) fn ecmp_egress(
+    routing: &crate::model::routing::RoutingTable,
+    switches: &[Switch],
+    s: u32,
+    dst: u32,
+    hash: u32,
+) -> Option<PortId> {
+    let c = routing.lookup(s, dst);
+    let sw = &switches[s as usize];
+    let k = match c.len {
+        0 => return None,
+        1 => 0,
+        n if sw.lag > 1 && n.is_multiple_of(sw.lag) => ecmp::pick_lag(
+            false,
+            hash,
+            sw.salt,
+            sw.lag_salt,
+            n as usize,
+            sw.lag as usize,
+        ),
+        n => ecmp::pick(hash, sw.salt, n as usize),
+    };
+    Some(routing.port_of(c, k))
+}
+
+impl Fabric {
     #[inline(always)] // two dispatchers call it (see `Fabric::on_link_arrive`)
     pub(crate) fn switch_receive(
         &mut self,
