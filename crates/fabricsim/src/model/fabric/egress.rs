@@ -62,36 +62,37 @@ impl Fabric {
     ) -> NextFrame {
         let now = ctx.now;
         let pi = port.idx();
-        if self.ports[pi].busy_until > now {
-            let b = self.ports[pi].busy_until;
+        // The port and its pool, indexed once on the path without credits.
+        let port_ref = &mut self.ports[pi];
+        if port_ref.busy_until > now {
+            let b = port_ref.busy_until;
             self.schedule_wake(ctx, port, b);
             return NextFrame::Busy;
         }
-        let (port_ref, pool) = self.port_and_pool(pi);
+        let pool = &mut self.queue_pools[port_ref.pool as usize];
         if let Some(p) = port_ref.pop_ctrl(pool) {
-            NextFrame::Frame(p)
-        } else if let Some(prio) = self.next_queue(pi, now) {
+            return NextFrame::Frame(p);
+        }
+        // The highest non-empty unpaused priority, or on a port fed by credits the
+        // highest VC whose head packet has its credits.
+        let (port_ref, pool, prio) = if port_ref.credit_gated() {
+            let Some(prio) = self.credit_next_queue(pi, now) else {
+                return NextFrame::Empty;
+            };
             let (port_ref, pool) = self.port_and_pool(pi);
-            let mut d = port_ref.dequeue_head(pool, prio, now);
-            if SWITCH {
-                let s = port_ref.owner_index();
-                self.on_switch_dequeue(ctx, s, port, &mut d);
-            }
-            NextFrame::Frame(d)
+            (port_ref, pool, prio)
         } else {
-            NextFrame::Empty
+            let Some(prio) = port_ref.next_queue(now) else {
+                return NextFrame::Empty;
+            };
+            (port_ref, pool, prio)
+        };
+        let mut d = port_ref.dequeue_head(pool, prio, now);
+        if SWITCH {
+            let s = port_ref.owner_index();
+            self.on_switch_dequeue(ctx, s, port, &mut d);
         }
-    }
-
-    /// The queue port `pi` serves next: the highest non-empty unpaused priority, or on a
-    /// port fed by credits the highest VC whose head packet has its credits.
-    #[inline(always)]
-    fn next_queue(&mut self, pi: usize, now: Time) -> Option<usize> {
-        if self.ports[pi].credit_gated() {
-            self.credit_next_queue(pi, now)
-        } else {
-            self.ports[pi].next_queue(now)
-        }
+        NextFrame::Frame(d)
     }
 
     // Out of line: only credit runs take it.
