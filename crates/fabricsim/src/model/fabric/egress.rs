@@ -32,12 +32,7 @@ impl Fabric {
     /// is due no later. Always inlined: the queue's push is most of it.
     #[inline(always)]
     pub(crate) fn schedule_wake(&mut self, ctx: &mut Ctx, port: PortId, t: Time) {
-        let p = &mut self.ports[port];
-        if p.wake_at <= t && p.wake_at >= ctx.now {
-            return;
-        }
-        p.wake_at = t;
-        ctx.queue.push(t, Event::PortWake(port));
+        wake(&mut self.ports[port], ctx, port, t);
     }
 
     /// Starts the next transmission on switch port `port` if it is free and has a frame
@@ -245,8 +240,19 @@ impl Fabric {
         }
         let more = port_ref.ctrl_len() != 0 || port_ref.has_queued() || nic_has_flows;
         if more {
+            // The port at hand, not indexed again.
             let b = port_ref.busy_until;
-            self.schedule_wake(ctx, port, b);
+            wake(port_ref, ctx, port, b);
         }
     }
+}
+
+/// [`Fabric::schedule_wake`] on the port `p` (whose id is `port`).
+#[inline(always)]
+fn wake(p: &mut crate::model::fabric::Port, ctx: &mut Ctx, port: PortId, t: Time) {
+    if p.wake_at <= t && p.wake_at >= ctx.now {
+        return;
+    }
+    p.wake_at = t;
+    ctx.queue.push(t, Event::PortWake(port));
 }
