@@ -304,12 +304,21 @@ impl Fabric {
         }
         pkt.in_port = local_in as u16;
         let now = ctx.now;
-        let (e, pool) = self.port_and_pool(egress.idx());
+        // The egress, its pool and the switch (whose buffer flow control reads after
+        // the admission) are other fields: none is indexed again.
+        let e = &mut self.ports[egress.idx()];
+        let pool = &mut self.queue_pools[e.pool as usize];
         if in_port != egress && e.can_pass_through(prio, now) {
             // The packet would be queued and dequeued at once: skip the queue (whose
             // enqueue and dequeue cancel out) and leave straight from here.
             e.pass_through(wire);
-            self.after_admit(ctx, s, in_port, local_in, prio_in);
+            let buffer = &mut sw.buffer;
+            if let Some(sig) = self
+                .flow_control
+                .admitted(buffer, in_port, local_in, prio_in)
+            {
+                self.send_pfc(ctx, in_port, sig);
+            }
             self.on_switch_dequeue(ctx, s, egress, &mut pkt);
             self.transmit(ctx, egress, pkt, false);
             return;
@@ -319,7 +328,13 @@ impl Fabric {
             return self.drop_admitted(ctx, s, egress, pkt);
         }
         e.enqueue(pool, prio, pkt, now);
-        self.after_admit(ctx, s, in_port, local_in, prio_in);
+        let buffer = &mut sw.buffer;
+        if let Some(sig) = self
+            .flow_control
+            .admitted(buffer, in_port, local_in, prio_in)
+        {
+            self.send_pfc(ctx, in_port, sig);
+        }
         // Most packets queue behind a frame on the wire whose end already has the port's
         // wakeup: what `try_transmit` would find (`next_frame`, `schedule_wake`), without
         // its call (k = 16: two thirds of the calls that found the port busy).
