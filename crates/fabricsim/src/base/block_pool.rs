@@ -234,6 +234,22 @@ impl BlockFifo {
         self.len += 1;
     }
 
+    /// Appends `x` if the tail block has room for it (else false, and nothing changes).
+    #[inline(always)]
+    pub fn push_back_in_tail<T: Copy, const B: usize>(
+        &mut self,
+        pool: &mut BlockPool<T, B>,
+        x: T,
+    ) -> bool {
+        let pos = (self.head_pos as usize + self.len as usize) % B;
+        if pos == 0 {
+            return false;
+        }
+        pool.block_mut(self.tail).items[pos] = x;
+        self.len += 1;
+        true
+    }
+
     /// The tail block is full (or there is none): a new one. Inlined: a port queue that
     /// holds one packet at a time takes (and gives back) a block per packet, not one
     /// every `B` (out of line, the k = 8 benchmark ran 0.85 % more instructions).

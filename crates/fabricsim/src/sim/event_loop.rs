@@ -86,6 +86,11 @@ impl Simulation {
         // on its multiple of 2^16). Counting here, not in a loop of its own, keeps one
         // call site per handler: a second costs every event its handlers' inlining.
         let mut diagnosis: Option<(crate::sim::livelock::Tally, (Time, u64))> = None;
+        // The stall check's deadline, `last_progress` + `stall_timeout`, recomputed when
+        // progress moves it, not for every event. (`t > lp + timeout`, saturated, is
+        // `t - lp > timeout`, saturated.)
+        let mut progress_seen = Time::MAX;
+        let mut stall_at = Time::MAX;
         let outcome = loop {
             if self.ctx.tally.flows_done == total && self.nics.launcher.phases_left == 0 {
                 // Every receiver has its data. The run goes on until the last ACKs reach
@@ -118,9 +123,11 @@ impl Simulation {
                 return None;
             }
             let tally = &self.ctx.tally;
-            if t.saturating_sub(tally.last_progress) > self.ctx.params.stall_timeout
-                && tally.flows_started > tally.flows_done
-            {
+            if tally.last_progress != progress_seen {
+                progress_seen = tally.last_progress;
+                stall_at = progress_seen.saturating_add(self.ctx.params.stall_timeout);
+            }
+            if t > stall_at && tally.flows_started > tally.flows_done {
                 self.ctx.now = tally.last_progress + self.ctx.params.stall_timeout;
                 break Outcome::Stalled(crate::sim::stall::diagnose(self));
             }

@@ -23,16 +23,14 @@ use crate::sim::*;
 #[inline(always)]
 pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
     use crate::base::prefetch::{prefetch, prefetch_item, prefetch_next};
-    use crate::kernel::events::code::{LINK_ARRIVE as LINK, PORT_WAKE as PORT};
-    use crate::kernel::events::peek_code;
     let ahead = ctx.queue.peek_codes();
-    match peek_code(ahead[3]) {
-        (LINK, l) => prefetch_item(&fabric.links, l as usize),
-        (PORT, p) => prefetch_item(&fabric.ports, p as usize),
-        _ => {}
+    match kind(ahead[3]) {
+        Ahead::Link(l) => prefetch_item(&fabric.links, l as usize),
+        Ahead::Port(p) => prefetch_item(&fabric.ports, p as usize),
+        Ahead::Other => {}
     }
-    match peek_code(ahead[2]) {
-        (LINK, l) => {
+    match kind(ahead[2]) {
+        Ahead::Link(l) => {
             // The head and the entry after it (next in memory unless the ring wraps
             // there: then a line for nothing, cheaper than the ring's index arithmetic).
             if let Some(head) = fabric.links[l as usize].ring.front() {
@@ -40,7 +38,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                 prefetch_next(head);
             }
         }
-        (PORT, p) => {
+        Ahead::Port(p) => {
             let port = &fabric.ports[p as usize];
             if port.nonempty != 0 {
                 let prio = 7 - port.nonempty.leading_zeros() as usize;
@@ -48,10 +46,10 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
             }
             prefetch_item(&fabric.links, p as usize);
         }
-        _ => {}
+        Ahead::Other => {}
     }
-    match peek_code(ahead[1]) {
-        (LINK, l) => {
+    match kind(ahead[1]) {
+        Ahead::Link(l) => {
             let link = &fabric.links[l as usize];
             if let Some((_, d)) = link.ring.front() {
                 match link.to {
@@ -74,7 +72,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                 }
             }
         }
-        (PORT, p) => {
+        Ahead::Port(p) => {
             let port = &fabric.ports[p as usize];
             if port.nonempty != 0 {
                 let prio = 7 - port.nonempty.leading_zeros() as usize;
@@ -93,9 +91,9 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                 prefetch(&fabric.switches[s as usize].buffer);
             }
         }
-        _ => {}
+        Ahead::Other => {}
     }
-    if let (PORT, p) = peek_code(ahead[0]) {
+    if let Ahead::Port(p) = kind(ahead[0]) {
         let port = &fabric.ports[p as usize];
         if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
             let prio = 7 - port.nonempty.leading_zeros() as usize;
@@ -108,5 +106,32 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                 }
             }
         }
+    }
+}
+
+/// What an event ahead is, for [`prefetch_ahead`]: a link's arrival or a port's wakeup
+/// with its index, or another event.
+enum Ahead {
+    Link(u32),
+    Port(u32),
+    Other,
+}
+
+/// The [`Ahead`] of a code from `peek_codes`: a code of kind `k` is `k << IDX_BITS`
+/// plus its index, so one subtraction and one comparison tell each kind and give the
+/// index (a shift and a mask, then a second mask for the index, cost more).
+#[inline(always)]
+fn kind(code: u32) -> Ahead {
+    use crate::base::ids::{IDX_BITS, MAX_INDEX};
+    use crate::kernel::events::code::{LINK_ARRIVE, PORT_WAKE};
+    let l = code.wrapping_sub(LINK_ARRIVE << IDX_BITS);
+    if l <= MAX_INDEX {
+        return Ahead::Link(l);
+    }
+    let p = l.wrapping_sub((PORT_WAKE - LINK_ARRIVE) << IDX_BITS);
+    if p <= MAX_INDEX {
+        Ahead::Port(p)
+    } else {
+        Ahead::Other
     }
 }

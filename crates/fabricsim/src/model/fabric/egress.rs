@@ -32,12 +32,7 @@ impl Fabric {
     /// is due no later. Always inlined: the queue's push is most of it.
     #[inline(always)]
     pub(crate) fn schedule_wake(&mut self, ctx: &mut Ctx, port: PortId, t: Time) {
-        let p = &mut self.ports[port];
-        if p.wake_at <= t && p.wake_at >= ctx.now {
-            return;
-        }
-        p.wake_at = t;
-        ctx.queue.push(t, Event::PortWake(port));
+        wake(&mut self.ports[port], ctx, port, t);
     }
 
     /// Starts the next transmission on switch port `port` if it is free and has a frame
@@ -62,36 +57,37 @@ impl Fabric {
     ) -> NextFrame {
         let now = ctx.now;
         let pi = port.idx();
-        if self.ports[pi].busy_until > now {
-            let b = self.ports[pi].busy_until;
+        // The port and its pool, indexed once on the path without credits.
+        let port_ref = &mut self.ports[pi];
+        if port_ref.busy_until > now {
+            let b = port_ref.busy_until;
             self.schedule_wake(ctx, port, b);
             return NextFrame::Busy;
         }
-        let (port_ref, pool) = self.port_and_pool(pi);
+        let pool = &mut self.queue_pools[port_ref.pool as usize];
         if let Some(p) = port_ref.pop_ctrl(pool) {
-            NextFrame::Frame(p)
-        } else if let Some(prio) = self.next_queue(pi, now) {
+            return NextFrame::Frame(p);
+        }
+        // The highest non-empty unpaused priority, or on a port fed by credits the
+        // highest VC whose head packet has its credits.
+        let (port_ref, pool, prio) = if port_ref.credit_gated() {
+            let Some(prio) = self.credit_next_queue(pi, now) else {
+                return NextFrame::Empty;
+            };
             let (port_ref, pool) = self.port_and_pool(pi);
-            let mut d = port_ref.dequeue_head(pool, prio, now);
-            if SWITCH {
-                let s = port_ref.owner_index();
-                self.on_switch_dequeue(ctx, s, port, &mut d);
-            }
-            NextFrame::Frame(d)
+            (port_ref, pool, prio)
         } else {
-            NextFrame::Empty
+            let Some(prio) = port_ref.next_queue(now) else {
+                return NextFrame::Empty;
+            };
+            (port_ref, pool, prio)
+        };
+        let mut d = port_ref.dequeue_head(pool, prio, now);
+        if SWITCH {
+            let s = port_ref.owner_index();
+            self.on_switch_dequeue(ctx, s, port, &mut d);
         }
-    }
-
-    /// The queue port `pi` serves next: the highest non-empty unpaused priority, or on a
-    /// port fed by credits the highest VC whose head packet has its credits.
-    #[inline(always)]
-    fn next_queue(&mut self, pi: usize, now: Time) -> Option<usize> {
-        if self.ports[pi].credit_gated() {
-            self.credit_next_queue(pi, now)
-        } else {
-            self.ports[pi].next_queue(now)
-        }
+        NextFrame::Frame(d)
     }
 
     // Out of line: only credit runs take it.
@@ -176,7 +172,9 @@ impl Fabric {
         let now = ctx.now;
         let pi = port.idx();
         let wire = pkt.wire() as u64;
-        let port_ref = &mut self.ports[pi];
+        // The port and its link, each indexed once (the tables the ECMP choice below
+        // reads are other fields).
+        let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
         let extra = if pkt.kind() == PacketKind::Pause {
             0
         } else {
@@ -195,16 +193,23 @@ impl Fabric {
             };
             // The next switch sees a raised packet arrive on its raised VC.
             pkt.flags &= !(FLAG_VC_RAISED | VC_IN_MASK);
-            c.on_transmit(pi, &self.ports[pi], pkt.prio(), pkt.wire(), now, d)
+            c.on_transmit(pi, port_ref, pkt.prio(), pkt.wire(), now, d)
         } else {
             d
         };
         if self.route_ahead && pkt.kind() != PacketKind::Pause {
-            let (to, to_port) = (self.links[pi].to, self.links[pi].to_port.0);
+            let (to, to_port) = (link.to, link.to_port.0);
             if let NodeKind::Switch(s) = to {
                 // The receiving switch's ECMP choice, made now: the same port it would
                 // pick on arrival, but off the arrival's chain of dependent loads.
-                if let Some(egress) = self.ecmp_egress(s, pkt.dst(), pkt.hash) {
+                let e = super::switch::ecmp_egress(
+                    &self.routing,
+                    &self.switches,
+                    s,
+                    pkt.dst(),
+                    pkt.hash,
+                );
+                if let Some(egress) = e {
                     let off = egress.0.wrapping_sub(to_port) as i32;
                     if off as i16 as i32 == off {
                         pkt.in_port = off as u16;
@@ -213,8 +218,6 @@ impl Fabric {
                 }
             }
         }
-        // The port and its link, each indexed once.
-        let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
         let arrival = now + ahead + link.delay;
         if CUT && port_ref.replays() {
             // Through the sender's replay ring, which draws its fate on the wire.
@@ -237,8 +240,19 @@ impl Fabric {
         }
         let more = port_ref.ctrl_len() != 0 || port_ref.has_queued() || nic_has_flows;
         if more {
+            // The port at hand, not indexed again.
             let b = port_ref.busy_until;
-            self.schedule_wake(ctx, port, b);
+            wake(port_ref, ctx, port, b);
         }
     }
+}
+
+/// [`Fabric::schedule_wake`] on the port `p` (whose id is `port`).
+#[inline(always)]
+fn wake(p: &mut crate::model::fabric::Port, ctx: &mut Ctx, port: PortId, t: Time) {
+    if p.wake_at <= t && p.wake_at >= ctx.now {
+        return;
+    }
+    p.wake_at = t;
+    ctx.queue.push(t, Event::PortWake(port));
 }

@@ -73,24 +73,39 @@ impl Fabric {
     /// has no route there.
     #[inline(always)]
     pub(crate) fn ecmp_egress(&self, s: u32, dst: u32, hash: u32) -> Option<PortId> {
-        let c = self.routing.lookup(s, dst);
-        let sw = &self.switches[s as usize];
-        let k = match c.len {
-            0 => return None,
-            1 => 0,
-            n if sw.lag > 1 && n.is_multiple_of(sw.lag) => ecmp::pick_lag(
-                false,
-                hash,
-                sw.salt,
-                sw.lag_salt,
-                n as usize,
-                sw.lag as usize,
-            ),
-            n => ecmp::pick(hash, sw.salt, n as usize),
-        };
-        Some(self.routing.port_of(c, k))
+        ecmp_egress(&self.routing, &self.switches, s, dst, hash)
     }
+}
 
+/// [`Fabric::ecmp_egress`] from the two tables it reads, for a caller that holds other
+/// parts of the fabric (a port and its link, to transmit).
+#[inline(always)]
+pub(crate) fn ecmp_egress(
+    routing: &crate::model::routing::RoutingTable,
+    switches: &[Switch],
+    s: u32,
+    dst: u32,
+    hash: u32,
+) -> Option<PortId> {
+    let c = routing.lookup(s, dst);
+    let sw = &switches[s as usize];
+    let k = match c.len {
+        0 => return None,
+        1 => 0,
+        n if sw.lag > 1 && n.is_multiple_of(sw.lag) => ecmp::pick_lag(
+            false,
+            hash,
+            sw.salt,
+            sw.lag_salt,
+            n as usize,
+            sw.lag as usize,
+        ),
+        n => ecmp::pick(hash, sw.salt, n as usize),
+    };
+    Some(routing.port_of(c, k))
+}
+
+impl Fabric {
     #[inline(always)] // two dispatchers call it (see `Fabric::on_link_arrive`)
     pub(crate) fn switch_receive(
         &mut self,
@@ -289,12 +304,21 @@ impl Fabric {
         }
         pkt.in_port = local_in as u16;
         let now = ctx.now;
-        let (e, pool) = self.port_and_pool(egress.idx());
+        // The egress, its pool and the switch (whose buffer flow control reads after
+        // the admission) are other fields: none is indexed again.
+        let e = &mut self.ports[egress.idx()];
+        let pool = &mut self.queue_pools[e.pool as usize];
         if in_port != egress && e.can_pass_through(prio, now) {
             // The packet would be queued and dequeued at once: skip the queue (whose
             // enqueue and dequeue cancel out) and leave straight from here.
             e.pass_through(wire);
-            self.after_admit(ctx, s, in_port, local_in, prio_in);
+            let buffer = &mut sw.buffer;
+            if let Some(sig) = self
+                .flow_control
+                .admitted(buffer, in_port, local_in, prio_in)
+            {
+                self.send_pfc(ctx, in_port, sig);
+            }
             self.on_switch_dequeue(ctx, s, egress, &mut pkt);
             self.transmit(ctx, egress, pkt, false);
             return;
@@ -304,7 +328,20 @@ impl Fabric {
             return self.drop_admitted(ctx, s, egress, pkt);
         }
         e.enqueue(pool, prio, pkt, now);
-        self.after_admit(ctx, s, in_port, local_in, prio_in);
+        let buffer = &mut sw.buffer;
+        if let Some(sig) = self
+            .flow_control
+            .admitted(buffer, in_port, local_in, prio_in)
+        {
+            self.send_pfc(ctx, in_port, sig);
+        }
+        // Most packets queue behind a frame on the wire whose end already has the port's
+        // wakeup: what `try_transmit` would find (`next_frame`, `schedule_wake`), without
+        // its call (k = 16: two thirds of the calls that found the port busy).
+        let e = &self.ports[egress];
+        if e.busy_until > now && e.wake_at <= e.busy_until && e.wake_at >= now {
+            return;
+        }
         self.try_transmit(ctx, egress);
     }
 

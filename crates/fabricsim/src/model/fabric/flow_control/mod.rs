@@ -67,6 +67,24 @@ pub enum AnyFlowControl {
 }
 
 impl AnyFlowControl {
+    /// The pause to send upstream (on `in_port`) after a packet that entered by ingress
+    /// `local_in` at `prio` was admitted to `buffer`, if any: [`Fabric::after_admit`]
+    /// for a caller that holds the switch. Credits were taken upstream when the packet
+    /// was sent: nothing to do for them.
+    #[inline(always)]
+    pub(crate) fn admitted(
+        &self,
+        buffer: &mut SharedBuffer,
+        in_port: PortId,
+        local_in: usize,
+        prio: usize,
+    ) -> Option<crate::kernel::packet::PfcSignal> {
+        match self {
+            AnyFlowControl::Pfc(p) => p.after_admit(buffer, in_port, local_in, prio),
+            _ => None,
+        }
+    }
+
     /// True when the mechanism acts on every release from the buffer (credits go back
     /// upstream for each packet). PFC acts only when the released counter pauses its
     /// upstream ([`super::buffer::SharedBuffer::release`] says so), and lossy Ethernet
@@ -119,11 +137,8 @@ impl Fabric {
         prio: usize,
     ) {
         let buffer = &mut self.switches[s as usize].buffer;
-        // Credits were taken upstream when the packet was sent: nothing to do for them.
-        if let AnyFlowControl::Pfc(p) = &self.flow_control {
-            if let Some(sig) = p.after_admit(buffer, in_port, local_in, prio) {
-                self.send_pfc(ctx, in_port, sig);
-            }
+        if let Some(sig) = self.flow_control.admitted(buffer, in_port, local_in, prio) {
+            self.send_pfc(ctx, in_port, sig);
         }
     }
 
