@@ -19,6 +19,7 @@ pub mod permutation;
 pub mod poisson;
 pub mod registry;
 pub mod sw_collective;
+pub mod trace;
 pub mod training;
 
 pub use collective::{CollectiveCfg, CollectiveKind, JobGrouping};
