@@ -175,6 +175,9 @@ pub struct Ctx {
     /// Releases for other shards that a late release made, `(shard, time, node)`:
     /// handed over between windows, by the caller's thread.
     pub(crate) late_releases: Vec<(u32, Time, u32)>,
+    /// Phases on the timeline that ended, with when (`[record.timeline]`): the
+    /// timeline takes them as the run goes ([`crate::model::record::timeline`]).
+    pub(crate) spans_ended: Vec<(Time, u32)>,
 }
 
 impl Ctx {
@@ -198,6 +201,7 @@ impl Ctx {
             window_end: 0,
             late: false,
             late_releases: Vec::new(),
+            spans_ended: Vec::new(),
         }
     }
 }

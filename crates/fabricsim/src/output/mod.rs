@@ -208,6 +208,7 @@ pub fn run_file_names() -> impl Iterator<Item = &'static str> {
         .chain([
             "report.html",
             crate::model::capture::FILE,
+            crate::model::record::timeline::FILE,
             resolved::FILE,
             "summary.json",
         ])
@@ -437,6 +438,24 @@ pub fn jct_csv(
         }
         _ => String::new(),
     }
+}
+
+/// Opens `dir/name` (in a results folder, created if needed) for a file written as the
+/// run goes: one left by an earlier run into the folder is replaced, a link or folder
+/// in its place is an error (`--out` was checked for both before any run).
+pub fn open_streamed(dir: &Path, name: &str) -> std::io::Result<std::fs::File> {
+    ensure_results_folder(dir)?;
+    let p = dir.join(name);
+    if let Ok(m) = std::fs::symlink_metadata(&p) {
+        if m.is_file() {
+            std::fs::remove_file(&p)?;
+        }
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&p)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display())))
 }
 
 /// Writes `dir/name` through a temporary file: `body` writes the content, then the

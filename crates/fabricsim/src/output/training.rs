@@ -1,7 +1,16 @@
-//! `training.csv`: one row per iteration of each training job (document 001): its time,
-//! the time of the same job inside one campus (computed: transfers at the NIC's goodput,
-//! no fibre), the time the split adds, the compute loss, and the analytic compute-loss model
-//! evaluated on the same inputs, with `k` and `alpha_LB` as measured in the run.
+//! `training.csv`: one row per iteration of each training job.
+//!
+//! Jobs split across campuses (document 001): the iteration's time, the time of the
+//! same job inside one campus (computed: transfers at the NIC's goodput, no fibre), the
+//! time the split adds, the compute loss, and the analytic compute-loss model evaluated
+//! on the same inputs, with `k` and `alpha_LB` as measured in the run.
+//!
+//! Trace jobs (`kind = "trace"`), after them: the iteration's time (from the job's
+//! start, or the end of its previous iteration, to the last rank's end), the compute of
+//! its busiest rank (stragglers included), the exposed communication (the time less
+//! that compute: what communication and waiting add), the same iteration with the job
+//! alone on the fabric, on the same GPUs (run, see `alone`), and the slowdown, time
+//! over alone.
 
 use super::cells::{CsvOut, Fixed, Ns};
 use super::{RunData, Scope, Table};
@@ -19,7 +28,7 @@ pub const TABLE: Table = Table {
             (computed), the time the split adds, compute loss, and the compute-loss model's prediction \
             with k and alpha_LB measured",
     scope: Scope::Run {
-        present: |r| !r.sim.trainings.is_empty(),
+        present: |r| !r.sim.trainings.is_empty() || !r.sim.traces.is_empty(),
         write,
     },
 };
@@ -32,7 +41,7 @@ struct TrainingRow {
     start_ns: Ns,
     end_ns: Option<Ns>,
     time_ns: Option<Ns>,
-    one_campus_ns: Ns,
+    one_campus_ns: Option<Ns>,
     added_ns: Option<Ns>,
     loss: Option<Fixed<4>>,
     model_loss: Option<Fixed<4>>,
@@ -43,6 +52,13 @@ struct TrainingRow {
     rtt_ns: Option<Ns>,
     k: Option<Fixed<4>>,
     alpha_lb: Option<Fixed<4>>,
+    name: String,
+    ranks: Option<usize>,
+    placement: String,
+    compute_ns: Option<Ns>,
+    exposed_comm_ns: Option<Ns>,
+    alone_ns: Option<Ns>,
+    slowdown: Option<Fixed<4>>,
 }
 
 /// Transmissions per byte of the job's cross-DCI transfers: (bytes sent, retransmissions
@@ -111,7 +127,7 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
                 start_ns: Ns(start),
                 end_ns: end.map(Ns),
                 time_ns: time.map(Ns),
-                one_campus_ns: Ns(compute),
+                one_campus_ns: Some(Ns(compute)),
                 added_ns: time.map(|x| Ns(x.saturating_sub(compute))),
                 loss: time.map(|x| Fixed(x.saturating_sub(compute) as f64 / compute.max(1) as f64)),
                 model_loss: model.as_ref().map(|m| Fixed(m.loss)),
@@ -122,6 +138,39 @@ fn write(r: &RunData, out: &mut CsvOut) -> csv::Result<()> {
                 rtt_ns: rtt.map(Ns),
                 k: Some(Fixed(k)),
                 alpha_lb: alpha.map(Fixed),
+                ..Default::default()
+            });
+            match end {
+                Some(e) => start = *e,
+                None => break,
+            }
+        }
+    }
+    let j0 = sim.trainings.len();
+    for (j, t) in sim.traces.iter().enumerate() {
+        let ends = t.iteration_ends(|p| sim.phase_times(p).1);
+        let times = t.iteration_times(|p| sim.phase_times(p).1);
+        let compute = t.compute.iter().copied().max().unwrap_or(0);
+        let mut start = t.start;
+        for (i, (end, time)) in ends.iter().zip(&times).enumerate() {
+            let alone = (t.alone_times.as_ref()).and_then(|a| a.get(i).copied().flatten());
+            rows.push(TrainingRow {
+                job: j0 + j,
+                parallelism: "trace",
+                iteration: i,
+                start_ns: Ns(start),
+                end_ns: end.map(Ns),
+                time_ns: time.map(Ns),
+                name: t.name.clone(),
+                ranks: Some(t.hosts.len()),
+                placement: t.placement.clone(),
+                compute_ns: Some(Ns(compute)),
+                exposed_comm_ns: time.map(|x| Ns(x.saturating_sub(compute))),
+                alone_ns: alone.map(Ns),
+                slowdown: time
+                    .zip(alone)
+                    .map(|(x, a)| Fixed(x as f64 / a.max(1) as f64)),
+                ..Default::default()
             });
             match end {
                 Some(e) => start = *e,

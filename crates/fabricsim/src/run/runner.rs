@@ -159,6 +159,10 @@ impl PlannedRun {
         Simulation::build(&self.scenario, &loaded.file, &loaded.base_dir).map_err(|e| self.err(e))
     }
 
+    fn err_input(&self, e: ScenarioError) -> RunError {
+        RunError::Input(self.err(e))
+    }
+
     fn err(&self, mut e: ScenarioError) -> ScenarioError {
         e.message = format!("{}{}", self.context, e.message);
         e
@@ -630,6 +634,53 @@ pub fn run_named(
     .transpose()
 }
 
+/// Each trace job's iterations alone (`alone = "run"`): a job that is the scenario's
+/// only workload is its own reference; otherwise the run's scenario with only that
+/// job, on the same GPUs (its placement made explicit), with the same seed, without
+/// the timeline and capture, is run to its end.
+fn alone_references(
+    loaded: &LoadedScenario,
+    p: &PlannedRun,
+    sim: &mut Simulation,
+    stop: Option<&AtomicBool>,
+) -> Result<(), RunError> {
+    use crate::model::workload::trace::{AloneCfg, PlacementCfg};
+    use crate::model::workload::{HostRef, WorkloadCfg};
+    let only = p.scenario.workload.len() == 1;
+    for j in 0..sim.traces.len() {
+        let job = &sim.traces[j];
+        if job.alone != AloneCfg::Run {
+            continue;
+        }
+        if only {
+            let times = job.iteration_times(|q| sim.phase_times(q).1);
+            sim.traces[j].alone_times = Some(times);
+            continue;
+        }
+        let mut sc = p.scenario.clone();
+        let mut cfg = match &sc.workload[job.entry as usize] {
+            WorkloadCfg::Trace(c) => c.clone(),
+            _ => unreachable!("a trace job comes from a trace entry"),
+        };
+        cfg.name = Some(job.name.clone());
+        cfg.placement =
+            PlacementCfg::Explicit(job.hosts.iter().map(|&h| HostRef::Index(h.into())).collect());
+        cfg.failure = None;
+        sc.workload = vec![WorkloadCfg::Trace(cfg)];
+        sc.record.timeline = None;
+        sc.record.pcap = None;
+        let mut alone =
+            Simulation::build(&sc, &loaded.file, &loaded.base_dir).map_err(|e| p.err_input(e))?;
+        let Some(_) = alone.run_until_stopped(Time::MAX, stop, &mut |_| {}) else {
+            return Ok(());
+        };
+        let a = &alone.traces[0];
+        let times = a.iteration_times(|q| alone.phase_times(q).1);
+        sim.traces[j].alone_times = Some(times);
+    }
+    Ok(())
+}
+
 /// Builds, runs and writes one run; `None` when `stop` cut it short (nothing written).
 fn run_one(
     loaded: &LoadedScenario,
@@ -661,6 +712,22 @@ fn run_one_kept(
     };
     let notes = sim.set_shards(shards, threads);
     let meta = &p.meta;
+    // The timeline is written as the run goes, straight into its file.
+    if let (Some(_), Some(dir)) = (sim.timeline.as_ref(), dir.as_ref()) {
+        match output::open_streamed(dir, crate::model::record::timeline::FILE) {
+            Ok(f) => {
+                if let Some(tl) = sim.timeline.as_deref_mut() {
+                    tl.attach(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)));
+                }
+            }
+            Err(e) => {
+                return Some(Err(RunError::Io(format!(
+                    "writing results to {}: {e}",
+                    dir.display()
+                ))))
+            }
+        }
+    }
     // The run starts: its first report from the loop comes only 2^20 events in, and an
     // ETA needs to know when the run began.
     progress(&sim.progress());
@@ -673,6 +740,15 @@ fn run_one_kept(
         ..sim.progress()
     });
     let wall = t0.elapsed().as_secs_f64();
+    if let Err(e) = sim.finish_timeline() {
+        return Some(Err(RunError::Io(format!(
+            "writing {}: {e}",
+            crate::model::record::timeline::FILE
+        ))));
+    }
+    if let Err(e) = alone_references(loaded, p, &mut sim, stop) {
+        return Some(Err(e));
+    }
     let mut summary = output::summarize(&sim, &meta.name, &outcome, wall);
     summary.params = meta.coords.iter().cloned().collect();
     summary.variant_name = meta.variant.clone();

@@ -237,6 +237,10 @@ pub struct RecordCfg {
     /// Frames the chosen ports send, written as `capture.pcapng` ([`crate::model::capture`]).
     #[serde(default)]
     pub pcap: Option<crate::model::capture::PcapCfg>,
+    /// The trace jobs' spans, written as `timeline.json` as the run goes
+    /// ([`crate::model::record::timeline`]).
+    #[serde(default)]
+    pub timeline: Option<crate::model::record::timeline::TimelineCfg>,
     /// Each switch's buffer: size, peak use, headroom set aside and the most of it ever
     /// used (`buffers.csv`).
     #[serde(default)]
@@ -338,6 +342,10 @@ impl Described for RecordCfg {
             ),
             Param::unset("window", "[record.window], below (window.csv)"),
             Param::unset("pcap", "[record.pcap], below (capture.pcapng)"),
+            Param::unset(
+                "timeline",
+                "[record.timeline], below (timeline.json: trace jobs' spans for Perfetto)",
+            ),
             Param::plain(
                 "buffers",
                 false,

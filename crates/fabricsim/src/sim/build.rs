@@ -47,6 +47,9 @@ impl Simulation {
         if let Some(p) = &sc.record.pcap {
             p.validate().map_err(at("record.pcap"))?;
         }
+        if let Some(t) = &sc.record.timeline {
+            t.validate().map_err(at("record.timeline"))?;
+        }
         crate::scenario::budget::check(&footprint, 1).map_err(|e| ScenarioError::param(file, e))?;
         sc.cc.validate(sc.workload.len()).map_err(at("cc"))?;
         let workload = || {

@@ -240,6 +240,9 @@ impl Simulation {
             ));
             return Periodic::Hold;
         }
+        if self.timeline.is_some() {
+            self.timeline_write(t);
+        }
         if tick & 0xf_ffff == 0 {
             progress(&self.progress());
             if halt.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
@@ -286,6 +289,43 @@ impl Simulation {
         }
         if let Some(m) = self.fabric.multicast.as_mut() {
             m.merge_lanes();
+        }
+    }
+
+    /// Writes the timeline's spans that ended before `before` (those of the run's
+    /// context taken first).
+    pub(crate) fn timeline_write(&mut self, before: Time) {
+        let Some(tl) = self.timeline.as_deref_mut() else {
+            return;
+        };
+        tl.take(&mut self.ctx.spans_ended);
+        let flows = &self.nics.flows;
+        tl.write_before(
+            before,
+            &self.traces,
+            &self.nics.launcher.phase_times,
+            &|f| {
+                let fl = &flows[f as usize];
+                fl.started.then_some(fl.spec.start)
+            },
+        );
+    }
+
+    /// Writes the rest of the timeline and closes it (after the run, or when it was
+    /// cut short). A write error is returned once.
+    pub fn finish_timeline(&mut self) -> Result<(), String> {
+        let Some(tl) = self.timeline.as_deref_mut() else {
+            return Ok(());
+        };
+        tl.take(&mut self.ctx.spans_ended);
+        let flows = &self.nics.flows;
+        tl.finish(&self.traces, &self.nics.launcher.phase_times, &|f| {
+            let fl = &flows[f as usize];
+            fl.started.then_some(fl.spec.start)
+        });
+        match tl.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
 

@@ -138,6 +138,10 @@ pub struct Simulation {
     pub window: Option<crate::model::record::window::WindowSpec>,
     /// Training jobs (`training.csv`).
     pub trainings: Vec<crate::model::workload::training::TrainingSpec>,
+    /// Trace-driven training jobs (`training.csv`, `timeline.json`).
+    pub traces: Vec<crate::model::workload::trace::compile::TraceJob>,
+    /// `timeline.json` as it is written (`[record.timeline]` with trace jobs).
+    pub timeline: Option<Box<crate::model::record::timeline::Timeline>>,
     /// What the run was estimated to hold before it was built ([`crate::scenario::budget`]), in
     /// bytes; 0 when built without the estimate.
     pub memory_estimate: u64,

@@ -6,6 +6,7 @@
 //! samples feed `queues.csv`, `rates.csv` and the convergence and window analyses.
 
 pub mod convergence;
+pub mod timeline;
 pub mod window;
 
 use crate::base::units::Time;

@@ -21,6 +21,7 @@ use crate::base::units::Time;
 use crate::kernel::ctx::*;
 use crate::model::fabric::Fabric;
 use crate::model::transport::*;
+use crate::model::workload::trace::compile::Outage;
 use crate::model::workload::{DepPoint, JobSpec, Node, Phase, TimedDep};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -54,6 +55,13 @@ pub(crate) struct FlowLauncher {
     /// it waits for was done, when it begins once the last is (a late release may come
     /// after a later one of its shard's own). Empty otherwise.
     pub(crate) released_at: Vec<Time>,
+    /// Ranks down for a while ([`Outage`]): their phases wait.
+    pub(crate) outages: Vec<Outage>,
+    /// Trace jobs that stop at a time: (their flows, their phases, when), each a range
+    /// `[first, first + count)`.
+    pub(crate) stops: Vec<((u32, u32), (u32, u32), Time)>,
+    /// Per phase, whether its end goes on the timeline (empty without one).
+    pub(crate) on_timeline: Vec<bool>,
 }
 
 /// The shard that runs a join point (a phase without a host) of a run cut into shards:
@@ -87,6 +95,8 @@ enum Timer {
     Begin(u32),
     /// Phase `i` ends.
     End(u32),
+    /// Node `i` of a stopped job was skipped: release what waits for it.
+    Skip(u32),
 }
 
 impl Timer {
@@ -95,6 +105,7 @@ impl Timer {
             Timer::Release(i) => i,
             Timer::Begin(i) => 1 << 30 | i,
             Timer::End(i) => 2 << 30 | i,
+            Timer::Skip(i) => 3 << 30 | i,
         }
     }
     fn unpack(v: u32) -> Timer {
@@ -102,7 +113,8 @@ impl Timer {
         match v >> 30 {
             0 => Timer::Release(i),
             1 => Timer::Begin(i),
-            _ => Timer::End(i),
+            2 => Timer::End(i),
+            _ => Timer::Skip(i),
         }
     }
 }
@@ -457,6 +469,11 @@ impl Nics {
             Timer::Release(node) => self.release(ctx, fabric, node),
             Timer::Begin(i) => self.begin_phase(ctx, fabric, i),
             Timer::End(i) => self.end_phase(ctx, fabric, i),
+            Timer::Skip(v) => {
+                for point in [DepPoint::Start, DepPoint::Sent, DepPoint::End] {
+                    self.release_list(ctx, fabric, v, point);
+                }
+            }
         }
     }
 
@@ -656,6 +673,22 @@ impl Nics {
             self.set_timer(ctx, fabric, p.not_before, Timer::Begin(i));
             return;
         }
+        let mut duration = p.duration;
+        if !self.launcher.outages.is_empty() {
+            if let Some(o) = (self.launcher.outages.iter())
+                .find(|o| Some(o.host) == p.host && ctx.now < o.until)
+            {
+                if ctx.now >= o.at {
+                    // The GPU is down: the phase begins when it is back.
+                    self.set_timer(ctx, fabric, o.until, Timer::Begin(i));
+                    return;
+                }
+                if ctx.now + duration > o.at {
+                    // It fails mid-phase: the phase resumes when it is back.
+                    duration += o.until - o.at;
+                }
+            }
+        }
         // A join every shard runs is accounted once, by its shard.
         let lead = !self.everywhere(i) || ctx.shard == JOIN_SHARD;
         if lead {
@@ -663,7 +696,7 @@ impl Nics {
         }
         let node = self.flows.len() as u32 + i;
         self.release_list(ctx, fabric, node, DepPoint::Start);
-        self.set_timer(ctx, fabric, ctx.now + p.duration, Timer::End(i));
+        self.set_timer(ctx, fabric, ctx.now + duration, Timer::End(i));
     }
 
     /// Phase `i` ends: release what waited for it.
@@ -674,6 +707,9 @@ impl Nics {
             return;
         }
         self.launcher.phase_times[i as usize].1 = Some(ctx.now);
+        if self.launcher.on_timeline.get(i as usize) == Some(&true) {
+            ctx.spans_ended.push((ctx.now, i));
+        }
         if self.launcher.host_shard.is_empty() {
             self.launcher.phases_left -= 1;
         } else {
@@ -782,11 +818,51 @@ impl Nics {
         }
         if left == 0 {
             let n = self.flows.len() as u32;
-            if v < n {
+            if !self.launcher.stops.is_empty() && self.stopped(v, ctx.now) {
+                self.skip(ctx, fabric, v);
+            } else if v < n {
                 self.start_flow(ctx, fabric, v);
             } else {
                 self.begin_phase(ctx, fabric, v - n);
             }
         }
+    }
+
+    /// Whether node `v` belongs to a job stopped by `now`.
+    fn stopped(&self, v: u32, now: Time) -> bool {
+        let n = self.flows.len() as u32;
+        let inside = |(first, count): (u32, u32), x: u32| x >= first && x - first < count;
+        self.launcher.stops.iter().any(|&(fl, ph, at)| {
+            now >= at
+                && if v < n {
+                    inside(fl, v)
+                } else {
+                    inside(ph, v - n)
+                }
+        })
+    }
+
+    /// Node `v` of a stopped job would start: it never runs. It counts as done for the
+    /// run's completion (a flow sends nothing and is never received, a phase has no
+    /// times) and passes the release on at once, so the rest of its job is skipped
+    /// as what it waits for finishes.
+    #[cold]
+    fn skip(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, v: u32) {
+        let n = self.flows.len() as u32;
+        if v < n {
+            ctx.tally.flows_started += 1;
+            ctx.tally.flows_done += 1;
+            ctx.tally.senders_done += 1;
+        } else {
+            if self.launcher.host_shard.is_empty() {
+                self.launcher.phases_left -= 1;
+            } else {
+                ctx.tally.phases_ended += 1;
+            }
+        }
+        // Through the timers, not at once: a long chain of skipped nodes would
+        // otherwise recurse as deep as the chain is long.
+        self.set_timer(ctx, fabric, ctx.now, Timer::Skip(v));
+        self.job_node_done(ctx, fabric, v);
     }
 }

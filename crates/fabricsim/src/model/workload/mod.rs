@@ -284,6 +284,14 @@ pub struct Workload {
     pub origin: Vec<u32>,
     /// Hardware collective jobs (they make no flows).
     pub hw: Vec<crate::model::hw_collective::HwSpec>,
+    /// Trace-driven training jobs.
+    pub traces: Vec<trace::compile::TraceJob>,
+    /// What the trace jobs' phases stand for on the timeline, by phase.
+    pub trace_spans: Vec<(u32, trace::compile::SpanTag)>,
+    /// Ranks down for a while (failures their jobs wait for).
+    pub outages: Vec<trace::compile::Outage>,
+    /// Jobs that stop at a time (a rank failed).
+    pub stops: Vec<trace::compile::Stop>,
 }
 
 /// A node of a workload's dependency graph: a flow, or a compute phase of a rank.

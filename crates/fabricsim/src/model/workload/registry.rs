@@ -39,6 +39,8 @@ kind_registry! {
     "poisson" => Poisson(poisson::PoissonCfg),
     /// A hardware collective (barrier, allreduce, bcast) by the NICs and switch multicast.
     "hw_collective" => HwCollective(hw_collective::HwCollectiveCfg),
+    /// A training job from a trace (Chakra ET or SimAI/AICB), placed on GPUs.
+    "trace" => Trace(super::trace::TraceCfg),
 }
 
 #[cfg(test)]

@@ -79,7 +79,28 @@ impl Simulation {
             timed: wl.timed,
             jobs: wl.jobs,
         };
-        let (launcher, jobs) = nics::launcher(sc, &flows, schedule, &wl.conn);
+        let (mut launcher, jobs) = nics::launcher(sc, &flows, schedule, &wl.conn);
+        launcher.outages = wl.outages;
+        launcher.stops = (wl.stops.iter())
+            .map(|s| {
+                let t = &wl.traces[s.job as usize];
+                (t.flows, t.phases, s.at)
+            })
+            .collect();
+        let timeline = match &sc.record.timeline {
+            Some(cfg) if !wl.trace_spans.is_empty() => {
+                let mut on = vec![false; launcher.phases.len()];
+                for &(p, _) in &wl.trace_spans {
+                    on[p as usize] = true;
+                }
+                launcher.on_timeline = on;
+                Some(Box::new(crate::model::record::timeline::Timeline::new(
+                    cfg,
+                    &wl.trace_spans,
+                )))
+            }
+            _ => None,
+        };
         let edge_port = fabric::edge_ports(&w);
         let roles = fabric::build_roles(sc, g, &w, &mut sw, lb, n_flows, file)?;
         let flow_control = fabric::build_flow_control(sc, &params, &mut w, &edge_port, &sw);
@@ -156,6 +177,8 @@ impl Simulation {
             convergence: None,
             window: None,
             trainings: wl.trainings,
+            traces: wl.traces,
+            timeline,
             memory_estimate: 0,
             livelock: Default::default(),
             end_grid: 0,

@@ -103,6 +103,15 @@ impl Simulation {
                 late.append(&mut c.late_releases);
             }
             if late.is_empty() {
+                if self.timeline.is_some() {
+                    let before = sh.ctxs.iter().map(|c| c.window_end).min().unwrap_or(0);
+                    for c in &mut sh.ctxs {
+                        if let Some(tl) = self.timeline.as_deref_mut() {
+                            tl.take(&mut c.spans_ended);
+                        }
+                    }
+                    self.timeline_write(before);
+                }
                 return;
             }
             for (to, at, v) in late {

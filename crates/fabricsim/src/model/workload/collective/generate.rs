@@ -13,6 +13,7 @@ use super::{
 };
 use crate::base::ids::MAX_INDEX;
 use crate::base::param::ParamError;
+use crate::model::topology::TopoGraph;
 use crate::model::workload::{
     check_size, Builder, DepPoint, FlowSpec, JobKind, JobSpec, Node, Phase, TimedDep, DEFAULT_START,
 };
@@ -43,7 +44,7 @@ pub(super) fn sizes(c: &CollectiveCfg) -> Result<Vec<u64>, ParamError> {
     }
 }
 
-fn check(c: &CollectiveCfg) -> Result<(), ParamError> {
+pub(crate) fn check(c: &CollectiveCfg) -> Result<(), ParamError> {
     for (name, v) in [
         ("repeat", c.repeat),
         ("chunks", c.chunks),
@@ -95,23 +96,76 @@ fn check(c: &CollectiveCfg) -> Result<(), ParamError> {
 
 /// Servers of `ranks` as [`servers_of`] groups them, and whether they have the same
 /// count each (what NVLS and the hierarchical AllReduce need).
-fn shape(ranks: &[u32], b: &Builder<'_>) -> (JobShape, Option<Vec<Vec<usize>>>) {
+pub(crate) fn shape(ranks: &[u32], g: &TopoGraph) -> (JobShape, Option<Vec<Vec<usize>>>) {
     let mut seen: Vec<u32> = ranks
         .iter()
-        .map(|&h| b.graph.server_of_host.get(h as usize).copied().unwrap_or(h))
+        .map(|&h| g.server_of_host.get(h as usize).copied().unwrap_or(h))
         .collect();
     seen.sort_unstable();
     seen.dedup();
-    let servers = servers_of(ranks, b).ok();
+    let servers = servers_of(ranks, g).ok();
     let nvswitch = servers
         .as_ref()
-        .is_some_and(|s| select::nvswitch_domains(b.graph, ranks, s));
+        .is_some_and(|s| select::nvswitch_domains(g, ranks, s));
     let shape = JobShape {
         ranks: ranks.len() as u64,
         servers: seen.len() as u64,
         nvswitch,
     };
     (shape, servers)
+}
+
+/// One collective planned: the algorithm that runs, its protocol, its transfer graph
+/// and how its transfers are cut into frames.
+pub(crate) struct Planned {
+    /// The algorithm.
+    pub kind: CollectiveKind,
+    /// The protocol.
+    pub proto: super::protocol::Protocol,
+    /// The transfers and their edges.
+    pub dag: super::Dag,
+    /// Packets, or segments.
+    pub frames: super::segment::FrameSize,
+}
+
+/// Plans `c`'s collective over `ranks` (of the given shape and, when known, servers)
+/// for a message of `size` bytes. Errors name fields of `c`.
+pub(crate) fn plan(
+    c: &CollectiveCfg,
+    ranks: &[u32],
+    shape: JobShape,
+    servers: Option<&[Vec<usize>]>,
+    size: u64,
+    g: &TopoGraph,
+) -> Result<Planned, ParamError> {
+    let kind = select::algorithm(c.collective, c.algorithm, shape, size)?;
+    let proto = select::protocol(c.collective.is_operation(), c.protocol, kind, size)?;
+    let by_server = || servers_of(ranks, g);
+    let mut dag = match kind {
+        CollectiveKind::HierarchicalAllreduce => {
+            build_hierarchical(ranks, &by_server()?, size, c.channels, c.chunks)
+        }
+        CollectiveKind::NvlsAllreduce => {
+            let servers = match servers {
+                Some(s) => s.to_vec(),
+                None => by_server()?,
+            };
+            build_nvls(ranks, &servers, size, c.channels, c.chunks)
+        }
+        k => build(k, ranks, size, c.channels, c.chunks, c.rounds),
+    };
+    if let Some(w) = c.resolved_window() {
+        dag = super::super::channel_window::apply(&dag, &w).0;
+    }
+    let frames = c
+        .segment
+        .map_or(super::segment::FrameSize::Mtu, |sg| sg.frames(size));
+    Ok(Planned {
+        kind,
+        proto,
+        dag,
+        frames,
+    })
 }
 
 pub(super) fn generate(c: &CollectiveCfg, b: &mut Builder<'_>) -> Result<(), ParamError> {
@@ -123,33 +177,17 @@ pub(super) fn generate(c: &CollectiveCfg, b: &mut Builder<'_>) -> Result<(), Par
         || !BARE.contains(&c.collective);
     let start = c.start.unwrap_or(DEFAULT_START);
     for ranks in groups(c, b)? {
-        let (shape, servers) = shape(&ranks, b);
+        let (shape, servers) = shape(&ranks, b.graph);
         let group = b.job_groups;
         b.job_groups += 1;
         let mut prev_job: Option<u32> = None;
         for &size in &sizes {
-            let kind = select::algorithm(c.collective, c.algorithm, shape, size)?;
-            let proto = select::protocol(c.collective.is_operation(), c.protocol, kind, size)?;
-            let by_server = || servers_of(&ranks, b);
-            let mut dag = match kind {
-                CollectiveKind::HierarchicalAllreduce => {
-                    build_hierarchical(&ranks, &by_server()?, size, c.channels, c.chunks)
-                }
-                CollectiveKind::NvlsAllreduce => {
-                    let servers = match &servers {
-                        Some(s) => s.clone(),
-                        None => by_server()?,
-                    };
-                    build_nvls(&ranks, &servers, size, c.channels, c.chunks)
-                }
-                k => build(k, &ranks, size, c.channels, c.chunks, c.rounds),
-            };
-            if let Some(w) = c.resolved_window() {
-                dag = super::super::channel_window::apply(&dag, &w).0;
-            }
-            let frames = c
-                .segment
-                .map_or(super::segment::FrameSize::Mtu, |sg| sg.frames(size));
+            let Planned {
+                kind,
+                proto,
+                dag,
+                frames,
+            } = plan(c, &ranks, shape, servers.as_deref(), size, b.graph)?;
             let lat = proto.step_latency();
             // Transfers that wait for nothing: the first step, after the opening latency.
             let mut waits = vec![false; dag.transfers.len()];

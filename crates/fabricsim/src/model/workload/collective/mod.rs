@@ -28,7 +28,7 @@ use crate::base::units::Time;
 use serde::Deserialize;
 
 pub mod dag;
-mod generate;
+pub(crate) mod generate;
 mod nvls;
 pub mod protocol;
 mod ring_ops;
@@ -385,11 +385,11 @@ fn groups(c: &CollectiveCfg, b: &Builder<'_>) -> Result<Vec<Vec<u32>>, ParamErro
 
 /// The ranks of a hierarchical AllReduce grouped by server, in order of first
 /// appearance, each in host order: the same count in every server.
-fn servers_of(ranks: &[u32], b: &Builder<'_>) -> Result<Vec<Vec<usize>>, ParamError> {
+fn servers_of(ranks: &[u32], g: &crate::model::topology::TopoGraph) -> Result<Vec<Vec<usize>>, ParamError> {
     let mut order: Vec<u32> = Vec::new();
     let mut by: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
     for (i, &h) in ranks.iter().enumerate() {
-        let server = b.graph.server_of_host.get(h as usize).copied().unwrap_or(h);
+        let server = g.server_of_host.get(h as usize).copied().unwrap_or(h);
         by.entry(server)
             .or_insert_with(|| {
                 order.push(server);

@@ -204,8 +204,9 @@ impl RankTrace {
         Ok(at)
     }
 
-    /// The nodes in an order where each comes after what it waits for, as indices; an
-    /// error names a dependency on a missing node, or a node of a cycle.
+    /// The nodes in an order where each comes after what it waits for, as indices (of
+    /// the nodes ready, the earliest in the file first); an error names a dependency on
+    /// a missing node, or a node of a cycle.
     pub fn topo_order(&self) -> Result<Vec<u32>, TraceError> {
         let at = self.index()?;
         let n = self.nodes.len();
@@ -233,15 +234,19 @@ impl RankTrace {
                 indeg[i] += 1;
             }
         }
-        let mut ready: Vec<u32> = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
-        ready.reverse();
+        // Of the nodes ready, the first in the file: the file's order when it is
+        // already one where each node follows what it waits for (issue order).
+        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> = (0..n as u32)
+            .filter(|&i| indeg[i as usize] == 0)
+            .map(std::cmp::Reverse)
+            .collect();
         let mut order = Vec::with_capacity(n);
-        while let Some(i) = ready.pop() {
+        while let Some(std::cmp::Reverse(i)) = ready.pop() {
             order.push(i);
             for &s in &succ[i as usize] {
                 indeg[s as usize] -= 1;
                 if indeg[s as usize] == 0 {
-                    ready.push(s);
+                    ready.push(std::cmp::Reverse(s));
                 }
             }
         }
