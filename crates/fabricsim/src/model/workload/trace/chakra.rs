@@ -34,7 +34,8 @@
 //!
 //! Each file is read whole, up to [`MAX_DATA_FILE_BYTES`], and every length prefix is
 //! checked against the bytes that follow it before the message is decoded, so a hostile
-//! file cannot make the reader allocate more than a small multiple of its size.
+//! file cannot make the reader allocate more than in proportion to its size (a node of a
+//! few bytes becomes a [`TraceNode`] of some 100).
 
 use super::ir::{
     check_comm_size, CollOp, Compute, NodeKind, RankTrace, Trace, TraceError, TraceNode,
