@@ -71,6 +71,43 @@ fn line_col(bytes: &[u8], at: usize) -> (usize, usize) {
 
 /// Reads `path` as text of at most `limit` bytes.
 pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+    let bytes = read_regular(path, limit)?;
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        return Err(ReadError {
+            at: Some(line_col(&bytes, at)),
+            message: "binary content (a NUL byte): a text file is expected".into(),
+        });
+    }
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::new(format!(
+            "more than {}: files of at most that are read",
+            crate::base::units::fmt_bytes(limit)
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        ReadError {
+            at: Some(line_col(e.as_bytes(), at)),
+            message: format!("binary content (not UTF-8 at byte {at}): a text file is expected"),
+        }
+    })
+}
+
+/// Reads `path` as binary content of at most `limit` bytes (a Chakra trace).
+pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let bytes = read_regular(path, limit)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::new(format!(
+            "more than {}: files of at most that are read",
+            crate::base::units::fmt_bytes(limit)
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The bytes of the regular file `path`, at most `limit + 1` of them (the caller tells a
+/// file at the limit from a longer one).
+fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     // Looked at before it is opened: opening a FIFO blocks until a writer comes, and a
     // device reads without end.
     let m = std::fs::metadata(path).map_err(|e| ReadError::new(format!("cannot read: {e}")))?;
@@ -100,25 +137,7 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
     f.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| ReadError::new(format!("cannot read: {e}")))?;
-    if let Some(at) = bytes.iter().position(|&b| b == 0) {
-        return Err(ReadError {
-            at: Some(line_col(&bytes, at)),
-            message: "binary content (a NUL byte): a text file is expected".into(),
-        });
-    }
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::new(format!(
-            "more than {}: files of at most that are read",
-            crate::base::units::fmt_bytes(limit)
-        )));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        ReadError {
-            at: Some(line_col(e.as_bytes(), at)),
-            message: format!("binary content (not UTF-8 at byte {at}): a text file is expected"),
-        }
-    })
+    Ok(bytes)
 }
 
 /// Why a file that is not a regular file is not read.
@@ -159,6 +178,21 @@ mod tests {
             let e = read_text(&fifo, 1 << 10).unwrap_err().to_string();
             assert!(e.contains("FIFO"), "{e}");
         }
+    }
+
+    #[test]
+    fn reads_binary_files_up_to_the_limit() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.et");
+        std::fs::write(&p, b"\x00\xff\x01").unwrap();
+        assert_eq!(read_bytes(&p, 3).unwrap(), b"\x00\xff\x01");
+        assert!(read_bytes(&p, 2).unwrap_err().message.contains("at most"));
+        let e = read_bytes(Path::new("/dev/zero"), 1 << 10).unwrap_err();
+        assert!(e.message.contains("device"), "{e}");
+        assert!(read_bytes(d.path(), 100)
+            .unwrap_err()
+            .message
+            .contains("directory"));
     }
 
     #[test]

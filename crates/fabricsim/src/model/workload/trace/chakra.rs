@@ -1,16 +1,1197 @@
-//! Chakra execution traces (MLCommons `et_def.proto`): one file per rank.
-use super::ir::{Trace, TraceError};
-use std::path::Path;
+//! Chakra execution traces (MLCommons `et_def.proto`): one file per rank,
+//! `<prefix>.<rank>.et`, each a sequence of protobuf messages, every one preceded by its
+//! length as a varint: first a `GlobalMetadata`, then the rank's `Node`s.
+//!
+//! | Chakra node | becomes |
+//! |---|---|
+//! | `COMP_NODE` (4) | [`Compute::Duration`] of `duration_micros`; when that is 0 and the integer attribute `num_ops` is above 0, [`Compute::Flops`] of it |
+//! | `COMM_COLL_NODE` (7) | [`NodeKind::Coll`]: `comm_type` ALL_REDUCE (0), ALL_GATHER (2), BROADCAST (5), ALL_TO_ALL (6), REDUCE_SCATTER (7) or REDUCE_SCATTER_BLOCK (8), of `comm_size` bytes; BARRIER (9) of 4 bytes; the communicator is the string `pg_name` (all ranks when absent or empty) |
+//! | `COMM_SEND_NODE` (5) | [`NodeKind::Send`] to rank `comm_dst`, tag `comm_tag` (0 when absent), `comm_size` bytes (else `tensor_size`) |
+//! | `COMM_RECV_NODE` (6) | [`NodeKind::Recv`] from rank `comm_src`, likewise |
+//! | `METADATA_NODE` (1) | [`NodeKind::Point`] |
+//!
+//! A node waits for its `data_deps`, then its `ctrl_deps` (duplicates dropped): both
+//! only order execution here.
+//!
+//! Refused, with the file, the node and the field named:
+//! - `MEM_LOAD_NODE` and `MEM_STORE_NODE`: remote memory is not modelled, and running
+//!   them as nothing would make the iteration look faster than it is;
+//! - REDUCE, GATHER and SCATTER, which no collective of the model implements;
+//! - `INVALID_NODE` and unknown node types;
+//! - an integer attribute given as a non-integer (a string, a float, a list), or a
+//!   negative one: traces write integers in any of the ten integer variants, and a
+//!   reader that expected one and silently read 0 from another (ASTRA-sim's int64 and
+//!   uint64 mix-up) ran every collective as empty;
+//! - sizes outside 1 B to 1 TiB ([`check_comm_size`]) and compute nodes over
+//!   [`MAX_COMPUTE`];
+//! - bytes that do not decode: a bad length varint, a message that runs past the end of
+//!   the file, a message protobuf cannot parse, an empty file or one that does not start
+//!   with its `GlobalMetadata` (the message's byte offset is named).
+//!
+//! What spans nodes (dependencies on missing nodes, cycles, sends without receives,
+//! collectives the ranks disagree on) is left to [`Trace::validate`], which needs the
+//! workload's communicators.
+//!
+//! Each file is read whole, up to [`MAX_DATA_FILE_BYTES`], and every length prefix is
+//! checked against the bytes that follow it before the message is decoded, so a hostile
+//! file cannot make the reader allocate more than in proportion to its size (a node of a
+//! few bytes becomes a [`TraceNode`] of some 100).
+
+use super::ir::{
+    check_comm_size, CollOp, Compute, NodeKind, RankTrace, Trace, TraceError, TraceNode,
+    MAX_COMPUTE,
+};
+use crate::base::input_file::{read_bytes, MAX_DATA_FILE_BYTES};
+use crate::base::units::US;
+use prost::Message;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The messages of `et_def.proto` this reader needs, by hand (no protoc at build time).
+/// Fields left out are skipped when decoding.
+mod proto {
+    /// `AttributeProto`: a named value of any of the types a trace writes.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct AttributeProto {
+        #[prost(string, tag = "1")]
+        pub name: String,
+        #[prost(
+            oneof = "Value",
+            tags = "3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32"
+        )]
+        pub value: Option<Value>,
+    }
+
+    /// `AttributeProto.value`.
+    #[derive(Clone, PartialEq, prost::Oneof)]
+    pub enum Value {
+        #[prost(double, tag = "3")]
+        DoubleVal(f64),
+        #[prost(message, tag = "4")]
+        DoubleList(DoubleList),
+        #[prost(float, tag = "5")]
+        FloatVal(f32),
+        #[prost(message, tag = "6")]
+        FloatList(FloatList),
+        #[prost(int32, tag = "7")]
+        Int32Val(i32),
+        #[prost(message, tag = "8")]
+        Int32List(Int32List),
+        #[prost(int64, tag = "9")]
+        Int64Val(i64),
+        #[prost(message, tag = "10")]
+        Int64List(Int64List),
+        #[prost(uint32, tag = "11")]
+        Uint32Val(u32),
+        #[prost(message, tag = "12")]
+        Uint32List(Uint32List),
+        #[prost(uint64, tag = "13")]
+        Uint64Val(u64),
+        #[prost(message, tag = "14")]
+        Uint64List(Uint64List),
+        #[prost(sint32, tag = "15")]
+        Sint32Val(i32),
+        #[prost(message, tag = "16")]
+        Sint32List(Sint32List),
+        #[prost(sint64, tag = "17")]
+        Sint64Val(i64),
+        #[prost(message, tag = "18")]
+        Sint64List(Sint64List),
+        #[prost(fixed32, tag = "19")]
+        Fixed32Val(u32),
+        #[prost(message, tag = "20")]
+        Fixed32List(Fixed32List),
+        #[prost(fixed64, tag = "21")]
+        Fixed64Val(u64),
+        #[prost(message, tag = "22")]
+        Fixed64List(Fixed64List),
+        #[prost(sfixed32, tag = "23")]
+        Sfixed32Val(i32),
+        #[prost(message, tag = "24")]
+        Sfixed32List(Sfixed32List),
+        #[prost(sfixed64, tag = "25")]
+        Sfixed64Val(i64),
+        #[prost(message, tag = "26")]
+        Sfixed64List(Sfixed64List),
+        #[prost(bool, tag = "27")]
+        BoolVal(bool),
+        #[prost(message, tag = "28")]
+        BoolList(BoolList),
+        #[prost(string, tag = "29")]
+        StringVal(String),
+        #[prost(message, tag = "30")]
+        StringList(StringList),
+        #[prost(bytes = "vec", tag = "31")]
+        BytesVal(Vec<u8>),
+        #[prost(message, tag = "32")]
+        BytesList(BytesList),
+    }
+
+    macro_rules! list {
+        ($name:ident, $kind:ident, $t:ty) => {
+            #[derive(Clone, PartialEq, prost::Message)]
+            pub struct $name {
+                #[prost($kind, repeated, tag = "1")]
+                pub values: Vec<$t>,
+            }
+        };
+    }
+    list!(DoubleList, double, f64);
+    list!(FloatList, float, f32);
+    list!(Int32List, int32, i32);
+    list!(Int64List, int64, i64);
+    list!(Uint32List, uint32, u32);
+    list!(Uint64List, uint64, u64);
+    list!(Sint32List, sint32, i32);
+    list!(Sint64List, sint64, i64);
+    list!(Fixed32List, fixed32, u32);
+    list!(Fixed64List, fixed64, u64);
+    list!(Sfixed32List, sfixed32, i32);
+    list!(Sfixed64List, sfixed64, i64);
+    list!(BoolList, bool, bool);
+    list!(StringList, string, String);
+
+    /// `BytesList` (outside the macro: `bytes` takes its representation).
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct BytesList {
+        #[prost(bytes = "vec", repeated, tag = "1")]
+        pub values: Vec<Vec<u8>>,
+    }
+
+    /// `GlobalMetadata`: the first message of every file.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct GlobalMetadata {
+        #[prost(string, tag = "1")]
+        pub version: String,
+        #[prost(message, repeated, tag = "2")]
+        pub attr: Vec<AttributeProto>,
+    }
+
+    /// `Node`, without its `inputs` and `outputs` (tensor descriptions).
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Node {
+        #[prost(uint64, tag = "1")]
+        pub id: u64,
+        #[prost(string, tag = "2")]
+        pub name: String,
+        /// `NodeType`, kept as its number so that an unknown one can be named.
+        #[prost(int32, tag = "3")]
+        pub r#type: i32,
+        #[prost(uint64, repeated, tag = "4")]
+        pub ctrl_deps: Vec<u64>,
+        #[prost(uint64, repeated, tag = "5")]
+        pub data_deps: Vec<u64>,
+        #[prost(uint64, tag = "6")]
+        pub start_time_micros: u64,
+        #[prost(uint64, tag = "7")]
+        pub duration_micros: u64,
+        #[prost(message, repeated, tag = "10")]
+        pub attr: Vec<AttributeProto>,
+    }
+}
+
+use proto::Value;
+
+// `NodeType`.
+const METADATA_NODE: i32 = 1;
+const MEM_LOAD_NODE: i32 = 2;
+const MEM_STORE_NODE: i32 = 3;
+const COMP_NODE: i32 = 4;
+const COMM_SEND_NODE: i32 = 5;
+const COMM_RECV_NODE: i32 = 6;
+const COMM_COLL_NODE: i32 = 7;
+
+const KNOWN_TYPES: &str = "METADATA_NODE (1), COMP_NODE (4), COMM_SEND_NODE (5), \
+     COMM_RECV_NODE (6) and COMM_COLL_NODE (7) are run; MEM_LOAD_NODE (2) and \
+     MEM_STORE_NODE (3) are refused";
+
+const SUPPORTED_COLLS: &str = "ALL_REDUCE (0), ALL_GATHER (2), BROADCAST (5), ALL_TO_ALL (6), \
+     REDUCE_SCATTER (7), REDUCE_SCATTER_BLOCK (8) and BARRIER (9)";
+
+/// Bytes a barrier moves (see [`CollOp::Barrier`]).
+const BARRIER_BYTES: u64 = 4;
 
 /// Reads ranks `0..ranks` of the trace whose files are `<prefix>.<rank>.et`; `shown` is
 /// the prefix as the scenario wrote it (messages name files by it).
 pub fn read(prefix: &Path, shown: &str, ranks: u32) -> Result<Trace, TraceError> {
-    let _ = (prefix, ranks);
-    Err(TraceError::file(shown, "", "Chakra traces are not read yet"))
+    if ranks == 0 {
+        return Err(TraceError::file(
+            shown,
+            "ranks",
+            format!("the workload has no rank: at least {shown}.0.et is read"),
+        ));
+    }
+    let mut trace = Trace {
+        ranks: Vec::with_capacity(ranks.min(1 << 16) as usize),
+    };
+    for r in 0..ranks {
+        let file = format!("{shown}.{r}.et");
+        let path = rank_path(prefix, r);
+        if std::fs::metadata(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Err(TraceError::file(
+                &file,
+                "",
+                format!(
+                    "rank {r}'s file is missing: the workload expects {ranks} ranks, \
+                     files {shown}.0.et to {shown}.{}.et",
+                    ranks - 1
+                ),
+            ));
+        }
+        let bytes = read_bytes(&path, MAX_DATA_FILE_BYTES)
+            .map_err(|e| TraceError::file(&file, "", e.to_string()))?;
+        trace.ranks.push(parse_rank(&file, &bytes)?);
+    }
+    Ok(trace)
 }
 
 /// How many rank files `<prefix>.0.et`, `<prefix>.1.et`, ... exist without a gap.
 pub fn rank_count(prefix: &Path) -> u32 {
-    let _ = prefix;
-    0
+    let mut n = 0;
+    while n < u32::MAX && rank_path(prefix, n).is_file() {
+        n += 1;
+    }
+    n
+}
+
+/// `<prefix>.<rank>.et` (appended to the prefix: its last component may hold dots).
+fn rank_path(prefix: &Path, rank: u32) -> PathBuf {
+    let mut s = OsString::from(prefix.as_os_str());
+    s.push(format!(".{rank}.et"));
+    PathBuf::from(s)
+}
+
+/// One rank's file, already read; `file` names it in messages.
+fn parse_rank(file: &str, bytes: &[u8]) -> Result<RankTrace, TraceError> {
+    let mut msgs = Messages { file, bytes, at: 0 };
+    let Some((at, first)) = msgs.next_message()? else {
+        return Err(TraceError::file(
+            file,
+            "GlobalMetadata",
+            "the file is empty: a Chakra trace starts with a GlobalMetadata message",
+        ));
+    };
+    check_metadata(file, at, first)?;
+    let mut nodes = Vec::new();
+    while let Some((at, body)) = msgs.next_message()? {
+        let n = proto::Node::decode(body).map_err(|e| {
+            TraceError::file(
+                file,
+                "Node",
+                format!("the message at byte {at} is not a valid Node: {e}"),
+            )
+        })?;
+        nodes.push(node(file, n)?);
+    }
+    Ok(RankTrace {
+        file: file.to_string(),
+        nodes,
+    })
+}
+
+/// Refuses a first message that is not a `GlobalMetadata`. A `GlobalMetadata` never
+/// has a field 3, a `Node`'s type: a first message with one is a node, whatever else
+/// it decodes as.
+fn check_metadata(file: &str, at: usize, body: &[u8]) -> Result<(), TraceError> {
+    if let Ok(n) = proto::Node::decode(body) {
+        if n.r#type != 0 {
+            return Err(TraceError::file(
+                file,
+                "GlobalMetadata",
+                format!(
+                    "the first message (byte {at}) is a Node (id {}, type {}): a Chakra trace \
+                     starts with a GlobalMetadata message",
+                    n.id, n.r#type
+                ),
+            ));
+        }
+    }
+    proto::GlobalMetadata::decode(body).map_err(|e| {
+        TraceError::file(
+            file,
+            "GlobalMetadata",
+            format!("the first message (byte {at}) is not a valid GlobalMetadata: {e}"),
+        )
+    })?;
+    Ok(())
+}
+
+/// The length-delimited messages of a file, each with its byte offset.
+struct Messages<'a> {
+    file: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Messages<'a> {
+    /// The next message's offset and body, `None` at the end of the file.
+    fn next_message(&mut self) -> Result<Option<(usize, &'a [u8])>, TraceError> {
+        let at = self.at;
+        if at == self.bytes.len() {
+            return Ok(None);
+        }
+        let bad = |m: String| TraceError::file(self.file, "", format!("byte {at}: {m}"));
+        let (len, width) = varint(&self.bytes[at..]).map_err(|m| bad(m.to_string()))?;
+        let start = at + width;
+        let left = self.bytes.len() - start;
+        // Checked before anything is decoded: the length is the file's word, not a size
+        // to allocate.
+        if len > left as u64 {
+            return Err(bad(format!(
+                "the message is {len} bytes long but the file has {left} after its length: \
+                 the file is truncated or corrupt"
+            )));
+        }
+        self.at = start + len as usize;
+        Ok(Some((at, &self.bytes[start..self.at])))
+    }
+}
+
+/// A message length: a base-128 varint of at most 10 bytes (64 bits); its value and width.
+fn varint(bytes: &[u8]) -> Result<(u64, usize), &'static str> {
+    let mut v = 0u64;
+    for (i, &b) in bytes.iter().enumerate().take(10) {
+        if i == 9 && b > 1 {
+            return Err("a message length that is not a valid varint (over 64 bits)");
+        }
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok((v, i + 1));
+        }
+    }
+    Err("the file ends inside a message length: it is truncated")
+}
+
+/// One node, converted.
+fn node(file: &str, n: proto::Node) -> Result<TraceNode, TraceError> {
+    let attrs = Attrs {
+        file,
+        node: n.id,
+        attrs: &n.attr,
+    };
+    let kind = match n.r#type {
+        METADATA_NODE => NodeKind::Point,
+        COMP_NODE => NodeKind::Comp(compute(&attrs, n.duration_micros)?),
+        COMM_COLL_NODE => collective(&attrs)?,
+        COMM_SEND_NODE | COMM_RECV_NODE => point_to_point(&attrs, n.r#type == COMM_SEND_NODE)?,
+        MEM_LOAD_NODE | MEM_STORE_NODE => {
+            let what = if n.r#type == MEM_LOAD_NODE {
+                "MEM_LOAD_NODE"
+            } else {
+                "MEM_STORE_NODE"
+            };
+            return Err(TraceError::node(
+                file,
+                n.id,
+                "type",
+                format!(
+                    "{what} ({}): remote memory nodes are not modelled (data moves only \
+                     through sends, receives and collectives)",
+                    n.r#type
+                ),
+            ));
+        }
+        t => {
+            return Err(TraceError::node(
+                file,
+                n.id,
+                "type",
+                format!("unknown node type {t}: {KNOWN_TYPES}"),
+            ))
+        }
+    };
+    Ok(TraceNode {
+        id: n.id,
+        name: n.name,
+        kind,
+        deps: deps(&n.data_deps, &n.ctrl_deps),
+    })
+}
+
+/// Data then control dependencies, each id once, in that order.
+fn deps(data: &[u64], ctrl: &[u64]) -> Vec<u64> {
+    let all = data.iter().chain(ctrl).copied();
+    let mut out = Vec::with_capacity(data.len() + ctrl.len());
+    // Nodes wait for a handful of others: a scan is cheaper than a set below some size.
+    if data.len() + ctrl.len() <= 32 {
+        for d in all {
+            if !out.contains(&d) {
+                out.push(d);
+            }
+        }
+    } else {
+        let mut seen = std::collections::HashSet::with_capacity(out.capacity());
+        out.extend(all.filter(|d| seen.insert(*d)));
+    }
+    out
+}
+
+fn compute(attrs: &Attrs, micros: u64) -> Result<Compute, TraceError> {
+    if micros == 0 {
+        if let Some(ops) = attrs.int("num_ops")? {
+            if ops > 0 {
+                return Ok(Compute::Flops(ops));
+            }
+        }
+    }
+    if micros > MAX_COMPUTE / US {
+        return Err(TraceError::node(
+            attrs.file,
+            attrs.node,
+            "duration_micros",
+            format!(
+                "{micros} µs is out of range: compute nodes of at most {} µs (1000 s) are run",
+                MAX_COMPUTE / US
+            ),
+        ));
+    }
+    Ok(Compute::Duration(micros * US))
+}
+
+fn collective(attrs: &Attrs) -> Result<NodeKind, TraceError> {
+    let t = attrs.required("comm_type", "a COMM_COLL_NODE names its collective")?;
+    let unsupported = |name: &str| {
+        attrs.error(
+            "comm_type",
+            format!("{name} ({t}) is not supported: the supported ones are {SUPPORTED_COLLS}"),
+        )
+    };
+    let op = match t {
+        0 => CollOp::AllReduce,
+        2 => CollOp::AllGather,
+        5 => CollOp::Broadcast,
+        6 => CollOp::AllToAll,
+        7 | 8 => CollOp::ReduceScatter,
+        9 => CollOp::Barrier,
+        1 => return Err(unsupported("REDUCE")),
+        3 => return Err(unsupported("GATHER")),
+        4 => return Err(unsupported("SCATTER")),
+        _ => {
+            return Err(attrs.error(
+                "comm_type",
+                format!("unknown collective {t}: the supported ones are {SUPPORTED_COLLS}"),
+            ))
+        }
+    };
+    // A barrier's size is what PyTorch's barrier moves, whatever the trace says (Chakra's
+    // own generator writes 0).
+    let size = if op == CollOp::Barrier {
+        BARRIER_BYTES
+    } else {
+        let s = attrs.required("comm_size", "a collective moves comm_size bytes")?;
+        check_comm_size(attrs.file, attrs.node, "comm_size", s)?;
+        s
+    };
+    // An empty name cannot be looked up among the workload's communicators: it is the
+    // converter's way of saying there is none.
+    let group = attrs
+        .string("pg_name")?
+        .filter(|g| !g.is_empty())
+        .map(str::to_string);
+    Ok(NodeKind::Coll { op, size, group })
+}
+
+fn point_to_point(attrs: &Attrs, send: bool) -> Result<NodeKind, TraceError> {
+    let (field, why) = if send {
+        ("comm_dst", "a COMM_SEND_NODE names the receiving rank")
+    } else {
+        ("comm_src", "a COMM_RECV_NODE names the sending rank")
+    };
+    let peer = attrs.required(field, why)?;
+    let peer = u32::try_from(peer)
+        .map_err(|_| attrs.error(field, format!("rank {peer} is out of range")))?;
+    let tag = attrs.int("comm_tag")?.unwrap_or(0);
+    let (field, size) = if let Some(s) = attrs.int("comm_size")? {
+        ("comm_size", s)
+    } else if let Some(s) = attrs.int("tensor_size")? {
+        ("tensor_size", s)
+    } else {
+        return Err(attrs.error(
+            "comm_size",
+            "missing: the message's bytes are in comm_size (or tensor_size)",
+        ));
+    };
+    check_comm_size(attrs.file, attrs.node, field, size)?;
+    Ok(if send {
+        NodeKind::Send { peer, tag, size }
+    } else {
+        NodeKind::Recv { peer, tag, size }
+    })
+}
+
+/// A node's attributes, looked up by name (the first of that name counts).
+struct Attrs<'a> {
+    file: &'a str,
+    node: u64,
+    attrs: &'a [proto::AttributeProto],
+}
+
+impl Attrs<'_> {
+    fn error(&self, field: &str, message: impl Into<String>) -> TraceError {
+        TraceError::node(self.file, self.node, field, message)
+    }
+
+    fn get(&self, name: &str) -> Option<&proto::AttributeProto> {
+        self.attrs.iter().find(|a| a.name == name)
+    }
+
+    /// A non-negative integer in any of the integer variants; `None` when absent.
+    fn int(&self, name: &str) -> Result<Option<u64>, TraceError> {
+        let Some(a) = self.get(name) else {
+            return Ok(None);
+        };
+        let v: i128 = match &a.value {
+            Some(Value::Int32Val(v) | Value::Sint32Val(v) | Value::Sfixed32Val(v)) => (*v).into(),
+            Some(Value::Int64Val(v) | Value::Sint64Val(v) | Value::Sfixed64Val(v)) => (*v).into(),
+            Some(Value::Uint32Val(v) | Value::Fixed32Val(v)) => (*v).into(),
+            Some(Value::Uint64Val(v) | Value::Fixed64Val(v)) => (*v).into(),
+            other => {
+                return Err(self.error(
+                    name,
+                    format!(
+                        "holds {}: an integer (int32_val to sfixed64_val) is expected",
+                        variant(other.as_ref())
+                    ),
+                ))
+            }
+        };
+        u64::try_from(v).map(Some).map_err(|_| {
+            self.error(
+                name,
+                format!(
+                    "{v} is out of range: the field is never negative (a negative value is \
+                     usually an unsigned count written as a signed one)"
+                ),
+            )
+        })
+    }
+
+    /// An integer that must be there.
+    fn required(&self, name: &str, why: &str) -> Result<u64, TraceError> {
+        self.int(name)?
+            .ok_or_else(|| self.error(name, format!("missing: {why}")))
+    }
+
+    /// A string (`string_val`); `None` when absent.
+    fn string(&self, name: &str) -> Result<Option<&str>, TraceError> {
+        match self.get(name).map(|a| &a.value) {
+            None => Ok(None),
+            Some(Some(Value::StringVal(s))) => Ok(Some(s)),
+            Some(other) => Err(self.error(
+                name,
+                format!(
+                    "holds {}: a string (string_val) is expected",
+                    variant(other.as_ref())
+                ),
+            )),
+        }
+    }
+}
+
+/// The name of a value's variant, as the proto spells it.
+fn variant(v: Option<&Value>) -> &'static str {
+    let Some(v) = v else {
+        return "no value";
+    };
+    match v {
+        Value::DoubleVal(_) => "double_val",
+        Value::DoubleList(_) => "double_list",
+        Value::FloatVal(_) => "float_val",
+        Value::FloatList(_) => "float_list",
+        Value::Int32Val(_) => "int32_val",
+        Value::Int32List(_) => "int32_list",
+        Value::Int64Val(_) => "int64_val",
+        Value::Int64List(_) => "int64_list",
+        Value::Uint32Val(_) => "uint32_val",
+        Value::Uint32List(_) => "uint32_list",
+        Value::Uint64Val(_) => "uint64_val",
+        Value::Uint64List(_) => "uint64_list",
+        Value::Sint32Val(_) => "sint32_val",
+        Value::Sint32List(_) => "sint32_list",
+        Value::Sint64Val(_) => "sint64_val",
+        Value::Sint64List(_) => "sint64_list",
+        Value::Fixed32Val(_) => "fixed32_val",
+        Value::Fixed32List(_) => "fixed32_list",
+        Value::Fixed64Val(_) => "fixed64_val",
+        Value::Fixed64List(_) => "fixed64_list",
+        Value::Sfixed32Val(_) => "sfixed32_val",
+        Value::Sfixed32List(_) => "sfixed32_list",
+        Value::Sfixed64Val(_) => "sfixed64_val",
+        Value::Sfixed64List(_) => "sfixed64_list",
+        Value::BoolVal(_) => "bool_val",
+        Value::BoolList(_) => "bool_list",
+        Value::StringVal(_) => "string_val",
+        Value::StringList(_) => "string_list",
+        Value::BytesVal(_) => "bytes_val",
+        Value::BytesList(_) => "bytes_list",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::proto::{AttributeProto, GlobalMetadata, Node};
+    use super::*;
+    use std::collections::HashMap;
+
+    const KIB: u64 = 1 << 10;
+    const MIB: u64 = 1 << 20;
+
+    fn fixtures() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fabricsim-cli/tests/fixtures/traces")
+    }
+
+    fn read_fixture(prefix: &str, ranks: u32) -> Result<Trace, TraceError> {
+        read(&fixtures().join(prefix), prefix, ranks)
+    }
+
+    fn tn(id: u64, name: &str, kind: NodeKind, deps: &[u64]) -> TraceNode {
+        TraceNode {
+            id,
+            name: name.into(),
+            kind,
+            deps: deps.to_vec(),
+        }
+    }
+
+    fn comp_us(us: u64) -> NodeKind {
+        NodeKind::Comp(Compute::Duration(us * US))
+    }
+
+    fn coll(op: CollOp, size: u64) -> NodeKind {
+        NodeKind::Coll {
+            op,
+            size,
+            group: None,
+        }
+    }
+
+    fn rank(file: &str, nodes: Vec<TraceNode>) -> RankTrace {
+        RankTrace {
+            file: file.into(),
+            nodes,
+        }
+    }
+
+    /// The error of a trace that reads but does not validate.
+    fn invalid(prefix: &str) -> TraceError {
+        let t = read_fixture(prefix, 2).unwrap_or_else(|e| panic!("{prefix}: {e}"));
+        t.validate(&HashMap::new()).unwrap_err()
+    }
+
+    fn assert_mentions(e: &TraceError, parts: &[&str]) {
+        let s = e.to_string();
+        for p in parts {
+            assert!(s.contains(p), "`{p}` not in: {s}");
+        }
+    }
+
+    #[test]
+    fn reads_chakras_generator_traces() {
+        let t = read_fixture("one_comp_node", 2).unwrap();
+        assert_eq!(
+            t.ranks,
+            vec![
+                rank(
+                    "one_comp_node.0.et",
+                    vec![tn(0, "COMP_NODE", comp_us(5), &[])]
+                ),
+                rank(
+                    "one_comp_node.1.et",
+                    vec![tn(1, "COMP_NODE", comp_us(5), &[])]
+                ),
+            ]
+        );
+        t.validate(&HashMap::new()).unwrap();
+
+        let t = read_fixture("two_comp_nodes_dependent", 2).unwrap();
+        let f = |r: u64| format!("two_comp_nodes_dependent.{r}.et");
+        assert_eq!(
+            t.ranks,
+            vec![
+                rank(
+                    &f(0),
+                    vec![
+                        tn(0, "COMP_NODE", comp_us(5), &[]),
+                        tn(1, "COMP_NODE", comp_us(5), &[0])
+                    ]
+                ),
+                rank(
+                    &f(1),
+                    vec![
+                        tn(2, "COMP_NODE", comp_us(5), &[]),
+                        tn(3, "COMP_NODE", comp_us(5), &[2])
+                    ]
+                ),
+            ]
+        );
+        t.validate(&HashMap::new()).unwrap();
+
+        for (prefix, name, op, size) in [
+            (
+                "one_comm_coll_node_allreduce",
+                "ALL_REDUCE",
+                CollOp::AllReduce,
+                65536,
+            ),
+            (
+                "one_comm_coll_node_allgather",
+                "ALL_GATHER",
+                CollOp::AllGather,
+                65536,
+            ),
+            // The generator writes comm_size 0 for its barrier.
+            ("one_comm_coll_node_barrier", "BARRIER", CollOp::Barrier, 4),
+        ] {
+            let t = read_fixture(prefix, 2).unwrap();
+            assert_eq!(
+                t.ranks,
+                vec![
+                    rank(
+                        &format!("{prefix}.0.et"),
+                        vec![tn(0, name, coll(op, size), &[])]
+                    ),
+                    rank(
+                        &format!("{prefix}.1.et"),
+                        vec![tn(1, name, coll(op, size), &[])]
+                    ),
+                ],
+                "{prefix}"
+            );
+            t.validate(&HashMap::new()).unwrap();
+        }
+
+        // The generator's sends name no receiving rank.
+        let e = read_fixture("one_comm_send_node", 2).unwrap_err();
+        assert_eq!((e.node, e.field.as_str()), (Some(0), "comm_dst"), "{e}");
+        assert_mentions(
+            &e,
+            &["one_comm_send_node.0.et", "node 0", "`comm_dst`", "missing"],
+        );
+    }
+
+    #[test]
+    fn reads_the_closed_form_trace() {
+        let t = read_fixture("closed_form", 4).unwrap();
+        let body = || {
+            vec![
+                tn(1, "fwd", comp_us(10), &[]),
+                tn(2, "grad_sync", coll(CollOp::AllReduce, MIB), &[1]),
+                tn(3, "bwd", comp_us(20), &[2]),
+            ]
+        };
+        let mut expected: Vec<RankTrace> = (0..4)
+            .map(|r| rank(&format!("closed_form.{r}.et"), body()))
+            .collect();
+        let p2p = 256 * KIB;
+        expected[0].nodes.push(tn(
+            4,
+            "send_act",
+            NodeKind::Send {
+                peer: 1,
+                tag: 7,
+                size: p2p,
+            },
+            &[3],
+        ));
+        expected[1].nodes.push(tn(
+            4,
+            "recv_act",
+            NodeKind::Recv {
+                peer: 0,
+                tag: 7,
+                size: p2p,
+            },
+            &[3],
+        ));
+        assert_eq!(t.ranks, expected);
+        t.validate(&HashMap::new()).unwrap();
+        assert_eq!(rank_count(&fixtures().join("closed_form")), 4);
+    }
+
+    #[test]
+    fn reads_the_pair_trace() {
+        let t = read_fixture("pair", 2).unwrap();
+        let (send, recv) = (
+            NodeKind::Send {
+                peer: 1,
+                tag: 1,
+                size: MIB,
+            },
+            NodeKind::Recv {
+                peer: 0,
+                tag: 1,
+                size: MIB,
+            },
+        );
+        assert_eq!(
+            t.ranks,
+            vec![
+                rank(
+                    "pair.0.et",
+                    vec![tn(1, "work", comp_us(5), &[]), tn(2, "send", send, &[1])]
+                ),
+                rank(
+                    "pair.1.et",
+                    vec![tn(1, "recv", recv, &[]), tn(2, "work", comp_us(5), &[1])]
+                ),
+            ]
+        );
+        t.validate(&HashMap::new()).unwrap();
+    }
+
+    #[test]
+    fn malformed_files_name_the_file_the_node_and_the_field() {
+        let e = read_fixture("bad_node_type", 2).unwrap_err();
+        assert_mentions(
+            &e,
+            &[
+                "bad_node_type.0.et",
+                "node 2",
+                "`type`",
+                "unknown node type 99",
+                "COMP_NODE (4)",
+            ],
+        );
+        let e = read_fixture("bad_size", 2).unwrap_err();
+        assert_mentions(
+            &e,
+            &[
+                "bad_size.0.et",
+                "node 1",
+                "`comm_size`",
+                "-1 is out of range",
+            ],
+        );
+        let e = read_fixture("bad_huge", 2).unwrap_err();
+        assert_mentions(
+            &e,
+            &[
+                "bad_huge.0.et",
+                "node 1",
+                "`comm_size`",
+                &format!("{} bytes", 1u64 << 50),
+            ],
+        );
+        let e = read_fixture("bad_mem_node", 2).unwrap_err();
+        assert_mentions(
+            &e,
+            &[
+                "bad_mem_node.0.et",
+                "node 1",
+                "`type`",
+                "MEM_LOAD_NODE",
+                "not modelled",
+            ],
+        );
+        // The cut is in rank 1's third message, which starts after the 8-byte
+        // GlobalMetadata and a 13-byte node.
+        let e = read_fixture("bad_truncated", 2).unwrap_err();
+        assert_eq!(e.node, None);
+        assert_mentions(&e, &["bad_truncated.1.et", "byte 21", "truncated"]);
+        let e = read_fixture("bad_missing_rank", 2).unwrap_err();
+        assert_mentions(
+            &e,
+            &["bad_missing_rank.1.et", "rank 1", "missing", "2 ranks"],
+        );
+        assert_eq!(rank_count(&fixtures().join("bad_missing_rank")), 1);
+        assert_eq!(rank_count(&fixtures().join("no_such_trace")), 0);
+    }
+
+    #[test]
+    fn traces_that_read_but_do_not_validate() {
+        let e = invalid("bad_dangling");
+        assert_eq!((e.node, e.field.as_str()), (Some(2), "data_deps"), "{e}");
+        assert_mentions(&e, &["bad_dangling.0.et", "node 42"]);
+        let e = invalid("bad_cycle");
+        assert_eq!(e.field, "data_deps", "{e}");
+        assert_mentions(&e, &["bad_cycle.0.et", "cycle"]);
+        let e = invalid("bad_coll_mismatch");
+        assert_eq!((e.node, e.field.as_str()), (Some(1), "comm_size"), "{e}");
+        assert_mentions(&e, &["bad_coll_mismatch.1.et", "2097152", "1048576"]);
+        let e = invalid("bad_unmatched_send");
+        assert_eq!((e.node, e.field.as_str()), (Some(1), "comm_dst"), "{e}");
+        assert_mentions(&e, &["bad_unmatched_send.0.et", "no matching receive"]);
+    }
+
+    // Traces made here, for what the fixtures do not cover.
+
+    fn metadata() -> Vec<u8> {
+        GlobalMetadata {
+            version: "1.0.0".into(),
+            attr: vec![],
+        }
+        .encode_length_delimited_to_vec()
+    }
+
+    fn attr(name: &str, value: Value) -> AttributeProto {
+        AttributeProto {
+            name: name.into(),
+            value: Some(value),
+        }
+    }
+
+    fn pnode(id: u64, ty: i32, attr: Vec<AttributeProto>) -> Node {
+        Node {
+            id,
+            name: format!("n{id}"),
+            r#type: ty,
+            attr,
+            ..Node::default()
+        }
+    }
+
+    fn parse(nodes: &[Node]) -> Result<RankTrace, TraceError> {
+        let mut bytes = metadata();
+        for n in nodes {
+            bytes.extend(n.encode_length_delimited_to_vec());
+        }
+        parse_rank("t.0.et", &bytes)
+    }
+
+    fn allreduce(size: Value) -> Node {
+        pnode(
+            3,
+            COMM_COLL_NODE,
+            vec![
+                attr("comm_type", Value::Int32Val(0)),
+                attr("comm_size", size),
+            ],
+        )
+    }
+
+    #[test]
+    fn integers_come_in_any_integer_variant() {
+        for v in [
+            Value::Int32Val(4096),
+            Value::Int64Val(4096),
+            Value::Uint32Val(4096),
+            Value::Uint64Val(4096),
+            Value::Sint32Val(4096),
+            Value::Sint64Val(4096),
+            Value::Fixed32Val(4096),
+            Value::Fixed64Val(4096),
+            Value::Sfixed32Val(4096),
+            Value::Sfixed64Val(4096),
+        ] {
+            let what = variant(Some(&v));
+            let t = parse(&[allreduce(v)]).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(t.nodes[0].kind, coll(CollOp::AllReduce, 4096), "{what}");
+        }
+        for v in [
+            Value::Sint64Val(-5),
+            Value::Int32Val(-5),
+            Value::Sfixed64Val(-5),
+        ] {
+            let e = parse(&[allreduce(v)]).unwrap_err();
+            assert_mentions(
+                &e,
+                &["t.0.et", "node 3", "`comm_size`", "-5 is out of range"],
+            );
+        }
+        let e = parse(&[allreduce(Value::StringVal("4096".into()))]).unwrap_err();
+        assert_mentions(&e, &["node 3", "`comm_size`", "string_val", "integer"]);
+        let e = parse(&[allreduce(Value::Int64List(proto::Int64List {
+            values: vec![4096],
+        }))])
+        .unwrap_err();
+        assert_mentions(&e, &["`comm_size`", "int64_list"]);
+        let mut n = allreduce(Value::Int64Val(4096));
+        n.attr.push(attr("pg_name", Value::Int64Val(1)));
+        let e = parse(&[n]).unwrap_err();
+        assert_mentions(&e, &["`pg_name`", "int64_val", "string"]);
+    }
+
+    #[test]
+    fn collectives_sends_and_receives() {
+        let mut n = allreduce(Value::Uint64Val(MIB));
+        n.attr[0] = attr("comm_type", Value::Int64Val(8));
+        n.attr
+            .push(attr("pg_name", Value::StringVal("dp_0".into())));
+        assert_eq!(
+            parse(&[n]).unwrap().nodes[0].kind,
+            NodeKind::Coll {
+                op: CollOp::ReduceScatter,
+                size: MIB,
+                group: Some("dp_0".into())
+            }
+        );
+        for (t, name) in [(1, "REDUCE"), (3, "GATHER"), (4, "SCATTER")] {
+            let mut n = allreduce(Value::Uint64Val(MIB));
+            n.attr[0] = attr("comm_type", Value::Int64Val(t));
+            let e = parse(&[n]).unwrap_err();
+            assert_mentions(
+                &e,
+                &[
+                    "node 3",
+                    "`comm_type`",
+                    name,
+                    "not supported",
+                    "ALL_REDUCE (0)",
+                    "BARRIER (9)",
+                ],
+            );
+        }
+        let n = pnode(
+            3,
+            COMM_COLL_NODE,
+            vec![attr("comm_type", Value::Int64Val(0))],
+        );
+        assert_mentions(&parse(&[n]).unwrap_err(), &["`comm_size`", "missing"]);
+        // A receive without comm_size takes tensor_size; its tag defaults to 0.
+        let n = pnode(
+            3,
+            COMM_RECV_NODE,
+            vec![
+                attr("comm_src", Value::Uint32Val(5)),
+                attr("tensor_size", Value::Uint64Val(1024)),
+            ],
+        );
+        assert_eq!(
+            parse(&[n]).unwrap().nodes[0].kind,
+            NodeKind::Recv {
+                peer: 5,
+                tag: 0,
+                size: 1024
+            }
+        );
+        let n = pnode(
+            3,
+            COMM_SEND_NODE,
+            vec![
+                attr("comm_dst", Value::Uint64Val(1 << 33)),
+                attr("comm_size", Value::Uint64Val(1024)),
+            ],
+        );
+        assert_mentions(&parse(&[n]).unwrap_err(), &["`comm_dst`", "out of range"]);
+        let n = pnode(
+            3,
+            COMM_SEND_NODE,
+            vec![attr("comm_dst", Value::Uint64Val(1))],
+        );
+        assert_mentions(&parse(&[n]).unwrap_err(), &["`comm_size`", "tensor_size"]);
+        let n = pnode(
+            3,
+            COMM_SEND_NODE,
+            vec![
+                attr("comm_dst", Value::Uint64Val(1)),
+                attr("tensor_size", Value::Uint64Val(0)),
+            ],
+        );
+        assert_mentions(&parse(&[n]).unwrap_err(), &["`tensor_size`", "0 bytes"]);
+    }
+
+    #[test]
+    fn compute_points_and_dependencies() {
+        let mut n = pnode(
+            1,
+            COMP_NODE,
+            vec![attr("num_ops", Value::Int64Val(1_000_000))],
+        );
+        n.data_deps = vec![7, 5, 7];
+        n.ctrl_deps = vec![5, 6];
+        let mut long = pnode(2, COMP_NODE, vec![attr("num_ops", Value::Int64Val(9))]);
+        long.duration_micros = MAX_COMPUTE / US;
+        let point = pnode(3, METADATA_NODE, vec![]);
+        let many = Node {
+            data_deps: (0..100).chain(0..50).collect(),
+            ctrl_deps: (90..120).collect(),
+            ..pnode(4, COMP_NODE, vec![])
+        };
+        let t = parse(&[n, long, point, many]).unwrap();
+        assert_eq!(t.nodes[0].kind, NodeKind::Comp(Compute::Flops(1_000_000)));
+        assert_eq!(t.nodes[0].deps, vec![7, 5, 6]);
+        assert_eq!(
+            t.nodes[1].kind,
+            NodeKind::Comp(Compute::Duration(MAX_COMPUTE))
+        );
+        assert_eq!(t.nodes[2].kind, NodeKind::Point);
+        assert_eq!(t.nodes[3].kind, comp_us(0));
+        assert_eq!(t.nodes[3].deps, (0..120).collect::<Vec<u64>>());
+        let mut over = pnode(2, COMP_NODE, vec![]);
+        over.duration_micros = MAX_COMPUTE / US + 1;
+        assert_mentions(
+            &parse(&[over]).unwrap_err(),
+            &["node 2", "`duration_micros`"],
+        );
+        let e = parse(&[pnode(6, 0, vec![])]).unwrap_err();
+        assert_mentions(&e, &["node 6", "`type`", "unknown node type 0"]);
+        let e = parse(&[pnode(6, MEM_STORE_NODE, vec![])]).unwrap_err();
+        assert_mentions(&e, &["node 6", "MEM_STORE_NODE", "not modelled"]);
+    }
+
+    #[test]
+    fn refuses_files_that_are_not_traces() {
+        let e = parse_rank("t.0.et", &[]).unwrap_err();
+        assert_mentions(&e, &["t.0.et", "empty", "GlobalMetadata"]);
+        // Nodes without the GlobalMetadata.
+        let bytes = pnode(1, COMP_NODE, vec![]).encode_length_delimited_to_vec();
+        let e = parse_rank("t.0.et", &bytes).unwrap_err();
+        assert_mentions(&e, &["t.0.et", "GlobalMetadata", "byte 0", "is a Node"]);
+        // A length of 2^40 with a few bytes after it: refused before anything is made.
+        let mut bytes = metadata();
+        let at = bytes.len();
+        bytes.extend([0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 1, 2, 3]);
+        let e = parse_rank("t.0.et", &bytes).unwrap_err();
+        assert_mentions(
+            &e,
+            &[&format!("byte {at}"), &format!("{} bytes long", 1u64 << 40)],
+        );
+        // A varint of more than 64 bits, and one cut by the end of the file.
+        let mut bytes = metadata();
+        bytes.extend([0xff; 10]);
+        assert_mentions(&parse_rank("t.0.et", &bytes).unwrap_err(), &["varint"]);
+        let mut bytes = metadata();
+        bytes.extend([0xff; 3]);
+        assert_mentions(&parse_rank("t.0.et", &bytes).unwrap_err(), &["truncated"]);
+        // A body protobuf cannot parse (a field with wire type 7).
+        let mut bytes = metadata();
+        let at = bytes.len();
+        bytes.extend([2, 0x0f, 0]);
+        let e = parse_rank("t.0.et", &bytes).unwrap_err();
+        assert_mentions(&e, &[&format!("byte {at}"), "not a valid Node"]);
+        let e = read(Path::new("/nonexistent/x"), "x", 0).unwrap_err();
+        assert_mentions(&e, &["no rank"]);
+    }
+
+    /// Cut or damaged files give an error or a trace, never a panic.
+    #[test]
+    fn damaged_files_never_panic() {
+        let good = std::fs::read(fixtures().join("closed_form.0.et")).unwrap();
+        assert!(parse_rank("c.0.et", &good).is_ok());
+        for len in 0..good.len() {
+            // Every cut of this file ends inside a message or drops nodes: only the cut
+            // at a message boundary may read.
+            let _ = parse_rank("c.0.et", &good[..len]);
+        }
+        assert!(parse_rank("c.0.et", &good[..good.len() - 1]).is_err());
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            // xorshift64*: a fixed sequence, no dependency.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let (mut ok, mut err) = (0, 0);
+        for _ in 0..500 {
+            let mut bytes = good.clone();
+            for _ in 0..1 + next() % 3 {
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] ^= 1 + (next() % 255) as u8;
+            }
+            match parse_rank("c.0.et", &bytes) {
+                Ok(_) => ok += 1,
+                Err(e) => {
+                    assert!(e.to_string().starts_with("c.0.et"), "{e}");
+                    err += 1;
+                }
+            }
+        }
+        for _ in 0..200 {
+            let len = (next() % 64) as usize;
+            let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            let _ = parse_rank("r.0.et", &bytes);
+        }
+        assert!(ok > 0 && err > 0, "{ok} read, {err} refused");
+    }
 }
