@@ -159,6 +159,22 @@ def pair():
     write("pair", 1, [recv(1, "recv", 0, 1, MIB), comp(2, "work", 5, deps=[1])])
 
 
+def flops():
+    """One compute node per rank given in FLOPs (num_ops), no duration: it needs the
+    workload's gpu_flops."""
+    for r in range(2):
+        n = node(1, "matmul", et.COMP_NODE)
+        n.attr.append(attr("num_ops", int64_val=4 * 10**12))
+        write("flops", r, [n])
+
+
+def deadlock():
+    """Each rank receives from the other before it sends: every file is acyclic, the
+    two together wait for each other."""
+    for r in range(2):
+        write("deadlock", r, [recv(1, "recv", 1 - r, 0, MIB), send(2, "send", 1 - r, 0, MIB, deps=[1])])
+
+
 def malformed():
     """One fault each, on the rank named; the other rank's file is good."""
     good = [comp(1, "work", 5)]
@@ -213,6 +229,8 @@ def main():
     generated()
     closed_form()
     pair()
+    flops()
+    deadlock()
     malformed()
     total = sum(os.path.getsize(os.path.join(OUT, n)) for n in os.listdir(OUT))
     print(f"{len(os.listdir(OUT))} files, {total} bytes in {os.path.normpath(OUT)}")

@@ -147,7 +147,10 @@ fn jobs_share_the_fabric_and_each_has_its_alone_time() {
     let b: Vec<u32> = sim.traces[1].hosts.clone();
     assert_eq!(a.len(), 2);
     assert_eq!(b.len(), 4);
-    assert!(a.iter().all(|h| !b.contains(h)), "{a:?} and {b:?} share a GPU");
+    assert!(
+        a.iter().all(|h| !b.contains(h)),
+        "{a:?} and {b:?} share a GPU"
+    );
     for j in 0..2 {
         let t = iterations(&sim, j)[0].expect("the iteration ends");
         // A job alone is not slower than with company (no CC: FIFO queues).

@@ -663,8 +663,12 @@ fn alone_references(
             _ => unreachable!("a trace job comes from a trace entry"),
         };
         cfg.name = Some(job.name.clone());
-        cfg.placement =
-            PlacementCfg::Explicit(job.hosts.iter().map(|&h| HostRef::Index(h.into())).collect());
+        cfg.placement = PlacementCfg::Explicit(
+            job.hosts
+                .iter()
+                .map(|&h| HostRef::Index(h.into()))
+                .collect(),
+        );
         cfg.failure = None;
         sc.workload = vec![WorkloadCfg::Trace(cfg)];
         sc.record.timeline = None;

@@ -206,12 +206,22 @@ impl Timeline {
             }
             self.written += 1;
             let (job, name, cat, base, rank) = match tag {
-                SpanTag::Compute { job, rank, name } => {
-                    (job, name, "compute", u64::from(rank) * RANK_TRACKS, Some(rank))
-                }
+                SpanTag::Compute { job, rank, name } => (
+                    job,
+                    name,
+                    "compute",
+                    u64::from(rank) * RANK_TRACKS,
+                    Some(rank),
+                ),
                 SpanTag::Comm {
                     job, rank, name, ..
-                } => (job, name, "comm", u64::from(rank) * RANK_TRACKS + 1, Some(rank)),
+                } => (
+                    job,
+                    name,
+                    "comm",
+                    u64::from(rank) * RANK_TRACKS + 1,
+                    Some(rank),
+                ),
                 SpanTag::Collective { job, name, .. } => {
                     (job, name, "collective", COLLECTIVE_TRACKS, None)
                 }
@@ -222,7 +232,11 @@ impl Timeline {
                 base
             } else {
                 let lanes = self.lanes.entry((job, base)).or_default();
-                let most = if rank.is_some() { RANK_TRACKS - 1 } else { 1 << 20 };
+                let most = if rank.is_some() {
+                    RANK_TRACKS - 1
+                } else {
+                    1 << 20
+                };
                 let k = match lanes.iter().position(|&e| e <= begin) {
                     Some(k) => k,
                     None if (lanes.len() as u64) < most => {

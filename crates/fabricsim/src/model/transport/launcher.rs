@@ -675,8 +675,8 @@ impl Nics {
         }
         let mut duration = p.duration;
         if !self.launcher.outages.is_empty() {
-            if let Some(o) = (self.launcher.outages.iter())
-                .find(|o| Some(o.host) == p.host && ctx.now < o.until)
+            if let Some(o) =
+                (self.launcher.outages.iter()).find(|o| Some(o.host) == p.host && ctx.now < o.until)
             {
                 if ctx.now >= o.at {
                     // The GPU is down: the phase begins when it is back.

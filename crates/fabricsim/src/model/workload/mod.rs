@@ -584,7 +584,8 @@ pub fn generate(
     };
     for (wi, w) in cfgs.iter().enumerate() {
         b.entry = wi;
-        let (before, hw_before) = (b.work.flows.len(), b.work.hw.len());
+        let (before, hw_before, phases_before) =
+            (b.work.flows.len(), b.work.hw.len(), b.work.phases.len());
         b.work.conn.resize(before, None);
         w.model()
             .generate(&mut b)
@@ -602,7 +603,11 @@ pub fn generate(
                 ),
             ));
         }
-        if b.work.flows.len() == before && b.work.hw.len() == hw_before {
+        // A trace of compute alone makes phases and no flow.
+        if b.work.flows.len() == before
+            && b.work.hw.len() == hw_before
+            && b.work.phases.len() == phases_before
+        {
             return Err(ParamError::new(
                 format!("[{wi}]"),
                 "this workload produced no flows",

@@ -385,7 +385,10 @@ fn groups(c: &CollectiveCfg, b: &Builder<'_>) -> Result<Vec<Vec<u32>>, ParamErro
 
 /// The ranks of a hierarchical AllReduce grouped by server, in order of first
 /// appearance, each in host order: the same count in every server.
-fn servers_of(ranks: &[u32], g: &crate::model::topology::TopoGraph) -> Result<Vec<Vec<usize>>, ParamError> {
+fn servers_of(
+    ranks: &[u32],
+    g: &crate::model::topology::TopoGraph,
+) -> Result<Vec<Vec<usize>>, ParamError> {
     let mut order: Vec<u32> = Vec::new();
     let mut by: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
     for (i, &h) in ranks.iter().enumerate() {

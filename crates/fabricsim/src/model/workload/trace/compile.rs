@@ -174,7 +174,13 @@ fn operation(op: CollOp, size: u64) -> (CollectiveKind, u64) {
 }
 
 /// Compute time of a node on a rank with factor `slow`.
-fn compute_time(c: Compute, cfg: &TraceCfg, slow: f64, file: &str, id: u64) -> Result<Time, ParamError> {
+fn compute_time(
+    c: Compute,
+    cfg: &TraceCfg,
+    slow: f64,
+    file: &str,
+    id: u64,
+) -> Result<Time, ParamError> {
     let base = match c {
         Compute::Duration(t) => t as f64,
         Compute::Flops(f) => match cfg.gpu_flops {
@@ -200,7 +206,12 @@ fn compute_time(c: Compute, cfg: &TraceCfg, slow: f64, file: &str, id: u64) -> R
 }
 
 /// The slow ranks and their factors.
-fn stragglers(cfg: &TraceCfg, n: u32, name: &str, seed: u64) -> Result<Vec<(u32, f64)>, ParamError> {
+fn stragglers(
+    cfg: &TraceCfg,
+    n: u32,
+    name: &str,
+    seed: u64,
+) -> Result<Vec<(u32, f64)>, ParamError> {
     let Some(s) = &cfg.stragglers else {
         return Ok(Vec::new());
     };
@@ -288,7 +299,11 @@ pub fn compile(
         Some(f) if f.rank >= n => {
             return Err(ParamError::new(
                 "failure.rank",
-                format!("rank {} does not exist: the job has ranks 0..{}", f.rank, n - 1),
+                format!(
+                    "rank {} does not exist: the job has ranks 0..{}",
+                    f.rank,
+                    n - 1
+                ),
             ))
         }
         Some(f) => Some((f.rank, f.at, f.action, f.downtime.unwrap_or(0))),
@@ -338,7 +353,11 @@ pub fn compile(
         collective: kind,
         size,
         sizes: None,
-        algorithm: if kind.is_operation() { cfg.algorithm } else { None },
+        algorithm: if kind.is_operation() {
+            cfg.algorithm
+        } else {
+            None
+        },
         protocol: cfg.protocol,
         hosts: super::super::all_hosts(),
         jobs: Default::default(),
@@ -369,14 +388,17 @@ pub fn compile(
     let mut origin_flow: Vec<(u32, u64)> = Vec::new();
     for it in 0..cfg.iterations {
         let w = &mut b.work;
-        let mut entry: Vec<Vec<Option<Node>>> =
-            trace.ranks.iter().map(|r| vec![None; r.nodes.len()]).collect();
+        let mut entry: Vec<Vec<Option<Node>>> = trace
+            .ranks
+            .iter()
+            .map(|r| vec![None; r.nodes.len()])
+            .collect();
         let mut done = entry.clone();
         let new_phase = |w: &mut crate::model::workload::Workload,
-                             origin: &mut Vec<(u32, u64)>,
-                             host: Option<u32>,
-                             duration: Time,
-                             who: (u32, u64)| {
+                         origin: &mut Vec<(u32, u64)>,
+                         host: Option<u32>,
+                         duration: Time,
+                         who: (u32, u64)| {
             w.phases.push(Phase {
                 duration,
                 not_before: start,
@@ -397,7 +419,8 @@ pub fn compile(
                 let who = (r as u32, nd.id);
                 match &nd.kind {
                     NodeKind::Comp(_) => {
-                        let p = new_phase(w, &mut origin_phase, Some(h), durations[r][i as usize], who);
+                        let p =
+                            new_phase(w, &mut origin_phase, Some(h), durations[r][i as usize], who);
                         let nm = names.id(&nd.name);
                         w.trace_spans.push((
                             p,
@@ -456,7 +479,13 @@ pub fn compile(
                 origin_flow.push((*s, snode.id));
                 let rnode = &trace.ranks[*d as usize].nodes[ri as usize];
                 for (rank, idx, nd) in [(*s, si, snode), (*d, ri, rnode)] {
-                    let p = new_phase(w, &mut origin_phase, Some(hosts[rank as usize]), 0, (rank, nd.id));
+                    let p = new_phase(
+                        w,
+                        &mut origin_phase,
+                        Some(hosts[rank as usize]),
+                        0,
+                        (rank, nd.id),
+                    );
                     w.timed.push(TimedDep::end(Node::Flow(f), Node::Phase(p)));
                     let nm = names.id(&nd.name);
                     w.trace_spans.push((
@@ -531,7 +560,8 @@ pub fn compile(
                         .push(TimedDep::end(Node::Phase(d0 + j), Node::Phase(join)));
                 }
                 if m == 1 {
-                    w.timed.push(TimedDep::end(Node::Phase(e0), Node::Phase(d0)));
+                    w.timed
+                        .push(TimedDep::end(Node::Phase(e0), Node::Phase(d0)));
                     continue;
                 }
                 let rank_hosts: Vec<u32> = members.iter().map(|&r| hosts[r as usize]).collect();
@@ -564,7 +594,8 @@ pub fn compile(
                 let f0 = f0 as u32;
                 if plan.frames != crate::model::workload::collective::segment::FrameSize::Mtu {
                     w.frames.resize(f0 as usize, Default::default());
-                    w.frames.resize(f0 as usize + plan.dag.transfers.len(), plan.frames);
+                    w.frames
+                        .resize(f0 as usize + plan.dag.transfers.len(), plan.frames);
                 }
                 let pos: HashMap<u32, u32> = rank_hosts
                     .iter()
@@ -602,18 +633,20 @@ pub fn compile(
                         w.timed.push(TimedDep::end(f, Node::Phase(d0 + j)));
                     }
                 }
-                w.timed.extend(plan.dag.edges.iter().map(|&(bf, af)| TimedDep {
-                    before: Node::Flow(f0 + bf),
-                    after: Node::Flow(f0 + af),
-                    lag: lat,
-                    from: DepPoint::End,
-                }));
-                w.timed.extend(plan.dag.sent.iter().map(|&(bf, af)| TimedDep {
-                    before: Node::Flow(f0 + bf),
-                    after: Node::Flow(f0 + af),
-                    lag: 0,
-                    from: DepPoint::Sent,
-                }));
+                w.timed
+                    .extend(plan.dag.edges.iter().map(|&(bf, af)| TimedDep {
+                        before: Node::Flow(f0 + bf),
+                        after: Node::Flow(f0 + af),
+                        lag: lat,
+                        from: DepPoint::End,
+                    }));
+                w.timed
+                    .extend(plan.dag.sent.iter().map(|&(bf, af)| TimedDep {
+                        before: Node::Flow(f0 + bf),
+                        after: Node::Flow(f0 + af),
+                        lag: 0,
+                        from: DepPoint::Sent,
+                    }));
             }
         }
         // Dependencies, the GPU's one-kernel-at-a-time order, and the iteration's end.
@@ -652,7 +685,8 @@ pub fn compile(
                 }
             }
             if let Some(pe) = prev_end {
-                w.timed.push(TimedDep::end(Node::Phase(pe), Node::Phase(end)));
+                w.timed
+                    .push(TimedDep::end(Node::Phase(pe), Node::Phase(end)));
             }
             ends.push(end);
         }
@@ -737,7 +771,9 @@ fn check_acyclic(
         succ[fill[b] as usize] = local(t.after) as u32;
         fill[b] += 1;
     }
-    let mut stack: Vec<u32> = (0..total as u32).filter(|&i| indeg[i as usize] == 0).collect();
+    let mut stack: Vec<u32> = (0..total as u32)
+        .filter(|&i| indeg[i as usize] == 0)
+        .collect();
     let mut seen = 0usize;
     while let Some(v) = stack.pop() {
         seen += 1;

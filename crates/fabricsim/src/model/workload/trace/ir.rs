@@ -282,8 +282,8 @@ impl Trace {
         let mut sends: HashMap<Key, Vec<(u64, u32, u64)>> = HashMap::new();
         let mut recvs: HashMap<Key, Vec<(u64, u32, u64)>> = HashMap::new();
         // Collectives: group -> per rank, (op, size, node id) in order.
-        let mut colls: HashMap<Option<&str>, HashMap<u32, Vec<(CollOp, u64, u64)>>> =
-            HashMap::new();
+        type PerRank = HashMap<u32, Vec<(CollOp, u64, u64)>>;
+        let mut colls: HashMap<Option<&str>, PerRank> = HashMap::new();
         for (ri, r) in self.ranks.iter().enumerate() {
             let ri = ri as u32;
             for node in &r.nodes {
@@ -296,7 +296,10 @@ impl Trace {
                                 &r.file,
                                 node.id,
                                 field,
-                                format!("rank {peer} does not exist: the trace has ranks 0..{}", n - 1),
+                                format!(
+                                    "rank {peer} does not exist: the trace has ranks 0..{}",
+                                    n - 1
+                                ),
                             ));
                         }
                         if *peer == ri {
@@ -321,7 +324,9 @@ impl Trace {
                                     &r.file,
                                     node.id,
                                     "pg_name",
-                                    format!("communicator `{g}` is not in the workload's comm_groups"),
+                                    format!(
+                                        "communicator `{g}` is not in the workload's comm_groups"
+                                    ),
                                 ));
                             };
                             if !members.contains(&ri) {
@@ -405,7 +410,8 @@ impl Trace {
             for &m in &members[1..] {
                 let mine = per.get(&m).unwrap_or(&empty);
                 for i in 0..base.len().max(mine.len()) {
-                    let what = g.map_or("every rank".to_string(), |g| format!("communicator `{g}`"));
+                    let what =
+                        g.map_or("every rank".to_string(), |g| format!("communicator `{g}`"));
                     match (base.get(i), mine.get(i)) {
                         (Some(a), Some(b)) if (a.0, a.1) != (b.0, b.1) => {
                             return Err(TraceError::node(

@@ -304,7 +304,11 @@ impl TraceCfg {
     }
 
     /// The communicator table, checked against the rank count.
-    fn comm_groups(&self, base: &Path, ranks: u32) -> Result<HashMap<String, Vec<u32>>, ParamError> {
+    fn comm_groups(
+        &self,
+        base: &Path,
+        ranks: u32,
+    ) -> Result<HashMap<String, Vec<u32>>, ParamError> {
         let table: BTreeMap<String, Vec<u32>> = match &self.comm_groups {
             None => return Ok(HashMap::new()),
             Some(CommGroupsCfg::Inline(t)) => t.clone(),
@@ -330,12 +334,18 @@ impl TraceCfg {
         for (name, members) in &table {
             let field = format!("comm_groups.{name}");
             if members.is_empty() {
-                return Err(ParamError::new(field, "a communicator needs at least one rank"));
+                return Err(ParamError::new(
+                    field,
+                    "a communicator needs at least one rank",
+                ));
             }
             if let Some(&r) = members.iter().find(|&&r| r >= ranks) {
                 return Err(ParamError::new(
                     field,
-                    format!("rank {r} does not exist: the trace has ranks 0..{}", ranks - 1),
+                    format!(
+                        "rank {r} does not exist: the trace has ranks 0..{}",
+                        ranks - 1
+                    ),
                 ));
             }
             let mut s = members.clone();
