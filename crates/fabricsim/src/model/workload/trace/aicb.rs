@@ -27,7 +27,9 @@
 //! on the tensor-parallel (TP) group, weight-gradient ones on the data-parallel (DP)
 //! group, `_EP` ones on the expert group and `_DP_EP` ones on the data-parallel group of
 //! the experts. `BROADCAST` is taken and, as SimAI does (its parser knows no broadcast),
-//! moves nothing; a collective of 0 bytes moves nothing either.
+//! moves nothing; a collective of 0 bytes moves nothing either. Sizes pass unchanged:
+//! SimAI's flow models (`MockNcclGroup::gen*FlowModels`) split a reduce-scatter's size
+//! over the ranks and an all-to-all's over the peers, the sizes [`CollOp`] counts.
 //!
 //! # Groups
 //!
