@@ -290,7 +290,7 @@ const CASES: &[(&str, &str, &[&str])] = &[
             "sweep[2].values=[\"1MiB\"]", "max_time=\"500us\"",
         ],
     ),
-    ("trace-jobs", "trace-jobs.toml", &["max_time=\"1ms\""]),
+    ("trace-jobs", "trace-jobs.toml", &[]),
     (
         "gse-vs-roce-nic",
         "gse-vs-roce-nic.toml",

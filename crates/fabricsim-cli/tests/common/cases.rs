@@ -42,7 +42,7 @@ pub const CASES: &[(&str, &str, &[&str])] = &[
         "gse-vs-roce.toml",
         &["sweep[1].values=[1.5]", "sweep[3].values=[\"2MiB\"]"],
     ),
-    ("trace-jobs", "trace-jobs.toml", &["max_time=\"2ms\""]),
+    ("trace-jobs", "trace-jobs.toml", &[]),
     (
         "gse-vs-roce-nic",
         "gse-vs-roce-nic.toml",
