@@ -220,3 +220,34 @@ fn the_timeline_nests_and_a_rank_never_computes_twice_at_once() {
     }
     assert_eq!(computes, 8, "two compute nodes on each of four ranks");
 }
+
+/// A SimAI/AICB workload file (`DATA`: three layers, each with its weight-gradient
+/// AllReduce over every rank) runs on the same executor: one collective per layer, the
+/// iteration at least the busiest rank's compute, and every rank's compute the file's
+/// times summed.
+#[test]
+fn an_aicb_file_runs_on_the_same_executor() {
+    let sim = run(&common::two_leaf(
+        "[cc]\nalgorithm = \"none\"",
+        "kind = \"trace\"\nformat = \"aicb\"\npath = \"aicb/data_parallel.txt\"\nranks = 4",
+    ));
+    let job = &sim.traces[0];
+    assert_eq!(job.collectives, 3);
+    let t = iterations(&sim, 0)[0].expect("the iteration ends");
+    let compute = *job.compute.iter().max().unwrap();
+    assert!(t > compute, "{t} <= {compute}");
+    // The forward, input-gradient and weight-gradient times of the three lines (ns).
+    let file: Time = [
+        200_000, 300_000, 50_000, 150_000, 250_000, 40_000, 180_000, 280_000, 45_000,
+    ]
+    .iter()
+    .sum::<Time>()
+        * NS;
+    assert!(
+        job.compute
+            .iter()
+            .all(|&c| c >= file - 150_000 * NS && c <= file + 1_000 * NS),
+        "{:?} against {file}",
+        job.compute
+    );
+}
