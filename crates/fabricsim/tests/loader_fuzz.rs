@@ -655,7 +655,7 @@ fn small_enough(sc: &Scenario) -> bool {
                 .iter()
                 .map(|f| (f.size as f64 / mtu).ceil())
                 .sum::<f64>(),
-            WorkloadCfg::Csv(_) | WorkloadCfg::HpccFlowFile(_) => 0.0,
+            WorkloadCfg::Csv(_) | WorkloadCfg::HpccFlowFile(_) | WorkloadCfg::Trace(_) => 0.0,
             WorkloadCfg::Incast(c) => set_len(&c.senders) * (c.size as f64 / mtu).ceil(),
             WorkloadCfg::Permutation(c) => set_len(&c.hosts) * (c.size as f64 / mtu).ceil(),
             WorkloadCfg::AllToAll(c) => set_len(&c.hosts).powi(2) * (c.size as f64 / mtu).ceil(),

@@ -187,8 +187,8 @@ fn the_timeline_nests_and_a_rank_never_computes_twice_at_once() {
     let text = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     let events = v.as_array().expect("an array");
-    let mut tracks: std::collections::BTreeMap<(u64, u64), Vec<(f64, f64, String)>> =
-        Default::default();
+    type Spans = Vec<(f64, f64, String)>;
+    let mut tracks: std::collections::BTreeMap<(u64, u64), Spans> = Default::default();
     let mut collectives = 0;
     for e in events.iter().filter(|e| e["ph"] == "X") {
         let key = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());

@@ -84,11 +84,15 @@ fn validate_fabric(
     let t = &sc.transport;
     t.validate().map_err(at("transport"))?;
     for (i, w) in sc.workload.iter().enumerate() {
-        if let crate::model::workload::WorkloadCfg::Collective(c) = w {
-            if let Some(sg) = c.segment {
-                sg.validate(t.mtu)
-                    .map_err(|m| err(file, &format!("workload[{i}].segment"), m))?;
-            }
+        use crate::model::workload::WorkloadCfg;
+        let segment = match w {
+            WorkloadCfg::Collective(c) => c.segment,
+            WorkloadCfg::Trace(c) => c.segment,
+            _ => None,
+        };
+        if let Some(sg) = segment {
+            sg.validate(t.mtu)
+                .map_err(|m| err(file, &format!("workload[{i}].segment"), m))?;
         }
     }
     let f = &sc.fabric;

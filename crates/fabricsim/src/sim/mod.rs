@@ -195,6 +195,11 @@ pub(crate) fn largest_frame(sc: &Scenario) -> u64 {
                 let largest = c.sizes.map_or(c.size, |s| s.max.max(s.min));
                 sg.max_payload(largest, mtu)
             }),
+            // A trace's sizes are in its files: its segments are counted at their
+            // largest.
+            WorkloadCfg::Trace(c) => c
+                .segment
+                .map(|sg| sg.max_payload(crate::model::workload::trace::ir::MAX_COMM_BYTES, mtu)),
             _ => None,
         })
         .fold(mtu, u64::max);

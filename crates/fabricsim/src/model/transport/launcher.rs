@@ -59,10 +59,13 @@ pub(crate) struct FlowLauncher {
     pub(crate) outages: Vec<Outage>,
     /// Trace jobs that stop at a time: (their flows, their phases, when), each a range
     /// `[first, first + count)`.
-    pub(crate) stops: Vec<((u32, u32), (u32, u32), Time)>,
+    pub(crate) stops: Vec<StoppedJob>,
     /// Per phase, whether its end goes on the timeline (empty without one).
     pub(crate) on_timeline: Vec<bool>,
 }
+
+/// A trace job that stops: its flows and its phases (each `(first, count)`), and when.
+pub(crate) type StoppedJob = ((u32, u32), (u32, u32), Time);
 
 /// The shard that runs a join point (a phase without a host) of a run cut into shards:
 /// whatever it waits for is handed to it, at least a crossing grid later (checked when

@@ -508,9 +508,10 @@ pub fn compile(
                 Some(g) => groups[*g].clone(),
                 None => (0..n).collect(),
             };
-            let count = per.get(&members[0]).map_or(0, Vec::len);
+            let lists: Vec<&Vec<u32>> = members.iter().map(|m| &per[m]).collect();
+            let count = lists[0].len();
             for k in 0..count {
-                let idx: Vec<u32> = members.iter().map(|m| per[m][k]).collect();
+                let idx: Vec<u32> = lists.iter().map(|l| l[k]).collect();
                 let first = &trace.ranks[members[0] as usize].nodes[idx[0] as usize];
                 let NodeKind::Coll { op, size, .. } = first.kind else {
                     unreachable!("a collective")

@@ -54,10 +54,10 @@ pub fn place(
             // The index of each GPU within its server, in host order.
             let mut local = vec![0u32; n];
             let mut seen: std::collections::HashMap<u32, u32> = Default::default();
-            for h in 0..n {
+            for (h, l) in local.iter_mut().enumerate() {
                 let s = g.server_of_host.get(h).copied().unwrap_or(h as u32);
                 let k = seen.entry(s).or_insert(0);
-                local[h] = *k;
+                *l = *k;
                 *k += 1;
             }
             let mut order = free.clone();
