@@ -477,6 +477,13 @@ pub fn compile(
                     &format!("trace/{name}/p2p/{s}-{d}"),
                 )));
                 origin_flow.push((*s, snode.id));
+                // A send moves in the job's segments as its collectives do.
+                if let Some(fr) = cfg.segment.map(|sg| sg.frames(size)) {
+                    if fr != crate::model::workload::collective::segment::FrameSize::Mtu {
+                        w.frames.resize(f as usize, Default::default());
+                        w.frames.push(fr);
+                    }
+                }
                 let rnode = &trace.ranks[*d as usize].nodes[ri as usize];
                 for (rank, idx, nd) in [(*s, si, snode), (*d, ri, rnode)] {
                     let p = new_phase(
