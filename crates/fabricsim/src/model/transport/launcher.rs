@@ -91,7 +91,7 @@ pub(crate) struct Lane {
 /// A timer's action, packed in a `u32`: the kind in the top two bits, a node or phase
 /// index below (indices are below 2^24, [`crate::base::ids::MAX_INDEX`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Timer {
+pub(super) enum Timer {
     /// One thing node `i` waited for is done.
     Release(u32),
     /// Phase `i` may begin (its `not_before` has come).
@@ -489,7 +489,7 @@ impl Nics {
 
     /// Sets a timer for `at`; while a late release is taken, one due before the window
     /// just run ended acts at once, as of its time ([`Self::take_release`]).
-    fn set_timer(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, at: Time, what: Timer) {
+    pub(super) fn set_timer(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, at: Time, what: Timer) {
         if ctx.late && at < ctx.window_end {
             self.act_as_of(ctx, fabric, at, what);
         } else {
@@ -752,7 +752,7 @@ impl Nics {
     /// is complete start the iterations waiting for it. In a run cut into shards the
     /// iterations are accounted between windows ([`crate::sim::shards`]): the shard
     /// logs the node.
-    fn job_node_done(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, v: u32) {
+    pub(super) fn job_node_done(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, v: u32) {
         if self.launcher.deps.job[v as usize].is_none() {
             return;
         }
@@ -829,43 +829,5 @@ impl Nics {
                 self.begin_phase(ctx, fabric, v - n);
             }
         }
-    }
-
-    /// Whether node `v` belongs to a job stopped by `now`.
-    fn stopped(&self, v: u32, now: Time) -> bool {
-        let n = self.flows.len() as u32;
-        let inside = |(first, count): (u32, u32), x: u32| x >= first && x - first < count;
-        self.launcher.stops.iter().any(|&(fl, ph, at)| {
-            now >= at
-                && if v < n {
-                    inside(fl, v)
-                } else {
-                    inside(ph, v - n)
-                }
-        })
-    }
-
-    /// Node `v` of a stopped job would start: it never runs. It counts as done for the
-    /// run's completion (a flow sends nothing and is never received, a phase has no
-    /// times) and passes the release on at once, so the rest of its job is skipped
-    /// as what it waits for finishes.
-    #[cold]
-    fn skip(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, v: u32) {
-        let n = self.flows.len() as u32;
-        if v < n {
-            ctx.tally.flows_started += 1;
-            ctx.tally.flows_done += 1;
-            ctx.tally.senders_done += 1;
-        } else {
-            if self.launcher.host_shard.is_empty() {
-                self.launcher.phases_left -= 1;
-            } else {
-                ctx.tally.phases_ended += 1;
-            }
-        }
-        // Through the timers, not at once: a long chain of skipped nodes would
-        // otherwise recurse as deep as the chain is long.
-        self.set_timer(ctx, fabric, ctx.now, Timer::Skip(v));
-        self.job_node_done(ctx, fabric, v);
     }
 }

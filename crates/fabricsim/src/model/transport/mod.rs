@@ -24,6 +24,7 @@ pub(crate) mod notify;
 mod qp_turn;
 pub mod rdma;
 pub mod round_robin;
+mod stop;
 
 pub(crate) use qp_turn::turns as qp_turn_table;
 pub use rdma::{Flow, FlowSpec, Host};

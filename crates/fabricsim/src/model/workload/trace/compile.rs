@@ -703,7 +703,7 @@ pub fn compile(
     let w = &mut b.work;
     let last_flow = w.flows.len() as u32;
     let last_phase = w.phases.len() as u32;
-    check_acyclic(
+    super::acyclic::check(
         trace,
         (first_flow, last_flow),
         (first_phase, last_phase),
@@ -745,76 +745,6 @@ pub fn compile(
     Ok(())
 }
 
-/// Refuses a job whose ranks wait for each other in a cycle (each receiving before it
-/// sends, say): each rank's file is acyclic, but across ranks it may not be. Names a
-/// node that could never start.
-fn check_acyclic(
-    trace: &Trace,
-    flows: (u32, u32),
-    phases: (u32, u32),
-    timed: &[TimedDep],
-    origin_flow: &[(u32, u64)],
-    origin_phase: &[(u32, u64)],
-) -> Result<(), ParamError> {
-    let nf = (flows.1 - flows.0) as usize;
-    let np = (phases.1 - phases.0) as usize;
-    let local = |v: Node| match v {
-        Node::Flow(f) => (f - flows.0) as usize,
-        Node::Phase(p) => nf + (p - phases.0) as usize,
-    };
-    let total = nf + np;
-    let mut indeg = vec![0u32; total];
-    let mut off = vec![0u32; total + 1];
-    for t in timed {
-        off[local(t.before) + 1] += 1;
-        indeg[local(t.after)] += 1;
-    }
-    for i in 0..total {
-        off[i + 1] += off[i];
-    }
-    let mut fill = off.clone();
-    let mut succ = vec![0u32; timed.len()];
-    for t in timed {
-        let b = local(t.before);
-        succ[fill[b] as usize] = local(t.after) as u32;
-        fill[b] += 1;
-    }
-    let mut stack: Vec<u32> = (0..total as u32)
-        .filter(|&i| indeg[i as usize] == 0)
-        .collect();
-    let mut seen = 0usize;
-    while let Some(v) = stack.pop() {
-        seen += 1;
-        for k in off[v as usize]..off[v as usize + 1] {
-            let s = succ[k as usize] as usize;
-            indeg[s] -= 1;
-            if indeg[s] == 0 {
-                stack.push(s as u32);
-            }
-        }
-    }
-    if seen == total {
-        return Ok(());
-    }
-    // The first stuck node that stands for a trace node.
-    let stuck = (0..total).filter(|&i| indeg[i] > 0).find_map(|i| {
-        let (r, id) = if i < nf {
-            origin_flow[i]
-        } else {
-            origin_phase[i - nf]
-        };
-        (id != u64::MAX).then_some((r, id))
-    });
-    let (r, id) = stuck.unwrap_or((0, 0));
-    Err(ParamError::new(
-        "path",
-        format!(
-            "trace {}, node {id}, field `data_deps`: the ranks wait for each other in a cycle, so this node could never start (a rank receives before it sends what its peer waits for, or collectives are issued in different orders)",
-            trace.ranks[r as usize].file
-        ),
-    ))
-}
-
 /// Upper bounds on what [`compile`] makes of `trace` (see [`super::TraceCfg`]'s `size`).
 pub fn size(cfg: &TraceCfg, trace: &Trace, groups: &HashMap<String, Vec<u32>>) -> WorkSize {
     let (mut flows, mut deps, mut phases, mut bytes) = (0u64, 0u64, 0u64, 0u64);
@@ -834,8 +764,8 @@ pub fn size(cfg: &TraceCfg, trace: &Trace, groups: &HashMap<String, Vec<u32>>) -
                         .map_or(n, |v| v.len() as u64);
                     let t = 2u64.saturating_mul(m.saturating_sub(1)).saturating_mul(per);
                     flows = flows.saturating_add(t);
-                    // Graph edges (at most 4 a transfer), entries and done points.
-                    deps = deps.saturating_add(t.saturating_mul(8)).saturating_add(1);
+                    // Graph edges (at most 2 a transfer), both ends' entries and done points.
+                    deps = deps.saturating_add(t.saturating_mul(6)).saturating_add(1);
                     phases = phases.saturating_add(3);
                     bytes = bytes.saturating_add(
                         size.max(&4)

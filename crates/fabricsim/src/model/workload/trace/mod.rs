@@ -9,6 +9,7 @@
 //! one fabric; `training.csv` reports each job's iterations and `timeline.json` its
 //! spans.
 
+mod acyclic;
 pub mod aicb;
 pub mod chakra;
 pub mod compile;
