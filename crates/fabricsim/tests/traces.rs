@@ -158,6 +158,80 @@ fn jobs_share_the_fabric_and_each_has_its_alone_time() {
     }
 }
 
+/// A writer into a shared buffer, for reading the timeline back.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `closed_form` with a timeline of at most `limit` spans on `shards` threads: the
+/// timeline's bytes.
+fn timeline_of(limit: u64, shards: usize) -> String {
+    let mut sim = build(&scenario(
+        "path = \"closed_form\"",
+        // A notification latency of a cable's delay lets the run be cut into shards
+        // (a dependency between shards must not act sooner than the crossing grid).
+        &format!("[transport]\nnotify_latency = \"1us\"\n[record.timeline]\nlimit = {limit}"),
+    ));
+    let buf = Shared::default();
+    sim.timeline
+        .as_deref_mut()
+        .expect("a timeline")
+        .attach(Box::new(buf.clone()));
+    let notes = sim.set_shards(shards, shards);
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
+    sim.finish_timeline().expect("written");
+    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    text
+}
+
+/// The timeline holds the first `limit` spans by end time and counts the rest; it is
+/// the same bytes on one thread and on two.
+#[test]
+fn the_timeline_is_bounded_and_the_same_on_any_number_of_threads() {
+    let all = timeline_of(1000, 1);
+    let spans = |t: &str| t.matches("\"ph\":\"X\"").count();
+    let n = spans(&all);
+    assert!(n > 5, "{n} spans");
+    let five = timeline_of(5, 1);
+    assert_eq!(spans(&five), 5);
+    let v: serde_json::Value = serde_json::from_str(&five).expect("valid JSON");
+    let last = &v.as_array().unwrap().last().unwrap()["args"];
+    assert_eq!(last["spans"], 5);
+    assert_eq!(last["left_out"].as_u64().unwrap() as usize, n - 5);
+    assert_eq!(
+        timeline_of(1000, 2),
+        all,
+        "two threads write the same bytes"
+    );
+}
+
+/// Stragglers drawn with the seed: the same rank for the same seed, and the job's
+/// compute grows on that rank only.
+#[test]
+fn stragglers_drawn_with_the_seed_are_reproducible() {
+    let job = "path = \"closed_form\"\nstragglers = { count = 1, slowdown = 2.0 }";
+    let a = run(&scenario(job, ""));
+    let b = run(&scenario(job, ""));
+    assert_eq!(a.traces[0].stragglers, b.traces[0].stragglers);
+    let (r, f) = a.traces[0].stragglers[0];
+    assert_eq!(f, 2.0);
+    for (i, &c) in a.traces[0].compute.iter().enumerate() {
+        let want = if i as u32 == r { 60 * US } else { 30 * US };
+        assert_eq!(c, want, "rank {i}");
+    }
+    assert!(iterations(&a, 0)[0].unwrap() >= 60 * US);
+}
+
 /// The timeline: valid JSON once the run ends; on every rank's compute track the
 /// spans never overlap and take the compute nodes' durations; every track's spans
 /// are disjoint; one span per collective.
@@ -167,24 +241,14 @@ fn the_timeline_nests_and_a_rank_never_computes_twice_at_once() {
         "path = \"closed_form\"",
         "[record.timeline]\nlimit = 1000",
     ));
-    let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
-    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-    impl std::io::Write for Shared {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    let buf = Shared::default();
     sim.timeline
         .as_deref_mut()
         .expect("a timeline")
-        .attach(Box::new(Shared(buf.clone())));
+        .attach(Box::new(buf.clone()));
     assert_eq!(sim.run(&mut |_| {}), Outcome::Completed);
     sim.finish_timeline().expect("written");
-    let text = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
+    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     let events = v.as_array().expect("an array");
     type Spans = Vec<(f64, f64, String)>;
