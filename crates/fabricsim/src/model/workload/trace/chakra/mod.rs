@@ -211,6 +211,13 @@ const SUPPORTED_COLLS: &str = "ALL_REDUCE (0), ALL_GATHER (2), BROADCAST (5), AL
 /// Bytes a barrier moves (see [`CollOp::Barrier`]).
 const BARRIER_BYTES: u64 = 4;
 
+/// Most ranks a trace may have (beyond the largest fabric's GPUs).
+pub const MAX_RANKS: u32 = 1 << 20;
+
+/// Most bytes all the files of a trace may hold together (a 100,000-GPU GPT-like trace
+/// of `scripts/gpt_trace.py` is about 2 GiB).
+pub const MAX_TRACE_BYTES: u64 = 8 << 30;
+
 /// Reads ranks `0..ranks` of the trace whose files are `<prefix>.<rank>.et`; `shown` is
 /// the prefix as the scenario wrote it (messages name files by it).
 pub fn read(prefix: &Path, shown: &str, ranks: u32) -> Result<Trace, TraceError> {
@@ -221,9 +228,20 @@ pub fn read(prefix: &Path, shown: &str, ranks: u32) -> Result<Trace, TraceError>
             format!("the workload has no rank: at least {shown}.0.et is read"),
         ));
     }
+    if ranks > MAX_RANKS {
+        return Err(TraceError::file(
+            shown,
+            "ranks",
+            format!("{ranks} ranks: at most {MAX_RANKS}"),
+        ));
+    }
     let mut trace = Trace {
         ranks: Vec::with_capacity(ranks.min(1 << 16) as usize),
     };
+    // All the files together are bounded too: each may hold up to the data-file limit,
+    // and a trace of many ranks would otherwise be read whole before the memory budget
+    // could price it.
+    let mut total = 0u64;
     for r in 0..ranks {
         let file = format!("{shown}.{r}.et");
         let path = rank_path(prefix, r);
@@ -240,6 +258,17 @@ pub fn read(prefix: &Path, shown: &str, ranks: u32) -> Result<Trace, TraceError>
         }
         let bytes = read_bytes(&path, MAX_DATA_FILE_BYTES)
             .map_err(|e| TraceError::file(&file, "", e.to_string()))?;
+        total += bytes.len() as u64;
+        if total > MAX_TRACE_BYTES {
+            return Err(TraceError::file(
+                &file,
+                "",
+                format!(
+                    "the trace's files up to rank {r} hold more than {} MiB together: at most that is read",
+                    MAX_TRACE_BYTES >> 20
+                ),
+            ));
+        }
         trace.ranks.push(parse_rank(&file, &bytes)?);
     }
     Ok(trace)
