@@ -26,6 +26,7 @@ registry!(
     physec,
     nccl_fidelity,
     nccl_segments,
+    traces,
 );
 
 /// Results documents that `reproduce` does not regenerate, and how they are made.
