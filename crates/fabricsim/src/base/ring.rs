@@ -5,7 +5,8 @@
 //! that only ever moves its head by one.
 
 /// A ring of `Copy` items. Every slot of `buf` holds an item (stale past the live ones),
-/// so it needs no uninitialized memory; its capacity is `buf.len()`.
+/// so it needs no uninitialized memory; its capacity is `buf.len()`. Invariant: `len`
+/// is at most the capacity, and `head` is below it whenever the ring holds an item.
 #[derive(Clone, Debug)]
 pub struct Ring<T: Copy> {
     buf: Box<[T]>,
@@ -60,6 +61,32 @@ impl<T: Copy> Ring<T> {
         }
     }
 
+    /// The item in buffer slot `i`, without a bounds check: the operations on every
+    /// frame in flight pass `head` or a live item's slot from [`Self::wrap`], below
+    /// the capacity by the invariant of `head` and `len` (with the checks, two to
+    /// three instructions an access, k = 16 took 5,873 M instructions against 5,774 M,
+    /// cachegrind).
+    #[inline(always)]
+    fn slot(&self, i: usize) -> &T {
+        debug_assert!(i < self.buf.len());
+        // SAFETY: `i < buf.len()`, as above.
+        #[allow(unsafe_code)]
+        unsafe {
+            self.buf.get_unchecked(i)
+        }
+    }
+
+    /// [`Self::slot`] to write.
+    #[inline(always)]
+    fn slot_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(i < self.buf.len());
+        // SAFETY: `i < buf.len()`, as in `slot`.
+        #[allow(unsafe_code)]
+        unsafe {
+            self.buf.get_unchecked_mut(i)
+        }
+    }
+
     /// Appends `x`; a full ring first grows by `grow(capacity)` slots (at least one).
     #[inline(always)]
     pub fn push_back(&mut self, x: T, grow: fn(usize) -> usize) {
@@ -67,7 +94,7 @@ impl<T: Copy> Ring<T> {
             return self.grow_and_push(x, grow);
         }
         let i = self.wrap(self.head as usize + self.len as usize);
-        self.buf[i] = x;
+        *self.slot_mut(i) = x;
         self.len += 1;
     }
 
@@ -93,7 +120,7 @@ impl<T: Copy> Ring<T> {
             return None;
         }
         let h = self.head as usize;
-        let x = self.buf[h];
+        let x = *self.slot(h);
         let next = h + 1;
         self.head = if next == self.buf.len() {
             0
@@ -110,7 +137,7 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        Some(&self.buf[self.head as usize])
+        Some(self.slot(self.head as usize))
     }
 
     /// The newest item.
@@ -119,7 +146,7 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        Some(&self.buf[self.wrap(self.head as usize + self.len as usize - 1)])
+        Some(self.slot(self.wrap(self.head as usize + self.len as usize - 1)))
     }
 
     /// The `i`-th item from the oldest.
