@@ -2,18 +2,27 @@
 //! in flight in. `VecDeque` does the same, but its `push_back` calls `push_back_mut`,
 //! which the compiler kept out of line in most copies of the transmit path (2.9 M calls,
 //! 84 M instructions at k = 16), and its index arithmetic takes more steps than a ring
-//! that only ever moves its head by one.
+//! that only ever moves its ends by one item.
 
 /// A ring of `Copy` items. Every slot of `buf` holds an item (stale past the live ones),
-/// so it needs no uninitialized memory; its capacity is `buf.len()`. Invariant: `len`
-/// is at most the capacity, and `head` is below it whenever the ring holds an item.
+/// so it needs no uninitialized memory; its capacity is `buf.len()`.
+///
+/// Its ends are byte offsets into `buf`, not indices: a link's item is 28 bytes, and
+/// an index cost three instructions of multiplication at each access (four accesses a
+/// hop, and three more for the look-ahead; cachegrind). Invariant: `head` and `tail`
+/// are multiples of the item size below `end` (or 0 with no buffer), and `len` items
+/// lie from `head` on, wrapping at `end`, up to `tail`.
 #[derive(Clone, Debug)]
 pub struct Ring<T: Copy> {
     buf: Box<[T]>,
-    /// Index of the oldest item (below `buf.len()`, or 0 when it is empty).
+    /// Byte offset of the oldest item.
     head: u32,
+    /// Byte offset where the next item goes.
+    tail: u32,
     /// Items held.
     len: u32,
+    /// The buffer's size in bytes.
+    end: u32,
 }
 
 impl<T: Copy> Default for Ring<T> {
@@ -23,12 +32,20 @@ impl<T: Copy> Default for Ring<T> {
 }
 
 impl<T: Copy> Ring<T> {
+    /// The item size, in the offsets' type.
+    const SIZE: u32 = {
+        assert!(std::mem::size_of::<T>() > 0 && std::mem::size_of::<T>() <= u32::MAX as usize);
+        std::mem::size_of::<T>() as u32
+    };
+
     /// An empty ring with no buffer.
     pub fn new() -> Self {
         Ring {
             buf: Box::new([]),
             head: 0,
+            tail: 0,
             len: 0,
+            end: 0,
         }
     }
 
@@ -50,51 +67,52 @@ impl<T: Copy> Ring<T> {
         self.buf.len()
     }
 
-    /// The buffer index of the `i`-th item (`i` < 2 capacities).
+    /// The offset after `at`, wrapped at the end.
     #[inline(always)]
-    fn wrap(&self, i: usize) -> usize {
-        let cap = self.buf.len();
-        if i >= cap {
-            i - cap
+    fn next(&self, at: u32) -> u32 {
+        let n = at + Self::SIZE;
+        if n == self.end {
+            0
         } else {
-            i
+            n
         }
     }
 
-    /// The item in buffer slot `i`, without a bounds check: the operations on every
-    /// frame in flight pass `head` or a live item's slot from [`Self::wrap`], below
-    /// the capacity by the invariant of `head` and `len` (with the checks, two to
-    /// three instructions an access, k = 16 took 5,873 M instructions against 5,774 M,
-    /// cachegrind).
+    /// The item at byte offset `at`, without a bounds check: the operations on every
+    /// frame in flight pass `head`, `tail` or the offset before `tail`, below `end` by
+    /// the invariant (as an index with its check, each access took two to three more
+    /// instructions: 40 M at k = 16, cachegrind).
     #[inline(always)]
-    fn slot(&self, i: usize) -> &T {
-        debug_assert!(i < self.buf.len());
-        // SAFETY: `i < buf.len()`, as above.
+    fn at(&self, at: u32) -> &T {
+        debug_assert!(at < self.end && at.is_multiple_of(Self::SIZE));
+        // SAFETY: `at` is a multiple of the item size below the buffer's size in
+        // bytes: the start of an item of `buf`.
         #[allow(unsafe_code)]
         unsafe {
-            self.buf.get_unchecked(i)
+            &*self.buf.as_ptr().byte_add(at as usize)
         }
     }
 
-    /// [`Self::slot`] to write.
+    /// [`Self::at`] to write.
     #[inline(always)]
-    fn slot_mut(&mut self, i: usize) -> &mut T {
-        debug_assert!(i < self.buf.len());
-        // SAFETY: `i < buf.len()`, as in `slot`.
+    fn at_mut(&mut self, at: u32) -> &mut T {
+        debug_assert!(at < self.end && at.is_multiple_of(Self::SIZE));
+        // SAFETY: as in `at`.
         #[allow(unsafe_code)]
         unsafe {
-            self.buf.get_unchecked_mut(i)
+            &mut *self.buf.as_mut_ptr().byte_add(at as usize)
         }
     }
 
-    /// Appends `x`; a full ring first grows by `grow(capacity)` slots (at least one).
+    /// Appends `x`; a full ring first grows by `grow(capacity)` items (at least one).
     #[inline(always)]
     pub fn push_back(&mut self, x: T, grow: fn(usize) -> usize) {
         if self.len as usize == self.buf.len() {
             return self.grow_and_push(x, grow);
         }
-        let i = self.wrap(self.head as usize + self.len as usize);
-        *self.slot_mut(i) = x;
+        let t = self.tail;
+        *self.at_mut(t) = x;
+        self.tail = self.next(t);
         self.len += 1;
     }
 
@@ -105,12 +123,18 @@ impl<T: Copy> Ring<T> {
     fn grow_and_push(&mut self, x: T, grow: fn(usize) -> usize) {
         let cap = self.buf.len();
         let new_cap = cap + grow(cap).max(1);
+        let end = new_cap
+            .checked_mul(Self::SIZE as usize)
+            .and_then(|e| u32::try_from(e).ok())
+            .expect("a link's ring under 4 GiB");
         let mut buf = Vec::with_capacity(new_cap);
         buf.extend(self.iter().copied());
         buf.resize(new_cap, x);
         self.buf = buf.into_boxed_slice();
+        self.end = end;
         self.head = 0;
         self.len += 1;
+        self.tail = self.next((self.len - 1) * Self::SIZE);
     }
 
     /// Removes and returns the oldest item.
@@ -119,14 +143,9 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let h = self.head as usize;
-        let x = *self.slot(h);
-        let next = h + 1;
-        self.head = if next == self.buf.len() {
-            0
-        } else {
-            next as u32
-        };
+        let h = self.head;
+        let x = *self.at(h);
+        self.head = self.next(h);
         self.len -= 1;
         Some(x)
     }
@@ -137,7 +156,7 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        Some(self.slot(self.head as usize))
+        Some(self.at(self.head))
     }
 
     /// The newest item.
@@ -146,7 +165,13 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        Some(self.slot(self.wrap(self.head as usize + self.len as usize - 1)))
+        let t = if self.tail == 0 { self.end } else { self.tail };
+        Some(self.at(t - Self::SIZE))
+    }
+
+    /// The index of the oldest item.
+    fn head_index(&self) -> usize {
+        (self.head / Self::SIZE) as usize
     }
 
     /// The `i`-th item from the oldest.
@@ -154,26 +179,26 @@ impl<T: Copy> Ring<T> {
         if i >= self.len as usize {
             return None;
         }
-        let j = self.wrap(self.head as usize + i);
-        Some(&mut self.buf[j])
+        let j = self.head_index() + i;
+        let cap = self.buf.len();
+        Some(&mut self.buf[if j >= cap { j - cap } else { j }])
     }
 
     /// The items, oldest first.
     pub fn iter(&self) -> std::iter::Chain<std::slice::Iter<'_, T>, std::slice::Iter<'_, T>> {
-        let (h, n) = (self.head as usize, self.len as usize);
+        let (h, n) = (self.head_index(), self.len as usize);
         let first = n.min(self.buf.len() - h);
         self.buf[h..h + first].iter().chain(&self.buf[..n - first])
     }
 
     /// The items, oldest first, to change in place.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        let (h, n) = (self.head as usize, self.len as usize);
+        let (h, n) = (self.head_index(), self.len as usize);
         let first = n.min(self.buf.len() - h);
         let (low, high) = self.buf.split_at_mut(h);
         high[..first].iter_mut().chain(&mut low[..n - first])
     }
 }
-
 impl<'a, T: Copy> IntoIterator for &'a Ring<T> {
     type Item = &'a T;
     type IntoIter = std::iter::Chain<std::slice::Iter<'a, T>, std::slice::Iter<'a, T>>;
