@@ -80,8 +80,8 @@ impl<T: Copy> Ring<T> {
 
     /// The item at byte offset `at`, without a bounds check: the operations on every
     /// frame in flight pass `head`, `tail` or the offset before `tail`, below `end` by
-    /// the invariant (as an index with its check, each access took two to three more
-    /// instructions: 40 M at k = 16, cachegrind).
+    /// the invariant (with the checks, two to three instructions an access, k = 16 took
+    /// 5,873 M instructions against 5,774 M, cachegrind).
     #[inline(always)]
     fn at(&self, at: u32) -> &T {
         debug_assert!(at < self.end && at.is_multiple_of(Self::SIZE));
