@@ -10,6 +10,11 @@ pub fn vec_bytes<T>(v: &Vec<T>) -> u64 {
 }
 
 /// Bytes a ring holds: its capacity times its element size.
+pub fn ring_bytes<T: Copy>(v: &crate::base::ring::Ring<T>) -> u64 {
+    (v.capacity() * std::mem::size_of::<T>()) as u64
+}
+
+/// Bytes a ring holds: its capacity times its element size.
 pub fn deque_bytes<T>(v: &VecDeque<T>) -> u64 {
     (v.capacity() * std::mem::size_of::<T>()) as u64
 }

@@ -11,6 +11,7 @@ pub mod memory;
 pub mod param;
 pub mod prefetch;
 pub mod presets;
+pub mod ring;
 pub mod seed;
 pub mod suggest;
 pub mod units;

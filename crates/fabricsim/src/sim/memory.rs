@@ -23,7 +23,7 @@
 //! packet costs its [`crate::model::fabric::link`] ring entry (arrival time and descriptor, 28
 //! bytes) instead of the queue's.
 
-use crate::base::memory::{deque_bytes, vec_bytes};
+use crate::base::memory::{ring_bytes, vec_bytes};
 use crate::sim::Simulation;
 
 /// The parts, in the order they are reported.
@@ -100,7 +100,7 @@ impl Simulation {
         let queues: u64 =
             f.queue_pools.iter().map(|p| p.heap_bytes()).sum::<u64>() + vec_bytes(&f.queue_pools);
         let links = vec_bytes(&f.links);
-        let rings: u64 = f.links.iter().map(|l| deque_bytes(&l.ring)).sum();
+        let rings: u64 = f.links.iter().map(|l| ring_bytes(&l.ring)).sum();
         let switches = vec_bytes(&f.switches)
             + (f.switches.iter())
                 .map(|s| s.buffer.heap_bytes() + vec_bytes(&s.ecn))

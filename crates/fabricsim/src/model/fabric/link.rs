@@ -6,6 +6,7 @@
 
 use super::NodeKind;
 use crate::base::ids::{LinkId, PortId};
+use crate::base::ring::Ring;
 use crate::base::units::Time;
 use crate::kernel::ctx::*;
 use crate::kernel::events::Event;
@@ -13,7 +14,6 @@ use crate::kernel::packet::Desc;
 use crate::kernel::packet::{PacketKind, Payload};
 use crate::model::fabric::roles::RoleStates;
 use crate::model::fabric::Fabric;
-use std::collections::VecDeque;
 
 /// A frame's arrival time on a link's ring, in two 32-bit halves so that a ring entry,
 /// time and [`Desc`], is 28 bytes rather than 32 (memory per host).
@@ -56,7 +56,7 @@ pub struct Link {
     /// Packets delivered.
     pub delivered: u64,
     /// Packets in flight with their arrival times, oldest first.
-    pub ring: VecDeque<(ArrivalTime, Desc)>,
+    pub ring: Ring<(ArrivalTime, Desc)>,
 }
 
 crate::base::ids::indexed_by!(crate::base::ids::LinkId => Link);
@@ -71,7 +71,7 @@ impl Link {
             watched: false,
             cut_to: 0,
             delivered: 0,
-            ring: VecDeque::new(),
+            ring: Ring::new(),
         }
     }
 
@@ -80,25 +80,8 @@ impl Link {
     #[inline(always)]
     pub fn put(&mut self, arrival: Time, pkt: Desc) -> bool {
         let was_empty = self.ring.is_empty();
-        if self.ring.len() == self.ring.capacity() {
-            self.grow_ring();
-        }
-        self.ring.push_back((arrival.into(), pkt));
+        self.ring.push_back((arrival.into(), pkt), ring_growth);
         was_empty
-    }
-
-    /// The ring is full: a quarter more (four entries at first). A link holds at most
-    /// what its delay and rate let fly at once, so its ring stops growing near that peak,
-    /// where doubling would leave it at up to twice as much (the k = 32
-    /// benchmark's rings hold 914 bytes a host against 1,196). Growing by one entry
-    /// would save little more (906) at several times the reallocations. A link grows a
-    /// few times in a run; out of line.
-    #[cold]
-    #[inline(never)]
-    fn grow_ring(&mut self) {
-        let cap = self.ring.capacity();
-        self.ring
-            .reserve_exact(if cap == 0 { 4 } else { (cap / 4).max(1) });
     }
 
     /// Takes the head packet, which has arrived, and returns it with the arrival time of
@@ -108,6 +91,19 @@ impl Link {
         let (_, pkt) = self.ring.pop_front().expect("arrival on an empty link");
         self.delivered += 1;
         (pkt, self.ring.front().map(|&(t, _)| t.get()))
+    }
+}
+
+/// A full ring grows by a quarter (four entries at first). A link holds at most what
+/// its delay and rate let fly at once, so its ring stops growing near that peak, where
+/// doubling would leave it at up to twice as much (the k = 32 benchmark's rings hold
+/// 914 bytes a host against 1,196). Growing by one entry would save little more (906)
+/// at several times the reallocations.
+fn ring_growth(cap: usize) -> usize {
+    if cap == 0 {
+        4
+    } else {
+        cap / 4
     }
 }
 
