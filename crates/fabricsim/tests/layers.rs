@@ -26,6 +26,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "base::input_file",
             "base::floors",
             "base::presets",
+            "base::ring",
             "base::memory",
             "base::block_pool",
             "base::prefetch",
