@@ -16,6 +16,7 @@
 
 pub mod collective_engine;
 pub mod config;
+mod deps;
 pub(crate) mod launcher;
 pub mod message;
 pub mod multipath;
