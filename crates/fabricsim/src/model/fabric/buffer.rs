@@ -38,6 +38,10 @@ pub struct IngressCounter {
 pub enum Admission {
     /// Stored.
     Admitted,
+    /// Stored, and its (port, priority) counter is now over the pause threshold without
+    /// holding its upstream paused: what [`SharedBuffer::should_pause`] would find (it
+    /// is then asked; otherwise it need not be).
+    AdmittedOver,
     /// No room: the packet is dropped.
     Dropped,
 }
@@ -233,7 +237,25 @@ impl SharedBuffer {
         c.bytes += size;
         self.used += size;
         self.peak = self.peak.max(self.used);
-        Admission::Admitted
+        // `should_pause`'s test, on the counter at hand.
+        let over = !c.paused_upstream
+            && (c.headroom > 0
+                || match self.mode {
+                    PfcThreshold::Dynamic => {
+                        c.shared > 0 && {
+                            let free = (self.size).saturating_sub(
+                                self.headroom_total + self.reserve_total + self.shared_used,
+                            );
+                            c.shared >= scaled(free, self.alpha_q16[port])
+                        }
+                    }
+                    PfcThreshold::Static => c.bytes >= self.xoff,
+                });
+        if over {
+            Admission::AdmittedOver
+        } else {
+            Admission::Admitted
+        }
     }
 
     /// Hints that the counter of (`port`, `prio`) will be used soon.
@@ -400,8 +422,15 @@ mod tests {
         let mut b = SharedBuffer::new(1_000_000, &cfg(PfcThreshold::Static), vec![5000; 2]);
         let mut paused = false;
         for _ in 0..10 {
-            assert_eq!(b.admit(0, 3, 1000), Admission::Admitted);
-            paused |= b.should_pause(0, 3);
+            let a = b.admit(0, 3, 1000);
+            assert_ne!(a, Admission::Dropped);
+            let pause = b.should_pause(0, 3);
+            assert_eq!(
+                a == Admission::AdmittedOver,
+                pause,
+                "admit's hint is the test"
+            );
+            paused |= pause;
         }
         assert!(
             paused,
@@ -441,7 +470,7 @@ mod tests {
         let mut b = SharedBuffer::new(50_000, &cfg(PfcThreshold::Dynamic), vec![4000; 4]);
         let mut stored = 0u64;
         for i in 0..200usize {
-            if b.admit(i % 4, i % 8, 700) == Admission::Admitted {
+            if b.admit(i % 4, i % 8, 700) != Admission::Dropped {
                 stored += 700;
             }
         }
@@ -472,9 +501,13 @@ mod tests {
                 let (p, q) = ((x >> 33) as usize % 4, (x >> 40) as usize % 3);
                 let size = 300 + (x >> 50) % 1200;
                 if (x >> 20) % 5 < 3 {
-                    if b.admit(p, q, size) == Admission::Admitted {
+                    let a = b.admit(p, q, size);
+                    if a != Admission::Dropped {
                         held.push((p, q, size));
-                        pauses += b.should_pause(p, q) as u32;
+                        // The switch asks `should_pause` only on admit's hint.
+                        let pause = b.should_pause(p, q);
+                        assert_eq!(a == Admission::AdmittedOver, pause, "{mode:?}");
+                        pauses += pause as u32;
                     }
                 } else if !held.is_empty() {
                     let (p, q, size) = held.swap_remove((x >> 8) as usize % held.len());

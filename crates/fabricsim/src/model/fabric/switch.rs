@@ -297,7 +297,8 @@ impl Fabric {
             crate::model::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags) as usize;
         let sw = &mut self.switches[s as usize];
         let local_in = sw.ports.local(in_port);
-        if sw.buffer.admit(local_in, prio_in, wire) == Admission::Dropped {
+        let admission = sw.buffer.admit(local_in, prio_in, wire);
+        if admission == Admission::Dropped {
             self.ports[egress].stats.drops += 1;
             self.drop_packet(ctx, pkt, in_port, s);
             return;
@@ -312,12 +313,14 @@ impl Fabric {
             // The packet would be queued and dequeued at once: skip the queue (whose
             // enqueue and dequeue cancel out) and leave straight from here.
             e.pass_through(wire);
-            let buffer = &mut sw.buffer;
-            if let Some(sig) = self
-                .flow_control
-                .admitted(buffer, in_port, local_in, prio_in)
-            {
-                self.send_pfc(ctx, in_port, sig);
+            if admission == Admission::AdmittedOver {
+                let buffer = &mut sw.buffer;
+                if let Some(sig) = self
+                    .flow_control
+                    .admitted(buffer, in_port, local_in, prio_in)
+                {
+                    self.send_pfc(ctx, in_port, sig);
+                }
             }
             self.on_switch_dequeue(ctx, s, egress, &mut pkt);
             self.transmit(ctx, egress, pkt, false);
@@ -328,12 +331,15 @@ impl Fabric {
             return self.drop_admitted(ctx, s, egress, pkt);
         }
         e.enqueue(pool, prio, pkt, now);
-        let buffer = &mut sw.buffer;
-        if let Some(sig) = self
-            .flow_control
-            .admitted(buffer, in_port, local_in, prio_in)
-        {
-            self.send_pfc(ctx, in_port, sig);
+        // Only a counter over its threshold can pause its upstream (nearly never).
+        if admission == Admission::AdmittedOver {
+            let buffer = &mut sw.buffer;
+            if let Some(sig) = self
+                .flow_control
+                .admitted(buffer, in_port, local_in, prio_in)
+            {
+                self.send_pfc(ctx, in_port, sig);
+            }
         }
         // Most packets queue behind a frame on the wire whose end already has the port's
         // wakeup: what `try_transmit` would find (`next_frame`, `schedule_wake`), without
