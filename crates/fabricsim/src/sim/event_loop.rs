@@ -86,11 +86,13 @@ impl Simulation {
         // on its multiple of 2^16). Counting here, not in a loop of its own, keeps one
         // call site per handler: a second costs every event its handlers' inlining.
         let mut diagnosis: Option<(crate::sim::livelock::Tally, (Time, u64))> = None;
-        // The stall check's deadline, `last_progress` + `stall_timeout`, recomputed when
-        // progress moves it, not for every event. (`t > lp + timeout`, saturated, is
-        // `t - lp > timeout`, saturated.)
-        let mut progress_seen = Time::MAX;
-        let mut stall_at = Time::MAX;
+        // One comparison an event for both the end of the run (`stop`) and the stall
+        // check: `watch` is the earlier of `stop` and the stall deadline, `last_progress`
+        // + `stall_timeout`, as last read. Progress only moves the deadline later, so an
+        // event before a deadline read earlier is before the current one too; an event
+        // past it reads the deadline again.
+        let timeout = self.ctx.params.stall_timeout;
+        let mut watch = stop.min(self.ctx.tally.last_progress.saturating_add(timeout));
         let outcome = loop {
             if self.ctx.tally.flows_done == total && self.nics.launcher.phases_left == 0 {
                 // Every receiver has its data. The run goes on until the last ACKs reach
@@ -113,23 +115,23 @@ impl Simulation {
             let Some((t, ev)) = self.ctx.queue.pop() else {
                 break Outcome::Starved;
             };
-            if t > stop {
-                if t > self.ctx.params.max_time {
-                    self.ctx.now = self.ctx.params.max_time;
-                    break Outcome::MaxTime;
+            if t > watch {
+                if t > stop {
+                    if t > self.ctx.params.max_time {
+                        self.ctx.now = self.ctx.params.max_time;
+                        break Outcome::MaxTime;
+                    }
+                    self.ctx.queue.unpop();
+                    self.ctx.now = until;
+                    return None;
                 }
-                self.ctx.queue.unpop();
-                self.ctx.now = until;
-                return None;
-            }
-            let tally = &self.ctx.tally;
-            if tally.last_progress != progress_seen {
-                progress_seen = tally.last_progress;
-                stall_at = progress_seen.saturating_add(self.ctx.params.stall_timeout);
-            }
-            if t > stall_at && tally.flows_started > tally.flows_done {
-                self.ctx.now = tally.last_progress + self.ctx.params.stall_timeout;
-                break Outcome::Stalled(crate::sim::stall::diagnose(self));
+                let tally = &self.ctx.tally;
+                let stall_at = tally.last_progress.saturating_add(timeout);
+                if t > stall_at && tally.flows_started > tally.flows_done {
+                    self.ctx.now = tally.last_progress + timeout;
+                    break Outcome::Stalled(crate::sim::stall::diagnose(self));
+                }
+                watch = stop.min(stall_at);
             }
             self.ctx.now = t;
             tick = tick.wrapping_add(1);
