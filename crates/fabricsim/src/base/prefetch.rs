@@ -44,3 +44,11 @@ pub fn prefetch_next<T>(r: &T) {
 pub fn prefetch_item<T>(items: &[T], i: usize) {
     prefetch_at(items.as_ptr().wrapping_add(i));
 }
+
+/// Starts loading the byte `offset` bytes into item `i` of `items` (a field of the
+/// item: `std::mem::offset_of!`). Only the address is computed, with wrapping
+/// arithmetic and no bounds check: a prefetch of any address is harmless.
+#[inline(always)]
+pub fn prefetch_field<T>(items: &[T], i: usize, offset: usize) {
+    prefetch_at(items.as_ptr().wrapping_add(i).wrapping_byte_add(offset));
+}

@@ -22,7 +22,9 @@ use crate::sim::*;
 /// rose 14 % (median of five interleaved pairs, `docs/results/bench.md`).
 #[inline(always)]
 pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
-    use crate::base::prefetch::{prefetch, prefetch_item, prefetch_next};
+    use crate::base::prefetch::{prefetch, prefetch_field, prefetch_item, prefetch_next};
+    use crate::model::fabric::port::{Port, PrioQueue};
+    use crate::model::fabric::switch::Switch;
     let ahead = ctx.queue.peek_codes();
     match kind(ahead[3]) {
         Ahead::Link(l) => prefetch_item(&fabric.links, l as usize),
@@ -61,9 +63,17 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                         } else {
                             fabric.ecmp_egress(s, d.dst(), d.hash).map(|p| p.0)
                         };
-                        if let Some(e) = egress.and_then(|e| fabric.ports.get(e as usize)) {
-                            prefetch(e);
-                            prefetch(&e.queues[d.prio() as usize & 7]);
+                        if let Some(e) = egress {
+                            // Addresses only: no bounds check (a wrong guess loads a line
+                            // for nothing).
+                            let (e, prio) = (e as usize, d.prio() as usize & 7);
+                            prefetch_item(&fabric.ports, e);
+                            prefetch_field(
+                                &fabric.ports,
+                                e,
+                                std::mem::offset_of!(Port, queues)
+                                    + prio * std::mem::size_of::<PrioQueue>(),
+                            );
                             let sw = &fabric.switches[s as usize];
                             sw.buffer
                                 .prefetch_counter(sw.ports.local(link.to_port), d.prio() as usize);
@@ -88,7 +98,11 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                 }
             }
             if let NodeKind::Switch(s) = port.owner() {
-                prefetch(&fabric.switches[s as usize].buffer);
+                prefetch_field(
+                    &fabric.switches,
+                    s as usize,
+                    std::mem::offset_of!(Switch, buffer),
+                );
             }
         }
         Ahead::Other => {}
