@@ -314,13 +314,7 @@ impl Fabric {
             // enqueue and dequeue cancel out) and leave straight from here.
             e.pass_through(wire);
             if admission == Admission::AdmittedOver {
-                let buffer = &mut sw.buffer;
-                if let Some(sig) = self
-                    .flow_control
-                    .admitted(buffer, in_port, local_in, prio_in)
-                {
-                    self.send_pfc(ctx, in_port, sig);
-                }
+                self.after_admit(ctx, s, in_port, local_in, prio_in);
             }
             self.on_switch_dequeue(ctx, s, egress, &mut pkt);
             self.transmit(ctx, egress, pkt, false);
@@ -333,13 +327,7 @@ impl Fabric {
         e.enqueue(pool, prio, pkt, now);
         // Only a counter over its threshold can pause its upstream (nearly never).
         if admission == Admission::AdmittedOver {
-            let buffer = &mut sw.buffer;
-            if let Some(sig) = self
-                .flow_control
-                .admitted(buffer, in_port, local_in, prio_in)
-            {
-                self.send_pfc(ctx, in_port, sig);
-            }
+            self.after_admit(ctx, s, in_port, local_in, prio_in);
         }
         // Most packets queue behind a frame on the wire whose end already has the port's
         // wakeup: what `try_transmit` would find (`next_frame`, `schedule_wake`), without

@@ -126,7 +126,9 @@ impl AnyFlowControl {
 
 impl Fabric {
     /// Switch `s` admitted `pkt` (priority `prio`) on `in_port` (`local_in`): flow
-    /// control may signal upstream. Always inlined: once per packet and hop.
+    /// control may signal upstream. A GSP asks after every packet it admits, plain
+    /// forwarding only when admission said the counter is over its pause threshold
+    /// ([`super::buffer::Admission::AdmittedOver`]).
     #[inline(always)]
     pub(crate) fn after_admit(
         &mut self,
