@@ -261,9 +261,9 @@ impl SharedBuffer {
     /// Hints that the counter of (`port`, `prio`) will be used soon.
     #[inline(always)]
     pub fn prefetch_counter(&self, port: usize, prio: usize) {
-        if let Some(c) = self.ing.get(prio).and_then(|v| v.get(port)) {
-            crate::base::prefetch::prefetch(c);
-        }
+        // By address, unchecked: a priority without counters yet, or a wrong guess,
+        // prefetches a line for nothing.
+        crate::base::prefetch::prefetch_item(&self.ing[prio & (N_PRIO - 1)], port);
     }
 
     /// Frees `size` bytes charged to (`port`, `prio`): headroom first, then shared, then
