@@ -115,9 +115,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                 let sw = &fabric.switches[s as usize];
                 sw.buffer
                     .prefetch_counter(d.in_port as usize, d.prio() as usize);
-                if let Some(m) = sw.ecn.get(p.wrapping_sub(sw.ports.first.0) as usize) {
-                    prefetch(m);
-                }
+                prefetch_item(&sw.ecn, p.wrapping_sub(sw.ports.first.0) as usize);
             }
         }
     }
