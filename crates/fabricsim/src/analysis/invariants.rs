@@ -23,7 +23,7 @@ use crate::sim::Simulation;
 pub fn in_flight_data(sim: &Simulation) -> Vec<u64> {
     let mut v = vec![0u64; sim.nics.flows.len()];
     let mut count = |d: &crate::kernel::packet::Desc| {
-        let p = sim.ctx.arena.get(d.id, d.kind());
+        let p = sim.ctx.arena.get(d.id, d.kind(), sim.ctx.now);
         if let crate::kernel::packet::Payload::Data { flow, .. } = p.payload {
             v[flow.idx()] += 1;
         }

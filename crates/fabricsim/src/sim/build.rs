@@ -6,6 +6,7 @@
 
 use crate::base::ids::MAX_INDEX;
 use crate::base::param::ParamError;
+use crate::kernel::packet::MAX_SEQ;
 use crate::model::fabric::flow_control::credit::VcLayout;
 use crate::model::fabric::pfc::PfcScope;
 use crate::model::fabric::telemetry::int::{INT_BYTES_PER_HOP, MAX_INT_HOPS};
@@ -60,6 +61,18 @@ impl Simulation {
                     file,
                     "workload",
                     format!("{} flows: at most {} per run", wl.flows.len(), MAX_INDEX),
+                ));
+            }
+            // A frame's byte offset is kept in 48 bits (`kernel::packet::Slot`).
+            if let Some(f) = wl.flows.iter().find(|f| f.size > MAX_SEQ) {
+                return Err(err(
+                    file,
+                    "workload",
+                    format!(
+                        "a flow of {} bytes from host {} to host {}: a flow carries at most \
+                         {MAX_SEQ} bytes (256 TiB)",
+                        f.size, f.src, f.dst
+                    ),
                 ));
             }
             Ok(wl)

@@ -15,11 +15,11 @@
 //! # A queued packet
 //! A packet waiting in an egress queue costs its [`crate::kernel::packet::Desc`] in a block of
 //! its shard's queue pool (20 bytes, [`crate::model::fabric::port::QueuePool`]) and its
-//! [`crate::kernel::packet::Slot`] in the arena (24 bytes): 44 bytes ([`queued_packet_bytes`]).
+//! [`crate::kernel::packet::Slot`] in the arena (16 bytes): 36 bytes ([`queued_packet_bytes`]).
 //! The free lists of both live in the free blocks and slots and cost nothing more; what
 //! the pools hold beyond their packets (part-used blocks at the ends of queues, and the
 //! most held at once rounded up to a chunk) is counted here at capacity, so
-//! [`Breakdown::bytes_per_peak_packet`] is the 44 bytes plus that slack. On a wire a
+//! [`Breakdown::bytes_per_peak_packet`] is the 36 bytes plus that slack. On a wire a
 //! packet costs its [`crate::model::fabric::link`] ring entry (arrival time and descriptor, 28
 //! bytes) instead of the queue's.
 

@@ -41,14 +41,13 @@ pub enum PacketKind {
 /// What a frame carries, by kind: the fields each kind has and no others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Payload {
-    /// RDMA data of `flow`: `bytes` of payload starting at byte offset `seq`.
+    /// RDMA data of `flow` starting at byte offset `seq`; how many bytes follows from the
+    /// flow ([`crate::model::transport::rdma::Flow::payload_at`]).
     Data {
         /// The flow (queue pair).
         flow: FlowId,
-        /// Byte offset of the payload in the message.
+        /// Byte offset of the payload in the message (at most [`MAX_SEQ`]).
         seq: u64,
-        /// Payload bytes.
-        bytes: u32,
     },
     /// Cumulative acknowledgement of `flow`: every byte before `seq` arrived.
     Ack {
@@ -151,7 +150,7 @@ pub const ECN_CE: u8 = 0b11;
 pub const ECN_ECT: u8 = 0b10;
 
 /// What only the NICs at both ends read of a frame, kept in its arena slot (a [`Slot`]
-/// of 24 bytes, so that a queued packet, slot and descriptor, is 44: at
+/// of 16 bytes, so that a queued packet, slot and descriptor, is 36: at
 /// most 64 by design).
 ///
 /// The header fields switches read (destination, hash, size, priority, ECN, marks,
@@ -160,7 +159,8 @@ pub const ECN_ECT: u8 = 0b10;
 /// (the sender for data, the receiver for ACK, NACK and CNP: [`Packet::src`]); the GSE
 /// container tag, which only GSPs read, is kept beside the slots by runs that have GSPs
 /// ([`PacketArena::gse_tag`]); the ECN echo of an ACK is a bit of the send time; the
-/// kind, which the descriptor holds, is not stored again (the slot is read with it).
+/// kind, which the descriptor holds, is not stored again (the slot is read with it); nor
+/// is a data frame's size, which its flow gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// What it is and what it carries.
@@ -276,37 +276,82 @@ impl Packet {
     }
 }
 
-/// A packet as its arena slot stores it: two words of payload and the send time, 24
-/// bytes, read back with the kind its descriptor holds ([`Slot::decode`]).
+/// A packet as its arena slot stores it: 128 bits, read back with the kind its
+/// descriptor holds and the time it is read at ([`Slot::decode`]).
 ///
-/// Every payload fits two words once its kind is known: data is (flow, bytes) and seq;
-/// a request (from, host) and bytes; a grant (host, port or `u32::MAX` for none) and
-/// bytes; a collective message (collective, iteration) and (rank, sender), its
-/// direction in the send time's top bit (as an ACK's ECN echo is: times stay below
-/// 2^63 ps). A free slot's send time holds the next free slot.
+/// Every payload fits once its kind is known, low bits first:
+///
+/// | kind | fields |
+/// |---|---|
+/// | data | flow (32), seq (48), send time (48) |
+/// | ACK, NACK | flow (32), seq (48), send time (47), ECN echo (1) |
+/// | CNP | flow (32), by a DR switch (1), then the send time in the top 48 bits |
+/// | PFC | priority (8), quanta (16) |
+/// | request | from (32), host (32), bytes (64) |
+/// | grant | host (32), port or `u32::MAX` for none (32), bytes (64) |
+/// | collective | collective (32), iteration (32), rank (32), sender (31), direction (1) |
+///
+/// A data frame's payload bytes are not stored: its flow gives them
+/// ([`crate::model::transport::rdma::Flow::payload_at`]). A sequence number is a byte
+/// offset below 2^48 (256 TiB, [`MAX_SEQ`]), and a send time is kept modulo 2^48 ps
+/// (2^47 for an ACK or NACK, whose top bit is the echo) and read back as the latest time
+/// at or before the reading with those low bits: exact while a packet is younger than
+/// 140 s of simulated time, which a frame in a network outlives by orders of magnitude
+/// (a PFC watchdog acts after milliseconds). Kinds whose send time no one reads (PFC,
+/// GSE requests and grants, collective messages) do not keep it and read back 0. A free
+/// slot's low 32 bits hold the next free slot.
 #[derive(Clone, Copy, Debug)]
 pub struct Slot {
-    a: u64,
-    b: u64,
-    sent: Time,
+    v: u128,
 }
 
 const NO_VIA: u32 = u32::MAX;
+/// Largest byte offset a data frame, ACK or NACK carries: flows are at most 256 TiB.
+pub const MAX_SEQ: u64 = (1 << 48) - 1;
+/// Bits of the send time a data frame or CNP keeps, and an ACK or NACK.
+const SENT_BITS: u32 = 48;
+const SENT_BITS_ACK: u32 = 47;
+const SEQ_SHIFT: u32 = 32;
+const SENT_SHIFT: u32 = 80;
+
+/// The time at or before `now` whose low `bits` bits are `low` (see [`Slot`]).
+#[inline(always)]
+fn time_before(now: Time, low: u64, bits: u32) -> Time {
+    let mask = (1u64 << bits) - 1;
+    now.wrapping_sub(now.wrapping_sub(low) & mask)
+}
 
 impl Slot {
-    /// The slot that stores `p`.
-    #[inline]
+    /// The slot that stores `p`. Always inlined, as is [`Self::decode`]: the kind is
+    /// known where they are called, and only its arm remains.
+    #[inline(always)]
     pub fn encode(p: &Packet) -> Slot {
-        let lo_hi = |lo: u32, hi: u32| lo as u64 | (hi as u64) << 32;
-        let mut sent = p.sent;
-        let (a, b) = match p.payload {
-            Payload::Data { flow, seq, bytes } => (lo_hi(flow.0, bytes), seq),
-            Payload::Ack { flow, seq } | Payload::Nack { flow, seq } => (flow.0 as u64, seq),
-            Payload::Cnp { flow, by_dr } => (lo_hi(flow.0, by_dr as u32), 0),
-            Payload::Pause(sig) => (lo_hi(sig.prio as u32, sig.quanta as u32), 0),
-            Payload::Request { from, host, bytes } => (lo_hi(from.0, host.0), bytes),
+        let sent = p.sent_at() as u128;
+        let seq = |seq: u64| {
+            debug_assert!(seq <= MAX_SEQ, "a byte offset of 2^48 or more");
+            ((seq & MAX_SEQ) as u128) << SEQ_SHIFT
+        };
+        let v = match p.payload {
+            Payload::Data { flow, seq: q } => {
+                flow.0 as u128 | seq(q) | (sent & ((1 << SENT_BITS) - 1)) << SENT_SHIFT
+            }
+            Payload::Ack { flow, seq: q } | Payload::Nack { flow, seq: q } => {
+                flow.0 as u128
+                    | seq(q)
+                    | (sent & ((1 << SENT_BITS_ACK) - 1)) << SENT_SHIFT
+                    | (p.echo() as u128) << 127
+            }
+            Payload::Cnp { flow, by_dr } => {
+                flow.0 as u128
+                    | (by_dr as u128) << 32
+                    | (sent & ((1 << SENT_BITS) - 1)) << SENT_SHIFT
+            }
+            Payload::Pause(sig) => sig.prio as u128 | (sig.quanta as u128) << 8,
+            Payload::Request { from, host, bytes } => {
+                from.0 as u128 | (host.0 as u128) << 32 | (bytes as u128) << 64
+            }
             Payload::Grant { host, bytes, via } => {
-                (lo_hi(host.0, via.map_or(NO_VIA, |v| v.0)), bytes)
+                host.0 as u128 | (via.map_or(NO_VIA, |v| v.0) as u128) << 32 | (bytes as u128) << 64
             }
             Payload::Collective {
                 coll,
@@ -315,65 +360,87 @@ impl Slot {
                 msg,
                 src,
             } => {
-                sent = (sent & !ECHO_BIT) | if msg == CollMsg::Result { ECHO_BIT } else { 0 };
-                (lo_hi(coll, iter), lo_hi(rank, src))
+                debug_assert!(src < 1 << 31, "a collective's sender is a host");
+                coll as u128
+                    | (iter as u128) << 32
+                    | (rank as u128) << 64
+                    | ((src & 0x7fff_ffff) as u128) << 96
+                    | ((msg == CollMsg::Result) as u128) << 127
             }
         };
-        Slot { a, b, sent }
+        Slot { v }
     }
 
-    /// The packet this slot stores, a frame of `kind`.
-    #[inline]
-    pub fn decode(&self, kind: PacketKind) -> Packet {
-        let (lo, hi) = (self.a as u32, (self.a >> 32) as u32);
-        let mut sent = self.sent;
-        let payload = match kind {
-            PacketKind::Data => Payload::Data {
-                flow: FlowId(lo),
-                seq: self.b,
-                bytes: hi,
-            },
-            PacketKind::Ack => Payload::Ack {
-                flow: FlowId(lo),
-                seq: self.b,
-            },
-            PacketKind::Nack => Payload::Nack {
-                flow: FlowId(lo),
-                seq: self.b,
-            },
-            PacketKind::Cnp => Payload::Cnp {
-                flow: FlowId(lo),
-                by_dr: hi != 0,
-            },
-            PacketKind::Pause => Payload::Pause(PfcSignal {
-                prio: lo as u8,
-                quanta: hi as u16,
-            }),
-            PacketKind::Request => Payload::Request {
-                from: GspId(lo),
-                host: HostId(hi),
-                bytes: self.b,
-            },
-            PacketKind::Grant => Payload::Grant {
-                host: HostId(lo),
-                bytes: self.b,
-                via: (hi != NO_VIA).then_some(PortId(hi)),
-            },
-            PacketKind::Collective => {
-                let msg = if sent & ECHO_BIT != 0 {
-                    CollMsg::Result
+    /// The packet this slot stores, a frame of `kind`, read at time `now` (at or after it
+    /// was sent).
+    #[inline(always)]
+    pub fn decode(&self, kind: PacketKind, now: Time) -> Packet {
+        let v = self.v;
+        let (lo, hi) = (v as u32, (v >> 32) as u32);
+        let seq = (v >> SEQ_SHIFT) as u64 & MAX_SEQ;
+        let high = (v >> SENT_SHIFT) as u64;
+        let (payload, sent) = match kind {
+            PacketKind::Data => (
+                Payload::Data {
+                    flow: FlowId(lo),
+                    seq,
+                },
+                time_before(now, high, SENT_BITS),
+            ),
+            PacketKind::Ack | PacketKind::Nack => {
+                let flow = FlowId(lo);
+                let payload = if kind == PacketKind::Ack {
+                    Payload::Ack { flow, seq }
                 } else {
-                    CollMsg::Up
+                    Payload::Nack { flow, seq }
                 };
-                sent &= !ECHO_BIT;
+                let sent = time_before(now, high, SENT_BITS_ACK);
+                (payload, sent | ((v >> 127) as Time) << 63)
+            }
+            PacketKind::Cnp => (
+                Payload::Cnp {
+                    flow: FlowId(lo),
+                    by_dr: hi & 1 != 0,
+                },
+                time_before(now, high, SENT_BITS),
+            ),
+            PacketKind::Pause => (
+                Payload::Pause(PfcSignal {
+                    prio: lo as u8,
+                    quanta: (lo >> 8) as u16,
+                }),
+                0,
+            ),
+            PacketKind::Request => (
+                Payload::Request {
+                    from: GspId(lo),
+                    host: HostId(hi),
+                    bytes: (v >> 64) as u64,
+                },
+                0,
+            ),
+            PacketKind::Grant => (
+                Payload::Grant {
+                    host: HostId(lo),
+                    bytes: (v >> 64) as u64,
+                    via: (hi != NO_VIA).then_some(PortId(hi)),
+                },
+                0,
+            ),
+            PacketKind::Collective => (
                 Payload::Collective {
                     coll: lo,
                     iter: hi,
-                    rank: self.b as u32,
-                    msg,
-                    src: (self.b >> 32) as u32,
-                }
-            }
+                    rank: (v >> 64) as u32,
+                    msg: if v >> 127 != 0 {
+                        CollMsg::Result
+                    } else {
+                        CollMsg::Up
+                    },
+                    src: (v >> 96) as u32 & 0x7fff_ffff,
+                },
+                0,
+            ),
         };
         Packet { payload, sent }
     }
@@ -579,7 +646,7 @@ impl Desc {
     }
 }
 
-/// Slots per arena chunk: 4096 slots of 24 bytes, 96 KiB.
+/// Slots per arena chunk: 4096 slots of 16 bytes, 64 KiB.
 const CHUNK: usize = 4096;
 /// End of the free list.
 const NO_SLOT: u32 = u32::MAX;
@@ -644,7 +711,7 @@ impl PacketArena {
         self.tagged
     }
     /// Stores `p`, sent with header `h`, and returns its descriptor.
-    #[inline]
+    #[inline(always)]
     pub fn alloc_desc(&mut self, p: Packet, h: Header) -> Desc {
         let id = self.alloc(p);
         Desc::of(id, &p, h)
@@ -663,7 +730,7 @@ impl PacketArena {
         }
         let i = if self.free != NO_SLOT {
             let i = self.free;
-            self.free = self.slot(i).sent as u32;
+            self.free = self.slot(i).v as u32;
             i
         } else {
             self.grow()
@@ -677,11 +744,7 @@ impl PacketArena {
     /// A never-used slot (its index is below [`NO_SLOT`]).
     #[inline]
     fn grow(&mut self) -> u32 {
-        let empty = Slot {
-            a: 0,
-            b: 0,
-            sent: NO_SLOT as Time,
-        };
+        let empty = Slot { v: NO_SLOT as u128 };
         self.slots.grow(empty)
     }
     #[cold]
@@ -705,13 +768,14 @@ impl PacketArena {
     pub fn release(&mut self, id: PktId) {
         self.live -= 1;
         let next = self.free;
-        self.slot_mut(id.0).sent = next as Time;
+        self.slot_mut(id.0).v = next as u128;
         self.free = id.0;
     }
-    /// The packet behind `id`, a frame of `kind` (its descriptor's).
-    #[inline]
-    pub fn get(&self, id: PktId, kind: PacketKind) -> Packet {
-        self.slot(id.0).decode(kind)
+    /// The packet behind `id`, a frame of `kind` (its descriptor's), read at time `now`
+    /// (at or after it was sent: [`Slot`] keeps the low bits of the send time).
+    #[inline(always)]
+    pub fn get(&self, id: PktId, kind: PacketKind, now: Time) -> Packet {
+        self.slot(id.0).decode(kind, now)
     }
     /// The slot behind `id`, as stored (to prefetch it).
     #[inline]
@@ -778,7 +842,7 @@ mod tests {
     #[test]
     fn descriptors_and_slots_keep_their_size() {
         assert_eq!(std::mem::size_of::<Desc>(), 20);
-        assert_eq!(std::mem::size_of::<Slot>(), 24);
+        assert_eq!(std::mem::size_of::<Slot>(), 16);
         // A queued packet (its descriptor where it waits, its slot) <= 64 B.
         assert!(crate::sim::memory::queued_packet_bytes() <= 64);
     }
@@ -826,10 +890,9 @@ mod tests {
         use proptest::prelude::*;
         let flow = any::<u32>().prop_map(FlowId);
         prop_oneof![
-            (flow.clone(), any::<u64>(), any::<u32>())
-                .prop_map(|(flow, seq, bytes)| Payload::Data { flow, seq, bytes }),
-            (flow.clone(), any::<u64>()).prop_map(|(flow, seq)| Payload::Ack { flow, seq }),
-            (flow.clone(), any::<u64>()).prop_map(|(flow, seq)| Payload::Nack { flow, seq }),
+            (flow.clone(), 0..=MAX_SEQ).prop_map(|(flow, seq)| Payload::Data { flow, seq }),
+            (flow.clone(), 0..=MAX_SEQ).prop_map(|(flow, seq)| Payload::Ack { flow, seq }),
+            (flow.clone(), 0..=MAX_SEQ).prop_map(|(flow, seq)| Payload::Nack { flow, seq }),
             (flow, any::<bool>()).prop_map(|(flow, by_dr)| Payload::Cnp { flow, by_dr }),
             (0u8..8, any::<u16>())
                 .prop_map(|(prio, quanta)| Payload::Pause(PfcSignal { prio, quanta })),
@@ -853,7 +916,7 @@ mod tests {
                 any::<u32>(),
                 any::<u32>(),
                 any::<bool>(),
-                any::<u32>()
+                0..=crate::base::ids::MAX_INDEX
             )
                 .prop_map(|(coll, iter, rank, up, src)| Payload::Collective {
                     coll,
@@ -866,14 +929,21 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// A slot gives back the packet stored in it, read with the packet's kind, echo
-        /// and send time included; the ids the arena hands out are a stack's.
+        /// A slot gives back the packet stored in it, read with the packet's kind at any
+        /// time less than 2^47 ps after it was sent: echo and send time included where the
+        /// kind keeps them (data, ACK, NACK, CNP), 0 for a send time where it does not. The
+        /// ids the arena hands out are a stack's.
         #[test]
         fn a_slot_gives_back_the_packet_it_stores(
             payloads in proptest::collection::vec(any_payload(), 1..40),
-            sent in 0..(1u64 << 63),
+            sent in 0..(1u64 << 62),
+            age in 0..(1u64 << 47),
             echo in proptest::prelude::any::<bool>(),
         ) {
+            let expect = |p: Packet| match p.kind() {
+                PacketKind::Data | PacketKind::Ack | PacketKind::Nack | PacketKind::Cnp => p,
+                _ => Packet { sent: 0, ..p },
+            };
             let mut arena = PacketArena::new();
             let mut stored = Vec::new();
             for (i, &payload) in payloads.iter().enumerate() {
@@ -882,7 +952,8 @@ mod tests {
                     p.set_echo(echo);
                 }
                 let id = arena.alloc(p);
-                assert_eq!(arena.get(id, p.kind()), p);
+                assert_eq!(arena.get(id, p.kind(), p.sent_at()), expect(p));
+                assert_eq!(arena.get(id, p.kind(), p.sent_at() + age), expect(p));
                 stored.push((id, p));
                 if i % 3 == 2 {
                     // Release one: the next allocation takes its slot.
@@ -894,7 +965,7 @@ mod tests {
                 }
             }
             for (id, p) in stored {
-                assert_eq!(arena.get(id, p.kind()), p);
+                assert_eq!(arena.get(id, p.kind(), p.sent_at() + age / 2), expect(p));
             }
         }
     }
@@ -911,7 +982,6 @@ mod tests {
         let d = Payload::Data {
             flow: FlowId(7),
             seq: 0,
-            bytes: 1,
         };
         assert_eq!(d.kind(), PacketKind::Data);
         assert_eq!(d.flow(), Some(FlowId(7)));

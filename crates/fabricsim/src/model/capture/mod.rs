@@ -328,7 +328,7 @@ impl Capture {
             iface,
             nth: nth as u32,
             desc,
-            pkt: arena.get(desc.id, desc.kind()),
+            pkt: arena.get(desc.id, desc.kind(), now),
             tag: arena.tag(desc.id),
         });
     }

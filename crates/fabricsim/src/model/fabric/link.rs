@@ -167,7 +167,7 @@ impl Fabric {
         }
         ctx.counters.packet_hops += 1;
         if pkt.kind() == PacketKind::Pause {
-            let Payload::Pause(sig) = ctx.arena.get(pkt.id, pkt.kind()).payload else {
+            let Payload::Pause(sig) = ctx.arena.get(pkt.id, pkt.kind(), ctx.now).payload else {
                 unreachable!("a pause descriptor holds a pause frame")
             };
             ctx.arena.release(pkt.id);

@@ -201,7 +201,7 @@ impl Fabric {
         }
         for i in 1..n {
             let e = self.multicast.as_ref().expect("tables").outs[(a + i) as usize];
-            let copy = ctx.arena.get(pkt.id, pkt.kind());
+            let copy = ctx.arena.get(pkt.id, pkt.kind(), ctx.now);
             let mut d = pkt;
             d.id = ctx.arena.alloc(copy);
             d.in_port = LOCAL_PORT;

@@ -342,7 +342,7 @@ impl Fabric {
     pub(crate) fn drop_packet(&mut self, ctx: &mut Ctx, pkt: Desc, in_port: PortId, s: u32) {
         self.credits_of_dropped(ctx, &pkt, in_port);
         if pkt.kind() == PacketKind::Data {
-            if let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() {
+            if let Some(flow) = ctx.arena.get(pkt.id, pkt.kind(), ctx.now).payload.flow() {
                 if ctx.outbox.is_empty() {
                     self.flow_drops[flow.idx()] += 1;
                 } else {

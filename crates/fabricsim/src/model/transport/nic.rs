@@ -155,7 +155,7 @@ impl Nics {
         // The pacer runs at the NIC's data rate: its ports' together on several rails.
         let line = Rate(fabric.ports[port].rate.0 * self.data_rails.1 as u64);
         let f = &mut self.flows[fid as usize];
-        let payload = f.frame_payload(rp.mtu).min(f.spec.size - f.snd_nxt);
+        let payload = f.payload_at(f.snd_nxt, rp.mtu);
         let int = f.cc.wants_int();
         let wire = payload
             + frame_headers(payload, rp.mtu, rp.header)
@@ -164,7 +164,6 @@ impl Nics {
             Payload::Data {
                 flow: FlowId(fid),
                 seq: f.snd_nxt,
-                bytes: payload as u32,
             },
             now,
         );
@@ -305,7 +304,7 @@ impl Nics {
         port: PortId,
         pkt: Desc,
     ) {
-        let p = ctx.arena.get(pkt.id, pkt.kind());
+        let p = ctx.arena.get(pkt.id, pkt.kind(), ctx.now);
         let hdr = pkt.header();
         if hdr.flags & FLAG_INT != 0 {
             fabric.telemetry.int[ctx.shard as usize].receive(pkt.id);
@@ -344,7 +343,7 @@ impl Nics {
         p: &Packet,
         hdr: Header,
     ) {
-        let Payload::Data { flow, seq, bytes } = p.payload else {
+        let Payload::Data { flow, seq } = p.payload else {
             unreachable!("a data descriptor holds data")
         };
         let now = ctx.now;
@@ -375,6 +374,7 @@ impl Nics {
         }
         let f = &mut self.flows[fid as usize];
         let unacked = f.unacked_pkts;
+        let bytes = f.payload_at(seq, ctx.params.mtu) as u32;
         let rx = self.transport.on_data(f, seq, bytes);
         // The ACKs the packets of an in-order segment would have drawn (one ACK per
         // `ack_every` packets, the last packet's at least).
@@ -428,14 +428,7 @@ impl Nics {
         f.cnps_sent += 1;
         // A CNP carries only the flow; build it from a template of the flow's data.
         let flow = FlowId(fid);
-        let tmpl = Packet::new(
-            Payload::Data {
-                flow,
-                seq: 0,
-                bytes: 0,
-            },
-            0,
-        );
+        let tmpl = Packet::new(Payload::Data { flow, seq: 0 }, 0);
         let hdr = Header {
             dst: f.spec.dst,
             ..Header::default()

@@ -143,6 +143,14 @@ impl Flow {
         }
     }
 
+    /// Payload bytes of the flow's data frame at byte offset `seq`: a frame's worth, or
+    /// what is left of the message. The sender sizes its frames so, and the receiver
+    /// reads a frame's size so (a data frame's slot does not keep it).
+    #[inline]
+    pub fn payload_at(&self, seq: u64, mtu: u64) -> u64 {
+        self.frame_payload(mtu).min(self.spec.size - seq)
+    }
+
     /// True once every byte reached the receiver.
     pub fn is_complete(&self) -> bool {
         self.finish.is_some()

@@ -90,15 +90,15 @@ impl<'a> FrameCtx<'a> {
         let port = self.cap.interfaces[rec.iface as usize].port;
         let wire = rec.desc.wire();
         let len = match rec.pkt.payload {
-            Payload::Data { flow, seq, bytes } => {
+            Payload::Data { flow, seq } => {
                 let fabric = &self.sim.fabric;
                 let tagged = self.gse
                     && fabric.node_is_switch[fabric.ports[port.idx()].node.idx()]
                     && !fabric.edge_port[port.idx()];
                 self.roce(rec, flow.0, buf, tagged, |fr| {
                     let f = &self.sim.nics.flows[flow.idx()];
-                    let first = seq == 0;
-                    let last = seq + bytes as u64 >= f.spec.size;
+                    let bytes = f.payload_at(seq, self.mtu);
+                    let (first, last) = (seq == 0, seq + bytes >= f.spec.size);
                     let op = match (self.cap.verb, first, last) {
                         (Verb::Send, true, true) => opcode::RC_SEND_ONLY,
                         (Verb::Send, true, false) => opcode::RC_SEND_FIRST,

@@ -17,7 +17,7 @@ impl Ctx {
         desc: Desc,
         int: Option<IntStack>,
     ) {
-        let packet = self.arena.get(desc.id, desc.kind());
+        let packet = self.arena.get(desc.id, desc.kind(), self.now);
         let out = &mut self.outbox[to as usize - 1];
         if let Some(st) = int {
             out.ints.push(st);

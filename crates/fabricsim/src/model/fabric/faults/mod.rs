@@ -525,7 +525,7 @@ fn schedule_head(ctx: &mut Ctx, l: LinkId, link: &Link) {
 /// same window, logs the flow instead; the logs are summed between windows.
 fn lose_packet(flow_lost: &mut [u64], ctx: &mut Ctx, pkt: Desc) {
     if pkt.kind() == PacketKind::Data {
-        if let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() {
+        if let Some(flow) = ctx.arena.get(pkt.id, pkt.kind(), ctx.now).payload.flow() {
             if ctx.outbox.is_empty() {
                 flow_lost[flow.idx()] += 1;
             } else {

@@ -494,7 +494,7 @@ impl DrState {
     /// bytes, from DR `s` back to the flow's sender, unless that flow had one less than
     /// `cnp_interval` ago or RED's draw says no.
     fn notify(&mut self, net: &mut Fabric, ctx: &mut Ctx, s: u32, dr: DrRole, pkt: &Desc, q: u64) {
-        let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() else {
+        let Some(flow) = ctx.arena.get(pkt.id, pkt.kind(), ctx.now).payload.flow() else {
             return;
         };
         let now = ctx.now;

@@ -131,7 +131,7 @@ impl Gse {
                 if self.gsp_of_host[pkt.dst() as usize] != Some(gsp) {
                     return false;
                 }
-                let p = ctx.arena.get(pkt.id, pkt.kind());
+                let p = ctx.arena.get(pkt.id, pkt.kind(), ctx.now);
                 ctx.arena.release(pkt.id);
                 net.switches[s as usize].consumed += 1;
                 match p.payload {

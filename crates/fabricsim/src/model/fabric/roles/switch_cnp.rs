@@ -152,7 +152,7 @@ impl SwitchCnpState {
     /// Sends a CNP for the flow of data packet `pkt` from switch `s` to its sender, with
     /// probability `p`, unless the flow had one less than the interval ago.
     fn notify(&mut self, net: &mut Fabric, ctx: &mut Ctx, s: u32, pkt: &Desc, p: f64) {
-        let Some(flow) = ctx.arena.get(pkt.id, pkt.kind()).payload.flow() else {
+        let Some(flow) = ctx.arena.get(pkt.id, pkt.kind(), ctx.now).payload.flow() else {
             return;
         };
         let now = ctx.now;
