@@ -83,7 +83,7 @@ pub const HW_ITER_BYTES: u64 =
     2 * std::mem::size_of::<crate::model::hw_collective::IterRecord>() as u64;
 /// Per packet alive (queued or on a wire): its 16-byte arena slot and its 20-byte
 /// descriptor in a queue block or 28-byte entry on a link ring, grown by a quarter:
-/// under 64 bytes with the rings' slack (47 measured at the peak of the fat-tree
+/// under 64 bytes with the rings' slack (39 measured at the peak of the fat-tree
 /// benchmarks; a queue's part-used block is priced per port), so 96 bounds it. It was
 /// 160 while a slot was 48 bytes, a descriptor 24 and rings grew by doubling.
 pub const PACKET_BYTES: u64 = 96;
