@@ -204,16 +204,6 @@ pub const FLAG_INT: u8 = 1;
 /// packet arrives on (ECMP chosen when the packet was put on the link).
 pub const FLAG_ROUTED: u8 = 2;
 
-/// Descriptor flag (credit flow control, never set by a sender): routing at the switch
-/// holding the packet moved it to a higher VC ([`crate::model::fabric::flow_control::credit`]);
-/// the VC it arrived on, whose credits it holds there, is in [`VC_IN_MASK`]. Cleared
-/// when the packet leaves.
-pub const FLAG_VC_RAISED: u8 = 4;
-/// Where a raised packet's arrival VC sits in the flags (3 bits).
-pub const VC_IN_SHIFT: u8 = 3;
-/// The arrival VC's bits in the flags.
-pub const VC_IN_MASK: u8 = 0b0011_1000;
-
 /// Packet flag: a multicast packet ([`crate::model::fabric::multicast`]); its group is in
 /// the hash, and switches replicate it by their multicast tables.
 pub const FLAG_MCAST: u8 = 64;
@@ -311,7 +301,11 @@ pub struct Desc {
     pub in_port: u16,
     /// Packet flags ([`FLAG_INT`], [`FLAG_ROUTED`]).
     pub flags: u8,
-    _spare: u8,
+    /// The VC (priority) the packet arrived on at the switch holding it, whose buffer
+    /// counter and credits it holds there: its priority, unless a detour at this switch
+    /// raised it (credit flow control, [`crate::model::fabric::flow_control::credit`]).
+    /// A byte of its own, read as it is: testing a flag for it cost every hop.
+    vc_in: u8,
 }
 
 /// Largest destination host and frame size a [`Desc`] holds (24 bits each).
@@ -321,6 +315,8 @@ const _: () = assert!(DESC_MAX_24 >= crate::base::ids::MAX_INDEX);
 const PRIO_SHIFT: u32 = 24;
 const ECN_SHIFT: u32 = 27;
 const KIND_SHIFT: u32 = 29;
+// The kind is the word's top bits and the ECN field lies just below (`is_ect_data`).
+const _: () = assert!(KIND_SHIFT + 3 == 32 && ECN_SHIFT + 2 == KIND_SHIFT);
 const KINDS: [PacketKind; 8] = [
     PacketKind::Data,
     PacketKind::Ack,
@@ -381,7 +377,7 @@ impl Desc {
                 | (kind as u32) << KIND_SHIFT,
             in_port: LOCAL_PORT,
             flags: h.flags,
-            _spare: 0,
+            vc_in: h.prio & 7,
         }
     }
 
@@ -455,7 +451,7 @@ impl Desc {
     pub fn prio(&self) -> u8 {
         (self.wire_bits >> PRIO_SHIFT) as u8 & 7
     }
-    /// Sets the priority (0..8).
+    /// Sets the priority (0..8). The VC it arrived on ([`Self::arrival_vc`]) stays.
     #[inline(always)]
     pub fn set_prio(&mut self, p: u8) {
         debug_assert!(p < 8);
@@ -475,6 +471,24 @@ impl Desc {
     #[inline(always)]
     pub fn kind(&self) -> PacketKind {
         KINDS[(self.wire_bits >> KIND_SHIFT) as usize & 7]
+    }
+    /// A data frame whose ECN field is ECT: the kind and the ECN field are the word's
+    /// top five bits, so one comparison (on every dequeue: two tests cost more).
+    #[inline(always)]
+    pub fn is_ect_data(&self) -> bool {
+        self.wire_bits >> ECN_SHIFT
+            == (PacketKind::Data as u32) << (KIND_SHIFT - ECN_SHIFT) | ECN_ECT as u32
+    }
+    /// The VC (priority) the packet arrived on at the switch holding it: its priority
+    /// unless a detour there raised it.
+    #[inline(always)]
+    pub fn arrival_vc(&self) -> u8 {
+        self.vc_in
+    }
+    /// The packet leaves for the next hop: it arrives there on the VC it has now.
+    #[inline(always)]
+    pub fn arrive_on_prio(&mut self) {
+        self.vc_in = self.prio();
     }
 }
 
@@ -702,12 +716,18 @@ mod tests {
                 assert_eq!((d.id, d.hash, d.dst(), d.kind()), (PktId(id), hash, dst, KINDS[kind]));
                 assert_eq!((d.wire(), d.prio(), d.ecn(), d.mark()), (wire, prio, ecn, mark));
                 assert_eq!((d.flags, d.in_port), (flags, in_port));
+                assert_eq!(d.is_ect_data(), d.kind() == PacketKind::Data && d.ecn() == ECN_ECT);
             };
             check(&d, wire, prio, ecn, mark);
             d.set_wire(wire2);
             check(&d, wire2, prio, ecn, mark);
+            assert_eq!(d.arrival_vc(), prio);
             d.set_prio(prio2);
             check(&d, wire2, prio2, ecn, mark);
+            // A raised packet keeps the VC it arrived on until it leaves for the next hop.
+            assert_eq!(d.arrival_vc(), prio);
+            d.arrive_on_prio();
+            assert_eq!(d.arrival_vc(), prio2);
             d.set_ecn(ecn2);
             check(&d, wire2, prio2, ecn2, mark);
             d.set_mark(mark2);

@@ -10,7 +10,7 @@
 use crate::base::ids::PortId;
 use crate::base::units::Time;
 use crate::kernel::events::Event;
-use crate::kernel::packet::{Desc, PacketKind, FLAG_ROUTED, FLAG_VC_RAISED, VC_IN_MASK};
+use crate::kernel::packet::{Desc, PacketKind, FLAG_ROUTED};
 use crate::model::fabric::flow_control::AnyFlowControl;
 use crate::model::fabric::NodeKind;
 
@@ -192,7 +192,7 @@ impl Fabric {
                 unreachable!("a port fed by credits runs credit flow control")
             };
             // The next switch sees a raised packet arrive on its raised VC.
-            pkt.flags &= !(FLAG_VC_RAISED | VC_IN_MASK);
+            pkt.arrive_on_prio();
             c.on_transmit(pi, port_ref, pkt.prio(), pkt.wire(), now, d)
         } else {
             d

@@ -14,7 +14,7 @@ use super::ecn::RedMarker;
 use crate::base::ids::PortId;
 use crate::kernel::ctx::*;
 use crate::kernel::packet::{
-    Desc, Header, Packet, PacketKind, Payload, ECN_CE, ECN_ECT, FLAG_MCAST, FLAG_ROUTED, LOCAL_PORT,
+    Desc, Header, Packet, PacketKind, Payload, ECN_CE, FLAG_MCAST, FLAG_ROUTED, LOCAL_PORT,
 };
 use crate::model::fabric::buffer::Admission;
 use crate::model::fabric::port::DOWN;
@@ -293,8 +293,7 @@ impl Fabric {
         let (prio, wire) = (pkt.prio() as usize, pkt.wire() as u64);
         // The ingress buffer holds a packet under the VC it came in on, though a detour
         // (credit flow control) may have raised it for the egress queue and the next link.
-        let prio_in =
-            crate::model::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags) as usize;
+        let prio_in = pkt.arrival_vc() as usize;
         let sw = &mut self.switches[s as usize];
         let local_in = sw.ports.local(in_port);
         let admission = sw.buffer.admit(local_in, prio_in, wire);
@@ -362,7 +361,7 @@ impl Fabric {
     pub(crate) fn credits_of_dropped(&mut self, ctx: &mut Ctx, pkt: &Desc, in_port: PortId) {
         if let Some(c) = self.credit() {
             let sig = crate::model::fabric::flow_control::credit::CreditSignal {
-                vc: crate::model::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags),
+                vc: pkt.arrival_vc(),
                 blocks: c.blocks(pkt.wire() as u64),
             };
             self.send_credit(ctx, in_port, sig);
@@ -380,11 +379,10 @@ impl Fabric {
         port: PortId,
         pkt: &mut Desc,
     ) {
-        let (local_in, prio, wire, ecn, kind) = (
+        let (local_in, prio, wire, kind) = (
             pkt.in_port as usize,
             pkt.prio() as usize,
             pkt.wire() as u64,
-            pkt.ecn(),
             pkt.kind(),
         );
         if pkt.in_port == LOCAL_PORT {
@@ -392,9 +390,9 @@ impl Fabric {
         }
         let sw = &mut self.switches[s as usize];
         // The buffer holds it under the VC it came in on (a detour raised it since).
-        let prio_in = crate::model::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags);
+        let prio_in = pkt.arrival_vc();
         let holding = sw.buffer.release(local_in, prio_in as usize, wire);
-        if kind == PacketKind::Data && ecn == ECN_ECT {
+        if pkt.is_ect_data() {
             let local_out = sw.ports.local(port);
             let q = self.ports[port].queues[prio].bytes;
             let mut prob = sw.ecn[local_out].probability(q);

@@ -158,7 +158,7 @@ impl Fabric {
     pub(crate) fn drop_admitted(&mut self, ctx: &mut Ctx, s: u32, egress: PortId, pkt: Desc) {
         let (local_in, wire) = (pkt.in_port as usize, pkt.wire() as u64);
         // The buffer holds it under the VC it came in on (a detour may have raised it).
-        let prio = crate::model::fabric::flow_control::credit::arrival_vc(pkt.prio(), pkt.flags);
+        let prio = pkt.arrival_vc();
         let _ = (self.switches[s as usize].buffer).release(local_in, prio as usize, wire);
         self.after_release(ctx, s, local_in, &pkt, wire);
         self.count_fault_drop(ctx, s, Some(egress), pkt);

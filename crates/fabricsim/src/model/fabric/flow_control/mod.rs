@@ -163,7 +163,7 @@ impl Fabric {
                 self.send_pfc(ctx, in_port, sig);
             }
         } else if let AnyFlowControl::Credit(c) = &self.flow_control {
-            let vc = credit::arrival_vc(pkt.prio(), pkt.flags) as usize;
+            let vc = pkt.arrival_vc() as usize;
             if let Some(sig) = c.after_release(&mut sw.buffer, local_in, vc, wire) {
                 let in_port = sw.ports.port(local_in);
                 self.send_credit(ctx, in_port, sig);

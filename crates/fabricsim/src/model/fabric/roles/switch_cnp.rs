@@ -29,7 +29,7 @@
 use crate::base::ids::PortId;
 use crate::base::units::Time;
 use crate::kernel::ctx::Ctx;
-use crate::kernel::packet::{Desc, PacketKind, ECN_ECT};
+use crate::kernel::packet::Desc;
 use crate::model::fabric::ecn::RedMarker;
 use crate::model::fabric::roles::RoleHandlers;
 use crate::model::fabric::Fabric;
@@ -134,7 +134,7 @@ impl SwitchCnpState {
             net.drop_unroutable(ctx, pkt, in_port, s);
             return;
         };
-        if pkt.kind() == PacketKind::Data && pkt.ecn() == ECN_ECT {
+        if pkt.is_ect_data() {
             let sw = &net.switches[s as usize];
             let marker: RedMarker = sw.ecn[sw.ports.local(egress)];
             let q = net.ports[egress].queues[pkt.prio() as usize].bytes;

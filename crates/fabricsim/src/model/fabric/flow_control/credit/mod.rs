@@ -62,8 +62,8 @@
 //! [`raise_vc`]: channels are then ordered by (level, direction), still without a cycle.
 //! The rule is one raise per non-up/down turn; a packet at its class's top level cannot
 //! take another detour ([`raise_vc`] returns false). The credits the packet holds in the
-//! switch's input stay those of its arrival VC ([`arrival_vc`], kept in the descriptor's
-//! flags until it leaves); the next link's credits are those of the raised VC.
+//! switch's input stay those of its arrival VC ([`Desc::arrival_vc`], kept in the
+//! descriptor until it leaves); the next link's credits are those of the raised VC.
 //!
 //! # Virtual cut-through
 //! With `cut_through` a switch may start forwarding a packet before it has fully arrived,
@@ -101,7 +101,7 @@ use crate::base::units::Time;
 use crate::kernel::ctx::Ctx;
 use crate::kernel::events::Event;
 pub use crate::kernel::packet::CreditSignal;
-use crate::kernel::packet::{Desc, FLAG_VC_RAISED, VC_IN_MASK, VC_IN_SHIFT};
+use crate::kernel::packet::Desc;
 use crate::model::fabric::buffer::SharedBuffer;
 use crate::model::fabric::port::{Port, QueuePool, N_PRIO};
 use crate::model::fabric::Fabric;
@@ -152,21 +152,9 @@ pub fn raise_vc(layout: VcLayout, pkt: &mut Desc) -> bool {
     if !layout.can_raise(pkt.prio()) {
         return false;
     }
-    if pkt.flags & FLAG_VC_RAISED == 0 {
-        pkt.flags |= FLAG_VC_RAISED | (pkt.prio() << VC_IN_SHIFT);
-    }
+    // `set_prio` keeps the arrival VC (`Desc::arrival_vc`).
     pkt.set_prio(pkt.prio() + 1);
     true
-}
-
-/// The VC a packet of priority field `prio` and `flags`, held by a switch, arrived on.
-#[inline(always)]
-pub fn arrival_vc(prio: u8, flags: u8) -> u8 {
-    if flags & FLAG_VC_RAISED != 0 {
-        (flags & VC_IN_MASK) >> VC_IN_SHIFT
-    } else {
-        prio
-    }
 }
 
 /// Per-port counters of credit flow control (`credits.csv`).
@@ -646,7 +634,7 @@ pub fn audit(fabric: &Fabric) -> Vec<String> {
                     .iter(fabric.queue_pool(q.idx()))
                     .filter(|d| d.in_port == local_in)
                 {
-                    out[arrival_vc(d.prio(), d.flags) as usize] += c.blocks(d.wire() as u64) as u64;
+                    out[d.arrival_vc() as usize] += c.blocks(d.wire() as u64) as u64;
                 }
             }
         }
@@ -706,10 +694,10 @@ mod tests {
         let l = VcLayout::new(6);
         let mut d = desc(3, 100);
         d.flags = crate::kernel::packet::FLAG_INT;
-        assert_eq!(arrival_vc(d.prio(), d.flags), 3);
+        assert_eq!(d.arrival_vc(), 3);
         assert!(raise_vc(l, &mut d));
         assert!(raise_vc(l, &mut d));
-        assert_eq!((d.prio(), arrival_vc(d.prio(), d.flags)), (5, 3));
+        assert_eq!((d.prio(), d.arrival_vc()), (5, 3));
         assert!(!raise_vc(l, &mut d), "level 2 is the top of 3");
         assert_eq!(d.prio(), 5);
         assert_eq!(
@@ -753,7 +741,7 @@ mod tests {
         c.on_transmit(2, &ports[2], r.prio(), r.wire(), 0, 1);
         assert_eq!(c.port(2).used(1), 1);
         // ... while A gives VC 0's back to the NIC (the seam's release hook).
-        let vc = arrival_vc(r.prio(), r.flags) as usize;
+        let vc = r.arrival_vc() as usize;
         assert_eq!(vc, 0);
         let sig = c.after_release(
             &mut SharedBuffer::new(0, &Default::default(), vec![]),
