@@ -130,6 +130,10 @@ pub struct RoutingTable {
     spans: Vec<(u32, u32)>,
     flat: Vec<u32>,
     overrides: HashMap<(u32, u32), (u32, u32)>,
+    /// A lookup first tries `overrides` or finds the switch's plane: set once built if
+    /// there are overrides or several planes. One test a lookup where two were (most
+    /// fabrics have neither).
+    general: bool,
     /// Up/down tables ([`updown`]): per (switch, edge), the entries of a packet going
     /// down (`ranges` then holds those going up); empty otherwise.
     down_ranges: Vec<(u32, u32)>,
@@ -350,6 +354,7 @@ impl RoutingTable {
             t.flat.extend_from_slice(ps);
             t.overrides.insert((*sw, *host), (start, ps.len() as u32));
         }
+        t.general = !t.overrides.is_empty() || t.n_planes > 1;
         t.compact();
         Ok(t)
     }
@@ -453,13 +458,17 @@ impl RoutingTable {
 
     #[inline(always)]
     fn range(&self, sw: u32, dst: u32) -> (u32, u32) {
-        if !self.overrides.is_empty() {
-            if let Some(&r) = self.overrides.get(&(sw, dst)) {
-                return r;
+        let k = if self.general {
+            if !self.overrides.is_empty() {
+                if let Some(&r) = self.overrides.get(&(sw, dst)) {
+                    return r;
+                }
             }
-        }
-        let k = if self.n_planes > 1 {
-            self.plane_of[sw as usize] as usize * self.n_hosts + dst as usize
+            if self.n_planes > 1 {
+                self.plane_of[sw as usize] as usize * self.n_hosts + dst as usize
+            } else {
+                dst as usize
+            }
         } else {
             dst as usize
         };
