@@ -211,21 +211,26 @@ impl SharedBuffer {
         // lightly loaded port never go); it reads the shared usage, not this counter.
         let ports = self.headroom.len();
         let c = Self::admitting(&mut self.ing, ports, port, prio);
+        let committed = self.headroom_total + self.reserve_total;
+        // The shared space left (the dynamic threshold's base) once computed: the test
+        // for a pause below reuses it, less what this packet took of it.
+        let mut free = None;
         let in_reserve = c.bytes - c.shared - c.headroom;
         if in_reserve + size <= self.reserve {
             // guaranteed
         } else if match self.mode {
             PfcThreshold::Dynamic => {
-                let free = (self.size)
-                    .saturating_sub(self.headroom_total + self.reserve_total + self.shared_used);
-                c.shared + size <= scaled(free, self.alpha_q16[port])
+                let f = (self.size).saturating_sub(committed + self.shared_used);
+                free = Some(f);
+                c.shared + size <= scaled(f, self.alpha_q16[port])
             }
             PfcThreshold::Static => c.bytes + size <= self.xoff,
-        } && self.shared_used + size + self.headroom_total + self.reserve_total
-            <= self.size
+        } && self.shared_used + size + committed <= self.size
         {
             c.shared += size;
             self.shared_used += size;
+            // The test above left at least `size` free.
+            free = free.map(|f| f - size);
         } else if c.headroom + size <= self.headroom[port] {
             c.headroom += size;
             self.headroom_used += size;
@@ -243,9 +248,9 @@ impl SharedBuffer {
                 || match self.mode {
                     PfcThreshold::Dynamic => {
                         c.shared > 0 && {
-                            let free = (self.size).saturating_sub(
-                                self.headroom_total + self.reserve_total + self.shared_used,
-                            );
+                            let free = free.unwrap_or_else(|| {
+                                (self.size).saturating_sub(committed + self.shared_used)
+                            });
                             c.shared >= scaled(free, self.alpha_q16[port])
                         }
                     }
