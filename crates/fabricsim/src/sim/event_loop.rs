@@ -93,6 +93,9 @@ impl Simulation {
         // past it reads the deadline again.
         let timeout = self.ctx.params.stall_timeout;
         let mut watch = stop.min(self.ctx.tally.last_progress.saturating_add(timeout));
+        // Fixed for the run: a local the loop need not read again after every handler
+        // (which may write anywhere in `self`).
+        let prefetch = self.prefetch;
         let outcome = loop {
             if self.ctx.tally.flows_done == total && self.nics.launcher.phases_left == 0 {
                 // Every receiver has its data. The run goes on until the last ACKs reach
@@ -151,7 +154,7 @@ impl Simulation {
                     }
                 }
             }
-            if self.prefetch {
+            if prefetch {
                 super::lookahead::prefetch_ahead(&self.ctx, &self.fabric);
             }
             self.dispatch(t, ev);

@@ -210,6 +210,7 @@ impl Nics {
     /// Sends `payload` (ACK, NACK or CNP) back to the sender of data packet `data`, which
     /// arrived with header `hdr`; an ACK of a segment stands for `acks` ACKs.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(crate) fn send_feedback(
         &mut self,
         ctx: &mut Ctx,
@@ -220,10 +221,15 @@ impl Nics {
         hdr: Header,
         acks: u32,
     ) {
-        let kind = payload.kind();
+        // One match for both (once per data packet received).
+        let (kind, flow) = match payload {
+            Payload::Ack { flow, .. } => (PacketKind::Ack, flow),
+            Payload::Nack { flow, .. } => (PacketKind::Nack, flow),
+            Payload::Cnp { flow, .. } => (PacketKind::Cnp, flow),
+            _ => unreachable!("feedback is an ACK, a NACK or a CNP"),
+        };
         // The flow's own hash, not the arriving header's: a GSP rewrites that to spray
         // containers, while the reverse path keeps to the flow's.
-        let flow = payload.flow().expect("feedback belongs to a flow");
         let hash = self.flows[flow].hash;
         let mut p = Packet::new(payload, data.sent_at());
         p.set_echo(hdr.ecn == ECN_CE);
