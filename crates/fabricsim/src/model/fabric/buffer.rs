@@ -176,8 +176,8 @@ impl SharedBuffer {
     }
 
     /// Counters of (port, priority) for an admission, made on the priority's first use
-    /// at this switch (the test is the index's own bounds check). Every other change
-    /// to a counter follows its admission.
+    /// at this switch (the test for it is the index's only bounds check). Every other
+    /// change to a counter follows its admission.
     #[inline(always)]
     fn admitting(
         ing: &mut [Vec<IngressCounter>; N_PRIO],
@@ -185,10 +185,13 @@ impl SharedBuffer {
         port: usize,
         prio: usize,
     ) -> &mut IngressCounter {
-        if ing[prio].len() <= port {
-            open(&mut ing[prio], ports);
+        let v = &mut ing[prio];
+        // Tested before the index, so that the index needs no check of its own.
+        if port < v.len() {
+            return &mut v[port];
         }
-        &mut ing[prio][port]
+        open(v, ports);
+        &mut v[port]
     }
 
     /// Offers `size` bytes arriving on (`port`, `prio`). Always inlined: once per
