@@ -294,6 +294,14 @@ impl Port {
         self.ps_per_byte = ps_per_byte(ser_rate);
     }
 
+    /// Busy with a frame whose end already has the port's wakeup: a try to transmit now
+    /// would find just that (`Fabric::next_frame`, its `schedule_wake`) and do nothing,
+    /// so a caller that queued a frame skips the call.
+    #[inline(always)]
+    pub fn wakes_at_frame_end(&self, now: Time) -> bool {
+        self.busy_until > now && self.wake_at <= self.busy_until && self.wake_at >= now
+    }
+
     /// True unless the port's link is down ([`DOWN`]).
     #[inline(always)]
     pub fn is_up(&self) -> bool {

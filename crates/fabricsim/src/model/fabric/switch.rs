@@ -331,8 +331,7 @@ impl Fabric {
         // Most packets queue behind a frame on the wire whose end already has the port's
         // wakeup: what `try_transmit` would find (`next_frame`, `schedule_wake`), without
         // its call (k = 16: two thirds of the calls that found the port busy).
-        let e = &self.ports[egress];
-        if e.busy_until > now && e.wake_at <= e.busy_until && e.wake_at >= now {
+        if self.ports[egress].wakes_at_frame_end(now) {
             return;
         }
         self.try_transmit(ctx, egress);

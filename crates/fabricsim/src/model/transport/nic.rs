@@ -273,7 +273,13 @@ impl Nics {
             PacketKind::Cnp => ctx.counters.cnps += 1,
             _ => {}
         }
-        let NodeKind::Host(from_host) = fabric.ports[port].owner() else {
+        // The port is mostly sending the host's own data, its wakeup set for the frame's
+        // end: the frame waits for it, as `try_transmit` would find.
+        let pr = &fabric.ports[port];
+        if pr.wakes_at_frame_end(ctx.now) {
+            return;
+        }
+        let NodeKind::Host(from_host) = pr.owner() else {
             unreachable!("feedback leaves by a NIC port")
         };
         self.try_transmit(ctx, fabric, from_host, port);
