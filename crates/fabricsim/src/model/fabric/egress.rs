@@ -250,7 +250,7 @@ impl Fabric {
 /// [`Fabric::schedule_wake`] on the port `p` (whose id is `port`).
 #[inline(always)]
 fn wake(p: &mut crate::model::fabric::Port, ctx: &mut Ctx, port: PortId, t: Time) {
-    if p.wake_at <= t && p.wake_at >= ctx.now {
+    if p.wakes_by(t, ctx.now) {
         return;
     }
     p.wake_at = t;

@@ -294,12 +294,19 @@ impl Port {
         self.ps_per_byte = ps_per_byte(ser_rate);
     }
 
+    /// The port's pending wakeup (one at most) is due at `now` or later and no later
+    /// than `t`: a wakeup asked for at `t` is already covered.
+    #[inline(always)]
+    pub fn wakes_by(&self, t: Time, now: Time) -> bool {
+        self.wake_at <= t && self.wake_at >= now
+    }
+
     /// Busy with a frame whose end already has the port's wakeup: a try to transmit now
     /// would find just that (`Fabric::next_frame`, its `schedule_wake`) and do nothing,
     /// so a caller that queued a frame skips the call.
     #[inline(always)]
     pub fn wakes_at_frame_end(&self, now: Time) -> bool {
-        self.busy_until > now && self.wake_at <= self.busy_until && self.wake_at >= now
+        self.busy_until > now && self.wakes_by(self.busy_until, now)
     }
 
     /// True unless the port's link is down ([`DOWN`]).
