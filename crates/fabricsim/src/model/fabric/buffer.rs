@@ -63,6 +63,9 @@ pub struct SharedBuffer {
     headroom: Vec<u64>,
     headroom_total: u64,
     reserve_total: u64,
+    /// What the shared pool may hold: the size less headroom and reserve (at least 0),
+    /// computed once for the admission's two threshold tests.
+    shared_cap: u64,
     /// Bytes in the shared pool.
     pub shared_used: u64,
     /// Bytes stored.
@@ -124,6 +127,7 @@ impl SharedBuffer {
             headroom,
             headroom_total,
             reserve_total,
+            shared_cap: size.saturating_sub(headroom_total + reserve_total),
             shared_used: 0,
             used: 0,
             peak: 0,
@@ -163,10 +167,10 @@ impl SharedBuffer {
     /// The dynamic threshold on the shared usage of ingress `port`'s priorities.
     #[inline]
     pub fn threshold(&self, port: usize) -> u64 {
-        let free = self
-            .size
-            .saturating_sub(self.headroom_total + self.reserve_total + self.shared_used);
-        scaled(free, self.alpha_q16[port])
+        scaled(
+            self.shared_cap.saturating_sub(self.shared_used),
+            self.alpha_q16[port],
+        )
     }
 
     /// Counters of (port, priority).
@@ -214,7 +218,6 @@ impl SharedBuffer {
         // lightly loaded port never go); it reads the shared usage, not this counter.
         let ports = self.headroom.len();
         let c = Self::admitting(&mut self.ing, ports, port, prio);
-        let committed = self.headroom_total + self.reserve_total;
         // The shared space left (the dynamic threshold's base) once computed: the test
         // for a pause below reuses it, less what this packet took of it.
         let mut free = None;
@@ -223,12 +226,12 @@ impl SharedBuffer {
             // guaranteed
         } else if match self.mode {
             PfcThreshold::Dynamic => {
-                let f = (self.size).saturating_sub(committed + self.shared_used);
+                let f = self.shared_cap.saturating_sub(self.shared_used);
                 free = Some(f);
                 c.shared + size <= scaled(f, self.alpha_q16[port])
             }
             PfcThreshold::Static => c.bytes + size <= self.xoff,
-        } && self.shared_used + size + committed <= self.size
+        } && self.shared_used + size <= self.shared_cap
         {
             c.shared += size;
             self.shared_used += size;
@@ -252,7 +255,7 @@ impl SharedBuffer {
                     PfcThreshold::Dynamic => {
                         c.shared > 0 && {
                             let free = free.unwrap_or_else(|| {
-                                (self.size).saturating_sub(committed + self.shared_used)
+                                self.shared_cap.saturating_sub(self.shared_used)
                             });
                             c.shared >= scaled(free, self.alpha_q16[port])
                         }
