@@ -97,8 +97,13 @@ impl RoutingTable {
                 }
             }
         }
-        t.flat
-            .truncate(t.host_range.iter().map(|r| r.0 + r.1).max().unwrap_or(0) as usize);
+        t.flat.truncate(
+            t.host_route
+                .iter()
+                .map(|r| r.range.0 + r.range.1)
+                .max()
+                .unwrap_or(0) as usize,
+        );
         t.ranges = vec![super::PACKED; n_sw * t.n_edges];
         t.spans.clear();
         t.down_ranges = vec![(0, 0); n_sw * t.n_edges];
@@ -231,9 +236,10 @@ impl RoutingTable {
         } else {
             dst as usize
         };
-        let e = self.edge_of_host[k];
-        if self.edge_switch[e as usize] == sw {
-            let (start, len) = self.host_range[k];
+        let h = &self.host_route[k];
+        let e = h.edge;
+        if h.switch == sw {
+            let (start, len) = h.range;
             return (super::Candidates { start, len }, len);
         }
         let i = sw as usize * self.n_edges + e as usize;
