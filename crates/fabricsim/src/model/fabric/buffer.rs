@@ -292,10 +292,14 @@ impl SharedBuffer {
             return false;
         }
         let mut left = size;
-        let h = left.min(c.headroom);
-        c.headroom -= h;
-        self.headroom_used -= h;
-        left -= h;
+        // Headroom holds bytes only while the counter is over its threshold (nearly
+        // never): tested, rather than computed on for nothing.
+        if c.headroom != 0 {
+            let h = left.min(c.headroom);
+            c.headroom -= h;
+            self.headroom_used -= h;
+            left -= h;
+        }
         let s = left.min(c.shared);
         c.shared -= s;
         self.shared_used -= s;
