@@ -78,6 +78,24 @@ impl Simulation {
             }
             self.livelock = crate::sim::livelock::Guard::new(self);
         }
+        // The loop is built twice, with and without the look-ahead, chosen here once:
+        // not a test an event, and a model too small to prefetch runs a loop without
+        // its code.
+        if self.prefetch {
+            self.run_events::<true>(until, halt, progress)
+        } else {
+            self.run_events::<false>(until, halt, progress)
+        }
+    }
+
+    /// The event loop of [`Self::run_until_stopped`], once the run has started;
+    /// `PREFETCH`: whether it prefetches ahead ([`Simulation::prefetch`]).
+    fn run_events<const PREFETCH: bool>(
+        &mut self,
+        until: Time,
+        halt: Option<&std::sync::atomic::AtomicBool>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Option<Outcome> {
         let total = self.nics.flows.len();
         let stop = self.ctx.params.max_time.min(until);
         let mut tick = 0u32;
@@ -93,9 +111,6 @@ impl Simulation {
         // past it reads the deadline again.
         let timeout = self.ctx.params.stall_timeout;
         let mut watch = stop.min(self.ctx.tally.last_progress.saturating_add(timeout));
-        // Fixed for the run: a local the loop need not read again after every handler
-        // (which may write anywhere in `self`).
-        let prefetch = self.prefetch;
         let outcome = loop {
             if self.ctx.tally.flows_done == total && self.nics.launcher.phases_left == 0 {
                 // Every receiver has its data. The run goes on until the last ACKs reach
@@ -154,7 +169,7 @@ impl Simulation {
                     }
                 }
             }
-            if prefetch {
+            if PREFETCH {
                 super::lookahead::prefetch_ahead(&self.ctx, &self.fabric);
             }
             self.dispatch(t, ev);
