@@ -366,8 +366,10 @@ impl EventQueue {
     }
 
     /// Appends entry `key` (the `n`-th) to slot `i` whose inline entries are full.
-    #[cold]
-    #[inline(never)]
+    /// Inlined: the benchmark's hosts send in lockstep, so bursts of one picosecond
+    /// spill often, and a call for each spilled entry cost more than the code it adds
+    /// (cachegrind, k = 16: -0.23 %; fewer I1 misses, 0.94 M against 1.14 M).
+    #[inline(always)]
     fn put_spill(&mut self, i: usize, n: u32, key: u64) {
         debug_assert_eq!(self.spill[i].len() + INLINE, n as usize);
         // Into the tail block if it has room: the new-block path, out of line, would
