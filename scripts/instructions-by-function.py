@@ -12,7 +12,7 @@ calls).
 
     valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file=CG.out \\
         target/release/fabricsim bench --child --k 16
-    scripts/instructions-by-function.py --events 8708326 CG.out target/release/fabricsim \
+    scripts/instructions-by-function.py --events 8708326 CG.out target/release/fabricsim \\
         --inclusive prefetch_ahead,EventQueue::pop,EventQueue::push
 
 Needs `llvm-symbolizer` (for the inlined frames) and a build with line tables (the
