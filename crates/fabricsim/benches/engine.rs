@@ -41,7 +41,7 @@ fn small_fat_tree(c: &mut Criterion) {
     let l = fabricsim::load_str(&src, "bench", Path::new("."), &[]).expect("valid");
     let mut probe = Simulation::build(&l.scenario, "bench", Path::new(".")).expect("builds");
     probe.run(&mut |_| {});
-    let hops = probe.ctx.counters.packet_hops;
+    let hops = probe.packet_hops();
     let mut g = c.benchmark_group("simulation");
     g.throughput(Throughput::Elements(hops));
     g.sample_size(20);
@@ -49,7 +49,7 @@ fn small_fat_tree(c: &mut Criterion) {
         b.iter(|| {
             let mut sim = Simulation::build(&l.scenario, "bench", Path::new(".")).expect("builds");
             sim.run(&mut |_| {});
-            black_box(sim.ctx.counters.packet_hops)
+            black_box(sim.packet_hops())
         })
     });
     g.finish();
@@ -66,7 +66,7 @@ fn sharded_fat_tree(c: &mut Criterion) {
     probe.set_shards(4, 1);
     probe.run(&mut |_| {});
     let mut g = c.benchmark_group("simulation");
-    g.throughput(Throughput::Elements(probe.ctx.counters.packet_hops));
+    g.throughput(Throughput::Elements(probe.packet_hops()));
     g.sample_size(20);
     g.bench_function("fat_tree_k4_permutation_256KB_4_shards_1_thread", |b| {
         b.iter(|| {

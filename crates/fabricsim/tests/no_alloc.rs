@@ -91,14 +91,14 @@ fn steady_state_allocates_nothing(src: &str) {
     let mut sim = Simulation::build(&l.scenario, "t.toml", Path::new(".")).unwrap();
     // Warm up: queues, rings and buckets grow to their working size.
     assert!(sim.run_until(5_000 * US, &mut |_| {}).is_none());
-    let hops0 = sim.ctx.counters.packet_hops;
+    let hops0 = sim.packet_hops();
     let allocs0 = ALLOCS.load(Ordering::Relaxed);
     assert!(
         sim.run_until(10_000 * US, &mut |_| {}).is_none(),
         "still running"
     );
     let allocs = ALLOCS.load(Ordering::Relaxed) - allocs0;
-    let hops = sim.ctx.counters.packet_hops - hops0;
+    let hops = sim.packet_hops() - hops0;
     assert!(hops > 200_000, "the window moved {hops} packet-hops");
     // A queue, ring or event bucket reaching a new maximum depth still grows its buffer
     // now and then (about one allocation per 75,000 packet-hops here, fading as maxima

@@ -763,7 +763,7 @@ fn pausing_a_sharded_run_changes_nothing() {
         assert_eq!(frames.len(), 40);
         assert!(cap.missed() > 0);
         let caught = (frames, cap.missed());
-        (f, sim.ctx.counters.packet_hops, sim.ctx.now, caught)
+        (f, sim.packet_hops(), sim.ctx.now, caught)
     };
     let mut whole = build(&src);
     whole.set_threads_per_run(2);
@@ -793,7 +793,7 @@ fn pausing_a_sharded_run_changes_nothing() {
             .map(|f| (f.spec.start, f.finish, f.sender_done))
             .collect();
         let phases: Vec<_> = (0..sim.phase_count()).map(|p| sim.phase_times(p)).collect();
-        (f, phases, sim.ctx.counters.packet_hops, sim.ctx.now)
+        (f, phases, sim.packet_hops(), sim.ctx.now)
     };
     let mut serial = build(src);
     assert_eq!(serial.run(&mut |_| {}), Outcome::Completed);
@@ -865,10 +865,7 @@ fn what_cannot_be_cut_runs_on_one_thread_and_says_why() {
     assert_eq!(recut.shard_count(), 1);
     assert_eq!(recut.run(&mut |_| {}), Outcome::Completed);
     assert_eq!(finish(&serial), finish(&recut));
-    assert_eq!(
-        serial.ctx.counters.packet_hops,
-        recut.ctx.counters.packet_hops
-    );
+    assert_eq!(serial.packet_hops(), recut.packet_hops());
 }
 
 #[test]

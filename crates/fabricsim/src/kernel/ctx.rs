@@ -51,8 +51,6 @@ pub struct RunParams {
 /// Global counters.
 #[derive(Clone, Debug, Default)]
 pub struct Counters {
-    /// Packets that crossed a link (one per hop).
-    pub packet_hops: u64,
     /// Packets dropped anywhere.
     pub drops: u64,
     /// PFC frames sent (XOFF and XON).
@@ -101,7 +99,6 @@ pub struct Tally {
 impl Counters {
     /// Adds another shard's counts.
     pub fn add(&mut self, o: &Counters) {
-        self.packet_hops += o.packet_hops;
         self.drops += o.drops;
         self.pfc_frames += o.pfc_frames;
         self.ecn_marks += o.ecn_marks;

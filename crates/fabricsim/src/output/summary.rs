@@ -263,9 +263,9 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         sim_end_ns: ns(sim.ctx.now),
         wall_seconds,
         events: sim.events(),
-        packet_hops: sim.ctx.counters.packet_hops,
+        packet_hops: sim.packet_hops(),
         packet_hops_per_sec: if wall_seconds > 0.0 {
-            sim.ctx.counters.packet_hops as f64 / wall_seconds
+            sim.packet_hops() as f64 / wall_seconds
         } else {
             0.0
         },

@@ -216,7 +216,7 @@ pub fn run_case_on(case: Case, threads: usize) -> BenchResult {
         hosts: sim.nics.hosts.len(),
         wall_seconds: wall,
         build_seconds: build,
-        packet_hops: sim.ctx.counters.packet_hops,
+        packet_hops: sim.packet_hops(),
         events: sim.events(),
         sim_ps: sim.ctx.now,
         flows: (sim.flows_done(), sim.nics.flows.len()),

@@ -404,6 +404,13 @@ impl Simulation {
         self.ctx.queue.popped()
     }
 
+    /// Packets that crossed a link so far, one per hop. Every crossing is a delivery of
+    /// its link (`Link::take_head`; a frame lost on the way is not), whichever shard made
+    /// it, so the links' counts are the whole count and the hop path keeps no second one.
+    pub fn packet_hops(&self) -> u64 {
+        self.fabric.links.iter().map(|l| l.delivered).sum()
+    }
+
     /// Current progress.
     pub fn progress(&self) -> Progress {
         Progress {

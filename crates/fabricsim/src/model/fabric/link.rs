@@ -165,7 +165,6 @@ impl Fabric {
         if let Some(t) = next {
             ctx.queue.push(t, Event::LinkArrive(l));
         }
-        ctx.counters.packet_hops += 1;
         if pkt.kind() == PacketKind::Pause {
             let Payload::Pause(sig) = ctx.arena.get(pkt.id, pkt.kind(), ctx.now).payload else {
                 unreachable!("a pause descriptor holds a pause frame")
