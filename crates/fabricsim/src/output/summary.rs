@@ -221,6 +221,8 @@ pub fn fct(sim: &Simulation, i: usize) -> Option<Time> {
 pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_seconds: f64) -> Summary {
     let mut fcts = Vec::new();
     let mut slow = Vec::new();
+    // A sum over the links: taken once.
+    let packet_hops = sim.packet_hops();
     for i in 0..sim.nics.flows.len() {
         if let Some(t) = fct(sim, i) {
             fcts.push(t as f64);
@@ -263,9 +265,9 @@ pub fn summarize(sim: &Simulation, variant: &str, outcome: &Outcome, wall_second
         sim_end_ns: ns(sim.ctx.now),
         wall_seconds,
         events: sim.events(),
-        packet_hops: sim.packet_hops(),
+        packet_hops,
         packet_hops_per_sec: if wall_seconds > 0.0 {
-            sim.packet_hops() as f64 / wall_seconds
+            packet_hops as f64 / wall_seconds
         } else {
             0.0
         },
