@@ -19,6 +19,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "base",
         &[
             "base::units",
+            "base::trusted",
             "base::ids",
             "base::seed",
             "base::param",

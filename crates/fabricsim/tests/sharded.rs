@@ -1033,3 +1033,32 @@ fn the_critical_path_counts_each_windows_busiest_shard() {
     );
     assert!(w.parallelism > 2.0 && w.parallelism <= 4.0, "{w:?}");
 }
+
+/// The indices the per-event path reads without a bounds check (`base/trusted.rs`) are
+/// checked once a model is built and once it is cut into shards: a model cut in two
+/// passes, and one whose port names a queue pool, or whose link names a far-end port,
+/// outside its table is refused.
+#[test]
+fn a_model_whose_index_leaves_its_table_is_refused() {
+    let src = fat_tree(
+        4,
+        "[cc]\nalgorithm = \"none\"\n[[workload]]\nkind = \"permutation\"\nsize = \"200KB\"\n",
+    );
+    let mut sim = build(&src);
+    sim.check_indices();
+    sim.set_shards(2, 2);
+    assert_eq!(sim.fabric.queue_pools.len(), 2, "the model was cut in two");
+    sim.check_indices();
+    let refused = |corrupt: &dyn Fn(&mut Simulation)| {
+        let mut sim = build(&src);
+        corrupt(&mut sim);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim.check_indices()));
+        let msg = r.expect_err("refused");
+        msg.downcast_ref::<String>().cloned().unwrap_or_default()
+    };
+    let pools = refused(&|s| s.fabric.ports[3].pool = 1);
+    assert!(pools.contains("a queue pool outside its table"), "{pools}");
+    let n = build(&src).fabric.ports.len() as u32;
+    let far = refused(&|s| s.fabric.links[5].to_port = fabricsim::base::ids::PortId(n));
+    assert!(far.contains("a link's far end outside its table"), "{far}");
+}

@@ -18,6 +18,8 @@
 //! The order of items in a list is all a caller sees; which blocks hold them is not
 //! observable, so nothing a run computes depends on the pool.
 
+use crate::base::trusted::Trusted;
+
 /// Blocks per chunk (a power of two).
 const CHUNK: usize = 256;
 /// The free list's end.
@@ -46,13 +48,13 @@ impl<T: Copy, const N: usize> Chunks<T, N> {
     /// Item `i`.
     #[inline(always)]
     pub(crate) fn get(&self, i: u32) -> &T {
-        &self.chunks[i as usize / N][i as usize % N]
+        &self.chunks.at(i as usize / N)[i as usize % N]
     }
 
     /// Item `i`, to change it.
     #[inline(always)]
     pub(crate) fn get_mut(&mut self, i: u32) -> &mut T {
-        &mut self.chunks[i as usize / N][i as usize % N]
+        &mut self.chunks.at_mut(i as usize / N)[i as usize % N]
     }
 
     /// A never-used item, with a new chunk (of `fill`) when the last one is full. Its

@@ -112,8 +112,8 @@ impl PortRange {
     }
 }
 
-/// Tables indexed by their typed id (`ports[p.peer]`), so an id of one table cannot
-/// index another. Each table's owner says so beside its item type.
+/// Tables indexed by their typed id (`ports[p.peer]`, or `ports.at(p.peer)` on the
+/// per-event path: [`crate::base::trusted`]), so an id of one table cannot index another. Each table's owner says so beside its item type.
 macro_rules! indexed_by {
     ($id:ty => $item:ty) => {
         impl std::ops::Index<$id> for Vec<$item> {
@@ -127,6 +127,17 @@ macro_rules! indexed_by {
             #[inline(always)]
             fn index_mut(&mut self, id: $id) -> &mut $item {
                 &mut self[id.0 as usize]
+            }
+        }
+        impl $crate::base::trusted::Trusted<$id> for Vec<$item> {
+            type Item = $item;
+            #[inline(always)]
+            fn at(&self, id: $id) -> &$item {
+                $crate::base::trusted::Trusted::at(self.as_slice(), id.0 as usize)
+            }
+            #[inline(always)]
+            fn at_mut(&mut self, id: $id) -> &mut $item {
+                $crate::base::trusted::Trusted::at_mut(self.as_mut_slice(), id.0 as usize)
             }
         }
     };

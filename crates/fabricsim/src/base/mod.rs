@@ -14,5 +14,6 @@ pub mod presets;
 pub mod ring;
 pub mod seed;
 pub mod suggest;
+pub mod trusted;
 pub mod units;
 pub mod wire;

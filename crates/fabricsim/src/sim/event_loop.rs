@@ -3,6 +3,7 @@
 //! Events are ordered by (time, event key) (see [`crate::kernel::events`]), so a run is a pure
 //! function of its inputs.
 
+use crate::base::trusted::Trusted;
 use crate::base::units::Time;
 use crate::kernel::events::Event;
 use crate::model::fabric::roles::RoleStates;
@@ -370,7 +371,7 @@ impl Simulation {
 #[inline(never)]
 fn credit_return(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, p: crate::base::ids::PortId) {
     if fabric.on_credit_return(ctx, p) {
-        match fabric.ports[p].owner() {
+        match fabric.ports.at(p).owner() {
             NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
             NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
         }
@@ -406,7 +407,7 @@ pub(crate) fn dispatch(
             }
         }
         Event::PortWake(p) => {
-            let port = &mut fabric.ports[p];
+            let port = fabric.ports.at_mut(p);
             if port.wake_at == t {
                 port.wake_at = Time::MAX;
             }

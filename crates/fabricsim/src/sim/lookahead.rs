@@ -2,6 +2,7 @@
 //! next few events' handlers will read, so their cache misses overlap. It reads the event
 //! codes the queue holds ([`crate::kernel::events::code`]) and never changes a result.
 
+use crate::base::trusted::Trusted;
 use crate::kernel::packet::FLAG_ROUTED;
 use crate::model::fabric::NodeKind;
 
@@ -41,7 +42,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
             }
         }
         Ahead::Port(p) => {
-            let port = &fabric.ports[p as usize];
+            let port = fabric.ports.at(p as usize);
             if port.nonempty != 0 {
                 let prio = 7 - port.nonempty.leading_zeros() as usize;
                 prefetch(&port.queues[prio]);
@@ -52,7 +53,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
     }
     match kind(ahead[1]) {
         Ahead::Link(l) => {
-            let link = &fabric.links[l as usize];
+            let link = fabric.links.at(l as usize);
             if let Some((_, d)) = link.ring.front() {
                 match link.to {
                     NodeKind::Host(_) => prefetch(ctx.arena.slot_of(d.id)),
@@ -74,7 +75,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                                 std::mem::offset_of!(Port, queues)
                                     + prio * std::mem::size_of::<PrioQueue>(),
                             );
-                            let sw = &fabric.switches[s as usize];
+                            let sw = fabric.switches.at(s as usize);
                             sw.buffer
                                 .prefetch_counter(sw.ports.local(link.to_port), d.prio() as usize);
                         }
@@ -83,7 +84,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
             }
         }
         Ahead::Port(p) => {
-            let port = &fabric.ports[p as usize];
+            let port = fabric.ports.at(p as usize);
             if port.nonempty != 0 {
                 let prio = 7 - port.nonempty.leading_zeros() as usize;
                 if let Some(d) = port.queues[prio].front(fabric.queue_pool(p as usize)) {
@@ -91,7 +92,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                 }
             }
             // (A cut link's ring belongs to the shard at its far end.)
-            let link = &fabric.links[p as usize];
+            let link = fabric.links.at(p as usize);
             if link.cut_to == 0 {
                 if let Some(t) = link.ring.back() {
                     prefetch(t);
@@ -108,11 +109,11 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
         Ahead::Other => {}
     }
     if let Ahead::Port(p) = kind(ahead[0]) {
-        let port = &fabric.ports[p as usize];
+        let port = fabric.ports.at(p as usize);
         if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
             let prio = 7 - port.nonempty.leading_zeros() as usize;
             if let Some(d) = port.queues[prio].front(fabric.queue_pool(p as usize)) {
-                let sw = &fabric.switches[s as usize];
+                let sw = fabric.switches.at(s as usize);
                 sw.buffer
                     .prefetch_counter(d.in_port as usize, d.prio() as usize);
                 prefetch_item(&sw.ecn, p.wrapping_sub(sw.ports.first.0) as usize);

@@ -23,6 +23,7 @@
 
 use crate::base::block_pool::{BlockFifo, BlockPool};
 use crate::base::ids::{FlowId, HostId, LinkId, PortId};
+use crate::base::trusted::Trusted;
 use crate::base::units::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -414,7 +415,7 @@ impl EventQueue {
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         if self.head < self.end {
-            let k = self.drain[self.head];
+            let k = *self.drain.at(self.head);
             self.head += 1;
             self.popped += 1;
             return Some((self.base + (k >> self.lsh), Event::decode(k as u32)));
@@ -626,7 +627,7 @@ impl EventQueue {
     /// Pops the first entry of a slot just entered.
     #[inline(always)]
     fn first(&mut self) -> Option<(Time, Event)> {
-        let k = self.drain[0];
+        let k = *self.drain.at(0);
         self.head = 1;
         self.popped += 1;
         Some((self.base + (k >> self.lsh), Event::decode(k as u32)))

@@ -19,6 +19,7 @@
 
 use super::pfc::{PfcCfg, PfcThreshold};
 use super::port::N_PRIO;
+use crate::base::trusted::Trusted;
 
 /// Bytes charged to one (ingress port, priority).
 #[derive(Clone, Copy, Debug, Default)]
@@ -101,6 +102,11 @@ impl SharedBuffer {
         vec_bytes(&self.alpha_q16)
             + vec_bytes(&self.headroom)
             + self.ing.iter().map(vec_bytes).sum::<u64>()
+    }
+
+    /// Ports the buffer keeps counters for (a port's local index is below this).
+    pub fn n_ports(&self) -> usize {
+        self.alpha_q16.len()
     }
 
     /// A buffer for a switch whose ports have the given headroom sizes.
@@ -228,7 +234,7 @@ impl SharedBuffer {
             PfcThreshold::Dynamic => {
                 let f = self.shared_cap.saturating_sub(self.shared_used);
                 free = Some(f);
-                c.shared + size <= scaled(f, self.alpha_q16[port])
+                c.shared + size <= scaled(f, *self.alpha_q16.at(port))
             }
             PfcThreshold::Static => c.bytes + size <= self.xoff,
         } && self.shared_used + size <= self.shared_cap
@@ -257,7 +263,7 @@ impl SharedBuffer {
                             let free = free.unwrap_or_else(|| {
                                 self.shared_cap.saturating_sub(self.shared_used)
                             });
-                            c.shared >= scaled(free, self.alpha_q16[port])
+                            c.shared >= scaled(free, *self.alpha_q16.at(port))
                         }
                     }
                     PfcThreshold::Static => c.bytes >= self.xoff,
@@ -284,7 +290,7 @@ impl SharedBuffer {
     /// otherwise (nearly always) without reading the counter again.
     #[inline(always)]
     pub fn release(&mut self, port: usize, prio: usize, size: u64) -> bool {
-        let c = &mut self.ing[prio][port];
+        let c = self.ing[prio].at_mut(port);
         debug_assert!(c.bytes >= size);
         c.bytes -= size;
         self.used -= size;
@@ -321,7 +327,7 @@ impl SharedBuffer {
                 PfcThreshold::Dynamic => c.shared > 0 && c.shared >= self.threshold(port),
                 PfcThreshold::Static => c.bytes >= self.xoff,
             };
-        let c = &mut self.ing[prio][port];
+        let c = self.ing[prio].at_mut(port);
         if over {
             c.paused_upstream = true;
         }
@@ -340,7 +346,7 @@ impl SharedBuffer {
             PfcThreshold::Dynamic => c.shared + self.xon_delta <= self.threshold(port),
             PfcThreshold::Static => c.bytes + self.xon_delta <= self.xoff,
         };
-        let c = &mut self.ing[prio][port];
+        let c = self.ing[prio].at_mut(port);
         if under {
             c.paused_upstream = false;
         }

@@ -8,6 +8,7 @@
 //! port keeps one wakeup for the end of its frame.
 
 use crate::base::ids::PortId;
+use crate::base::trusted::Trusted;
 use crate::base::units::Time;
 use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, PacketKind, FLAG_ROUTED};
@@ -32,7 +33,7 @@ impl Fabric {
     /// is due no later. Always inlined: the queue's push is most of it.
     #[inline(always)]
     pub(crate) fn schedule_wake(&mut self, ctx: &mut Ctx, port: PortId, t: Time) {
-        wake(&mut self.ports[port], ctx, port, t);
+        wake(self.ports.at_mut(port), ctx, port, t);
     }
 
     /// Starts the next transmission on switch port `port` if it is free and has a frame
@@ -58,13 +59,13 @@ impl Fabric {
         let now = ctx.now;
         let pi = port.idx();
         // The port and its pool, indexed once on the path without credits.
-        let port_ref = &mut self.ports[pi];
+        let port_ref = self.ports.at_mut(pi);
         if port_ref.busy_until > now {
             let b = port_ref.busy_until;
             self.schedule_wake(ctx, port, b);
             return NextFrame::Busy;
         }
-        let pool = &mut self.queue_pools[port_ref.pool as usize];
+        let pool = self.queue_pools.at_mut(port_ref.pool as usize);
         if let Some(p) = port_ref.pop_ctrl(pool) {
             return NextFrame::Frame(p);
         }
@@ -96,7 +97,7 @@ impl Fabric {
         match &mut self.flow_control {
             AnyFlowControl::Credit(c) => {
                 let pool = &self.queue_pools[self.ports[pi].pool as usize];
-                c.next_queue(&self.ports[pi], pool, pi, now)
+                c.next_queue(self.ports.at(pi), pool, pi, now)
             }
             _ => unreachable!("a port fed by credits runs credit flow control"),
         }
@@ -106,7 +107,7 @@ impl Fabric {
     /// port waiting for credits is woken by their return instead).
     #[inline(always)]
     pub(crate) fn wake_at_unpause(&mut self, ctx: &mut Ctx, port: PortId) {
-        if let Some(t) = self.ports[port].earliest_unpause(ctx.now) {
+        if let Some(t) = self.ports.at(port).earliest_unpause(ctx.now) {
             self.schedule_wake(ctx, port, t);
         }
     }
@@ -119,7 +120,7 @@ impl Fabric {
     /// egress, the cut-through pass, a NIC's port): once per packet and hop.
     #[inline(always)]
     pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
-        if self.ports[port.idx()].slow_transmit() {
+        if self.ports.at(port).slow_transmit() {
             self.transmit_slow(ctx, port, pkt, nic_has_flows);
         } else {
             self.transmit_as::<false, false>(ctx, port, pkt, nic_has_flows);
@@ -133,7 +134,7 @@ impl Fabric {
     // costs nothing more.)
     #[inline(never)]
     fn transmit_slow(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
-        let p = &self.ports[port.idx()];
+        let p = self.ports.at(port.idx());
         // Noted first: on a cut port the frame leaves the shard's arena as it is sent.
         if let Some(c) = self.capture.as_deref_mut() {
             c.note(
@@ -174,7 +175,7 @@ impl Fabric {
         let wire = pkt.wire() as u64;
         // The port and its link, each indexed once (the tables the ECMP choice below
         // reads are other fields).
-        let (port_ref, link) = (&mut self.ports[pi], &mut self.links[pi]);
+        let (port_ref, link) = (self.ports.at_mut(pi), self.links.at_mut(pi));
         let extra = if pkt.kind() == PacketKind::Pause {
             0
         } else {

@@ -7,6 +7,7 @@
 use super::NodeKind;
 use crate::base::ids::{LinkId, PortId};
 use crate::base::ring::Ring;
+use crate::base::trusted::Trusted;
 use crate::base::units::Time;
 use crate::kernel::ctx::*;
 use crate::kernel::events::Event;
@@ -124,7 +125,7 @@ impl Fabric {
             vc: pkt.prio(),
             blocks: c.blocks(pkt.wire() as u64),
         };
-        let to_port = self.links[l].to_port;
+        let to_port = self.links.at(l).to_port;
         self.send_credit(ctx, to_port, sig);
     }
 
@@ -142,7 +143,7 @@ impl Fabric {
         roles: &mut RoleStates,
         l: LinkId,
     ) -> Option<(PortId, Desc)> {
-        let link = &mut self.links[l];
+        let link = self.links.at_mut(l);
         // A watched link's head may have been lost or corrupted on the way (faults);
         // one that gets through goes on as on any link.
         if link.watched {

@@ -25,6 +25,7 @@ pub use link::Link;
 pub use port::Port;
 
 pub use crate::base::ids::{NodeId, PortId};
+use crate::base::trusted::Trusted;
 use crate::model::fabric::telemetry::Telemetry;
 use crate::model::routing::{LbAlgorithm, RoutingTable};
 pub use crate::model::topology::{Node, NodeKind};
@@ -95,8 +96,8 @@ impl Fabric {
         &mut crate::model::fabric::port::Port,
         &mut crate::model::fabric::port::QueuePool,
     ) {
-        let port = &mut self.ports[p];
-        let pool = &mut self.queue_pools[port.pool as usize];
+        let port = self.ports.at_mut(p);
+        let pool = self.queue_pools.at_mut(port.pool as usize);
         (port, pool)
     }
 
@@ -108,6 +109,45 @@ impl Fabric {
     /// The pool port `p`'s queues keep their descriptors in, to read them.
     #[inline(always)]
     pub fn queue_pool(&self, p: usize) -> &crate::model::fabric::port::QueuePool {
-        &self.queue_pools[self.ports[p].pool as usize]
+        self.queue_pools.at(self.ports.at(p).pool as usize)
+    }
+
+    /// Checks that every index the per-event path reads from this model without a
+    /// bounds check ([`crate::base::trusted`]) lies inside its table, for a run of
+    /// `n_hosts` hosts: a port's queue pool, switch and peer; a link's far end; a
+    /// switch's ports and the per-port tables indexed by their local index; the routing
+    /// table's switches and hosts (its entries are checked as it is built). Panics (a
+    /// model built wrong is a bug, never an input). Cheap: one pass over the model.
+    pub(crate) fn check_indices(&self, n_hosts: usize) {
+        let (n_ports, n_sw) = (self.ports.len(), self.switches.len());
+        let ends_at = |owner: NodeKind, p: PortId| match owner {
+            NodeKind::Switch(s) => self
+                .switches
+                .get(s as usize)
+                .is_some_and(|sw| sw.ports.contains(p)),
+            NodeKind::Host(h) => (h as usize) < n_hosts,
+        };
+        let check =
+            |what: &str, ok: bool| assert!(ok, "model built wrong: {what} outside its table");
+        check("a link", self.links.len() == n_ports);
+        for (i, p) in self.ports.iter().enumerate() {
+            check("a queue pool", (p.pool as usize) < self.queue_pools.len());
+            check("a port's peer", p.peer.idx() < n_ports);
+            check("a port's owner", ends_at(p.owner(), PortId(i as u32)));
+        }
+        for l in &self.links {
+            check(
+                "a link's far end",
+                l.to_port.idx() < n_ports && ends_at(l.to, l.to_port),
+            );
+        }
+        for sw in &self.switches {
+            let n = sw.ports.len as usize;
+            check("a switch's ports", sw.ports.first.idx() + n <= n_ports);
+            check("a switch's markers", sw.ecn.len() >= n);
+            check("a switch's buffer", sw.buffer.n_ports() >= n);
+        }
+        check("a routed switch", self.routing.n_switches() >= n_sw);
+        check("a routed host", self.routing.n_hosts() >= n_hosts);
     }
 }

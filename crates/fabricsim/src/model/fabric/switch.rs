@@ -12,6 +12,7 @@
 use super::buffer::SharedBuffer;
 use super::ecn::RedMarker;
 use crate::base::ids::PortId;
+use crate::base::trusted::Trusted;
 use crate::kernel::ctx::*;
 use crate::kernel::packet::{
     Desc, Header, Packet, PacketKind, Payload, ECN_CE, FLAG_MCAST, FLAG_ROUTED, LOCAL_PORT,
@@ -124,7 +125,7 @@ impl Fabric {
             self.forward(ctx, s, in_port, pkt, egress);
             return;
         }
-        let role = self.switches[s as usize].role;
+        let role = self.switches.at(s as usize).role;
         if role.take(roles, self, ctx, s, in_port, pkt) {
             return;
         }
@@ -185,7 +186,7 @@ impl Fabric {
             )?
         } else {
             let m = if primary > 0 { primary as usize } else { n };
-            let sw = &self.switches[s as usize];
+            let sw = self.switches.at(s as usize);
             if m == 1 {
                 0
             } else if sw.lag > 1 && m % sw.lag as usize == 0 && lb.hashes_flows() {
@@ -198,7 +199,7 @@ impl Fabric {
                     sw.lag as usize,
                 )
             } else {
-                let sw = &mut self.switches[s as usize];
+                let sw = self.switches.at_mut(s as usize);
                 lb.pick(
                     pkt.hash,
                     m,
@@ -246,7 +247,7 @@ impl Fabric {
     #[inline(always)]
     pub(crate) fn route(&mut self, s: u32, pkt: &Desc) -> Option<PortId> {
         let (dst, hash) = (pkt.dst(), pkt.hash);
-        let sw = &mut self.switches[s as usize];
+        let sw = self.switches.at_mut(s as usize);
         let cands = self.routing.lookup(s, dst);
         let n = cands.len as usize;
         if n == 0 {
@@ -294,7 +295,7 @@ impl Fabric {
         // The ingress buffer holds a packet under the VC it came in on, though a detour
         // (credit flow control) may have raised it for the egress queue and the next link.
         let prio_in = pkt.arrival_vc() as usize;
-        let sw = &mut self.switches[s as usize];
+        let sw = self.switches.at_mut(s as usize);
         let local_in = sw.ports.local(in_port);
         let admission = sw.buffer.admit(local_in, prio_in, wire);
         if admission == Admission::Dropped {
@@ -306,8 +307,8 @@ impl Fabric {
         let now = ctx.now;
         // The egress, its pool and the switch (whose buffer flow control reads after
         // the admission) are other fields: none is indexed again.
-        let e = &mut self.ports[egress.idx()];
-        let pool = &mut self.queue_pools[e.pool as usize];
+        let e = self.ports.at_mut(egress.idx());
+        let pool = self.queue_pools.at_mut(e.pool as usize);
         if in_port != egress && e.can_pass_through(prio, now) {
             // The packet would be queued and dequeued at once: skip the queue (whose
             // enqueue and dequeue cancel out) and leave straight from here.
@@ -331,7 +332,7 @@ impl Fabric {
         // Most packets queue behind a frame on the wire whose end already has the port's
         // wakeup: what `try_transmit` would find (`next_frame`, `schedule_wake`), without
         // its call (k = 16: two thirds of the calls that found the port busy).
-        if self.ports[egress].wakes_at_frame_end(now) {
+        if self.ports.at(egress).wakes_at_frame_end(now) {
             return;
         }
         self.try_transmit(ctx, egress);
@@ -387,14 +388,14 @@ impl Fabric {
         if pkt.in_port == LOCAL_PORT {
             return;
         }
-        let sw = &mut self.switches[s as usize];
+        let sw = self.switches.at_mut(s as usize);
         // The buffer holds it under the VC it came in on (a detour raised it since).
         let prio_in = pkt.arrival_vc();
         let holding = sw.buffer.release(local_in, prio_in as usize, wire);
         if pkt.is_ect_data() {
             let local_out = sw.ports.local(port);
-            let q = self.ports[port].queues[prio].bytes;
-            let mut prob = sw.ecn[local_out].probability(q);
+            let q = self.ports.at(port).queues[prio].bytes;
+            let mut prob = sw.ecn.at(local_out).probability(q);
             if prob > 0.0 && !self.ecn_bias.is_empty() {
                 // Document 002's unfair switch: the probability depends on the port
                 // the packet came in on (`fabric.ecn.ingress_bias`).
@@ -412,7 +413,7 @@ impl Fabric {
                 shard,
                 now,
                 port,
-                &mut self.ports[port],
+                self.ports.at_mut(port),
                 prio,
                 wire,
                 pkt,

@@ -39,6 +39,7 @@ const PACKED_PORT_MASK: u32 = (1 << PACKED_PORT_BITS) - 1;
 const PACKED_MAX_LEN: u32 = (1 << (31 - PACKED_PORT_BITS)) - 1;
 
 use crate::base::ids::PortId;
+use crate::base::trusted::Trusted;
 use crate::model::topology::{Node, NodeKind, PortEnds};
 use std::collections::{HashMap, VecDeque};
 
@@ -366,7 +367,7 @@ impl RoutingTable {
             t.overrides.insert((*sw, *host), (start, ps.len() as u32));
         }
         t.general = !t.overrides.is_empty() || t.n_planes > 1;
-        t.compact();
+        t.compact(ports.len());
         Ok(t)
     }
 
@@ -426,9 +427,63 @@ impl RoutingTable {
     /// for another pod up the same run of ports, so at k = 48 the full table, 13.3 MB,
     /// was mostly the same entry over and over: core switches keep their whole row, an
     /// agg switch its pod's edges, an edge switch one entry).
-    pub(crate) fn compact(&mut self) {
+    pub(crate) fn compact(&mut self, n_ports: usize) {
         let dense = std::mem::take(&mut self.ranges);
         (self.rows, self.ranges) = compact_rows(&dense, self.n_edges);
+        self.check_indices(n_ports);
+    }
+
+    /// Checks that every lookup of a built table stays inside its tables and yields
+    /// ports below `n_ports`, whatever the edge index: `range_at` and the host entries
+    /// are read without bounds checks ([`crate::base::trusted`]). Panics (a table built
+    /// wrong is a bug, never an input).
+    fn check_indices(&self, n_ports: usize) {
+        let span_ok = |(start, len): (u32, u32)| {
+            let (start, len) = (start as usize, len as usize);
+            if start & CONTIGUOUS as usize != 0 {
+                (start & !(CONTIGUOUS as usize)) + len <= n_ports
+            } else {
+                start + len <= self.flat.len()
+            }
+        };
+        let entry_ok = |v: u32| {
+            if v & PACKED != 0 {
+                (v & PACKED_PORT_MASK) as usize + ((v & !PACKED) >> PACKED_PORT_BITS) as usize
+                    <= n_ports
+            } else {
+                self.spans.get(v as usize).is_some_and(|&r| span_ok(r))
+            }
+        };
+        let in_tables = |what: &str, ok: bool| {
+            assert!(ok, "routing table built wrong: {what} outside its tables");
+        };
+        in_tables("a port", self.flat.iter().all(|&p| (p as usize) < n_ports));
+        for r in &self.rows {
+            in_tables("a row", (r.off + r.len) as usize <= self.ranges.len());
+            in_tables("a row's default", entry_ok(r.default));
+        }
+        in_tables("an entry", self.ranges.iter().all(|&v| entry_ok(v)));
+        in_tables(
+            "a host's route",
+            self.host_route.len() == self.n_planes * self.n_hosts
+                && (self.host_route.iter())
+                    .all(|h| (h.switch as usize) < self.rows.len() && span_ok(h.range)),
+        );
+        in_tables(
+            "a plane",
+            self.n_planes == 1 || self.plane_of.iter().all(|&p| (p as usize) < self.n_planes),
+        );
+        in_tables("an override", self.overrides.values().all(|&r| span_ok(r)));
+    }
+
+    /// Switches the table routes from (the `sw` of its lookups is below this).
+    pub fn n_switches(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Hosts the table routes to (the `dst` of its lookups is below this).
+    pub fn n_hosts(&self) -> usize {
+        self.n_hosts
     }
 
     /// The candidates of switch `sw` toward host `dst`, looked up once: pass it to
@@ -483,7 +538,7 @@ impl RoutingTable {
         } else {
             dst as usize
         };
-        let h = &self.host_route[k];
+        let h = self.host_route.at(k);
         if h.switch == sw {
             h.range
         } else {
@@ -495,10 +550,10 @@ impl RoutingTable {
     /// or its span.
     #[inline(always)]
     fn range_at(&self, sw: usize, e: usize) -> (u32, u32) {
-        let r = self.rows[sw];
+        let r = *self.rows.at(sw);
         let j = (e as u32).wrapping_sub(r.lo);
         let v = if j < r.len {
-            self.ranges[(r.off + j) as usize]
+            *self.ranges.at((r.off + j) as usize)
         } else {
             r.default
         };

@@ -208,7 +208,7 @@ impl RoutingTable {
                 t.primary[k] = (upp.len() as u32) << 16 | dp.len() as u32;
             }
         }
-        t.compact();
+        t.compact(ports.len());
         Ok(t)
     }
 

@@ -5,6 +5,7 @@
 //! pacing) are lazy: a deadline moves freely and one pending event re-arms itself.
 
 use crate::base::ids::PortId;
+use crate::base::trusted::Trusted;
 use crate::base::units::{ser_time_f, Rate, Time};
 use crate::kernel::events::Event;
 use crate::kernel::packet::{Desc, Packet, PacketKind, ECN_CE, ECN_ECT, FLAG_INT};
@@ -39,7 +40,7 @@ impl Nics {
         let fid = fid.0;
         let now = ctx.now;
         let rto = ctx.params.rto;
-        let f = &mut self.flows[fid as usize];
+        let f = self.flows.at_mut(fid as usize);
         if f.sender_done.is_some() {
             f.rto_pending = false;
             return;
@@ -51,7 +52,7 @@ impl Nics {
         if self.transport.on_timeout(f) {
             let (src, sendable) = (f.spec.src as usize, f.snd_nxt < f.spec.size);
             self.hosts[src].active.set_sendable(f.rr_slot, sendable);
-            let f = &mut self.flows[fid as usize];
+            let f = self.flows.at_mut(fid as usize);
             f.rto_deadline = now + rto;
             ctx.queue.push(f.rto_deadline, Event::Rto(FlowId(fid)));
             let src = f.spec.src;
@@ -81,13 +82,13 @@ impl Nics {
         port: PortId,
     ) -> Option<Desc> {
         let now = ctx.now;
-        let host = &self.hosts[h as usize];
+        let host = self.hosts.at(h as usize);
         if port.0.wrapping_sub(host.port.0 + self.data_rails.0) >= self.data_rails.1 {
             return None;
         }
         let dp = ctx.params.data_prio as usize;
-        if fabric.ports[port].is_paused(dp, now) {
-            let t = fabric.ports[port].paused_until(dp);
+        if fabric.ports.at(port).is_paused(dp, now) {
+            let t = fabric.ports.at(port).paused_until(dp);
             if !host.active.is_empty() {
                 fabric.schedule_wake(ctx, port, t);
             }
@@ -98,7 +99,7 @@ impl Nics {
         let mut pick = None;
         for i in host.active.sendable_from_cursor() {
             let fid = host.active.fid(i);
-            let f = &self.flows[fid as usize];
+            let f = self.flows.at(fid as usize);
             debug_assert!(f.snd_nxt < f.spec.size);
             if let Some(w) = f.cc.window() {
                 if f.snd_nxt - f.snd_una >= w {
@@ -116,7 +117,7 @@ impl Nics {
             if fabric.ports[port].credit_gated() {
                 // The packet leaves only with credits for all of it; their return wakes
                 // the port.
-                let f = &self.flows[fid as usize];
+                let f = self.flows.at(fid as usize);
                 let payload = f.frame_payload(ctx.params.mtu).min(f.spec.size - f.snd_nxt);
                 let wire = payload + frame_headers(payload, ctx.params.mtu, ctx.params.header);
                 if !fabric.take_credit_turn(port, dp, wire, now) {
@@ -125,7 +126,7 @@ impl Nics {
             }
             self.hosts[h as usize].active.served(i);
             let d = self.make_data(ctx, fabric, fid, port);
-            let f = &self.flows[fid as usize];
+            let f = self.flows.at(fid as usize);
             let sendable = f.snd_nxt < f.spec.size;
             self.hosts[h as usize].active.set_sendable(i, sendable);
             if self.qp_burst != 0 {
@@ -154,7 +155,7 @@ impl Nics {
         let rp = &ctx.params;
         // The pacer runs at the NIC's data rate: its ports' together on several rails.
         let line = Rate(fabric.ports[port].rate.0 * self.data_rails.1 as u64);
-        let f = &mut self.flows[fid as usize];
+        let f = self.flows.at_mut(fid as usize);
         let payload = f.payload_at(f.snd_nxt, rp.mtu);
         let int = f.cc.wants_int();
         let wire = payload
@@ -230,12 +231,12 @@ impl Nics {
         };
         // The flow's own hash, not the arriving header's: a GSP rewrites that to spray
         // containers, while the reverse path keeps to the flow's.
-        let hash = self.flows[flow].hash;
+        let hash = self.flows.at(flow).hash;
         let mut p = Packet::new(payload, data.sent_at());
         p.set_echo(hdr.ecn == ECN_CE);
         let mut h = Header {
             // Back to the flow's sender (`data` is the flow's data packet).
-            dst: self.flows[flow].spec.src,
+            dst: self.flows.at(flow).spec.src,
             hash: ecmp::mix32(hash ^ 0x5bd1_e995),
             // An ACK of a segment carries the bytes of the ACKs its packets would have
             // drawn (`acks`), so that the reverse path's load is that of packets.
@@ -275,7 +276,7 @@ impl Nics {
         }
         // The port is mostly sending the host's own data, its wakeup set for the frame's
         // end: the frame waits for it, as `try_transmit` would find.
-        let pr = &fabric.ports[port];
+        let pr = fabric.ports.at(port);
         if pr.wakes_at_frame_end(ctx.now) {
             return;
         }
@@ -302,7 +303,7 @@ impl Nics {
                 None => return fabric.wake_at_unpause(ctx, port),
             },
         };
-        let has_flows = !self.hosts[h as usize].active.is_empty();
+        let has_flows = !self.hosts.at(h as usize).active.is_empty();
         fabric.transmit(ctx, port, pkt, has_flows);
     }
 
@@ -361,7 +362,7 @@ impl Nics {
         let now = ctx.now;
         ctx.counters.data_arrived += 1;
         let fid = flow.0;
-        let f = &mut self.flows[fid as usize];
+        let f = self.flows.at_mut(fid as usize);
         f.data_pkts_arrived += 1;
         let cnp_flag = hdr.ecn == ECN_CE && self.receiver_cnp && f.cc.wants_cnp();
         if cnp_flag && !ctx.params.cnp_on_ack {
@@ -384,7 +385,7 @@ impl Nics {
                 ctx.queue.push(t, Event::CnpTimer(FlowId(fid)));
             }
         }
-        let f = &mut self.flows[fid as usize];
+        let f = self.flows.at_mut(fid as usize);
         let unacked = f.unacked_pkts;
         let bytes = f.payload_at(seq, ctx.params.mtu) as u32;
         let rx = self.transport.on_data(f, seq, bytes);
@@ -415,7 +416,7 @@ impl Nics {
             }
         }
         if rx.completed {
-            let f = &mut self.flows[fid as usize];
+            let f = self.flows.at_mut(fid as usize);
             // The receiver's last ACK is on its way: the run waits for it, so that every
             // flow has its sender-side FCT (`Tally::acks_awaited`; the sender's half is
             // not read here, it may run elsewhere).
@@ -430,7 +431,7 @@ impl Nics {
     pub(crate) fn on_cnp_timer(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: FlowId) {
         let fid = fid.0;
         let now = ctx.now;
-        let f = &mut self.flows[fid as usize];
+        let f = self.flows.at_mut(fid as usize);
         let interval = f.cc.cnp_interval();
         if !f.cnp_pending {
             return;
@@ -469,7 +470,7 @@ impl Nics {
         let now = ctx.now;
         let rto = ctx.params.rto;
         let fid = flow.0;
-        let f = &mut self.flows[fid as usize];
+        let f = self.flows.at_mut(fid as usize);
         if ctx.params.cnp_on_ack && p.echo() != 0 && f.cc.wants_cnp() {
             f.cc.on_cnp(now);
         }
@@ -527,7 +528,7 @@ impl Nics {
             let src = f.spec.src as usize;
             self.hosts[src].active.set_sendable(f.rr_slot, !all_sent);
         }
-        let f = &mut self.flows[fid as usize];
+        let f = self.flows.at_mut(fid as usize);
         if f.snd_una >= f.spec.size && f.sender_done.is_none() {
             debug_assert!(f.finish.is_some(), "a sender finished before its receiver");
             f.sender_done = Some(now);

@@ -190,7 +190,21 @@ impl Simulation {
             sim.assemble_collectives(wl.hw, g.rails, file)?;
         }
         sim.attach_ideals(&wl.origin, file)?;
+        sim.check_indices();
         Ok(sim)
+    }
+
+    /// Checks the model's indices that the per-event path trusts
+    /// ([`Fabric::check_indices`]), and that every flow's hosts are hosts of the run.
+    pub fn check_indices(&self) {
+        let n_hosts = self.nics.hosts.len();
+        self.fabric.check_indices(n_hosts);
+        let hosts_ok = (self.nics.flows.iter())
+            .all(|f| (f.spec.src as usize) < n_hosts && (f.spec.dst as usize) < n_hosts);
+        assert!(
+            hosts_ok,
+            "model built wrong: a flow's host outside its table"
+        );
     }
 
     /// Each flow's congestion controller, now that its path is known: its class's

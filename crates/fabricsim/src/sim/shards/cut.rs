@@ -78,6 +78,7 @@ impl Simulation {
             return notes;
         };
         self.apply_cut(cut, threads);
+        self.check_indices();
         notes
     }
 
