@@ -36,7 +36,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
         Ahead::Link(l) => {
             // The head and the entry after it (next in memory unless the ring wraps
             // there: then a line for nothing, cheaper than the ring's index arithmetic).
-            if let Some(head) = fabric.links[l as usize].ring.front() {
+            if let Some(head) = fabric.links.at(l as usize).ring.front() {
                 prefetch(head);
                 prefetch_next(head);
             }
