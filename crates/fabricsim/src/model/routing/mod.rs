@@ -367,7 +367,7 @@ impl RoutingTable {
             t.overrides.insert((*sw, *host), (start, ps.len() as u32));
         }
         t.general = !t.overrides.is_empty() || t.n_planes > 1;
-        t.compact(ports.len());
+        t.compact(ports, switch_nodes);
         Ok(t)
     }
 
@@ -427,53 +427,71 @@ impl RoutingTable {
     /// for another pod up the same run of ports, so at k = 48 the full table, 13.3 MB,
     /// was mostly the same entry over and over: core switches keep their whole row, an
     /// agg switch its pod's edges, an edge switch one entry).
-    pub(crate) fn compact(&mut self, n_ports: usize) {
+    pub(crate) fn compact(&mut self, ports: &[PortEnds], switch_nodes: &[u32]) {
         let dense = std::mem::take(&mut self.ranges);
         (self.rows, self.ranges) = compact_rows(&dense, self.n_edges);
-        self.check_indices(n_ports);
+        self.check_indices(ports, switch_nodes);
     }
 
-    /// Checks that every lookup of a built table stays inside its tables and yields
-    /// ports below `n_ports`, whatever the edge index: `range_at` and the host entries
-    /// are read without bounds checks ([`crate::base::trusted`]). Panics (a table built
-    /// wrong is a bug, never an input).
-    fn check_indices(&self, n_ports: usize) {
-        let span_ok = |(start, len): (u32, u32)| {
-            let (start, len) = (start as usize, len as usize);
-            if start & CONTIGUOUS as usize != 0 {
-                (start & !(CONTIGUOUS as usize)) + len <= n_ports
-            } else {
-                start + len <= self.flat.len()
-            }
-        };
-        let entry_ok = |v: u32| {
-            if v & PACKED != 0 {
-                (v & PACKED_PORT_MASK) as usize + ((v & !PACKED) >> PACKED_PORT_BITS) as usize
-                    <= n_ports
-            } else {
-                self.spans.get(v as usize).is_some_and(|&r| span_ok(r))
-            }
-        };
+    /// Checks that every lookup of a built table stays inside its tables, whatever the
+    /// edge index, and yields ports of the switch looked up (`ports[p].node` is
+    /// `switch_nodes[sw]`): `range_at` and the host entries are read without bounds
+    /// checks, and a switch indexes its per-port tables by the local index of the port
+    /// a lookup gives ([`crate::base::trusted`]). Panics (a table built wrong is a bug,
+    /// never an input).
+    fn check_indices(&self, ports: &[PortEnds], switch_nodes: &[u32]) {
+        let n_ports = ports.len();
         let in_tables = |what: &str, ok: bool| {
             assert!(ok, "routing table built wrong: {what} outside its tables");
         };
-        in_tables("a port", self.flat.iter().all(|&p| (p as usize) < n_ports));
-        for r in &self.rows {
-            in_tables("a row", (r.off + r.len) as usize <= self.ranges.len());
-            in_tables("a row's default", entry_ok(r.default));
+        let entry = |v: u32| -> Option<(u32, u32)> {
+            if v & PACKED != 0 {
+                Some((
+                    (v & PACKED_PORT_MASK) | CONTIGUOUS,
+                    (v & !PACKED) >> PACKED_PORT_BITS,
+                ))
+            } else {
+                self.spans.get(v as usize).copied()
+            }
+        };
+        // Every port of `range` (start, count) is inside the tables and a port of
+        // switch `sw`.
+        let of_switch = |sw: usize, range: Option<(u32, u32)>| {
+            let (Some(&node), Some((start, n))) = (switch_nodes.get(sw), range) else {
+                return false;
+            };
+            let owned = |p: u32| ports.get(p as usize).is_some_and(|e| e.node.0 == node);
+            let s = start & !CONTIGUOUS;
+            if start & CONTIGUOUS != 0 {
+                s as usize + n as usize <= n_ports && (s..s + n).all(owned)
+            } else {
+                (self.flat.get(s as usize..s as usize + n as usize))
+                    .is_some_and(|ps| ps.iter().all(|&p| owned(p)))
+            }
+        };
+        in_tables("a switch", self.rows.len() == switch_nodes.len());
+        for (sw, r) in self.rows.iter().enumerate() {
+            let window = self.ranges.get(r.off as usize..(r.off + r.len) as usize);
+            in_tables("a row", window.is_some());
+            in_tables("a row's default", of_switch(sw, entry(r.default)));
+            let entries = window.unwrap_or_default();
+            in_tables("an entry", entries.iter().all(|&v| of_switch(sw, entry(v))));
         }
-        in_tables("an entry", self.ranges.iter().all(|&v| entry_ok(v)));
+        for (k, &r) in self.down_ranges.iter().enumerate() {
+            in_tables("a down entry", of_switch(k / self.n_edges.max(1), Some(r)));
+        }
         in_tables(
             "a host's route",
             self.host_route.len() == self.n_planes * self.n_hosts
-                && (self.host_route.iter())
-                    .all(|h| (h.switch as usize) < self.rows.len() && span_ok(h.range)),
+                && (self.host_route.iter()).all(|h| of_switch(h.switch as usize, Some(h.range))),
         );
         in_tables(
             "a plane",
             self.n_planes == 1 || self.plane_of.iter().all(|&p| (p as usize) < self.n_planes),
         );
-        in_tables("an override", self.overrides.values().all(|&r| span_ok(r)));
+        for (&(sw, _), &r) in &self.overrides {
+            in_tables("an override", of_switch(sw as usize, Some(r)));
+        }
     }
 
     /// Switches the table routes from (the `sw` of its lookups is below this).
@@ -690,6 +708,45 @@ mod tests {
                 proptest::prop_assert_eq!(r.len as usize, span);
             }
         }
+    }
+
+    /// A table of two switches (nodes 10 and 11, owning ports 0-1 and 2-3), one edge
+    /// each, whose entries are runs of (first port, count), as built before compacting.
+    fn two_switches(entries: [(u32, u32); 2]) -> (RoutingTable, Vec<PortEnds>) {
+        let mut t = RoutingTable {
+            n_edges: 1,
+            n_planes: 1,
+            ..Default::default()
+        };
+        t.ranges = (entries.iter())
+            .map(|&(p, n)| PACKED | (n << PACKED_PORT_BITS) | p)
+            .collect();
+        let ends = [10, 10, 11, 11].map(|n| PortEnds {
+            node: crate::base::ids::NodeId(n),
+            peer: PortId(0),
+        });
+        (t, ends.to_vec())
+    }
+
+    #[test]
+    fn a_table_that_gives_each_switch_its_own_ports_is_kept() {
+        let (mut t, ends) = two_switches([(0, 2), (2, 2)]);
+        t.compact(&ends, &[10, 11]);
+        assert_eq!(t.n_switches(), 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "routing table built wrong")]
+    fn a_table_that_gives_a_switch_another_switchs_port_is_refused() {
+        let (mut t, ends) = two_switches([(0, 2), (1, 2)]);
+        t.compact(&ends, &[10, 11]);
+    }
+
+    #[test]
+    #[should_panic(expected = "routing table built wrong")]
+    fn a_table_that_gives_a_port_past_the_last_is_refused() {
+        let (mut t, ends) = two_switches([(0, 2), (2, 3)]);
+        t.compact(&ends, &[10, 11]);
     }
 
     #[test]

@@ -208,7 +208,7 @@ impl RoutingTable {
                 t.primary[k] = (upp.len() as u32) << 16 | dp.len() as u32;
             }
         }
-        t.compact(ports.len());
+        t.compact(ports, switch_nodes);
         Ok(t)
     }
 
