@@ -113,7 +113,8 @@ impl PortRange {
 }
 
 /// Tables indexed by their typed id (`ports[p.peer]`, or `ports.at(p.peer)` on the
-/// per-event path: [`crate::base::trusted`]), so an id of one table cannot index another. Each table's owner says so beside its item type.
+/// per-event path: [`crate::base::trusted`]), so an id of one table cannot index
+/// another. Each table's owner says so beside its item type.
 macro_rules! indexed_by {
     ($id:ty => $item:ty) => {
         impl std::ops::Index<$id> for Vec<$item> {

@@ -392,15 +392,7 @@ impl RoutingTable {
                     continue;
                 }
                 let i = rule.sw as usize * self.n_edges + e;
-                let v = self.ranges[i];
-                let (start, len) = if v & PACKED != 0 {
-                    (
-                        (v & PACKED_PORT_MASK) | CONTIGUOUS,
-                        (v & !PACKED) >> PACKED_PORT_BITS,
-                    )
-                } else {
-                    self.spans[v as usize]
-                };
+                let (start, len) = self.unpack(self.ranges[i]);
                 let c = Candidates { start, len };
                 let kept: Vec<u32> = (0..len as usize)
                     .map(|k| self.port_of(c, k).0)
@@ -444,16 +436,9 @@ impl RoutingTable {
         let in_tables = |what: &str, ok: bool| {
             assert!(ok, "routing table built wrong: {what} outside its tables");
         };
-        let entry = |v: u32| -> Option<(u32, u32)> {
-            if v & PACKED != 0 {
-                Some((
-                    (v & PACKED_PORT_MASK) | CONTIGUOUS,
-                    (v & !PACKED) >> PACKED_PORT_BITS,
-                ))
-            } else {
-                self.spans.get(v as usize).copied()
-            }
-        };
+        // An entry unpacked, if its span is in the table.
+        let entry =
+            |v: u32| (v & PACKED != 0 || (v as usize) < self.spans.len()).then(|| self.unpack(v));
         // Every port of `range` (start, count) is inside the tables and a port of
         // switch `sw`.
         let of_switch = |sw: usize, range: Option<(u32, u32)>| {
@@ -575,6 +560,12 @@ impl RoutingTable {
         } else {
             r.default
         };
+        self.unpack(v)
+    }
+
+    /// The (start, count) of entry `v`: a packed run unpacked, or its span.
+    #[inline(always)]
+    fn unpack(&self, v: u32) -> (u32, u32) {
         if v & PACKED != 0 {
             (
                 (v & PACKED_PORT_MASK) | CONTIGUOUS,
