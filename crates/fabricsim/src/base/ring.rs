@@ -116,6 +116,29 @@ impl<T: Copy> Ring<T> {
         self.len += 1;
     }
 
+    /// [`Self::push_back`] with the new item written in its slot by `write` (`item`
+    /// makes it whole only for a full ring, which grows). An item built whole and then
+    /// copied in went through the stack, written there field by field and read back
+    /// 16 bytes at a time: a read the CPU cannot forward from those narrower writes,
+    /// which waits for them to reach the cache (the reads of the links' `put`, with
+    /// the instructions that wait behind them, took 10 % of the samples of `perf
+    /// record` at k = 8).
+    #[inline(always)]
+    pub fn push_back_with(
+        &mut self,
+        grow: fn(usize) -> usize,
+        item: impl FnOnce() -> T,
+        write: impl FnOnce(&mut T),
+    ) {
+        if self.len as usize == self.buf.len() {
+            return self.grow_and_push(item(), grow);
+        }
+        let t = self.tail;
+        write(self.at_mut(t));
+        self.tail = self.next(t);
+        self.len += 1;
+    }
+
     /// [`Self::push_back`] into a full ring: a new buffer with the items in order from
     /// its start (a ring grows a few times in a run; out of line).
     #[cold]
@@ -228,7 +251,12 @@ mod tests {
         let mut x = 0u32;
         for round in 0..200u32 {
             for _ in 0..(round * 7 % 11) {
-                r.push_back(x, quarter);
+                // Both ways in, a full ring growing under either.
+                if x.is_multiple_of(2) {
+                    r.push_back(x, quarter);
+                } else {
+                    r.push_back_with(quarter, || x, |slot| *slot = x);
+                }
                 v.push_back(x);
                 x += 1;
             }

@@ -81,7 +81,14 @@ impl Link {
     #[inline(always)]
     pub fn put(&mut self, arrival: Time, pkt: Desc) -> bool {
         let was_empty = self.ring.is_empty();
-        self.ring.push_back((arrival.into(), pkt), ring_growth);
+        self.ring.push_back_with(
+            ring_growth,
+            || (arrival.into(), pkt),
+            |e| {
+                e.0 = arrival.into();
+                pkt.write_to(&mut e.1);
+            },
+        );
         was_empty
     }
 

@@ -118,7 +118,7 @@ impl Fabric {
     ) {
         if pkt.flags & (FLAG_ROUTED | FLAG_MCAST) != 0 {
             if pkt.flags & FLAG_MCAST != 0 {
-                return self.multicast_receive(ctx, s, in_port, pkt);
+                return self.multicast_receive(ctx, s, in_port, pkt.detached());
             }
             pkt.flags &= !FLAG_ROUTED;
             let egress = PortId(in_port.0.wrapping_add(pkt.in_port as i16 as u32));
@@ -126,17 +126,20 @@ impl Fabric {
             return;
         }
         let role = self.switches.at(s as usize).role;
-        if role.take(roles, self, ctx, s, in_port, pkt) {
+        if role.take(roles, self, ctx, s, in_port, pkt.detached()) {
             return;
         }
         let egress = if self.table_routing {
-            self.route_table(ctx, s, in_port, &mut pkt)
+            let mut routed = pkt.detached();
+            let egress = self.route_table(ctx, s, in_port, &mut routed);
+            pkt = routed.detached();
+            egress
         } else {
             self.route(s, &pkt)
         };
         match egress {
             Some(egress) => self.forward(ctx, s, in_port, pkt, egress),
-            None => self.drop_unroutable(ctx, pkt, in_port, s),
+            None => self.drop_unroutable(ctx, pkt.detached(), in_port, s),
         }
     }
 
@@ -300,7 +303,7 @@ impl Fabric {
         let admission = sw.buffer.admit(local_in, prio_in, wire);
         if admission == Admission::Dropped {
             self.ports[egress].stats.drops += 1;
-            self.drop_packet(ctx, pkt, in_port, s);
+            self.drop_packet(ctx, pkt.detached(), in_port, s);
             return;
         }
         pkt.in_port = local_in as u16;
@@ -322,7 +325,7 @@ impl Fabric {
         }
         if e.busy_until == DOWN {
             // Routing still sends here: the link went down since it last re-converged.
-            return self.drop_admitted(ctx, s, egress, pkt);
+            return self.drop_admitted(ctx, s, egress, pkt.detached());
         }
         e.enqueue(pool, prio, pkt, now);
         // Only a counter over its threshold can pause its upstream (nearly never).
