@@ -121,7 +121,7 @@ impl Fabric {
     #[inline(always)]
     pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
         if self.ports.at(port).slow_transmit() {
-            self.transmit_slow(ctx, port, pkt, nic_has_flows);
+            self.transmit_slow(ctx, port, pkt.detached(), nic_has_flows);
         } else {
             self.transmit_as::<false, false>(ctx, port, pkt, nic_has_flows);
         }

@@ -412,6 +412,8 @@ impl Fabric {
         }
         if kind == PacketKind::Data && self.telemetry.applies_to(pkt) {
             let (shard, now) = (ctx.shard, ctx.now);
+            // On a copy (out of line: see `Desc::detached`).
+            let mut stamped = pkt.detached();
             self.telemetry.on_data_dequeue(
                 shard,
                 now,
@@ -419,8 +421,9 @@ impl Fabric {
                 self.ports.at_mut(port),
                 prio,
                 wire,
-                pkt,
+                &mut stamped,
             );
+            *pkt = stamped.detached();
         }
         // Under PFC only a counter that holds its upstream paused may resume it; credits
         // go back on every release.
