@@ -69,6 +69,8 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                             // for nothing).
                             let (e, prio) = (e as usize, d.prio() as usize & 7);
                             prefetch_item(&fabric.ports, e);
+                            // Its link, which the switch reads to send the packet on.
+                            prefetch_item(&fabric.links, e);
                             prefetch_field(
                                 &fabric.ports,
                                 e,
