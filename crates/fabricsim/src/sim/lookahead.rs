@@ -12,10 +12,12 @@ use crate::sim::*;
 /// per event of look-ahead, so that each step reads only lines the previous step
 /// (one event earlier) started loading:
 /// - 3 ahead: the link, or the port;
-/// - 2 ahead: the link's first packets, or the port's queue and its link;
-/// - 1 ahead: for an arrival at a switch, the egress port, its queue and the ingress
-///   counter (the egress was chosen upstream, see `route_ahead`), at a host the packet's
-///   slot; for a port, its head packet, its link's tail and its switch's buffer;
+/// - 2 ahead: the link's first packets, or the port's queue, its queue-length books and
+///   its link;
+/// - 1 ahead: for an arrival at a switch, the egress port, its books, its queue, its link
+///   and the ingress counter (the egress was chosen upstream, see `route_ahead`), at a
+///   host the packet's slot; for a port, its head packet, its link's tail and its
+///   switch's buffer;
 /// - next: for a port, the head packet's ingress counter and the port's ECN marker.
 ///
 /// Every step earns its instructions: without the steps 2 ahead and for the next event
@@ -24,7 +26,7 @@ use crate::sim::*;
 #[inline(always)]
 pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
     use crate::base::prefetch::{prefetch, prefetch_field, prefetch_item, prefetch_next};
-    use crate::model::fabric::port::{Port, PrioQueue};
+    use crate::model::fabric::port::{Port, PrioQueue, BOOKS_OFFSET};
     use crate::model::fabric::switch::Switch;
     let ahead = ctx.queue.peek_codes();
     match kind(ahead[3]) {
@@ -46,6 +48,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
             if port.nonempty != 0 {
                 let prio = 7 - port.nonempty.leading_zeros() as usize;
                 prefetch(&port.queues[prio]);
+                prefetch_field(&fabric.ports, p as usize, BOOKS_OFFSET);
             }
             prefetch_item(&fabric.links, p as usize);
         }
@@ -69,6 +72,7 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
                             // for nothing).
                             let (e, prio) = (e as usize, d.prio() as usize & 7);
                             prefetch_item(&fabric.ports, e);
+                            prefetch_field(&fabric.ports, e, BOOKS_OFFSET);
                             // Its link, which the switch reads to send the packet on.
                             prefetch_item(&fabric.links, e);
                             prefetch_field(

@@ -211,6 +211,10 @@ pub struct Port {
 
 crate::base::ids::indexed_by!(crate::base::ids::PortId => Port);
 
+/// Where in a port its queue-length books lie (`area_base`, which every enqueue and
+/// dequeue updates, in the line after the queues): for the look-ahead.
+pub(crate) const BOOKS_OFFSET: usize = std::mem::offset_of!(Port, area_base);
+
 /// Each port's node and peer, as routing reads the wiring.
 pub fn ends(ports: &[Port]) -> Vec<crate::model::topology::PortEnds> {
     ports
