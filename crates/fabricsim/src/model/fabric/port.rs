@@ -158,8 +158,8 @@ pub struct Port {
     /// Longest egress queue seen (all priorities).
     pub max_queue_bytes: u64,
     /// Serialization time per byte when the rate divides 8e12 evenly (all the usual
-    /// rates do, every rate above 2 bit/s but these within 32 bits), which replaces a
-    /// 128-bit division per frame by a multiplication; 0 when it does not.
+    /// rates do), which replaces a 128-bit division per frame by a multiplication; 0
+    /// when it does not, or when the time is beyond 32 bits (rates under 2 bit/s).
     ps_per_byte: u32,
     /// Owner: host or switch index in the low 24 bits, `HOST_BIT` set for a host,
     /// `CTRL_BIT` set while MAC control frames wait.
