@@ -11,8 +11,13 @@
 //! - the heap the allocator grows with `brk`, beyond its first [`SMALL_HEAP`] bytes:
 //!   the packet arena and the queues' blocks come in chunks of tens of KiB, so they live
 //!   there, not in blocks of their own. A small run keeps its 4 KiB pages (a huge page
-//!   would round its few MB of model up), and the heap grows in steps of [`HEAP_STEP`]
-//!   so that whole huge pages fit in each;
+//!   would round its few MB of model up: the heap's top huge page is partly used), and
+//!   the heap grows in steps of [`HEAP_STEP`] so that whole huge pages fit in each;
+//! - the heap's first [`SMALL_HEAP`] bytes too, once the heap has outgrown them: they
+//!   hold the tables built first (ports, links, switches: at k = 32, 19 MB of ports),
+//!   already on small pages, which the kernel is asked to collapse into huge ones there
+//!   and then (`MADV_COLLAPSE`, Linux 6.1 on; elsewhere it is refused and nothing
+//!   changes). They are in use by then, so this adds next to no memory;
 //! - every allocation of at least [`HINT_BYTES`] (the allocator maps those apart from
 //!   the heap): the whole 2 MiB pages inside it.
 //!
@@ -49,6 +54,10 @@ pub const HEAP_STEP: usize = 8 * HUGE_PAGE;
 /// has read where the heap starts, and while hints are off).
 static HINTED_TO: AtomicUsize = AtomicUsize::new(0);
 
+/// Where the heap started when the hints began (0 while hints are off), for the
+/// collapse of its first [`SMALL_HEAP`] bytes.
+static HEAP_START: AtomicUsize = AtomicUsize::new(0);
+
 /// Allocations this large or larger are hinted: two huge pages, so at least one whole
 /// one lies inside whatever the allocator returns.
 pub const HINT_BYTES: usize = 2 * HUGE_PAGE;
@@ -75,6 +84,7 @@ pub fn read_environment() {
             libc::sbrk(0) as usize
         };
         if end != usize::MAX {
+            HEAP_START.store(end, Ordering::Relaxed);
             HINTED_TO.store(end + SMALL_HEAP, Ordering::Relaxed);
         }
     }
@@ -122,7 +132,8 @@ impl HugePageHint {
     #[cold]
     #[inline(never)]
     fn grown_heap(from: usize, end: usize) {
-        if HINTED_TO.fetch_max(end, Ordering::Relaxed) >= end {
+        let before = HINTED_TO.fetch_max(end, Ordering::Relaxed);
+        if before >= end {
             return;
         }
         let start = from & !(PAGE - 1);
@@ -131,6 +142,26 @@ impl HugePageHint {
         // only sets a flag on the mapping and neither moves nor frees memory.
         unsafe {
             libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+        let heap = HEAP_START.load(Ordering::Relaxed);
+        if heap != 0 && before == heap + SMALL_HEAP {
+            Self::collapse_small_heap(heap);
+        }
+    }
+
+    /// Asks the kernel to put the heap's first [`SMALL_HEAP`] bytes, which the heap
+    /// has just outgrown, on huge pages (the whole 2 MiB pages inside them).
+    #[cold]
+    fn collapse_small_heap(heap: usize) {
+        if let Some((start, end)) = whole_huge_pages(heap, SMALL_HEAP) {
+            // SAFETY: the range lies inside the heap's first SMALL_HEAP bytes, all of
+            // which the heap holds (it has grown past them). MADV_COLLAPSE moves the
+            // contents of the range's pages into huge pages in place: the addresses and
+            // what they hold stay the same. A kernel without it refuses, and nothing
+            // changes.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_COLLAPSE);
+            }
         }
     }
 
