@@ -13,11 +13,13 @@
 //!   there, not in blocks of their own. A small run keeps its 4 KiB pages (a huge page
 //!   would round its few MB of model up: the heap's top huge page is partly used), and
 //!   the heap grows in steps of [`HEAP_STEP`] so that whole huge pages fit in each;
-//! - the heap's first [`SMALL_HEAP`] bytes too, once the heap has outgrown them: they
-//!   hold the tables built first (ports, links, switches: at k = 32, 19 MB of ports),
-//!   already on small pages, which the kernel is asked to collapse into huge ones there
-//!   and then (`MADV_COLLAPSE`, Linux 6.1 on; elsewhere it is refused and nothing
-//!   changes). They are in use by then, so this adds next to no memory;
+//! - the heap's first [`SMALL_HEAP`] bytes too, 2 MiB at a time as each fills: they hold
+//!   the tables built first below [`HINT_BYTES`] (links, switches, link rings) and the
+//!   pools' first chunks (at 1,024 hosts nearly all of the model's 18 MB). When a block of at least [`COLLAPSE_TRIGGER`] bytes
+//!   (a pool's chunk, as a model grows) is allocated past such 2 MiB, and each of their
+//!   pages is in use, the kernel is asked to move them onto huge pages
+//!   (`MADV_COLLAPSE`, Linux 6.1 on; where it is refused, nothing is asked again).
+//!   Only full ones: the page rounds nothing up, and the peak memory stays the same;
 //! - every allocation of at least [`HINT_BYTES`] (the allocator maps those apart from
 //!   the heap): the whole 2 MiB pages inside it.
 //!
@@ -54,9 +56,20 @@ pub const HEAP_STEP: usize = 8 * HUGE_PAGE;
 /// has read where the heap starts, and while hints are off).
 static HINTED_TO: AtomicUsize = AtomicUsize::new(0);
 
-/// Where the heap started when the hints began (0 while hints are off), for the
-/// collapse of its first [`SMALL_HEAP`] bytes.
-static HEAP_START: AtomicUsize = AtomicUsize::new(0);
+/// Allocations this large or larger look for full 2 MiB of the heap's first
+/// [`SMALL_HEAP`] bytes to collapse: the chunks the packet arena and the queues' blocks
+/// grow by (42 and 64 KiB), not the many small blocks of building a model.
+pub const COLLAPSE_TRIGGER: usize = 16 << 10;
+
+/// The first 2 MiB of the heap's first [`SMALL_HEAP`] bytes not yet collapsed nor
+/// given up on (0 while hints are off, once the kernel refused, and once all are done).
+static COLLAPSE_NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// The end of the last whole 2 MiB in the heap's first [`SMALL_HEAP`] bytes.
+static COLLAPSE_END: AtomicUsize = AtomicUsize::new(0);
+
+/// Held by the thread that collapses (another allocating thread then does not wait).
+static COLLAPSING: AtomicBool = AtomicBool::new(false);
 
 /// Allocations this large or larger are hinted: two huge pages, so at least one whole
 /// one lies inside whatever the allocator returns.
@@ -84,8 +97,11 @@ pub fn read_environment() {
             libc::sbrk(0) as usize
         };
         if end != usize::MAX {
-            HEAP_START.store(end, Ordering::Relaxed);
             HINTED_TO.store(end + SMALL_HEAP, Ordering::Relaxed);
+            if let Some((first, last)) = whole_huge_pages(end, SMALL_HEAP) {
+                COLLAPSE_END.store(last, Ordering::Relaxed);
+                COLLAPSE_NEXT.store(first, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -112,7 +128,43 @@ impl HugePageHint {
             Self::hint(ptr, size);
         }
         Self::hint_heap();
+        if size >= COLLAPSE_TRIGGER {
+            Self::collapse_below(ptr as usize);
+        }
         ptr
+    }
+
+    /// Collapses the full 2 MiB of the heap's first [`SMALL_HEAP`] bytes that lie
+    /// below `addr`, a block just allocated (in order; see the module's doc).
+    #[cold]
+    #[inline(never)]
+    fn collapse_below(addr: usize) {
+        let next = COLLAPSE_NEXT.load(Ordering::Relaxed);
+        // (A block of another thread's arena lies past the heap's end.)
+        // SAFETY: `sbrk(0)` reads the current end of the heap and changes nothing.
+        if next == 0 || addr < next + HUGE_PAGE || addr > unsafe { libc::sbrk(0) } as usize {
+            return;
+        }
+        if COLLAPSING.swap(true, Ordering::Acquire) {
+            return;
+        }
+        let end = COLLAPSE_END.load(Ordering::Relaxed);
+        let mut r = COLLAPSE_NEXT.load(Ordering::Relaxed);
+        while r != 0 && r < end && r + HUGE_PAGE <= addr {
+            if !all_resident(r) {
+                // Not yet in use throughout: try again at a later block, unless the
+                // heap has gone well past it (a hole that may never be touched).
+                if addr < r + 2 * HUGE_PAGE {
+                    break;
+                }
+            } else if let Collapse::Refused = collapse(r) {
+                r = 0;
+                break;
+            }
+            r += HUGE_PAGE;
+        }
+        COLLAPSE_NEXT.store(if r >= end { 0 } else { r }, Ordering::Relaxed);
+        COLLAPSING.store(false, Ordering::Release);
     }
 
     /// Hints the heap grown since the last call, past its first [`SMALL_HEAP`] bytes.
@@ -132,8 +184,7 @@ impl HugePageHint {
     #[cold]
     #[inline(never)]
     fn grown_heap(from: usize, end: usize) {
-        let before = HINTED_TO.fetch_max(end, Ordering::Relaxed);
-        if before >= end {
+        if HINTED_TO.fetch_max(end, Ordering::Relaxed) >= end {
             return;
         }
         let start = from & !(PAGE - 1);
@@ -142,26 +193,6 @@ impl HugePageHint {
         // only sets a flag on the mapping and neither moves nor frees memory.
         unsafe {
             libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-        let heap = HEAP_START.load(Ordering::Relaxed);
-        if heap != 0 && before == heap + SMALL_HEAP {
-            Self::collapse_small_heap(heap);
-        }
-    }
-
-    /// Asks the kernel to put the heap's first [`SMALL_HEAP`] bytes, which the heap
-    /// has just outgrown, on huge pages (the whole 2 MiB pages inside them).
-    #[cold]
-    fn collapse_small_heap(heap: usize) {
-        if let Some((start, end)) = whole_huge_pages(heap, SMALL_HEAP) {
-            // SAFETY: the range lies inside the heap's first SMALL_HEAP bytes, all of
-            // which the heap holds (it has grown past them). MADV_COLLAPSE moves the
-            // contents of the range's pages into huge pages in place: the addresses and
-            // what they hold stay the same. A kernel without it refuses, and nothing
-            // changes.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_COLLAPSE);
-            }
         }
     }
 
@@ -180,6 +211,47 @@ impl HugePageHint {
                 libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
             }
         }
+    }
+}
+
+/// Whether every page of the 2 MiB at `start` (inside the heap) is in memory.
+fn all_resident(start: usize) -> bool {
+    let mut pages = [0u8; HUGE_PAGE / PAGE];
+    // SAFETY: `[start, start + HUGE_PAGE)` lies inside the heap (below its end, past its
+    // start); mincore only reads the page tables and writes one byte a page to `pages`,
+    // which has one for each.
+    let r = unsafe {
+        libc::mincore(
+            start as *mut libc::c_void,
+            HUGE_PAGE,
+            pages.as_mut_ptr().cast(),
+        )
+    };
+    r == 0 && pages.iter().all(|&p| p & 1 != 0)
+}
+
+/// What the kernel said to a collapse.
+enum Collapse {
+    Done,
+    /// It cannot: no `MADV_COLLAPSE` (before Linux 6.1), or no huge pages at all.
+    Refused,
+    /// Not now: no huge page free, or the range busy (not asked again: the pages stay
+    /// small).
+    Busy,
+}
+
+/// Asks the kernel to move the 2 MiB at `start` onto one huge page.
+fn collapse(start: usize) -> Collapse {
+    // SAFETY: the range is 2 MiB of the heap, aligned, each page in use. MADV_COLLAPSE
+    // copies what the pages hold into a huge page mapped at the same addresses: neither
+    // the addresses nor the contents change, for this thread or any other.
+    let r = unsafe { libc::madvise(start as *mut libc::c_void, HUGE_PAGE, libc::MADV_COLLAPSE) };
+    if r == 0 {
+        return Collapse::Done;
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::EAGAIN) | Some(libc::ENOMEM) => Collapse::Busy,
+        _ => Collapse::Refused,
     }
 }
 
@@ -232,6 +304,36 @@ mod tests {
         for offset in [0, 16, 4096, h - 16] {
             let (a, b) = whole_huge_pages(h + offset, HINT_BYTES).unwrap();
             assert!(a >= h + offset && b <= h + offset + HINT_BYTES && b - a >= h);
+        }
+    }
+
+    #[test]
+    fn a_2_mib_is_resident_once_each_of_its_pages_is_touched() {
+        // Two huge pages of fresh anonymous memory, so that one whole one lies inside.
+        // SAFETY: a private anonymous mapping of our own, unmapped at the end; the
+        // writes stay inside it.
+        unsafe {
+            let len = 2 * HUGE_PAGE;
+            let m = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(m, libc::MAP_FAILED);
+            // Small pages even where the system gives huge ones to all memory.
+            libc::madvise(m, len, libc::MADV_NOHUGEPAGE);
+            let start = (m as usize).next_multiple_of(HUGE_PAGE);
+            assert!(!all_resident(start), "nothing touched yet");
+            for page in (start..start + HUGE_PAGE - PAGE).step_by(PAGE) {
+                *(page as *mut u8) = 1;
+            }
+            assert!(!all_resident(start), "the last page untouched");
+            *((start + HUGE_PAGE - PAGE) as *mut u8) = 1;
+            assert!(all_resident(start));
+            libc::munmap(m, len);
         }
     }
 
