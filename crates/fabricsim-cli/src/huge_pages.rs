@@ -1,5 +1,5 @@
 //! The process's allocator: the system's, with the model's memory asked to live on
-//! transparent huge pages once it is large.
+//! transparent huge pages where they round nothing up.
 //!
 //! A fabric of 100,000 hosts keeps about 1.8 GB of model (port queues, the packet arena,
 //! links, routing) and touches it nearly at random: every event lands on another switch's
@@ -15,11 +15,12 @@
 //!   the heap grows in steps of [`HEAP_STEP`] so that whole huge pages fit in each;
 //! - the heap's first [`SMALL_HEAP`] bytes too, 2 MiB at a time as each fills: they hold
 //!   the tables built first below [`HINT_BYTES`] (links, switches, link rings) and the
-//!   pools' first chunks (at 1,024 hosts nearly all of the model's 18 MB). When a block of at least [`COLLAPSE_TRIGGER`] bytes
-//!   (a pool's chunk, as a model grows) is allocated past such 2 MiB, and each of their
-//!   pages is in use, the kernel is asked to move them onto huge pages
-//!   (`MADV_COLLAPSE`, Linux 6.1 on; where it is refused, nothing is asked again).
-//!   Only full ones: the page rounds nothing up, and the peak memory stays the same;
+//!   pools' first chunks (at 1,024 hosts nearly all of the model's 18 MB). When a block
+//!   of at least [`COLLAPSE_TRIGGER`] bytes (a pool's chunk, as a model grows) is
+//!   allocated past such 2 MiB, and each of their pages is in use, the kernel is asked
+//!   to move them onto huge pages (`MADV_COLLAPSE`, Linux 6.1 on; where it is refused,
+//!   nothing is asked again). Only full ones: the page rounds nothing up, and the peak
+//!   memory stays the same;
 //! - every allocation of at least [`HINT_BYTES`] (the allocator maps those apart from
 //!   the heap): the whole 2 MiB pages inside it.
 //!
