@@ -8,7 +8,7 @@ use crate::model::fabric::NodeKind;
 
 use crate::sim::*;
 
-/// Starts loading what the next four events' handlers will read, one dependent step
+/// Starts loading what the next three events' handlers will read, one dependent step
 /// per event of look-ahead, so that each step reads only lines the previous step
 /// (one event earlier) started loading:
 /// - 3 ahead: the link, or the port;
@@ -17,12 +17,13 @@ use crate::sim::*;
 /// - 1 ahead: for an arrival at a switch, the egress port, its books, its queue, its link
 ///   and the ingress counter (the egress was chosen upstream, see `route_ahead`), at a
 ///   host the packet's slot; for a port, its head packet, its link's tail and its
-///   switch's buffer;
-/// - next: for a port, the head packet's ingress counter and the port's ECN marker.
+///   switch's buffer.
 ///
-/// Every step earns its instructions: without the steps 2 ahead and for the next event
-/// (36 instructions an event at k = 16) the count fell 8 % and the wall time at k = 32
-/// rose 14 % (median of five interleaved pairs, `docs/results/bench.md`).
+/// Each step earns its instructions: without the steps 2 ahead and a step for the next
+/// event (36 instructions an event at k = 16) the count fell 8 % and the wall time at
+/// k = 32 rose 14 % (median of five interleaved pairs, `docs/results/bench.md`). That
+/// step for the next event (a port's head packet's ingress counter and its ECN marker)
+/// stopped earning its 15 once the model lay on huge pages, and went.
 #[inline(always)]
 pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
     use crate::base::prefetch::{prefetch, prefetch_field, prefetch_item, prefetch_next};
@@ -113,18 +114,6 @@ pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
             }
         }
         Ahead::Other => {}
-    }
-    if let Ahead::Port(p) = kind(ahead[0]) {
-        let port = fabric.ports.at(p as usize);
-        if let (NodeKind::Switch(s), true) = (port.owner(), port.nonempty != 0) {
-            let prio = 7 - port.nonempty.leading_zeros() as usize;
-            if let Some(d) = port.queues[prio].front(fabric.queue_pool(p as usize)) {
-                let sw = fabric.switches.at(s as usize);
-                sw.buffer
-                    .prefetch_counter(d.in_port as usize, d.prio() as usize);
-                prefetch_item(&sw.ecn, p.wrapping_sub(sw.ports.first.0) as usize);
-            }
-        }
     }
 }
 
