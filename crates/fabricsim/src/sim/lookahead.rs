@@ -19,11 +19,12 @@ use crate::sim::*;
 ///   host the packet's slot; for a port, its head packet, its link's tail and its
 ///   switch's buffer.
 ///
-/// Each step earns its instructions: without the steps 2 ahead and a step for the next
-/// event (36 instructions an event at k = 16) the count fell 8 % and the wall time at
-/// k = 32 rose 14 % (median of five interleaved pairs, `docs/results/bench.md`). That
-/// step for the next event (a port's head packet's ingress counter and its ECN marker)
-/// stopped earning its 15 once the model lay on huge pages, and went.
+/// Each step earns its instructions: on small pages, without the steps 2 ahead and a
+/// step for the next event (36 instructions an event at k = 16) the count fell 8 % and
+/// the wall time at k = 32 rose 14 %. That step for the next event alone (a port's head
+/// packet's ingress counter and its ECN marker, 15 instructions) does not earn them on
+/// huge pages: without it, wall ratios of 0.96 to 1.02 at k = 16 and 0.99 at k = 32
+/// (medians of interleaved pairs, `docs/results/bench.md`).
 #[inline(always)]
 pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
     use crate::base::prefetch::{prefetch, prefetch_field, prefetch_item, prefetch_next};
