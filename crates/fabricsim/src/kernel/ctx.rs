@@ -5,7 +5,7 @@
 use crate::base::ids::{LinkId, PortId};
 use crate::base::units::Time;
 use crate::kernel::events::{Event, EventQueue};
-use crate::kernel::packet::{CreditSignal, Desc, IntStack, Packet, PacketArena, Tag};
+use crate::kernel::packet::{CreditSignal, Desc, IntStack, PacketArena, Slot, Tag};
 
 /// Transport and fabric settings resolved for the run.
 #[derive(Clone, Debug)]
@@ -208,8 +208,11 @@ impl Ctx {
 pub(crate) struct Handoff {
     pub(crate) link: LinkId,
     pub(crate) arrival: Time,
+    /// The frame's descriptor; its id is the sender's slot until the outbox is sealed.
     pub(crate) desc: Desc,
-    pub(crate) packet: Packet,
+    /// The frame's slot as the sender's arena stored it, copied when the outbox is sealed
+    /// ([`Outbox::sealed`]).
+    pub(crate) slot: Slot,
 }
 
 /// A credit return sent back over a cut link: it reaches egress `port` (in the shard
@@ -232,6 +235,9 @@ pub(crate) struct Outbox {
     pub(crate) ints: Vec<IntStack>,
     /// The GSE container tag of every frame, in frame order (runs with GSPs).
     pub(crate) tags: Vec<(Tag, u32)>,
+    /// Frames before this one carry their slots, and the sender's arena has let those
+    /// slots go; the rest still hold them (`Ctx::seal_handoffs`).
+    pub(crate) sealed: usize,
 }
 
 impl Outbox {
@@ -249,5 +255,6 @@ impl Outbox {
         self.releases.clear();
         self.ints.clear();
         self.tags.clear();
+        self.sealed = 0;
     }
 }

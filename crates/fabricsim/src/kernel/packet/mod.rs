@@ -610,6 +610,12 @@ impl PacketArena {
     pub fn alloc(&mut self, p: Packet) -> PktId {
         self.alloc_slot(Slot::encode(&p))
     }
+    /// Puts a slot copied from another arena (a frame handed over by another shard) in a
+    /// slot here and returns its id.
+    #[inline]
+    pub fn alloc_stored(&mut self, slot: Slot) -> PktId {
+        self.alloc_slot(slot)
+    }
     /// Puts a stored packet in a slot and returns its id. Always inlined: with `#[inline]`
     /// the compiler kept a copy out of line for the ACKs (a call per data packet).
     #[inline(always)]

@@ -48,6 +48,10 @@ fn time_before(now: Time, low: u64, bits: u32) -> Time {
 }
 
 impl Slot {
+    /// A slot that stores nothing yet: a frame's hand-off to another shard before its
+    /// slot is copied in.
+    pub const UNSET: Slot = Slot { v: 0 };
+
     /// A free slot whose successor in the free list is `next`.
     #[inline(always)]
     pub(super) const fn free(next: u32) -> Slot {

@@ -627,9 +627,10 @@ fn run_window(
         }
         super::event_loop::dispatch(ctx, fabric, roles, nics, None, t, ev);
         if ctx.queue.popped() > limit && past_budget(ctx, ev) {
-            return;
+            break;
         }
     }
+    ctx.seal_handoffs();
 }
 
 /// Keeps event `ev`, run past the shard's budget, for the livelock diagnosis; true

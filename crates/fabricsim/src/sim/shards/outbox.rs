@@ -3,10 +3,13 @@
 
 use super::*;
 use crate::kernel::ctx::{CreditHandoff, Handoff};
+use crate::kernel::packet::Slot;
 
 impl Ctx {
-    /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`): its slot
-    /// here is freed and the packet goes by value.
+    /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`). The
+    /// frame keeps its slot here until the window ends ([`Self::seal_handoffs`]), where
+    /// the slots of all the frames handed over are copied at once: read one at a time as
+    /// each frame left, each slot was a wait of its own.
     // (Only ports on cut links reach it, through the transmit's out-of-line path.)
     #[inline]
     pub(crate) fn hand_off(
@@ -17,7 +20,6 @@ impl Ctx {
         desc: Desc,
         int: Option<IntStack>,
     ) {
-        let packet = self.arena.get(desc.id, desc.kind(), self.now);
         let out = &mut self.outbox[to as usize - 1];
         if let Some(st) = int {
             out.ints.push(st);
@@ -25,13 +27,33 @@ impl Ctx {
         if self.arena.keeps_tags() {
             out.tags.push(self.arena.gse_tag(desc.id));
         }
-        self.arena.release(desc.id);
         out.frames.push(Handoff {
             link,
             arrival,
             desc,
-            packet,
+            slot: Slot::UNSET,
         });
+    }
+
+    /// Copies the slot of every frame handed over since the last call into its hand-off
+    /// and frees it here. Called by the shard's own thread when its window ends, before
+    /// the barrier after which other shards read the outboxes. The slots are loaded a
+    /// few frames ahead, so that their misses overlap.
+    pub(crate) fn seal_handoffs(&mut self) {
+        const AHEAD: usize = 8;
+        let arena = &mut self.arena;
+        for out in self.outbox.iter_mut() {
+            let frames = &mut out.frames[out.sealed..];
+            for i in 0..frames.len() {
+                if let Some(h) = frames.get(i + AHEAD) {
+                    crate::base::prefetch::prefetch(arena.slot_of(h.desc.id));
+                }
+                let h = &mut frames[i];
+                h.slot = *arena.slot_of(h.desc.id);
+                arena.release(h.desc.id);
+            }
+            out.sealed = out.frames.len();
+        }
     }
 
     /// Hands shard `to` the release of dependency node `v` at `at` (at least a crossing
@@ -88,6 +110,9 @@ impl Ctx {
 /// Puts every frame handed over in the last window on its link's ring, in the shard at
 /// the far end.
 pub(super) fn deliver(ctxs: &mut [Ctx], fabric: &mut Fabric, nics: &mut Nics) {
+    for c in ctxs.iter_mut() {
+        c.seal_handoffs();
+    }
     for to in 0..ctxs.len() {
         for from in 0..ctxs.len() {
             let mut msgs = std::mem::take(&mut ctxs[from].outbox[to]);
@@ -107,7 +132,7 @@ pub(super) fn receive(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, msgs:
     let mut tags = msgs.tags.iter();
     for h in &msgs.frames {
         let mut d = h.desc;
-        d.id = ctx.arena.alloc(h.packet);
+        d.id = ctx.arena.alloc_stored(h.slot);
         if let Some(&(tag, gsp)) = tags.next() {
             ctx.arena.set_tag(d.id, tag, gsp);
         }
