@@ -430,7 +430,8 @@ impl EventQueue {
     #[inline(always)]
     pub fn pop_before(&mut self, end: Time) -> Option<(Time, Event)> {
         if self.head < self.end {
-            let k = self.drain[self.head];
+            // (`head < end <= drain.len()`, as in `pop`.)
+            let k = *self.drain.at(self.head);
             let t = self.base + (k >> self.lsh);
             if t >= end {
                 return None;
