@@ -8,8 +8,8 @@ use crate::kernel::packet::Slot;
 impl Ctx {
     /// Hands a frame sent on cut link `link` to shard `to - 1` (`Link::cut_to`). The
     /// frame keeps its slot here until the window ends ([`Self::seal_handoffs`]), where
-    /// the slots of all the frames handed over are copied at once: read one at a time as
-    /// each frame left, each slot was a wait of its own.
+    /// the slots of all the frames handed over are copied at once: read as each frame
+    /// leaves, every slot (cold since the packet came in) would be a wait of its own.
     // (Only ports on cut links reach it, through the transmit's out-of-line path.)
     #[inline]
     pub(crate) fn hand_off(
