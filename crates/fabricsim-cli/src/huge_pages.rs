@@ -24,13 +24,18 @@
 //! - every allocation of at least [`HINT_BYTES`] (the allocator maps those apart from
 //!   the heap): the whole 2 MiB pages inside it.
 //!
+//! A run cut into shards (`--threads-per-run` above 1) has every thread allocate from
+//! this heap ([`one_heap`]): each shard's thread grows its packet arena and queue pools
+//! as the run goes, and in an arena of the thread's own (glibc maps one per thread and
+//! grows it a page at a time) they would all lie on 4 KiB pages.
+//!
 //! The model is allocated while it is built and when a pool grows, never per packet, so
 //! the checks run on the cold path only (`fabricsim/tests/no_alloc.rs`). It is a hint: where the
 //! kernel has no huge pages, or refuses, nothing changes, and nothing the simulation
-//! computes depends on where its memory lies. Other threads' allocations (the other runs
-//! of a parallel sweep, the pools of a run cut into shards as they grow) come from the
-//! allocator's other arenas and are hinted only when large; `runner::run_sweep` runs a
-//! lone run on the calling thread so that its model lies in this heap.
+//! computes depends on where its memory lies. Otherwise other threads' allocations (the
+//! other runs of a parallel sweep) come from the allocator's other arenas and are hinted
+//! only when large; `runner::run_sweep` runs a lone run on the calling thread so that
+//! its model lies in this heap.
 //!
 //! `FABRICSIM_HUGE_PAGES=0` (or `off`, `false`, `no`) in the environment turns the hints
 //! off, to measure them or where huge pages are unwelcome; any other value, or none,
@@ -103,6 +108,25 @@ pub fn read_environment() {
                 COLLAPSE_END.store(last, Ordering::Relaxed);
                 COLLAPSE_NEXT.store(first, Ordering::Relaxed);
             }
+        }
+    }
+}
+
+/// Has every thread allocate from the main heap (glibc's `M_ARENA_MAX` of 1), for a
+/// process that runs models cut into shards on threads of their own: what a shard's
+/// thread allocates as the run goes (its pools' chunks of 42 and 64 KiB) then lies past
+/// the heap's first [`SMALL_HEAP`] bytes, on huge pages, beside the rest of the model.
+/// A thread's own arena grows a page at a time, so none of it would (the benchmark at
+/// k = 32 on two threads: 52 MB of the second shard's pools there, none on huge pages;
+/// `docs/results/bench.md`). No thread allocates per packet, so sharing one heap costs
+/// nothing while the model runs. Call it before any other thread exists: glibc fixes
+/// the arenas' limit when a second thread first allocates. Nothing with the hints off.
+pub fn one_heap() {
+    if ENABLED.load(Ordering::Relaxed) {
+        // SAFETY: `mallopt` sets a tuning parameter of the allocator, which stays
+        // correct with any value of it.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
         }
     }
 }

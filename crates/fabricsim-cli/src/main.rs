@@ -180,6 +180,10 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if cli.cmd.cuts_runs() {
+        huge_pages::one_heap();
+    }
     match cli.cmd {
         Cmd::Run {
             file,
@@ -263,6 +267,22 @@ fn main() -> ExitCode {
             km,
             threads_per_run,
         } => cmd_bench(k, repeat, long_haul, child, km, threads_per_run),
+    }
+}
+
+impl Cmd {
+    /// Whether the command runs models cut into shards, each on a thread of its own.
+    #[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
+    fn cuts_runs(&self) -> bool {
+        match self {
+            Cmd::Run {
+                threads_per_run, ..
+            }
+            | Cmd::Bench {
+                threads_per_run, ..
+            } => *threads_per_run > 1,
+            _ => false,
+        }
     }
 }
 
@@ -894,4 +914,42 @@ fn cmd_bench(
         repeat
     );
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_commands_that_cut_runs_across_threads_share_one_heap() {
+        let cuts = |args: &[&str]| {
+            let mut v = vec!["fabricsim"];
+            v.extend_from_slice(args);
+            Cli::try_parse_from(v)
+                .expect("valid arguments")
+                .cmd
+                .cuts_runs()
+        };
+        assert!(cuts(&["run", "s.toml", "--threads-per-run", "2"]));
+        assert!(cuts(&[
+            "bench",
+            "--child",
+            "--k",
+            "32",
+            "--threads-per-run",
+            "2"
+        ]));
+        assert!(!cuts(&["run", "s.toml"]));
+        assert!(!cuts(&[
+            "run",
+            "s.toml",
+            "--threads",
+            "8",
+            "--threads-per-run",
+            "1"
+        ]));
+        assert!(!cuts(&["bench", "--child", "--k", "32"]));
+        // `check` only says how a run would be cut.
+        assert!(!cuts(&["check", "s.toml", "--threads-per-run", "2"]));
+    }
 }
