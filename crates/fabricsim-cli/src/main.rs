@@ -765,6 +765,8 @@ fn cmd_bench(
             "memory_total": r.memory.total(), "peak_packets": r.memory.peak_packets,
             "threads": r.threads, "shards": r.shards, "notes": r.notes,
             "parallelism": r.parallelism,
+            "barrier_wait_seconds": r.barrier_wait_seconds.map(|w| w.0),
+            "barrier_wait_seconds_max": r.barrier_wait_seconds.map(|w| w.1),
         });
         println!("{j}");
         return ExitCode::SUCCESS;
@@ -897,6 +899,16 @@ fn cmd_bench(
                     println!(
                         "  at most {p:.2}x with a core per shard: the events of every window's \
                          busiest shard, summed, are 1/{p:.2} of all (a count, not a timing)"
+                    );
+                }
+                if let (Some(mean), Some(most)) = (
+                    t["barrier_wait_seconds"].as_f64(),
+                    t["barrier_wait_seconds_max"].as_f64(),
+                ) {
+                    println!(
+                        "  the threads waited at the windows' barriers {mean:.2} s on average, \
+                         {most:.2} s at most, of {many:.2} s (the shards' imbalance, the \
+                         machine's other work, the work between windows)"
                     );
                 }
             }

@@ -1014,6 +1014,20 @@ fn the_critical_path_counts_each_windows_busiest_shard() {
     assert_eq!(w.shards, 4);
     assert_eq!(w.critical_path_events, sim.events());
     assert_eq!(w.parallelism, 1.0);
+    // The threads of the idle shards wait at every barrier for the busy one's; on one
+    // thread nothing waits.
+    if w.threads > 1 {
+        assert!(w.barrier_wait_seconds_max > 0.0, "{w:?}");
+        assert!(
+            w.barrier_wait_seconds_max >= w.barrier_wait_seconds,
+            "{w:?}"
+        );
+    } else {
+        assert_eq!(
+            (w.barrier_wait_seconds, w.barrier_wait_seconds_max),
+            (0.0, 0.0)
+        );
+    }
     // A permutation over every pod: each window's busiest shard runs well under all the
     // window's events (summing the shards instead of taking the busiest would give 1;
     // counts not reset between windows, less than 1), and no cut into 4 gains more

@@ -76,6 +76,9 @@ pub struct BenchResult {
     /// ([`crate::sim::ParallelWork::parallelism`]): the speedup a core per shard could
     /// give at most, the same on any machine.
     pub parallelism: Option<f64>,
+    /// Seconds the threads waited at the windows' barriers, on average and at most
+    /// ([`crate::sim::ParallelWork::barrier_wait_seconds`]), when cut.
+    pub barrier_wait_seconds: Option<(f64, f64)>,
 }
 
 impl BenchResult {
@@ -225,5 +228,8 @@ pub fn run_case_on(case: Case, threads: usize) -> BenchResult {
         threads: sim.parallel_work().map_or(1, |w| w.threads),
         notes,
         parallelism: sim.parallel_work().map(|w| w.parallelism),
+        barrier_wait_seconds: sim
+            .parallel_work()
+            .map(|w| (w.barrier_wait_seconds, w.barrier_wait_seconds_max)),
     }
 }

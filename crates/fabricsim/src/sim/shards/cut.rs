@@ -285,6 +285,7 @@ impl Simulation {
             ctxs: Vec::new(),
             windows: 0,
             handoffs: 0,
+            waited: Vec::new(),
             critical: 0,
             popped_at: Vec::new(),
             next_sample: None,
@@ -543,6 +544,11 @@ impl Simulation {
                 0 => 1.0,
                 c => events as f64 / c as f64,
             },
+            barrier_wait_seconds: match s.waited.len() {
+                0 => 0.0,
+                n => s.waited.iter().sum::<u64>() as f64 / n as f64 / 1e9,
+            },
+            barrier_wait_seconds_max: s.waited.iter().max().map_or(0.0, |&w| w as f64 / 1e9),
         })
     }
 

@@ -156,6 +156,13 @@ pub struct ParallelWork {
     /// the barriers free. Measured on any machine, it bounds what more cores can give
     /// (the shards' balance window by window, not the machine's).
     pub parallelism: f64,
+    /// Seconds the threads waited at the windows' barriers, on average over the threads
+    /// (0 when the shards take turns on one): unlike the counts above, a timing, of what
+    /// the shards' imbalance, the machine's other work and the caller's thread's work
+    /// between windows cost.
+    pub barrier_wait_seconds: f64,
+    /// The longest any one thread waited.
+    pub barrier_wait_seconds_max: f64,
 }
 
 /// A run cut into shards: the cut, and each shard's context once it runs.
@@ -170,6 +177,9 @@ pub(crate) struct Shards {
     pub(crate) windows: u64,
     /// Frames handed from one shard to another.
     pub(crate) handoffs: u64,
+    /// Nanoseconds each thread waited at the windows' barriers (empty when the shards
+    /// take turns on the caller's thread).
+    pub(crate) waited: Vec<u64>,
     /// Events on the critical path so far ([`ParallelWork::critical_path_events`],
     /// less `between`).
     pub(crate) critical: u64,
@@ -299,11 +309,7 @@ impl Simulation {
             );
         }
         let threads = sh.threads;
-        let pool = Pool {
-            barrier: threads::SpinBarrier::new(threads),
-            end: std::sync::atomic::AtomicU64::new(0),
-            panic: std::sync::Mutex::new(None),
-        };
+        let pool = Pool::new(threads);
         let model = SharedModel {
             fabric: &mut self.fabric as *mut Fabric,
             roles: &mut self.roles as *mut RoleStates,
@@ -315,7 +321,7 @@ impl Simulation {
             for j in 1..threads {
                 let pool = &pool;
                 scope.spawn(move || loop {
-                    pool.barrier.wait();
+                    pool.wait(j);
                     let end = pool.end.load(std::sync::atomic::Ordering::Acquire);
                     if end == EXIT {
                         break;
@@ -325,7 +331,7 @@ impl Simulation {
             }
             let end = self.window_loop(sh, until, halt, progress, &mut |_, _, _, _, end| {
                 pool.end.store(end, std::sync::atomic::Ordering::Release);
-                pool.barrier.wait();
+                pool.wait(0);
                 model.window(0, threads, end, prefetch, &pool);
                 let failed = pool.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
                 if let Some(p) = failed {
@@ -338,6 +344,10 @@ impl Simulation {
             });
             pool.end.store(EXIT, std::sync::atomic::Ordering::Release);
             pool.barrier.wait();
+            sh.waited.resize(threads, 0);
+            for (w, p) in sh.waited.iter_mut().zip(&pool.waited) {
+                *w += p.load(std::sync::atomic::Ordering::Relaxed);
+            }
             end
         })
     }

@@ -15,6 +15,8 @@ pub(super) struct Pool {
     /// every barrier (a thread that left would hang the others), and the caller's
     /// thread stops the rest and resumes the panic.
     pub(super) panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    /// Nanoseconds each thread has waited at the barrier ([`Pool::wait`]).
+    pub(super) waited: Vec<std::sync::atomic::AtomicU64>,
 }
 
 /// A barrier whose threads spin a while, then yield, until the last one arrives. The
@@ -71,6 +73,25 @@ impl SpinBarrier {
 }
 
 impl Pool {
+    /// A pool for `threads` threads.
+    pub(super) fn new(threads: usize) -> Pool {
+        Pool {
+            barrier: SpinBarrier::new(threads),
+            end: std::sync::atomic::AtomicU64::new(0),
+            panic: std::sync::Mutex::new(None),
+            waited: (0..threads).map(|_| Default::default()).collect(),
+        }
+    }
+
+    /// Thread `j` waits at the barrier, counting how long (two clock reads, a few tens
+    /// of nanoseconds, against a window's microseconds of work at the least).
+    pub(super) fn wait(&self, j: usize) {
+        let t = std::time::Instant::now();
+        self.barrier.wait();
+        let ns = t.elapsed().as_nanos() as u64;
+        self.waited[j].fetch_add(ns, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Runs `f`, keeping its panic (the first of the window) instead of unwinding.
     pub(super) fn guard(&self, f: impl FnOnce()) {
         if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
@@ -119,7 +140,7 @@ impl SharedModel {
             };
             pool.guard(|| run_window(ctx, fabric, roles, nics, end, prefetch));
         }
-        pool.barrier.wait();
+        pool.wait(j);
         for to in (j..self.shards).step_by(threads) {
             // (A shard never hands frames to itself: a cut link joins two shards.)
             for from in (0..self.shards).filter(|&f| f != to) {
@@ -140,7 +161,7 @@ impl SharedModel {
                 src.outbox[to] = msgs;
             }
         }
-        pool.barrier.wait();
+        pool.wait(j);
     }
 }
 
