@@ -214,6 +214,7 @@ pub fn run_case_on(case: Case, threads: usize) -> BenchResult {
     let t1 = Instant::now();
     sim.run(&mut |_| {});
     let wall = t1.elapsed().as_secs_f64();
+    let work = sim.parallel_work();
     BenchResult {
         name: case.name(),
         hosts: sim.nics.hosts.len(),
@@ -225,11 +226,9 @@ pub fn run_case_on(case: Case, threads: usize) -> BenchResult {
         flows: (sim.flows_done(), sim.nics.flows.len()),
         memory: sim.memory_breakdown(),
         shards: sim.shard_count(),
-        threads: sim.parallel_work().map_or(1, |w| w.threads),
+        threads: work.map_or(1, |w| w.threads),
         notes,
-        parallelism: sim.parallel_work().map(|w| w.parallelism),
-        barrier_wait_seconds: sim
-            .parallel_work()
-            .map(|w| (w.barrier_wait_seconds, w.barrier_wait_seconds_max)),
+        parallelism: work.map(|w| w.parallelism),
+        barrier_wait_seconds: work.map(|w| (w.barrier_wait_seconds, w.barrier_wait_seconds_max)),
     }
 }
