@@ -26,11 +26,17 @@ def run(binary, k, cpu, extra):
     cmd = [binary, "bench", "--child", "--k", str(k)] + extra
     if cpu is not None and shutil.which("taskset"):
         cmd = ["taskset", "-c", str(cpu)] + cmd
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        sys.exit(f"wall-pairs: cannot run {binary}: {e}")
     if out.returncode != 0:
         sys.exit(f"wall-pairs: {' '.join(cmd)} exited {out.returncode}: {out.stderr.strip()}")
-    d = json.loads(out.stdout)
-    return d["wall_seconds"], (d["events"], d["packet_hops"])
+    try:
+        d = json.loads(out.stdout)
+        return d["wall_seconds"], (d["events"], d["packet_hops"])
+    except (ValueError, KeyError) as e:
+        sys.exit(f"wall-pairs: {binary} did not print bench's JSON line ({e})")
 
 
 def main():
