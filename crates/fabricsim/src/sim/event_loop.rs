@@ -61,6 +61,7 @@ impl Simulation {
             (self.ctx.queue).set_slots(self.calendar_horizon(), self.calendar_gap());
             self.fabric.route_ahead = self.routes_ahead();
             self.ctx.queue.set_lookahead(self.prefetch);
+            self.decide_extras();
             self.end_grid = partition::crossing_grid(&self.fabric);
             // Faults first: one at a flow's start time acts before the flow starts.
             if self.fabric.faults.is_some() {
@@ -79,19 +80,42 @@ impl Simulation {
             }
             self.livelock = crate::sim::livelock::Guard::new(self);
         }
-        // The loop is built twice, with and without the look-ahead, chosen here once:
-        // not a test an event, and a model too small to prefetch runs a loop without
-        // its code.
-        if self.prefetch {
-            self.run_events::<true>(until, halt, progress)
-        } else {
-            self.run_events::<false>(until, halt, progress)
+        // The loop is built four times, with and without the look-ahead and the tests
+        // for the fabric's extras, chosen here once: not a test an event, and a model
+        // too small to prefetch runs a loop without its code.
+        match (self.prefetch, self.extras.unwrap_or(true)) {
+            (true, true) => self.run_events::<true, true>(until, halt, progress),
+            (true, false) => self.run_events::<true, false>(until, halt, progress),
+            (false, true) => self.run_events::<false, true>(until, halt, progress),
+            (false, false) => self.run_events::<false, false>(until, halt, progress),
+        }
+    }
+
+    /// Whether the run uses any of the fabric's extras ([`crate::model::fabric`]): the
+    /// fabric's own, or packets the NICs mark for them. A run that uses none runs the
+    /// loop built without their tests.
+    pub fn uses_extras(&self) -> bool {
+        self.fabric.uses_extras() || self.nics.marks_extras()
+    }
+
+    /// Runs the loop built to test for every extra of the fabric, whether the run uses
+    /// them or not: the same results, a little slower. For checking the loop without
+    /// those tests against it; call before the run starts.
+    pub fn always_test_extras(&mut self) {
+        self.extras = Some(true);
+    }
+
+    /// Picks the loop as the run starts (see [`Simulation::extras`]).
+    pub(crate) fn decide_extras(&mut self) {
+        if self.extras.is_none() {
+            self.extras = Some(self.uses_extras());
         }
     }
 
     /// The event loop of [`Self::run_until_stopped`], once the run has started;
-    /// `PREFETCH`: whether it prefetches ahead ([`Simulation::prefetch`]).
-    fn run_events<const PREFETCH: bool>(
+    /// `PREFETCH`: whether it prefetches ahead ([`Simulation::prefetch`]); `EXTRAS`:
+    /// whether the handlers test for the fabric's extras ([`Simulation::extras`]).
+    fn run_events<const PREFETCH: bool, const EXTRAS: bool>(
         &mut self,
         until: Time,
         halt: Option<&std::sync::atomic::AtomicBool>,
@@ -173,7 +197,7 @@ impl Simulation {
             if PREFETCH {
                 super::lookahead::prefetch_ahead(&self.ctx, &self.fabric);
             }
-            self.dispatch(t, ev);
+            self.dispatch::<EXTRAS>(t, ev);
         };
         // A run that ended (max_time, a stall) while the guard counted still livelocked.
         let outcome = match (diagnosis, outcome) {
@@ -275,8 +299,8 @@ impl Simulation {
 
     /// Hands event `ev`, due now (`t`), to the component it names.
     #[inline(always)]
-    fn dispatch(&mut self, t: Time, ev: Event) {
-        dispatch(
+    fn dispatch<const EXTRAS: bool>(&mut self, t: Time, ev: Event) {
+        dispatch::<EXTRAS>(
             &mut self.ctx,
             &mut self.fabric,
             &mut self.roles,
@@ -372,8 +396,8 @@ impl Simulation {
 fn credit_return(ctx: &mut Ctx, fabric: &mut Fabric, nics: &mut Nics, p: crate::base::ids::PortId) {
     if fabric.on_credit_return(ctx, p) {
         match fabric.ports.at(p).owner() {
-            NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
-            NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
+            NodeKind::Switch(_) => fabric.try_transmit::<true>(ctx, p),
+            NodeKind::Host(h) => nics.try_transmit::<true>(ctx, fabric, h, p),
         }
     }
 }
@@ -390,8 +414,9 @@ fn gse(roles: &mut RoleStates) -> &mut crate::model::gse::Gse {
 /// dispatch, and a shard's (`sim/shards/`, with no recorder: it samples between
 /// windows). Always inlined, and the handlers both call are too: with two call sites the
 /// compiler had kept five of them out of the serial loop (+5 % instructions at k = 8).
+/// `EXTRAS`: whether the handlers test for the fabric's extras ([`crate::model::fabric`]).
 #[inline(always)]
-pub(crate) fn dispatch(
+pub(crate) fn dispatch<const EXTRAS: bool>(
     ctx: &mut Ctx,
     fabric: &mut Fabric,
     roles: &mut RoleStates,
@@ -402,8 +427,8 @@ pub(crate) fn dispatch(
 ) {
     match ev {
         Event::LinkArrive(l) => {
-            if let Some((port, pkt)) = fabric.on_link_arrive(ctx, roles, l) {
-                nics.host_receive(ctx, fabric, port, pkt);
+            if let Some((port, pkt)) = fabric.on_link_arrive::<EXTRAS>(ctx, roles, l) {
+                nics.host_receive::<EXTRAS>(ctx, fabric, port, pkt);
             }
         }
         Event::PortWake(p) => {
@@ -412,8 +437,8 @@ pub(crate) fn dispatch(
                 port.wake_at = Time::MAX;
             }
             match port.owner() {
-                NodeKind::Switch(_) => fabric.try_transmit(ctx, p),
-                NodeKind::Host(h) => nics.try_transmit(ctx, fabric, h, p),
+                NodeKind::Switch(_) => fabric.try_transmit::<EXTRAS>(ctx, p),
+                NodeKind::Host(h) => nics.try_transmit::<EXTRAS>(ctx, fabric, h, p),
             }
         }
         Event::FlowArrivals => nics.on_flow_arrivals(ctx, fabric),

@@ -128,6 +128,10 @@ pub struct Simulation {
     /// Look ahead in the event queue and prefetch (large models only: when everything
     /// fits in the cache the prefetches are pure overhead).
     pub(crate) prefetch: bool,
+    /// Whether the run's loop is the one built to test for the fabric's extras (see
+    /// [`crate::model::fabric`]): `None` until the run starts, which decides it
+    /// ([`Simulation::uses_extras`]) unless [`Simulation::always_test_extras`] did.
+    pub(crate) extras: Option<bool>,
     /// Scenario name.
     pub name: String,
     /// Seed of the run.

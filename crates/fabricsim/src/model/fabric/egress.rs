@@ -38,10 +38,10 @@ impl Fabric {
 
     /// Starts the next transmission on switch port `port` if it is free and has a frame
     /// to send (NIC ports start theirs in [`Nics::try_transmit`], which also pulls data).
-    pub(crate) fn try_transmit(&mut self, ctx: &mut Ctx, port: PortId) {
+    pub(crate) fn try_transmit<const EXTRAS: bool>(&mut self, ctx: &mut Ctx, port: PortId) {
         debug_assert!(matches!(self.ports[port].owner(), NodeKind::Switch(_)));
-        match self.next_frame::<true>(ctx, port) {
-            NextFrame::Frame(pkt) => self.transmit(ctx, port, pkt, false),
+        match self.next_frame::<true, EXTRAS>(ctx, port) {
+            NextFrame::Frame(pkt) => self.transmit::<EXTRAS>(ctx, port, pkt, false),
             NextFrame::Busy => {}
             NextFrame::Empty => self.wake_at_unpause(ctx, port),
         }
@@ -51,7 +51,7 @@ impl Fabric {
     /// unpaused priority (on a switch's port, `SWITCH`, the switch's dequeue handlers run
     /// on it). A busy port gets a wakeup for the end of its frame instead.
     #[inline(always)]
-    pub(crate) fn next_frame<const SWITCH: bool>(
+    pub(crate) fn next_frame<const SWITCH: bool, const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         port: PortId,
@@ -71,7 +71,8 @@ impl Fabric {
         }
         // The highest non-empty unpaused priority, or on a port fed by credits the
         // highest VC whose head packet has its credits.
-        let (port_ref, pool, prio) = if port_ref.credit_gated() {
+        debug_assert!(EXTRAS || !port_ref.credit_gated(), "credits in a plain run");
+        let (port_ref, pool, prio) = if EXTRAS && port_ref.credit_gated() {
             let Some(prio) = self.credit_next_queue(pi, now) else {
                 return NextFrame::Empty;
             };
@@ -86,7 +87,7 @@ impl Fabric {
         let mut d = port_ref.dequeue_head(pool, prio, now);
         if SWITCH {
             let s = port_ref.owner_index();
-            self.on_switch_dequeue(ctx, s, port, &mut d);
+            self.on_switch_dequeue::<EXTRAS>(ctx, s, port, &mut d);
         }
         NextFrame::Frame(d)
     }
@@ -119,11 +120,17 @@ impl Fabric {
     /// end of this frame to pull more). Always inlined into its three callers (a switch's
     /// egress, the cut-through pass, a NIC's port): once per packet and hop.
     #[inline(always)]
-    pub(crate) fn transmit(&mut self, ctx: &mut Ctx, port: PortId, pkt: Desc, nic_has_flows: bool) {
+    pub(crate) fn transmit<const EXTRAS: bool>(
+        &mut self,
+        ctx: &mut Ctx,
+        port: PortId,
+        pkt: Desc,
+        nic_has_flows: bool,
+    ) {
         if self.ports.at(port).slow_transmit() {
             self.transmit_slow(ctx, port, pkt.detached(), nic_has_flows);
         } else {
-            self.transmit_as::<false, false>(ctx, port, pkt, nic_has_flows);
+            self.transmit_as::<false, false, EXTRAS>(ctx, port, pkt, nic_has_flows);
         }
     }
 
@@ -150,20 +157,21 @@ impl Fabric {
         // path: what leaves that ring may be handed to another shard).
         let off_link = p.cut() || p.replays();
         if p.credit_gated() && off_link {
-            self.transmit_as::<true, true>(ctx, port, pkt, nic_has_flows);
+            self.transmit_as::<true, true, true>(ctx, port, pkt, nic_has_flows);
         } else if p.credit_gated() {
-            self.transmit_as::<true, false>(ctx, port, pkt, nic_has_flows);
+            self.transmit_as::<true, false, true>(ctx, port, pkt, nic_has_flows);
         } else if off_link {
-            self.transmit_as::<false, true>(ctx, port, pkt, nic_has_flows);
+            self.transmit_as::<false, true, true>(ctx, port, pkt, nic_has_flows);
         } else {
-            self.transmit_as::<false, false>(ctx, port, pkt, nic_has_flows);
+            self.transmit_as::<false, false, true>(ctx, port, pkt, nic_has_flows);
         }
     }
 
     /// [`Self::transmit`] on a port fed by credits (`CREDIT`) or not, whose link leads
-    /// into another shard or may replay frames (`CUT`) or not.
+    /// into another shard or may replay frames (`CUT`) or not, in a run that may use the
+    /// fabric's extras (`EXTRAS`, here PHYSec's overhead) or not.
     #[inline(always)]
-    fn transmit_as<const CREDIT: bool, const CUT: bool>(
+    fn transmit_as<const CREDIT: bool, const CUT: bool, const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         port: PortId,
@@ -176,7 +184,8 @@ impl Fabric {
         // The port and its link, each indexed once (the tables the ECMP choice below
         // reads are other fields).
         let (port_ref, link) = (self.ports.at_mut(pi), self.links.at_mut(pi));
-        let extra = if pkt.kind() == PacketKind::Pause {
+        debug_assert!(EXTRAS || port_ref.sec_extra == 0, "PHYSec in a plain run");
+        let extra = if !EXTRAS || pkt.kind() == PacketKind::Pause {
             0
         } else {
             port_ref.sec_extra as u64

@@ -144,7 +144,7 @@ impl Fabric {
     // call it, and with two call sites the compiler would otherwise keep it out of line
     // (+4 % instructions at k = 8, cachegrind).
     #[inline(always)]
-    pub(crate) fn on_link_arrive(
+    pub(crate) fn on_link_arrive<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         roles: &mut RoleStates,
@@ -153,7 +153,8 @@ impl Fabric {
         let link = self.links.at_mut(l);
         // A watched link's head may have been lost or corrupted on the way (faults);
         // one that gets through goes on as on any link.
-        if link.watched {
+        debug_assert!(EXTRAS || !link.watched, "a watched link in a plain run");
+        if EXTRAS && link.watched {
             let (held, head) = (link.ring.len(), link.ring.front().map(|&(_, d)| d));
             if !crate::model::fabric::faults::head_gets_through(
                 &mut self.faults,
@@ -183,7 +184,7 @@ impl Fabric {
         }
         match to {
             NodeKind::Switch(s) => {
-                self.switch_receive(ctx, roles, s, in_port, pkt);
+                self.switch_receive::<EXTRAS>(ctx, roles, s, in_port, pkt);
                 None
             }
             NodeKind::Host(_) => Some((in_port, pkt)),

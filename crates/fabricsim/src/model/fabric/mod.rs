@@ -5,6 +5,16 @@
 //! other end of the cable (its `peer`) is where the packets arrive (their ingress port).
 //! Switches ([`switch::Switch`]) own a [`buffer::SharedBuffer`] and route packets among
 //! their ports; hosts (NICs) are the transport's business.
+//!
+//! **The extras.** The handlers a packet passes at every hop take a `const EXTRAS: bool`.
+//! With `false` they leave out the tests for the mechanisms most runs do not use (faults
+//! on links and ports, switch roles and the packets switches make, multicast, table
+//! routing, credit flow control, INT and TCD telemetry, ECN ingress bias, PHYSec
+//! overhead). A run picks one build of its loop, once: `false` when
+//! [`Fabric::uses_extras`] and the NICs ([`crate::model::transport::Nics::marks_extras`])
+//! say it uses none of them. Handlers called off that path (timers, roles, faults) use
+//! `true`, which tests everything. Leaving the tests out of a plain run saved 7.7 % of
+//! the instructions at k = 8 (`docs/results/bench.md`).
 
 pub mod buffer;
 pub mod ecn;
@@ -87,6 +97,24 @@ pub struct Fabric {
 }
 
 impl Fabric {
+    /// Whether the run uses any of the fabric's extras (see the module documentation):
+    /// a loop built with `EXTRAS = false` must not run a fabric for which this is true.
+    pub(crate) fn uses_extras(&self) -> bool {
+        self.faults.is_some()
+            || self.multicast.is_some()
+            || self.table_routing
+            || !matches!(
+                self.flow_control,
+                crate::model::fabric::flow_control::AnyFlowControl::Lossy
+                    | crate::model::fabric::flow_control::AnyFlowControl::Pfc(_)
+            )
+            || !self.telemetry.tcd.is_empty()
+            || !self.ecn_bias.is_empty()
+            || (self.switches.iter()).any(|s| !matches!(s.role, roles::SwitchRole::Plain))
+            || (self.ports.iter()).any(|p| p.sec_extra != 0 || p.credit_gated())
+            || (self.links.iter()).any(|l| l.watched)
+    }
+
     /// Port `p` and the pool its queues keep their descriptors in, to queue or dequeue.
     #[inline(always)]
     pub(crate) fn port_and_pool(

@@ -219,9 +219,9 @@ impl Fabric {
             let now = ctx.now;
             let (port_ref, pool) = self.port_and_pool(e.idx());
             port_ref.enqueue(pool, d.prio() as usize, d, now);
-            self.try_transmit(ctx, e);
+            self.try_transmit::<true>(ctx, e);
         }
         let e = self.multicast.as_ref().expect("tables").outs[a as usize];
-        self.forward(ctx, s, in_port, pkt, e);
+        self.forward::<true>(ctx, s, in_port, pkt, e);
     }
 }

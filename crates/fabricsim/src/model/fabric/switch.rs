@@ -108,7 +108,7 @@ pub(crate) fn ecmp_egress(
 
 impl Fabric {
     #[inline(always)] // two dispatchers call it (see `Fabric::on_link_arrive`)
-    pub(crate) fn switch_receive(
+    pub(crate) fn switch_receive<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         roles: &mut RoleStates,
@@ -117,19 +117,33 @@ impl Fabric {
         mut pkt: Desc,
     ) {
         if pkt.flags & (FLAG_ROUTED | FLAG_MCAST) != 0 {
-            if pkt.flags & FLAG_MCAST != 0 {
+            if EXTRAS && pkt.flags & FLAG_MCAST != 0 {
                 return self.multicast_receive(ctx, s, in_port, pkt.detached());
             }
             pkt.flags &= !FLAG_ROUTED;
             let egress = PortId(in_port.0.wrapping_add(pkt.in_port as i16 as u32));
-            self.forward(ctx, s, in_port, pkt, egress);
+            self.forward::<EXTRAS>(ctx, s, in_port, pkt, egress);
             return;
         }
-        let role = self.switches.at(s as usize).role;
-        if role.take(roles, self, ctx, s, in_port, pkt.detached()) {
-            return;
+        debug_assert!(
+            EXTRAS || pkt.flags & FLAG_MCAST == 0,
+            "multicast in a plain run"
+        );
+        debug_assert!(
+            EXTRAS || matches!(self.switches[s as usize].role, SwitchRole::Plain),
+            "a switch role in a plain run"
+        );
+        if EXTRAS {
+            let role = self.switches.at(s as usize).role;
+            if role.take(roles, self, ctx, s, in_port, pkt.detached()) {
+                return;
+            }
         }
-        let egress = if self.table_routing {
+        debug_assert!(
+            EXTRAS || !self.table_routing,
+            "table routing in a plain run"
+        );
+        let egress = if EXTRAS && self.table_routing {
             let mut routed = pkt.detached();
             let egress = self.route_table(ctx, s, in_port, &mut routed);
             pkt = routed.detached();
@@ -138,7 +152,7 @@ impl Fabric {
             self.route(s, &pkt)
         };
         match egress {
-            Some(egress) => self.forward(ctx, s, in_port, pkt, egress),
+            Some(egress) => self.forward::<EXTRAS>(ctx, s, in_port, pkt, egress),
             None => self.drop_unroutable(ctx, pkt.detached(), in_port, s),
         }
     }
@@ -286,7 +300,7 @@ impl Fabric {
     /// packet and hop), as are the buffer's, flow control's and the egress's parts it
     /// calls: a call's register saves cost as much as their common paths.
     #[inline(always)]
-    pub(crate) fn forward(
+    pub(crate) fn forward<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         s: u32,
@@ -319,11 +333,11 @@ impl Fabric {
             if admission == Admission::AdmittedOver {
                 self.after_admit(ctx, s, in_port, local_in, prio_in);
             }
-            self.on_switch_dequeue(ctx, s, egress, &mut pkt);
-            self.transmit(ctx, egress, pkt, false);
+            self.on_switch_dequeue::<EXTRAS>(ctx, s, egress, &mut pkt);
+            self.transmit::<EXTRAS>(ctx, egress, pkt, false);
             return;
         }
-        if e.busy_until == DOWN {
+        if EXTRAS && e.busy_until == DOWN {
             // Routing still sends here: the link went down since it last re-converged.
             return self.drop_admitted(ctx, s, egress, pkt.detached());
         }
@@ -338,7 +352,7 @@ impl Fabric {
         if self.ports.at(egress).wakes_at_frame_end(now) {
             return;
         }
-        self.try_transmit(ctx, egress);
+        self.try_transmit::<EXTRAS>(ctx, egress);
     }
 
     pub(crate) fn drop_packet(&mut self, ctx: &mut Ctx, pkt: Desc, in_port: PortId, s: u32) {
@@ -375,7 +389,7 @@ impl Fabric {
     /// (flow control may resume upstream), ECN marks, INT and TCD stamp. Always inlined
     /// into its two callers (the egress and the cut-through pass), once per packet and hop.
     #[inline(always)]
-    pub(crate) fn on_switch_dequeue(
+    pub(crate) fn on_switch_dequeue<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         s: u32,
@@ -388,9 +402,14 @@ impl Fabric {
             pkt.wire() as u64,
             pkt.kind(),
         );
-        if pkt.in_port == LOCAL_PORT {
+        // Only switches with roles and multicast make packets of their own.
+        if EXTRAS && pkt.in_port == LOCAL_PORT {
             return;
         }
+        debug_assert_ne!(
+            pkt.in_port, LOCAL_PORT,
+            "a switch's own packet in a plain run"
+        );
         let sw = self.switches.at_mut(s as usize);
         // The buffer holds it under the VC it came in on (a detour raised it since).
         let prio_in = pkt.arrival_vc();
@@ -399,7 +418,7 @@ impl Fabric {
             let local_out = sw.ports.local(port);
             let q = self.ports.at(port).queues[prio].bytes;
             let mut prob = sw.ecn.at(local_out).probability(q);
-            if prob > 0.0 && !self.ecn_bias.is_empty() {
+            if EXTRAS && prob > 0.0 && !self.ecn_bias.is_empty() {
                 // Document 002's unfair switch: the probability depends on the port
                 // the packet came in on (`fabric.ecn.ingress_bias`).
                 prob *= self.ecn_bias[sw.ports.port(local_in).idx()];
@@ -410,7 +429,7 @@ impl Fabric {
                 ctx.counters.ecn_marks += 1;
             }
         }
-        if kind == PacketKind::Data && self.telemetry.applies_to(pkt) {
+        if EXTRAS && kind == PacketKind::Data && self.telemetry.applies_to(pkt) {
             let (shard, now) = (ctx.shard, ctx.now);
             // On a copy (out of line: see `Desc::detached`).
             let mut stamped = pkt.detached();
@@ -427,7 +446,7 @@ impl Fabric {
         }
         // Under PFC only a counter that holds its upstream paused may resume it; credits
         // go back on every release.
-        if holding || self.flow_control.acts_on_every_release() {
+        if holding || (EXTRAS && self.flow_control.acts_on_every_release()) {
             self.after_release(ctx, s, local_in, pkt, wire);
         }
     }
@@ -466,7 +485,7 @@ impl Fabric {
         ctx.counters.cnps += 1;
         let (port_ref, pool) = self.port_and_pool(egress.idx());
         port_ref.enqueue(pool, hdr.prio as usize, d, now);
-        self.try_transmit(ctx, egress);
+        self.try_transmit::<true>(ctx, egress);
     }
 }
 

@@ -532,7 +532,7 @@ impl Nics {
         let prio = ctx.params.ctrl_prio as usize;
         let (port_ref, pool) = fabric.port_and_pool(port.idx());
         port_ref.enqueue(pool, prio, d, ctx.now);
-        self.try_transmit(ctx, fabric, src, port);
+        self.try_transmit::<true>(ctx, fabric, src, port);
     }
 
     /// A collective packet reached NIC `host`.

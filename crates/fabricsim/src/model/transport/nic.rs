@@ -35,6 +35,13 @@ fn frame_headers(payload: u64, mtu: u64, header: u64) -> u64 {
 }
 
 impl Nics {
+    /// Whether the NICs send packets that ask the fabric for its extras (see
+    /// [`crate::model::fabric`]): multicast (hardware collectives), or INT records (a
+    /// flow whose congestion control reads them).
+    pub(crate) fn marks_extras(&self) -> bool {
+        self.hw.is_some() || self.flows.iter().any(|f| f.cc.wants_int())
+    }
+
     /// The retransmission timer of flow `fid` fired (it may have been pushed back since).
     pub(crate) fn on_rto(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, fid: FlowId) {
         let fid = fid.0;
@@ -74,7 +81,7 @@ impl Nics {
 
     /// The NIC's port `port` is free: it picks the next data packet, round robin over
     /// flows whose pacer allows (none if the port carries no data).
-    pub(crate) fn pull_data(
+    pub(crate) fn pull_data<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         fabric: &mut Fabric,
@@ -114,7 +121,7 @@ impl Nics {
             break;
         }
         if let Some((i, fid)) = pick {
-            if fabric.ports[port].credit_gated() {
+            if EXTRAS && fabric.ports[port].credit_gated() {
                 // The packet leaves only with credits for all of it; their return wakes
                 // the port.
                 let f = self.flows.at(fid as usize);
@@ -212,7 +219,7 @@ impl Nics {
     /// arrived with header `hdr`; an ACK of a segment stands for `acks` ACKs.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(crate) fn send_feedback(
+    pub(crate) fn send_feedback<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         fabric: &mut Fabric,
@@ -283,34 +290,34 @@ impl Nics {
         let NodeKind::Host(from_host) = pr.owner() else {
             unreachable!("feedback leaves by a NIC port")
         };
-        self.try_transmit(ctx, fabric, from_host, port);
+        self.try_transmit::<EXTRAS>(ctx, fabric, from_host, port);
     }
 
     /// Starts the next transmission on port `port` of NIC `h` if it is free: frames queued
     /// there (feedback) first, then a data packet pulled from the NIC's flows.
-    pub(crate) fn try_transmit(
+    pub(crate) fn try_transmit<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         fabric: &mut Fabric,
         h: u32,
         port: PortId,
     ) {
-        let pkt = match fabric.next_frame::<false>(ctx, port) {
+        let pkt = match fabric.next_frame::<false, EXTRAS>(ctx, port) {
             NextFrame::Frame(pkt) => pkt,
             NextFrame::Busy => return,
-            NextFrame::Empty => match self.pull_data(ctx, fabric, h, port) {
+            NextFrame::Empty => match self.pull_data::<EXTRAS>(ctx, fabric, h, port) {
                 Some(pkt) => pkt,
                 None => return fabric.wake_at_unpause(ctx, port),
             },
         };
         let has_flows = !self.hosts.at(h as usize).active.is_empty();
-        fabric.transmit(ctx, port, pkt, has_flows);
+        fabric.transmit::<EXTRAS>(ctx, port, pkt, has_flows);
     }
 
     /// Packet `pkt` reached a NIC on its port `port`. Always inlined, as
     /// `Fabric::on_link_arrive` is: two dispatchers call it.
     #[inline(always)]
-    pub(crate) fn host_receive(
+    pub(crate) fn host_receive<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         fabric: &mut Fabric,
@@ -319,12 +326,12 @@ impl Nics {
     ) {
         let p = ctx.arena.get(pkt.id, pkt.kind(), ctx.now);
         let hdr = pkt.header();
-        if hdr.flags & FLAG_INT != 0 {
+        if EXTRAS && hdr.flags & FLAG_INT != 0 {
             fabric.telemetry.int[ctx.shard as usize].receive(pkt.id);
         }
         ctx.arena.release(pkt.id);
         match p.payload {
-            Payload::Data { .. } => self.on_data(ctx, fabric, port, &p, hdr),
+            Payload::Data { .. } => self.on_data::<EXTRAS>(ctx, fabric, port, &p, hdr),
             Payload::Ack { .. } | Payload::Nack { .. } => self.on_ack(ctx, fabric, &p, hdr),
             Payload::Cnp { flow, by_dr } => {
                 let f = &mut self.flows[flow];
@@ -348,7 +355,7 @@ impl Nics {
     /// Data packet `p` (header `hdr`) reached its NIC on port `port` (feedback goes back
     /// by the same port: with several planes, the plane the data came through).
     #[inline(always)] // two dispatchers call it (see `Fabric::on_link_arrive`)
-    pub(crate) fn on_data(
+    pub(crate) fn on_data<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         fabric: &mut Fabric,
@@ -370,7 +377,7 @@ impl Nics {
             if now >= f.next_cnp {
                 f.next_cnp = now + interval;
                 f.cnps_sent += 1;
-                self.send_feedback(
+                self.send_feedback::<EXTRAS>(
                     ctx,
                     fabric,
                     port,
@@ -408,12 +415,24 @@ impl Nics {
         }
         match rx.reply {
             RxReply::Nothing => {}
-            RxReply::Ack(seq) => {
-                self.send_feedback(ctx, fabric, port, Payload::Ack { flow, seq }, p, hdr, acks)
-            }
-            RxReply::Nack(seq) => {
-                self.send_feedback(ctx, fabric, port, Payload::Nack { flow, seq }, p, hdr, 1)
-            }
+            RxReply::Ack(seq) => self.send_feedback::<EXTRAS>(
+                ctx,
+                fabric,
+                port,
+                Payload::Ack { flow, seq },
+                p,
+                hdr,
+                acks,
+            ),
+            RxReply::Nack(seq) => self.send_feedback::<EXTRAS>(
+                ctx,
+                fabric,
+                port,
+                Payload::Nack { flow, seq },
+                p,
+                hdr,
+                1,
+            ),
         }
         if rx.completed {
             let f = self.flows.at_mut(fid as usize);
@@ -448,7 +467,7 @@ impl Nics {
         };
         let h = f.spec.dst;
         let port = self.hosts[h as usize].port;
-        self.send_feedback(
+        self.send_feedback::<true>(
             ctx,
             fabric,
             port,

@@ -172,6 +172,7 @@ impl Simulation {
             },
             started: false,
             prefetch: n_ports >= PREFETCH_MIN_PORTS,
+            extras: None,
             name: sc.name.clone().unwrap_or_else(|| "run".into()),
             seed: sc.seed,
             convergence: None,

@@ -236,6 +236,7 @@ impl Simulation {
             self.fabric.route_ahead = self.routes_ahead();
             self.end_grid = crossing_grid(&self.fabric);
             self.livelock = crate::sim::livelock::Guard::new(self);
+            self.decide_extras();
             let s = sh.partition.shards as usize;
             sh.ctxs = (0..s)
                 .map(|i| {
@@ -293,7 +294,10 @@ impl Simulation {
         halt: Option<&std::sync::atomic::AtomicBool>,
         progress: &mut dyn FnMut(&Progress),
     ) -> WindowsEnd {
-        let prefetch = self.prefetch;
+        let build = LoopBuild {
+            prefetch: self.prefetch,
+            extras: self.extras.unwrap_or(true),
+        };
         if sh.threads <= 1 {
             return self.window_loop(
                 sh,
@@ -302,7 +306,7 @@ impl Simulation {
                 progress,
                 &mut |ctxs, fabric, roles, nics, end| {
                     for c in ctxs.iter_mut() {
-                        run_window(c, fabric, roles, nics, end, prefetch);
+                        run_window(c, fabric, roles, nics, end, build);
                     }
                     deliver(ctxs, fabric, nics);
                 },
@@ -326,13 +330,13 @@ impl Simulation {
                     if end == EXIT {
                         break;
                     }
-                    model.window(j, threads, end, prefetch, pool);
+                    model.window(j, threads, end, build, pool);
                 });
             }
             let end = self.window_loop(sh, until, halt, progress, &mut |_, _, _, _, end| {
                 pool.end.store(end, std::sync::atomic::Ordering::Release);
                 pool.wait(0);
-                model.window(0, threads, end, prefetch, &pool);
+                model.window(0, threads, end, build, &pool);
                 let failed = pool.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
                 if let Some(p) = failed {
                     // A handler panicked (a bug): release the others, then fail as the
@@ -627,6 +631,32 @@ fn run_window(
     roles: &mut RoleStates,
     nics: &mut Nics,
     end: Time,
+    build: LoopBuild,
+) {
+    if build.extras {
+        run_window_as::<true>(ctx, fabric, roles, nics, end, build.prefetch);
+    } else {
+        run_window_as::<false>(ctx, fabric, roles, nics, end, build.prefetch);
+    }
+}
+
+/// Which build of the event loop the shards run: with the look-ahead or not
+/// ([`Simulation::prefetch`]), testing for the fabric's extras or not
+/// ([`Simulation::extras`]).
+#[derive(Clone, Copy)]
+pub(super) struct LoopBuild {
+    prefetch: bool,
+    extras: bool,
+}
+
+/// [`run_window`] in the loop built with (`EXTRAS`) or without the tests for the
+/// fabric's extras.
+fn run_window_as<const EXTRAS: bool>(
+    ctx: &mut Ctx,
+    fabric: &mut Fabric,
+    roles: &mut RoleStates,
+    nics: &mut Nics,
+    end: Time,
     prefetch: bool,
 ) {
     let limit = ctx.queue.popped().saturating_add(ctx.event_budget);
@@ -635,7 +665,7 @@ fn run_window(
         if prefetch {
             super::lookahead::prefetch_ahead(ctx, fabric);
         }
-        super::event_loop::dispatch(ctx, fabric, roles, nics, None, t, ev);
+        super::event_loop::dispatch::<EXTRAS>(ctx, fabric, roles, nics, None, t, ev);
         if ctx.queue.popped() > limit && past_budget(ctx, ev) {
             break;
         }

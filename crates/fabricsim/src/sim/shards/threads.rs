@@ -124,7 +124,14 @@ impl SharedModel {
     /// Thread `j` of `threads` runs the window of its shards (`i % threads == j`), waits
     /// for every thread, takes the frames handed to its shards, and waits again.
     #[allow(unsafe_code)]
-    pub(super) fn window(&self, j: usize, threads: usize, end: Time, prefetch: bool, pool: &Pool) {
+    pub(super) fn window(
+        &self,
+        j: usize,
+        threads: usize,
+        end: Time,
+        build: LoopBuild,
+        pool: &Pool,
+    ) {
         // SAFETY: shard i's context is touched by thread i % threads only; the model's
         // tables are written only where the running shard owns them (the partition
         // makes those parts disjoint, and `unsupported` admits only handlers that keep
@@ -138,7 +145,7 @@ impl SharedModel {
                     &mut *self.nics,
                 )
             };
-            pool.guard(|| run_window(ctx, fabric, roles, nics, end, prefetch));
+            pool.guard(|| run_window(ctx, fabric, roles, nics, end, build));
         }
         pool.wait(j);
         for to in (j..self.shards).step_by(threads) {

@@ -511,7 +511,7 @@ impl Fabric {
         {
             return;
         }
-        self.try_transmit(ctx, port);
+        self.try_transmit::<true>(ctx, port);
     }
 
     /// Re-sends XOFF on `port` for every priority still over its threshold, before the

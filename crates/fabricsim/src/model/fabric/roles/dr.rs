@@ -487,7 +487,7 @@ impl DrState {
                 self.notify(net, ctx, s, dr, &pkt, q);
             }
         }
-        net.forward(ctx, s, in_port, pkt, egress);
+        net.forward::<true>(ctx, s, in_port, pkt, egress);
     }
 
     /// Sends a CNP for the flow of data packet `pkt`, which joins a DCI queue of `q`

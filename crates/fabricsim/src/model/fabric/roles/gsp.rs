@@ -247,7 +247,7 @@ impl Gse {
             }
             let (port_ref, pool) = net.port_and_pool(port.idx());
             port_ref.enqueue(pool, pkt.prio() as usize, pkt, ctx.now);
-            net.try_transmit(ctx, port);
+            net.try_transmit::<true>(ctx, port);
             return;
         }
         let (tag, open) = self.tx[stream].assign(payload, self.cfg.container, force);
@@ -286,7 +286,7 @@ impl Gse {
         }
         let (port_ref, pool) = net.port_and_pool(uplink.idx());
         port_ref.enqueue(pool, pkt.prio() as usize, pkt, ctx.now);
-        net.try_transmit(ctx, uplink);
+        net.try_transmit::<true>(ctx, uplink);
     }
 
     /// Destination GSP: deliver in container order or hold.
@@ -374,7 +374,7 @@ impl Gse {
             return;
         }
         let egress = net.routing.port_of(cands, 0);
-        net.forward(ctx, s, in_port, pkt, egress);
+        net.forward::<true>(ctx, s, in_port, pkt, egress);
     }
 
     pub(crate) fn on_reorder_timer(&mut self, net: &mut Fabric, ctx: &mut Ctx, stream: u32) {
@@ -463,7 +463,7 @@ impl Gse {
         let egress = net.routing.port_of(cands, k);
         let (port_ref, pool) = net.port_and_pool(egress.idx());
         port_ref.enqueue(pool, hdr.prio as usize, d, ctx.now);
-        net.try_transmit(ctx, egress);
+        net.try_transmit::<true>(ctx, egress);
     }
 
     /// A REQUEST for `bytes` toward host `dst` from GSP `src_gsp` reached `dst`'s GSP.

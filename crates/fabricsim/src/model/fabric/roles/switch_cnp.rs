@@ -146,7 +146,7 @@ impl SwitchCnpState {
                 self.notify(net, ctx, s, &pkt, p);
             }
         }
-        net.forward(ctx, s, in_port, pkt, egress);
+        net.forward::<true>(ctx, s, in_port, pkt, egress);
     }
 
     /// Sends a CNP for the flow of data packet `pkt` from switch `s` to its sender, with
