@@ -111,8 +111,7 @@ impl Fabric {
             || !self.telemetry.tcd.is_empty()
             || !self.ecn_bias.is_empty()
             || (self.switches.iter()).any(|s| !matches!(s.role, roles::SwitchRole::Plain))
-            || (self.ports.iter()).any(|p| p.sec_extra != 0 || p.credit_gated())
-            || (self.links.iter()).any(|l| l.watched)
+            || (self.ports.iter()).any(|p| p.sec_extra != 0)
     }
 
     /// Port `p` and the pool its queues keep their descriptors in, to queue or dequeue.

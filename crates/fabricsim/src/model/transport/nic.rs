@@ -413,26 +413,13 @@ impl Nics {
             f.cnps_sent += 1;
             ctx.counters.cnps += 1;
         }
-        match rx.reply {
-            RxReply::Nothing => {}
-            RxReply::Ack(seq) => self.send_feedback::<EXTRAS>(
-                ctx,
-                fabric,
-                port,
-                Payload::Ack { flow, seq },
-                p,
-                hdr,
-                acks,
-            ),
-            RxReply::Nack(seq) => self.send_feedback::<EXTRAS>(
-                ctx,
-                fabric,
-                port,
-                Payload::Nack { flow, seq },
-                p,
-                hdr,
-                1,
-            ),
+        let reply = match rx.reply {
+            RxReply::Nothing => None,
+            RxReply::Ack(seq) => Some((Payload::Ack { flow, seq }, acks)),
+            RxReply::Nack(seq) => Some((Payload::Nack { flow, seq }, 1)),
+        };
+        if let Some((payload, n)) = reply {
+            self.send_feedback::<EXTRAS>(ctx, fabric, port, payload, p, hdr, n);
         }
         if rx.completed {
             let f = self.flows.at_mut(fid as usize);
