@@ -139,6 +139,23 @@ fn the_shipped_scenarios_that_use_an_extra_take_the_full_loop() {
             Some("GSE roles"),
         ),
         ("longhaul-cnp.toml", &[], Some("DR roles")),
+        ("rail-optimized.toml", &[], None),
+        ("rail-optimized.toml", &["topology.nvlink=\"h100\""], None),
+        (
+            "rail-optimized.toml",
+            &["topology.planes=2"],
+            Some("two ports a NIC, data on both"),
+        ),
+        (
+            "rail-optimized.toml",
+            &["topology.planes=2", "transport.rail=1"],
+            Some("two ports a NIC, data on one"),
+        ),
+        (
+            "rail-optimized.toml",
+            &["transport.qp_burst=65536"],
+            Some("QP bursts"),
+        ),
         ("forward-cnp.toml", &[], None),
         (
             "forward-cnp.toml",

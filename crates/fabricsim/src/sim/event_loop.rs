@@ -95,7 +95,7 @@ impl Simulation {
     /// fabric's own, or packets the NICs mark for them. A run that uses none runs the
     /// loop built without their tests.
     pub fn uses_extras(&self) -> bool {
-        self.fabric.uses_extras() || self.nics.marks_extras()
+        self.fabric.uses_extras() || self.nics.uses_extras(&self.fabric)
     }
 
     /// Runs the loop built to test for every extra of the fabric, whether the run uses

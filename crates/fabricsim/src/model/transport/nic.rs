@@ -35,11 +35,19 @@ fn frame_headers(payload: u64, mtu: u64, header: u64) -> u64 {
 }
 
 impl Nics {
-    /// Whether the NICs send packets that ask the fabric for its extras (see
-    /// [`crate::model::fabric`]): multicast (hardware collectives), or INT records (a
-    /// flow whose congestion control reads them).
-    pub(crate) fn marks_extras(&self) -> bool {
-        self.hw.is_some() || self.flows.iter().any(|f| f.cc.wants_int())
+    /// Whether the NICs use any of the extras (see [`crate::model::fabric`]): packets
+    /// that ask the fabric for its own (multicast for hardware collectives, INT records
+    /// for a flow whose congestion control reads them), or the NICs' own: ports other
+    /// than one data port a NIC (rails), and turns of several packets (`qp_burst`).
+    pub(crate) fn uses_extras(&self, fabric: &Fabric) -> bool {
+        let nic_ports = (fabric.ports.iter())
+            .filter(|p| matches!(p.owner(), NodeKind::Host(_)))
+            .count();
+        self.hw.is_some()
+            || self.flows.iter().any(|f| f.cc.wants_int())
+            || self.data_rails != (0, 1)
+            || nic_ports != self.hosts.len()
+            || self.qp_burst != 0
     }
 
     /// The retransmission timer of flow `fid` fired (it may have been pushed back since).
@@ -90,7 +98,12 @@ impl Nics {
     ) -> Option<Desc> {
         let now = ctx.now;
         let host = self.hosts.at(h as usize);
-        if port.0.wrapping_sub(host.port.0 + self.data_rails.0) >= self.data_rails.1 {
+        // (Without the extras a NIC has one port, which carries data.)
+        debug_assert!(
+            EXTRAS || port == host.port,
+            "a NIC of several ports in a plain run"
+        );
+        if EXTRAS && port.0.wrapping_sub(host.port.0 + self.data_rails.0) >= self.data_rails.1 {
             return None;
         }
         let dp = ctx.params.data_prio as usize;
@@ -132,11 +145,12 @@ impl Nics {
                 }
             }
             self.hosts[h as usize].active.served(i);
-            let d = self.make_data(ctx, fabric, fid, port);
+            let d = self.make_data::<EXTRAS>(ctx, fabric, fid, port);
             let f = self.flows.at(fid as usize);
             let sendable = f.snd_nxt < f.spec.size;
             self.hosts[h as usize].active.set_sendable(i, sendable);
-            if self.qp_burst != 0 {
+            debug_assert!(EXTRAS || self.qp_burst == 0, "QP bursts in a plain run");
+            if EXTRAS && self.qp_burst != 0 {
                 self.continue_turn(h, i, fid, sendable, ctx.params.mtu);
             }
             if !sendable {
@@ -151,7 +165,7 @@ impl Nics {
         None
     }
 
-    pub(crate) fn make_data(
+    pub(crate) fn make_data<const EXTRAS: bool>(
         &mut self,
         ctx: &mut Ctx,
         fabric: &mut Fabric,
@@ -161,10 +175,12 @@ impl Nics {
         let now = ctx.now;
         let rp = &ctx.params;
         // The pacer runs at the NIC's data rate: its ports' together on several rails.
-        let line = Rate(fabric.ports[port].rate.0 * self.data_rails.1 as u64);
+        let rails = if EXTRAS { self.data_rails.1 } else { 1 };
+        let line = Rate(fabric.ports[port].rate.0 * rails as u64);
         let f = self.flows.at_mut(fid as usize);
         let payload = f.payload_at(f.snd_nxt, rp.mtu);
-        let int = f.cc.wants_int();
+        debug_assert!(EXTRAS || !f.cc.wants_int(), "INT in a plain run");
+        let int = EXTRAS && f.cc.wants_int();
         let wire = payload
             + frame_headers(payload, rp.mtu, rp.header)
             + if int { rp.int_nic_bytes as u64 } else { 0 };
@@ -209,7 +225,7 @@ impl Nics {
         }
         ctx.counters.data_sent += 1;
         let d = ctx.arena.alloc_desc(pkt, hdr);
-        if hdr.flags & FLAG_INT != 0 {
+        if int {
             fabric.telemetry.int[ctx.shard as usize].slot(d.id).n = 0;
         }
         d
@@ -253,7 +269,7 @@ impl Nics {
             mark: hdr.mark,
             flags: 0,
         };
-        let int = kind == PacketKind::Ack && hdr.flags & FLAG_INT != 0;
+        let int = EXTRAS && kind == PacketKind::Ack && hdr.flags & FLAG_INT != 0;
         if int {
             h.flags = FLAG_INT;
             // The fixed-size header, or the records the data packet collected.
@@ -332,7 +348,9 @@ impl Nics {
         ctx.arena.release(pkt.id);
         match p.payload {
             Payload::Data { .. } => self.on_data::<EXTRAS>(ctx, fabric, port, &p, hdr),
-            Payload::Ack { .. } | Payload::Nack { .. } => self.on_ack(ctx, fabric, &p, hdr),
+            Payload::Ack { .. } | Payload::Nack { .. } => {
+                self.on_ack::<EXTRAS>(ctx, fabric, &p, hdr)
+            }
             Payload::Cnp { flow, by_dr } => {
                 let f = &mut self.flows[flow];
                 f.first_cnp_at = f.first_cnp_at.min(ctx.now);
@@ -467,7 +485,13 @@ impl Nics {
 
     /// A cumulative ACK or a NACK `p` with header `hdr` reached the sending NIC.
     #[inline(always)] // two dispatchers call it (see `Fabric::on_link_arrive`)
-    pub(crate) fn on_ack(&mut self, ctx: &mut Ctx, fabric: &mut Fabric, p: &Packet, hdr: Header) {
+    pub(crate) fn on_ack<const EXTRAS: bool>(
+        &mut self,
+        ctx: &mut Ctx,
+        fabric: &mut Fabric,
+        p: &Packet,
+        hdr: Header,
+    ) {
         let (flow, seq, nack) = match p.payload {
             Payload::Ack { flow, seq } => (flow, seq, false),
             Payload::Nack { flow, seq } => (flow, seq, true),
@@ -503,7 +527,7 @@ impl Nics {
             }
             let held = f.cc.hold_until().filter(|&t| t > now);
             f.cc.on_ack(now, &info);
-            if hdr.flags & FLAG_INT != 0 {
+            if EXTRAS && hdr.flags & FLAG_INT != 0 {
                 let rx = &fabric.telemetry.int[ctx.shard as usize].rx;
                 f.cc.on_ack_int(now, &info, &rx.hops[..rx.n as usize]);
             }
