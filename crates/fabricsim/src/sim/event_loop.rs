@@ -92,8 +92,8 @@ impl Simulation {
     }
 
     /// Whether the run uses any of the fabric's extras ([`crate::model::fabric`]): the
-    /// fabric's own, or packets the NICs mark for them. A run that uses none runs the
-    /// loop built without their tests.
+    /// fabric's own, or the NICs' (packets they mark for the fabric's, several ports a
+    /// NIC, QP bursts). A run that uses none runs the loop built without their tests.
     pub fn uses_extras(&self) -> bool {
         self.fabric.uses_extras() || self.nics.uses_extras(&self.fabric)
     }

@@ -12,9 +12,10 @@
 //! routing, credit flow control, INT and TCD telemetry, ECN ingress bias, PHYSec
 //! overhead; at the NICs, several ports a NIC and QP bursts). A run picks one build of
 //! its loop, once: `false` when [`Fabric::uses_extras`] and the NICs
-//! ([`crate::model::transport::Nics::uses_extras`]) say it uses none of them. Handlers called off that path (timers, roles, faults) use
-//! `true`, which tests everything. Leaving the tests out of a plain run saved 8.5 % of
-//! the instructions at k = 8 (`docs/results/bench.md`).
+//! ([`crate::model::transport::Nics::uses_extras`]) say it uses none of them. Handlers
+//! called off that path (timers, roles, faults) use `true`, which tests everything.
+//! Leaving the tests out of a plain run saved 8.5 % of the instructions at k = 8
+//! (`docs/results/bench.md`).
 
 pub mod buffer;
 pub mod ecn;

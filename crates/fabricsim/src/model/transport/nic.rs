@@ -37,15 +37,15 @@ fn frame_headers(payload: u64, mtu: u64, header: u64) -> u64 {
 impl Nics {
     /// Whether the NICs use any of the extras (see [`crate::model::fabric`]): packets
     /// that ask the fabric for its own (multicast for hardware collectives, INT records
-    /// for a flow whose congestion control reads them), or the NICs' own: ports other
-    /// than one data port a NIC (rails), and turns of several packets (`qp_burst`).
+    /// for a flow whose congestion control reads them), or the NICs' own: more than one
+    /// port a NIC (rails, planes; one port carries the data, `data_rails` = (0, 1)), and
+    /// turns of several packets (`qp_burst`).
     pub(crate) fn uses_extras(&self, fabric: &Fabric) -> bool {
         let nic_ports = (fabric.ports.iter())
             .filter(|p| matches!(p.owner(), NodeKind::Host(_)))
             .count();
         self.hw.is_some()
             || self.flows.iter().any(|f| f.cc.wants_int())
-            || self.data_rails != (0, 1)
             || nic_ports != self.hosts.len()
             || self.qp_burst != 0
     }
@@ -175,6 +175,7 @@ impl Nics {
         let now = ctx.now;
         let rp = &ctx.params;
         // The pacer runs at the NIC's data rate: its ports' together on several rails.
+        debug_assert!(EXTRAS || self.data_rails == (0, 1), "rails in a plain run");
         let rails = if EXTRAS { self.data_rails.1 } else { 1 };
         let line = Rate(fabric.ports[port].rate.0 * rails as u64);
         let f = self.flows.at_mut(fid as usize);
