@@ -767,6 +767,9 @@ fn cmd_bench(
             "parallelism": r.parallelism,
             "barrier_wait_seconds": r.barrier_wait_seconds.map(|w| w.0),
             "barrier_wait_seconds_max": r.barrier_wait_seconds.map(|w| w.1),
+            "barrier_wait_by_barrier": r.barrier_wait_by_barrier.map(|[start, events, handover]| {
+                serde_json::json!({"start": start, "events": events, "handover": handover})
+            }),
         });
         println!("{j}");
         return ExitCode::SUCCESS;
@@ -907,8 +910,20 @@ fn cmd_bench(
                 ) {
                     println!(
                         "  the threads waited at the windows' barriers {mean:.2} s on average, \
-                         {most:.2} s at most, of {many:.2} s (the shards' imbalance, the \
-                         machine's other work, the work between windows)"
+                         {most:.2} s at most, of {many:.2} s"
+                    );
+                }
+                let by = &t["barrier_wait_by_barrier"];
+                if let (Some(events), Some(handover), Some(start)) = (
+                    by["events"].as_f64(),
+                    by["handover"].as_f64(),
+                    by["start"].as_f64(),
+                ) {
+                    println!(
+                        "    {events:.2} s for another thread's shards to run their events (the \
+                         shards' imbalance, or a core slowed by the machine's other work), \
+                         {handover:.2} s for the frames handed over, {start:.2} s for the work \
+                         between windows"
                     );
                 }
             }

@@ -1022,11 +1022,17 @@ fn the_critical_path_counts_each_windows_busiest_shard() {
             w.barrier_wait_seconds_max >= w.barrier_wait_seconds,
             "{w:?}"
         );
+        // Every thread meets at each of a window's three barriers, and each meeting is
+        // counted where it happened (which of them takes longest depends on the
+        // machine's other work: not tested).
+        let [start, events, handover] = w.barrier_wait_by_barrier;
+        assert!(start > 0.0 && events > 0.0 && handover > 0.0, "{w:?}");
     } else {
         assert_eq!(
             (w.barrier_wait_seconds, w.barrier_wait_seconds_max),
             (0.0, 0.0)
         );
+        assert_eq!(w.barrier_wait_by_barrier, [0.0; 3]);
     }
     // A permutation over every pod: each window's busiest shard runs well under all the
     // window's events (summing the shards instead of taking the busiest would give 1;

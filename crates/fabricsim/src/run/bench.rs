@@ -79,6 +79,8 @@ pub struct BenchResult {
     /// Seconds the threads waited at the windows' barriers, on average and at most
     /// ([`crate::sim::ParallelWork::barrier_wait_seconds`]), when cut.
     pub barrier_wait_seconds: Option<(f64, f64)>,
+    /// The average by barrier ([`crate::sim::ParallelWork::barrier_wait_by_barrier`]).
+    pub barrier_wait_by_barrier: Option<[f64; 3]>,
 }
 
 impl BenchResult {
@@ -230,5 +232,6 @@ pub fn run_case_on(case: Case, threads: usize) -> BenchResult {
         notes,
         parallelism: work.map(|w| w.parallelism),
         barrier_wait_seconds: work.map(|w| (w.barrier_wait_seconds, w.barrier_wait_seconds_max)),
+        barrier_wait_by_barrier: work.map(|w| w.barrier_wait_by_barrier),
     }
 }

@@ -532,6 +532,11 @@ impl Simulation {
             .map(|(i, c)| c.queue.popped() - s.popped_at.get(i).copied().unwrap_or(0))
             .sum();
         let critical = s.critical + s.between + since;
+        // Averaged over the threads, by barrier.
+        let threads = (s.waited.len() / WAITS).max(1) as f64;
+        let by_barrier: [f64; WAITS] = std::array::from_fn(|b| {
+            (s.waited.iter().skip(b).step_by(WAITS)).sum::<u64>() as f64 / threads / 1e9
+        });
         Some(ParallelWork {
             shards: s.partition.shards as usize,
             threads: s.threads,
@@ -544,11 +549,12 @@ impl Simulation {
                 0 => 1.0,
                 c => events as f64 / c as f64,
             },
-            barrier_wait_seconds: match s.waited.len() {
-                0 => 0.0,
-                n => s.waited.iter().sum::<u64>() as f64 / n as f64 / 1e9,
-            },
-            barrier_wait_seconds_max: s.waited.iter().max().map_or(0.0, |&w| w as f64 / 1e9),
+            barrier_wait_seconds: by_barrier.iter().sum(),
+            barrier_wait_seconds_max: (s.waited.chunks(WAITS))
+                .map(|w| w.iter().sum::<u64>())
+                .max()
+                .map_or(0.0, |w| w as f64 / 1e9),
+            barrier_wait_by_barrier: by_barrier,
         })
     }
 

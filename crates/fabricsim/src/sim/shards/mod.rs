@@ -128,7 +128,7 @@ mod threads;
 pub(crate) use crate::kernel::ctx::Outbox;
 use between::merge_flow_drops;
 use outbox::{deliver, receive};
-use threads::{Pool, SharedModel, EXIT};
+use threads::{Pool, SharedModel, Wait, EXIT, WAITS};
 
 /// What the parallel engine did in a run cut into shards (`summary.json`'s
 /// `speed.parallel`).
@@ -163,6 +163,11 @@ pub struct ParallelWork {
     pub barrier_wait_seconds: f64,
     /// The longest any one thread waited.
     pub barrier_wait_seconds_max: f64,
+    /// `barrier_wait_seconds` by where the threads waited: before a window (the workers
+    /// for the caller's thread's work between windows), after their shards' events (for
+    /// another thread's shards: their imbalance, or a core the machine's other work
+    /// slowed), after taking the frames handed over.
+    pub barrier_wait_by_barrier: [f64; 3],
 }
 
 /// A run cut into shards: the cut, and each shard's context once it runs.
@@ -177,8 +182,8 @@ pub(crate) struct Shards {
     pub(crate) windows: u64,
     /// Frames handed from one shard to another.
     pub(crate) handoffs: u64,
-    /// Nanoseconds each thread waited at the windows' barriers (empty when the shards
-    /// take turns on the caller's thread).
+    /// Nanoseconds each thread waited at the windows' barriers, by barrier (`WAITS *
+    /// thread + threads::Wait`; empty when the shards take turns on the caller's thread).
     pub(crate) waited: Vec<u64>,
     /// Events on the critical path so far ([`ParallelWork::critical_path_events`],
     /// less `between`).
@@ -325,7 +330,7 @@ impl Simulation {
             for j in 1..threads {
                 let pool = &pool;
                 scope.spawn(move || loop {
-                    pool.wait(j);
+                    pool.wait(j, Wait::Start);
                     let end = pool.end.load(std::sync::atomic::Ordering::Acquire);
                     if end == EXIT {
                         break;
@@ -335,7 +340,7 @@ impl Simulation {
             }
             let end = self.window_loop(sh, until, halt, progress, &mut |_, _, _, _, end| {
                 pool.end.store(end, std::sync::atomic::Ordering::Release);
-                pool.wait(0);
+                pool.wait(0, Wait::Start);
                 model.window(0, threads, end, build, &pool);
                 let failed = pool.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
                 if let Some(p) = failed {
@@ -348,7 +353,7 @@ impl Simulation {
             });
             pool.end.store(EXIT, std::sync::atomic::Ordering::Release);
             pool.barrier.wait();
-            sh.waited.resize(threads, 0);
+            sh.waited.resize(WAITS * threads, 0);
             for (w, p) in sh.waited.iter_mut().zip(&pool.waited) {
                 *w += p.load(std::sync::atomic::Ordering::Relaxed);
             }

@@ -15,8 +15,24 @@ pub(super) struct Pool {
     /// every barrier (a thread that left would hang the others), and the caller's
     /// thread stops the rest and resumes the panic.
     pub(super) panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
-    /// Nanoseconds each thread has waited at the barrier ([`Pool::wait`]).
+    /// Nanoseconds each thread has waited at the barrier, by [`Wait`] (`WAITS * j + wait`
+    /// for thread `j`; [`Pool::wait`]).
     pub(super) waited: Vec<std::sync::atomic::AtomicU64>,
+}
+
+/// Barriers a window has ([`Wait`]).
+pub(super) const WAITS: usize = 3;
+
+/// Which of a window's [`WAITS`] barriers a thread waits at.
+#[derive(Clone, Copy)]
+pub(super) enum Wait {
+    /// Before the window: the workers for the caller's thread's work between windows
+    /// (the caller, for the workers to come back from the last one).
+    Start = 0,
+    /// After the thread's shards ran their events: for the other threads' shards.
+    Events = 1,
+    /// After the thread's shards took the frames handed to them.
+    Handover = 2,
 }
 
 /// A barrier whose threads spin a while, then yield, until the last one arrives. The
@@ -79,17 +95,17 @@ impl Pool {
             barrier: SpinBarrier::new(threads),
             end: std::sync::atomic::AtomicU64::new(0),
             panic: std::sync::Mutex::new(None),
-            waited: (0..threads).map(|_| Default::default()).collect(),
+            waited: (0..WAITS * threads).map(|_| Default::default()).collect(),
         }
     }
 
-    /// Thread `j` waits at the barrier, counting how long (two clock reads, a few tens
-    /// of nanoseconds, against a window's microseconds of work at the least).
-    pub(super) fn wait(&self, j: usize) {
+    /// Thread `j` waits at the barrier `at`, counting how long (two clock reads, a few
+    /// tens of nanoseconds, against a window's microseconds of work at the least).
+    pub(super) fn wait(&self, j: usize, at: Wait) {
         let t = std::time::Instant::now();
         self.barrier.wait();
         let ns = t.elapsed().as_nanos() as u64;
-        self.waited[j].fetch_add(ns, std::sync::atomic::Ordering::Relaxed);
+        self.waited[WAITS * j + at as usize].fetch_add(ns, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Runs `f`, keeping its panic (the first of the window) instead of unwinding.
@@ -147,7 +163,7 @@ impl SharedModel {
             };
             pool.guard(|| run_window(ctx, fabric, roles, nics, end, build));
         }
-        pool.wait(j);
+        pool.wait(j, Wait::Events);
         for to in (j..self.shards).step_by(threads) {
             // (A shard never hands frames to itself: a cut link joins two shards.)
             for from in (0..self.shards).filter(|&f| f != to) {
@@ -168,7 +184,7 @@ impl SharedModel {
                 src.outbox[to] = msgs;
             }
         }
-        pool.wait(j);
+        pool.wait(j, Wait::Handover);
     }
 }
 
