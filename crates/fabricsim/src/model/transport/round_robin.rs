@@ -100,6 +100,13 @@ impl RoundRobin {
         self.n_live == 0
     }
 
+    /// Some flow has bytes to send (it may yet wait for its pacer or its window): a word
+    /// per 64 entries, one for most NICs.
+    #[inline(always)]
+    pub fn has_sendable(&self) -> bool {
+        self.bits.chunks_exact(2).any(|w| w[SENDABLE] != 0)
+    }
+
     /// Active flows.
     pub fn len(&self) -> usize {
         self.n_live as usize
