@@ -3,7 +3,8 @@
 //! 1. Every run (variants x sweep points x replicates) is planned and checked up front,
 //!    so that input errors appear before any simulated time passes: each run's
 //!    Simulation is built and dropped at once ([`validate`]), one at a time, so the
-//!    check holds one Simulation in memory however long the sweep. Building is cheap
+//!    check holds one Simulation in memory however long the sweep; a scenario of one
+//!    run keeps its Simulation for the run, built once. Building is cheap
 //!    beside running (the 600 runs of `scenarios/gse-vs-roce-readings.toml` build in
 //!    about 0.5 s, 0.85 ms each, against minutes of simulation), and it is exact: a
 //!    seed feeds the workload generators, so only a build says that every replicate
@@ -219,15 +220,32 @@ pub struct RunCost {
 /// documentation); `Simulation::build` refuses a run over the memory budget
 /// ([`crate::scenario::budget`]) before it allocates it.
 pub fn validate(loaded: &LoadedScenario, plan: &[PlannedRun]) -> Result<Vec<RunCost>, RunError> {
-    plan.iter()
+    validate_keeping(loaded, plan).map(|(cost, _)| cost)
+}
+
+/// [`validate`], keeping the Simulation of a plan of one run (built, not started) for
+/// the run itself: built once, not a second time. A plan of several drops each one as
+/// it is checked, so that the check holds one Simulation at a time.
+fn validate_keeping(
+    loaded: &LoadedScenario,
+    plan: &[PlannedRun],
+) -> Result<(Vec<RunCost>, Option<Simulation>), RunError> {
+    let mut kept = None;
+    let cost = plan
+        .iter()
         .map(|p| {
             let sim = p.build(loaded).map_err(RunError::Input)?;
-            Ok(RunCost {
+            let cost = RunCost {
                 bytes: sim.nics.flows.iter().map(|f| f.spec.size).sum(),
                 memory: sim.memory_estimate,
-            })
+            };
+            if plan.len() == 1 {
+                kept = Some(sim);
+            }
+            Ok(cost)
         })
-        .collect()
+        .collect::<Result<_, RunError>>()?;
+    Ok((cost, kept))
 }
 
 /// Workers that fit the memory budget together: each holds one run at a time, so
@@ -370,7 +388,9 @@ pub fn run_sweep(
     progress: &(dyn Fn(usize, &Progress) + Sync),
 ) -> Result<SweepResult, RunError> {
     let mut plan = plan(loaded, opts.seed).map_err(RunError::Input)?;
-    let cost = validate(loaded, &plan)?;
+    let (cost, built) = validate_keeping(loaded, &plan)?;
+    // The lone run's Simulation, built by the check, for the worker that takes it.
+    let built = Mutex::new(built);
     let n = plan.len();
     let multi = n > 1;
     // Sweep axis labels in the scenario's order (every run has the same axes).
@@ -471,9 +491,11 @@ pub fn run_sweep(
         }
         let i = order[k];
         let p = &plan[i];
+        let prebuilt = built.lock().expect("built lock").take();
         let res = run_one(
             loaded,
             p,
+            prebuilt,
             multi,
             dir_of(&p.meta),
             (opts.threads_per_run, per_run),
@@ -614,7 +636,7 @@ pub fn run_named(
         })?,
     };
     let mut p = plan.swap_remove(i);
-    validate(loaded, std::slice::from_ref(&p))?;
+    let (_, built) = validate_keeping(loaded, std::slice::from_ref(&p))?;
     if let Some(out) = out {
         resolved::set_seed(&mut p.meta.table, p.meta.seed).map_err(RunError::Input)?;
         output::prepare_out(out, &[]).map_err(RunError::Out)?;
@@ -625,6 +647,7 @@ pub fn run_named(
     run_one_kept(
         loaded,
         &p,
+        built,
         multi,
         out.map(Path::to_path_buf),
         (n, n.min(crate::sim::machine_threads())),
@@ -685,23 +708,28 @@ fn alone_references(
     Ok(())
 }
 
-/// Builds, runs and writes one run; `None` when `stop` cut it short (nothing written).
+/// Builds (unless `prebuilt` is its Simulation, built by [`validate_keeping`]), runs and
+/// writes one run; `None` when `stop` cut it short (nothing written).
+#[allow(clippy::too_many_arguments)]
 fn run_one(
     loaded: &LoadedScenario,
     p: &PlannedRun,
+    prebuilt: Option<Simulation>,
     multi: bool,
     dir: Option<PathBuf>,
     cut: (usize, usize),
     stop: Option<&AtomicBool>,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Option<Result<RunResult, RunError>> {
-    run_one_kept(loaded, p, multi, dir, cut, stop, progress).map(|r| r.map(|(_, r)| r))
+    run_one_kept(loaded, p, prebuilt, multi, dir, cut, stop, progress).map(|r| r.map(|(_, r)| r))
 }
 
 /// [`run_one`], returning the finished Simulation too.
+#[allow(clippy::too_many_arguments)]
 fn run_one_kept(
     loaded: &LoadedScenario,
     p: &PlannedRun,
+    prebuilt: Option<Simulation>,
     multi: bool,
     dir: Option<PathBuf>,
     (shards, threads): (usize, usize),
@@ -710,7 +738,7 @@ fn run_one_kept(
 ) -> Option<Result<(Simulation, RunResult), RunError>> {
     // [`validate`] built this run already: an error here would be a nondeterministic
     // build, reported rather than hidden.
-    let mut sim = match p.build(loaded) {
+    let mut sim = match prebuilt.map_or_else(|| p.build(loaded), Ok) {
         Ok(s) => s,
         Err(e) => return Some(Err(RunError::Input(e))),
     };
