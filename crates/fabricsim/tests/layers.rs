@@ -67,7 +67,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("output", &["output"]),
-    ("run", &["run::runner", "run::bench", "run::estimate"]),
+    (
+        "run",
+        &["run::plan", "run::runner", "run::bench", "run::estimate"],
+    ),
 ];
 
 /// Folders at the crate root that group modules (a layer's modules live inside).

@@ -3,4 +3,5 @@
 
 pub mod bench;
 pub mod estimate;
+pub mod plan;
 pub mod runner;

@@ -8,7 +8,7 @@
 //!    beside running (the 600 runs of `scenarios/gse-vs-roce-readings.toml` build in
 //!    about 0.5 s, 0.85 ms each, against minutes of simulation), and it is exact: a
 //!    seed feeds the workload generators, so only a build says that every replicate
-//!    builds. The per-run checks that need a built run go in [`check_run`].
+//!    builds. Planning and the check are `run/plan.rs`'s.
 //! 2. `--out` is checked (created, written to, no run folder blocked); with `resume`,
 //!    runs whose folder already holds their results are reused ([`reusable`]).
 //! 3. The other runs share the machine's cores, one run per thread. A worker builds its
@@ -33,13 +33,15 @@
 
 use crate::base::units::Time;
 use crate::output::{self, resolved, Summary};
-use crate::scenario::{LoadedScenario, Scenario, ScenarioError};
+use crate::scenario::{LoadedScenario, ScenarioError};
 use crate::sim::{Outcome, Progress, Simulation};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::plan::validate_keeping;
+pub use super::plan::{build_all, build_runs, plan, validate, PlannedRun, RunCost, RunMeta};
 pub use crate::output::SWEEP_STATUS;
 
 /// Options of a run.
@@ -120,134 +122,6 @@ pub struct SweepResult {
     pub per_run_note: Option<String>,
 }
 
-/// Builds every variant of a loaded scenario.
-pub fn build_all(
-    loaded: &LoadedScenario,
-    seed: Option<u64>,
-) -> Result<Vec<(String, Simulation)>, ScenarioError> {
-    Ok(build_runs(loaded, seed)?
-        .into_iter()
-        .map(|(r, sim)| (r.name, sim))
-        .collect())
-}
-
-/// Builds every run (variants x sweep points), keeping each run's description. Holds
-/// every Simulation at once: [`run`] builds them one at a time instead.
-pub fn build_runs(
-    loaded: &LoadedScenario,
-    seed: Option<u64>,
-) -> Result<Vec<(RunMeta, Simulation)>, ScenarioError> {
-    plan(loaded, seed)?
-        .into_iter()
-        .map(|p| Ok((p.build(loaded)?, p.meta)))
-        .map(|r: Result<_, ScenarioError>| r.map(|(s, m)| (m, s)))
-        .collect()
-}
-
-/// One run, ready to build.
-pub struct PlannedRun {
-    /// Its description.
-    pub meta: RunMeta,
-    /// Its scenario, with the run's seed.
-    pub scenario: Scenario,
-    /// Prefix of its error messages (`in run ...: `; empty for a scenario of one run).
-    context: String,
-}
-
-impl PlannedRun {
-    /// Builds the run's Simulation; an error names the run.
-    pub fn build(&self, loaded: &LoadedScenario) -> Result<Simulation, ScenarioError> {
-        Simulation::build(&self.scenario, &loaded.file, &loaded.base_dir).map_err(|e| self.err(e))
-    }
-
-    fn err_input(&self, e: ScenarioError) -> RunError {
-        RunError::Input(self.err(e))
-    }
-
-    fn err(&self, mut e: ScenarioError) -> ScenarioError {
-        e.message = format!("{}{}", self.context, e.message);
-        e
-    }
-}
-
-/// Every run of a loaded scenario (variants x sweep points x replicates), not built.
-pub fn plan(loaded: &LoadedScenario, seed: Option<u64>) -> Result<Vec<PlannedRun>, ScenarioError> {
-    let runs = loaded.expand_runs()?;
-    let named = runs.len() > 1 || !loaded.scenario.variants.is_empty();
-    let mut out = Vec::with_capacity(runs.len());
-    for r in runs {
-        let (name, mut sc) = (r.name.clone(), r.scenario);
-        if let Some(s) = seed {
-            sc.seed = s;
-        }
-        // Replicates derive from the seed in force (`--seed` included).
-        sc.seed = crate::base::seed::replicate_seed(sc.seed, r.replicate);
-        let context = if named {
-            format!("in run `{name}`: ")
-        } else {
-            String::new()
-        };
-        let mut p = PlannedRun {
-            meta: RunMeta {
-                name,
-                folder: r.folder,
-                variant: r.variant,
-                coords: r.coords,
-                seed: sc.seed,
-                table: toml::Table::new(),
-            },
-            scenario: sc,
-            context,
-        };
-        p.meta.table =
-            resolved::with_absolute_files(&r.table, &p.scenario, &loaded.base_dir, &loaded.file)
-                .map_err(|e| p.err(e))?;
-        out.push(p);
-    }
-    Ok(out)
-}
-
-/// What validation learnt of each run.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RunCost {
-    /// Bytes the run's flows move: the estimate of its length, which orders the work.
-    pub bytes: u64,
-    /// Memory the run was estimated to hold ([`crate::scenario::budget`]).
-    pub memory: u64,
-}
-
-/// Checks every run before any starts: builds each and drops it at once (see the module
-/// documentation); `Simulation::build` refuses a run over the memory budget
-/// ([`crate::scenario::budget`]) before it allocates it.
-pub fn validate(loaded: &LoadedScenario, plan: &[PlannedRun]) -> Result<Vec<RunCost>, RunError> {
-    validate_keeping(loaded, plan).map(|(cost, _)| cost)
-}
-
-/// [`validate`], keeping the Simulation of a plan of one run (built, not started) for
-/// the run itself: built once, not a second time. A plan of several drops each one as
-/// it is checked, so that the check holds one Simulation at a time.
-fn validate_keeping(
-    loaded: &LoadedScenario,
-    plan: &[PlannedRun],
-) -> Result<(Vec<RunCost>, Option<Simulation>), RunError> {
-    let mut kept = None;
-    let cost = plan
-        .iter()
-        .map(|p| {
-            let sim = p.build(loaded).map_err(RunError::Input)?;
-            let cost = RunCost {
-                bytes: sim.nics.flows.iter().map(|f| f.spec.size).sum(),
-                memory: sim.memory_estimate,
-            };
-            if plan.len() == 1 {
-                kept = Some(sim);
-            }
-            Ok(cost)
-        })
-        .collect::<Result<_, RunError>>()?;
-    Ok((cost, kept))
-}
-
 /// Workers that fit the memory budget together: each holds one run at a time, so
 /// `threads` runs of the largest estimate must fit; never fewer than one (a run alone
 /// over the budget was refused when it was built). The note says when it took fewer.
@@ -298,24 +172,6 @@ pub fn threads_for_each_run(
             if share == 1 { "" } else { "s" }
         )),
     )
-}
-
-/// Name, folder, sweep coordinates and effective scenario of a run.
-#[derive(Clone, Debug)]
-pub struct RunMeta {
-    /// Run name.
-    pub name: String,
-    /// Results folder under `--out` when the scenario has several runs.
-    pub folder: String,
-    /// Variant.
-    pub variant: String,
-    /// Sweep coordinates.
-    pub coords: Vec<(String, String)>,
-    /// Seed the run uses.
-    pub seed: u64,
-    /// The run's TOML tree with absolute file paths (`scenario.resolved.toml` once the
-    /// seed is set).
-    pub table: toml::Table,
 }
 
 /// The summary of the run in `dir` when the folder holds this run's complete results:
@@ -388,7 +244,7 @@ pub fn run_sweep(
     progress: &(dyn Fn(usize, &Progress) + Sync),
 ) -> Result<SweepResult, RunError> {
     let mut plan = plan(loaded, opts.seed).map_err(RunError::Input)?;
-    let (cost, built) = validate_keeping(loaded, &plan)?;
+    let (cost, built) = validate_keeping(loaded, &plan).map_err(RunError::Input)?;
     // The lone run's Simulation, built by the check, for the worker that takes it.
     let built = Mutex::new(built);
     let n = plan.len();
@@ -636,7 +492,7 @@ pub fn run_named(
         })?,
     };
     let mut p = plan.swap_remove(i);
-    let (_, built) = validate_keeping(loaded, std::slice::from_ref(&p))?;
+    let (_, built) = validate_keeping(loaded, std::slice::from_ref(&p)).map_err(RunError::Input)?;
     if let Some(out) = out {
         resolved::set_seed(&mut p.meta.table, p.meta.seed).map_err(RunError::Input)?;
         output::prepare_out(out, &[]).map_err(RunError::Out)?;
@@ -696,8 +552,8 @@ fn alone_references(
         sc.workload = vec![WorkloadCfg::Trace(cfg)];
         sc.record.timeline = None;
         sc.record.pcap = None;
-        let mut alone =
-            Simulation::build(&sc, &loaded.file, &loaded.base_dir).map_err(|e| p.err_input(e))?;
+        let mut alone = Simulation::build(&sc, &loaded.file, &loaded.base_dir)
+            .map_err(|e| RunError::Input(p.err(e)))?;
         let Some(_) = alone.run_until_stopped(Time::MAX, stop, &mut |_| {}) else {
             return Ok(());
         };
