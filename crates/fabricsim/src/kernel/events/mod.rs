@@ -442,7 +442,8 @@ impl EventQueue {
         }
         // Enter the next slot only if it starts before `end`: a later push (at `end` or
         // after) then still lands at or after the current slot's start.
-        let next = match self.next_occupied() {
+        let near = self.next_occupied();
+        let next = match near {
             Some(s) => s.min(self.far_slot),
             None => self.far_slot,
         };
@@ -451,7 +452,7 @@ impl EventQueue {
         }
         // The slot starts before `end` but its first event may not: then it stays
         // pending (the slot is entered, which is safe: it starts before `end`).
-        let (t, ev) = self.advance()?;
+        let (t, ev) = self.advance_from(near)?;
         if t >= end {
             self.unpop();
             return None;
@@ -495,7 +496,22 @@ impl EventQueue {
     /// Moves to the next slot holding events and pops its first one.
     #[inline(never)]
     fn advance(&mut self) -> Option<(Time, Event)> {
-        let next = match self.next_occupied() {
+        let near = self.next_occupied();
+        self.advance_to(near)
+    }
+
+    /// [`Self::advance`] for a caller that has just found the next occupied slot,
+    /// `near` (`pop_before`: the scan is not made twice).
+    #[inline(never)]
+    fn advance_from(&mut self, near: Option<u64>) -> Option<(Time, Event)> {
+        self.advance_to(near)
+    }
+
+    /// Moves to the next slot holding events, `near` being the next occupied slot of
+    /// the wheel, and pops its first one.
+    #[inline(always)]
+    fn advance_to(&mut self, near: Option<u64>) -> Option<(Time, Event)> {
+        let next = match near {
             // The common case: the next slot is in the wheel and no far event is due to
             // enter the window.
             Some(s) if self.far_slot > s + SLOT_MASK => s,

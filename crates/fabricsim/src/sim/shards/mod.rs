@@ -638,10 +638,12 @@ fn run_window(
     end: Time,
     build: LoopBuild,
 ) {
-    if build.extras {
-        run_window_as::<true>(ctx, fabric, roles, nics, end, build.prefetch);
-    } else {
-        run_window_as::<false>(ctx, fabric, roles, nics, end, build.prefetch);
+    // Chosen once a window, not tested an event.
+    match (build.prefetch, build.extras) {
+        (true, true) => run_window_as::<true, true>(ctx, fabric, roles, nics, end),
+        (true, false) => run_window_as::<true, false>(ctx, fabric, roles, nics, end),
+        (false, true) => run_window_as::<false, true>(ctx, fabric, roles, nics, end),
+        (false, false) => run_window_as::<false, false>(ctx, fabric, roles, nics, end),
     }
 }
 
@@ -654,20 +656,19 @@ pub(super) struct LoopBuild {
     extras: bool,
 }
 
-/// [`run_window`] in the loop built with (`EXTRAS`) or without the tests for the
-/// fabric's extras.
-fn run_window_as<const EXTRAS: bool>(
+/// [`run_window`] in the loop built with (`PREFETCH`) or without the look-ahead, and
+/// with (`EXTRAS`) or without the tests for the fabric's extras.
+fn run_window_as<const PREFETCH: bool, const EXTRAS: bool>(
     ctx: &mut Ctx,
     fabric: &mut Fabric,
     roles: &mut RoleStates,
     nics: &mut Nics,
     end: Time,
-    prefetch: bool,
 ) {
     let limit = ctx.queue.popped().saturating_add(ctx.event_budget);
     while let Some((t, ev)) = ctx.queue.pop_before(end) {
         ctx.now = t;
-        if prefetch {
+        if PREFETCH {
             super::lookahead::prefetch_ahead(ctx, fabric);
         }
         super::event_loop::dispatch::<EXTRAS>(ctx, fabric, roles, nics, None, t, ev);
