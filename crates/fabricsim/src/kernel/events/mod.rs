@@ -213,9 +213,10 @@ pub struct EventQueue {
     cur: u64,
     /// First time of the current slot.
     base: Time,
-    /// Entries of the current slot in pop order, `drain[head..end]` still pending; with
-    /// look-ahead, followed by four entries of the next occupied slot (or fillers) for
-    /// [`Self::peek_codes`]; stale entries may follow.
+    /// Entries of the current slot in pop order, `drain[head..end]` still pending,
+    /// followed by four entries for [`Self::peek_codes`] (with look-ahead, the next
+    /// occupied slot's first entries; else fillers or stale entries); more stale entries
+    /// may follow. Always at least `end + 4` long, so `peek_codes` reads unchecked.
     drain: Vec<u64>,
     head: usize,
     end: usize,
@@ -270,7 +271,11 @@ impl EventQueue {
             lsh: 64 - 10,
             cur: 0,
             base: 0,
-            drain: Vec::with_capacity(256),
+            drain: {
+                let mut d = Vec::with_capacity(256);
+                d.extend_from_slice(&[NO_EVENT as u64; 4]);
+                d
+            },
             head: 0,
             end: 0,
             counts: boxed_array(0),
@@ -560,6 +565,7 @@ impl EventQueue {
             Some(s) => s.min(self.far_slot),
             None if self.far.is_empty() => {
                 self.drain.clear();
+                self.drain.extend_from_slice(&[NO_EVENT as u64; 4]);
                 self.head = 0;
                 self.end = 0;
                 return None;
@@ -639,6 +645,8 @@ impl EventQueue {
         if !self.drain.is_sorted() {
             self.drain.sort_unstable();
         }
+        // The look-ahead entries' places (`preview` fills them when it runs).
+        self.drain.extend_from_slice(&[NO_EVENT as u64; 4]);
     }
 
     /// Pops the first entry of a slot just entered.
@@ -664,14 +672,18 @@ impl EventQueue {
     /// only, never for semantics; needs [`Self::set_lookahead`].
     #[inline(always)]
     pub fn peek_codes(&self) -> [u32; 4] {
-        let h = self.head;
-        let Some(d) = self.drain.get(h..h + 4) else {
-            return [NO_EVENT; 4];
-        };
+        let (h, d) = (self.head, &self.drain[..]);
+        // `head <= end` and the buffer is at least `end + 4` long (see `drain`).
+        debug_assert!(h <= self.end && self.end + 4 <= d.len());
         // An entry's low 32 bits are its event alone (its time is in bits 52 and up), and
         // a filler's are `NO_EVENT`: no mask to apply, nor for the caller to test a kind.
         const _: () = assert!(64 - MAX_SHIFT >= 32 && EV_BITS <= 32);
-        [d[0] as u32, d[1] as u32, d[2] as u32, d[3] as u32]
+        [
+            *d.at(h) as u32,
+            *d.at(h + 1) as u32,
+            *d.at(h + 2) as u32,
+            *d.at(h + 3) as u32,
+        ]
     }
 
     /// Time of the earliest event.
