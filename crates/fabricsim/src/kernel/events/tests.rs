@@ -221,6 +221,23 @@ impl Checked {
         self.q.push(t, ev);
         self.reference.push(Reverse((t, ev.encode())));
         self.last = None;
+        self.check_drain();
+    }
+
+    /// The drain buffer holds the four look-ahead entries past its pending ones, which
+    /// `peek_codes` reads unchecked.
+    fn check_drain(&self) {
+        let q = &self.q;
+        assert!(q.head <= q.end, "head {} past end {}", q.head, q.end);
+        assert!(
+            q.end + 4 <= q.drain.len(),
+            "a drain buffer of {} for {} entries",
+            q.drain.len(),
+            q.end
+        );
+        if q.lookahead {
+            let _ = q.peek_codes();
+        }
     }
 
     fn pop(&mut self) -> Option<(Time, Event)> {
@@ -233,6 +250,7 @@ impl Checked {
         }
         self.last = want;
         assert_eq!(self.q.len(), self.reference.len());
+        self.check_drain();
         got
     }
 
@@ -244,6 +262,7 @@ impl Checked {
         };
         self.q.unpop();
         self.reference.push(Reverse(e));
+        self.check_drain();
         true
     }
 
@@ -251,6 +270,7 @@ impl Checked {
         self.q.set_horizon(h);
         self.last = None;
         assert_eq!(self.q.len(), self.reference.len());
+        self.check_drain();
     }
 
     fn drain(&mut self) {
