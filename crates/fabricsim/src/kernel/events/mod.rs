@@ -183,6 +183,8 @@ pub fn peek_code(code: u32) -> (u32, u32) {
 
 /// `EventQueue::ahead` when there is no slot to look into.
 const NO_SLOT: usize = usize::MAX;
+/// The look-ahead entries where nothing is known (`EventQueue::drain`).
+const FILLERS: [u64; 4] = [NO_EVENT as u64; 4];
 /// Widest slot: 2^12 ps (4.1 ns), so that the time within a slot fits the key's top bits.
 const MAX_SHIFT: u32 = 12;
 /// Narrowest slot: 2 ps.
@@ -273,7 +275,7 @@ impl EventQueue {
             base: 0,
             drain: {
                 let mut d = Vec::with_capacity(256);
-                d.extend_from_slice(&[NO_EVENT as u64; 4]);
+                d.extend_from_slice(&FILLERS);
                 d
             },
             head: 0,
@@ -537,7 +539,7 @@ impl EventQueue {
     /// copy of a variable length (a `memcpy` call and a loop of fillers).
     #[inline(always)]
     fn preview(&mut self) {
-        let mut next = [NO_EVENT as u64; 4];
+        let mut next = FILLERS;
         if self.ahead != NO_SLOT {
             let i = self.ahead & SLOT_MASK as usize;
             let (n, inline) = (self.counts[i] as usize, &self.inline[i]);
@@ -565,7 +567,7 @@ impl EventQueue {
             Some(s) => s.min(self.far_slot),
             None if self.far.is_empty() => {
                 self.drain.clear();
-                self.drain.extend_from_slice(&[NO_EVENT as u64; 4]);
+                self.drain.extend_from_slice(&FILLERS);
                 self.head = 0;
                 self.end = 0;
                 return None;
@@ -646,7 +648,7 @@ impl EventQueue {
             self.drain.sort_unstable();
         }
         // The look-ahead entries' places (`preview` fills them when it runs).
-        self.drain.extend_from_slice(&[NO_EVENT as u64; 4]);
+        self.drain.extend_from_slice(&FILLERS);
     }
 
     /// Pops the first entry of a slot just entered.
