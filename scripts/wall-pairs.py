@@ -62,15 +62,15 @@ def main():
     cpu = None if a.cpu < 0 else a.cpu
     _, work = run(a.old, a.k, cpu, a.extra)
     _, work_new = run(a.new, a.k, cpu, a.extra)
-    if work[1:] != work_new[1:] and a.different_runs:
+    if work[1:] != work_new[1:]:
+        if not a.different_runs:
+            sys.exit(
+                f"wall-pairs: the builds simulate different runs (packet-hops, ps): "
+                f"{work[1:]} against {work_new[1:]}"
+            )
         print(
             f"wall-pairs: different runs (events, packet-hops, ps): {work} (old) "
             f"against {work_new} (new)"
-        )
-    elif work[1:] != work_new[1:]:
-        sys.exit(
-            f"wall-pairs: the builds simulate different runs (packet-hops, ps): "
-            f"{work[1:]} against {work_new[1:]}"
         )
     elif work[0] != work_new[0]:
         print(f"wall-pairs: the same run in {work[0]} events (old) and {work_new[0]} (new)")
