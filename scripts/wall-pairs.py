@@ -16,6 +16,7 @@ may differ (one may skip events that do nothing), and the script says so. A chan
 meant to move results (a different event model) is compared with `--different-runs`:
 the two builds may then simulate different runs, each build still the same run every
 time. Runs are pinned to one CPU (`--cpu`, default 0) with `taskset` where it exists.
+`--json FILE` also writes the figures (medians, quartiles, events) for a script to read.
 """
 
 import argparse
@@ -53,6 +54,7 @@ def main():
         action="store_true",
         help="allow builds whose runs differ (packet-hops, simulated time): a change that moves results",
     )
+    ap.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("extra", nargs="*", help="more `bench` arguments, after --")
@@ -91,6 +93,20 @@ def main():
         f"new {statistics.median(news):.4f} s (medians); new / old median "
         f"{statistics.median(ratios):.3f}, quartiles {q[0]:.3f} to {q[2]:.3f}"
     )
+    if a.json:
+        figures = {
+            "k": a.k,
+            "pairs": a.pairs,
+            "old_median_s": statistics.median(olds),
+            "new_median_s": statistics.median(news),
+            "ratio_median": statistics.median(ratios),
+            "ratio_quartiles": [q[0], q[2]],
+            "events_old": work[0],
+            "events_new": work_new[0],
+        }
+        with open(a.json, "w") as f:
+            json.dump(figures, f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":
