@@ -12,11 +12,13 @@
 #   --htsim DIR    the kit's build folder (`build_htsim.sh GIT_DIR DIR`: DIR/htsim and
 #                  DIR/htsim_count); without it the htsim rows are left out
 #   --quick        a look, not a measurement: fewer pairs, three kit pairs, k = 16 for
-#                  the threads, no k = 32 and no cachegrind at k = 16 (about 5 minutes
-#                  after the builds; the full run takes about 40)
+#                  the threads, no k = 32 and no cachegrind at k = 16 (a few minutes
+#                  after the builds; the full run takes about 12 on the 2-core VM)
 #
-# Writes OUT/targets.md (the table) and every raw output beside it. Wall times need an
-# otherwise idle machine: run nothing else meanwhile (not even a build).
+# Writes OUT/targets.md (the table) and every raw output beside it; an earlier run's
+# outputs in OUT are removed first (the base build, OUT/base-fabricsim, is kept for
+# reuse). Wall times need an otherwise idle machine: run nothing else meanwhile (not
+# even a build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
@@ -39,11 +41,13 @@ if [ -n "$htsim" ]; then
   for b in "$htsim/htsim/sim/datacenter/htsim_roce" "$htsim/htsim_count/sim/datacenter/htsim_roce"; do
     [ -x "$b" ] || { echo "speed-targets.sh: --htsim $htsim: no $b (build it with the kit's build_htsim.sh)" >&2; exit 2; }
   done
-  [ -x "$KIT/run_htsim_vs_fabricsim.sh" ] || [ -f "$KIT/run_htsim_vs_fabricsim.sh" ] \
-    || { echo "speed-targets.sh: --htsim needs the kit at $KIT" >&2; exit 2; }
+  [ -f "$KIT/run_htsim_vs_fabricsim.sh" ] || { echo "speed-targets.sh: --htsim needs the kit at $KIT" >&2; exit 2; }
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# The table reads whatever outputs are there: none may be left from an earlier run.
+rm -rf "$out"/cg-*.json "$out"/cg-*.err "$out"/wall-k*.json "$out"/wall-k*.txt \
+  "$out"/threads.txt "$out"/kit "$out"/kit.txt "$out"/targets.md
 
 echo "== building this tree's release binary"
 cargo build --release -q -p fabricsim-cli
