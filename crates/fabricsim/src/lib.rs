@@ -22,8 +22,11 @@
 //! See `docs/ARCHITECTURE.md` for the design and its invariants.
 
 #![warn(missing_docs)]
-// The exceptions: `prefetch` (a cache hint that cannot fault), and the threads of a
-// sharded run sharing the model's tables (`sim/shards/threads.rs`, `SharedModel`).
+// The exceptions, each with its invariant beside it: `prefetch` (a cache hint that
+// cannot fault), the indices the per-event path trusts (`base/trusted.rs`, checked in
+// the `checked` profile, and the link rings' offsets, `base/ring.rs`), an event read
+// from its two words (`kernel/events`, `Event::decode`), and the threads of a sharded
+// run sharing the model's tables (`sim/shards/threads.rs`, `SharedModel`).
 #![deny(unsafe_code)]
 
 pub mod analysis;

@@ -8,6 +8,7 @@ macro_rules! id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[repr(transparent)] // an event's field (`Event::decode`)
         pub struct $name(pub u32);
 
         impl $name {

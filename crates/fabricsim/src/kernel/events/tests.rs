@@ -185,8 +185,40 @@ fn every_kind_round_trips() {
         Event::CreditReturn(PortId(17)),
         Event::Fault(MAX_INDEX),
         Event::Replay(LinkId(7)),
+        Event::Collective(3),
     ] {
         assert_eq!(Event::decode(ev.encode() as u32), ev);
+    }
+}
+
+/// `Event::decode` reads an event as its two words: a discriminant that is its kind's
+/// code, then its index.
+#[test]
+fn codes_are_the_discriminants() {
+    assert_eq!(std::mem::size_of::<Event>(), 8);
+    let all = [
+        (Event::Fault(1), code::FAULT),
+        (Event::LinkArrive(LinkId(2)), code::LINK_ARRIVE),
+        (Event::CreditReturn(PortId(3)), code::CREDIT),
+        (Event::Replay(LinkId(4)), code::REPLAY),
+        (Event::PfcRefresh(PortId(5)), code::PFC_REFRESH),
+        (Event::FlowArrivals, code::FLOW_ARRIVALS),
+        (Event::Collective(6), code::COLLECTIVE),
+        (Event::Grant(HostId(7)), code::GRANT),
+        (Event::Reorder(8), code::REORDER),
+        (Event::Rto(FlowId(9)), code::RTO),
+        (Event::CnpTimer(FlowId(10)), code::CNP_TIMER),
+        (Event::PortWake(PortId(11)), code::PORT_WAKE),
+        (Event::Sample, code::SAMPLE),
+    ];
+    assert_eq!(all.len() as u32, code::LAST + 1);
+    for (i, (ev, c)) in all.into_iter().enumerate() {
+        assert_eq!(c, i as u32, "the codes are 0..=LAST in order");
+        // SAFETY: a `repr(u32)` enum starts with its `u32` discriminant.
+        #[allow(unsafe_code)]
+        let tag = unsafe { *(&ev as *const Event as *const u32) };
+        assert_eq!(tag, c, "{ev:?}");
+        assert_eq!(ev.encode() >> IDX_BITS, c as u64, "{ev:?}");
     }
 }
 
