@@ -123,11 +123,13 @@ impl Simulation {
     ) -> Option<Outcome> {
         let total = self.nics.flows.len();
         let stop = self.ctx.params.max_time.min(until);
-        let mut tick = 0u32;
-        // The loop's periodic checks run every 2^16 events, and every event while a
-        // tripped livelock guard counts events for its diagnosis (the check holds `tick`
-        // on its multiple of 2^16). Counting here, not in a loop of its own, keeps one
-        // call site per handler: a second costs every event its handlers' inlining.
+        // The loop's periodic checks run when the queue has popped `next_check` events:
+        // every 2^16 events, and every event while a tripped livelock guard counts
+        // events for its diagnosis. Counting here, not in a loop of its own, keeps one
+        // call site per handler: a second costs every event its handlers' inlining. The
+        // queue's own count, not one of the loop's: a counter of its own cost three
+        // instructions an event (the loop keeps it on the stack).
+        let mut next_check = next_multiple(self.ctx.queue.popped());
         let mut diagnosis: Option<(crate::sim::livelock::Tally, (Time, u64))> = None;
         // One comparison an event for both the end of the run (`stop`) and the stall
         // check: `watch` is the earlier of `stop` and the stall deadline, `last_progress`
@@ -177,13 +179,13 @@ impl Simulation {
                 watch = stop.min(stall_at);
             }
             self.ctx.now = t;
-            tick = tick.wrapping_add(1);
             // Before the event is handled, so that nothing of it (the event itself)
             // stays live across the handler on the path every event takes.
-            if tick & (crate::sim::livelock::CHECK_EVERY - 1) == 0 {
-                match self.periodic(t, ev, tick, &mut diagnosis, progress, halt) {
-                    Periodic::Go => {}
-                    Periodic::Hold => tick = tick.wrapping_sub(1),
+            let popped = self.ctx.queue.popped();
+            if popped >= next_check {
+                match self.periodic(t, ev, popped, &mut diagnosis, progress, halt) {
+                    Periodic::Go => next_check = next_multiple(popped),
+                    Periodic::Hold => next_check = popped + 1,
                     Periodic::Halt => {
                         self.ctx.queue.unpop();
                         return None;
@@ -262,7 +264,7 @@ impl Simulation {
         &mut self,
         t: Time,
         ev: Event,
-        tick: u32,
+        popped: u64,
         diagnosis: &mut Option<(crate::sim::livelock::Tally, (Time, u64))>,
         progress: &mut dyn FnMut(&Progress),
         halt: Option<&std::sync::atomic::AtomicBool>,
@@ -288,7 +290,7 @@ impl Simulation {
         if self.timeline.is_some() {
             self.timeline_write(t);
         }
-        if tick & 0xf_ffff == 0 {
+        if popped & 0xf_ffff == 0 {
             progress(&self.progress());
             if halt.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
                 return Periodic::Halt;
@@ -388,6 +390,13 @@ impl Simulation {
             }
         }
     }
+}
+
+/// The first multiple of [`crate::sim::livelock::CHECK_EVERY`] after `popped`: when the
+/// loop's periodic checks run next.
+fn next_multiple(popped: u64) -> u64 {
+    let every = crate::sim::livelock::CHECK_EVERY as u64;
+    (popped / every + 1) * every
 }
 
 /// Credit returns reach port `p`; a port that waited for them tries to send. Out of line:

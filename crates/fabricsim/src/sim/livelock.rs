@@ -35,7 +35,8 @@ pub const EVENTS_PER_FRAME: f64 = 4.0;
 pub const MARGIN: f64 = 16.0;
 /// The smallest frame on any link, bytes.
 pub const MIN_FRAME_BYTES: f64 = 64.0;
-/// Events between two checks (a power of two: the loop tests `tick & (CHECK_EVERY - 1)`).
+/// Events between two checks (a power of two: the loop checks at its multiples of the
+/// events popped).
 pub const CHECK_EVERY: u32 = 1 << 16;
 /// Fewest excess events of a stretch that trips the guard.
 pub const MIN_STRETCH: u64 = 1 << 22;
