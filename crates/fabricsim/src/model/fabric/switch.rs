@@ -346,10 +346,13 @@ impl Fabric {
         if admission == Admission::AdmittedOver {
             self.after_admit(ctx, s, in_port, local_in, prio_in);
         }
-        // Most packets queue behind a frame on the wire whose end already has the port's
-        // wakeup: what `try_transmit` would find (`next_frame`, `schedule_wake`), without
-        // its call (k = 16: two thirds of the calls that found the port busy).
-        if self.ports.at(egress).wakes_at_frame_end(now) {
+        // Most packets queue behind a frame on the wire: what `try_transmit` would find
+        // (`next_frame`: a wakeup for the frame's end, most often set already), without
+        // its call.
+        let e = self.ports.at(egress);
+        if e.busy_until > now {
+            let b = e.busy_until;
+            self.schedule_wake(ctx, egress, b);
             return;
         }
         self.try_transmit::<EXTRAS>(ctx, egress);
