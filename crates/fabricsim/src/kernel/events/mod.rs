@@ -230,10 +230,9 @@ pub struct EventQueue {
     /// at k = 32).
     spill: Box<[BlockFifo]>,
     spill_blocks: BlockPool<u64, SPILL_BLOCK>,
-    /// Bit i set when slot i holds entries.
+    /// Bit i set when slot i holds entries. (No count of the wheel's entries: it cost
+    /// an instruction a push, and the scan for the next slot stops after one turn.)
     occupied: Box<[u64; SLOTS / 64]>,
-    /// Entries in the slots (not counting `drain` and `far`).
-    in_wheel: usize,
     /// Index of the first occupied slot after the current one when it was entered
     /// (`NO_SLOT` when none or when look-ahead is off): where [`Self::peek_codes`] looks
     /// past the current slot.
@@ -283,7 +282,6 @@ impl EventQueue {
             spill: vec![BlockFifo::new(); SLOTS].into_boxed_slice(),
             spill_blocks: BlockPool::new(0),
             occupied: boxed_array(0),
-            in_wheel: 0,
             ahead: NO_SLOT,
             lookahead: false,
             far: BinaryHeap::with_capacity(cap / 16),
@@ -368,7 +366,6 @@ impl EventQueue {
             self.put_spill(i, n, key);
         }
         self.counts[i] = n + 1;
-        self.in_wheel += 1;
     }
 
     /// Appends entry `key` (the `n`-th) to slot `i` whose inline entries are full.
@@ -480,13 +477,12 @@ impl EventQueue {
     /// The first occupied slot after slot `cur`, if the wheel holds any.
     #[inline(always)]
     fn next_occupied_after(&self, cur: u64) -> Option<u64> {
-        if self.in_wheel == 0 {
-            return None;
-        }
         let mut s = cur + 1;
         let mut i = (s & SLOT_MASK) as usize;
         let mut w = self.occupied[i >> 6] & (!0u64 << (i & 63));
-        loop {
+        // One turn of the wheel: every word, and the first again for its slots before
+        // `i` (the window's last).
+        for _ in 0..=SLOTS / 64 {
             if w != 0 {
                 let j = (i & !63) | w.trailing_zeros() as usize;
                 return Some(s + (j - i) as u64);
@@ -496,6 +492,7 @@ impl EventQueue {
             i = ni & SLOT_MASK as usize;
             w = self.occupied[i >> 6];
         }
+        None
     }
 
     /// Moves to the next slot holding events and pops its first one.
@@ -604,7 +601,6 @@ impl EventQueue {
         let n = self.counts[i] as usize;
         self.counts[i] = 0;
         self.occupied[i >> 6] &= !(1 << (i & 63));
-        self.in_wheel -= n;
         self.head = 0;
         self.end = n;
         if n > INLINE {
@@ -706,9 +702,10 @@ impl EventQueue {
         }
     }
 
-    /// Events pending.
+    /// Events pending (a sum over the wheel's slots: not for every event).
     pub fn len(&self) -> usize {
-        self.end - self.head + self.in_wheel + self.far.len()
+        let in_wheel: usize = self.counts.iter().map(|&n| n as usize).sum();
+        self.end - self.head + in_wheel + self.far.len()
     }
 
     /// True when nothing is pending.
