@@ -15,6 +15,10 @@ calls).
     scripts/instructions-by-function.py --events 8708326 CG.out target/release/fabricsim \\
         --inclusive prefetch_ahead,EventQueue::pop,EventQueue::push
 
+`--lines` groups by source line instead (the crate's innermost line an instruction was
+inlined from), and `--within NAME` counts only the code inlined into the functions so
+named: `--lines --within egress::try_transmit` is where a switch's transmission spends.
+
 Needs `llvm-symbolizer` (for the inlined frames) and a build with line tables (the
 release profile's `debug = 1`).
 """
@@ -108,6 +112,16 @@ def main():
         help="comma-separated function names (ends of their paths): each one's total "
         "with everything inlined into it",
     )
+    ap.add_argument(
+        "--lines",
+        action="store_true",
+        help="group by the crate's innermost source line, not by function",
+    )
+    ap.add_argument(
+        "--within",
+        default="",
+        help="count only instructions inlined into a function whose path ends so",
+    )
     ap.add_argument("callgrind_out")
     ap.add_argument("binary")
     a = ap.parse_args()
@@ -118,22 +132,39 @@ def main():
     by_fn = Counter()
     wanted = [w for w in a.inclusive.split(",") if w]
     inclusive = Counter()
+    total = 0
     for addr, n in cnt.items():
         chain = frames.get(addr) or [("?", 0, "?")]
         names = {short(fn) for _, _, fn in chain}
+        if a.within and not any(x.endswith(a.within) for x in names):
+            continue
+        total += n
         for w in wanted:
             if any(x.endswith(w) for x in names):
                 inclusive[w] += n
+        if a.lines:
+            # An unchecked index counts for the line that indexes.
+            ours = [(f, ln) for f, ln, _ in chain
+                    if "/crates/" in f and not f.endswith("base/trusted.rs")]
+            f, ln = ours[0] if ours else chain[0][:2]
+            f = f.split("/crates/")[-1] if ours else "(outside the crate) " + f.split("/")[-1]
+            by_fn[f"{f}:{ln}"] += n
+            continue
         crate = [fn for _, _, fn in chain if fn.startswith(("fabricsim::", "<fabricsim"))]
         by_fn[short(crate[0]) if crate else "(outside the crate) " + short(chain[-1][2])] += n
-    total = sum(cnt.values())
-    print("| function (with the standard library's code it inlines) | per event | share |")
+    if total == 0:
+        sys.exit(f"no instructions inlined into a function ending with {a.within!r}")
+    what = "source line (line 0: the compiler's own, as spills)" if a.lines else (
+        "function (with the standard library's code it inlines)"
+    )
+    print(f"| {what} | per event | share |")
     print("|---|---|---|")
     for name, n in by_fn.most_common(a.top):
         print(f"| `{name}` | {n / a.events:.1f} | {100 * n / total:.1f} % |")
     rest = total - sum(n for _, n in by_fn.most_common(a.top))
     print(f"| the rest | {rest / a.events:.1f} | {100 * rest / total:.1f} % |")
-    print(f"| **all** (the binary's own code) | **{total / a.events:.1f}** | |")
+    whole = f"**all** (inlined into `{a.within}`)" if a.within else "**all** (the binary's own code)"
+    print(f"| {whole} | **{total / a.events:.1f}** | |")
     if wanted:
         print()
         print("| function, with all it inlines | per event | share |")
