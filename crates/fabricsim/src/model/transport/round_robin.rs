@@ -104,7 +104,12 @@ impl RoundRobin {
     /// per 64 entries, one for most NICs.
     #[inline(always)]
     pub fn has_sendable(&self) -> bool {
-        self.bits.chunks_exact(2).any(|w| w[SENDABLE] != 0)
+        match self.bits.as_slice() {
+            // One word pair (up to 64 entries), most NICs: no iterator (10 instructions
+            // a transmission, against 2).
+            [_, sendable] => *sendable != 0,
+            bits => bits.chunks_exact(2).any(|w| w[SENDABLE] != 0),
+        }
     }
 
     /// Active flows.
