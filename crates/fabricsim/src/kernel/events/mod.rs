@@ -230,9 +230,12 @@ pub struct EventQueue {
     /// at k = 32).
     spill: Box<[BlockFifo]>,
     spill_blocks: BlockPool<u64, SPILL_BLOCK>,
-    /// Bit i set when slot i holds entries. (No count of the wheel's entries: it cost
-    /// an instruction a push, and the scan for the next slot stops after one turn.)
+    /// Bit i set when slot i holds entries.
     occupied: Box<[u64; SLOTS / 64]>,
+    /// Bit w set when word w of `occupied` is not zero: the next occupied slot is found
+    /// in a few steps however far it is, and an empty wheel is known at once (with no
+    /// count of the wheel's entries, which cost an instruction a push).
+    summary: u64,
     /// Index of the first occupied slot after the current one when it was entered
     /// (`NO_SLOT` when none or when look-ahead is off): where [`Self::peek_codes`] looks
     /// past the current slot.
@@ -282,6 +285,7 @@ impl EventQueue {
             spill: vec![BlockFifo::new(); SLOTS].into_boxed_slice(),
             spill_blocks: BlockPool::new(0),
             occupied: boxed_array(0),
+            summary: 0,
             ahead: NO_SLOT,
             lookahead: false,
             far: BinaryHeap::with_capacity(cap / 16),
@@ -361,6 +365,7 @@ impl EventQueue {
             self.inline[i][n as usize] = key;
             if n == 0 {
                 self.occupied[i >> 6] |= 1 << (i & 63);
+                self.summary |= 1 << (i >> 6);
             }
         } else {
             self.put_spill(i, n, key);
@@ -477,22 +482,28 @@ impl EventQueue {
     /// The first occupied slot after slot `cur`, if the wheel holds any.
     #[inline(always)]
     fn next_occupied_after(&self, cur: u64) -> Option<u64> {
-        let mut s = cur + 1;
-        let mut i = (s & SLOT_MASK) as usize;
-        let mut w = self.occupied[i >> 6] & (!0u64 << (i & 63));
-        // One turn of the wheel: every word, and the first again for its slots before
-        // `i` (the window's last).
-        for _ in 0..=SLOTS / 64 {
-            if w != 0 {
-                let j = (i & !63) | w.trailing_zeros() as usize;
-                return Some(s + (j - i) as u64);
-            }
-            let ni = (i | 63) + 1;
-            s += (ni - i) as u64;
-            i = ni & SLOT_MASK as usize;
-            w = self.occupied[i >> 6];
-        }
-        None
+        const _: () = assert!(SLOTS / 64 == 64, "one summary bit per word of `occupied`");
+        let s = cur + 1;
+        let i = (s & SLOT_MASK) as usize;
+        let wi = i >> 6;
+        // The slots from `i` to the end of its word, then the words after it, then from
+        // the wheel's start: the window's later slots, before `i`.
+        let w = self.occupied[wi] & (!0u64 << (i & 63));
+        let j = if w != 0 {
+            (wi << 6) | w.trailing_zeros() as usize
+        } else {
+            let later = self.summary & (!1u64 << wi);
+            let v = if later != 0 {
+                later.trailing_zeros() as usize
+            } else if self.summary != 0 {
+                self.summary.trailing_zeros() as usize
+            } else {
+                return None;
+            };
+            (v << 6) | self.occupied[v & 63].trailing_zeros() as usize
+        };
+        // Slot index `j` is `(j - i) mod SLOTS` slots after `s`.
+        Some(s + (j.wrapping_sub(i) & SLOT_MASK as usize) as u64)
     }
 
     /// Moves to the next slot holding events and pops its first one.
@@ -600,7 +611,11 @@ impl EventQueue {
         let i = (next & SLOT_MASK) as usize;
         let n = self.counts[i] as usize;
         self.counts[i] = 0;
-        self.occupied[i >> 6] &= !(1 << (i & 63));
+        let w = &mut self.occupied[i >> 6];
+        *w &= !(1 << (i & 63));
+        if *w == 0 {
+            self.summary &= !(1 << (i >> 6));
+        }
         self.head = 0;
         self.end = n;
         if n > INLINE {

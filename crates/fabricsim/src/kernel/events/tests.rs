@@ -368,6 +368,33 @@ fn events_at_the_window_edge_keep_their_order() {
     }
 }
 
+/// The next occupied slot is found across the wheel's words (`summary`) and around its
+/// end: events a word of slots apart, then, the wheel part way round, events whose slots
+/// lie before the current one's index; and an empty wheel with only a far event.
+#[test]
+fn sparse_slots_are_found_across_words_and_around_the_wheel() {
+    for mut c in checked() {
+        let w = c.window();
+        let slot = w / SLOTS as Time;
+        c.push(1, wake(0));
+        c.pop();
+        for k in 1..64u64 {
+            c.push(1 + k * 64 * slot + k % 3, wake(k as u32));
+        }
+        for _ in 0..40 {
+            c.pop();
+        }
+        let now = c.now;
+        c.push(now + w - slot, wake(500));
+        c.push(now + w / 2, wake(501));
+        c.drain();
+        let now = c.now;
+        c.push(now + 3 * w, wake(502));
+        c.push(now + 3 * w + slot, wake(503));
+        c.drain();
+    }
+}
+
 #[test]
 fn far_events_at_one_time_pop_in_key_order() {
     for mut c in checked() {
