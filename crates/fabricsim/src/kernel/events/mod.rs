@@ -629,12 +629,21 @@ impl EventQueue {
         }
         let d = &mut self.drain[..INLINE + 4];
         let src = &self.inline[i];
-        // Copied in insertion-sort order: entries mostly arrive in time order already.
-        // (By index: as `src[..n].iter().enumerate()` the loop cost 6 instructions an
-        // event more at k = 16, cachegrind.)
+        // Copied in insertion-sort order: entries mostly arrive in time order already,
+        // so each is first compared with the largest so far (held in a register), and
+        // only one that comes before it searches back. (By index: as
+        // `src[..n].iter().enumerate()` the loop cost 6 instructions an event more at
+        // k = 16, cachegrind.)
+        let mut last = src[0];
+        d[0] = last;
         #[allow(clippy::needless_range_loop)]
-        for j in 0..n {
+        for j in 1..n {
             let k = src[j];
+            if k >= last {
+                d[j] = k;
+                last = k;
+                continue;
+            }
             let mut m = j;
             while m > 0 && d[m - 1] > k {
                 d[m] = d[m - 1];
