@@ -122,6 +122,7 @@ def main():
         default="",
         help="count only instructions inlined into a function whose path ends so",
     )
+    ap.add_argument("--json", action="store_true", help="print the counts as JSON, not tables")
     ap.add_argument("callgrind_out")
     ap.add_argument("binary")
     a = ap.parse_args()
@@ -154,6 +155,14 @@ def main():
         by_fn[short(crate[0]) if crate else "(outside the crate) " + short(chain[-1][2])] += n
     if total == 0:
         sys.exit(f"no instructions inlined into a function ending with {a.within!r}")
+    if a.json:
+        # Instructions (not per event): the top rows, the rest, the total, and each
+        # --inclusive name's total.
+        top = by_fn.most_common(a.top)
+        print(json.dumps({"events": a.events, "total": total, "top": top,
+                          "rest": total - sum(n for _, n in top),
+                          "inclusive": [[w, inclusive[w]] for w in wanted]}))
+        return
     what = "source line (line 0: the compiler's own, as spills)" if a.lines else (
         "function (with the standard library's code it inlines)"
     )

@@ -14,6 +14,7 @@ Needs `cg_annotate` (valgrind's).
 """
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -80,6 +81,7 @@ def by_part(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--events", type=int, required=True, help="events of the run (bench's `events`)")
+    ap.add_argument("--json", action="store_true", help="print the counts as JSON, not a table")
     ap.add_argument("builds", nargs="+", metavar="NAME=CACHEGRIND.OUT")
     a = ap.parse_args()
     cols = []
@@ -94,6 +96,11 @@ def main():
         if p not in seen and any(c[2][p] for c in cols):
             seen.append(p)
     seen.sort(key=lambda p: -cols[-1][2][p])
+    if a.json:
+        # Instructions (not per event) by part, per build, in the table's order.
+        print(json.dumps({"events": a.events, "parts": seen, "builds": [
+            {"name": n, "total": t, "by_part": {p: c[p] for p in seen}} for n, t, c in cols]}))
+        return
     print("| part | " + " | ".join(f"{n} (per event)" for n, _, _ in cols) + " |")
     print("|---|" + "---|" * len(cols))
     for p in seen:

@@ -15,7 +15,8 @@
 #                  the threads, no k = 32 and no cachegrind at k = 16 (a few minutes
 #                  after the builds; the full run takes about 12 on the 2-core VM)
 #
-# Writes OUT/targets.md (the table) and every raw output beside it; an earlier run's
+# Writes OUT/targets.md (the table) and every raw output beside it (scripts/bench-doc.sh
+# makes docs/results/bench.md from them); an earlier run's
 # outputs in OUT are removed first (the base build, OUT/base-fabricsim, is kept for
 # reuse). Wall times need an otherwise idle machine: run nothing else meanwhile (not
 # even a build).
@@ -46,8 +47,8 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # The table reads whatever outputs are there: none may be left from an earlier run.
-rm -rf "$out"/cg-*.json "$out"/cg-*.err "$out"/wall-k*.json "$out"/wall-k*.txt \
-  "$out"/threads.txt "$out"/kit "$out"/kit.txt "$out"/targets.md
+rm -rf "$out"/cg-*.json "$out"/cg-*.err "$out"/cg-*.out "$out"/wall-k*.json "$out"/wall-k*.txt \
+  "$out"/threads "$out"/kit "$out"/kit.txt "$out"/targets.md "$out"/meta.json
 
 echo "== building this tree's release binary"
 cargo build --release -q -p fabricsim-cli
@@ -68,6 +69,7 @@ else
     git worktree remove --force "$src"
   fi
 fi
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
 head=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain --untracked-files=no)" ] || head="$head+changes"
 
@@ -77,7 +79,7 @@ cases="8"
 for k in $cases; do
   for who in new base; do
     b=$BIN; [ $who = base ] && b=$BASE_BIN
-    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out/cg-$who-k$k.out" \
       "$b" bench --child --k "$k" >"$out/cg-$who-k$k.json" 2>"$out/cg-$who-k$k.err"
   done
 done
@@ -92,7 +94,14 @@ done
 
 echo "== two threads against one"
 tk=32; [ $quick = 1 ] && tk=16
-"$BIN" bench --k $tk --repeat 3 --threads-per-run 2 | tee "$out/threads.txt"
+# What `bench --k K --repeat 3 --threads-per-run 2` runs (one thread, then two, three
+# times over), each run's JSON kept: scripts/bench-doc.sh adds the other sizes here.
+mkdir -p "$out/threads"
+for i in 1 2 3; do
+  for t in 1 2; do
+    "$BIN" bench --child --k $tk --threads-per-run $t >"$out/threads/k$tk-t$t-$i.json"
+  done
+done
 
 if [ -n "$htsim" ]; then
   echo "== the htsim kit"
@@ -101,84 +110,8 @@ if [ -n "$htsim" ]; then
     REPS=$reps WITH_EQDS=0 bash "$KIT/run_htsim_vs_fabricsim.sh" "$out/kit" | tee "$out/kit.txt"
 fi
 
-python3 - "$out" "$head" "$base" "$quick" "$tk" <<'EOF'
-import glob, json, os, re, statistics, sys
-out, head, base, quick, tk = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1", sys.argv[5]
-rows = []
-
-def row(item, target, measured, met):
-    # `met` None: a figure with no target of its own (shown for reference).
-    rows.append((item, target, measured, "n/a" if met is None else "yes" if met else "**no**"))
-
-def count(path):
-    m = re.search(r"I\s+refs:\s+([\d,]+)", open(path).read())
-    if not m:
-        sys.exit(f"speed-targets.sh: no instruction count in {path}")
-    return int(m.group(1).replace(",", ""))
-
-for k in (8, 16):
-    new = f"{out}/cg-new-k{k}"
-    if not os.path.exists(new + ".err"):
-        continue
-    n, b = count(new + ".err"), count(f"{out}/cg-base-k{k}.err")
-    ev = json.load(open(new + ".json"))["events"]
-    bev = json.load(open(f"{out}/cg-base-k{k}.json"))["events"]
-    per, per_base_events = n / ev, n / bev
-    measured = (f"{per:.0f} ({per_base_events:.0f} over {base}'s {bev:,} events); "
-                f"{n / 1e6:,.1f} M against {b / 1e6:,.1f} M, ratio {n / b:.3f}")
-    if k == 16:
-        row("instructions an event, k = 16", "at most 670", measured, per <= 670)
-        row("instructions an event, k = 16", "at most 450", measured, per <= 450)
-    else:
-        row("instructions an event, k = 8", "none (the CI guard's case)", measured, None)
-
-for k in (8, 16, 32):
-    p = f"{out}/wall-k{k}.json"
-    if not os.path.exists(p):
-        continue
-    w = json.load(open(p))
-    q1, q3 = w["ratio_quartiles"]
-    row(f"wall on one core against {base}, k = {k}", "at most 0.5 (twice as fast)",
-        f"{w['ratio_median']:.3f} over {w['pairs']} pairs (middle half {q1:.3f} to {q3:.3f}); "
-        f"{w['new_median_s']:.3f} s against {w['old_median_s']:.3f} s",
-        w["ratio_median"] <= 0.5)
-
-t = open(f"{out}/threads.txt").read()
-m = re.search(r"([\d.]+)x on 2 shards, 2 threads", t)
-if not m:
-    sys.exit(f"speed-targets.sh: no speedup in {out}/threads.txt")
-row(f"two threads against one, k = {tk}", "at least 1.8x at k = 32", f"{m.group(1)}x (median of 3 runs each)",
-    float(m.group(1)) >= 1.8 if tk == "32" else None)
-
-def tv(path):
-    # The kit's `tv` line: wall user sys maxrss_kB exit load1.
-    return [float(x) for x in open(path).read().split()]
-
-kit = f"{out}/kit"
-for n, target in ((1024, 15), (128, 8)):
-    d = f"{kit}/t-{n}"
-    if not os.path.isdir(d):
-        continue
-    reps = sorted(int(re.search(r"fs\.(\d+)\.tv$", p).group(1)) for p in glob.glob(f"{d}/fs.*.tv"))
-    reps = [r for r in reps if r > 0]  # pair 0 is the warm-up
-    fs = [tv(f"{d}/fs.{r}.tv") for r in reps]
-    hs = [tv(f"{d}/h.{r}.tv") for r in reps]
-    wall = statistics.median(h[0] / f[0] for f, h in zip(fs, hs))
-    mem = statistics.median(f[3] for f in fs) / statistics.median(h[3] for h in hs)
-    fh = json.load(open(f"{d}/fs.1/summary.json"))["speed"]["packet_hops"]
-    hh = re.search(r"link_hops=(\d+)", open(f"{d}/hcount.err").read())
-    hops = f"link hops {fh:,} against {int(hh.group(1)):,}" if hh else f"link hops {fh:,}"
-    row(f"htsim_roce's wall over fabricsim's, {n:,} hosts", f"at least {target}x",
-        f"{wall:.2f}x, median of {len(reps)} pairs; {hops}", wall >= target)
-    row(f"fabricsim's peak memory over htsim_roce's, {n:,} hosts", "at most 0.3x",
-        f"{mem:.3f}x (medians of the peak RSS)", mem <= 0.3)
-
-lines = [f"# Speed targets: {head} against {base}" + (" (quick look)" if quick else ""), "",
-         f"`scripts/speed-targets.sh{' --quick' if quick else ''}`; raw outputs beside this file.", "",
-         "| item | target | measured | met |", "|---|---|---|---|"]
-lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
-text = "\n".join(lines) + "\n"
-open(f"{out}/targets.md", "w").write(text)
-print()
-print(text)
-EOF
+# What the run was, for the table (and for scripts/bench-doc.py collect).
+printf '{"commit": "%s", "base": "%s", "date": "%s", "quick": %s, "threads_k": %s}\n' \
+  "$head" "$base" "$started" "$([ $quick = 1 ] && echo true || echo false)" "$tk" \
+  >"$out/meta.json"
+python3 scripts/bench-doc.py targets "$out"

@@ -118,7 +118,7 @@ pub fn read_environment() {
 /// the heap's first [`SMALL_HEAP`] bytes, on huge pages, beside the rest of the model.
 /// A thread's own arena grows a page at a time, so none of it would (the benchmark at
 /// k = 32 on two threads: 52 MB of the second shard's pools there, none on huge pages;
-/// `docs/results/bench.md`). No thread allocates per packet, so sharing one heap costs
+/// `docs/design/performance.md`). No thread allocates per packet, so sharing one heap costs
 /// nothing while the model runs. Call it before any other thread exists: glibc fixes
 /// the arenas' limit when a second thread first allocates. Nothing with the hints off.
 pub fn one_heap() {

@@ -232,7 +232,7 @@ fn select(args: &Args) -> Result<Vec<&'static Doc>, String> {
                 },
             ) => {
                 return Err(format!(
-                    "{}: made by `fabricsim bench`, not by reproduce",
+                    "{}: made by scripts/bench-doc.sh, not by reproduce",
                     d.file
                 ))
             }
@@ -256,7 +256,7 @@ fn list() -> ExitCode {
     for d in all_docs() {
         let made = match d.made {
             Made::Reproduce { .. } => "fabricsim reproduce",
-            Made::Bench => "fabricsim bench",
+            Made::Bench => "scripts/bench-doc.sh",
         };
         t.row(vec![
             d.file.into(),
@@ -442,7 +442,9 @@ fn claims_page(texts: &[(&Doc, String)]) -> Result<Vec<(String, String)>, String
     for d in all_docs() {
         let made = match d.made {
             Made::Reproduce { .. } => format!("`fabricsim reproduce {}`", d.name),
-            Made::Bench => "`fabricsim bench` (by hand from its output)".into(),
+            Made::Bench => {
+                "`scripts/bench-doc.sh` (from its measurements; CI renders it again)".into()
+            }
         };
         let name = d.file.rsplit('/').next().unwrap_or(d.file);
         index.row(vec![

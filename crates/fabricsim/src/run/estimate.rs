@@ -36,8 +36,8 @@
 //! the median), [`RESEND_ALLOWANCE`] from the runs with bit errors or spraying (2.3x to
 //! 5.5x the packet-hops of a lossless delivery). [`EVENTS_PER_SEC`] is the `fabricsim
 //! bench` fat trees' events per second on one core of the 2-core reference machine
-//! (`docs/results/bench.md`): 11.8 M at k = 8, whose model fits in the caches, 3.8 M at
-//! k = 16; the estimate takes about their geometric mean, so the wall time is for that
+//! when it was fitted: 11.8 M at k = 8, whose model fits in the caches, 3.8 M at k = 16;
+//! the estimate takes about their geometric mean, so the wall time is for that
 //! machine, on one thread, within the events' 2x and a factor of two either way for the
 //! model's size.
 

@@ -24,7 +24,7 @@ use crate::sim::*;
 /// the wall time at k = 32 rose 14 %. That step for the next event alone (a port's head
 /// packet's ingress counter and its ECN marker, 15 instructions) does not earn them on
 /// huge pages: without it, wall ratios of 0.96 to 1.02 at k = 16 and 0.99 at k = 32
-/// (medians of interleaved pairs, `docs/results/bench.md`).
+/// (medians of interleaved pairs, `docs/design/performance.md`).
 #[inline(always)]
 pub(crate) fn prefetch_ahead(ctx: &Ctx, fabric: &Fabric) {
     use crate::base::prefetch::{prefetch, prefetch_field, prefetch_item, prefetch_next};

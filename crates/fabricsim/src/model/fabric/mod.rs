@@ -15,7 +15,7 @@
 //! ([`crate::model::transport::Nics::uses_extras`]) say it uses none of them. Handlers
 //! called off that path (timers, roles, faults) use `true`, which tests everything.
 //! Leaving the tests out of a plain run saved 8.5 % of the instructions at k = 8
-//! (`docs/results/bench.md`).
+//! (`docs/design/performance.md`).
 
 pub mod buffer;
 pub mod ecn;
