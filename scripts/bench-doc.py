@@ -420,11 +420,12 @@ def render(run, csv_scaling, csv_threads):
           "`B/packet` divides the arena, queues and link rings by the most packets alive at "
           "once, so it includes their slack.")
         w("")
-        parts = None
         rows = []
-        for k, j in sorted(run["memory"].items(), key=lambda x: int(x[0])):
+        cases = sorted(run["memory"].items(), key=lambda x: int(x[0]))
+        # The parts, largest first in the largest case.
+        parts = [p for p, _ in sorted(cases[-1][1]["memory_bytes"], key=lambda x: -x[1])]
+        for k, j in cases:
             h, by = j["hosts"], dict(j["memory_bytes"])
-            parts = parts or [p for p, _ in j["memory_bytes"]]
             per_pkt = sum(by[p] for p in ("arena", "queues", "link rings")) / max(j["peak_packets"], 1)
             rows.append((f"{k} ({h:,})", f"{j['peak_rss_mb']:.1f} MB", f"{j['peak_rss_mb'] * 1048576 / h:,.0f}",
                          f"{j['memory_total'] / h:,.0f}", *(f"{by[p] / h:,.0f}" for p in parts),

@@ -2,8 +2,9 @@
 # Measures everything docs/results/bench.md shows and writes it: the speed targets
 # (scripts/speed-targets.sh: cachegrind at k = 8 and 16 against the base build, walls on
 # one core in interleaved pairs, two threads at k = 32, the htsim kit), then two threads
-# against one at k = 8, 16 and 24, the memory at k = 48, callgrind of both builds at
-# k = 16 (by function), the long-haul pair, the machine's description; then
+# against one at k = 8, 16 and 24, the memory at k = 48, the long-haul pair, cachegrind
+# of both builds at k = 32, callgrind of both at k = 16 (by function), the machine's
+# description; then
 #   scripts/bench-doc.py collect OUT > docs/results/bench-run.json
 #   scripts/bench-doc.py render docs/results/bench-run.json > docs/results/bench.md
 #
@@ -35,7 +36,7 @@ out=$(cd "$out" && pwd)
 BIN=$out/fabricsim
 BASE_BIN=${FABRICSIM_BASE_BIN:-$out/base-fabricsim}
 [ "$BASE_BIN" = "$out/base-fabricsim" ] || cp "$BASE_BIN" "$out/base-fabricsim"
-rm -f "$out"/mem-k*.json "$out"/callgrind-*
+rm -f "$out"/mem-k*.json "$out"/callgrind-* "$out"/cg-*-k32.*
 
 echo "== two threads against one, k = 8, 16, 24"
 for k in 8 16 24; do
@@ -55,6 +56,13 @@ for i in 1 2 3; do
   for km in 120 0.2; do
     "$BIN" bench --child --km $km >"$out/longhaul/km$km-$i.json"
   done
+done
+
+echo "== cachegrind at k = 32, this build and the base"
+for who in new base; do
+  b=$BIN; [ $who = base ] && b=$out/base-fabricsim
+  valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+    "$b" bench --child --k 32 >"$out/cg-$who-k32.json" 2>"$out/cg-$who-k32.err"
 done
 
 echo "== callgrind at k = 16, this build and the base"
