@@ -66,7 +66,8 @@ def collect(out):
     run = {"meta": meta}
     mfile = f"{out}/machine.txt"
     if os.path.exists(mfile):
-        run["machine"] = open(mfile).read().strip()
+        run["machine"] = "\n".join(l for l in open(mfile).read().splitlines()
+                                   if l.startswith(("Model name:", "CPU(s):", "L2 cache:", "L3 cache:")))
 
     # Instructions and events, cachegrind, this build and the base.
     ins = {}
@@ -157,6 +158,11 @@ def collect(out):
 
 # ---------------------------------------------------------------------------- render
 
+def by_number(d):
+    """A dict keyed by numbers written as strings (k, hosts, km), in numeric order."""
+    return sorted(d.items(), key=lambda x: float(x[0]))
+
+
 def med(xs):
     return statistics.median(xs)
 
@@ -201,7 +207,7 @@ def targets_rows(run):
                 rows.append(("instructions an event, k = 16", f"at most {t}", fig, per <= t))
         else:
             rows.append(("instructions an event, k = 8 (the CI guard's case)", "", fig, None))
-    for k, w in sorted(run["walls"].items(), key=lambda x: int(x[0])):
+    for k, w in by_number(run["walls"]):
         q1, q3 = w["ratio_quartiles"]
         rows.append((f"wall on one core against {base}, k = {k}", f"at most {TARGETS['wall']}",
                      f"{w['ratio_median']:.3f} over {w['pairs']} pairs (middle half {q1:.3f} to "
@@ -312,7 +318,7 @@ def render(run, csv_scaling, csv_threads):
       "over its own events and, in brackets, over the base's: the same work.")
     w("")
     rows = []
-    for k, c in sorted(run["instructions"].items(), key=lambda x: int(x[0])):
+    for k, c in by_number(run["instructions"]):
         rows.append((k, f"{c['hosts']:,}", f"{c['packet_hops']:,}", f"{c['base_events']:,}",
                      f"{c['events']:,}", m(c["base"]), m(c["new"]), f"{c['new'] / c['base']:.3f}",
                      f"{c['base'] / c['base_events']:.0f}",
@@ -384,7 +390,7 @@ def render(run, csv_scaling, csv_threads):
           "so its runs differ; fabricsim's do not.")
         w("")
         rows = []
-        for n, kit in sorted(run["kit"].items(), key=lambda x: int(x[0])):
+        for n, kit in by_number(run["kit"]):
             f = kit_figures(kit)
             for sim, hops in (("fabricsim", kit["fabricsim_link_hops"]), ("htsim_roce", kit["htsim_link_hops"])):
                 ps = [p[sim] for p in kit["pairs"]]
@@ -422,7 +428,7 @@ def render(run, csv_scaling, csv_threads):
           "once, so it includes their slack.")
         w("")
         rows = []
-        cases = sorted(run["memory"].items(), key=lambda x: int(x[0]))
+        cases = by_number(run["memory"])
         # The parts, largest first in the largest case.
         parts = [p for p, _ in sorted(cases[-1][1]["memory_bytes"], key=lambda x: -x[1])]
         for k, j in cases:
@@ -447,7 +453,7 @@ def render(run, csv_scaling, csv_threads):
           "windows' barriers (median run): mostly the other thread's shard taking longer.")
         w("")
         rows = []
-        for k, t in sorted(run["threads"].items(), key=lambda x: int(x[0])):
+        for k, t in by_number(run["threads"]):
             if "1" not in t or "2" not in t:
                 continue
             one, two, s = thread_figures(t)
@@ -477,7 +483,7 @@ def render(run, csv_scaling, csv_threads):
     # -- long links
     lh = run.get("longhaul", {})
     if len(lh) == 2:
-        (short_km, short), (long_km, long) = sorted(lh.items(), key=lambda x: float(x[0]))
+        (short_km, short), (long_km, long) = by_number(lh)
         w("## Long links")
         w("")
         w("`fabricsim bench --child --km KM` (what `bench --long-haul` runs): two campuses of "
