@@ -146,7 +146,11 @@ fn unknown_or_hand_written_documents_are_bad_input() {
     );
     let o = reproduce(t.path(), &["bench"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("scripts/bench-doc.sh"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("scripts/bench-doc.sh"),
+        "{}",
+        stderr(&o)
+    );
     let o = reproduce(t.path(), &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--fast"), "{}", stderr(&o));
