@@ -284,7 +284,7 @@ def render(run, csv_scaling, csv_threads):
     w(f"Measured at {head} on {date}, on {machine_line(run)} (the 2-core development VM, "
       "whose speed drifts by well over 20 % from minute to minute: walls are compared only "
       "within one run, by interleaving; instruction counts do not drift). Made by "
-      "`scripts/bench-doc.sh --htsim DIR OUT` (about half an hour on an otherwise idle "
+      "`scripts/bench-doc.sh --htsim DIR OUT` (about a quarter of an hour on an otherwise idle "
       "machine), which keeps every figure in `bench-run.json`; `scripts/bench-doc.py render "
       "docs/results/bench-run.json` writes this file from it, and CI checks that the two "
       "agree. What was tried for speed and not kept, with its measurements, is in "
