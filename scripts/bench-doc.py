@@ -61,7 +61,9 @@ def tv(path):
     return [float(x) for x in open(path).read().split()]
 
 
-def collect(out):
+def collect(out, counts_by_code=True):
+    """Every figure in OUT; `counts_by_code` False leaves out the by-part and by-function
+    counts (slow, and not in the targets table)."""
     meta = load(f"{out}/meta.json")
     run = {"meta": meta}
     mfile = f"{out}/machine.txt"
@@ -85,7 +87,7 @@ def collect(out):
     run["instructions"] = ins
 
     # By part (cachegrind outputs) and by function (callgrind), k = 16.
-    k16 = ins.get("16")
+    k16 = ins.get("16") if counts_by_code else None
     if k16 and os.path.exists(f"{out}/cg-new-k16.out"):
         r = subprocess.run(
             [sys.executable, f"{HERE}/instructions-by-part.py", "--json", "--events",
@@ -165,11 +167,6 @@ def by_number(d):
 
 def med(xs):
     return statistics.median(xs)
-
-
-def quartiles(xs):
-    q = statistics.quantiles(xs, n=4, method="inclusive") if len(xs) > 1 else [xs[0]] * 3
-    return q[0], q[2]
 
 
 def m(n):
@@ -547,7 +544,7 @@ def main():
     if cmd == "collect":
         print(json.dumps(collect(arg), indent=1, sort_keys=True))
     elif cmd == "targets":
-        run = collect(arg)
+        run = collect(arg, counts_by_code=False)
         text = (f"# Speed targets: {run['meta']['commit']} against {run['meta']['base']}"
                 + (" (quick look)" if run["meta"].get("quick") else "") + "\n\n"
                 + targets_table(run) + "\n")

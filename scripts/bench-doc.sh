@@ -49,13 +49,18 @@ BASE_BIN=${FABRICSIM_BASE_BIN:-$out/base-fabricsim}
 rm -rf "$out"/mem-k*.json "$out"/callgrind-* "$out"/cg-*-k32.* "$out/longhaul" \
   "$out"/bench-run.json "$out"/bench.md
 
-if [ $quick = 1 ]; then
-  echo "== two threads against one, k = 8"
+# One thread against two at k = $1, alternating, three runs each (as speed-targets.sh).
+threads() {
   for i in 1 2 3; do
     for t in 1 2; do
-      "$BIN" bench --child --k 8 --threads-per-run $t >"$out/threads/k8-t$t-$i.json"
+      "$BIN" bench --child --k "$1" --threads-per-run $t >"$out/threads/k$1-t$t-$i.json"
     done
   done
+}
+
+if [ $quick = 1 ]; then
+  echo "== two threads against one, k = 8"
+  threads 8
   lscpu >"$out/machine.txt" 2>/dev/null || true
   python3 scripts/bench-doc.py collect "$out" >"$out/bench-run.json"
   python3 scripts/bench-doc.py render "$out/bench-run.json" >"$out/bench.md"
@@ -64,13 +69,7 @@ if [ $quick = 1 ]; then
 fi
 
 echo "== two threads against one, k = 8, 16, 24"
-for k in 8 16 24; do
-  for i in 1 2 3; do
-    for t in 1 2; do
-      "$BIN" bench --child --k $k --threads-per-run $t >"$out/threads/k$k-t$t-$i.json"
-    done
-  done
-done
+for k in 8 16 24; do threads $k; done
 
 echo "== memory at k = 48 (one thread)"
 "$BIN" bench --child --k 48 >"$out/mem-k48.json"
